@@ -1,0 +1,5 @@
+"""Allow ``python -m desktop``."""
+
+from desktop.app import main
+
+raise SystemExit(main())

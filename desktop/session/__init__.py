@@ -1,0 +1,1 @@
+"""Runtime: system prompt sections, skills, activation, compaction and the turn loop."""

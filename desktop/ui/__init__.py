@@ -1,0 +1,1 @@
+"""Qt front end. The only package allowed to import Qt widgets."""

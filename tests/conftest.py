@@ -1,0 +1,18 @@
+"""Shared test setup: offscreen Qt and a private data dir so no test touches the real home."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(autouse=True)
+def _private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    path = tmp_path_factory.mktemp("pi-desktop-data")
+    monkeypatch.setenv("PI_DESKTOP_DATA_DIR", str(path))
+    yield path
