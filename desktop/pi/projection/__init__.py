@@ -1,0 +1,130 @@
+"""Per-API request projection: (model, transcript, options) -> the exact request.
+
+A projection is a pure function (SPEC P4). The preview in the window and the dispatch
+use the same ``ProviderRequest``, whose body bytes are encoded once, so what the user
+inspects is byte for byte what leaves the machine. Each API lives in its own module and
+registers itself here by name.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, ClassVar
+
+import orjson
+
+from desktop.pi.transcript import normalize_context
+from desktop.pi.types import Context, JsonObject, Message, Model
+
+#: api name -> module under desktop.pi.projection that defines ``project``.
+PROJECTORS: dict[str, str] = {
+    "anthropic-messages": "anthropic",
+    "openai-completions": "openai_completions",
+    "openai-responses": "openai_responses",
+    "azure-openai-responses": "azure_responses",
+    "openai-codex-responses": "codex_responses",
+    "mistral-conversations": "mistral",
+    "google-generative-ai": "google",
+    "google-vertex": "google_vertex",
+    "bedrock-converse-stream": "bedrock",
+    "pi-messages": "pi_messages",
+}
+
+SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization"})
+
+
+class ProjectionError(ValueError):
+    """The request cannot be built; the message names the field that is wrong."""
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """pi-ai's ``SimpleStreamOptions`` subset that shapes the request (no callbacks, no I/O)."""
+
+    session_id: str | None = None
+    reasoning: str | None = None
+    cache_retention: str = "short"
+    max_tokens: int | None = None
+    temperature: float | None = None
+    tool_choice: str | None = None
+    thinking_budgets: Mapping[str, int] | None = None
+    headers: Mapping[str, str | None] = field(default_factory=dict)
+    api_key: str | None = None
+    metadata: Mapping[str, Any] | None = None
+    #: API-specific options by pi-ai name (e.g. ``effort``, ``serviceTier``, ``toolChoice``).
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    #: Environment values pi-ai would read (e.g. ``PI_CACHE_RETENTION``); passed in, never read here.
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    _NAMES: ClassVar[dict[str, str]] = {
+        "sessionId": "session_id",
+        "reasoning": "reasoning",
+        "cacheRetention": "cache_retention",
+        "maxTokens": "max_tokens",
+        "temperature": "temperature",
+        "toolChoice": "tool_choice",
+        "thinkingBudgets": "thinking_budgets",
+        "headers": "headers",
+        "apiKey": "api_key",
+        "metadata": "metadata",
+    }
+
+    @classmethod
+    def from_pi(cls, options: Mapping[str, Any], env: Mapping[str, str] | None = None) -> RequestOptions:
+        """Build from pi-ai's option names; unknown names go to ``extra``."""
+        known: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for key, value in options.items():
+            if key in cls._NAMES:
+                known[cls._NAMES[key]] = value
+            else:
+                extra[key] = value
+        return cls(**known, extra=extra, env=dict(env or {}))
+
+    def get(self, pi_name: str, default: Any = None) -> Any:
+        """An API-specific option by its pi-ai name."""
+        return self.extra.get(pi_name, default)
+
+
+@dataclass(frozen=True)
+class ProviderRequest:
+    method: str
+    url: str
+    headers: dict[str, str]
+    body: JsonObject
+
+    @cached_property
+    def body_bytes(self) -> bytes:
+        """The one encoding of the body, shared by preview and dispatch."""
+        return orjson.dumps(self.body)
+
+    def redacted_headers(self) -> dict[str, str]:
+        """Headers safe to show: secrets replaced, never partially revealed."""
+        return {k: ("<redacted>" if k.lower() in SECRET_HEADERS else v) for k, v in self.headers.items()}
+
+
+Projector = Callable[[Model, list[Message], RequestOptions], ProviderRequest]
+
+
+def projector_for(api: str) -> Projector:
+    module_name = PROJECTORS.get(api)
+    if module_name is None:
+        known = ", ".join(sorted(PROJECTORS))
+        raise ProjectionError(f"unknown API {api!r} in model field 'api'; known APIs: {known}")
+    module = importlib.import_module(f"desktop.pi.projection.{module_name}")
+    project: Projector = module.project
+    return project
+
+
+def project(
+    model: Model, messages: Sequence[Message] | Context, options: RequestOptions | None = None
+) -> ProviderRequest:
+    """Project a transcript (or a pi-ai ``Context``) for ``model``."""
+    if isinstance(messages, Mapping):
+        transcript = normalize_context(messages)
+    else:
+        transcript = list(messages)
+    return projector_for(model["api"])(model, transcript, options or RequestOptions())
