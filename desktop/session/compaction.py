@@ -1,0 +1,198 @@
+"""Compaction (SPEC C1–C4): summarize the older part of the context, keep a recent tail.
+
+Pure planning lives here; the runtime runs the summary request through the session's own
+route and journals the result. The checkpoint stored in the compaction row is the full
+effective system state *at the cut*, so the retained tail's own system rows still apply
+on top of it as the deltas they are, and a continued session leads with the checkpoint,
+then the summary, then the tail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import orjson
+
+from desktop.pi.text import content_text
+from desktop.pi.transcript import current_system_message
+from desktop.pi.types import Context, Message, SystemMessage
+from desktop.session.estimate import message_tokens
+from desktop.session.history import CHECKPOINT_VERSION, ContextView
+
+RESERVE_TOKENS = 16_384
+KEEP_RECENT_TOKENS = 20_000
+
+SUMMARIZATION_SYSTEM_PROMPT = (
+    "You are a context summarization assistant. Your task is to read a conversation between a user and "
+    "an AI coding assistant, then produce a structured summary following the exact format specified.\n\n"
+    "Do NOT continue the conversation. Do NOT respond to any questions in the conversation. "
+    "ONLY output the structured summary."
+)
+
+SUMMARY_FORMAT = """Use this EXACT format:
+
+## Goal
+[What is the user trying to accomplish?]
+
+## Constraints & Preferences
+- [Constraints, preferences, or requirements the user mentioned, or "(none)"]
+
+## Progress
+### Done
+- [x] [Completed tasks/changes]
+
+### In Progress
+- [ ] [Current work]
+
+### Blocked
+- [Issues preventing progress, if any]
+
+## Key Decisions
+- **[Decision]**: [Brief rationale]
+
+## Next Steps
+1. [Ordered list of what should happen next]
+
+## Critical Context
+- [Data, examples, or references needed to continue, or "(none)"]
+
+Keep each section concise. Preserve exact file paths, function names, and error messages."""
+
+SUMMARIZE_PROMPT = (
+    "The messages above are a conversation to summarize. Create a structured context checkpoint "
+    "summary that another LLM will use to continue the work.\n\n" + SUMMARY_FORMAT
+)
+UPDATE_PROMPT = (
+    "The messages above are NEW conversation messages to incorporate into the existing summary provided "
+    "in <previous-summary> tags. PRESERVE all existing information, ADD new progress, decisions and "
+    "context, and UPDATE Progress and Next Steps.\n\n" + SUMMARY_FORMAT
+)
+
+
+@dataclass(frozen=True)
+class CompactionSettings:
+    enabled: bool = True
+    reserve_tokens: int = RESERVE_TOKENS
+    keep_recent_tokens: int = KEEP_RECENT_TOKENS
+
+    def threshold(self, context_window: int) -> int:
+        return context_window - self.reserve_tokens
+
+
+def should_compact(tokens: int, context_window: int, settings: CompactionSettings) -> bool:
+    return settings.enabled and tokens > settings.threshold(context_window)
+
+
+class NothingToCompact(ValueError):
+    """The context is already as small as the retained tail; compaction would change nothing."""
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    #: Index (into the view's messages) of the first message kept verbatim.
+    first_kept_index: int
+    first_kept_id: str
+    #: The messages the summary replaces.
+    summarized: list[Message]
+    checkpoint: SystemMessage
+    tokens_before: int
+    previous_summary: str | None
+
+
+def _valid_cut(message: Mapping[str, Any]) -> bool:
+    # Never start the tail at a tool result: it must stay with the call that asked for it.
+    return message.get("role") in ("user", "assistant")
+
+
+def plan_compaction(view: ContextView, settings: CompactionSettings) -> CompactionPlan:
+    """Choose the cut: walk back from the newest message until the tail budget is spent."""
+    messages = view.messages
+    start = view.prefix
+    cut_points = [i for i in range(start, len(messages)) if _valid_cut(messages[i])]
+    if not cut_points:
+        raise NothingToCompact("there is no user or assistant message to compact yet")
+    accumulated = 0
+    cut = cut_points[-1]
+    for index in range(len(messages) - 1, start - 1, -1):
+        accumulated += message_tokens(messages[index])
+        if accumulated >= settings.keep_recent_tokens:
+            cut = next((c for c in cut_points if c >= index), cut_points[-1])
+            break
+    else:
+        # Everything fits in the tail budget: keep only the last turn verbatim.
+        cut = cut_points[-1]
+    if cut <= start:
+        raise NothingToCompact("the whole context fits in the retained tail; nothing to summarize")
+    summarized: list[Message] = [m for m in messages[start:cut] if m["role"] != "system"]
+    if not summarized:
+        raise NothingToCompact("only system updates precede the retained tail; nothing to summarize")
+    checkpoint = current_system_message(messages[:cut])
+    if checkpoint is None:
+        checkpoint = cast(SystemMessage, {"role": "system", "content": "", "timestamp": 0})
+    source = view.sources[cut]
+    return CompactionPlan(
+        first_kept_index=cut,
+        first_kept_id=str(source["id"]),
+        summarized=summarized,
+        checkpoint=checkpoint,
+        tokens_before=sum(message_tokens(m) for m in messages),
+        previous_summary=view.previous_summary,
+    )
+
+
+def serialize_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
+    """Plain text the summarizer reads; tool calls and results keep their names and arguments."""
+    lines: list[str] = []
+    for message in messages:
+        role = message["role"]
+        if role == "user":
+            lines.append(f"[User]: {content_text(message['content'])}")
+        elif role == "assistant":
+            for block in message["content"]:
+                kind = block["type"]
+                if kind == "text":
+                    lines.append(f"[Assistant]: {block['text']}")
+                elif kind == "thinking":
+                    lines.append(f"[Assistant thinking]: {block['thinking']}")
+                elif kind == "toolCall":
+                    arguments = orjson.dumps(block["arguments"]).decode()
+                    lines.append(f"[Assistant tool call]: {block['name']}({arguments})")
+        elif role == "toolResult":
+            status = "error" if message.get("isError") else "ok"
+            lines.append(
+                f"[Tool result {message['toolName']} ({status})]: {content_text(message['content'])}"
+            )
+    return "\n\n".join(lines)
+
+
+def summary_request_context(plan: CompactionPlan, *, timestamp: int) -> Context:
+    """The request that asks the session's own model for the summary."""
+    conversation = serialize_conversation(plan.summarized)
+    text = f"<conversation>\n{conversation}\n</conversation>\n\n"
+    if plan.previous_summary:
+        text += f"<previous-summary>\n{plan.previous_summary}\n</previous-summary>\n\n" + UPDATE_PROMPT
+    else:
+        text += SUMMARIZE_PROMPT
+    return {
+        "systemPrompt": SUMMARIZATION_SYSTEM_PROMPT,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": text}], "timestamp": timestamp}],
+    }
+
+
+def compaction_row_fields(
+    plan: CompactionPlan, summary: str, *, activation: Mapping[str, Any] | None, route: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The payload of the compaction row: summary, where the tail starts, and the checkpoint."""
+    return {
+        "summary": summary,
+        "firstKeptId": plan.first_kept_id,
+        "tokensBefore": plan.tokens_before,
+        "checkpoint": {
+            "v": CHECKPOINT_VERSION,
+            "message": plan.checkpoint,
+            "activation": dict(activation) if activation is not None else None,
+            "route": dict(route),
+        },
+    }

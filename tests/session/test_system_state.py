@@ -1,0 +1,149 @@
+"""Section diffing, legacy continuation (S3), baseline (S5) and the reserved skill prefix (S2)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from desktop.pi.transcript import current_system_message
+from desktop.session.history import context_messages
+from desktop.session.sections import (
+    SKILLS_HEADER,
+    SKILLS_HEADER_TEXT,
+    SectionNameError,
+    SkillEntry,
+    check_section_name,
+    desired_sections,
+)
+from desktop.session.state import effective_state
+from desktop.session.system_state import DesiredState, system_row_fields
+
+_ids = itertools.count()
+
+
+def row(kind: str, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, "v": 1, "id": f"r{next(_ids)}", "ts": 1, **fields}
+
+
+def user(text: str) -> dict[str, Any]:
+    return row("user", message={"role": "user", "content": text, "timestamp": 1})
+
+
+def legacy_system(sections: dict[str, str | None]) -> dict[str, Any]:
+    message = {"role": "system", "content": "", "sections": sections, "timestamp": 1}
+    return row("system", modelSystem={"v": 1, "message": message})
+
+
+def continue_once(rows: list[dict[str, Any]], desired: DesiredState) -> list[dict[str, Any]]:
+    fields = system_row_fields(rows, desired, timestamp=2)
+    return rows if fields is None else [*rows, row("system", **fields)]
+
+
+SKILLS = [SkillEntry("lint", "Run the linters", "/s/lint/SKILL.md"), SkillEntry("deploy", "Ship it", "/s/d/SKILL.md")]
+
+
+def desired(skills: list[SkillEntry] = SKILLS) -> DesiredState:
+    return DesiredState(desired_sections(runtime="You are Pi.", skills=skills))
+
+
+def test_legacy_aggregate_skills_section_is_split_once() -> None:
+    rows = [
+        legacy_system({"runtime": "You are Pi.", "skills": "<skills>lint, deploy</skills>"}),
+        user("hello"),
+    ]
+    once = continue_once(rows, desired())
+    assert len(once) == len(rows) + 1
+    update = once[-1]["modelSystem"]["message"]
+    assert update["sections"][SKILLS_HEADER] == SKILLS_HEADER_TEXT
+    assert set(update["sections"]) == {"skills", "skill:deploy", "skill:lint"}
+    assert "legacy skills" in once[-1]["label"]
+    assert once[: len(rows)] == rows  # nothing rewritten or prepended
+    twice = continue_once(once, desired())
+    assert twice == once  # the second continuation appends nothing
+
+
+def test_history_without_metadata_gets_one_baseline_row() -> None:
+    rows = [user("hello"), row("assistant", message={"role": "assistant", "content": [], "stopReason": "stop"})]
+    once = continue_once(rows, desired())
+    assert len(once) == 3 and once[-1]["label"].startswith("baseline")
+    state = effective_state(context_messages(once))
+    assert state.sections == desired().sections
+    assert continue_once(once, desired()) == once
+
+
+def test_removing_a_skill_appends_only_its_tombstone() -> None:
+    rows = continue_once([], desired())
+    rows = continue_once(rows, desired(SKILLS[:1]))
+    assert rows[-1]["modelSystem"]["message"]["sections"] == {"skill:deploy": None}
+
+
+def test_editing_one_skill_appends_only_that_entry() -> None:
+    rows = continue_once([], desired())
+    edited = [SKILLS[0], SkillEntry("deploy", "Ship it carefully", "/s/d/SKILL.md")]
+    rows = continue_once(rows, desired(edited))
+    assert list(rows[-1]["modelSystem"]["message"]["sections"]) == ["skill:deploy"]
+
+
+def test_skill_prefix_is_reserved() -> None:
+    with pytest.raises(SectionNameError, match="reserved"):
+        check_section_name("skill:evil")
+    assert check_section_name("skill:ok", skill_entry=True) == "skill:ok"
+    with pytest.raises(SectionNameError, match="integer-like"):
+        check_section_name("42")
+
+
+def test_unknown_model_system_version_contributes_nothing() -> None:
+    future = row("system", modelSystem={"v": 99, "message": {"role": "system", "content": "x", "timestamp": 1}})
+    assert context_messages([future]) == []
+
+
+# --- property: replaying the journal yields the state the runtime held -----------------
+
+skill_ids = st.sampled_from(["a", "b", "c", "d"])
+events = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), skill_ids, st.text(min_size=1, max_size=8)),
+        st.tuples(st.just("remove"), skill_ids, st.just("")),
+        st.tuples(st.just("guidance"), st.just(""), st.text(max_size=8)),
+        st.tuples(st.just("user"), st.just(""), st.text(max_size=5)),
+        st.tuples(st.just("continue"), st.just(""), st.just("")),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(events)
+def test_replay_equals_runtime_state(sequence: list[tuple[str, str, str]]) -> None:
+    skills: dict[str, str] = {}
+    guidance = ""
+    rows: list[dict[str, Any]] = []
+    for kind, skill, text in sequence:
+        if kind == "add":
+            skills[skill] = text
+        elif kind == "remove":
+            skills.pop(skill, None)
+        elif kind == "guidance":
+            guidance = text
+        elif kind == "user":
+            rows.append(user(text))
+        wanted = DesiredState(
+            desired_sections(
+                runtime="R",
+                skills=[SkillEntry(k, v, f"/{k}") for k, v in skills.items()],
+                guidance=guidance or None,
+            )
+        )
+        prior = [dict(r) for r in rows]
+        rows = continue_once(rows, wanted)
+        assert rows[: len(prior)] == prior  # appended only: earlier rows untouched
+        replayed = current_system_message(context_messages(rows))
+        assert replayed is not None
+        # Exactly the wanted sections: nothing lost, duplicated or resurrected after a tombstone.
+        assert replayed.get("sections") == wanted.sections
+        # Every appended update is at the end: it never moves before an earlier row.
+        assert all(r["type"] != "system" or "before" not in r for r in rows)
