@@ -43,7 +43,10 @@ def continue_once(rows: list[dict[str, Any]], desired: DesiredState) -> list[dic
     return rows if fields is None else [*rows, row("system", **fields)]
 
 
-SKILLS = [SkillEntry("lint", "Run the linters", "/s/lint/SKILL.md"), SkillEntry("deploy", "Ship it", "/s/d/SKILL.md")]
+SKILLS = [
+    SkillEntry("lint", "Run the linters", "/s/lint/SKILL.md"),
+    SkillEntry("deploy", "Ship it", "/s/d/SKILL.md"),
+]
 
 
 def desired(skills: list[SkillEntry] = SKILLS) -> DesiredState:
@@ -67,7 +70,10 @@ def test_legacy_aggregate_skills_section_is_split_once() -> None:
 
 
 def test_history_without_metadata_gets_one_baseline_row() -> None:
-    rows = [user("hello"), row("assistant", message={"role": "assistant", "content": [], "stopReason": "stop"})]
+    rows = [
+        user("hello"),
+        row("assistant", message={"role": "assistant", "content": [], "stopReason": "stop"}),
+    ]
     once = continue_once(rows, desired())
     assert len(once) == 3 and once[-1]["label"].startswith("baseline")
     state = effective_state(context_messages(once))
@@ -97,7 +103,9 @@ def test_skill_prefix_is_reserved() -> None:
 
 
 def test_unknown_model_system_version_contributes_nothing() -> None:
-    future = row("system", modelSystem={"v": 99, "message": {"role": "system", "content": "x", "timestamp": 1}})
+    future = row(
+        "system", modelSystem={"v": 99, "message": {"role": "system", "content": "x", "timestamp": 1}}
+    )
     assert context_messages([future]) == []
 
 
