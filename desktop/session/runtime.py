@@ -1,0 +1,300 @@
+"""The session runtime and its turn loop (SPEC D1).
+
+One object per open session, driven from the worker thread. Every step that a request
+depends on is journaled and acknowledged before the request leaves (T3): the user row
+first (so typed text is never lost), then the system update of that turn anchored before
+it (T4), then dispatch; the assistant row, the tool results and the activation update that
+follows them are group-committed as they complete. The projection of the next request is
+a pure function of the journal, so the inspector's preview is the dispatch's bytes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
+
+from desktop.pi.delivery import FallbackDelivery, deliver
+from desktop.pi.projection import ProviderRequest, RequestOptions, project
+from desktop.pi.transcript import normalize_context
+from desktop.pi.types import AssistantMessage, Message, Model, Tool, ToolCall, ToolResultMessage
+from desktop.session.compaction import (
+    CompactionPlan,
+    CompactionSettings,
+    compaction_row_fields,
+    plan_compaction,
+    should_compact,
+    summary_request_context,
+)
+from desktop.session.estimate import context_tokens
+from desktop.session.history import ContextView, context_view
+from desktop.session.system_state import DesiredState, system_row_fields
+
+Event = Mapping[str, Any]
+EventSink = Callable[[Event], None]
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class RowWriter(Protocol):
+    """The Host journal writer as the runtime sees it (``desktop.host.journal.JournalWriter``)."""
+
+    @property
+    def rows(self) -> Sequence[dict[str, Any]]: ...
+
+    def append(self, rows: Sequence[Mapping[str, Any]]) -> Any: ...
+
+
+class Dispatcher(Protocol):
+    """Sends one projected request and returns the final assistant message (never raises for
+    provider errors: those come back as ``stopReason: "error"`` with a clear message)."""
+
+    def __call__(
+        self, request: ProviderRequest, model: Model, *, on_event: EventSink, cancel: threading.Event
+    ) -> AssistantMessage: ...
+
+
+class ToolHost(Protocol):
+    """Declarations, activation and the execution gate, owned by the tools layer."""
+
+    def declarations(self) -> list[Tool]: ...
+
+    def activation_section(self) -> str | None: ...
+
+    def execute(self, call: ToolCall, *, cancel: threading.Event) -> ToolResultMessage: ...
+
+
+class PromptSource(Protocol):
+    """Desktop's sections other than activation (runtime, environment, guidance, skills)."""
+
+    def sections(self) -> dict[str, str]: ...
+
+
+@dataclass(frozen=True)
+class RouteBinding:
+    """The model to project for (flags already verified or withdrawn) and its identity."""
+
+    model: Model
+    identity: dict[str, Any]
+    options: RequestOptions = field(default_factory=RequestOptions)
+    fallback: FallbackDelivery = "folded"
+
+
+class OrderFn(Protocol):
+    def __call__(self, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]: ...
+
+
+@dataclass
+class TurnResult:
+    assistant: list[AssistantMessage] = field(default_factory=list)
+    requests: int = 0
+    stopped: str = "stop"
+    error: str | None = None
+
+
+class SummaryFailed(RuntimeError):
+    """The model did not produce a summary; the session is left exactly as it was."""
+
+
+class SessionRuntime:
+    def __init__(
+        self,
+        writer: RowWriter,
+        route: RouteBinding,
+        dispatcher: Dispatcher,
+        tools: ToolHost,
+        prompt: PromptSource,
+        *,
+        order: OrderFn,
+        new_id: Callable[[], str],
+        compaction: CompactionSettings | None = None,
+        clock: Callable[[], int] = now_ms,
+        max_steps: int = 50,
+    ) -> None:
+        self.writer = writer
+        self.route = route
+        self.dispatcher = dispatcher
+        self.tools = tools
+        self.prompt = prompt
+        self.compaction = compaction or CompactionSettings()
+        self._order = order
+        self._new_id = new_id
+        self._clock = clock
+        self.max_steps = max_steps
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def model_rows(self) -> list[dict[str, Any]]:
+        return self._order(list(self.writer.rows))
+
+    def view(self) -> ContextView:
+        return context_view(self.model_rows())
+
+    def desired(self) -> DesiredState:
+        sections = dict(self.prompt.sections())
+        activation = self.tools.activation_section()
+        if activation:
+            sections["tool_activation"] = activation
+        return DesiredState(sections, self.tools.declarations())
+
+    def pending_system_fields(self) -> dict[str, Any] | None:
+        return system_row_fields(self.model_rows(), self.desired(), timestamp=self._clock())
+
+    def request_for(self, messages: Sequence[Message]) -> ProviderRequest:
+        delivered = deliver(messages, self.route.model, self.route.fallback)
+        return project(self.route.model, delivered, self.route.options)
+
+    def next_request(self) -> ProviderRequest:
+        """What would be sent now, including the system update the next turn would append."""
+        messages = self.view().messages
+        pending = self.pending_system_fields()
+        if pending is not None:
+            messages = [*messages, pending["modelSystem"]["message"]]
+        return self.request_for(messages)
+
+    def context_tokens(self) -> int:
+        return context_tokens(self.view().messages, request_tools=self.tools.declarations())
+
+    # --- writing ------------------------------------------------------------------------------
+
+    def _row(self, kind: str, **fields: Any) -> dict[str, Any]:
+        return {"type": kind, "v": 1, "id": self._new_id(), "ts": self._clock(), **fields}
+
+    def append(self, rows: Sequence[dict[str, Any]], on_event: EventSink | None = None) -> Any:
+        ack = self.writer.append(rows)
+        if on_event is not None:
+            for row in rows:
+                on_event({"type": "row", "row": row})
+        return ack
+
+    def sync_system_state(
+        self, *, anchor_before: str | None = None, on_event: EventSink | None = None
+    ) -> dict[str, Any] | None:
+        """Append the one hidden system row that brings the transcript to the desired state."""
+        fields = system_row_fields(
+            self.model_rows(), self.desired(), timestamp=self._clock(), anchor_before=anchor_before
+        )
+        if fields is None:
+            return None
+        row = self._row("system", **fields)
+        self.append([row], on_event)
+        return row
+
+    def continue_session(self, on_event: EventSink | None = None) -> dict[str, Any] | None:
+        """Continuation: establish the baseline or migrate legacy sections, once (S3, S5)."""
+        return self.sync_system_state(on_event=on_event)
+
+    def note(self, level: str, text: str, on_event: EventSink | None = None, **data: Any) -> dict[str, Any]:
+        row = self._row("note", level=level, text=text, **({"data": data} if data else {}))
+        self.append([row], on_event)
+        return row
+
+    # --- the turn loop --------------------------------------------------------------------------
+
+    def run_turn(
+        self,
+        content: str | list[dict[str, Any]],
+        *,
+        on_event: EventSink | None = None,
+        cancel: threading.Event | None = None,
+        user_row: dict[str, Any] | None = None,
+    ) -> TurnResult:
+        """Persist the user's message, then dispatch and run tools until the model stops."""
+        emit: EventSink = on_event or (lambda _e: None)
+        cancel = cancel or threading.Event()
+        result = TurnResult()
+        if user_row is None:
+            user_row = self._row(
+                "user", message={"role": "user", "content": content, "timestamp": self._clock()}
+            )
+            self.append([user_row], emit)
+        self.sync_system_state(anchor_before=user_row["id"], on_event=emit)
+        if should_compact(self.context_tokens(), self.route.model["contextWindow"], self.compaction):
+            try:
+                self.compact(on_event=emit, cancel=cancel, reason="automatic")
+            except (SummaryFailed, ValueError) as error:
+                self.note("warning", f"Automatic compaction skipped: {error}", emit)
+
+        for _step in range(self.max_steps):
+            if cancel.is_set():
+                result.stopped = "aborted"
+                break
+            request = self.request_for(self.view().messages)
+            emit({"type": "request", "request": request})
+            message = self.dispatcher(request, self.route.model, on_event=emit, cancel=cancel)
+            result.requests += 1
+            self.append([self._row("assistant", message=message, route=self.route.identity)], emit)
+            result.assistant.append(message)
+            stop = message["stopReason"]
+            if stop in ("error", "aborted"):
+                result.stopped = stop
+                result.error = message.get("errorMessage")
+                break
+            calls = [cast(ToolCall, b) for b in message["content"] if b.get("type") == "toolCall"]
+            if stop != "toolUse" or not calls:
+                result.stopped = stop
+                break
+            results = []
+            for call in calls:
+                if cancel.is_set():
+                    tool_result: ToolResultMessage = {
+                        "role": "toolResult",
+                        "toolCallId": call["id"],
+                        "toolName": call["name"],
+                        "content": [{"type": "text", "text": "Cancelled by the user before it ran."}],
+                        "isError": True,
+                        "timestamp": self._clock(),
+                    }
+                else:
+                    tool_result = self.tools.execute(call, cancel=cancel)
+                results.append(self._row("toolResult", message=tool_result))
+            # Results and the activation update they cause land together, results first (A4).
+            self.append(results, emit)
+            self.sync_system_state(on_event=emit)
+            if cancel.is_set():
+                result.stopped = "aborted"
+                break
+        else:
+            result.stopped = "max_steps"
+            self.note("warning", f"Stopped after {self.max_steps} model requests in one turn.", emit)
+        return result
+
+    # --- compaction -------------------------------------------------------------------------------
+
+    def plan_compaction(self) -> CompactionPlan:
+        return plan_compaction(self.view(), self.compaction)
+
+    def compact(
+        self,
+        *,
+        on_event: EventSink | None = None,
+        cancel: threading.Event | None = None,
+        reason: str = "manual",
+    ) -> dict[str, Any]:
+        """Summarize through the session's own route; journal nothing unless it succeeds (C3)."""
+        emit: EventSink = on_event or (lambda _e: None)
+        plan = self.plan_compaction()
+        context = summary_request_context(plan, timestamp=self._clock())
+        request = project(self.route.model, normalize_context(context), self.route.options)
+        emit({"type": "compaction_request", "request": request, "reason": reason})
+        message = self.dispatcher(
+            request, self.route.model, on_event=lambda _e: None, cancel=cancel or threading.Event()
+        )
+        summary = "".join(b["text"] for b in message["content"] if b.get("type") == "text").strip()  # type: ignore[typeddict-item]
+        if message["stopReason"] in ("error", "aborted") or not summary:
+            why = message.get("errorMessage") or "the model returned no summary text"
+            raise SummaryFailed(f"Compaction failed: {why}. The session was not changed.")
+        activation = self.tools.activation_section()
+        fields = compaction_row_fields(
+            plan,
+            summary,
+            activation={"section": activation} if activation else None,
+            route=self.route.identity,
+        )
+        row = self._row("compaction", reason=reason, usage=message["usage"], **fields)
+        self.append([row], emit)
+        return row
