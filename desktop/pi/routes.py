@@ -327,7 +327,7 @@ def _verdict(
                 "(emulated=True makes it stand in for the official endpoint)"
             )
         return None, (
-            f"offline emulator standing in for the official endpoint of {pi_binding.describe()}; "
+            f"offline emulator that stands in for the official endpoint of {pi_binding.describe()}; "
             f"Pi's flags for that binding apply: {_describe_flags(entry.flags)}"
         )
     override = route.account.base_url
