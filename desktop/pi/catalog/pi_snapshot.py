@@ -1,0 +1,154 @@
+"""The Pi catalog: pi-ai's published chat models, shipped as data.
+
+The snapshot is produced by ``scripts/oracle/dump_pi_catalog.mjs`` from the pinned pi-ai
+package and is the only source of the transcript transport flags. Each model is kept exactly
+as pi-ai publishes it (unknown fields included) because request projections read many compat
+fields besides the five flags. Validation only checks the fields Desktop relies on, so a
+newer pi-ai that adds fields still loads.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from importlib import resources
+from typing import Any
+
+import orjson
+
+from desktop.pi.catalog.errors import CatalogFileError
+from desktop.pi.catalog.transport import TRANSPORT_FLAGS
+
+FORMAT = "pi-desktop/pi-catalog"
+BUNDLED_NAME = "bundled pi_catalog.json"
+_INPUTS = frozenset({"text", "image"})
+_COST_RATES = ("input", "output", "cacheRead", "cacheWrite")
+
+
+@dataclass(frozen=True)
+class PiCatalogSnapshot:
+    """One parsed Pi catalog file."""
+
+    origin: str
+    """Where the bytes came from (a file path, or the bundled snapshot)."""
+    package: str
+    version: str
+    generated_at: datetime | None
+    models: tuple[Mapping[str, Any], ...]
+
+
+def bundled_bytes() -> bytes:
+    data = resources.files("desktop.pi.catalog") / "data"
+    plain = data / "pi_catalog.json"
+    if plain.is_file():
+        return plain.read_bytes()
+    return gzip.decompress((data / "pi_catalog.json.gz").read_bytes())
+
+
+def parse_pi_catalog(raw: bytes, origin: str) -> PiCatalogSnapshot:
+    """Parse and validate Pi catalog bytes (plain or gzipped JSON); raise CatalogFileError."""
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise CatalogFileError(origin, "", f"not a readable gzip file ({exc})") from exc
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise CatalogFileError(origin, "", f"not valid JSON ({exc})") from exc
+    if not isinstance(doc, dict):
+        raise CatalogFileError(origin, "", "expected a JSON object")
+    if doc.get("format") != FORMAT:
+        raise CatalogFileError(origin, "format", f"expected {FORMAT!r}, got {doc.get('format')!r}")
+    if doc.get("v") != 1:
+        raise CatalogFileError(origin, "v", f"unknown version {doc.get('v')!r} (this build reads v1)")
+    source = doc.get("source")
+    if not isinstance(source, dict) or not isinstance(source.get("version"), str):
+        raise CatalogFileError(origin, "source.version", "expected the pi-ai version string")
+    generated_at = _parse_time(origin, doc.get("generatedAt"))
+    models = doc.get("models")
+    if not isinstance(models, list) or not models:
+        raise CatalogFileError(origin, "models", "expected a non-empty list of models")
+    seen: set[tuple[str, str]] = set()
+    for index, model in enumerate(models):
+        _check_model(origin, f"models[{index}]", model)
+        key = (model["provider"], model["id"])
+        if key in seen:
+            raise CatalogFileError(origin, f"models[{index}].id", f"duplicate model {key[0]}/{key[1]}")
+        seen.add(key)
+    return PiCatalogSnapshot(
+        origin=origin,
+        package=str(source.get("package", "")),
+        version=source["version"],
+        generated_at=generated_at,
+        models=tuple(models),
+    )
+
+
+def _parse_time(origin: str, value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise CatalogFileError(origin, "generatedAt", "expected an ISO 8601 timestamp or null")
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise CatalogFileError(origin, "generatedAt", f"not an ISO 8601 timestamp: {value!r}") from exc
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_model(origin: str, at: str, model: Any) -> None:
+    def fail(field: str, problem: str) -> CatalogFileError:
+        return CatalogFileError(origin, f"{at}.{field}" if field else at, problem)
+
+    if not isinstance(model, dict):
+        raise fail("", "expected a model object")
+    for name in ("id", "name", "api", "provider"):
+        if not isinstance(model.get(name), str) or not model[name]:
+            raise fail(name, f"expected a non-empty string, got {model.get(name)!r}")
+    if not isinstance(model.get("baseUrl"), str):
+        raise fail("baseUrl", f"expected a string, got {model.get('baseUrl')!r}")
+    if not isinstance(model.get("reasoning"), bool):
+        raise fail("reasoning", f"expected true or false, got {model.get('reasoning')!r}")
+    inputs = model.get("input")
+    if not isinstance(inputs, list) or not inputs or not set(inputs) <= _INPUTS:
+        raise fail("input", f'expected a list of "text"/"image", got {inputs!r}')
+    for name in ("contextWindow", "maxTokens"):
+        if not _is_number(model.get(name)) or model[name] < 0:
+            raise fail(name, f"expected a non-negative number, got {model.get(name)!r}")
+    cost = model.get("cost")
+    if not isinstance(cost, dict):
+        raise fail("cost", "expected an object with input, output, cacheRead, cacheWrite")
+    for rate in _COST_RATES:
+        if not _is_number(cost.get(rate)):
+            raise fail(f"cost.{rate}", f"expected a number, got {cost.get(rate)!r}")
+    tiers = cost.get("tiers")
+    if tiers is not None:
+        if not isinstance(tiers, list):
+            raise fail("cost.tiers", "expected a list")
+        for i, tier in enumerate(tiers):
+            if not isinstance(tier, dict) or not _is_number(tier.get("inputTokensAbove")):
+                raise fail(f"cost.tiers[{i}].inputTokensAbove", "expected a number")
+            for rate in _COST_RATES:
+                if not _is_number(tier.get(rate)):
+                    raise fail(f"cost.tiers[{i}].{rate}", f"expected a number, got {tier.get(rate)!r}")
+    headers = model.get("headers")
+    if headers is not None and (
+        not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values())
+    ):
+        raise fail("headers", "expected an object of string values")
+    compat = model.get("compat")
+    if compat is not None:
+        if not isinstance(compat, dict):
+            raise fail("compat", "expected an object")
+        for flag in TRANSPORT_FLAGS:
+            if flag in compat and not isinstance(compat[flag], bool):
+                raise fail(f"compat.{flag}", f"expected true or false, got {compat[flag]!r}")
+    for name in ("thinkingLevelMap", "promptCache"):
+        if name in model and not isinstance(model[name], dict):
+            raise fail(name, "expected an object")
