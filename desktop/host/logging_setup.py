@@ -24,10 +24,12 @@ BACKUP_COUNT: Final = 5
 REDACTED: Final = "[REDACTED]"
 _HANDLER_NAME: Final = "pi-desktop-file"
 
-#: Values of headers and fields that carry credentials, in "k: v", "k=v", dict-repr and JSON forms.
+_SECRET_NAMES = r"(?:proxy-authorization|authorization|x-goog-api-key|x-api-key|api[-_]?key|apikey)"
+#: Values of headers and fields that carry credentials: "k: v", "k=v", dict/JSON and tuple forms.
+#: The lookahead keeps redaction idempotent (the formatter re-scans text the filter already cleaned).
 _SECRET_FIELD = re.compile(
-    r"""(?P<key>["']?(?:authorization|proxy-authorization|x-api-key|x-goog-api-key|api[-_]?key|apikey)["']?"""
-    r"""\s*[:=]\s*["']?)"""
+    rf"""(?P<key>(?:(?P<q>["']){_SECRET_NAMES}(?P=q)\s*[:=,]|{_SECRET_NAMES}\s*[:=])\s*["']?)"""
+    r"""(?!(?:(?:bearer|basic|token)\s+)?\[REDACTED\])"""
     r"""(?P<scheme>(?:bearer|basic|token)\s+)?"""
     r"""(?P<value>[^\s"',;}\]&]+)""",
     re.IGNORECASE,
