@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     add_common_options(parser)
+    add_launcher_options(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         module = importlib.import_module(f"desktop.cli.{name}")
@@ -36,3 +37,21 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
         help="where sessions, caches and logs live (default: the platform's user data dir; "
         "also PI_DESKTOP_DATA_DIR)",
     )
+
+
+def add_launcher_options(parser: argparse.ArgumentParser) -> None:
+    """Top-level flags that act instead of opening the window (handled in ``desktop.app``)."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--install-desktop-entry",
+        action="store_true",
+        help="Linux: add Pi Desktop to the application menu (a desktop entry and icons under "
+        "$XDG_DATA_HOME) and exit",
+    )
+    group.add_argument(
+        "--uninstall-desktop-entry",
+        action="store_true",
+        help="Linux: remove what --install-desktop-entry added and exit",
+    )
+    # Packaged-build self-test: show the window, print "window-shown: <title>", exit 0.
+    parser.add_argument("--smoke-test", action="store_true", help=argparse.SUPPRESS)

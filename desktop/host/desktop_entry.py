@@ -1,0 +1,248 @@
+"""Put Pi Desktop into the Linux application menu, and take it out again.
+
+A pip install creates ``pi-desktop-gui`` but no menu entry: freedesktop launchers only look
+for ``.desktop`` files and icons under the XDG data dirs. ``pi-desktop --install-desktop-entry``
+writes them to the user's own data dir (no root, nothing outside ``$XDG_DATA_HOME``), with an
+absolute ``Exec`` path because a launcher's ``PATH`` often lacks ``~/.local/bin`` or a venv.
+
+The committed ``packaging/linux`` entry is ``render_desktop_entry(GUI_COMMAND)``, so the
+distro template and the per-user install cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import sysconfig
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop.identity import APP_ID, DISPLAY_NAME, GUI_COMMAND
+from desktop.resources import ICON_SIZES, icon_png, icon_svg
+
+DESKTOP_FILE_NAME = f"{APP_ID}.desktop"
+
+#: Characters that force an Exec argument into double quotes (Desktop Entry Spec, "Exec key").
+_RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
+#: Characters that must be backslash-escaped inside a quoted Exec argument.
+_ESCAPE_IN_QUOTES = set('"`$\\')
+
+
+class DesktopEntryError(Exception):
+    """The entry could not be installed; the message says what to do instead."""
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    desktop_file: Path
+    icons: tuple[Path, ...]
+    exec_path: Path
+
+
+def xdg_data_home(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_DATA_HOME`` if set to an absolute path (the spec ignores relative ones), else ~/.local/share."""
+    env = os.environ if environ is None else environ
+    value = env.get("XDG_DATA_HOME", "")
+    if value and Path(value).is_absolute():
+        return Path(value)
+    return Path.home() / ".local" / "share"
+
+
+def quote_exec_arg(arg: str) -> str:
+    """Quote one argument for an Exec value (before the string-level escaping of the file format)."""
+    if "%" in arg:
+        arg = arg.replace("%", "%%")
+    if not arg or any(ch in _RESERVED for ch in arg):
+        return '"' + "".join("\\" + ch if ch in _ESCAPE_IN_QUOTES else ch for ch in arg) + '"'
+    return arg
+
+
+def _escape_string_value(value: str) -> str:
+    """Desktop files store string values with ``\\`` escaped (and newlines as ``\\n``)."""
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
+
+
+def render_desktop_entry(exec_command: str | Path) -> str:
+    """The desktop entry text, launching ``exec_command`` (a bare name or an absolute path)."""
+    exec_value = _escape_string_value(quote_exec_arg(str(exec_command)))
+    try_exec = _escape_string_value(str(exec_command))  # a plain path: no Exec quoting rules
+    return (
+        "[Desktop Entry]\n"
+        "Type=Application\n"
+        "Version=1.4\n"
+        f"Name={DISPLAY_NAME}\n"
+        "GenericName=Coding Agent\n"
+        "Comment=A coding agent that shows exactly what the model is told\n"
+        f"Exec={exec_value}\n"
+        f"TryExec={try_exec}\n"
+        f"Icon={APP_ID}\n"
+        "Terminal=false\n"
+        "StartupNotify=true\n"
+        f"StartupWMClass={APP_ID}\n"
+        "Categories=Development;IDE;\n"
+        "Keywords=AI;LLM;agent;coding;prompt;cache;inspector;\n"
+    )
+
+
+def parse_exec(value: str) -> list[str]:
+    """Split an Exec value from a desktop file into argv, as a launcher does; field codes dropped."""
+    unescaped = _unescape_string_value(value)
+    args: list[str] = []
+    current: list[str] = []
+    in_arg = quoted = False
+    i = 0
+    while i < len(unescaped):
+        ch = unescaped[i]
+        if quoted:
+            if ch == "\\" and i + 1 < len(unescaped) and unescaped[i + 1] in _ESCAPE_IN_QUOTES:
+                current.append(unescaped[i + 1])
+                i += 1
+            elif ch == '"':
+                quoted = False
+            else:
+                current.append(ch)
+        elif ch == '"':
+            quoted = in_arg = True
+        elif ch in " \t":
+            if in_arg:
+                args.append("".join(current))
+                current, in_arg = [], False
+        else:
+            current.append(ch)
+            in_arg = True
+        i += 1
+    if quoted:
+        raise ValueError(f"unterminated quote in Exec value {value!r}")
+    if in_arg:
+        args.append("".join(current))
+    return [_expand_field_codes(arg) for arg in args if not _is_field_code(arg)]
+
+
+def _unescape_string_value(value: str) -> str:
+    out: list[str] = []
+    escapes = {"s": " ", "n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
+    i = 0
+    while i < len(value):
+        if value[i] == "\\" and i + 1 < len(value) and value[i + 1] in escapes:
+            out.append(escapes[value[i + 1]])
+            i += 2
+        else:
+            out.append(value[i])
+            i += 1
+    return "".join(out)
+
+
+def _is_field_code(arg: str) -> bool:
+    return len(arg) == 2 and arg[0] == "%" and arg[1] in "fFuUdDnNickvm"
+
+
+def _expand_field_codes(arg: str) -> str:
+    return arg.replace("%%", "%")
+
+
+def read_desktop_entry(path: Path) -> dict[str, str]:
+    """The keys of the ``[Desktop Entry]`` group (enough for tests and for checking an install)."""
+    entries: dict[str, str] = {}
+    group = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            group = line[1:-1]
+        elif group == "Desktop Entry" and "=" in line:
+            key, _, value = line.partition("=")
+            entries[key.strip()] = value.strip()
+    return entries
+
+
+def _script_name(name: str) -> str:
+    return f"{name}.exe" if sys.platform == "win32" else name
+
+
+def candidate_gui_paths(argv0: str, scripts_dirs: Sequence[Path]) -> list[Path]:
+    """Where ``pi-desktop-gui`` may be, best first: beside the running console script, then install dirs."""
+    name = _script_name(GUI_COMMAND)
+    found: list[Path] = []
+    if argv0:
+        found.append(Path(argv0).absolute().parent / name)
+    found.extend(Path(d) / name for d in scripts_dirs)
+    on_path = shutil.which(GUI_COMMAND)
+    if on_path:
+        found.append(Path(on_path))
+    return found
+
+
+def find_gui_executable(argv0: str | None = None) -> Path:
+    """The absolute path a launcher should run; a frozen bundle runs itself."""
+    if getattr(sys, "frozen", False):
+        return Path(sys.executable).absolute()
+    schemes = [sysconfig.get_path("scripts")]
+    user_scheme = f"{os.name}_user"
+    if user_scheme in sysconfig.get_scheme_names():
+        schemes.append(sysconfig.get_path("scripts", user_scheme))
+    candidates = candidate_gui_paths(sys.argv[0] if argv0 is None else argv0, [Path(s) for s in schemes])
+    for path in candidates:
+        if path.is_file() and os.access(path, os.X_OK):
+            return path.absolute()
+    looked = "\n  ".join(str(p) for p in dict.fromkeys(candidates))
+    raise DesktopEntryError(
+        f"could not find the {GUI_COMMAND} program to put in the desktop entry; looked in:\n  {looked}\n"
+        "Install Pi Desktop with pip or pipx (which creates it), then run "
+        "`pi-desktop --install-desktop-entry` again from that installation."
+    )
+
+
+def installed_paths(data_home: Path) -> tuple[Path, list[Path]]:
+    """The desktop file and every icon file the installer owns under ``data_home``."""
+    hicolor = data_home / "icons" / "hicolor"
+    icons = [hicolor / f"{size}x{size}" / "apps" / f"{APP_ID}.png" for size in ICON_SIZES]
+    icons.append(hicolor / "scalable" / "apps" / f"{APP_ID}.svg")
+    return data_home / "applications" / DESKTOP_FILE_NAME, icons
+
+
+def install_desktop_entry(data_home: Path, gui_executable: Path) -> InstallResult:
+    if not gui_executable.is_absolute():
+        raise DesktopEntryError(f"the Exec path must be absolute, got {gui_executable}")
+    desktop_file, icons = installed_paths(data_home)
+    sources = [icon_png(size) for size in ICON_SIZES] + [icon_svg()]
+    for source, target in zip(sources, icons, strict=True):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomically(target, source.read_bytes())
+    desktop_file.parent.mkdir(parents=True, exist_ok=True)
+    _write_atomically(desktop_file, render_desktop_entry(gui_executable).encode("utf-8"))
+    _touch_icon_theme(data_home)
+    return InstallResult(desktop_file=desktop_file, icons=tuple(icons), exec_path=gui_executable)
+
+
+def uninstall_desktop_entry(data_home: Path) -> list[Path]:
+    """Remove what ``install_desktop_entry`` wrote; returns the files that were there."""
+    desktop_file, icons = installed_paths(data_home)
+    removed = []
+    for path in [desktop_file, *icons]:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue
+        removed.append(path)
+    if removed:
+        _touch_icon_theme(data_home)
+    return removed
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Launchers watch these folders; a half-written entry would be shown broken."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _touch_icon_theme(data_home: Path) -> None:
+    """GTK re-reads an icon theme whose folder mtime changed (there is no user-level cache to rebuild)."""
+    hicolor = data_home / "icons" / "hicolor"
+    if hicolor.is_dir():
+        os.utime(hicolor)

@@ -1,0 +1,100 @@
+"""Which route the window opens on: a real provider only when a key for it exists.
+
+A first launch must work with no key and no network (SPEC D4), so the offline emulator is
+the default and is labelled as such. A key in the OS keyring (saved through the accounts
+dialog) wins over one in the environment, because saving it was a deliberate choice in
+this app; among several, the fixed order below keeps the choice stable between launches.
+
+``decide_initial_route`` is pure; ``initial_route`` gathers its inputs from the process
+environment and the keyring, and treats a missing keyring backend as "no stored keys".
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from typing import Final, Literal
+
+log = logging.getLogger(__name__)
+
+#: The keyring service under which accounts store one API key per provider id.
+KEYRING_SERVICE: Final = "pi-desktop"
+#: Forces the emulator even when keys exist (demos, screenshots, the packaging smoke tests).
+OFFLINE_ENV: Final = "PI_DESKTOP_OFFLINE"
+EMULATOR: Final = "emulator"
+
+#: Provider id -> environment variables holding its key, in preference order (as pi-ai reads them).
+PROVIDER_KEY_ENV: Final[Mapping[str, tuple[str, ...]]] = {
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "openai": ("OPENAI_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "google": ("GEMINI_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+}
+
+KeySource = Literal["none", "keyring", "environment"]
+
+
+@dataclass(frozen=True)
+class InitialRoute:
+    provider: str
+    """A provider id from ``PROVIDER_KEY_ENV``, or ``"emulator"`` for the offline route."""
+    source: KeySource
+    reason: str
+    env_var: str | None = None
+
+    @property
+    def offline(self) -> bool:
+        return self.provider == EMULATOR
+
+    @property
+    def label(self) -> str:
+        if self.offline:
+            return "Offline emulator (no network, no API key)"
+        return f"{self.provider} ({self.reason})"
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def decide_initial_route(env: Mapping[str, str], stored_keys: Collection[str]) -> InitialRoute:
+    """Pure: the route for a process with environment ``env`` and keyring entries for ``stored_keys``."""
+    if _truthy(env.get(OFFLINE_ENV)):
+        return InitialRoute(EMULATOR, "none", f"{OFFLINE_ENV} is set")
+    for provider in PROVIDER_KEY_ENV:
+        if provider in stored_keys:
+            return InitialRoute(provider, "keyring", "API key saved in the system keyring")
+    for provider, names in PROVIDER_KEY_ENV.items():
+        for name in names:
+            if env.get(name, "").strip():
+                return InitialRoute(provider, "environment", f"{name} is set", env_var=name)
+    return InitialRoute(EMULATOR, "none", "no API key in the keyring or the environment")
+
+
+def stored_provider_keys(get_password: Callable[[str, str], str | None]) -> set[str]:
+    """Providers with a keyring entry; a broken or absent backend means none, logged once."""
+    found: set[str] = set()
+    for provider in PROVIDER_KEY_ENV:
+        try:
+            secret = get_password(KEYRING_SERVICE, provider)
+        except Exception as exc:  # any backend failure: locked, no D-Bus, no backend at all
+            log.info("keyring unavailable (%s: %s); using environment keys only", type(exc).__name__, exc)
+            return found
+        if secret:
+            found.add(provider)
+    return found
+
+
+def initial_route(environ: Mapping[str, str] | None = None) -> InitialRoute:
+    env = os.environ if environ is None else environ
+    if _truthy(env.get(OFFLINE_ENV)):
+        return decide_initial_route(env, ())
+    try:
+        import keyring
+    except ImportError as exc:
+        log.info("keyring is not installed (%s); using environment keys only", exc)
+        return decide_initial_route(env, ())
+    return decide_initial_route(env, stored_provider_keys(keyring.get_password))

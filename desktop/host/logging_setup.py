@@ -1,0 +1,103 @@
+"""The app's log file: rotating, under the platform's log dir, and never holding an API key.
+
+A double-clicked app has no terminal, so the log file is the only place a failure leaves a
+trace; users attach it to bug reports, which is why keys are scrubbed before anything is
+written (SPEC D3: keys never in files or logs). Redaction runs twice: a filter rewrites each
+record's message (so any handler it is attached to is safe), and the formatter scrubs the
+final text again, which also covers tracebacks and exception messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+from typing import Final
+
+from desktop.host.paths import log_dir
+
+LOG_FILE_NAME: Final = "pi-desktop.log"
+MAX_BYTES: Final = 2 * 1024 * 1024
+BACKUP_COUNT: Final = 5
+REDACTED: Final = "[REDACTED]"
+_HANDLER_NAME: Final = "pi-desktop-file"
+
+_SECRET_NAMES = r"(?:proxy-authorization|authorization|x-goog-api-key|x-api-key|api[-_]?key|apikey)"
+#: Values of headers and fields that carry credentials: "k: v", "k=v", dict/JSON and tuple forms.
+#: The lookahead keeps redaction idempotent (the formatter re-scans text the filter already cleaned).
+_SECRET_FIELD = re.compile(
+    rf"""(?P<key>(?:(?P<q>["']){_SECRET_NAMES}(?P=q)\s*[:=,]|{_SECRET_NAMES}\s*[:=])\s*["']?)"""
+    r"""(?!(?:(?:bearer|basic|token)\s+)?\[REDACTED\])"""
+    r"""(?P<scheme>(?:bearer|basic|token)\s+)?"""
+    r"""(?P<value>[^\s"',;}\]&]+)""",
+    re.IGNORECASE,
+)
+#: Key shapes that are secrets wherever they appear (Anthropic, OpenAI/DeepSeek, Google).
+_KEY_SHAPES = (
+    re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}"),
+    re.compile(r"sk-(?:proj-|svcacct-|or-v1-)?[A-Za-z0-9_\-]{16,}"),
+    re.compile(r"AIza[0-9A-Za-z_\-]{20,}"),
+)
+
+
+def redact(text: str) -> str:
+    """``text`` with anything that looks like an API key or credential header value replaced."""
+    text = _SECRET_FIELD.sub(lambda m: f"{m['key']}{m['scheme'] or ''}{REDACTED}", text)
+    for shape in _KEY_SHAPES:
+        text = shape.sub(REDACTED, text)
+    return text
+
+
+class RedactSecretsFilter(logging.Filter):
+    """Rewrites each record's message with keys removed; never drops a record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad %-format: keep the raw parts, scrubbed, rather than lose the line
+            message = f"{record.msg!s} {record.args!r}"
+        record.msg = redact(message)
+        record.args = None
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        return True
+
+
+class RedactingFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
+def log_file(directory: Path | None = None) -> Path:
+    return (directory or log_dir()) / LOG_FILE_NAME
+
+
+def configure_logging(directory: str | os.PathLike[str] | None = None, level: int = logging.INFO) -> Path:
+    """Attach the rotating, redacting file handler to the root logger once; returns the log file."""
+    folder = Path(directory) if directory is not None else log_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = log_file(folder)
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if handler.get_name() == _HANDLER_NAME:
+            if Path(getattr(handler, "baseFilename", "")) == path.absolute():
+                return path
+            root.removeHandler(handler)
+            handler.close()
+    handler = RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUP_COUNT, encoding="utf-8")
+    handler.set_name(_HANDLER_NAME)
+    handler.addFilter(RedactSecretsFilter())
+    handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s [%(process)d]: %(message)s"))
+    root.addHandler(handler)
+    if root.level == logging.NOTSET or root.level > level:
+        root.setLevel(level)
+    return path
+
+
+def logs_location(data_dir_override: str | os.PathLike[str] | None = None) -> Path:
+    """The folder a "Show logs" action opens; created so the file manager never shows an error."""
+    folder = log_dir(data_dir_override)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -1,0 +1,51 @@
+"""Shared by the packaging tests: the repo root, system tools, a first-run environment."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: Provider key variables cleared so the app starts as on a first run (no key, no network).
+KEY_VARS = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_OAUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "GEMINI_API_KEY",
+    "OPENROUTER_API_KEY",
+)
+
+
+def require_tool(name: str, package: str) -> str:
+    """The tool's path, or a skip that says which Debian package provides it (CI installs them)."""
+    path = shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name} is not installed (apt-get install {package}); CI installs it via .ci/run")
+    return path
+
+
+def first_run_env(**extra: str) -> dict[str, str]:
+    """The environment of a fresh user: no provider keys, no keyring, the repo importable."""
+    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env.update(extra)
+    return env
+
+
+def write_console_script(path: Path, function: str) -> Path:
+    """A console script like the ones pip generates for ``[project.scripts]``."""
+    module, _, attr = function.partition(":")
+    path.write_text(
+        f"#!{sys.executable}\nimport sys\nfrom {module} import {attr}\nsys.exit({attr}())\n",
+        encoding="utf-8",
+    )
+    path.chmod(0o755)
+    return path

@@ -1,0 +1,115 @@
+"""Start the app the way a Linux launcher does and see its window appear on a real X server.
+
+The installed desktop entry's Exec line is split with the launcher's quoting rules and run
+under Xvfb with the xcb platform plugin (not offscreen), as a double-click would; xdotool
+then finds the window by its title and by the WM_CLASS the entry's StartupWMClass names.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from packaging_support import first_run_env, require_tool, write_console_script
+
+from desktop.host.desktop_entry import (
+    DesktopEntryError,
+    find_gui_executable,
+    install_desktop_entry,
+    parse_exec,
+    read_desktop_entry,
+)
+from desktop.identity import APP_ID, GUI_COMMAND
+from desktop.ui.launch import WINDOW_TITLE
+
+
+@pytest.fixture
+def x_display() -> Iterator[str]:
+    xvfb = require_tool("Xvfb", "xvfb")
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(
+        [xvfb, "-displayfd", str(write_end), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        pass_fds=(write_end,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_end)
+    try:
+        ready, _, _ = select.select([read_end], [], [], 20)
+        number = os.read(read_end, 64).decode().strip() if ready else ""
+        if not number:
+            pytest.fail("Xvfb did not report a display number within 20s")
+        yield f":{number}"
+    finally:
+        os.close(read_end)
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def xdotool(display: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["xdotool", *args], env={**os.environ, "DISPLAY": display}, capture_output=True, text=True, timeout=20
+    )
+
+
+def gui_executable(tmp_path: Path) -> Path:
+    """The installed ``pi-desktop-gui`` (CI installs the package); a pip-style script otherwise."""
+    try:
+        return find_gui_executable()
+    except DesktopEntryError:
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir()
+        return write_console_script(bin_dir / GUI_COMMAND, "desktop.app:gui_main")
+
+
+def wait_for_window(display: str, app: subprocess.Popen[str], timeout: float = 60) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if app.poll() is not None:
+            pytest.fail(f"the app exited with {app.returncode} before showing a window")
+        found = xdotool(display, "search", "--onlyvisible", "--name", f"^{WINDOW_TITLE}$")
+        if found.returncode == 0 and found.stdout.split():
+            return found.stdout.split()[0]
+        time.sleep(0.2)
+    pytest.fail(f"no visible window titled {WINDOW_TITLE!r} within {timeout:.0f}s")
+
+
+def test_desktop_entry_exec_opens_the_main_window(x_display: str, tmp_path: Path) -> None:
+    require_tool("xdotool", "xdotool")
+    data_home = tmp_path / "share"
+    entry = install_desktop_entry(data_home, gui_executable(tmp_path)).desktop_file
+    argv = parse_exec(read_desktop_entry(entry)["Exec"])
+    app_data = tmp_path / "app-data"
+    env = first_run_env(
+        DISPLAY=x_display,
+        QT_QPA_PLATFORM="xcb",
+        XDG_DATA_HOME=str(data_home),
+        PI_DESKTOP_DATA_DIR=str(app_data),
+    )
+    env.pop("PI_DESKTOP_SMOKE_EXIT", None)
+    app = subprocess.Popen(
+        argv, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        window = wait_for_window(x_display, app)
+        assert xdotool(x_display, "getwindowname", window).stdout.strip() == WINDOW_TITLE
+        by_class = xdotool(x_display, "search", "--class", f"^{APP_ID}$").stdout.split()
+        assert window in by_class, "WM_CLASS must match the entry's StartupWMClass"
+
+        # Quit as a user would: focus the window, press Ctrl+Q (real input via XTEST).
+        assert xdotool(x_display, "windowfocus", "--sync", window).returncode == 0
+        assert xdotool(x_display, "key", "--clearmodifiers", "ctrl+q").returncode == 0
+        _out, err = app.communicate(timeout=30)
+    finally:
+        if app.poll() is None:
+            app.kill()
+            app.communicate()
+    assert app.returncode == 0, err
+    log = (app_data / "logs" / "pi-desktop.log").read_text(encoding="utf-8")
+    assert "initial route: emulator" in log
+    assert "exiting with status 0" in log
