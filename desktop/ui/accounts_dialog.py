@@ -1,0 +1,94 @@
+"""The accounts dialog: API keys in the OS keyring (SPEC D3, G5).
+
+Keys are stored under the keyring service ``pi-desktop`` with the user name
+``<provider>/<account>``. The dialog never reads a key back: the worker reports, per
+provider, where a key would come from (keyring, environment or nowhere) and an eight-digit
+fingerprint. Every keyring call happens on the worker thread (D-Bus can block).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+class AccountsDialog(QDialog):
+    save_requested = Signal(str, str, str)
+    """(provider, account, key)"""
+    delete_requested = Signal(str, str)
+    refresh_requested = Signal()
+
+    def __init__(self, providers: Sequence[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("accountsDialog")
+        self.setWindowTitle("Accounts")
+        self.resize(620, 420)
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["Provider", "Key from", "Fingerprint"])
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.verticalHeader().setVisible(False)
+        self.provider = QComboBox()
+        self.provider.addItems(list(providers))
+        self.account = QLineEdit("default")
+        self.key = QLineEdit()
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key.setPlaceholderText("Paste the API key (stored in the OS keyring, never in a file)")
+        form = QFormLayout()
+        form.addRow("Provider", self.provider)
+        form.addRow("Account", self.account)
+        form.addRow("API key", self.key)
+        save = QPushButton("Save to keyring")
+        delete = QPushButton("Remove from keyring")
+        save.clicked.connect(self._save)
+        delete.clicked.connect(self._delete)
+        actions = QHBoxLayout()
+        actions.addWidget(save)
+        actions.addWidget(delete)
+        actions.addStretch(1)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setObjectName("accountsStatus")
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            QLabel("Where each provider's key comes from (keyring first, then the environment):")
+        )
+        layout.addWidget(self.table, 1)
+        layout.addLayout(form)
+        layout.addLayout(actions)
+        layout.addWidget(self.status)
+        layout.addWidget(close)
+
+    def _save(self) -> None:
+        key = self.key.text()
+        self.key.clear()
+        self.save_requested.emit(self.provider.currentText(), self.account.text().strip() or "default", key)
+
+    def _delete(self) -> None:
+        self.delete_requested.emit(self.provider.currentText(), self.account.text().strip() or "default")
+
+    def show_accounts(self, entries: Sequence[Mapping[str, Any]], message: str = "") -> None:
+        self.table.setRowCount(len(entries))
+        for row, entry in enumerate(entries):
+            for column, key in enumerate(("provider", "source", "fingerprint")):
+                self.table.setItem(row, column, QTableWidgetItem(str(entry.get(key, ""))))
+        self.table.resizeColumnsToContents()
+        if message:
+            self.status.setText(message)

@@ -1,0 +1,276 @@
+"""The Payload tab: the next request, byte-exact, with the cache break marked (SPEC G4).
+
+The worker projects the request and sends a plain dict (``SessionWorker.preview``): the exact
+body bytes, redacted headers, the previous request's body on the same route and where the two
+stop sharing a prefix, and an indented rendering with that position mapped into it. This tab
+only shows them: the raw view is the exact bytes, the readable view is the same tokens with
+whitespace added. Copy puts the exact bytes on the clipboard; Save hands them to the worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.ui.json_highlighter import MAX_CHARS, JsonHighlighter
+from desktop.ui.theme import is_dark
+
+CURRENT_ROUTE = ""
+"""Route key meaning "the session's current route"."""
+
+
+def describe_break(preview: Mapping[str, Any]) -> str:
+    body: bytes = preview.get("body") or b""
+    previous = preview.get("previous")
+    if previous is None:
+        return "No previous request on this route: the whole body is new to the cache."
+    shared = int(preview.get("breakBytes") or 0)
+    share = shared / len(body) if body else 0.0
+    if shared >= len(body) and len(previous) <= len(body):
+        return f"Identical to the previous request ({len(body):,} bytes)."
+    line = preview.get("breakLine")
+    where = f"; changes start at line {line} of the readable view" if line else ""
+    return (
+        f"Cache prefix: {shared:,} of {len(body):,} bytes ({share:.0%}) match the previous request"
+        f" ({preview.get('previousLabel', 'previous request')}){where}."
+    )
+
+
+class PayloadPane(QWidget):
+    """One request: a summary line, redacted headers and the body with the break marked."""
+
+    def __init__(self, name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(name)
+        self.preview: dict[str, Any] = {}
+        self.pretty = True
+        self.title = QLabel()
+        self.title.setObjectName(f"{name}Title")
+        self.title.setWordWrap(True)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cache = QLabel()
+        self.cache.setObjectName(f"{name}Cache")
+        self.cache.setWordWrap(True)
+        self.headers = QPlainTextEdit()
+        self.headers.setObjectName(f"{name}Headers")
+        self.headers.setReadOnly(True)
+        self.headers.setMaximumHeight(84)
+        self.body = QPlainTextEdit()
+        self.body.setObjectName(f"{name}Body")
+        self.body.setReadOnly(True)
+        self.body.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.body.setFont(fixed)
+        self.headers.setFont(fixed)
+        self.highlighter: JsonHighlighter | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.cache)
+        layout.addWidget(self.headers)
+        layout.addWidget(self.body, 1)
+
+    @property
+    def body_bytes(self) -> bytes:
+        return bytes(self.preview.get("body") or b"")
+
+    def show_preview(self, preview: Mapping[str, Any], pretty: bool) -> None:
+        self.preview = dict(preview)
+        self.pretty = pretty
+        error = preview.get("error")
+        if error:
+            self.title.setText(f"<b>{preview.get('route', '')}</b>")
+            self.cache.setText("")
+            self.headers.setPlainText("")
+            self._set_text(f"Cannot project this request:\n\n{error}", highlight=False)
+            return
+        body = self.body_bytes
+        self.title.setText(
+            f"<b>{preview.get('route', '')}</b> · {preview.get('api', '')} · "
+            f"<code>{preview.get('method', 'POST')} {preview.get('url', '')}</code> · {len(body):,} bytes"
+        )
+        self.cache.setText(describe_break(preview))
+        headers = preview.get("headers") or {}
+        self.headers.setPlainText("\n".join(f"{k}: {v}" for k, v in headers.items()))
+        text = str(preview.get("pretty") or "") if pretty else body.decode("utf-8", errors="replace")
+        self._set_text(text, highlight=len(text) <= MAX_CHARS)
+        self.mark_break()
+
+    def _set_text(self, text: str, highlight: bool) -> None:
+        if self.highlighter is not None:
+            self.highlighter.setDocument(None)  # type: ignore[arg-type]
+            self.highlighter = None
+        self.body.setPlainText(text)
+        if highlight:
+            self.highlighter = JsonHighlighter(self.body.document(), is_dark(self.palette()))
+
+    def break_position(self) -> int | None:
+        if self.preview.get("previous") is None or self.preview.get("error"):
+            return None
+        key = "breakPretty" if self.pretty else "breakChars"
+        value = self.preview.get(key)
+        if not isinstance(value, int):
+            return None
+        if value >= len(self.body.toPlainText()):
+            return None
+        return value
+
+    def mark_break(self) -> None:
+        position = self.break_position()
+        if position is None:
+            self.body.setExtraSelections([])
+            return
+        dark = is_dark(self.palette())
+        line = QTextEdit.ExtraSelection()
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor("#5c4813" if dark else "#fff1b8"))
+        fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        line.format = fmt  # type: ignore[attr-defined]
+        cursor = QTextCursor(self.body.document())
+        cursor.setPosition(position)
+        line.cursor = cursor  # type: ignore[attr-defined]
+        rest = QTextEdit.ExtraSelection()
+        tail = QTextCharFormat()
+        tail.setBackground(QColor("#3a3320" if dark else "#fffbe6"))
+        rest.format = tail  # type: ignore[attr-defined]
+        span = QTextCursor(self.body.document())
+        span.setPosition(position)
+        span.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        rest.cursor = span  # type: ignore[attr-defined]
+        marker = QTextEdit.ExtraSelection()
+        strong = QTextCharFormat()
+        strong.setBackground(QColor("#d97706"))
+        strong.setForeground(QColor("#ffffff"))
+        marker.format = strong  # type: ignore[attr-defined]
+        point = QTextCursor(self.body.document())
+        point.setPosition(position)
+        point.movePosition(QTextCursor.MoveOperation.NextCharacter, QTextCursor.MoveMode.KeepAnchor)
+        marker.cursor = point  # type: ignore[attr-defined]
+        self.body.setExtraSelections([rest, line, marker])
+
+    def jump_to_break(self) -> bool:
+        position = self.break_position()
+        if position is None:
+            return False
+        cursor = self.body.textCursor()
+        cursor.setPosition(position)
+        self.body.setTextCursor(cursor)
+        self.body.centerCursor()
+        return True
+
+
+class PayloadView(QWidget):
+    """Route switcher, optional side-by-side comparison, pretty/raw, copy, save."""
+
+    preview_requested = Signal(str, str)
+    """(slot, route key) — slot is "main" or "compare"; an empty key is the current route."""
+    save_requested = Signal(str, bytes)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("payloadView")
+        self.route_combo = QComboBox()
+        self.route_combo.setObjectName("payloadRoute")
+        self.route_combo.setToolTip("Which route's next request to show")
+        self.compare_combo = QComboBox()
+        self.compare_combo.setObjectName("payloadCompare")
+        self.compare_combo.setToolTip("Show another route's next request side by side")
+        self.pretty_box = QCheckBox("Readable")
+        self.pretty_box.setChecked(True)
+        self.pretty_box.setToolTip("Indented view; unchecked shows the exact bytes that are sent")
+        self.copy_button = QPushButton("Copy")
+        self.copy_button.setToolTip("Copy the exact body bytes")
+        self.save_button = QPushButton("Save…")
+        self.jump_button = QPushButton("Go to cache break")
+        self.main = PayloadPane("payloadMain")
+        self.compare = PayloadPane("payloadCompare")
+        self.compare.hide()
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Route:"))
+        bar.addWidget(self.route_combo, 2)
+        bar.addWidget(QLabel("Compare with:"))
+        bar.addWidget(self.compare_combo, 2)
+        bar.addWidget(self.pretty_box)
+        bar.addWidget(self.jump_button)
+        bar.addWidget(self.copy_button)
+        bar.addWidget(self.save_button)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.main)
+        splitter.addWidget(self.compare)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(splitter, 1)
+        self.route_combo.activated.connect(lambda _i: self.request("main"))
+        self.compare_combo.activated.connect(lambda _i: self._compare_changed())
+        self.pretty_box.toggled.connect(self._pretty_toggled)
+        self.copy_button.clicked.connect(self.copy)
+        self.save_button.clicked.connect(self.save)
+        self.jump_button.clicked.connect(self.main.jump_to_break)
+
+    def set_routes(self, routes: list[tuple[str, str]]) -> None:
+        """(key, label) pairs for the switchers; the first entry stays "current route"."""
+        for combo, first in ((self.route_combo, "Current route"), (self.compare_combo, "No comparison")):
+            selected = combo.currentData()
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem(first, CURRENT_ROUTE if combo is self.route_combo else None)
+            for key, label in routes:
+                combo.addItem(label, key)
+            position = combo.findData(selected)
+            combo.setCurrentIndex(max(0, position))
+            combo.blockSignals(False)
+
+    def request(self, slot: str) -> None:
+        combo = self.route_combo if slot == "main" else self.compare_combo
+        key = combo.currentData()
+        if key is None:
+            return
+        self.preview_requested.emit(slot, str(key))
+
+    def refresh(self) -> None:
+        self.request("main")
+        if self.compare_combo.currentData() is not None:
+            self.request("compare")
+
+    def _compare_changed(self) -> None:
+        if self.compare_combo.currentData() is None:
+            self.compare.hide()
+            return
+        self.compare.show()
+        self.request("compare")
+
+    def show_preview(self, slot: str, preview: Mapping[str, Any]) -> None:
+        pane = self.main if slot == "main" else self.compare
+        pane.show_preview(preview, self.pretty_box.isChecked())
+
+    def _pretty_toggled(self, pretty: bool) -> None:
+        for pane in (self.main, self.compare):
+            if pane.preview:
+                pane.show_preview(pane.preview, pretty)
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.main.body_bytes.decode("utf-8", errors="replace"))
+
+    def save(self) -> None:
+        if not self.main.body_bytes:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save request body", "request.json", "JSON (*.json)")
+        if path:
+            self.save_requested.emit(path, self.main.body_bytes)

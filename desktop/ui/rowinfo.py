@@ -1,0 +1,206 @@
+"""What a journal row looks like in the timeline: its kind and a one-line summary.
+
+Pure functions over raw row dicts (no Qt), so the timeline model can call them lazily from
+``data()`` for the few rows on screen, and tests can check them without a display. The kind
+decides the colour and badge; notes split by level so an error stands out from an info note.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any, Final
+
+from desktop.pi.text import content_text
+
+#: Kind codes, small ints so the timeline can keep one byte per row for filtering.
+USER: Final = 0
+ASSISTANT: Final = 1
+TOOL: Final = 2
+SYSTEM: Final = 3
+COMPACTION: Final = 4
+NOTE: Final = 5
+ERROR: Final = 6
+OTHER: Final = 7
+STREAMING: Final = 8
+
+KIND_NAMES: Final[dict[int, str]] = {
+    USER: "user",
+    ASSISTANT: "assistant",
+    TOOL: "tool",
+    SYSTEM: "system",
+    COMPACTION: "compaction",
+    NOTE: "note",
+    ERROR: "error",
+    OTHER: "other",
+    STREAMING: "streaming",
+}
+#: The kinds a user can filter on, in toolbar order (errors travel with notes).
+FILTER_KINDS: Final[tuple[int, ...]] = (USER, ASSISTANT, TOOL, SYSTEM, COMPACTION, NOTE, OTHER)
+
+_SUMMARY_LIMIT = 400
+
+
+def row_kind(row: Mapping[str, Any]) -> int:
+    kind = row.get("type")
+    if kind == "user":
+        return USER
+    if kind == "assistant":
+        message = row.get("message")
+        if isinstance(message, Mapping) and message.get("stopReason") in ("error", "aborted"):
+            return ERROR
+        return ASSISTANT
+    if kind == "toolResult":
+        return TOOL
+    if kind == "system":
+        return SYSTEM
+    if kind == "compaction":
+        return COMPACTION
+    if kind == "note":
+        return ERROR if row.get("level") == "error" else NOTE
+    if kind == "streaming":
+        return STREAMING
+    return OTHER
+
+
+def filter_kind(kind: int) -> int:
+    """The filter bucket of a kind: errors and streaming rows follow their family."""
+    if kind == ERROR:
+        return NOTE
+    if kind == STREAMING:
+        return ASSISTANT
+    return kind
+
+
+def _one_line(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _SUMMARY_LIMIT else flat[: _SUMMARY_LIMIT - 1] + "…"
+
+
+def _message_text(message: Any) -> str:
+    if not isinstance(message, Mapping):
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts: list[str] = []
+    for block in content:
+        if not isinstance(block, Mapping):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(str(block.get("text", "")))
+        elif kind == "thinking":
+            parts.append("(thinking) " + str(block.get("thinking", ""))[:80])
+        elif kind == "toolCall":
+            parts.append(f"→ {block.get('name', '?')}({_args_preview(block.get('arguments'))})")
+        elif kind == "image":
+            parts.append("[image]")
+    return " ".join(parts)
+
+
+def _args_preview(arguments: Any) -> str:
+    if not isinstance(arguments, Mapping):
+        return ""
+    items = [f"{k}={v!r}" if not isinstance(v, str) else f"{k}={v[:40]!r}" for k, v in arguments.items()]
+    text = ", ".join(items)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def system_summary(row: Mapping[str, Any]) -> str:
+    label = row.get("label")
+    meta = row.get("modelSystem")
+    if not isinstance(meta, Mapping):
+        return f"system row without modelSystem metadata{': ' + label if label else ''}"
+    if meta.get("v") != 1:
+        return f"system row with unknown metadata version {meta.get('v')!r} (ignored for the model)"
+    message = meta.get("message") if isinstance(meta.get("message"), Mapping) else {}
+    sections = message.get("sections") or {}
+    parts = []
+    if label:
+        parts.append(str(label))
+    elif sections:
+        names = list(sections)
+        parts.append("sections: " + ", ".join(names[:5]) + (" …" if len(names) > 5 else ""))
+    added = [t.get("name", "?") for t in message.get("toolsAdded") or ()]
+    removed = [t.get("name", "?") for t in message.get("toolsRemoved") or ()]
+    if added and not label:
+        parts.append(f"+{len(added)} tools")
+    if removed and not label:
+        parts.append(f"−{len(removed)} tools")
+    text = content_text(message.get("content") or "")
+    if text and not parts:
+        parts.append(text)
+    anchored = " (anchored)" if row.get("before") else ""
+    return ("; ".join(parts) or "no changes") + anchored
+
+
+def row_summary(row: Mapping[str, Any]) -> str:
+    """One line that says what the row is about."""
+    kind = row.get("type")
+    if kind in ("user", "assistant", "streaming"):
+        message = row.get("message")
+        text = _message_text(message)
+        if kind == "assistant" and isinstance(message, Mapping):
+            stop = message.get("stopReason")
+            if stop in ("error", "aborted"):
+                why = message.get("errorMessage") or stop
+                text = f"[{stop}] {why}" + (f" — {text}" if text else "")
+        return _one_line(text) or "(empty)"
+    if kind == "toolResult":
+        message = row.get("message") if isinstance(row.get("message"), Mapping) else {}
+        name = message.get("toolName", "?")
+        prefix = f"{name} ✗ " if message.get("isError") else f"{name}: "
+        return _one_line(prefix + _message_text(message))
+    if kind == "system":
+        return _one_line(system_summary(row))
+    if kind == "compaction":
+        tokens = row.get("tokensBefore")
+        reason = row.get("reason", "")
+        head = f"compacted {tokens:,} tokens" if isinstance(tokens, int) else "compacted"
+        if reason:
+            head += f" ({reason})"
+        return _one_line(f"{head}: {row.get('summary', '')}")
+    if kind == "note":
+        return _one_line(str(row.get("text", "")))
+    return _one_line(f"unknown row type {kind!r} (kept unchanged)")
+
+
+def row_time(row: Mapping[str, Any]) -> str:
+    ts = row.get("ts")
+    if not isinstance(ts, int | float):
+        return ""
+    return time.strftime("%H:%M:%S", time.localtime(ts / 1000))
+
+
+def row_usage(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    if row.get("type") != "assistant":
+        return None
+    message = row.get("message")
+    usage = message.get("usage") if isinstance(message, Mapping) else None
+    return usage if isinstance(usage, Mapping) else None
+
+
+def row_search_text(row: Mapping[str, Any]) -> str:
+    """Everything a search should match, lower-cased (summary plus full text, tool names)."""
+    kind = row.get("type")
+    parts = [str(kind)]
+    if kind in ("user", "assistant", "toolResult", "streaming"):
+        message = row.get("message")
+        parts.append(_message_text(message))
+        if isinstance(message, Mapping) and message.get("toolName"):
+            parts.append(str(message["toolName"]))
+    elif kind == "system":
+        parts.append(system_summary(row))
+        meta = row.get("modelSystem")
+        message = meta.get("message") if isinstance(meta, Mapping) else None
+        if isinstance(message, Mapping):
+            for name, value in (message.get("sections") or {}).items():
+                parts.append(name)
+                if value:
+                    parts.append(str(value))
+    else:
+        parts.append(row_summary(row))
+    return " ".join(parts).lower()

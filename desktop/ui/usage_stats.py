@@ -1,0 +1,108 @@
+"""Per-request usage and session totals from assistant rows (SPEC G5).
+
+Each assistant row carries pi-ai's ``usage`` (input, output, cacheRead, cacheWrite, cost). The
+hit ratio is the share of the prompt served from the cache: ``cacheRead / (input + cacheRead +
+cacheWrite)``, because pi-ai's ``input`` counts only uncached prompt tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class UsageLine:
+    row_id: str
+    ts: int
+    model: str
+    input: int
+    cache_read: int
+    cache_write: int
+    output: int
+    cost: float
+
+    @property
+    def prompt(self) -> int:
+        return self.input + self.cache_read + self.cache_write
+
+    @property
+    def hit_ratio(self) -> float | None:
+        return self.cache_read / self.prompt if self.prompt else None
+
+
+@dataclass(frozen=True)
+class UsageTotals:
+    requests: int = 0
+    input: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    output: int = 0
+    cost: float = 0.0
+
+    @property
+    def prompt(self) -> int:
+        return self.input + self.cache_read + self.cache_write
+
+    @property
+    def hit_ratio(self) -> float | None:
+        return self.cache_read / self.prompt if self.prompt else None
+
+    def plus(self, line: UsageLine) -> UsageTotals:
+        return UsageTotals(
+            self.requests + 1,
+            self.input + line.input,
+            self.cache_read + line.cache_read,
+            self.cache_write + line.cache_write,
+            self.output + line.output,
+            self.cost + line.cost,
+        )
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) else 0
+
+
+def usage_line(row: Mapping[str, Any]) -> UsageLine | None:
+    """The usage of one assistant row, or None for any other row."""
+    if row.get("type") not in ("assistant", "compaction"):
+        return None
+    message = row.get("message") if row.get("type") == "assistant" else row
+    if not isinstance(message, Mapping):
+        return None
+    usage = message.get("usage")
+    if not isinstance(usage, Mapping):
+        return None
+    cost = usage.get("cost")
+    total = float(cost.get("total", 0.0)) if isinstance(cost, Mapping) else 0.0
+    model = str(message.get("model", "")) if row.get("type") == "assistant" else "compaction summary"
+    return UsageLine(
+        str(row.get("id", "")),
+        _int(row.get("ts")),
+        model,
+        _int(usage.get("input")),
+        _int(usage.get("cacheRead")),
+        _int(usage.get("cacheWrite")),
+        _int(usage.get("output")),
+        total,
+    )
+
+
+def usage_lines(rows: Iterable[Mapping[str, Any]]) -> list[UsageLine]:
+    return [line for row in rows if (line := usage_line(row)) is not None]
+
+
+def totals(lines: Iterable[UsageLine]) -> UsageTotals:
+    result = UsageTotals()
+    for line in lines:
+        result = result.plus(line)
+    return result
+
+
+def format_ratio(ratio: float | None) -> str:
+    return "—" if ratio is None else f"{ratio:.0%}"
+
+
+def format_cost(cost: float) -> str:
+    return f"${cost:.4f}" if cost < 1 else f"${cost:,.2f}"

@@ -1,0 +1,119 @@
+"""The Usage tab: per request input, cache read/write, output, cost, hit ratio; totals."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from desktop.ui.usage_stats import UsageLine, UsageTotals, format_cost, format_ratio, totals, usage_line
+
+_HEADERS = ("#", "Time", "Model", "Input", "Cache read", "Cache write", "Output", "Cost", "Hit ratio")
+
+
+class UsageModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.lines: list[UsageLine] = []
+        self.total = UsageTotals()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.lines)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(_HEADERS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return _HEADERS[section]
+        return None
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if not index.isValid():
+            return None
+        line = self.lines[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 3:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        values = (
+            index.row() + 1,
+            time.strftime("%H:%M:%S", time.localtime(line.ts / 1000)) if line.ts else "",
+            line.model,
+            f"{line.input:,}",
+            f"{line.cache_read:,}",
+            f"{line.cache_write:,}",
+            f"{line.output:,}",
+            format_cost(line.cost),
+            format_ratio(line.hit_ratio),
+        )
+        return values[column]
+
+    def set_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.beginResetModel()
+        self.lines = [line for row in rows if (line := usage_line(row)) is not None]
+        self.total = totals(self.lines)
+        self.endResetModel()
+
+    def add_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        new = [line for row in rows if (line := usage_line(row)) is not None]
+        if not new:
+            return
+        start = len(self.lines)
+        self.beginInsertRows(QModelIndex(), start, start + len(new) - 1)
+        self.lines.extend(new)
+        for line in new:
+            self.total = self.total.plus(line)
+        self.endInsertRows()
+
+
+def totals_text(total: UsageTotals) -> str:
+    return (
+        f"<b>Session:</b> {total.requests} requests · input {total.input:,} · cache read {total.cache_read:,}"
+        f" · cache write {total.cache_write:,} · output {total.output:,} · cost {format_cost(total.cost)}"
+        f" · hit ratio {format_ratio(total.hit_ratio)}"
+    )
+
+
+class UsageView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("usageView")
+        self.model = UsageModel(self)
+        self.summary = QLabel()
+        self.summary.setObjectName("usageTotals")
+        self.summary.setWordWrap(True)
+        self.summary.setToolTip(
+            "Hit ratio = cache read ÷ (input + cache read + cache write): the share of the prompt served from the cache."
+        )
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table)
+        self._refresh()
+
+    def set_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.model.set_rows(rows)
+        self._refresh()
+
+    def add_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.model.add_rows(rows)
+        self._refresh()
+        self.table.scrollToBottom()
+
+    def _refresh(self) -> None:
+        self.summary.setText(totals_text(self.model.total))
