@@ -114,7 +114,7 @@ def _preview(raw: bytes) -> str:
 
 def _json_problem(exc: orjson.JSONDecodeError, raw: bytes) -> str:
     if "utf-8" in exc.msg.lower():
-        return f"is not valid UTF-8 text ({exc.msg}); starts with {_preview(raw)}"
+        return f"is not valid UTF-8 text; starts with {_preview(raw)}"
     return f"is not valid JSON ({exc.msg} at byte {exc.pos}); starts with {_preview(raw)}"
 
 
@@ -162,12 +162,12 @@ def parse_session(path: Path, data: bytes) -> SessionLog:
         try:
             obj = loads(raw)
         except decode_error as exc:
-            reason = "line " + _json_problem(exc, raw)
+            reason = "this line " + _json_problem(exc, raw)
             set_aside.append(SetAside(line_no, raw, reason))
             problem(line_no, "not-json", reason + "; it is kept in the file and skipped")
             continue
         if type(obj) is not dict:
-            reason = f"line is JSON but not an object: {_preview(raw)}"
+            reason = f"this line is JSON but not an object: {_preview(raw)}"
             set_aside.append(SetAside(line_no, raw, reason))
             problem(line_no, "not-object", reason + "; it is kept in the file and skipped")
             continue
@@ -207,7 +207,7 @@ def _parse_header(log: SessionLog, raw: bytes, problem: _Report) -> None:
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        problem(1, "header-not-json", "line " + _json_problem(exc, raw) + "; this is not a session file")
+        problem(1, "header-not-json", "this line " + _json_problem(exc, raw) + "; this is not a session file")
         return
     if not isinstance(obj, dict) or obj.get("type") != "session":
         problem(1, "header-missing", f"line 1 is not a session header: {_preview(raw)}")

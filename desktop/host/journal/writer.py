@@ -44,6 +44,10 @@ _O_BINARY = getattr(os, "O_BINARY", 0)
 _APPENDABLE = frozenset(ROW_MODELS.values())
 
 
+class _SessionExists(FileExistsError):
+    """Our own "already exists", told apart from an OS refusal such as a file in the folder's place."""
+
+
 class JournalWriter:
     """Owns one session file. Create with ``create`` or ``open``; use as a context manager."""
 
@@ -106,7 +110,7 @@ class JournalWriter:
                 sync_dir(path.parent.parent)
             lock = SessionLock.acquire(lock_path_for(path))
             if path.exists():
-                raise FileExistsError(errno.EEXIST, "a session file already exists", str(path))
+                raise _SessionExists(errno.EEXIST, "a session file already exists", str(path))
             temp = path.with_name(f".{path.name}.{os.getpid()}.new")
             temp.unlink(missing_ok=True)
             try:
@@ -123,8 +127,8 @@ class JournalWriter:
                 os.close(fd)
             if lock is not None:
                 lock.release()
-            if isinstance(exc, FileExistsError):
-                raise
+            if isinstance(exc, _SessionExists):
+                raise FileExistsError(*exc.args) from None
             raise LocalPreparationFailure.from_os_error(
                 exc, path=path, row_ids=[header.id], doing="creating the session file"
             ) from exc
@@ -288,6 +292,9 @@ class JournalWriter:
             if isinstance(row, RowBase):
                 model = row
             else:
+                row_id = row.get("id")
+                if not isinstance(row_id, str) or not row_id:
+                    raise ValueError("the row has no id; give one so a retry can reuse it")
                 model_type = ROW_MODELS.get(str(row.get("type")))
                 if model_type is None:
                     raise ValueError(f"unknown row type {row.get('type')!r}")
