@@ -240,6 +240,8 @@ add("qwen/enable-thinking", model("qwen-token-plan", "deepseek-v3.2"), base({ me
 add("together/reasoning-enabled", model("together", "deepseek-ai/DeepSeek-V4-Pro-0813"), base({ messages: [user("hi")] }), { reasoning: "high" });
 add("baseten/kimi-chat-template-args", model("baseten", "moonshotai/Kimi-K2.5"), base({ messages: [user("hi")] }), { reasoning: "high" });
 add("nvidia/model-headers", model("nvidia", "deepseek-ai/deepseek-v4.1-flash"), base({ messages: [user("hi")] }), { headers: { "X-Trace": "t-1" } });
+add("nvidia/null-header-removes-model-header", model("nvidia", "deepseek-ai/deepseek-v4.1-flash"), base({ messages: [user("hi")] }), { headers: { "nvcf-poll-seconds": null, "X-Title": "pi" }, reasoning: "high" });
+add("openai/gpt-4.1-org-project-env", gpt41, base({ messages: [user("hi")] }), { sessionId: "sess-org", cacheRetention: "none" }, { OPENAI_ORG_ID: "org-test", OPENAI_PROJECT_ID: "proj-test" });
 add("custom/quirks-bridge-name-thinking-text-budget", {
   id: "local-qwen", name: "vLLM local", api: "openai-completions", provider: "vllm", baseUrl: "http://localhost:8000/v1/",
   reasoning: true, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 32768, maxTokens: 8192,
