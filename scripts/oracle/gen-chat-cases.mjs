@@ -260,6 +260,7 @@ add("custom/grammar-tools", {
 ] }), { reasoning: "minimal", sessionId: "sess-g" }, { PI_CACHE_RETENTION: "long" });
 
 // ---- mistral-conversations ---------------------------------------------------------------
+clock = 1_760_100_000_000; // own clock: adding completions cases must not shift these inputs
 const devstral = model("mistral", "devstral-latest");
 const devstralFlagged = model("mistral", "devstral-latest", { compat: { supportsMidConvoSystemMessages: true } });
 const large = model("mistral", "mistral-large-latest");
