@@ -29,6 +29,9 @@ def sanitize_surrogates(text: str) -> str:
 
 def is_blank(text: str) -> bool:
     """``text.trim().length === 0`` in JavaScript."""
+    if text.isascii():
+        # Explicit set: Python's default strip() would also eat \x1c-\x1f, which JS keeps.
+        return not text.strip(" \t\n\v\f\r")
     return _JS_BLANK.fullmatch(text) is not None
 
 

@@ -227,8 +227,11 @@ def _image_block(block: Mapping[str, Any]) -> JsonObject:
 
 
 def _tool_result_content(content: Sequence[Mapping[str, Any]]) -> str | list[JsonObject]:
-    if not any(block.get("type") == "image" for block in content):
-        return sanitize_surrogates("\n".join(block["text"] for block in content))
+    for block in content:
+        if block.get("type") == "image":
+            break
+    else:
+        return sanitize_surrogates("\n".join([block["text"] for block in content]))
     blocks = [
         {"type": "text", "text": sanitize_surrogates(block["text"])}
         if block.get("type") == "text"
