@@ -125,6 +125,9 @@ class SessionRuntime:
         self._new_id = new_id
         self._clock = clock
         self.max_steps = max_steps
+        self.unsaved: list[dict[str, Any]] = []
+        self._undispatched: list[str] = []
+        self._last_ack: Any = None
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -165,11 +168,32 @@ class SessionRuntime:
         return {"type": kind, "v": 1, "id": self._new_id(), "ts": self._clock(), **fields}
 
     def append(self, rows: Sequence[dict[str, Any]], on_event: EventSink | None = None) -> Any:
-        ack = self.writer.append(rows)
+        """Journal rows durably; on a local failure keep them so a retry re-uses their ids (T3)."""
+        try:
+            ack = self.writer.append(rows)
+        except Exception:
+            self.unsaved = list(rows)
+            raise
+        self.unsaved = []
+        self._undispatched.extend(row["id"] for row in rows)
+        self._last_ack = ack
         if on_event is not None:
             for row in rows:
                 on_event({"type": "row", "row": row})
         return ack
+
+    def retry_unsaved(self, on_event: EventSink | None = None) -> Any:
+        """Write the rows a failed append left behind, with the same ids (idempotent)."""
+        rows, self.unsaved = self.unsaved, []
+        return self.append(rows, on_event) if rows else None
+
+    def _require_durable(self) -> None:
+        """Write-ahead: everything this request depends on must be acknowledged (T3)."""
+        if self._undispatched:
+            require = getattr(self._last_ack, "require", None)
+            if require is not None:
+                require(self._undispatched[-1:])
+            self._undispatched.clear()
 
     def sync_system_state(
         self, *, anchor_before: str | None = None, on_event: EventSink | None = None
@@ -224,6 +248,7 @@ class SessionRuntime:
                 result.stopped = "aborted"
                 break
             request = self.request_for(self.view().messages)
+            self._require_durable()
             emit({"type": "request", "request": request})
             message = self.dispatcher(request, self.route.model, on_event=emit, cancel=cancel)
             result.requests += 1

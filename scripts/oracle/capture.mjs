@@ -7,9 +7,32 @@
 //            "body": <JSON body pi-ai built>, "bodyText": <the exact bytes> }]
 //
 // A capturing fetch records the outgoing request and answers 400 so nothing leaves the machine;
-// onPayload records the body for adapters whose SDK does not take a custom fetch (Bedrock).
+// onPayload records the body for adapters whose SDK does not take a custom fetch; for Bedrock a
+// middleware on the AWS SDK client records the serialized, authenticated request instead (the
+// Converse wire body differs from the onPayload object: modelId moves to the URL, blobs become
+// base64, members follow the service schema order).
 import { readFileSync } from "node:fs";
+import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import { getModel, streamSimple } from "@earendil-works/pi-ai/compat";
+
+let bedrockRequest = null;
+const bedrockSend = BedrockRuntimeClient.prototype.send;
+BedrockRuntimeClient.prototype.send = function (command, ...rest) {
+  // The deserialize step runs after serialization, endpoint resolution and auth, just before
+  // the HTTP handler: what we record is exactly what would go on the wire.
+  this.middlewareStack.add((next) => async (args) => {
+    const r = args.request;
+    const port = r.port ? `:${r.port}` : "";
+    bedrockRequest = {
+      method: r.method,
+      url: `${r.protocol}//${r.hostname}${port}${r.path}`,
+      headers: headersToObject(r.headers),
+      rawBody: typeof r.body === "string" ? r.body : Buffer.from(r.body).toString("utf8"),
+    };
+    throw new Error("oracle capture");
+  }, { step: "deserialize", name: "oracleCapture", priority: "low" });
+  return bedrockSend.call(this, command, ...rest);
+};
 
 const FAKE_KEY = "sk-oracle-test-key";
 
@@ -33,6 +56,7 @@ async function capture(testCase) {
   const model = resolveModel(testCase.model);
   let request = null;
   let payload;
+  bedrockRequest = null;
   const fetch = async (input, init = {}) => {
     const url = typeof input === "string" ? input : input.url ?? String(input);
     let body = init.body;
@@ -58,6 +82,7 @@ async function capture(testCase) {
   } finally {
     for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
   }
+  if (bedrockRequest) request = bedrockRequest;
   // The wire bytes are the truth where the SDK let us see them; onPayload otherwise.
   let body = payload;
   let bodyText = payload === undefined ? null : JSON.stringify(payload);
@@ -70,6 +95,7 @@ async function capture(testCase) {
     model,
     context: testCase.context,
     options: testCase.options ?? {},
+    ...(testCase.env ? { env: testCase.env } : {}),
     request,
     body,
     bodyText,

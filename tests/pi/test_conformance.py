@@ -24,7 +24,18 @@ ORACLE_KEY = "sk-oracle-test-key"
 #: carry no request semantics; everything else must match exactly.
 SDK_ONLY_HEADER_PREFIXES = ("x-stainless-",)
 SDK_ONLY_HEADERS = frozenset(
-    {"user-agent", "accept", "anthropic-dangerous-direct-browser-access", "content-length"}
+    {
+        "user-agent",
+        "accept",
+        "anthropic-dangerous-direct-browser-access",
+        "content-length",
+        # AWS SDK: its version string, a random per-call UUID, retry bookkeeping, and the
+        # HTTP/2 pseudo-header it derives from the URL (already compared).
+        "x-amz-user-agent",
+        "amz-sdk-invocation-id",
+        "amz-sdk-request",
+        ":authority",
+    }
 )
 
 

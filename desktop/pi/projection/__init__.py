@@ -82,6 +82,10 @@ class RequestOptions:
                 known[cls._NAMES[key]] = value
             else:
                 extra[key] = value
+        # pi-ai resolves an unset cacheRetention from PI_CACHE_RETENTION ("long" or nothing);
+        # the field's "short" default would otherwise hide the environment.
+        if "cache_retention" not in known and (env or {}).get("PI_CACHE_RETENTION") == "long":
+            known["cache_retention"] = "long"
         return cls(**known, extra=extra, env=dict(env or {}))
 
     def get(self, pi_name: str, default: Any = None) -> Any:

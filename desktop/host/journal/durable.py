@@ -1,0 +1,54 @@
+"""The few OS calls that make bytes durable, in one place so every platform quirk lives here.
+
+``fsync`` on macOS only reaches the drive's cache; ``F_FULLFSYNC`` reaches the platter. On Linux
+``fdatasync`` is enough for appends (it still flushes the new file size). A new file is durable only
+once its directory entry is, hence ``sync_dir`` after create and after a rename.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+
+def sync_file(fd: int) -> None:
+    if sys.platform == "darwin":  # pragma: no cover - macOS only
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
+    elif hasattr(os, "fdatasync"):
+        os.fdatasync(fd)
+    else:  # pragma: no cover - Windows
+        os.fsync(fd)
+
+
+def sync_dir(path: Path) -> None:
+    """fsync a directory so a created, renamed or linked entry survives a power cut (POSIX only)."""
+    if os.name == "nt":  # pragma: no cover - directories cannot be opened on Windows
+        return
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """``os.write`` may write less than asked (a full disk shows up that way first)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:  # pragma: no cover - defensive
+            raise OSError("write returned no progress")
+        view = view[written:]
+
+
+def write_new_file(path: Path, data: bytes) -> None:
+    """Create ``path`` (must not exist), write ``data`` and fsync it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
+    try:
+        write_all(fd, data)
+        sync_file(fd)
+    finally:
+        os.close(fd)

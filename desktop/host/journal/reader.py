@@ -1,0 +1,246 @@
+"""Read a session file into a ``SessionLog`` without ever raising on its content.
+
+Reading must stay close to the cost of parsing the JSON (a long session opens on every launch), so
+rows stay raw dicts: only the envelope (``type``, ``id``, ``v``) is checked here, full validation
+happens on demand through ``SessionLog.model``. Problems become ``Diagnostic`` entries that name the
+file and the line; lines that cannot be used are kept aside (``SetAside``), never dropped silently
+and never rewritten. A last line without its newline is the mark of an interrupted append: it is
+reported as ``TornTail`` and left for the writer to move into a sidecar file (T5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import orjson
+from pydantic import ValidationError
+
+from desktop.host.journal.errors import JournalFormatError
+from desktop.host.journal.rows import SCHEMA_VERSION, RowBase, SessionHeader, parse_row
+
+Severity = Literal["error", "warning"]
+
+_PREVIEW = 60
+
+
+class _Report(Protocol):
+    def __call__(self, line: int, code: str, message: str, severity: Severity = ...) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    path: Path
+    line: int
+    severity: Severity
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: line {self.line}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class SetAside:
+    """A complete line that is not part of the session (kept in the file, shown to the user)."""
+
+    line: int
+    raw: bytes
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TornTail:
+    """An incomplete last line: bytes from ``offset`` to the end of the file, without a newline."""
+
+    line: int
+    offset: int
+    size: int
+
+
+@dataclass(slots=True)
+class SessionLog:
+    path: Path
+    header: dict[str, Any] | None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    ids: dict[str, int] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    set_aside: list[SetAside] = field(default_factory=list)
+    torn: TornTail | None = None
+    end: int = 0
+    """Byte offset just after the last complete line: where the next append belongs."""
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def newer_format(self) -> bool:
+        """Written by a newer app: readable, but this app must not continue it (T7)."""
+        version = (self.header or {}).get("v")
+        return isinstance(version, int) and version > SCHEMA_VERSION
+
+    def header_model(self) -> SessionHeader:
+        if self.header is None:
+            raise self.format_error()
+        return SessionHeader.model_validate(self.header)
+
+    def model(self, index: int) -> RowBase:
+        """Validate one row on demand (raises ``pydantic.ValidationError`` for a malformed row)."""
+        return parse_row(self.rows[index])
+
+    def format_error(self) -> JournalFormatError:
+        """The error to raise when this file cannot be opened as a session at all."""
+        first = next((d for d in self.diagnostics if d.code.startswith("header")), None)
+        if first is None:
+            first = next(iter(self.errors), None)
+        if first is None:
+            return JournalFormatError(self.path, 1, "not a Pi Desktop session file")
+        return JournalFormatError(self.path, first.line, first.message)
+
+
+def read_session(path: Path) -> SessionLog:
+    """Read ``path``; raises only ``OSError`` (missing file, no permission)."""
+    return parse_session(path, path.read_bytes())
+
+
+def _preview(raw: bytes) -> str:
+    text = raw[:_PREVIEW].decode("utf-8", errors="replace")
+    more = f"… ({len(raw):,} bytes)" if len(raw) > _PREVIEW else ""
+    return f"{text!r}{more}"
+
+
+def _json_problem(exc: orjson.JSONDecodeError, raw: bytes) -> str:
+    if "utf-8" in exc.msg.lower():
+        return f"is not valid UTF-8 text; starts with {_preview(raw)}"
+    return f"is not valid JSON ({exc.msg} at byte {exc.pos}); starts with {_preview(raw)}"
+
+
+def parse_session(path: Path, data: bytes) -> SessionLog:
+    """Split ``data`` into header, rows, diagnostics and a possible torn tail."""
+    log = SessionLog(path=path, header=None)
+    diagnostics = log.diagnostics
+
+    def problem(line: int, code: str, message: str, severity: Severity = "error") -> None:
+        diagnostics.append(Diagnostic(path, line, severity, code, message))
+
+    if not data:
+        problem(1, "header-missing", "the file is empty; a session file starts with a header line")
+        return log
+
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline
+    if tail:
+        log.torn = TornTail(line=len(lines) + 1, offset=len(data) - len(tail), size=len(tail))
+        problem(
+            len(lines) + 1,
+            "torn-tail",
+            f"the last line is incomplete ({len(tail):,} bytes without a line end): the app stopped "
+            "while writing it, so it was never acknowledged; it is set aside when the session is "
+            "next opened for writing",
+            "warning",
+        )
+    log.end = len(data) - len(tail)
+    if not lines:
+        problem(1, "header-missing", "the file holds no complete line, so no session header")
+        return log
+
+    _parse_header(log, lines[0], problem)
+
+    rows = log.rows
+    ids = log.ids
+    set_aside = log.set_aside
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    line_no = 1
+    for raw in lines[1:]:
+        line_no += 1
+        if not raw:
+            continue
+        try:
+            obj = loads(raw)
+        except decode_error as exc:
+            reason = "this line " + _json_problem(exc, raw)
+            set_aside.append(SetAside(line_no, raw, reason))
+            problem(line_no, "not-json", reason + "; it is kept in the file and skipped")
+            continue
+        if type(obj) is not dict:
+            reason = f"this line is JSON but not an object: {_preview(raw)}"
+            set_aside.append(SetAside(line_no, raw, reason))
+            problem(line_no, "not-object", reason + "; it is kept in the file and skipped")
+            continue
+        row_id = obj.get("id")
+        version = obj.get("v")
+        if type(row_id) is not str or not row_id or type(obj.get("type")) is not str:
+            reason = f"row has no string 'id' and 'type': {_preview(raw)}"
+            set_aside.append(SetAside(line_no, raw, reason))
+            problem(line_no, "bad-envelope", reason + "; it is kept in the file and skipped")
+            continue
+        if type(version) is not int or version < 1:
+            reason = (
+                f"row {row_id} has an unknown schema version {version!r} (expected 1 to {SCHEMA_VERSION})"
+            )
+            set_aside.append(SetAside(line_no, raw, reason))
+            problem(line_no, "bad-version", reason + "; it is kept in the file and skipped")
+            continue
+        if row_id in ids:
+            reason = f"row id {row_id} appears again (first on an earlier line)"
+            set_aside.append(SetAside(line_no, raw, reason))
+            problem(line_no, "duplicate-id", reason + "; the first one is used", "warning")
+            continue
+        if version > SCHEMA_VERSION:
+            problem(
+                line_no,
+                "newer-row",
+                f"row {row_id} uses schema version {version}, newer than this app ({SCHEMA_VERSION}); "
+                "it is kept unchanged and treated as unknown",
+                "warning",
+            )
+        ids[row_id] = len(rows)
+        rows.append(obj)
+    return log
+
+
+def _parse_header(log: SessionLog, raw: bytes, problem: _Report) -> None:
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        problem(1, "header-not-json", "this line " + _json_problem(exc, raw) + "; this is not a session file")
+        return
+    if not isinstance(obj, dict) or obj.get("type") != "session":
+        problem(1, "header-missing", f"line 1 is not a session header: {_preview(raw)}")
+        return
+    version = obj.get("v")
+    if type(version) is not int or version < 1:
+        problem(1, "header-version", f"the session header has an unknown schema version {version!r}")
+        return
+    if version > SCHEMA_VERSION:
+        problem(
+            1,
+            "header-newer",
+            f"the session was written by a newer Pi Desktop (format v{version}, this app reads "
+            f"v{SCHEMA_VERSION}); it can be read but not continued here",
+            "warning",
+        )
+        log.header = obj
+        return
+    try:
+        SessionHeader.model_validate(obj)
+    except ValidationError as exc:
+        problem(1, "header-invalid", f"the session header is invalid: {_summarize(exc)}")
+        return
+    log.header = obj
+
+
+def _summarize(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors()[:3]:
+        where = ".".join(str(p) for p in error["loc"]) or "row"
+        parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def describe_row_error(row: Mapping[str, Any], exc: ValidationError) -> str:
+    return f"row {row.get('id')!r} ({row.get('type')!r}) is invalid: {_summarize(exc)}"

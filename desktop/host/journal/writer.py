@@ -1,0 +1,424 @@
+"""The one writer of a session file (SPEC T1, T3, T5, T6).
+
+Write-ahead: ``append`` writes a batch of rows with one ``write`` and one fsync (group commit) and
+only then returns an ``Ack``; the runtime needs that ``Ack`` to dispatch. A failure leaves the file
+exactly as it was before the batch (the partial write is truncated away) and raises
+``LocalPreparationFailure``; the retry re-uses the row ids and an id the writer already holds is
+treated as done, so a retry never duplicates a row.
+
+On open the writer takes the OS lock (a second opener gets a read-only view with a message saying
+why), moves a torn last line into ``<session>.torn-<n>`` so the next append cannot merge with it,
+and fsyncs once so every row it reads back is durable before it can be acknowledged again.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import orjson
+from pydantic import ValidationError
+
+from desktop.host.journal.ack import Ack, issue_ack
+from desktop.host.journal.durable import sync_dir, sync_file, write_all, write_new_file
+from desktop.host.journal.errors import FailureKind, LocalPreparationFailure, NotAcknowledged
+from desktop.host.journal.lock import LockHeld, SessionLock, lock_path_for
+from desktop.host.journal.reader import Diagnostic, SessionLog, SetAside, TornTail, parse_session
+from desktop.host.journal.rows import (
+    ROW_MODELS,
+    SCHEMA_VERSION,
+    RowBase,
+    SessionHeader,
+    new_row_id,
+)
+
+RowLike = RowBase | Mapping[str, Any]
+
+_O_BINARY = getattr(os, "O_BINARY", 0)
+_APPENDABLE = frozenset(ROW_MODELS.values())
+
+
+class _SessionExists(FileExistsError):
+    """Our own "already exists", told apart from an OS refusal such as a file in the folder's place."""
+
+
+class JournalWriter:
+    """Owns one session file. Create with ``create`` or ``open``; use as a context manager."""
+
+    def __init__(
+        self,
+        path: Path,
+        log: SessionLog,
+        *,
+        fd: int | None,
+        lock: SessionLock | None,
+        read_only_reason: str | None,
+        torn_sidecar: Path | None = None,
+    ) -> None:
+        self.path = path
+        self._log = log
+        self._fd = fd
+        self._lock = lock
+        self._read_only_reason = read_only_reason
+        self._end = log.end
+        self._mutex = threading.Lock()
+        self._broken: str | None = None
+        self._closed = False
+        self.torn_sidecar = torn_sidecar
+        """Where a torn last line was moved on this open, if there was one."""
+        self.syncs = 0
+        """fsync calls made by ``append`` (one per batch that wrote something)."""
+
+    # --- opening ------------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        cwd: str | os.PathLike[str],
+        app_version: str,
+        session_id: str | None = None,
+        header_fields: Mapping[str, Any] | None = None,
+    ) -> JournalWriter:
+        """Create a new session file holding only its header, durably, and open it for writing.
+
+        The header is written to a temporary file and linked into place, so a crash never leaves
+        an empty or half-written session file behind. Raises ``FileExistsError`` if ``path``
+        exists and ``LocalPreparationFailure`` if the OS refuses.
+        """
+        path = Path(path)
+        header = SessionHeader(
+            id=session_id or new_row_id(),
+            cwd=str(cwd),
+            appVersion=app_version,
+            **dict(header_fields or {}),
+        )
+        line = orjson.dumps(header.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+        lock: SessionLock | None = None
+        fd: int | None = None
+        try:
+            created_parent = not path.parent.exists()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if created_parent:
+                sync_dir(path.parent.parent)
+            lock = SessionLock.acquire(lock_path_for(path))
+            if path.exists():
+                raise _SessionExists(errno.EEXIST, "a session file already exists", str(path))
+            temp = path.with_name(f".{path.name}.{os.getpid()}.new")
+            temp.unlink(missing_ok=True)
+            try:
+                write_new_file(temp, line)
+                _publish(temp, path)
+            finally:
+                temp.unlink(missing_ok=True)
+            sync_dir(path.parent)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | _O_BINARY)
+        except LockHeld as held:
+            raise FileExistsError(errno.EEXIST, held.user_message, str(path)) from held
+        except OSError as exc:
+            if fd is not None:
+                os.close(fd)
+            if lock is not None:
+                lock.release()
+            if isinstance(exc, _SessionExists):
+                raise FileExistsError(*exc.args) from None
+            raise LocalPreparationFailure.from_os_error(
+                exc, path=path, row_ids=[header.id], doing="creating the session file"
+            ) from exc
+        return cls(path, parse_session(path, line), fd=fd, lock=lock, read_only_reason=None)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, read_only: bool = False) -> JournalWriter:
+        """Open an existing session; read-only (with ``read_only_reason``) if it cannot be written.
+
+        Raises ``FileNotFoundError`` for a missing file and ``JournalFormatError`` (file and line)
+        when the file is not a session at all. Problems inside the file never raise: they are in
+        ``diagnostics`` and ``set_aside``.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(errno.ENOENT, "no session file here", str(path))
+        reason = "Opened read-only on request." if read_only else None
+        lock: SessionLock | None = None
+        fd: int | None = None
+        if not read_only:
+            lock, reason = _try_lock(path)
+        try:
+            if lock is not None:
+                try:
+                    fd = os.open(path, os.O_RDWR | os.O_APPEND | _O_BINARY)
+                except OSError as exc:
+                    if isinstance(exc, FileNotFoundError):
+                        raise
+                    lock.release()
+                    lock = None
+                    reason = (
+                        f"This session file cannot be written ({exc.strerror or exc}), "
+                        "so it is shown read-only."
+                    )
+            data = path.read_bytes()
+            log = parse_session(path, data)
+            if log.header is None:
+                raise log.format_error()
+            if fd is not None and log.newer_format:
+                reason = (
+                    "This session was written by a newer version of Pi Desktop. It is shown "
+                    "read-only so this version cannot change it; update the app to continue it."
+                )
+                fd, lock = _drop(fd, lock)
+            sidecar: Path | None = None
+            if fd is not None:
+                try:
+                    if log.torn is not None:
+                        sidecar = _set_aside_tail(path, fd, log.torn, data)
+                        _note_sidecar(log, sidecar)
+                    sync_file(fd)  # rows a killed writer left in the page cache become durable
+                except OSError as exc:
+                    reason = (
+                        f"An interrupted write left an incomplete last line that could not be set "
+                        f"aside ({exc.strerror or exc}), so the session is shown read-only."
+                    )
+                    fd, lock = _drop(fd, lock)
+                    sidecar = None
+        except BaseException:
+            _drop(fd, lock)
+            raise
+        return cls(path, log, fd=fd, lock=lock, read_only_reason=reason, torn_sidecar=sidecar)
+
+    # --- state --------------------------------------------------------------------------------
+
+    @property
+    def header(self) -> dict[str, Any]:
+        header = self._log.header
+        assert header is not None  # guaranteed by create/open
+        return header
+
+    @property
+    def session_id(self) -> str:
+        return str(self.header["id"])
+
+    @property
+    def rows(self) -> Sequence[dict[str, Any]]:
+        """Every acknowledged row in journal order (raw JSON objects; do not mutate them)."""
+        return self._log.rows
+
+    @property
+    def read_only(self) -> bool:
+        return self._fd is None
+
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why this session cannot be written, in words for the user; ``None`` when writable."""
+        if self._closed:
+            return "The session was closed."
+        return self._read_only_reason if self._fd is None else None
+
+    @property
+    def diagnostics(self) -> Sequence[Diagnostic]:
+        return self._log.diagnostics
+
+    @property
+    def set_aside(self) -> Sequence[SetAside]:
+        return self._log.set_aside
+
+    @property
+    def log(self) -> SessionLog:
+        return self._log
+
+    def holds(self, row_id: str) -> bool:
+        return row_id in self._log.ids
+
+    def get(self, row_id: str) -> dict[str, Any] | None:
+        index = self._log.ids.get(row_id)
+        return None if index is None else self._log.rows[index]
+
+    # --- writing ------------------------------------------------------------------------------
+
+    def append(self, rows: Iterable[RowLike]) -> Ack:
+        """Write the rows durably with one fsync and acknowledge them.
+
+        Rows whose id the writer already holds are skipped (idempotent retry). On any failure
+        nothing of the batch remains in the file and ``LocalPreparationFailure`` is raised.
+        """
+        with self._mutex:
+            batch = [self._prepare(row) for row in rows]
+            ids = [row_id for row_id, _ in batch]
+            self._check_writable(ids)
+            assert self._fd is not None
+            held = self._log.ids
+            fresh: dict[str, dict[str, Any]] = {}
+            for row_id, data in batch:
+                if row_id not in held and row_id not in fresh:
+                    fresh[row_id] = data
+            if not fresh:
+                return issue_ack(self.path, self.session_id, ids, (), 0)
+            payload = b"".join(orjson.dumps(d, option=orjson.OPT_APPEND_NEWLINE) for d in fresh.values())
+            start = self._end
+            try:
+                write_all(self._fd, payload)
+                sync_file(self._fd)
+            except OSError as exc:
+                self._roll_back(start)
+                raise LocalPreparationFailure.from_os_error(
+                    exc, path=self.path, row_ids=list(fresh), doing="writing to"
+                ) from exc
+            self._end = start + len(payload)
+            self.syncs += 1
+            rows_list = self._log.rows
+            for row_id, data in fresh.items():
+                held[row_id] = len(rows_list)
+                rows_list.append(data)
+            return issue_ack(self.path, self.session_id, ids, tuple(fresh), 1)
+
+    def ack_for(self, ids: Iterable[str]) -> Ack:
+        """An acknowledgement for rows already durable (e.g. a user row written before the turn)."""
+        wanted = list(ids)
+        with self._mutex:
+            missing = [row_id for row_id in wanted if row_id not in self._log.ids]
+        if missing:
+            raise NotAcknowledged(f"{len(missing)} row(s) are not in {self.path} (first: {missing[0]})")
+        return issue_ack(self.path, self.session_id, wanted, (), 0)
+
+    def _prepare(self, row: RowLike) -> tuple[str, dict[str, Any]]:
+        """Validate a row and return its id and a private JSON copy of it."""
+        try:
+            if isinstance(row, RowBase):
+                model = row
+            else:
+                row_id = row.get("id")
+                if not isinstance(row_id, str) or not row_id:
+                    raise ValueError("the row has no id; give one so a retry can reuse it")
+                model_type = ROW_MODELS.get(str(row.get("type")))
+                if model_type is None:
+                    raise ValueError(f"unknown row type {row.get('type')!r}")
+                model = model_type.model_validate(dict(row))
+            if type(model) not in _APPENDABLE:
+                raise ValueError(f"{type(model).__name__} rows cannot be appended")
+            if model.v != SCHEMA_VERSION:
+                raise ValueError(f"row version {model.v} is not {SCHEMA_VERSION}")
+        except (ValidationError, ValueError) as exc:
+            row_id = row.id if isinstance(row, RowBase) else row.get("id")
+            raise LocalPreparationFailure(
+                f"Could not save the conversation before sending it: row {row_id!r} is invalid "
+                f"({exc}). Nothing was sent to the model.",
+                kind="invalid_row",
+                path=self.path,
+                row_ids=[str(row_id)],
+                cause=exc,
+            ) from exc
+        data = model.to_json()
+        return model.id, data
+
+    def _check_writable(self, ids: Sequence[str]) -> None:
+        kind: FailureKind
+        if self._closed:
+            message, kind = "The session was closed; reopen it to continue.", "closed"
+        elif self._fd is None:
+            message, kind = f"{self._read_only_reason} Nothing was sent to the model.", "read_only"
+        elif self._broken is not None:
+            message, kind = self._broken, "io"
+        else:
+            return
+        raise LocalPreparationFailure(message, kind=kind, path=self.path, row_ids=ids)
+
+    def _roll_back(self, start: int) -> None:
+        """Cut a failed batch off the file so a retry cannot land behind half a row."""
+        assert self._fd is not None
+        try:
+            os.ftruncate(self._fd, start)
+            sync_file(self._fd)
+        except OSError as exc:
+            self._broken = (
+                f"Could not save the conversation: a failed write could not be undone "
+                f"({exc.strerror or exc}). Nothing was sent; reopen the session to continue."
+            )
+
+    # --- read-only views ----------------------------------------------------------------------
+
+    def refresh(self) -> int:
+        """Re-read a read-only session (another window may be writing it); returns new row count."""
+        if not self.read_only:
+            return 0
+        before = len(self._log.rows)
+        self._log = parse_session(self.path, self.path.read_bytes())
+        return len(self._log.rows) - before
+
+    # --- closing ------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        with self._mutex:
+            if self._closed:
+                return
+            self._closed = True
+            self._fd, self._lock = _drop(self._fd, self._lock)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _try_lock(path: Path) -> tuple[SessionLock | None, str | None]:
+    try:
+        return SessionLock.acquire(lock_path_for(path)), None
+    except LockHeld as held:
+        return None, held.user_message
+    except OSError as exc:
+        return None, (
+            f"The folder {path.parent} is not writable ({exc.strerror or exc}), "
+            "so this session is shown read-only."
+        )
+
+
+def _drop(fd: int | None, lock: SessionLock | None) -> tuple[None, None]:
+    if fd is not None:
+        os.close(fd)
+    if lock is not None:
+        lock.release()
+    return None, None
+
+
+def _publish(temp: Path, path: Path) -> None:
+    """Move a finished file into place without ever replacing an existing one."""
+    if os.name == "nt":  # pragma: no cover - rename refuses to overwrite on Windows
+        os.rename(temp, path)
+    else:
+        os.link(temp, path)
+
+
+def _note_sidecar(log: SessionLog, sidecar: Path) -> None:
+    log.diagnostics[:] = [
+        replace(
+            d,
+            message=f"the last line was incomplete (an interrupted write, never acknowledged); "
+            f"it was moved to {sidecar.name} so new rows cannot merge with it",
+        )
+        if d.code == "torn-tail"
+        else d
+        for d in log.diagnostics
+    ]
+
+
+def _set_aside_tail(path: Path, fd: int, torn: TornTail, data: bytes) -> Path:
+    """Move an incomplete last line into a sidecar file, then cut it off the session."""
+    number = 1
+    while (sidecar := path.with_name(f"{path.name}.torn-{number}")).exists():
+        number += 1
+    write_new_file(sidecar, data[torn.offset :])
+    sync_dir(path.parent)
+    os.ftruncate(fd, torn.offset)
+    sync_file(fd)
+    return sidecar

@@ -1,0 +1,221 @@
+"""Tool constrained sampling (pi-ai ``constrained-sampling.ts``): strict JSON schemas and grammars.
+
+A tool may ask for JSON-schema constrained sampling (``strict``) or an OpenAI grammar. The
+provider decides whether it can honour it: a strict-capable provider gets a rewritten schema
+(every property required, optionals made nullable, no extra properties); a "prefer" tool whose
+schema cannot be made strict quietly falls back; a "require" tool fails loudly.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from desktop.pi.projection import ProjectionError
+
+_UNSUPPORTED_STRICT_KEYS = (
+    "$ref",
+    "$defs",
+    "definitions",
+    "allOf",
+    "oneOf",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "propertyNames",
+    "contains",
+    "prefixItems",
+    "not",
+    "if",
+    "then",
+    "else",
+)
+
+UnsupportedKeyword = Callable[[str, Any], bool]
+
+
+class UnsupportedStrictSchema(Exception):
+    """The schema uses a construct strict mode cannot express."""
+
+
+def _is_object(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def _is_structured(schema: Any) -> bool:
+    if not _is_object(schema):
+        return False
+    kind = schema.get("type")
+    types = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
+    return "object" in types or "array" in types or "properties" in schema or "items" in schema
+
+
+def _allows_null(schema: Any) -> bool:
+    if not _is_object(schema):
+        return False
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if ("const" in schema and schema["const"] is None) or (
+        isinstance(schema.get("enum"), list) and None in schema["enum"]
+    ):
+        return True
+    variants = schema.get("anyOf")
+    return isinstance(variants, list) and any(_allows_null(v) for v in variants)
+
+
+def _make_strict(schema: Any, unsupported: UnsupportedKeyword | None) -> None:
+    if not _is_object(schema):
+        raise UnsupportedStrictSchema("boolean schemas are unsupported")
+    for key in _UNSUPPORTED_STRICT_KEYS:
+        if key in schema:
+            raise UnsupportedStrictSchema(f"{key} schemas are unsupported")
+    if unsupported is not None:
+        for key, value in schema.items():
+            if unsupported(key, value):
+                raise UnsupportedStrictSchema(f"{key} is unsupported")
+    if "anyOf" in schema:
+        variants = schema["anyOf"]
+        if not isinstance(variants, list) or not variants:
+            raise UnsupportedStrictSchema("anyOf must contain at least one schema")
+        for variant in variants:
+            if _is_structured(variant):
+                raise UnsupportedStrictSchema("object and array unions are unsupported")
+            _make_strict(variant, unsupported)
+    if "items" in schema:
+        if isinstance(schema["items"], list):
+            raise UnsupportedStrictSchema("tuple schemas are unsupported")
+        _make_strict(schema["items"], unsupported)
+    is_object = schema.get("type") == "object"
+    if "properties" in schema and not is_object:
+        raise UnsupportedStrictSchema("properties require type object")
+    if not is_object:
+        return
+    if "additionalProperties" in schema and schema["additionalProperties"] is not False:
+        raise UnsupportedStrictSchema("schema-valued or true additionalProperties is unsupported")
+    if "properties" in schema and not _is_object(schema["properties"]):
+        raise UnsupportedStrictSchema("object properties must be a schema map")
+    required_list = schema.get("required")
+    if "required" in schema and (
+        not isinstance(required_list, list) or any(not isinstance(k, str) for k in required_list)
+    ):
+        raise UnsupportedStrictSchema("object required must be a string array")
+    properties = schema.get("properties") or {}
+    names = list(properties)
+    required = set(required_list or [])
+    if any(key not in properties for key in required):
+        raise UnsupportedStrictSchema("required contains an unknown property")
+    for key, prop in list(properties.items()):
+        _make_strict(prop, unsupported)
+        if key not in required and not _allows_null(prop):
+            properties[key] = {"anyOf": [prop, {"type": "null"}]}
+    schema["required"] = names
+    schema["additionalProperties"] = False
+
+
+def make_strict_json_schema(schema: Any, unsupported: UnsupportedKeyword | None = None) -> dict[str, Any]:
+    cloned = copy.deepcopy(schema)
+    if not _is_object(cloned):
+        raise UnsupportedStrictSchema("root schema must have type object")
+    _make_strict(cloned, unsupported)
+    if cloned.get("type") != "object":
+        raise UnsupportedStrictSchema("root schema must have type object")
+    result: dict[str, Any] = cloned
+    return result
+
+
+def json_schema_tool_parameters(tool: Mapping[str, Any], strict: bool | None) -> Any:
+    return make_strict_json_schema(tool["parameters"]) if strict is True else tool["parameters"]
+
+
+def resolve_json_schema_strict(
+    tool: Mapping[str, Any], supports_strict: bool, unsupported: UnsupportedKeyword | None = None
+) -> bool | None:
+    """True when the tool is sent strict; None when it is sent as a plain schema."""
+    config = tool.get("constrainedSampling")
+    if not config or config.get("type") != "json_schema":
+        return None
+    if supports_strict:
+        try:
+            make_strict_json_schema(tool["parameters"], unsupported)
+            return True
+        except UnsupportedStrictSchema as error:
+            if config.get("strict") != "require":
+                return None
+            raise ProjectionError(
+                f'Tool "{tool["name"]}" requires JSON-schema constrained sampling, but {error}.'
+            ) from error
+    if config.get("strict") == "require":
+        raise ProjectionError(
+            f'Tool "{tool["name"]}" requires JSON-schema constrained sampling, but strict tools are unsupported.'
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class GrammarSampling:
+    format: str
+    definition: str
+    input_property: str
+
+
+def _grammar_input_property(tool: Mapping[str, Any]) -> str:
+    schema = tool["parameters"]
+    if schema.get("type") != "object":
+        raise ValueError("grammar constrained sampling requires an object parameter schema")
+    required = schema.get("required")
+    if not isinstance(required, list) or len(required) != 1 or not isinstance(required[0], str):
+        raise ValueError("grammar constrained sampling requires exactly one required string property")
+    name = required[0]
+    prop = (schema.get("properties") or {}).get(name)
+    if not prop:
+        raise ValueError(f"grammar constrained sampling requires a properties entry for {name}")
+    if prop.get("type") != "string":
+        raise ValueError(f"grammar constrained sampling property {name} must have type string")
+    return name
+
+
+def resolve_grammar(tool: Mapping[str, Any], supports_grammar: bool) -> GrammarSampling | None:
+    config = tool.get("constrainedSampling")
+    if not config or config.get("type") != "grammar" or not supports_grammar:
+        return None
+    variants = config.get("variants") or {}
+    lark = variants.get("openai_lark")
+    regex = variants.get("openai_regex")
+    has_lark = isinstance(lark, str) and bool(lark.strip())
+    has_regex = isinstance(regex, str) and bool(regex.strip())
+    if not has_lark and not has_regex:
+        raise ProjectionError(
+            f'Tool "{tool["name"]}" cannot use grammar constrained sampling: '
+            "no supported grammar variant was provided."
+        )
+    try:
+        prop = _grammar_input_property(tool)
+    except ValueError as error:
+        raise ProjectionError(
+            f'Tool "{tool["name"]}" cannot use grammar constrained sampling: {error}.'
+        ) from error
+    definition = str(lark if has_lark else regex)
+    return GrammarSampling("lark" if has_lark else "regex", definition, prop)
+
+
+def grammar_input_properties(tools: Sequence[Mapping[str, Any]], supports_grammar: bool) -> dict[str, str]:
+    """Tool name -> the argument that carries a grammar tool's raw input."""
+    properties: dict[str, str] = {}
+    for tool in tools:
+        grammar = resolve_grammar(tool, supports_grammar)
+        if grammar is not None:
+            properties[tool["name"]] = grammar.input_property
+    return properties
+
+
+def grammar_tool_input(tool_name: str, arguments: Mapping[str, Any], input_property: str) -> str:
+    value = arguments.get(input_property)
+    if not isinstance(value, str):
+        raise ProjectionError(
+            f'Grammar tool call "{tool_name}" requires argument "{input_property}" to be a string.'
+        )
+    return value

@@ -1,0 +1,220 @@
+"""Child processes for the journal tests (run as a script, never collected by pytest).
+
+Modes:
+  zygote <session>   imports the journal once, then forks one writer child per ``fork`` command
+                     read from stdin, so a hundred SIGKILLs cost milliseconds each instead of an
+                     interpreter start each. Children print ``BEGIN``/``ACK`` lines; an ``ACK`` is
+                     printed only after ``append`` returned, so it proves an acknowledgement.
+  hold <session>     opens the session for writing and holds it until stdin says ``close``.
+  bigwrite <session> starts one very long append so the parent can kill it in the middle.
+  fsize <session>    runs appends under RLIMIT_FSIZE so the OS refuses the write (EFBIG).
+
+Every line written to stdout goes through one ``os.write`` (atomic on a pipe), never through the
+inherited ``sys.stdout`` buffer, so a killed child can never leave a half message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import resource
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from desktop.host.journal import (
+    JournalWriter,
+    LocalPreparationFailure,
+    ModelSystem,
+    NoteRow,
+    SystemRow,
+    ToolResultRow,
+    UserRow,
+    new_row_id,
+    read_session,
+)
+from desktop.host.journal.rows import RowBase
+
+
+def emit(*parts: object) -> None:
+    os.write(1, (" ".join(str(p) for p in parts) + "\n").encode())
+
+
+def payload_for(row_id: str) -> str:
+    """Content derived from the id alone, so a retry rebuilds exactly the same row."""
+    digest = hashlib.sha256(row_id.encode()).digest()
+    size = 40 + digest[0] * 6
+    if digest[1] < 4:  # about 1.5%: a large tool output, so some kills land inside a long write
+        size = 200_000 + digest[2] * 100
+    seed = digest.hex()
+    return (seed * (size // len(seed) + 1))[:size]
+
+
+def check_of(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def row_for(row_id: str) -> RowBase:
+    """A deterministic row of a type picked by the id; ``check`` is an unknown field on purpose."""
+    text = payload_for(row_id)
+    kind = hashlib.sha256(row_id.encode()).digest()[3] % 3
+    extra: dict[str, Any] = {"check": check_of(text)}
+    if kind == 0:
+        return UserRow(id=row_id, ts=1, message={"role": "user", "content": text, "timestamp": 1}, **extra)
+    if kind == 1:
+        message = {
+            "role": "toolResult",
+            "toolCallId": "call_" + row_id,
+            "toolName": "bash",
+            "content": [{"type": "text", "text": text}],
+            "isError": False,
+            "timestamp": 1,
+        }
+        return ToolResultRow(id=row_id, ts=1, message=message, **extra)
+    system = {"role": "system", "content": text, "sections": {"env": text[:20], "old": None}, "timestamp": 1}
+    return SystemRow(id=row_id, ts=1, modelSystem=ModelSystem(message=system), label="test", **extra)
+
+
+def row_text(row: dict[str, Any]) -> str:
+    message = row.get("message") or row.get("modelSystem", {}).get("message")
+    assert isinstance(message, dict)
+    content = message["content"]
+    return content if isinstance(content, str) else str(content[0]["text"])
+
+
+# --- zygote ----------------------------------------------------------------------------------
+
+
+def writer_child(session: Path, retry: list[str], seed: int) -> None:
+    writer = JournalWriter.open(session)
+    if writer.read_only:
+        emit("READONLY", writer.read_only_reason)
+        os._exit(3)
+    if retry:
+        ack = writer.append([row_for(i) for i in retry])
+        emit("ACK", *ack.ids)
+    rng = random.Random(seed)
+    while True:
+        ids = [new_row_id() for _ in range(rng.randint(1, 4))]
+        emit("BEGIN", *ids)
+        ack = writer.append([row_for(i) for i in ids])
+        emit("ACK", *ack.ids)
+
+
+def zygote(session: Path) -> None:
+    emit("ready")
+    for line in sys.stdin:
+        command, _, arg = line.strip().partition(" ")
+        if command == "fork":
+            spec = orjson.loads(arg)
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    writer_child(session, spec["retry"], spec["seed"])
+                except BaseException as exc:
+                    emit("CRASH", repr(exc))
+                finally:
+                    os._exit(4)
+            emit("forked", pid)
+        elif command == "wait":
+            pid = int(arg)
+            _, status = os.waitpid(pid, 0)
+            emit("dead", pid, status)
+        elif command == "quit":
+            return
+
+
+# --- hold ------------------------------------------------------------------------------------
+
+
+def hold(session: Path) -> None:
+    writer = JournalWriter.open(session)
+    emit("ready", "read-only" if writer.read_only else "writable")
+    for line in sys.stdin:
+        if line.strip() == "append":
+            ack = writer.append([NoteRow(level="info", text="from holder")])
+            emit("ACK", *ack.ids)
+        elif line.strip() == "close":
+            break
+    writer.close()
+    emit("closed")
+
+
+# --- bigwrite --------------------------------------------------------------------------------
+
+
+def bigwrite(session: Path) -> None:
+    """Acknowledge a small row, then start one very long write for the parent to kill mid-way."""
+    writer = JournalWriter.open(session)
+    ack = writer.append([NoteRow(level="info", text="before the long write")])
+    emit("ACK", *ack.ids)
+    huge = ToolResultRow(
+        message={
+            "role": "toolResult",
+            "toolCallId": "c1",
+            "toolName": "bash",
+            "content": [{"type": "text", "text": "y" * (96 << 20)}],
+            "isError": False,
+            "timestamp": 1,
+        }
+    )
+    emit("BIG", huge.id)
+    writer.append([huge])
+    emit("ACK", huge.id)
+
+
+# --- fsize -----------------------------------------------------------------------------------
+
+
+def fsize(session: Path) -> None:
+    """Make the OS refuse writes with EFBIG, check the failure, lift the limit, retry."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel kills us instead of failing write
+    report: dict[str, Any] = {}
+    writer = JournalWriter.create(session, cwd="/project", app_version="test")
+    first = UserRow(message={"role": "user", "content": "fits", "timestamp": 1})
+    writer.append([first])
+    size = session.stat().st_size
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size + 300, hard))
+
+    small = NoteRow(level="info", text="small enough to fit under the limit")
+    big = UserRow(message={"role": "user", "content": "x" * 5000, "timestamp": 1})
+    failures: list[dict[str, Any] | None] = []
+    for batch in ([big], [small, big]):
+        try:
+            writer.append(batch)
+            failures.append(None)
+        except LocalPreparationFailure as exc:
+            failures.append(
+                {
+                    "kind": exc.kind,
+                    "message": exc.user_message,
+                    "row_ids": list(exc.row_ids),
+                    "errno": getattr(exc.cause, "errno", None),
+                    "size_after": session.stat().st_size,
+                }
+            )
+    report["size_before"] = size
+    report["failures"] = failures
+    report["held_after_failure"] = [writer.holds(small.id), writer.holds(big.id)]
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    retry = writer.append([small, big])
+    again = writer.append([small, big])
+    report["retry_written"] = list(retry.written)
+    report["again_written"] = list(again.written)
+    report["ids"] = {"first": first.id, "small": small.id, "big": big.id}
+    writer.close()
+    log = read_session(session)
+    report["reread_ids"] = [row["id"] for row in log.rows]
+    report["diagnostics"] = [str(d) for d in log.diagnostics]
+    emit(orjson.dumps(report).decode())
+
+
+if __name__ == "__main__":
+    mode, target = sys.argv[1], Path(sys.argv[2])
+    {"zygote": zygote, "hold": hold, "fsize": fsize, "bigwrite": bigwrite}[mode](target)

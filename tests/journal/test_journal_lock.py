@@ -1,0 +1,109 @@
+"""SPEC T6: one writer per session; a second process gets a read-only view and is told why."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop.host.journal import JournalWriter, LocalPreparationFailure, NoteRow, read_session
+
+REPO = Path(__file__).resolve().parents[2]
+CHILD = Path(__file__).with_name("journal_child.py")
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    path = tmp_path / "s.jsonl"
+    JournalWriter.create(path, cwd="/p", app_version="t").close()
+    return path
+
+
+@pytest.fixture
+def holder(session: Path) -> Iterator[subprocess.Popen[str]]:
+    child = subprocess.Popen(
+        [sys.executable, str(CHILD), "hold", str(session)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().split() == ["ready", "writable"]
+    yield child
+    if child.poll() is None:
+        child.kill()
+    child.wait(timeout=10)
+
+
+def tell(child: subprocess.Popen[str], command: str) -> str:
+    assert child.stdin is not None and child.stdout is not None
+    child.stdin.write(command + "\n")
+    child.stdin.flush()
+    return child.stdout.readline().strip()
+
+
+def test_second_process_is_read_only_with_a_plain_reason(
+    session: Path, holder: subprocess.Popen[str]
+) -> None:
+    with JournalWriter.open(session) as second:
+        assert second.read_only
+        reason = second.read_only_reason or ""
+        assert "open for writing in another Pi Desktop window" in reason
+        assert f"process {holder.pid}" in reason
+        assert "read-only" in reason and "close it there" in reason
+        with pytest.raises(LocalPreparationFailure) as caught:
+            second.append([NoteRow(level="info", text="should not land")])
+        assert caught.value.kind == "read_only" and reason in caught.value.user_message
+
+        # the holder keeps writing; the read-only view can catch up
+        ack_line = tell(holder, "append")
+        assert ack_line.startswith("ACK ")
+        assert second.refresh() == 1
+        assert second.rows[-1]["id"] == ack_line.split()[1]
+
+    assert tell(holder, "close") == "closed"
+    with JournalWriter.open(session) as third:
+        assert not third.read_only and third.read_only_reason is None
+        third.append([NoteRow(level="info", text="now writable")])
+    assert len(read_session(session).rows) == 2
+
+
+def test_a_killed_holder_releases_the_lock(session: Path, holder: subprocess.Popen[str]) -> None:
+    with JournalWriter.open(session) as second:
+        assert second.read_only
+    holder.kill()
+    holder.wait(timeout=10)
+    with JournalWriter.open(session) as third:
+        assert not third.read_only
+
+
+def test_second_open_in_the_same_process_is_read_only_too(session: Path) -> None:
+    with JournalWriter.open(session) as first, JournalWriter.open(session) as second:
+        assert not first.read_only and second.read_only
+        assert "this same Pi Desktop window" in (second.read_only_reason or "")
+    with JournalWriter.open(session) as again:
+        assert not again.read_only
+
+
+def test_read_only_on_request_takes_no_lock(session: Path) -> None:
+    with JournalWriter.open(session, read_only=True) as viewer, JournalWriter.open(session) as writer:
+        assert viewer.read_only and viewer.read_only_reason == "Opened read-only on request."
+        assert not writer.read_only
+
+
+def test_folder_without_room_for_a_lock_gives_read_only(tmp_path: Path) -> None:
+    """A lock file that cannot be created (here: a folder is in its place) means read-only, not a crash."""
+    path = tmp_path / "s.jsonl"
+    JournalWriter.create(path, cwd="/p", app_version="t").close()
+    lock = tmp_path / "s.jsonl.lock"
+    lock.unlink()
+    lock.mkdir()
+    with JournalWriter.open(path) as writer:
+        assert writer.read_only
+        assert "not writable" in (writer.read_only_reason or "")

@@ -1,0 +1,213 @@
+"""Our Anthropic request bodies against the official ``anthropic`` Python SDK's request types.
+
+The conformance test proves we match pi-ai; this one proves the shape is one Anthropic's own
+SDK describes. Every projected body is walked against ``MessageCreateParamsStreaming`` (the
+beta params TypedDict) through its ``__annotations__``: every key must be declared, every
+required key present, literals must match, unions must have a matching member, all the way
+down to content blocks, tools and cache-control markers.
+
+Exclusion rule: a field pi-ai sends that the installed SDK does not declare is listed in
+``NOT_IN_SDK`` with the TypedDict that lacks it. Only that field is removed before the walk;
+the rest of the body is still checked. The test asserts the SDK really lacks each listed field,
+so a stale entry fails ``test_exclusions_are_still_needed`` as the SDK changes.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import json
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin, get_type_hints
+
+import pytest
+from anthropic.types.beta.message_create_params import MessageCreateParamsStreaming
+from typing_extensions import is_typeddict
+
+from desktop.pi.projection import RequestOptions, project
+from desktop.pi.transcript import normalize_context
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai" / "anthropic.json"
+CASES: list[dict[str, Any]] = json.loads(FIXTURE.read_text(encoding="utf-8"))
+
+#: (container key or "" for the top level, field, the SDK TypedDict that does not declare it).
+NOT_IN_SDK: tuple[tuple[str, str, str], ...] = (
+    # pi-ai sends temperature (non-thinking, non-managed-effort models); this SDK's beta params
+    # no longer declare sampling parameters at all.
+    ("", "temperature", "anthropic.types.beta.message_create_params.MessageCreateParamsBase"),
+)
+
+
+class Mismatch(Exception):
+    """Where in the body and why the SDK's types reject it."""
+
+
+def _unwrap(tp: Any) -> Any:
+    while get_origin(tp) in (Required, NotRequired, typing.Annotated):
+        tp = get_args(tp)[0]
+    return tp
+
+
+def _hints(td: Any) -> dict[str, Any]:
+    return get_type_hints(td, include_extras=True)
+
+
+def _required_keys(td: Any, hints: dict[str, Any]) -> set[str]:
+    """``__required_keys__`` misses ``Required[...]`` written as a string (PEP 563), so read the hints."""
+    marked = {key for key, hint in hints.items() if get_origin(hint) is Required}
+    optional = {key for key, hint in hints.items() if get_origin(hint) is NotRequired}
+    return marked | (set(td.__required_keys__) - optional)
+
+
+def check(value: Any, tp: Any, path: str = "body") -> None:
+    """Raise ``Mismatch`` unless ``value`` is an instance of the SDK type ``tp``."""
+    tp = _unwrap(tp)
+    if tp is Any or tp is object:
+        return
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        errors = []
+        for member in get_args(tp):
+            try:
+                check(value, member, path)
+                return
+            except Mismatch as error:
+                errors.append(str(error))
+        raise Mismatch(f"{path}: no union member accepts {value!r:.80}: " + " | ".join(errors[:6]))
+    if origin is Literal:
+        if value not in get_args(tp) or isinstance(value, bool) != any(
+            isinstance(a, bool) for a in get_args(tp)
+        ):
+            raise Mismatch(f"{path}: {value!r} not in {get_args(tp)}")
+        return
+    if tp is type(None):
+        if value is not None:
+            raise Mismatch(f"{path}: expected null")
+        return
+    if is_typeddict(tp):
+        if not isinstance(value, dict):
+            raise Mismatch(f"{path}: expected object {tp.__name__}")
+        hints = _hints(tp)
+        for key in value:
+            if key not in hints:
+                raise Mismatch(f"{path}: key {key!r} unknown to {tp.__module__}.{tp.__name__}")
+        for key in _required_keys(tp, hints):
+            if key not in value:
+                raise Mismatch(f"{path}: required key {key!r} of {tp.__name__} missing")
+        for key, item in value.items():
+            check(item, hints[key], f"{path}.{key}")
+        return
+    if origin in (list, collections.abc.Iterable, collections.abc.Sequence) or (
+        isinstance(origin, type) and issubclass(origin, collections.abc.Sequence) and origin is not str
+    ):
+        if not isinstance(value, list):
+            raise Mismatch(f"{path}: expected array")
+        (item_type,) = get_args(tp) or (Any,)
+        for index, item in enumerate(value):
+            check(item, item_type, f"{path}[{index}]")
+        return
+    if origin in (dict, collections.abc.Mapping):
+        if not isinstance(value, dict):
+            raise Mismatch(f"{path}: expected object")
+        return
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise Mismatch(f"{path}: expected bool, got {value!r:.40}")
+        return
+    if tp in (int, float):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or (tp is int and isinstance(value, float))
+        ):
+            raise Mismatch(f"{path}: expected {tp.__name__}, got {value!r:.40}")
+        return
+    if tp is str:
+        if not isinstance(value, str):
+            raise Mismatch(f"{path}: expected string, got {value!r:.40}")
+        return
+    if getattr(tp, "__name__", "") == "SequenceNotStr":
+        if not isinstance(value, list):
+            raise Mismatch(f"{path}: expected array")
+        return
+    raise Mismatch(f"{path}: the validator does not know SDK type {tp!r}; extend check()")
+
+
+def _resolve(dotted: str) -> Any:
+    module, _, name = dotted.rpartition(".")
+    return getattr(__import__(module, fromlist=[name]), name)
+
+
+def _project(case: dict[str, Any]) -> dict[str, Any]:
+    options = RequestOptions.from_pi({"apiKey": "sk-test", **case.get("options", {})}, env=case.get("env"))
+    body: dict[str, Any] = project(case["model"], normalize_context(case["context"]), options).body
+    return body
+
+
+def _without_undeclared_fields(body: dict[str, Any]) -> dict[str, Any]:
+    """The body minus exactly the listed fields; everything else is still checked."""
+    body = dict(body)
+    for container, key, _ in NOT_IN_SDK:
+        if not container:
+            body.pop(key, None)
+        elif isinstance(body.get(container), dict) and key in body[container]:
+            body[container] = {k: v for k, v in body[container].items() if k != key}
+    return body
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_projected_body_matches_sdk_request_types(case: dict[str, Any]) -> None:
+    check(_without_undeclared_fields(_project(case)), MessageCreateParamsStreaming)
+
+
+def test_exclusions_are_still_needed() -> None:
+    for _, key, dotted in NOT_IN_SDK:
+        assert key not in _hints(_resolve(dotted)), (
+            f"the SDK now declares {key} on {dotted}; drop the exclusion"
+        )
+
+
+def test_cases_cover_the_interesting_shapes() -> None:
+    """The walk above visits native tool changes, effort messages, images and thinking blocks."""
+    seen: set[str] = set()
+    for case in CASES:
+        for message in _project(case)["messages"]:
+            content = message["content"]
+            seen.add(f"role:{message['role']}")
+            if "output_config" in message:
+                seen.add("system-output_config")
+            if isinstance(content, list):
+                seen.update(block["type"] for block in content)
+    assert seen >= {
+        "role:system",
+        "system-output_config",
+        "tool_addition",
+        "tool_removal",
+        "tool_use",
+        "tool_result",
+        "image",
+        "thinking",
+        "redacted_thinking",
+    }, seen
+
+
+@pytest.mark.parametrize(
+    ("mutate", "reason"),
+    [
+        (lambda b: b.update(unknown_field=1), "unknown"),
+        (lambda b: b.pop("max_tokens"), "required key 'max_tokens'"),
+        (lambda b: b["messages"].append({"role": "robot", "content": "x"}), "no union member"),
+        (lambda b: b["tools"][0].update(input_schema="not a schema"), "tools"),
+        (lambda b: b["messages"][0].update(content=[{"type": "text", "txt": "typo"}]), "no union member"),
+        (lambda b: b.update(stream=False), "stream"),
+        (lambda b: b["system"][0].update(cache_control={"type": "persistent"}), "system"),
+    ],
+)
+def test_validator_rejects_malformed_bodies(mutate: Any, reason: str) -> None:
+    case = next(c for c in CASES if c["name"] == "haiku45-no-reasoning-temperature")
+    body = _without_undeclared_fields(_project(case))
+    check(body, MessageCreateParamsStreaming)  # valid before the mutation
+    mutate(body)
+    with pytest.raises(Mismatch, match=reason):
+        check(body, MessageCreateParamsStreaming)
