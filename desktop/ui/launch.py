@@ -1,22 +1,24 @@
-"""Start the Qt application and show the main window."""
+"""Start the Qt application, the session worker thread and the main window."""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
-from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
+from PySide6.QtWidgets import QApplication
 
 from desktop import __version__
 from desktop.host.first_run import initial_route
 from desktop.host.logging_setup import configure_logging, logs_location
 from desktop.ui.app_identity import apply_identity
-from desktop.ui.show_logs import show_logs_action
+from desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from desktop.ui.smoke import exit_once_shown, smoke_requested
+from desktop.ui.theme import follow_system
+from desktop.ui.worker import start_worker, stop_worker
 
-WINDOW_TITLE = "Pi Desktop"
+__all__ = ["WINDOW_TITLE", "run_gui"]
 log = logging.getLogger(__name__)
 
 
@@ -28,20 +30,19 @@ def run_gui(args: argparse.Namespace) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     apply_identity(app)
+    follow_system(app)
     route = initial_route()
     log.info("initial route: %s (%s)", route.provider, route.reason)
-    window = QMainWindow()
-    window.setWindowTitle(WINDOW_TITLE)
-    window.setCentralWidget(QLabel(f"Pi Desktop\n\nRoute: {route.label}"))
-    file_menu = window.menuBar().addMenu("&File")
-    quit_action = file_menu.addAction("&Quit")
-    quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-    quit_action.triggered.connect(app.quit)
-    window.menuBar().addMenu("&Help").addAction(show_logs_action(window, log_folder))
-    window.resize(1100, 720)
+    thread, worker, client = start_worker(data_dir=data_dir, workspace=os.getcwd(), offline=route.offline)
+    window = MainWindow(worker, client, log_folder=log_folder)
+    window.quit_action.triggered.connect(app.quit)
+    options = window.startup_options()
+    options["initialProvider"] = route.provider
+    client.start.emit(options)
     window.show()
     if smoke_requested(getattr(args, "smoke_test", False)):
         exit_once_shown(app, window, {"initial-route": route.provider})
     status = app.exec()
+    stop_worker(thread, worker, client)
     log.info("Pi Desktop exiting with status %s", status)
     return status

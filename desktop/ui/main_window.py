@@ -1,0 +1,606 @@
+"""The main window: timeline, inspector tabs, composer and selectors (SPEC G1–G5).
+
+The window owns no session state of its own beyond what it displays. It sends requests to
+the worker through ``WorkerClient`` signals and updates itself from the worker's signals;
+it never touches the journal, the network or the keyring. The pure parts (row summaries,
+section diffs, the payload text mapping, usage sums) live in their own modules.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QModelIndex, QSettings, Qt, QTimer, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.ui import rowinfo
+from desktop.ui.accounts_dialog import AccountsDialog
+from desktop.ui.activation_view import ActivationView
+from desktop.ui.composer import Composer
+from desktop.ui.payload_view import PayloadView
+from desktop.ui.permission_dialog import PermissionDialog
+from desktop.ui.row_view import RowView
+from desktop.ui.section_diff import section_diff
+from desktop.ui.section_diff_view import SectionDiffView
+from desktop.ui.timeline_delegate import TimelineDelegate
+from desktop.ui.timeline_model import ROW_ROLE, TimelineFilter, TimelineModel
+from desktop.ui.usage_view import UsageView
+from desktop.ui.worker import PERMISSION_MODES, SessionWorker, WorkerClient
+
+WINDOW_TITLE = "Pi Desktop"
+MAX_RECENT = 10
+log = logging.getLogger(__name__)
+
+TAB_ROW, TAB_DIFF, TAB_ACTIVATION, TAB_PAYLOAD, TAB_USAGE = range(5)
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self, worker: SessionWorker, client: WorkerClient, *, log_folder: Path | None = None
+    ) -> None:
+        super().__init__()
+        self.setObjectName("mainWindow")
+        self.setWindowTitle(WINDOW_TITLE)
+        self.worker = worker
+        self.client = client
+        self.session: dict[str, Any] = {}
+        self.status: dict[str, Any] = {}
+        self.busy = False
+        self.permission_dialogs: list[PermissionDialog] = []
+        self.accounts_dialog: AccountsDialog | None = None
+        self._follow_tail = True
+
+        self.timeline = TimelineModel(self)
+        self.filter = TimelineFilter(self)
+        self.filter.setSourceModel(self.timeline)
+        self._build_views()
+        self._build_toolbar()
+        self._build_menus(log_folder)
+        self._connect_worker()
+        self._restore_settings()
+
+    # --- construction ---------------------------------------------------------------------
+
+    def _build_views(self) -> None:
+        self.search = QLineEdit()
+        self.search.setObjectName("timelineSearch")
+        self.search.setPlaceholderText("Search the transcript (Ctrl+F)")
+        self.search.setClearButtonEnabled(True)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(200)
+        self._search_timer.timeout.connect(lambda: self._apply_search())
+        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        self.kinds_button = QPushButton("Kinds")
+        self.kinds_button.setObjectName("kindsButton")
+        self.kinds_button.setToolTip("Show or hide rows by kind")
+        self.kinds_menu = QMenu(self)
+        self.kind_actions: dict[int, QAction] = {}
+        for kind in rowinfo.FILTER_KINDS:
+            if kind == rowinfo.SYSTEM:
+                continue
+            action = self.kinds_menu.addAction(
+                rowinfo.KIND_NAMES[kind].capitalize() + ("s and errors" if kind == rowinfo.NOTE else "")
+            )
+            action.setCheckable(True)
+            action.setChecked(True)
+            action.toggled.connect(lambda on, k=kind: self._kind_toggled(k, on))
+            self.kind_actions[kind] = action
+        self.kinds_button.setMenu(self.kinds_menu)
+
+        self.hidden_notice = QLabel()
+        self.hidden_notice.setObjectName("hiddenNotice")
+        self.hidden_notice.setTextFormat(Qt.TextFormat.RichText)
+        self.hidden_notice.linkActivated.connect(self._notice_link)
+
+        self.view = QListView()
+        self.view.setObjectName("timelineView")
+        self.view.setModel(self.filter)
+        self.view.setItemDelegate(TimelineDelegate(self.view))
+        self.view.setUniformItemSizes(True)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.view.selectionModel().currentChanged.connect(self._row_selected)
+        self.view.verticalScrollBar().valueChanged.connect(self._scrolled)
+
+        self.composer = Composer()
+        self.composer.send_requested.connect(self.send)
+        self.composer.stop_requested.connect(self.stop)
+
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.search, 1)
+        top.addWidget(self.kinds_button)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(6, 6, 0, 6)
+        left_layout.addLayout(top)
+        left_layout.addWidget(self.hidden_notice)
+        left_layout.addWidget(self.view, 1)
+        left_layout.addWidget(self.composer)
+
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("detailTabs")
+        self.row_view = RowView()
+        self.diff_view = SectionDiffView()
+        self.activation_view = ActivationView()
+        self.payload_view = PayloadView()
+        self.usage_view = UsageView()
+        self.tabs.addTab(self.row_view, "Row")
+        self.tabs.addTab(self.diff_view, "Section diff")
+        self.tabs.addTab(self.activation_view, "Activation")
+        self.tabs.addTab(self.payload_view, "Payload")
+        self.tabs.addTab(self.usage_view, "Usage")
+        self.payload_view.preview_requested.connect(self.client.request_preview)
+        self.payload_view.save_requested.connect(self.client.save_bytes)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.setCentralWidget(self.splitter)
+        self.session_label = QLabel()
+        self.statusBar().addPermanentWidget(self.session_label)
+        self._update_notice()
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Session")
+        bar.setObjectName("sessionToolbar")
+        bar.setMovable(False)
+        self.route_combo = QComboBox()
+        self.route_combo.setObjectName("routeCombo")
+        self.route_combo.setToolTip("Model and route for the next request")
+        self.route_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.route_combo.activated.connect(self._route_chosen)
+        self.mode_combo = QComboBox()
+        self.mode_combo.setObjectName("modeCombo")
+        self.mode_combo.setToolTip("Permission mode: what tools may do without asking")
+        self.mode_combo.addItems(list(PERMISSION_MODES))
+        self.mode_combo.activated.connect(lambda _i: self.client.set_mode.emit(self.mode_combo.currentText()))
+        self.fallback_combo = QComboBox()
+        self.fallback_combo.setObjectName("fallbackCombo")
+        self.fallback_combo.setToolTip(
+            "How system updates reach routes without native support: folded into the leading prompt "
+            "(Pi's default) or as attributed user updates"
+        )
+        self.fallback_combo.addItem("folded", "folded")
+        self.fallback_combo.addItem("attributed updates", "attributed")
+        self.fallback_combo.activated.connect(
+            lambda _i: self.client.set_fallback.emit(str(self.fallback_combo.currentData()))
+        )
+        self.capability_label = QLabel()
+        self.capability_label.setObjectName("capabilityLabel")
+        self.compact_button = QPushButton("Compact")
+        self.compact_button.setObjectName("compactButton")
+        self.compact_button.setToolTip("Summarize older turns now (Ctrl+Shift+K)")
+        self.compact_button.clicked.connect(self.compact)
+        bar.addWidget(QLabel(" Route "))
+        bar.addWidget(self.route_combo)
+        bar.addWidget(QLabel("  Mode "))
+        bar.addWidget(self.mode_combo)
+        bar.addWidget(QLabel("  Updates "))
+        bar.addWidget(self.fallback_combo)
+        bar.addSeparator()
+        bar.addWidget(self.capability_label)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        bar.addWidget(spacer)
+        bar.addWidget(self.compact_button)
+        self.addToolBar(bar)
+
+    def _build_menus(self, log_folder: Path | None) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        self.new_action = file_menu.addAction("&New Session", self.new_session)
+        self.new_action.setShortcut(QKeySequence.StandardKey.New)
+        self.open_action = file_menu.addAction("&Open Session…", self.open_session_dialog)
+        self.open_action.setShortcut(QKeySequence.StandardKey.Open)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addSeparator()
+        self.quit_action = file_menu.addAction("&Quit")
+        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action.triggered.connect(self.close)
+
+        session_menu = menu.addMenu("&Session")
+        self.send_action = session_menu.addAction("&Send", self.composer.submit)
+        self.send_action.setShortcut(QKeySequence("Ctrl+Return"))
+        self.send_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.stop_action = session_menu.addAction("S&top", self.stop)
+        self.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        self.compact_action = session_menu.addAction("&Compact", self.compact)
+        self.compact_action.setShortcut(QKeySequence("Ctrl+Shift+K"))
+
+        view_menu = menu.addMenu("&View")
+        self.hidden_action = view_menu.addAction("Show &Hidden System Rows")
+        self.hidden_action.setCheckable(True)
+        self.hidden_action.setShortcut(QKeySequence("Ctrl+H"))
+        self.hidden_action.toggled.connect(self.set_show_hidden)
+        self.find_action = view_menu.addAction("&Find", self.focus_search)
+        self.find_action.setShortcut(QKeySequence.StandardKey.Find)
+        view_menu.addMenu(self.kinds_menu).setText("Row &Kinds")
+
+        settings_menu = menu.addMenu("Se&ttings")
+        settings_menu.addAction("&Accounts…", self.show_accounts)
+
+        help_menu = menu.addMenu("&Help")
+        if log_folder is not None:
+            from desktop.ui.show_logs import show_logs_action
+
+            help_menu.addAction(show_logs_action(self, log_folder))
+        help_menu.addAction("&About Pi Desktop", self._about)
+        for action in (
+            self.send_action,
+            self.stop_action,
+            self.compact_action,
+            self.hidden_action,
+            self.find_action,
+        ):
+            self.addAction(action)
+
+    def _connect_worker(self) -> None:
+        w = self.worker
+        w.session_opened.connect(self.on_session_opened)
+        w.rows_appended.connect(self.on_rows_appended)
+        w.streaming.connect(self.on_streaming)
+        w.turn_started.connect(self.on_turn_started)
+        w.turn_finished.connect(self.on_turn_finished)
+        w.status_changed.connect(self.on_status)
+        w.preview_ready.connect(self.payload_view.show_preview)
+        w.activation_ready.connect(self.activation_view.show_info)
+        w.permission_requested.connect(self.on_permission_requested)
+        w.accounts_ready.connect(self.on_accounts)
+        w.sessions_listed.connect(self.on_sessions_listed)
+        w.message.connect(self.on_message)
+
+    # --- settings --------------------------------------------------------------------------
+
+    def settings(self) -> QSettings:
+        return QSettings()
+
+    def _restore_settings(self) -> None:
+        settings = self.settings()
+        geometry = settings.value("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1280, 800)
+        state = settings.value("window/splitter")
+        if isinstance(state, QByteArray) and not state.isEmpty():
+            self.splitter.restoreState(state)
+        else:
+            self.splitter.setSizes([720, 560])
+        self.hidden_action.setChecked(settings.value("view/showHidden", False, type=bool))
+
+    def startup_options(self) -> dict[str, Any]:
+        """What the worker needs to start: the last session, route and modes."""
+        settings = self.settings()
+        recent = self.recent_sessions()
+        return {
+            "session": recent[0] if recent else None,
+            "route": settings.value("session/route", "", type=str),
+            "mode": settings.value("session/mode", "ask", type=str),
+            "fallback": settings.value("session/fallback", "folded", type=str),
+        }
+
+    def recent_sessions(self) -> list[str]:
+        value = self.settings().value("session/recent", [])
+        if isinstance(value, str):
+            return [value]
+        return [str(v) for v in value or []]
+
+    def _remember_session(self, path: str) -> None:
+        recent = [path, *[p for p in self.recent_sessions() if p != path]][:MAX_RECENT]
+        self.settings().setValue("session/recent", recent)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        settings = self.settings()
+        settings.setValue("window/geometry", self.saveGeometry())
+        settings.setValue("window/splitter", self.splitter.saveState())
+        settings.setValue("view/showHidden", self.hidden_action.isChecked())
+        for dialog in list(self.permission_dialogs):
+            dialog.reject()
+        super().closeEvent(event)
+
+    # --- timeline ----------------------------------------------------------------------------
+
+    @Slot(dict)
+    def on_session_opened(self, info: Mapping[str, Any]) -> None:
+        self.session = dict(info)
+        rows: Sequence[Mapping[str, Any]] = info.get("rows") or []
+        self.timeline.set_rows(rows)
+        self.usage_view.set_rows(rows)
+        self.row_view.show_row(None)
+        self.diff_view.clear_diff()
+        self._update_notice()
+        self.view.scrollToBottom()
+        self._follow_tail = True
+        path = str(info.get("path", ""))
+        self._remember_session(path)
+        self.session_label.setText(f"{Path(str(info.get('cwd', ''))).name} · {Path(path).name}")
+        self.session_label.setToolTip(path)
+        if info.get("readOnly"):
+            self.statusBar().showMessage(str(info["readOnly"]), 15000)
+        for problem in (info.get("diagnostics") or [])[:3]:
+            self.statusBar().showMessage(problem, 15000)
+
+    @Slot(list)
+    def on_rows_appended(self, rows: list[Mapping[str, Any]]) -> None:
+        self.timeline.append_rows(rows)
+        self.usage_view.add_rows(rows)
+        self._update_notice()
+        if self._follow_tail:
+            self.view.scrollToBottom()
+
+    @Slot(object)
+    def on_streaming(self, message: Mapping[str, Any] | None) -> None:
+        self.timeline.set_streaming(message)
+        if self._follow_tail and message is not None:
+            self.view.scrollToBottom()
+
+    def _scrolled(self, value: int) -> None:
+        bar = self.view.verticalScrollBar()
+        self._follow_tail = value >= bar.maximum() - 2
+
+    def _row_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        row = current.data(ROW_ROLE)
+        self.row_view.show_row(row)
+        if not isinstance(row, Mapping) or row.get("type") not in ("system", "compaction"):
+            if self.tabs.currentIndex() == TAB_DIFF:
+                self.tabs.setCurrentIndex(TAB_ROW)
+            self.diff_view.clear_diff("The selected row is not a system or compaction row.")
+            return
+        position = self.filter.mapToSource(current).row()
+        self.diff_view.show_diff(section_diff(self.timeline.rows, position))
+        if self.tabs.currentIndex() == TAB_ROW:
+            self.tabs.setCurrentIndex(TAB_DIFF)
+
+    def set_show_hidden(self, show: bool) -> None:
+        if self.hidden_action.isChecked() != show:
+            self.hidden_action.setChecked(show)  # re-enters through toggled
+            return
+        self.filter.set_show_hidden(show)
+        self._update_notice()
+
+    def _kind_toggled(self, kind: int, on: bool) -> None:
+        self.filter.set_kind_visible(kind, on)
+        self._update_notice()
+
+    def _apply_search(self) -> None:
+        self.filter.set_search(self.search.text())
+        self._update_notice()
+
+    def focus_search(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()
+
+    def _update_notice(self) -> None:
+        hidden = self.filter.hidden_system_rows()
+        shown_system = self.timeline.count_kind(rowinfo.SYSTEM) if self.filter.show_hidden else 0
+        filtered = self.filter.filtered_out() - hidden
+        parts = []
+        if hidden:
+            parts.append(
+                f"{hidden} hidden system row{'s' if hidden != 1 else ''} — <a href='show'>show all</a>"
+            )
+        elif shown_system:
+            parts.append(
+                f"Showing {shown_system} hidden system row{'s' if shown_system != 1 else ''} — <a href='hide'>hide</a>"
+            )
+        if filtered > 0:
+            parts.append(
+                f"{filtered} row{'s' if filtered != 1 else ''} filtered out — <a href='clear'>clear filters</a>"
+            )
+        self.hidden_notice.setText(" · ".join(parts))
+        self.hidden_notice.setVisible(bool(parts))
+
+    def _notice_link(self, link: str) -> None:
+        if link == "show":
+            self.set_show_hidden(True)
+        elif link == "hide":
+            self.set_show_hidden(False)
+        elif link == "clear":
+            self.search.clear()
+            self.filter.set_search("")
+            for action in self.kind_actions.values():
+                action.setChecked(True)
+            self._update_notice()
+
+    # --- turns ------------------------------------------------------------------------------
+
+    @Slot(str)
+    def send(self, text: str) -> None:
+        if self.busy or not text.strip():
+            return
+        self.busy = True
+        self.composer.set_busy(True)
+        self._follow_tail = True
+        self.client.send.emit(text)
+
+    def stop(self) -> None:
+        if self.busy:
+            self.client.stop.emit()
+            self.statusBar().showMessage("Stopping…", 3000)
+
+    def compact(self) -> None:
+        if self.busy:
+            return
+        self.busy = True
+        self.composer.set_busy(True)
+        self.client.compact.emit()
+
+    @Slot(str)
+    def on_turn_started(self, what: str) -> None:
+        self.busy = True
+        self.composer.set_busy(True)
+        self.compact_button.setEnabled(False)
+        self.statusBar().showMessage("Compacting…" if what == "compact" else "Working…")
+
+    @Slot(dict)
+    def on_turn_finished(self, summary: Mapping[str, Any]) -> None:
+        self.busy = False
+        self.composer.set_busy(False)
+        self.compact_button.setEnabled(True)
+        error = summary.get("error")
+        stopped = summary.get("stopped")
+        if error:
+            self.statusBar().showMessage(f"Stopped ({stopped}): {error}", 15000)
+        else:
+            self.statusBar().showMessage(f"Done ({stopped})", 4000)
+        self.composer.editor.setFocus()
+
+    # --- status and selectors ----------------------------------------------------------------
+
+    @Slot(dict)
+    def on_status(self, status: Mapping[str, Any]) -> None:
+        self.status = dict(status)
+        routes = status.get("routes") or []
+        self.route_combo.blockSignals(True)
+        self.route_combo.clear()
+        for entry in routes:
+            self.route_combo.addItem(entry["label"], entry["key"])
+            if not entry.get("available"):
+                index = self.route_combo.count() - 1
+                item = self.route_combo.model().item(index)  # type: ignore[attr-defined]
+                item.setEnabled(False)
+                item.setToolTip(entry.get("why", ""))
+        self.route_combo.setCurrentIndex(max(0, self.route_combo.findData(status.get("routeKey"))))
+        self.route_combo.blockSignals(False)
+        self.mode_combo.setCurrentText(str(status.get("mode", "ask")))
+        self.fallback_combo.setCurrentIndex(max(0, self.fallback_combo.findData(status.get("fallback"))))
+        self.payload_view.set_routes([(e["key"], e["label"]) for e in routes if e.get("available")])
+        capability = status.get("capability") or {}
+        delivery = str(capability.get("delivery", ""))
+        color = {
+            "native system sections": "#16a34a",
+            "attributed user updates": "#d97706",
+            "folded": "#dc2626",
+        }.get(delivery, "gray")
+        offline = " · <b>offline emulator</b>" if capability.get("offline") else ""
+        self.capability_label.setText(f"<span style='color: {color}'>●</span> {delivery}{offline}")
+        self.capability_label.setToolTip(
+            f"{capability.get('summary', '')}\n\n{capability.get('explanation', '')}\n\nRoute: {capability.get('reason', '')}"
+        )
+        settings = self.settings()
+        settings.setValue("session/route", status.get("routeKey", ""))
+        settings.setValue("session/mode", status.get("mode", "ask"))
+        settings.setValue("session/fallback", status.get("fallback", "folded"))
+
+    def _route_chosen(self, _index: int) -> None:
+        key = self.route_combo.currentData()
+        if key:
+            self.client.set_route.emit(str(key))
+
+    @Slot(str, str)
+    def on_message(self, level: str, text: str) -> None:
+        self.statusBar().showMessage(text, 15000)
+        if level == "error":
+            log.error("%s", text)
+
+    # --- dialogs ----------------------------------------------------------------------------
+
+    @Slot(int, dict)
+    def on_permission_requested(self, request_id: int, info: Mapping[str, Any]) -> None:
+        dialog = PermissionDialog(request_id, info, self)
+        dialog.answered.connect(self._permission_answered)
+        dialog.finished.connect(lambda _r, d=dialog: self._forget_dialog(d))
+        self.permission_dialogs.append(dialog)
+        dialog.open()
+
+    def _permission_answered(self, request_id: int, allowed: bool, remember: bool) -> None:
+        self.client.permission_answered.emit(request_id, allowed, remember)
+
+    def _forget_dialog(self, dialog: PermissionDialog) -> None:
+        if dialog in self.permission_dialogs:
+            self.permission_dialogs.remove(dialog)
+        dialog.deleteLater()
+
+    def show_accounts(self) -> None:
+        if self.accounts_dialog is None:
+            from desktop.host.first_run import PROVIDER_KEY_ENV
+
+            dialog = AccountsDialog(list(PROVIDER_KEY_ENV), self)
+            dialog.save_requested.connect(self.client.save_key)
+            dialog.delete_requested.connect(self.client.delete_key)
+            self.accounts_dialog = dialog
+        self.accounts_dialog.open()
+        self.client.accounts.emit()
+
+    @Slot(list, str)
+    def on_accounts(self, entries: list[Mapping[str, Any]], note: str) -> None:
+        if self.accounts_dialog is not None:
+            self.accounts_dialog.show_accounts(entries, note)
+
+    def new_session(self) -> None:
+        if self.busy:
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Workspace for the new session", str(Path.home()))
+        if folder:
+            self.client.new_session.emit(folder)
+
+    def open_session_dialog(self) -> None:
+        if self.busy:
+            return
+        from desktop.host import paths
+
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open session", str(paths.sessions_dir()), "Pi Desktop sessions (*.jsonl)"
+        )
+        if path:
+            self.client.open_session.emit(path)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.recent_sessions():
+            action = self.recent_menu.addAction(Path(path).name)
+            action.setToolTip(path)
+            action.triggered.connect(lambda _c=False, p=path: self.client.open_session.emit(p))
+        if not self.recent_menu.actions():
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    @Slot(list)
+    def on_sessions_listed(self, sessions: list[Mapping[str, Any]]) -> None:
+        self.listed_sessions = list(sessions)
+
+    def _about(self) -> None:
+        from desktop import __version__
+
+        QMessageBox.about(
+            self,
+            "About Pi Desktop",
+            f"<b>Pi Desktop</b> {__version__}<br>A coding agent with a session inspector that keeps "
+            "provider prompt caches warm.",
+        )
+
+
+def app_instance() -> QApplication:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    return app
