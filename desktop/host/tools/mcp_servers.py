@@ -197,7 +197,7 @@ class McpHub:
         directory = self._logs or log_dir()
         directory.mkdir(parents=True, exist_ok=True)
         server.log_path = directory / f"mcp-{server.name}.log"
-        return open(server.log_path, "a", encoding="utf-8")
+        return open(server.log_path, "w", encoding="utf-8")
 
     def _stderr_tail(self, server: _Server, limit: int = 600) -> str:
         if server.log_path is None or not server.log_path.exists():
