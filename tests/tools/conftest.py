@@ -104,14 +104,14 @@ def make_gate(catalog: ToolCatalog, host: HostExecutor) -> Callable[..., ToolGat
 def start_hub(tmp_path: Path) -> Iterator[Callable[..., McpHub]]:
     hubs: list[McpHub] = []
 
-    def factory(tool_count: int = 3, name: str = "t") -> McpHub:
+    def factory(tool_count: int = 3, names: tuple[str, ...] = ("t",)) -> McpHub:
         config = McpServerConfig(
             command=sys.executable,
             args=[str(SERVER)],
             env={"PI_TEST_TOOL_COUNT": str(tool_count), "PYTHONPATH": str(REPO)},
             cwd=str(REPO),
         )
-        hub = McpHub({name: config}, logs=tmp_path / "logs")
+        hub = McpHub({name: config for name in names}, logs=tmp_path / "logs")
         hub.start()
         hubs.append(hub)
         return hub
