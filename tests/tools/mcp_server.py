@@ -34,7 +34,9 @@ def _make_metric(index: int) -> None:
         return f"metric_{index:03d}:{value * 2}"
 
     topic = TOPICS[index % len(TOPICS)]
-    server.add_tool(metric, name=f"metric_{index:03d}", description=f"Tool {index}: {topic} (variant {index // 10}).")
+    server.add_tool(
+        metric, name=f"metric_{index:03d}", description=f"Tool {index}: {topic} (variant {index // 10})."
+    )
 
 
 for i in range(int(os.environ.get("PI_TEST_TOOL_COUNT", "3"))):

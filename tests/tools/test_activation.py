@@ -37,7 +37,9 @@ def toolsearch_result(names: list[str], *, error: bool = False, call_id: str = "
     return [
         {
             "role": "assistant",
-            "content": [{"type": "toolCall", "id": call_id, "name": "ToolSearch", "arguments": {"query": "x"}}],
+            "content": [
+                {"type": "toolCall", "id": call_id, "name": "ToolSearch", "arguments": {"query": "x"}}
+            ],
             "api": "openai-completions",
             "provider": "deepseek",
             "model": "deepseek-flash",
@@ -124,7 +126,12 @@ def test_crash_between_toolsearch_result_and_activation_row_recovers_only_that_r
         *toolsearch_result(["mcp__t__c"], call_id="old"),  # before the section: superseded by it
         section_message(ActivationState(IDENTITY, ("mcp__t__a",), 2)),
         *toolsearch_result(["mcp__t__d"], error=True, call_id="failed"),  # failed: grants nothing
-        {"role": "system", "content": "", "toolsAdded": [{"name": "mcp__t__e", "description": "", "parameters": {}}], "timestamp": 7},
+        {
+            "role": "system",
+            "content": "",
+            "toolsAdded": [{"name": "mcp__t__e", "description": "", "parameters": {}}],
+            "timestamp": 7,
+        },
         *toolsearch_result(["mcp__t__b", "mcp__t__gone"], call_id="new"),  # the interrupted activation
     ]
     result = restore_activation(history, identity=IDENTITY, deferred_names=DEFERRED)
@@ -149,8 +156,14 @@ def test_newest_section_wins_and_supersedes_older_evidence() -> None:
 @pytest.mark.parametrize(
     ("section", "fragment"),
     [
-        (render_section(ActivationState(hashlib.sha256(b"other").hexdigest(), ("mcp__t__a",))), "identity mismatch"),
-        (render_section(ActivationState(IDENTITY, ("mcp__t__a",))).replace('version="1"', 'version="7"'), "unknown-version"),
+        (
+            render_section(ActivationState(hashlib.sha256(b"other").hexdigest(), ("mcp__t__a",))),
+            "identity mismatch",
+        ),
+        (
+            render_section(ActivationState(IDENTITY, ("mcp__t__a",))).replace('version="1"', 'version="7"'),
+            "unknown-version",
+        ),
         ("<tool_activation>garbage</tool_activation>", "invalid"),
         (None, "removed"),
     ],
@@ -168,7 +181,12 @@ def test_untrusted_state_grants_nothing_not_even_newer_results(section: str | No
 
 def test_legacy_history_keeps_the_toolsearch_evidence_rule() -> None:
     history = [
-        {"role": "system", "content": "base", "toolsAdded": [{"name": "mcp__t__e", "description": "", "parameters": {}}], "timestamp": 0},
+        {
+            "role": "system",
+            "content": "base",
+            "toolsAdded": [{"name": "mcp__t__e", "description": "", "parameters": {}}],
+            "timestamp": 0,
+        },
         *toolsearch_result(["mcp__t__a"], call_id="1"),
         *toolsearch_result(["mcp__t__b"], error=True, call_id="2"),
         *toolsearch_result(["mcp__t__c", "not_in_catalog"], call_id="3"),
@@ -185,7 +203,10 @@ def test_declarations_alone_never_grant() -> None:
 
 
 def test_temporary_prompt_replacement_keeps_activation_metadata() -> None:
-    current = {"runtime": "You are Pi.", SECTION_NAME: render_section(ActivationState(IDENTITY, ("mcp__t__a",)))}
+    current = {
+        "runtime": "You are Pi.",
+        SECTION_NAME: render_section(ActivationState(IDENTITY, ("mcp__t__a",))),
+    }
     replaced = preserve_activation({"runtime": "Summarize the conversation."}, current)
     assert replaced["runtime"] == "Summarize the conversation."
     assert replaced[SECTION_NAME] == current[SECTION_NAME]

@@ -40,7 +40,7 @@ def test_catalog_past_128_falls_back_activates_and_runs(
     gate = ToolGate(ToolCatalog(providers=[hub]), host, FLASH)
 
     deferred = gate.snapshot.deferred_names
-    assert len(deferred) == 144 and f"mcp__t__metric_139" in deferred  # nothing truncated
+    assert len(deferred) == 144 and "mcp__t__metric_139" in deferred  # nothing truncated
     total = len(gate.snapshot.declarations())
     assert total == 153 > 128
     assert gate.policy.mode == "on-demand" and gate.policy.fallback
@@ -100,7 +100,9 @@ def test_list_changed_is_a_catalog_change(start_hub: Callable[..., McpHub], host
     assert text_of(gate.execute(call("mcp__t__echo", {"text": "ab", "times": 2})).message) == "echo:abab"
 
 
-def test_server_crashes_are_reported_and_survived(start_hub: Callable[..., McpHub], host: HostExecutor) -> None:
+def test_server_crashes_are_reported_and_survived(
+    start_hub: Callable[..., McpHub], host: HostExecutor
+) -> None:
     hub = start_hub(2, names=("a", "b"))
     gate = ToolGate(ToolCatalog(providers=[hub]), host, OTHER)
     gate.execute(call("ToolSearch", {"query": "select:mcp__a__crash,mcp__a__echo,mcp__b__echo,mcp__b__pid"}))

@@ -38,7 +38,9 @@ def _activate(gate: ToolGate, name: str) -> None:
 def unknown_tool(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     gate = ToolGate(catalog, host, FLASH)
     probe = ws / "probe.txt"
-    return Case(gate, call("nonexistent_tool", {"path": str(probe)}), probe, "Unknown tool 'nonexistent_tool'")
+    return Case(
+        gate, call("nonexistent_tool", {"path": str(probe)}), probe, "Unknown tool 'nonexistent_tool'"
+    )
 
 
 def removed_tool(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
@@ -52,7 +54,9 @@ def removed_tool(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: Extens
 def not_activated(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     gate = ToolGate(catalog, host, FLASH)
     probe = ws / "probe.txt"
-    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "deferred tool that is not activated")
+    return Case(
+        gate, call("touch_marker", {"path": str(probe)}), probe, "deferred tool that is not activated"
+    )
 
 
 def after_route_change(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
@@ -91,7 +95,9 @@ def tampered_identity(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: E
 
 def unknown_version(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     identity = ToolGate(catalog, host, FLASH).identity()
-    section = render_section(ActivationState(identity, ("touch_marker",), 1)).replace('version="1"', 'version="9"')
+    section = render_section(ActivationState(identity, ("touch_marker",), 1)).replace(
+        'version="1"', 'version="9"'
+    )
     gate = _restored(ws, catalog, host, section)
     probe = ws / "probe.txt"
     return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "unknown-version")
@@ -99,48 +105,89 @@ def unknown_version(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: Ext
 
 def hook_blocks_exit_code(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     host.hooks = HookRunner(
-        [HookMatcher(matcher="write", hooks=[HookCommand(command="echo 'no writes on Fridays' >&2; exit 2")])], ws
+        [
+            HookMatcher(
+                matcher="write", hooks=[HookCommand(command="echo 'no writes on Fridays' >&2; exit 2")]
+            )
+        ],
+        ws,
     )
     probe = ws / "probe.txt"
-    return Case(ToolGate(catalog, host, FLASH), call("write", {"path": "probe.txt", "content": "x"}), probe, "no writes on Fridays")
+    return Case(
+        ToolGate(catalog, host, FLASH),
+        call("write", {"path": "probe.txt", "content": "x"}),
+        probe,
+        "no writes on Fridays",
+    )
 
 
 def hook_blocks_json(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     host.hooks = HookRunner(
-        [HookMatcher(matcher="bash", hooks=[HookCommand(command='echo \'{"decision": "block", "reason": "rm is banned"}\'')])],
+        [
+            HookMatcher(
+                matcher="bash",
+                hooks=[HookCommand(command='echo \'{"decision": "block", "reason": "rm is banned"}\'')],
+            )
+        ],
         ws,
     )
     probe = ws / "probe.txt"
-    return Case(ToolGate(catalog, host, FLASH), call("bash", {"command": "touch probe.txt"}), probe, "rm is banned")
+    return Case(
+        ToolGate(catalog, host, FLASH), call("bash", {"command": "touch probe.txt"}), probe, "rm is banned"
+    )
 
 
-def read_only_denies_write(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def read_only_denies_write(
+    ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry
+) -> Case:
     host.mode = PermissionMode.READ_ONLY
     probe = ws / "probe.txt"
-    return Case(ToolGate(catalog, host, FLASH), call("write", {"path": "probe.txt", "content": "x"}), probe, "read-only mode")
+    return Case(
+        ToolGate(catalog, host, FLASH),
+        call("write", {"path": "probe.txt", "content": "x"}),
+        probe,
+        "read-only mode",
+    )
 
 
 def read_only_denies_bash(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     host.mode = PermissionMode.READ_ONLY
     probe = ws / "probe.txt"
-    return Case(ToolGate(catalog, host, FLASH), call("bash", {"command": "touch probe.txt"}), probe, "read-only mode")
+    return Case(
+        ToolGate(catalog, host, FLASH), call("bash", {"command": "touch probe.txt"}), probe, "read-only mode"
+    )
 
 
 def user_declines(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     host.mode = PermissionMode.ASK
     host.bridge = HeadlessBridge(False)
     probe = ws / "probe.txt"
-    return Case(ToolGate(catalog, host, FLASH), call("bash", {"command": "touch probe.txt"}), probe, "did not approve bash")
+    return Case(
+        ToolGate(catalog, host, FLASH),
+        call("bash", {"command": "touch probe.txt"}),
+        probe,
+        "did not approve bash",
+    )
 
 
 def escape_dotdot(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     probe = ws.parent / "outside.txt"
-    return Case(ToolGate(catalog, host, FLASH), call("write", {"path": "../outside.txt", "content": "x"}), probe, "through '..'")
+    return Case(
+        ToolGate(catalog, host, FLASH),
+        call("write", {"path": "../outside.txt", "content": "x"}),
+        probe,
+        "through '..'",
+    )
 
 
 def escape_absolute(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     probe = ws.parent / "outside.txt"
-    return Case(ToolGate(catalog, host, FLASH), call("write", {"path": str(probe), "content": "x"}), probe, "outside the workspace")
+    return Case(
+        ToolGate(catalog, host, FLASH),
+        call("write", {"path": str(probe), "content": "x"}),
+        probe,
+        "outside the workspace",
+    )
 
 
 def escape_symlink(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
@@ -148,7 +195,12 @@ def escape_symlink(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: Exte
     outside.mkdir()
     os.symlink(outside, ws / "link")
     probe = outside / "evil.txt"
-    return Case(ToolGate(catalog, host, FLASH), call("write", {"path": "link/evil.txt", "content": "x"}), probe, "symlink")
+    return Case(
+        ToolGate(catalog, host, FLASH),
+        call("write", {"path": "link/evil.txt", "content": "x"}),
+        probe,
+        "symlink",
+    )
 
 
 def escape_symlink_edit(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:

@@ -92,6 +92,8 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
         if b"\x00" in data[:8192]:
             continue
         lines = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()  # a final newline ends the last line; it does not start another
         for number, line in enumerate(lines, start=1):
             if not regex.search(line):
                 continue
