@@ -109,6 +109,38 @@ class ActivationState:
     def is_active(self, name: str) -> bool:
         return name in self.active
 
+    def to_checkpoint(self) -> dict[str, Any]:
+        """The ``activation`` field of a compaction checkpoint."""
+        return {
+            "v": self.version,
+            "identity": self.identity,
+            "active": list(self.active),
+            "epoch": self.epoch,
+        }
+
+    @classmethod
+    def from_checkpoint(cls, data: object) -> ActivationState:
+        """Inverse of ``to_checkpoint``; raises ``ActivationSectionError`` like ``parse_section``."""
+        if not isinstance(data, Mapping):
+            raise ActivationSectionError("invalid", "checkpoint activation is not an object")
+        version = data.get("v")
+        if not isinstance(version, int) or version not in SUPPORTED_VERSIONS:
+            raise ActivationSectionError(
+                "unknown-version", f"checkpoint activation version {version!r} is not supported by this app"
+            )
+        return _state_from_payload(data, version)
+
+
+def _state_from_payload(data: Mapping[str, Any], version: int) -> ActivationState:
+    identity, active, epoch = data.get("identity"), data.get("active"), data.get("epoch", 0)
+    if not isinstance(identity, str) or not re.fullmatch(r"[0-9a-f]{64}", identity):
+        raise ActivationSectionError("invalid", "tool_activation identity is not a SHA-256 hex digest")
+    if not isinstance(active, list) or not all(isinstance(n, str) for n in active):
+        raise ActivationSectionError("invalid", "tool_activation active list is not a list of names")
+    if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 0:
+        raise ActivationSectionError("invalid", "tool_activation epoch is not a non-negative integer")
+    return ActivationState(identity=identity, active=tuple(active), epoch=epoch, version=version)
+
 
 def render_section(state: ActivationState) -> str:
     """The section text the model sees: a tagged block, a sentence, and the JSON payload."""
@@ -144,14 +176,7 @@ def parse_section(text: object) -> ActivationState:
         raise ActivationSectionError("invalid", f"tool_activation payload is not JSON: {exc}") from exc
     if not isinstance(data, dict) or data.get("v") != int(version_text):
         raise ActivationSectionError("invalid", "tool_activation payload version does not match its tag")
-    identity, active, epoch = data.get("identity"), data.get("active"), data.get("epoch", 0)
-    if not isinstance(identity, str) or not re.fullmatch(r"[0-9a-f]{64}", identity):
-        raise ActivationSectionError("invalid", "tool_activation identity is not a SHA-256 hex digest")
-    if not isinstance(active, list) or not all(isinstance(n, str) for n in active):
-        raise ActivationSectionError("invalid", "tool_activation active list is not a list of names")
-    if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 0:
-        raise ActivationSectionError("invalid", "tool_activation epoch is not a non-negative integer")
-    state = ActivationState(identity=identity, active=tuple(active), epoch=epoch, version=int(version_text))
+    state = _state_from_payload(data, int(version_text))
     if render_section(state) != text:
         raise ActivationSectionError("invalid", "tool_activation section was altered (it does not re-render)")
     return state

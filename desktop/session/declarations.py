@@ -205,6 +205,30 @@ class Declarations:
             added.append(declaration)
         return ToolChanges(added=tuple(added))
 
+    def adopt_history(self, messages: Iterable[Mapping[str, Any]]) -> None:
+        """Learn which deferred schemas the history already declared (what the model can see).
+
+        This is declaration bookkeeping only, so the same schema is not published twice;
+        it never grants execution (see ``activation.restore_activation``).
+        """
+        if self.fixed:
+            return
+        for message in messages:
+            if message.get("role") != "system":
+                continue
+            for tool in message.get("toolsAdded") or ():
+                name = tool.get("name") if isinstance(tool, Mapping) else None
+                spec = self.snapshot.get(name) if isinstance(name, str) else None
+                if (
+                    spec is not None
+                    and spec.name in self.snapshot.deferred_names
+                    and spec.declaration() == dict(tool)
+                ):
+                    self._published[spec.name] = spec.declaration()
+            for ref in message.get("toolsRemoved") or ():
+                if isinstance(ref, Mapping):
+                    self._published.pop(str(ref.get("name")), None)
+
     def estimated_tokens(self) -> int:
         """What context estimation charges for tools (the full catalog while fixed)."""
         return estimate_tokens(self.request_tools())

@@ -227,6 +227,7 @@ class ToolGate:
             result = restore_activation(
                 messages, identity=self.identity(), deferred_names=self._snapshot.deferred_names
             )
+            self.declarations.adopt_history(messages)
             self.epoch = max(self.epoch, result.epoch)
             self.state = ActivationState(
                 identity=self.identity(), active=tuple(result.active), epoch=self.epoch

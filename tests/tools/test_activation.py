@@ -252,3 +252,33 @@ def test_gate_round_trip_through_history(catalog: ToolCatalog, host: HostExecuto
     owed = crashed.take_update(timestamp=11)
     assert owed is not None
     assert parse_section(owed["sections"][SECTION_NAME]).active == ("word_count",)
+
+
+def test_checkpoint_activation_round_trips_and_rejects_bad_data() -> None:
+    state = ActivationState(IDENTITY, ("mcp__t__b", "mcp__t__a"), 5)
+    assert ActivationState.from_checkpoint(state.to_checkpoint()) == state
+    with pytest.raises(ActivationSectionError) as err:
+        ActivationState.from_checkpoint({**state.to_checkpoint(), "v": 3})
+    assert err.value.kind == "unknown-version"
+    with pytest.raises(ActivationSectionError):
+        ActivationState.from_checkpoint({**state.to_checkpoint(), "identity": "x"})
+
+
+def test_on_demand_restore_does_not_publish_twice(catalog: ToolCatalog, host: HostExecutor) -> None:
+    from tests.tools.conftest import OTHER
+
+    gate = ToolGate(catalog, host, OTHER)
+    history: list[dict[str, Any]] = [
+        {"role": "system", "content": "base", "sections": {SECTION_NAME: gate.section_text()}, "timestamp": 0}
+    ]
+    history.append(gate.execute(call("ToolSearch", {"query": "select:word_count"})).message)
+    update = gate.take_update()
+    assert update is not None and [t["name"] for t in update["toolsAdded"]] == ["word_count"]
+    history.append(update)
+
+    fresh = ToolGate(catalog, host, OTHER)
+    fresh.restore(history)
+    assert "word_count" in {t["name"] for t in fresh.request_tools()}
+    fresh.execute(call("ToolSearch", {"query": "select:word_count,touch_marker"}))
+    again = fresh.take_update()
+    assert again is not None and [t["name"] for t in again["toolsAdded"]] == ["touch_marker"]

@@ -152,3 +152,46 @@ def test_a_server_that_cannot_start_is_reported(tmp_path: Path) -> None:
         assert hub.deferred_tools() == []
     finally:
         hub.stop()
+
+
+def test_session_tools_from_the_settings_file(workspace: Path, tmp_path: Path) -> None:
+    import json
+    import sys
+
+    from desktop.host.settings import load_settings, settings_path
+    from desktop.host.tools.session_tools import SessionTools
+    from tests.tools.conftest import REPO, SERVER
+
+    ext = tmp_path / "ext.py"
+    ext.write_text(
+        "def register(api):\n"
+        "    api.register_tool('shout', 'Upper-case', {'type': 'object', 'properties': {}}, lambda a: 'HI')\n"
+    )
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        json.dumps(
+            {
+                "permissions": {"mode": "read-only"},
+                "mcpServers": {
+                    "demo": {
+                        "command": sys.executable,
+                        "args": [str(SERVER)],
+                        "env": {"PYTHONPATH": str(REPO)},
+                    },
+                    "off": {"command": "nothing", "disabled": True},
+                },
+                "hooks": {"PreToolUse": [{"matcher": "bash", "hooks": [{"command": "exit 1"}]}]},
+                "extensions": [str(ext), str(tmp_path / "missing.py")],
+            }
+        )
+    )
+    tools = SessionTools(workspace, HeadlessBridge(True), load_settings())
+    with tools:
+        assert tools.hub.status() == {"demo": "running"}
+        names = tools.catalog.snapshot().deferred_names
+        assert {"mcp__demo__echo", "mcp__demo__metric_000", "shout"} <= names
+        assert tools.executor.mode is PermissionMode.READ_ONLY and tools.executor.hooks is not None
+        assert len(tools.problems) == 1 and "missing.py" in tools.problems[0]
+    assert tools.hub.status() == {"demo": "stopped"}
+    assert tools.catalog.snapshot().deferred_names == {"shout"}
