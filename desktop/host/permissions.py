@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from desktop.host.tools.types import Effect, JsonObject
@@ -86,8 +86,12 @@ class HeadlessBridge:
         return PermissionAnswer(self.answer, self.reason)
 
 
-@dataclass
-class SessionGrants:
-    """Approvals the user chose to remember for this session (per tool name)."""
-
-    tools: set[str] = field(default_factory=set)
+def headless_bridge(*, yes: bool, no: bool) -> HeadlessBridge:
+    """The bridge for ``--yes`` / ``--no``; with neither, a headless run declines (nobody to ask)."""
+    if yes and no:
+        raise ValueError("--yes and --no contradict each other; pass at most one")
+    if yes:
+        return HeadlessBridge(True)
+    return HeadlessBridge(
+        False, "denied: no one to ask in a headless run (pass --yes to approve)" if not no else ""
+    )

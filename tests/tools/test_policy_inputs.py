@@ -201,3 +201,14 @@ def test_name_clash_is_reported_not_shadowed() -> None:
     snapshot = ToolCatalog(providers=[registry]).snapshot()
     assert snapshot.get("read").description.startswith("Read the contents")  # type: ignore[union-attr]
     assert snapshot.conflicts and "read from extension:python" in snapshot.conflicts[0]
+
+
+def test_headless_bridge_from_flags() -> None:
+    from desktop.host.permissions import headless_bridge
+
+    assert headless_bridge(yes=True, no=False).answer is True
+    assert headless_bridge(yes=False, no=True).answer is False
+    quiet = headless_bridge(yes=False, no=False)
+    assert quiet.answer is False and "--yes" in quiet.reason
+    with pytest.raises(ValueError, match="contradict"):
+        headless_bridge(yes=True, no=True)
