@@ -117,7 +117,6 @@ class ToolGate:
         self.policy = self._decide(self._snapshot)
         self.declarations = Declarations(self.policy, self._snapshot)
         self.state = ActivationState(identity=self.identity(), epoch=0)
-        self._emitted_active: tuple[str, ...] = ()
         self._note_policy(self.policy)
 
     # -- identity, epochs and policy ---------------------------------------------------------
@@ -193,7 +192,8 @@ class ToolGate:
             self.epoch += 1
             old_mode = self.policy.mode
             self.policy = self._decide(snapshot)
-            self._pending_removed = self.declarations.rebase(self.policy, snapshot).removed
+            removed = self.declarations.rebase(self.policy, snapshot).removed
+            self._pending_removed = tuple(sorted({*self._pending_removed, *removed}))
             self.state = ActivationState(identity=self.identity(), epoch=self.epoch)
             self._restore_reason = None
             self._dirty = True
@@ -232,7 +232,6 @@ class ToolGate:
             self.state = ActivationState(
                 identity=self.identity(), active=tuple(result.active), epoch=self.epoch
             )
-            self._emitted_active = () if result.recovered or result.source == "legacy" else self.state.active
             self._dirty = bool(result.recovered) or result.source in ("legacy", "rejected")
             self._restore_reason = result.reason if result.source == "rejected" else None
             self._revoked = {}
@@ -320,11 +319,10 @@ class ToolGate:
         with self._lock:
             if not self._dirty:
                 return None
-            newly = [n for n in self.state.active if n not in self._emitted_active]
-            added = self.declarations.publish(newly).added
+            # publish() skips schemas already declared, so only new ones become toolsAdded.
+            added = self.declarations.publish(self.state.active).added
             removed, self._pending_removed = self._pending_removed, ()
             self._dirty = False
-            self._emitted_active = self.state.active
             return activation_message(
                 self.state, tools_added=added, tools_removed=removed, timestamp=timestamp
             )

@@ -164,3 +164,23 @@ def test_catalog_change_starts_an_epoch_and_repolicies(
     assert gate.state.active == ()
     update = gate.take_update()
     assert update is not None and "(via ToolSearch): none." in update["sections"]["tool_activation"]
+
+
+def test_reactivation_after_a_schema_change_republishes_before_any_update(
+    catalog: ToolCatalog, host: HostExecutor, extensions: ExtensionRegistry
+) -> None:
+    gate = ToolGate(catalog, host, OTHER)
+    gate.execute(call("ToolSearch", {"query": "select:word_count"}))
+    gate.take_update()
+    extensions.register_tool(
+        "word_count",
+        "Count the words in a text (v2).",
+        {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        lambda args: "n",
+    )
+    # Epoch change and re-activation happen before the runtime takes the next update.
+    gate.execute(call("ToolSearch", {"query": "select:word_count"}))
+    update = gate.take_update()
+    assert update is not None
+    assert update["toolsRemoved"] == [{"name": "word_count"}]
+    assert [t["description"] for t in update["toolsAdded"]] == ["Count the words in a text (v2)."]
