@@ -70,6 +70,7 @@ async function capture(testCase) {
     model,
     context: testCase.context,
     options: testCase.options ?? {},
+    ...(testCase.env ? { env: testCase.env } : {}),
     request,
     body,
     bodyText,
