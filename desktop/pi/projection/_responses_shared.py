@@ -165,10 +165,15 @@ def _parse_text_signature(signature: str | None) -> tuple[str, str | None] | Non
     return signature, None
 
 
-def _tool_result_output(model: Model, content: Sequence[Mapping[str, Any]]) -> str | list[dict[str, Any]]:
+def _tool_result_output(
+    image_input: bool, content: Sequence[Mapping[str, Any]]
+) -> str | list[dict[str, Any]]:
+    if len(content) == 1 and content[0].get("type") == "text":
+        text = content[0]["text"]
+        return sanitize_surrogates(text) if text else "(no tool output)"
     text = "\n".join(block["text"] for block in content if block.get("type") == "text")
     images = [block for block in content if block.get("type") == "image"]
-    if not images or "image" not in model["input"]:
+    if not images or not image_input:
         if text:
             return sanitize_surrogates(text)
         return "(see attached image)" if images else "(no tool output)"
@@ -274,98 +279,112 @@ def convert_input(model: Model, messages: Sequence[Message], options: InputOptio
     transformed = transform_messages(
         messages, model, _tool_call_id_normalizer(model, options.allowed_tool_call_providers)
     )
+    append = out.append
+    image_input = "image" in model["input"]
     msg_index = 0
-    rows = cast(list[dict[str, Any]], transformed)
-    for source_index, message in enumerate(rows):
+    for source_index, message in enumerate(cast(list[dict[str, Any]], transformed)):
         role = message["role"]
-        leading = source_index == 0 and role == "system"
-        if role == "system":
-            system = cast(SystemMessage, message)
-            if not leading:
-                append_tool_additions(system, f"system:{msg_index}")
-            if not leading or options.include_system_prompt:
-                text = system_message_text(system) if leading else render_system_update(system)
-                if text:
-                    out.append({"role": instruction_role, "content": sanitize_surrogates(text)})
-        elif role == "user":
-            content = _user_content(message["content"])
-            if not content:
-                continue
-            out.append({"role": "user", "content": content})
-        elif role == "assistant":
+        if role == "assistant":
             same_provider_api = message.get("provider") == provider and message.get("api") == api
             same_model = same_provider_api and message.get("model") == model_id
-            different_model = same_provider_api and not same_model
-            items: list[Any] = []
-            text_index = 0
-            for block in message["content"]:
-                kind = block.get("type")
-                if kind == "thinking":
-                    signature = block.get("thinkingSignature")
-                    if signature:
-                        items.append(_reasoning_item(signature))
-                elif kind == "text":
-                    parsed = _parse_text_signature(block.get("textSignature"))
-                    fallback = (
-                        f"msg_pi_{msg_index}" if text_index == 0 else f"msg_pi_{msg_index}_{text_index}"
-                    )
-                    text_index += 1
-                    msg_id = parsed[0] if parsed else None
-                    if not msg_id:
-                        msg_id = fallback
-                    elif utf16_len(msg_id) > 64:
-                        msg_id = f"msg_{short_hash(msg_id)}"
-                    item: dict[str, Any] = {
-                        "type": "message",
-                        "role": "assistant",
-                        "content": [
-                            {
-                                "type": "output_text",
-                                "text": sanitize_surrogates(block["text"]),
-                                "annotations": [],
-                            }
-                        ],
-                        "status": "completed",
-                        "id": msg_id,
-                    }
-                    if parsed and parsed[1]:
-                        item["phase"] = parsed[1]
-                    items.append(item)
-                elif kind == "toolCall":
-                    parts = block["id"].split("|")
-                    call_id = parts[0]
-                    item_id: str | None = parts[1] if len(parts) > 1 else None
-                    input_property = grammar.get(block["name"])
-                    prefix = "fc_" if input_property is None else "ctc_"
-                    if different_model or not (item_id and item_id.startswith(prefix)):
-                        item_id = None
-                    call: dict[str, Any] = {
-                        "type": "function_call" if input_property is None else "custom_tool_call"
-                    }
-                    if item_id is not None:
-                        call["id"] = item_id
-                    call["call_id"] = call_id
-                    call["name"] = block["name"]
-                    if input_property is None:
-                        call["arguments"] = js_stringify(block["arguments"])
-                    else:
-                        call["input"] = sanitize_surrogates(
-                            grammar_tool_input(block["name"], block["arguments"], input_property)
-                        )
-                    if same_model and "namespace" in block:
-                        call["namespace"] = block["namespace"]
-                    items.append(call)
-            if not items:
-                continue
-            out.extend(items)
+            items = _assistant_items(
+                message["content"], msg_index, same_model, same_provider_api and not same_model, grammar
+            )
+            if items:
+                out.extend(items)
+                msg_index += 1
         elif role == "toolResult":
-            call_id = message["toolCallId"].split("|")[0]
-            output = _tool_result_output(model, message["content"])
+            call_id = message["toolCallId"].partition("|")[0]
+            output = _tool_result_output(image_input, message["content"])
             kind = "custom_tool_call_output" if message["toolName"] in grammar else "function_call_output"
-            out.append({"type": kind, "call_id": call_id, "output": output})
-        if not leading:
+            append({"type": kind, "call_id": call_id, "output": output})
+            msg_index += 1
+        elif role == "user":
+            content = _user_content(message["content"])
+            if content:
+                append({"role": "user", "content": content})
+                msg_index += 1
+        elif role == "system":
+            system = cast(SystemMessage, message)
+            if source_index == 0:
+                if options.include_system_prompt:
+                    text = system_message_text(system)
+                    if text:
+                        append({"role": instruction_role, "content": sanitize_surrogates(text)})
+                continue
+            append_tool_additions(system, f"system:{msg_index}")
+            text = render_system_update(system)
+            if text:
+                append({"role": instruction_role, "content": sanitize_surrogates(text)})
+            msg_index += 1
+        else:
             msg_index += 1
     return out
+
+
+def _assistant_items(
+    content: Sequence[Mapping[str, Any]],
+    msg_index: int,
+    same_model: bool,
+    different_model: bool,
+    grammar: Mapping[str, str],
+) -> list[Any]:
+    """One assistant turn as output items: reasoning, messages and tool calls, in order."""
+    items: list[Any] = []
+    text_index = 0
+    for block in content:
+        kind = block.get("type")
+        if kind == "text":
+            parsed = _parse_text_signature(block.get("textSignature"))
+            msg_id = parsed[0] if parsed else None
+            if not msg_id:
+                msg_id = f"msg_pi_{msg_index}" if text_index == 0 else f"msg_pi_{msg_index}_{text_index}"
+            elif len(msg_id) > 64 or utf16_len(msg_id) > 64:
+                msg_id = f"msg_{short_hash(msg_id)}"
+            text_index += 1
+            item: dict[str, Any] = {
+                "type": "message",
+                "role": "assistant",
+                "content": [
+                    {"type": "output_text", "text": sanitize_surrogates(block["text"]), "annotations": []}
+                ],
+                "status": "completed",
+                "id": msg_id,
+            }
+            if parsed and parsed[1]:
+                item["phase"] = parsed[1]
+            items.append(item)
+        elif kind == "toolCall":
+            name = block["name"]
+            call_id, bar, item_id = block["id"].partition("|")
+            if bar:
+                # Only the first two '|' parts count, as pi-ai's array destructuring.
+                item_id = item_id.partition("|")[0]
+            input_property = grammar.get(name)
+            if input_property is None:
+                call: dict[str, Any] = {"type": "function_call"}
+                if bar and not different_model and item_id.startswith("fc_"):
+                    call["id"] = item_id
+                call["call_id"] = call_id
+                call["name"] = name
+                call["arguments"] = js_stringify(block["arguments"])
+            else:
+                call = {"type": "custom_tool_call"}
+                if bar and not different_model and item_id.startswith("ctc_"):
+                    call["id"] = item_id
+                call["call_id"] = call_id
+                call["name"] = name
+                call["input"] = sanitize_surrogates(
+                    grammar_tool_input(name, block["arguments"], input_property)
+                )
+            if same_model and "namespace" in block:
+                call["namespace"] = block["namespace"]
+            items.append(call)
+        elif kind == "thinking":
+            signature = block.get("thinkingSignature")
+            if signature:
+                items.append(_reasoning_item(signature))
+    return items
 
 
 # ---------------------------------------------------------------------------

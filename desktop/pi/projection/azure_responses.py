@@ -28,6 +28,7 @@ from desktop.pi.projection._responses_shared import (
 )
 from desktop.pi.projection._responses_util import (
     clamp_max_tokens_to_context,
+    gc_paused,
     join_url,
     js_value,
     pi_user_agent,
@@ -91,6 +92,7 @@ def resolve_base_url(model: Model, options: RequestOptions) -> str:
     return _normalize_base_url(base_url)
 
 
+@gc_paused
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     if not options.api_key:
         raise ProjectionError(f"No API key for provider: {model['provider']}; pass options.apiKey")

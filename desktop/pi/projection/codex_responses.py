@@ -26,7 +26,7 @@ from desktop.pi.projection._responses_shared import (
     merge_headers,
     simple_reasoning_effort,
 )
-from desktop.pi.projection._responses_util import js_value, pi_user_agent
+from desktop.pi.projection._responses_util import gc_paused, js_value, pi_user_agent
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import (
     declared_tools,
@@ -81,6 +81,7 @@ def codex_url(base_url: str | None) -> str:
     return f"{normalized}/codex/responses"
 
 
+@gc_paused
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     token = options.api_key
     if not token:

@@ -25,6 +25,7 @@ from desktop.pi.projection._responses_shared import (
 )
 from desktop.pi.projection._responses_util import (
     clamp_max_tokens_to_context,
+    gc_paused,
     join_url,
     js_value,
     pi_user_agent,
@@ -131,6 +132,7 @@ def _copilot_headers(messages: Sequence[Message]) -> dict[str, str]:
     return headers
 
 
+@gc_paused
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     model = _provider_model(model, options.get("env"))
     option_headers = _option_headers(model, options)
