@@ -24,7 +24,15 @@ ORACLE_KEY = "sk-oracle-test-key"
 #: carry no request semantics; everything else must match exactly.
 SDK_ONLY_HEADER_PREFIXES = ("x-stainless-",)
 SDK_ONLY_HEADERS = frozenset(
-    {"user-agent", "accept", "anthropic-dangerous-direct-browser-access", "content-length"}
+    {
+        "user-agent",
+        "accept",
+        "anthropic-dangerous-direct-browser-access",
+        "content-length",
+        # @google/genai's own version and the Node runtime version ("google-genai-sdk/2.21.0 gl-node/v20"):
+        # client telemetry that depends on the oracle's Node install, not on the request.
+        "x-goog-api-client",
+    }
 )
 
 
