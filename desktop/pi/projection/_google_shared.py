@@ -12,8 +12,10 @@ own schema, which differs between the Gemini API (``mldev``) and Vertex (e.g. a 
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -34,6 +36,23 @@ _API_VERSION_SEGMENT = re.compile(r"v\d+(?:beta\d*)?")
 _API_VERSION_IN_TEXT = re.compile(r"(?:^|/)v\d+(?:beta\d*)?(?:/|$)")
 
 TOOL_RESULT_IMAGE_TEXT = "Tool result image:"
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while a request is built.
+
+    Projection allocates one small acyclic dict per part; on a 50k-message transcript the
+    collector would otherwise rescan the (large, live) transcript over and over, which doubles
+    the projection time. Nothing built here is cyclic, so nothing is left for it to find.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # --- model traits ---------------------------------------------------------------------------
@@ -78,38 +97,7 @@ def _signature(same_model: bool, signature: Any) -> str | None:
     return signature
 
 
-# --- parts (in SDK wire order) --------------------------------------------------------------
-
-
-class _Parts:
-    """Part constructors for one wire dialect (Gemini API or Vertex)."""
-
-    def __init__(self, vertex: bool) -> None:
-        self.vertex = vertex
-
-    def inline_data(self, image: Mapping[str, Any]) -> dict[str, Any]:
-        if self.vertex:
-            return {"inlineData": {"mimeType": image["mimeType"], "data": image["data"]}}
-        return {"inlineData": {"data": image["data"], "mimeType": image["mimeType"]}}
-
-    def function_call(
-        self, call: Mapping[str, Any], include_id: bool, signature: str | None
-    ) -> dict[str, Any]:
-        args = call.get("arguments")
-        args = {} if args is None else js_value(args)
-        if self.vertex:
-            body: dict[str, Any] = {"name": call["name"], "args": args}
-            if include_id:
-                body["id"] = call["id"]
-        else:
-            body = {"args": args}
-            if include_id:
-                body["id"] = call["id"]
-            body["name"] = call["name"]
-        part: dict[str, Any] = {"functionCall": body}
-        if signature:
-            part["thoughtSignature"] = signature
-        return part
+# --- contents (parts in SDK wire order) -----------------------------------------------------
 
 
 def _text_part(text: str, signature: str | None = None, thought: bool = False) -> dict[str, Any]:
@@ -121,96 +109,120 @@ def _text_part(text: str, signature: str | None = None, thought: bool = False) -
     return part
 
 
-# --- contents -------------------------------------------------------------------------------
+class _Converter:
+    """Builds ``contents`` for one model and wire dialect; model traits are resolved once."""
 
+    def __init__(self, model: Model, vertex: bool) -> None:
+        self.vertex = vertex
+        self.provider = model["provider"]
+        self.model_id = model["id"]
+        self.include_id = requires_tool_call_id(model["id"])
+        self.images = "image" in model["input"]
+        self.multimodal_response = _multimodal_function_response(model["id"])
+        self.contents: list[dict[str, Any]] = []
 
-def _user_content(message: Mapping[str, Any], parts_of: _Parts) -> dict[str, Any] | None:
-    content = message["content"]
-    if isinstance(content, str):
-        return {"parts": [{"text": sanitize_surrogates(content)}], "role": "user"}
-    parts = [
-        {"text": sanitize_surrogates(item["text"])}
-        if item.get("type") == "text"
-        else parts_of.inline_data(item)
-        for item in content
-    ]
-    return {"parts": parts, "role": "user"} if parts else None
+    def inline_data(self, image: Mapping[str, Any]) -> dict[str, Any]:
+        if self.vertex:
+            return {"inlineData": {"mimeType": image["mimeType"], "data": image["data"]}}
+        return {"inlineData": {"data": image["data"], "mimeType": image["mimeType"]}}
 
+    def function_call(self, call: Mapping[str, Any], signature: str | None) -> dict[str, Any]:
+        args = call.get("arguments")
+        args = {} if args is None else js_value(args)
+        if self.vertex:
+            body: dict[str, Any] = {"name": call["name"], "args": args}
+            if self.include_id:
+                body["id"] = call["id"]
+        else:
+            body = {"args": args}
+            if self.include_id:
+                body["id"] = call["id"]
+            body["name"] = call["name"]
+        part: dict[str, Any] = {"functionCall": body}
+        if signature:
+            part["thoughtSignature"] = signature
+        return part
 
-def _model_content(message: Mapping[str, Any], model: Model, parts_of: _Parts) -> dict[str, Any] | None:
-    same = message.get("provider") == model["provider"] and message.get("model") == model["id"]
-    include_id = requires_tool_call_id(model["id"])
-    parts: list[dict[str, Any]] = []
-    for block in message["content"]:
-        kind = block.get("type")
-        if kind == "text":
-            signature = _signature(same, block.get("textSignature"))
-            if js_blank(block.get("text")) and not signature:
-                continue
-            parts.append(_text_part(block["text"], signature))
-        elif kind == "thinking":
-            if same:
-                signature = _signature(same, block.get("thinkingSignature"))
-                if js_blank(block.get("thinking")) and not signature:
+    def user(self, message: Mapping[str, Any]) -> None:
+        content = message["content"]
+        if isinstance(content, str):
+            self.contents.append({"parts": [{"text": sanitize_surrogates(content)}], "role": "user"})
+            return
+        parts = [
+            {"text": sanitize_surrogates(item["text"])}
+            if item.get("type") == "text"
+            else self.inline_data(item)
+            for item in content
+        ]
+        if parts:
+            self.contents.append({"parts": parts, "role": "user"})
+
+    def assistant(self, message: Mapping[str, Any]) -> None:
+        same = message.get("provider") == self.provider and message.get("model") == self.model_id
+        parts: list[dict[str, Any]] = []
+        for block in message["content"]:
+            kind = block.get("type")
+            if kind == "text":
+                signature = _signature(same, block.get("textSignature"))
+                if js_blank(block.get("text")) and not signature:
                     continue
-                parts.append(_text_part(block["thinking"], signature, thought=True))
-            elif not js_blank(block.get("thinking")):
-                parts.append(_text_part(block["thinking"]))
-        elif kind == "toolCall":
-            signature = _signature(same, block.get("thoughtSignature"))
-            parts.append(parts_of.function_call(block, include_id, signature))
-    return {"parts": parts, "role": "model"} if parts else None
+                parts.append(_text_part(block["text"], signature))
+            elif kind == "thinking":
+                if same:
+                    signature = _signature(same, block.get("thinkingSignature"))
+                    if js_blank(block.get("thinking")) and not signature:
+                        continue
+                    parts.append(_text_part(block["thinking"], signature, thought=True))
+                elif not js_blank(block.get("thinking")):
+                    parts.append(_text_part(block["thinking"]))
+            elif kind == "toolCall":
+                parts.append(self.function_call(block, _signature(same, block.get("thoughtSignature"))))
+        if parts:
+            self.contents.append({"parts": parts, "role": "model"})
 
-
-def _append_tool_result(
-    contents: list[dict[str, Any]], message: Mapping[str, Any], model: Model, parts_of: _Parts
-) -> None:
-    blocks = message["content"]
-    text = "\n".join(block["text"] for block in blocks if block.get("type") == "text")
-    images = [block for block in blocks if block.get("type") == "image"] if "image" in model["input"] else []
-    multimodal = _multimodal_function_response(model["id"])
-    value = sanitize_surrogates(text) if text else ("(see attached image)" if images else "")
-    response: dict[str, Any] = {
-        "name": message["toolName"],
-        "response": {"error": value} if message.get("isError") else {"output": value},
-    }
-    if images and multimodal:
-        # The SDK passes function responses through untouched: nested images keep pi-ai's order.
-        response["parts"] = [{"inlineData": {"mimeType": i["mimeType"], "data": i["data"]}} for i in images]
-    if requires_tool_call_id(model["id"]):
-        response["id"] = message["toolCallId"]
-    part = {"functionResponse": response}
-    # All function responses of a turn share one user content.
-    last = contents[-1] if contents else None
-    if last is not None and last["role"] == "user" and any("functionResponse" in p for p in last["parts"]):
-        last["parts"].append(part)
-    else:
-        contents.append({"parts": [part], "role": "user"})
-    if images and not multimodal:
-        contents.append(
-            {
-                "parts": [{"text": TOOL_RESULT_IMAGE_TEXT}, *(parts_of.inline_data(i) for i in images)],
-                "role": "user",
-            }
-        )
+    def tool_result(self, message: Mapping[str, Any]) -> None:
+        blocks = message["content"]
+        texts = [block["text"] for block in blocks if block.get("type") == "text"]
+        text = texts[0] if len(texts) == 1 else "\n".join(texts)
+        images = [block for block in blocks if block.get("type") == "image"] if self.images else []
+        value = sanitize_surrogates(text) if text else ("(see attached image)" if images else "")
+        response: dict[str, Any] = {
+            "name": message["toolName"],
+            "response": {"error": value} if message.get("isError") else {"output": value},
+        }
+        if images and self.multimodal_response:
+            # The SDK passes function responses through untouched: nested images keep pi-ai's order.
+            response["parts"] = [
+                {"inlineData": {"mimeType": i["mimeType"], "data": i["data"]}} for i in images
+            ]
+        if self.include_id:
+            response["id"] = message["toolCallId"]
+        part = {"functionResponse": response}
+        # All function responses of a turn share one user content.
+        contents = self.contents
+        last = contents[-1] if contents else None
+        if (
+            last is not None
+            and last["role"] == "user"
+            and any("functionResponse" in p for p in last["parts"])
+        ):
+            last["parts"].append(part)
+        else:
+            contents.append({"parts": [part], "role": "user"})
+        if images and not self.multimodal_response:
+            parts = [{"text": TOOL_RESULT_IMAGE_TEXT}, *(self.inline_data(i) for i in images)]
+            contents.append({"parts": parts, "role": "user"})
 
 
 def convert_messages(model: Model, conversation: Sequence[Message], vertex: bool) -> list[dict[str, Any]]:
     """Gemini ``contents`` for a folded conversation (no system messages)."""
-    parts_of = _Parts(vertex)
-    contents: list[dict[str, Any]] = []
+    converter = _Converter(model, vertex)
+    handlers = {"user": converter.user, "assistant": converter.assistant, "toolResult": converter.tool_result}
     for message in transform_messages(conversation, model, _normalize_call_id):
-        role = message["role"]
-        content: dict[str, Any] | None = None
-        if role == "user":
-            content = _user_content(message, parts_of)
-        elif role == "assistant":
-            content = _model_content(message, model, parts_of)
-        elif role == "toolResult":
-            _append_tool_result(contents, message, model, parts_of)
-        if content is not None:
-            contents.append(content)
-    return contents
+        handler = handlers.get(message["role"])
+        if handler is not None:
+            handler(message)
+    return converter.contents
 
 
 # --- tools ----------------------------------------------------------------------------------

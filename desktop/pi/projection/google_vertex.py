@@ -19,6 +19,7 @@ from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptio
 from desktop.pi.projection._google_shared import (
     base_url_has_api_version,
     build_body,
+    gc_paused,
     merged_headers,
     stream_suffix,
     with_api_key,
@@ -83,7 +84,8 @@ def _endpoint(model: Model, api_key: str | None, env: Mapping[str, str]) -> str:
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     api_key = vertex_api_key(options)
     url = _endpoint(model, api_key, options.env) + stream_suffix(model, vertex=True)
-    body = build_body(model, messages, options, "google-vertex")
+    with gc_paused():
+        body = build_body(model, messages, options, "google-vertex")
     headers = merged_headers(model, options)
     if api_key is not None:
         with_api_key(headers, api_key)
