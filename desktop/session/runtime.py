@@ -67,6 +67,14 @@ class ToolHost(Protocol):
 
     def execute(self, call: ToolCall, *, cancel: threading.Event) -> ToolResultMessage: ...
 
+    def take_update(self, timestamp: int) -> Mapping[str, Any] | None:
+        """The activation/declaration system message owed after tool results, if any."""
+        ...
+
+    def take_notes(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(level, text, data) notes to journal: declaration policy, fallbacks, epochs."""
+        ...
+
 
 class PromptSource(Protocol):
     """Desktop's sections other than activation (runtime, environment, guidance, skills)."""
@@ -75,7 +83,7 @@ class PromptSource(Protocol):
 
 
 @dataclass(frozen=True)
-class RouteBinding:
+class SessionRoute:
     """The model to project for (flags already verified or withdrawn) and its identity."""
 
     model: Model
@@ -104,7 +112,7 @@ class SessionRuntime:
     def __init__(
         self,
         writer: RowWriter,
-        route: RouteBinding,
+        route: SessionRoute,
         dispatcher: Dispatcher,
         tools: ToolHost,
         prompt: PromptSource,
@@ -208,9 +216,31 @@ class SessionRuntime:
         self.append([row], on_event)
         return row
 
+    def _system_row(
+        self, message: Mapping[str, Any], *, label: str, anchor_before: str | None = None
+    ) -> dict[str, Any]:
+        fields: dict[str, Any] = {"modelSystem": {"v": 1, "message": dict(message)}, "label": label}
+        if anchor_before is not None:
+            fields["before"] = anchor_before
+        return self._row("system", **fields)
+
+    def journal_tool_notes(self, on_event: EventSink | None = None) -> None:
+        notes = self.tools.take_notes()
+        if notes:
+            self.append([self._row("note", level=lv, text=tx, data=dt) for lv, tx, dt in notes], on_event)
+
     def continue_session(self, on_event: EventSink | None = None) -> dict[str, Any] | None:
-        """Continuation: establish the baseline or migrate legacy sections, once (S3, S5)."""
-        return self.sync_system_state(on_event=on_event)
+        """Continuation: establish the baseline or migrate legacy sections, once (S3, S5).
+
+        An activation update owed by restoration (a recovered ToolSearch result, a rejected
+        section) goes first; the diff then finds whatever else changed since the last run.
+        """
+        owed = self.tools.take_update(self._clock())
+        if owed is not None and self.model_rows():
+            self.append([self._system_row(owed, label="tool activation restored at continuation")], on_event)
+        row = self.sync_system_state(on_event=on_event)
+        self.journal_tool_notes(on_event)
+        return row
 
     def note(self, level: str, text: str, on_event: EventSink | None = None, **data: Any) -> dict[str, Any]:
         row = self._row("note", level=level, text=text, **({"data": data} if data else {}))
@@ -278,8 +308,11 @@ class SessionRuntime:
                     tool_result = self.tools.execute(call, cancel=cancel)
                 results.append(self._row("toolResult", message=tool_result))
             # Results and the activation update they cause land together, results first (A4).
+            update = self.tools.take_update(self._clock())
+            if update is not None:
+                results.append(self._system_row(update, label="tool activation after tool results"))
             self.append(results, emit)
-            self.sync_system_state(on_event=emit)
+            self.journal_tool_notes(emit)
             if cancel.is_set():
                 result.stopped = "aborted"
                 break

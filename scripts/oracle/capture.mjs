@@ -36,6 +36,17 @@ BedrockRuntimeClient.prototype.send = function (command, ...rest) {
 
 const FAKE_KEY = "sk-oracle-test-key";
 
+// SDKs may log to stdout (e.g. @google/genai's Vertex notices); stdout carries the fixture JSON.
+for (const level of ["log", "info", "debug"]) console[level] = (...args) => console.error(...args);
+
+// Vertex with Application Default Credentials: the access token is looked up (network I/O) at
+// dispatch, not part of the request projection. Stub the lookup so no credential file or
+// metadata server is touched; the captured request then shows everything but that token.
+try {
+  const { GoogleAuth } = await import("google-auth-library");
+  GoogleAuth.prototype.getRequestHeaders = async () => new Headers();
+} catch { /* not installed: Vertex ADC cases fail loudly instead */ }
+
 function resolveModel(spec) {
   if (typeof spec !== "string") return spec;
   const slash = spec.indexOf("/");
@@ -76,10 +87,15 @@ async function capture(testCase) {
   const env = testCase.env ?? {};
   const saved = {};
   for (const [k, v] of Object.entries(env)) { saved[k] = process.env[k]; process.env[k] = v; }
+  // The Google adapters refuse a custom fetch unless it is the global one (their SDK calls the
+  // global fetch), so the capturing fetch also stands in for globalThis.fetch during the call.
+  const globalFetch = globalThis.fetch;
+  globalThis.fetch = fetch;
   try {
     const s = streamSimple(model, testCase.context, options);
     await s.result();
   } finally {
+    globalThis.fetch = globalFetch;
     for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
   }
   if (bedrockRequest) request = bedrockRequest;

@@ -35,6 +35,9 @@ SDK_ONLY_HEADERS = frozenset(
         "amz-sdk-invocation-id",
         "amz-sdk-request",
         ":authority",
+        # @google/genai's own version and the Node runtime version ("google-genai-sdk/2.21.0 gl-node/v20"):
+        # client telemetry that depends on the oracle's Node install, not on the request.
+        "x-goog-api-client",
     }
 )
 

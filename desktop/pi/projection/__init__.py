@@ -46,7 +46,9 @@ class RequestOptions:
 
     session_id: str | None = None
     reasoning: str | None = None
-    cache_retention: str = "short"
+    #: ``None`` = unset, as in pi-ai: the API's default applies ("short" for the cache-aware
+    #: APIs, unless ``PI_CACHE_RETENTION=long``), and pass-through APIs (pi-messages) omit it.
+    cache_retention: str | None = None
     max_tokens: int | None = None
     temperature: float | None = None
     tool_choice: str | None = None

@@ -1,0 +1,131 @@
+"""The tool catalog: core tools plus deferred tools from providers (MCP servers, extensions).
+
+A provider can change at any time (an MCP ``tools/list_changed``, a crash, an extension
+registering late); the catalog turns that into an immutable ``CatalogSnapshot`` with a
+fingerprint over the full declarations, so "did the catalog or any schema change?" is one
+string comparison. Name clashes never shadow silently: the first provider keeps the name
+and the clash is listed in the snapshot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import orjson
+
+from desktop.host.tools import bash, edit, find, grep, ls, read, skill, toolsearch, write
+from desktop.host.tools.types import JsonObject, ToolSpec
+
+CORE_TOOLS: tuple[ToolSpec, ...] = (
+    read.SPEC,
+    write.SPEC,
+    edit.SPEC,
+    bash.SPEC,
+    ls.SPEC,
+    grep.SPEC,
+    find.SPEC,
+    toolsearch.SPEC,
+    skill.SPEC,
+)
+
+
+def canonical_json(value: object) -> bytes:
+    """Sorted keys, no whitespace: the byte form every hash and comparison uses."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+class DeferredToolProvider(Protocol):
+    """Anything that contributes deferred tools and says when they change."""
+
+    def deferred_tools(self) -> Sequence[ToolSpec]: ...
+
+    def subscribe(self, callback: Callable[[], None]) -> None: ...
+
+
+@dataclass(frozen=True)
+class CatalogSnapshot:
+    core: tuple[ToolSpec, ...]
+    deferred: tuple[ToolSpec, ...]
+    conflicts: tuple[str, ...] = ()
+    _by_name: dict[str, ToolSpec] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_name.update({spec.name: spec for spec in (*self.core, *self.deferred)})
+
+    def get(self, name: str) -> ToolSpec | None:
+        return self._by_name.get(name)
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(self._by_name)
+
+    @property
+    def deferred_names(self) -> frozenset[str]:
+        return frozenset(spec.name for spec in self.deferred)
+
+    def all_tools(self) -> list[ToolSpec]:
+        """Every tool in deterministic name order."""
+        return sorted((*self.core, *self.deferred), key=lambda spec: spec.name)
+
+    def declarations(self) -> list[JsonObject]:
+        """Full pi-ai ``Tool`` declarations of the whole catalog, in name order."""
+        return [spec.declaration() for spec in self.all_tools()]
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 over the canonical declarations and which names are deferred."""
+        payload = {"declarations": self.declarations(), "deferred": sorted(self.deferred_names)}
+        return hashlib.sha256(canonical_json(payload)).hexdigest()
+
+
+class ToolCatalog:
+    """Thread-safe owner of the current tool set; listeners hear about every change."""
+
+    def __init__(
+        self, core: Iterable[ToolSpec] = CORE_TOOLS, providers: Iterable[DeferredToolProvider] = ()
+    ) -> None:
+        self._core = tuple(core)
+        self._providers: list[DeferredToolProvider] = []
+        self._listeners: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
+        for provider in providers:
+            self.add_provider(provider)
+
+    def add_provider(self, provider: DeferredToolProvider) -> None:
+        with self._lock:
+            self._providers.append(provider)
+        provider.subscribe(self._changed)
+        self._changed()
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        """``callback`` runs (on the provider's thread) after any change; keep it cheap."""
+        with self._lock:
+            self._listeners.append(callback)
+
+    def _changed(self) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for callback in listeners:
+            callback()
+
+    def snapshot(self) -> CatalogSnapshot:
+        with self._lock:
+            providers = list(self._providers)
+        taken = {spec.name for spec in self._core}
+        deferred: list[ToolSpec] = []
+        conflicts: list[str] = []
+        for provider in providers:
+            for spec in sorted(provider.deferred_tools(), key=lambda s: s.name):
+                if spec.name in taken:
+                    conflicts.append(
+                        f"{spec.name} from {spec.source} clashes with an existing tool and is not offered"
+                    )
+                    continue
+                taken.add(spec.name)
+                deferred.append(spec)
+        deferred.sort(key=lambda s: s.name)
+        return CatalogSnapshot(core=self._core, deferred=tuple(deferred), conflicts=tuple(conflicts))

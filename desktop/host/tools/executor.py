@@ -1,0 +1,158 @@
+"""Host execution: the last two stages of the gate (hooks, then mode/approval/confinement).
+
+The session's activation check runs first (``desktop.session.gate``); everything here
+happens after it, in this order, and every refusal returns before the tool body runs:
+
+1. argument preparation and validation against the tool's JSON schema;
+2. user pre-tool hooks (may block with a message);
+3. the permission mode's verdict for the tool's effect (deny ends here);
+4. workspace confinement of the file tools' path arguments;
+5. approval through the permission bridge when the mode asks;
+6. the tool body; expected failures become error results, never exceptions.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import orjson
+
+from desktop.host.permissions import (
+    PermissionBridge,
+    PermissionMode,
+    PermissionRequest,
+    decide,
+)
+from desktop.host.tools.hooks import HookRunner
+from desktop.host.tools.types import JsonObject, SkillIndex, ToolContext, ToolFailure, ToolOutcome, ToolSpec
+from desktop.host.tools.workspace import WorkspaceEscape, confine
+
+
+@dataclass(frozen=True)
+class ToolCallRequest:
+    """A model's tool call as the gate sees it (pi-ai ``ToolCall`` id/name/arguments)."""
+
+    id: str
+    name: str
+    arguments: JsonObject
+
+    @classmethod
+    def from_block(cls, block: JsonObject) -> ToolCallRequest:
+        args = block.get("arguments")
+        return cls(
+            str(block.get("id", "")), str(block.get("name", "")), args if isinstance(args, dict) else {}
+        )
+
+
+def refusal(reason: str, *, stage: str) -> ToolOutcome:
+    """An error result whose text states why the call did not run."""
+    return ToolOutcome.error(reason, details={"refused": stage})
+
+
+def _summary(spec: ToolSpec, args: JsonObject) -> str:
+    if spec.name == "bash":
+        return f"Run command: {args.get('command', '')}"
+    if spec.name in ("write", "edit"):
+        return f"{spec.name.capitalize()} file: {args.get('path', '')}"
+    return f"Call {spec.name} with {orjson.dumps(args).decode()[:400]}"
+
+
+@dataclass
+class HostExecutor:
+    workspace: Path
+    bridge: PermissionBridge
+    mode: PermissionMode = PermissionMode.ASK
+    hooks: HookRunner | None = None
+    skills: SkillIndex | None = None
+    temp_dir: Path | None = None
+    default_bash_timeout: float | None = None
+    remembered: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.workspace = Path(self.workspace).absolute()
+
+    def run(
+        self,
+        spec: ToolSpec,
+        call: ToolCallRequest,
+        *,
+        deferred_tools: tuple[ToolSpec, ...] = (),
+        cancel: threading.Event | None = None,
+    ) -> ToolOutcome:
+        args = _prepare(spec, call.arguments)
+        problem = _validate(spec, args)
+        if problem:
+            return refusal(f"Invalid arguments for {spec.name}: {problem}", stage="arguments")
+        if self.hooks is not None:
+            verdict = self.hooks.check(spec.name, call.id, args)
+            if verdict.blocked:
+                return refusal(
+                    f"Blocked by a pre-tool hook ({verdict.hook}): {verdict.message}", stage="hook"
+                )
+        decision, why = decide(self.mode, spec.effect, read_only_tool=spec.read_only)
+        if decision == "deny":
+            return refusal(f"Refused by permission mode: {why}.", stage="mode")
+        run_args = dict(args)
+        for key in spec.path_args:
+            raw = run_args.get(key)
+            if raw is None and spec.default_path is not None:
+                raw = spec.default_path
+            if raw is None:
+                continue
+            try:
+                run_args[key] = str(confine(str(raw), self.workspace))
+            except WorkspaceEscape as exc:
+                return refusal(f"Refused: {exc}.", stage="workspace")
+        if decision == "ask" and spec.name not in self.remembered:
+            answer = self.bridge.request_permission(
+                PermissionRequest(call.id, spec.name, spec.effect, args, _summary(spec, args), self.mode)
+            )
+            if not answer.allowed:
+                detail = f": {answer.reason}" if answer.reason else ""
+                return refusal(f"Refused: the user did not approve {spec.name}{detail}.", stage="approval")
+            if answer.remember_for_session:
+                self.remembered.add(spec.name)
+        ctx = ToolContext(
+            workspace=self.workspace,
+            cancel=cancel or threading.Event(),
+            temp_dir=self.temp_dir,
+            deferred_tools=deferred_tools,
+            skills=self.skills,
+            default_bash_timeout=self.default_bash_timeout,
+        )
+        try:
+            return spec.runner(run_args, ctx)
+        except ToolFailure as exc:
+            return ToolOutcome.error(str(exc))
+        except OSError as exc:
+            return ToolOutcome.error(
+                f"{spec.name} failed: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
+            )
+        except Exception as exc:  # a tool bug must not take the turn down
+            return ToolOutcome.error(f"{spec.name} failed unexpectedly: {type(exc).__name__}: {exc}")
+
+
+def _prepare(spec: ToolSpec, args: JsonObject) -> JsonObject:
+    if spec.prepare is not None:
+        return spec.prepare(dict(args))
+    return dict(args)
+
+
+def _validate(spec: ToolSpec, args: JsonObject) -> str | None:
+    try:
+        validator_cls: Any = jsonschema.validators.validator_for(
+            spec.parameters, default=jsonschema.Draft202012Validator
+        )
+        validator = validator_cls(spec.parameters)
+        errors = sorted(validator.iter_errors(args), key=lambda e: list(e.absolute_path))
+    except jsonschema.SchemaError:
+        return None
+    if not errors:
+        return None
+    first = errors[0]
+    where = "/".join(str(part) for part in first.absolute_path) or "(root)"
+    return f"{where}: {first.message}"

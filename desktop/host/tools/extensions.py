@@ -1,0 +1,146 @@
+"""Deferred tools from Python extensions: a small registration API.
+
+An extension is a Python file with a ``register(api)`` function; it calls
+``api.register_tool(...)`` once per tool. Extension tools are deferred (found through
+ToolSearch) and run through the same gate as every other tool.
+
+    def register(api):
+        api.register_tool("word_count", "Count words in a text",
+                          {"type": "object", "properties": {"text": {"type": "string"}},
+                           "required": ["text"]},
+                          lambda args: str(len(args["text"].split())))
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from desktop.host.tools.types import Effect, JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
+
+TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
+Handler = Callable[[JsonObject], "str | ToolOutcome"]
+
+
+class ExtensionError(Exception):
+    """An extension could not be loaded or registered a bad tool."""
+
+
+class ExtensionRegistry:
+    """Holds extension tools; a ``DeferredToolProvider`` for the catalog."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolSpec] = {}
+        self._listeners: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
+
+    def register_tool(
+        self,
+        name: str,
+        description: str,
+        parameters: JsonObject,
+        handler: Handler,
+        *,
+        effect: Effect = "external",
+        read_only: bool = False,
+        extension: str = "python",
+    ) -> ToolSpec:
+        if not TOOL_NAME.match(name):
+            raise ExtensionError(
+                f"extension tool name {name!r} is invalid: use a letter then letters, digits, '_' or '-' (max 64)"
+            )
+        if name.startswith("mcp__"):
+            raise ExtensionError(f"extension tool name {name!r} uses the reserved 'mcp__' prefix")
+        if not isinstance(parameters, dict) or parameters.get("type") != "object":
+            raise ExtensionError(
+                f"extension tool {name!r}: parameters must be a JSON schema with type 'object'"
+            )
+
+        def runner(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
+            try:
+                value = handler(args)
+            except ToolFailure:
+                raise
+            except Exception as exc:
+                raise ToolFailure(f"Extension tool {name} failed: {type(exc).__name__}: {exc}") from exc
+            return value if isinstance(value, ToolOutcome) else ToolOutcome.text(str(value))
+
+        spec = ToolSpec(
+            name=name,
+            description=description,
+            parameters=parameters,
+            effect=effect,
+            runner=runner,
+            source=f"extension:{extension}",
+            deferred=True,
+            read_only=read_only,
+        )
+        with self._lock:
+            self._tools[name] = spec
+        self._notify()
+        return spec
+
+    def unregister_tool(self, name: str) -> None:
+        with self._lock:
+            removed = self._tools.pop(name, None)
+        if removed is not None:
+            self._notify()
+
+    def deferred_tools(self) -> Sequence[ToolSpec]:
+        with self._lock:
+            return list(self._tools.values())
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        with self._lock:
+            self._listeners.append(callback)
+
+    def _notify(self) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for callback in listeners:
+            callback()
+
+    def load_file(self, path: Path) -> None:
+        """Import ``path`` and call its ``register(api)``; errors name the file."""
+        spec = importlib.util.spec_from_file_location(f"pi_desktop_extension_{path.stem}", path)
+        if spec is None or spec.loader is None:
+            raise ExtensionError(f"cannot load extension {path}: not a Python file")
+        module: Any = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            raise ExtensionError(f"extension {path} failed to import: {type(exc).__name__}: {exc}") from exc
+        register = getattr(module, "register", None)
+        if not callable(register):
+            raise ExtensionError(f"extension {path} has no register(api) function")
+        register(_ExtensionApi(self, path.stem))
+
+
+class _ExtensionApi:
+    def __init__(self, registry: ExtensionRegistry, extension: str) -> None:
+        self._registry = registry
+        self._extension = extension
+
+    def register_tool(
+        self,
+        name: str,
+        description: str,
+        parameters: JsonObject,
+        handler: Handler,
+        *,
+        effect: Effect = "external",
+        read_only: bool = False,
+    ) -> ToolSpec:
+        return self._registry.register_tool(
+            name,
+            description,
+            parameters,
+            handler,
+            effect=effect,
+            read_only=read_only,
+            extension=self._extension,
+        )

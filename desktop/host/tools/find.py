@@ -1,0 +1,67 @@
+"""``find``: files by glob pattern, relative to the search directory, ignore files respected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from desktop.host.tools.grep import glob_matcher
+from desktop.host.tools.ignore import walk
+from desktop.host.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
+
+NAME = "find"
+DEFAULT_LIMIT = 1000
+DESCRIPTION = (
+    "Search for files by glob pattern. Returns matching file paths relative to the search directory. "
+    f"Respects .gitignore. Output is truncated to {DEFAULT_LIMIT} results or {DEFAULT_MAX_BYTES // 1024}KB "
+    "(whichever is hit first)."
+)
+PARAMETERS: JsonObject = {
+    "type": "object",
+    "properties": {
+        "pattern": {
+            "type": "string",
+            "description": "Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'",
+        },
+        "path": {"type": "string", "description": "Directory to search in (default: current directory)"},
+        "limit": {"type": "number", "description": "Maximum number of results (default: 1000)"},
+    },
+    "required": ["pattern"],
+}
+
+
+def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
+    base = Path(args.get("path") or ctx.workspace)
+    if not base.is_dir():
+        raise ToolFailure(f"Path not found: {args.get('path') or '.'}")
+    limit = max(1, int(args.get("limit") or DEFAULT_LIMIT))
+    matcher = glob_matcher(str(args["pattern"]))
+    found: list[str] = []
+    for rel, _, is_dir in walk(base, include_dirs=True):
+        if ctx.cancel.is_set():
+            raise ToolFailure("Operation aborted")
+        if matcher.match(rel):
+            found.append(rel + ("/" if is_dir else ""))
+            if len(found) >= limit:
+                break
+    if not found:
+        return ToolOutcome.text("No files found matching pattern")
+    cut = truncate_head("\n".join(found), max_lines=10**9)
+    text = cut.content
+    details: dict[str, Any] = {}
+    notices: list[str] = []
+    if len(found) >= limit:
+        notices.append(f"{limit} results limit reached")
+        details["resultLimitReached"] = limit
+    if cut.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details["truncation"] = cut.details()
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    return ToolOutcome.text(text, details=details or None)
+
+
+SPEC = ToolSpec(
+    NAME, DESCRIPTION, PARAMETERS, effect="read", runner=run, path_args=("path",), default_path="."
+)

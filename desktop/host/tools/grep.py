@@ -1,0 +1,137 @@
+"""``grep``: regex or literal search over workspace files, ignore files respected."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from desktop.host.tools.ignore import glob_to_regex, walk
+from desktop.host.tools.truncate import (
+    DEFAULT_MAX_BYTES,
+    GREP_MAX_LINE_LENGTH,
+    format_size,
+    truncate_head,
+    truncate_line,
+)
+from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
+
+NAME = "grep"
+DEFAULT_LIMIT = 100
+DESCRIPTION = (
+    "Search file contents for a pattern. Returns matching lines with file paths and line numbers. "
+    f"Respects .gitignore. Output is truncated to {DEFAULT_LIMIT} matches or {DEFAULT_MAX_BYTES // 1024}KB "
+    f"(whichever is hit first). Long lines are truncated to {GREP_MAX_LINE_LENGTH} chars."
+)
+PARAMETERS: JsonObject = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "Search pattern (regex or literal string)"},
+        "path": {"type": "string", "description": "Directory or file to search (default: current directory)"},
+        "glob": {
+            "type": "string",
+            "description": "Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'",
+        },
+        "ignoreCase": {"type": "boolean", "description": "Case-insensitive search (default: false)"},
+        "literal": {
+            "type": "boolean",
+            "description": "Treat pattern as literal string instead of regex (default: false)",
+        },
+        "context": {
+            "type": "number",
+            "description": "Number of lines to show before and after each match (default: 0)",
+        },
+        "limit": {"type": "number", "description": "Maximum number of matches to return (default: 100)"},
+    },
+    "required": ["pattern"],
+}
+
+
+def glob_matcher(glob: str) -> re.Pattern[str]:
+    """A glob without '/' matches the file name anywhere; with '/', the relative path."""
+    body = glob_to_regex(glob.lstrip("/"))
+    return re.compile(f"^{body}$" if "/" in glob else f"^(?:.*/)?{body}$")
+
+
+def _files(base: Path, glob: str | None, ctx: ToolContext) -> list[tuple[str, Path]]:
+    if base.is_file():
+        return [(base.name, base)]
+    matcher = glob_matcher(glob) if glob else None
+    found: list[tuple[str, Path]] = []
+    for rel, path, _ in walk(base):
+        if ctx.cancel.is_set():
+            raise ToolFailure("Operation aborted")
+        if matcher is None or matcher.match(rel):
+            found.append((rel, path))
+    return found
+
+
+def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
+    base = Path(args.get("path") or ctx.workspace)
+    if not base.exists():
+        raise ToolFailure(f"Path not found: {args.get('path') or '.'}")
+    flags = re.IGNORECASE if args.get("ignoreCase") else 0
+    source = re.escape(args["pattern"]) if args.get("literal") else str(args["pattern"])
+    try:
+        regex = re.compile(source, flags)
+    except re.error as exc:
+        raise ToolFailure(
+            f"Invalid regex {args['pattern']!r}: {exc}. Pass literal=true to search for it as text."
+        ) from exc
+    context = max(0, int(args.get("context") or 0))
+    limit = max(1, int(args.get("limit") or DEFAULT_LIMIT))
+    out: list[str] = []
+    matches = 0
+    limit_hit = False
+    lines_cut = False
+    for rel, path in _files(base, args.get("glob"), ctx):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if b"\x00" in data[:8192]:
+            continue
+        lines = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()  # a final newline ends the last line; it does not start another
+        for number, line in enumerate(lines, start=1):
+            if not regex.search(line):
+                continue
+            matches += 1
+            start = max(1, number - context)
+            end = min(len(lines), number + context)
+            for current in range(start, end + 1):
+                text, cut = truncate_line(lines[current - 1])
+                lines_cut = lines_cut or cut
+                sep = ":" if current == number else "-"
+                out.append(f"{rel}{sep}{current}{sep} {text}")
+            if matches >= limit:
+                limit_hit = True
+                break
+        if limit_hit:
+            break
+    if not matches:
+        return ToolOutcome.text("No matches found")
+    cut_result = truncate_head("\n".join(out), max_lines=10**9)
+    text = cut_result.content
+    details: dict[str, Any] = {}
+    notices: list[str] = []
+    if limit_hit:
+        notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
+        details["matchLimitReached"] = limit
+    if cut_result.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details["truncation"] = cut_result.details()
+    if lines_cut:
+        notices.append(
+            f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
+        )
+        details["linesTruncated"] = True
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    return ToolOutcome.text(text, details=details or None)
+
+
+SPEC = ToolSpec(
+    NAME, DESCRIPTION, PARAMETERS, effect="read", runner=run, path_args=("path",), default_path="."
+)

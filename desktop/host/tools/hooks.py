@@ -1,0 +1,89 @@
+"""User-configured pre-tool hooks: shell commands that see each call and may block it.
+
+A hook receives the call as JSON on stdin::
+
+    {"hook_event_name": "PreToolUse", "tool_name": ..., "tool_input": {...},
+     "tool_call_id": ..., "cwd": ...}
+
+It blocks the call by exiting non-zero (stderr, else stdout, is the message) or by printing
+``{"decision": "block", "reason": "..."}``; ``{"decision": "allow"}`` or an empty output
+lets it through. A hook that cannot start or times out blocks too: a safety check that
+did not run must not be read as approval. Hooks run before any approval prompt and
+before the tool, so a block never leaves a side effect of the tool behind.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from desktop.host.settings import HookMatcher
+from desktop.host.tools.bash import shell_argv
+from desktop.host.tools.types import JsonObject
+
+
+@dataclass(frozen=True)
+class HookVerdict:
+    blocked: bool
+    message: str = ""
+    hook: str = ""
+
+
+class HookRunner:
+    def __init__(self, matchers: list[HookMatcher], workspace: Path) -> None:
+        self._matchers = [(re.compile(m.matcher) if m.matcher else None, m) for m in matchers]
+        self._workspace = workspace
+
+    def check(self, tool_name: str, tool_call_id: str, arguments: JsonObject) -> HookVerdict:
+        payload = orjson.dumps(
+            {
+                "hook_event_name": "PreToolUse",
+                "tool_name": tool_name,
+                "tool_input": arguments,
+                "tool_call_id": tool_call_id,
+                "cwd": str(self._workspace),
+            }
+        )
+        for regex, matcher in self._matchers:
+            if regex is not None and not regex.fullmatch(tool_name):
+                continue
+            for hook in matcher.hooks:
+                verdict = self._run(hook.command, hook.timeout, payload)
+                if verdict.blocked:
+                    return verdict
+        return HookVerdict(False)
+
+    def _run(self, command: str, timeout: float, payload: bytes) -> HookVerdict:
+        try:
+            done = subprocess.run(
+                shell_argv(command),
+                input=payload,
+                capture_output=True,
+                cwd=self._workspace,
+                timeout=timeout,
+                check=False,
+                start_new_session=sys.platform != "win32",
+            )
+        except subprocess.TimeoutExpired:
+            return HookVerdict(True, f"hook timed out after {timeout:g}s, so the call was blocked", command)
+        except OSError as exc:
+            return HookVerdict(True, f"hook could not start ({exc}), so the call was blocked", command)
+        stdout = done.stdout.decode("utf-8", errors="replace").strip()
+        stderr = done.stderr.decode("utf-8", errors="replace").strip()
+        if done.returncode != 0:
+            detail = stderr or stdout or f"exit code {done.returncode}"
+            return HookVerdict(True, detail, command)
+        if stdout.startswith("{"):
+            try:
+                answer = orjson.loads(stdout)
+            except orjson.JSONDecodeError:
+                return HookVerdict(False)
+            if isinstance(answer, dict) and answer.get("decision") in ("block", "deny"):
+                reason = answer.get("reason")
+                return HookVerdict(True, str(reason) if reason else "blocked by hook", command)
+        return HookVerdict(False)

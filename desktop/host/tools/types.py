@@ -1,0 +1,112 @@
+"""The plain data every tool shares: its declaration, its effect class and its outcome.
+
+A tool's *effect* (read / write / execute / external) is what the permission modes reason
+about, so it is part of the spec rather than guessed from the name at approval time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+JsonObject: TypeAlias = dict[str, Any]
+Effect = Literal["read", "write", "execute", "external"]
+
+CORE_SOURCE = "core"
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What a tool produced, before it becomes a pi-ai ``ToolResultMessage``."""
+
+    content: tuple[JsonObject, ...]
+    is_error: bool = False
+    details: JsonObject | None = None
+
+    @classmethod
+    def text(cls, text: str, *, is_error: bool = False, details: JsonObject | None = None) -> ToolOutcome:
+        return cls(content=({"type": "text", "text": text},), is_error=is_error, details=details)
+
+    @classmethod
+    def error(cls, text: str, *, details: JsonObject | None = None) -> ToolOutcome:
+        return cls.text(text, is_error=True, details=details)
+
+    @property
+    def text_content(self) -> str:
+        return "\n".join(str(block.get("text", "")) for block in self.content if block.get("type") == "text")
+
+    def to_message(self, tool_call_id: str, tool_name: str, timestamp: int | None = None) -> JsonObject:
+        """The pi-ai ``ToolResultMessage`` JSON shape (``details`` only when present)."""
+        message: JsonObject = {
+            "role": "toolResult",
+            "toolCallId": tool_call_id,
+            "toolName": tool_name,
+            "content": [dict(block) for block in self.content],
+            "isError": self.is_error,
+            "timestamp": timestamp if timestamp is not None else int(time.time() * 1000),
+        }
+        if self.details is not None:
+            message["details"] = self.details
+        return message
+
+
+class ToolFailure(Exception):
+    """Raised by a tool body for an expected failure; its message becomes the error result."""
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may use. Paths in ``arguments`` are already confined by the Host."""
+
+    workspace: Path
+    cancel: threading.Event = field(default_factory=threading.Event)
+    temp_dir: Path | None = None
+    deferred_tools: Sequence[ToolSpec] = ()
+    skills: SkillIndex | None = None
+    default_bash_timeout: float | None = None
+
+
+ToolRunner = Callable[[JsonObject, ToolContext], ToolOutcome]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool of the catalog: the declaration the model sees plus what the Host needs.
+
+    ``path_args`` names the arguments the Host confines to the workspace before running.
+    ``read_only`` lets a deferred tool (an MCP tool annotated ``readOnlyHint``) run in
+    read-only mode.
+    """
+
+    name: str
+    description: str
+    parameters: JsonObject
+    effect: Effect
+    runner: ToolRunner = field(compare=False, repr=False)
+    source: str = CORE_SOURCE
+    deferred: bool = False
+    path_args: tuple[str, ...] = ()
+    default_path: str | None = None
+    read_only: bool = False
+    prepare: Callable[[JsonObject], JsonObject] | None = field(default=None, compare=False, repr=False)
+
+    def declaration(self) -> JsonObject:
+        """The pi-ai ``Tool`` JSON: exactly what providers receive."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+
+class SkillIndex:
+    """Maps skill ids to their SKILL.md files; the session's skill catalog supplies one."""
+
+    def __init__(self, skills: Mapping[str, Path] | None = None) -> None:
+        self._skills = dict(skills or {})
+
+    def path_for(self, name: str) -> Path | None:
+        return self._skills.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self._skills)

@@ -1,0 +1,414 @@
+"""What the three OpenAI Responses APIs share (pi-ai ``openai-responses-shared.ts``).
+
+OpenAI Responses, Azure OpenAI Responses and ChatGPT Codex take the same ``input`` item
+list and the same tool shapes; they differ in the envelope (cache fields, reasoning,
+instructions) which each API module builds. Mid-conversation system messages keep their
+place as ``developer``/``system`` items on flagged models. Tools added later are loaded in
+place — an ``additional_tools`` item, or a client-side ``tool_search_call`` plus
+``tool_search_output`` pair — only while the retained history holds nothing but additions;
+otherwise the request carries the full current list (``resolve_transcript_tools``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import orjson
+
+from desktop.pi.projection import ProjectionError
+from desktop.pi.projection._responses_constrained import (
+    grammar_tool_input,
+    json_schema_tool_parameters,
+    resolve_grammar,
+    resolve_json_schema_strict,
+)
+from desktop.pi.projection._responses_util import (
+    clamp_thinking_level,
+    js_stringify,
+    sanitize_surrogates,
+    short_hash,
+    utf16_len,
+)
+from desktop.pi.text import render_system_update, system_message_text
+from desktop.pi.transcript import TranscriptTools
+from desktop.pi.transform import transform_messages
+from desktop.pi.types import AssistantMessage, Message, Model, SystemMessage
+
+#: OpenAI Responses rejects ``max_output_tokens`` below 16.
+MIN_OUTPUT_TOKENS = 16
+PROMPT_CACHE_KEY_MAX_LENGTH = 64
+
+_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+@dataclass(frozen=True)
+class ToolOptions:
+    """How tool definitions are written; the defaults differ per API."""
+
+    #: Value of ``strict`` when no constrained sampling decides it (Codex sends ``null``).
+    default_strict: bool | None = False
+    supports_strict_mode: bool = True
+    supports_grammar_tools: bool = False
+    #: Tools loaded by a client tool search are marked ``defer_loading``.
+    tool_search_result: bool = False
+
+
+@dataclass(frozen=True)
+class InputOptions:
+    allowed_tool_call_providers: frozenset[str]
+    tool_options: ToolOptions
+    transcript_tools: TranscriptTools
+    grammar_properties: Mapping[str, str] = field(default_factory=dict)
+    include_system_prompt: bool = True
+    supports_additional_tools: bool = False
+    supports_tool_search: bool = False
+
+
+def clamp_prompt_cache_key(key: str | None) -> str | None:
+    """At most 64 code points, as pi-ai's ``clampOpenAIPromptCacheKey``."""
+    if key is None or len(key) <= PROMPT_CACHE_KEY_MAX_LENGTH:
+        return key
+    return key[:PROMPT_CACHE_KEY_MAX_LENGTH]
+
+
+def simple_reasoning_effort(model: Model, reasoning: str | None) -> str | None:
+    """streamSimple's mapping of the neutral thinking level: clamped, and ``off`` means none."""
+    if not reasoning:
+        return None
+    clamped = clamp_thinking_level(model, reasoning)
+    return None if clamped == "off" else clamped
+
+
+# ---------------------------------------------------------------------------
+# Tools
+# ---------------------------------------------------------------------------
+
+
+def convert_tools(tools: Sequence[Mapping[str, Any]], options: ToolOptions) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        grammar = resolve_grammar(tool, options.supports_grammar_tools)
+        if grammar:
+            custom: dict[str, Any] = {
+                "type": "custom",
+                "name": tool["name"],
+                "description": tool["description"],
+                "format": {"type": "grammar", "syntax": grammar.syntax, "definition": grammar.definition},
+            }
+            if options.tool_search_result:
+                custom["defer_loading"] = True
+            out.append(custom)
+            continue
+        constrained = resolve_json_schema_strict(tool, options.supports_strict_mode)
+        strict = options.default_strict if constrained is None else constrained
+        function: dict[str, Any] = {
+            "type": "function",
+            "name": tool["name"],
+            "description": tool["description"],
+            "parameters": json_schema_tool_parameters(tool, strict),
+        }
+        if options.tool_search_result:
+            function["defer_loading"] = True
+        if options.supports_strict_mode:
+            function["strict"] = strict
+        out.append(function)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Input items
+# ---------------------------------------------------------------------------
+
+
+def _normalize_id_part(part: str) -> str:
+    # JS regexes without the u flag see an astral character as two code units.
+    if not part.isascii():
+        part = _ASTRAL.sub("__", part)
+    sanitized = _ID_UNSAFE.sub("_", part)
+    return sanitized[:64].rstrip("_")
+
+
+def _tool_call_id_normalizer(model: Model, allowed: frozenset[str]) -> Any:
+    provider = model["provider"]
+    api = model["api"]
+
+    def normalize(call_id: str, _target: Model, source: AssistantMessage) -> str:
+        if provider not in allowed or "|" not in call_id:
+            return _normalize_id_part(call_id)
+        parts = call_id.split("|")
+        normalized_call = _normalize_id_part(parts[0])
+        item = parts[1]
+        foreign = source.get("provider") != provider or source.get("api") != api
+        normalized_item = f"fc_{short_hash(item)}"[:64] if foreign else _normalize_id_part(item)
+        if not normalized_item.startswith("fc_"):
+            normalized_item = _normalize_id_part(f"fc_{normalized_item}")
+        return f"{normalized_call}|{normalized_item}"
+
+    return normalize
+
+
+def _parse_text_signature(signature: str | None) -> tuple[str, str | None] | None:
+    if not signature:
+        return None
+    if signature.startswith("{"):
+        try:
+            parsed = orjson.loads(signature)
+        except orjson.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict) and parsed.get("v") == 1 and isinstance(parsed.get("id"), str):
+            phase = parsed.get("phase")
+            return parsed["id"], phase if phase in ("commentary", "final_answer") else None
+    return signature, None
+
+
+def _tool_result_output(
+    image_input: bool, content: Sequence[Mapping[str, Any]]
+) -> str | list[dict[str, Any]]:
+    if len(content) == 1 and content[0].get("type") == "text":
+        text = content[0]["text"]
+        return sanitize_surrogates(text) if text else "(no tool output)"
+    text = "\n".join(block["text"] for block in content if block.get("type") == "text")
+    images = [block for block in content if block.get("type") == "image"]
+    if not images or not image_input:
+        if text:
+            return sanitize_surrogates(text)
+        return "(see attached image)" if images else "(no tool output)"
+    output: list[dict[str, Any]] = []
+    if text:
+        output.append({"type": "input_text", "text": sanitize_surrogates(text)})
+    for image in images:
+        output.append(
+            {
+                "type": "input_image",
+                "detail": "auto",
+                "image_url": f"data:{image['mimeType']};base64,{image['data']}",
+            }
+        )
+    return output
+
+
+def _user_content(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "input_text", "text": sanitize_surrogates(content)}]
+    items: list[dict[str, Any]] = []
+    for block in content:
+        if block.get("type") == "text":
+            items.append({"type": "input_text", "text": sanitize_surrogates(block["text"])})
+        else:
+            items.append(
+                {
+                    "type": "input_image",
+                    "detail": "auto",
+                    "image_url": f"data:{block['mimeType']};base64,{block['data']}",
+                }
+            )
+    return items
+
+
+def _reasoning_item(signature: str) -> Any:
+    try:
+        return orjson.loads(signature)
+    except orjson.JSONDecodeError as error:
+        raise ProjectionError(
+            "thinking block field 'thinkingSignature' is not the JSON reasoning item an OpenAI "
+            f"Responses model produced ({error}); drop the block or replay it on its own model"
+        ) from error
+
+
+def convert_input(model: Model, messages: Sequence[Message], options: InputOptions) -> list[Any]:
+    """The ``input`` item list for an already resolved (folded or in-place) transcript."""
+    provider = model["provider"]
+    api = model["api"]
+    model_id = model["id"]
+    compat = model.get("compat") or {}
+    instruction_role = (
+        "developer"
+        if model.get("reasoning") and compat.get("supportsDeveloperRole") is not False
+        else "system"
+    )
+    grammar = options.grammar_properties
+    anchors = options.transcript_tools.anchors_additions
+    out: list[Any] = []
+
+    def append_tool_additions(message: Mapping[str, Any], seed: str) -> None:
+        tools = (message.get("toolsAdded") or []) if anchors else []
+        if not tools:
+            return
+        if options.supports_additional_tools:
+            out.append(
+                {
+                    "type": "additional_tools",
+                    "role": "developer",
+                    "tools": convert_tools(tools, options.tool_options),
+                }
+            )
+            return
+        if not options.supports_tool_search:
+            return
+        names = [tool["name"] for tool in tools]
+        call_id = f"pi_tool_load_{short_hash(seed + ':' + ','.join(names))}"
+        out.append(
+            {
+                "type": "tool_search_call",
+                "call_id": call_id,
+                "execution": "client",
+                "status": "completed",
+                "arguments": {"query": " ".join(names), "limit": len(names)},
+            }
+        )
+        search_options = ToolOptions(
+            default_strict=options.tool_options.default_strict,
+            supports_strict_mode=options.tool_options.supports_strict_mode,
+            supports_grammar_tools=options.tool_options.supports_grammar_tools,
+            tool_search_result=True,
+        )
+        out.append(
+            {
+                "type": "tool_search_output",
+                "call_id": call_id,
+                "execution": "client",
+                "status": "completed",
+                "tools": convert_tools(tools, search_options),
+            }
+        )
+
+    transformed = transform_messages(
+        messages, model, _tool_call_id_normalizer(model, options.allowed_tool_call_providers)
+    )
+    append = out.append
+    image_input = "image" in model["input"]
+    msg_index = 0
+    for source_index, message in enumerate(cast(list[dict[str, Any]], transformed)):
+        role = message["role"]
+        if role == "assistant":
+            same_provider_api = message.get("provider") == provider and message.get("api") == api
+            same_model = same_provider_api and message.get("model") == model_id
+            items = _assistant_items(
+                message["content"], msg_index, same_model, same_provider_api and not same_model, grammar
+            )
+            if items:
+                out.extend(items)
+                msg_index += 1
+        elif role == "toolResult":
+            call_id = message["toolCallId"].partition("|")[0]
+            output = _tool_result_output(image_input, message["content"])
+            kind = "custom_tool_call_output" if message["toolName"] in grammar else "function_call_output"
+            append({"type": kind, "call_id": call_id, "output": output})
+            msg_index += 1
+        elif role == "user":
+            content = _user_content(message["content"])
+            if content:
+                append({"role": "user", "content": content})
+                msg_index += 1
+        elif role == "system":
+            system = cast(SystemMessage, message)
+            if source_index == 0:
+                if options.include_system_prompt:
+                    text = system_message_text(system)
+                    if text:
+                        append({"role": instruction_role, "content": sanitize_surrogates(text)})
+                continue
+            append_tool_additions(system, f"system:{msg_index}")
+            text = render_system_update(system)
+            if text:
+                append({"role": instruction_role, "content": sanitize_surrogates(text)})
+            msg_index += 1
+        else:
+            msg_index += 1
+    return out
+
+
+def _assistant_items(
+    content: Sequence[Mapping[str, Any]],
+    msg_index: int,
+    same_model: bool,
+    different_model: bool,
+    grammar: Mapping[str, str],
+) -> list[Any]:
+    """One assistant turn as output items: reasoning, messages and tool calls, in order."""
+    items: list[Any] = []
+    text_index = 0
+    for block in content:
+        kind = block.get("type")
+        if kind == "text":
+            parsed = _parse_text_signature(block.get("textSignature"))
+            msg_id = parsed[0] if parsed else None
+            if not msg_id:
+                msg_id = f"msg_pi_{msg_index}" if text_index == 0 else f"msg_pi_{msg_index}_{text_index}"
+            elif len(msg_id) > 64 or utf16_len(msg_id) > 64:
+                msg_id = f"msg_{short_hash(msg_id)}"
+            text_index += 1
+            item: dict[str, Any] = {
+                "type": "message",
+                "role": "assistant",
+                "content": [
+                    {"type": "output_text", "text": sanitize_surrogates(block["text"]), "annotations": []}
+                ],
+                "status": "completed",
+                "id": msg_id,
+            }
+            if parsed and parsed[1]:
+                item["phase"] = parsed[1]
+            items.append(item)
+        elif kind == "toolCall":
+            name = block["name"]
+            call_id, bar, item_id = block["id"].partition("|")
+            if bar:
+                # Only the first two '|' parts count, as pi-ai's array destructuring.
+                item_id = item_id.partition("|")[0]
+            input_property = grammar.get(name)
+            if input_property is None:
+                call: dict[str, Any] = {"type": "function_call"}
+                if bar and not different_model and item_id.startswith("fc_"):
+                    call["id"] = item_id
+                call["call_id"] = call_id
+                call["name"] = name
+                call["arguments"] = js_stringify(block["arguments"])
+            else:
+                call = {"type": "custom_tool_call"}
+                if bar and not different_model and item_id.startswith("ctc_"):
+                    call["id"] = item_id
+                call["call_id"] = call_id
+                call["name"] = name
+                call["input"] = sanitize_surrogates(
+                    grammar_tool_input(name, block["arguments"], input_property)
+                )
+            if same_model and "namespace" in block:
+                call["namespace"] = block["namespace"]
+            items.append(call)
+        elif kind == "thinking":
+            signature = block.get("thinkingSignature")
+            if signature:
+                items.append(_reasoning_item(signature))
+    return items
+
+
+# ---------------------------------------------------------------------------
+# Headers
+# ---------------------------------------------------------------------------
+
+
+def merge_headers(
+    target: dict[str, Any], extra: Mapping[str, str | None] | None, keep_null: bool = False
+) -> None:
+    """Case-insensitive header merge, later wins; ``None`` removes the header (SDK semantics).
+
+    With ``keep_null`` the ``None`` stays as a marker, so a layer of default headers can still
+    remove a header that a lower layer (e.g. the SDK's own ``Authorization``) sets.
+    """
+    for name, value in (extra or {}).items():
+        key = name.lower()
+        if value is None and not keep_null:
+            target.pop(key, None)
+        else:
+            target[key] = value
+
+
+def mapped_level(level_map: Mapping[str, Any], level: str, fallback: str) -> str:
+    """``thinkingLevelMap[level] ?? fallback``."""
+    value = level_map.get(level)
+    return fallback if value is None else str(value)

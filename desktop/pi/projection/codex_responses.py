@@ -1,0 +1,159 @@
+"""ChatGPT Codex Responses request projection (pi-ai ``openai-codex-responses.ts``, SSE path).
+
+Codex takes the leading system prompt as ``instructions`` (never as an input item), always
+asks for encrypted reasoning, and authenticates with a ChatGPT access token whose JWT
+payload names the account. pi-ai's WebSocket transport and its zstd request compression
+are transport choices made at dispatch; the projection is the uncompressed SSE request.
+"""
+
+from __future__ import annotations
+
+import binascii
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
+from desktop.pi.projection._responses_constrained import grammar_input_properties
+from desktop.pi.projection._responses_shared import (
+    InputOptions,
+    ToolOptions,
+    clamp_prompt_cache_key,
+    convert_input,
+    convert_tools,
+    mapped_level,
+    merge_headers,
+    simple_reasoning_effort,
+)
+from desktop.pi.projection._responses_util import gc_paused, js_value, pi_user_agent
+from desktop.pi.text import system_message_text
+from desktop.pi.transcript import (
+    declared_tools,
+    leading_system_message,
+    resolve_transcript,
+    resolve_transcript_tools,
+)
+from desktop.pi.types import Message, Model
+
+TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode"})
+DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
+DEFAULT_INSTRUCTIONS = "You are a helpful assistant."
+JWT_CLAIM_PATH = "https://api.openai.com/auth"
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+
+def _atob(data: str) -> str:
+    """The browser's forgiving ``atob``: standard alphabet, optional padding, Latin-1 result."""
+    data = "".join(data.split())
+    if len(data) % 4 == 0 and data.endswith("="):
+        data = data[:-2] if data.endswith("==") else data[:-1]
+    if len(data) % 4 == 1 or any(ch not in _BASE64 for ch in data):
+        raise ValueError("invalid base64")
+    return binascii.a2b_base64(data + "=" * (-len(data) % 4)).decode("latin-1")
+
+
+def account_id(token: str) -> str:
+    """The ChatGPT account id carried in the access token's JWT payload."""
+    try:
+        parts = token.split(".")
+        if len(parts) != 3:
+            raise ValueError("not a JWT")
+        payload = orjson.loads(_atob(parts[1]))
+        value = payload.get(JWT_CLAIM_PATH, {}).get("chatgpt_account_id")
+        if not value:
+            raise ValueError("no account id")
+        return str(value)
+    except (ValueError, AttributeError, orjson.JSONDecodeError) as error:
+        raise ProjectionError(
+            "Failed to extract accountId from token: options.apiKey must be a ChatGPT access token (JWT) "
+            f"whose '{JWT_CLAIM_PATH}' claim holds chatgpt_account_id"
+        ) from error
+
+
+def codex_url(base_url: str | None) -> str:
+    raw = base_url if base_url and base_url.strip() else DEFAULT_BASE_URL
+    normalized = raw.rstrip("/")
+    if normalized.endswith("/codex/responses"):
+        return normalized
+    if normalized.endswith("/codex"):
+        return f"{normalized}/responses"
+    return f"{normalized}/codex/responses"
+
+
+@gc_paused
+def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
+    token = options.api_key
+    if not token:
+        raise ProjectionError(f"No API key for provider: {model['provider']}; pass options.apiKey")
+    account = account_id(token)
+    compat: Mapping[str, Any] = model.get("compat") or {}
+    strict_mode = compat.get("supportsStrictMode")
+    supports_additional = bool(compat.get("supportsAdditionalTools"))
+    supports_search = bool(compat.get("supportsToolSearch"))
+    supports_grammar = bool(compat.get("supportsOpenAIGrammarTools"))
+    tool_options = ToolOptions(
+        default_strict=None,
+        supports_strict_mode=True if strict_mode is None else bool(strict_mode),
+        supports_grammar_tools=supports_grammar,
+    )
+    transcript = resolve_transcript(messages, bool(compat.get("supportsMidConvoSystemMessages")))
+    reasoning_effort = simple_reasoning_effort(model, options.reasoning)
+    session_id = clamp_prompt_cache_key(None if options.cache_retention == "none" else options.session_id)
+    tools = resolve_transcript_tools(transcript, supports_additional or supports_search)
+    input_items = convert_input(
+        model,
+        transcript,
+        InputOptions(
+            allowed_tool_call_providers=TOOL_CALL_PROVIDERS,
+            tool_options=tool_options,
+            transcript_tools=tools,
+            grammar_properties=grammar_input_properties(declared_tools(transcript), supports_grammar),
+            include_system_prompt=False,
+            supports_additional_tools=supports_additional,
+            supports_tool_search=supports_search,
+        ),
+    )
+    head = leading_system_message(transcript)
+    instructions = system_message_text(head) if head else ""
+
+    body: dict[str, Any] = {
+        "model": model["id"],
+        "store": False,
+        "stream": True,
+        "instructions": instructions or DEFAULT_INSTRUCTIONS,
+        "input": input_items,
+        "text": {"verbosity": "low"},
+        "include": ["reasoning.encrypted_content"],
+    }
+    if session_id is not None:
+        body["prompt_cache_key"] = session_id
+    body["tool_choice"] = options.tool_choice if options.tool_choice is not None else "auto"
+    body["parallel_tool_calls"] = True
+    if options.temperature is not None:
+        body["temperature"] = js_value(options.temperature)
+    if tools.request_tools:
+        body["tools"] = convert_tools(tools.request_tools, tool_options)
+    level_map = model.get("thinkingLevelMap") or {}
+    if reasoning_effort is not None:
+        body["reasoning"] = {
+            "effort": mapped_level(level_map, reasoning_effort, reasoning_effort),
+            "summary": "auto",
+        }
+    elif model.get("reasoning") and not ("off" in level_map and level_map["off"] is None):
+        body["reasoning"] = {"effort": mapped_level(level_map, "off", "none")}
+
+    headers: dict[str, str] = {}
+    merge_headers(headers, model.get("headers"))
+    merge_headers(headers, options.headers)
+    headers["authorization"] = f"Bearer {token}"
+    headers["chatgpt-account-id"] = account
+    headers["originator"] = "pi"
+    headers["user-agent"] = pi_user_agent()
+    headers["openai-beta"] = "responses=experimental"
+    headers["accept"] = "text/event-stream"
+    headers["content-type"] = "application/json"
+    if session_id:
+        headers["session-id"] = session_id
+        headers["x-client-request-id"] = session_id
+    return ProviderRequest("POST", codex_url(model.get("baseUrl")), headers, body)

@@ -1,0 +1,337 @@
+"""The execution gate: activation first, then the Host (hooks, mode, confinement, approval).
+
+``ToolGate`` is the session's single owner of tool state between prompts: the catalog
+snapshot in force, the declaration epoch, the declaration policy and what has been
+published, and the execution activation of deferred tools. Runtime activation is
+authoritative; history is only read once, at continuation (``restore``).
+
+A new declaration epoch starts whenever the catalog or any schema, the permission mode,
+the account or the route changes. It revokes all activation (the model must use ToolSearch
+again), and names that left the catalog are remembered as removed so a late call to one is
+refused with that reason. Every refusal is an error ``ToolResultMessage`` that states why,
+returned before the Host is involved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from desktop.host.permissions import PermissionMode
+from desktop.host.tools.catalog import CatalogSnapshot, ToolCatalog, canonical_json
+from desktop.host.tools.executor import HostExecutor, ToolCallRequest, refusal
+from desktop.host.tools.toolsearch import NAME as TOOLSEARCH
+from desktop.host.tools.types import ToolOutcome
+from desktop.session.activation import (
+    ActivationState,
+    RestoreResult,
+    activation_identity,
+    activation_message,
+    render_section,
+    restore_activation,
+)
+from desktop.session.declarations import (
+    CompactionBudget,
+    DeclarationPolicy,
+    Declarations,
+    RouteBinding,
+    decide_policy,
+)
+
+GateStage = Literal["unknown", "removed", "not-activated", "revoked"]
+
+
+@dataclass(frozen=True)
+class GateNote:
+    """Something to journal as a ``note`` row (fallback reasons, epochs, restoration)."""
+
+    level: Literal["info", "warning", "error"]
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    message: dict[str, Any]
+    refused: str | None = None
+    activated: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.message.get("isError")
+
+
+@dataclass(frozen=True)
+class _EpochKey:
+    catalog: str
+    mode: str
+    account: str
+    route: tuple[str, str, str, str]
+
+    def digest(self) -> str:
+        return hashlib.sha256(
+            canonical_json([self.catalog, self.mode, self.account, list(self.route)])
+        ).hexdigest()
+
+    def changes_from(self, old: _EpochKey) -> list[str]:
+        why = []
+        if old.catalog != self.catalog:
+            why.append("catalog or schema change")
+        if old.mode != self.mode:
+            why.append("permission mode change")
+        if old.account != self.account:
+            why.append("account change")
+        if old.route != self.route:
+            why.append("route change")
+        return why
+
+
+class ToolGate:
+    def __init__(
+        self,
+        catalog: ToolCatalog,
+        host: HostExecutor,
+        route: RouteBinding,
+        *,
+        budget: CompactionBudget = CompactionBudget(),
+        prompt_tokens: int = 0,
+    ) -> None:
+        self._catalog = catalog
+        self._host = host
+        self._route = route
+        self._budget = budget
+        self._prompt_tokens = prompt_tokens
+        self._lock = threading.RLock()
+        self._notes: list[GateNote] = []
+        self._removed: dict[str, str] = {}
+        self._revoked: dict[str, str] = {}
+        self._restore_reason: str | None = None
+        self._dirty = False
+        self._pending_removed: tuple[str, ...] = ()
+        self._snapshot = catalog.snapshot()
+        self._key = self._key_for(self._snapshot)
+        self.epoch = 0
+        self.policy = self._decide(self._snapshot)
+        self.declarations = Declarations(self.policy, self._snapshot)
+        self.state = ActivationState(identity=self.identity(), epoch=0)
+        self._note_policy(self.policy)
+
+    # -- identity, epochs and policy ---------------------------------------------------------
+
+    @property
+    def snapshot(self) -> CatalogSnapshot:
+        return self._snapshot
+
+    @property
+    def route(self) -> RouteBinding:
+        return self._route
+
+    @property
+    def mode(self) -> PermissionMode:
+        return self._host.mode
+
+    def identity(self) -> str:
+        return activation_identity(
+            account=self._route.account,
+            model=self._route.model_id,
+            api=self._route.api,
+            endpoint=self._route.base_url,
+            declarations=self._snapshot.declarations(),
+            deferred_names=self._snapshot.deferred_names,
+        )
+
+    def _key_for(self, snapshot: CatalogSnapshot) -> _EpochKey:
+        r = self._route
+        return _EpochKey(
+            snapshot.fingerprint,
+            self._host.mode.value,
+            r.account,
+            (r.provider, r.model_id, r.api, r.base_url),
+        )
+
+    def _decide(self, snapshot: CatalogSnapshot) -> DeclarationPolicy:
+        return decide_policy(
+            self._route, snapshot.declarations(), budget=self._budget, prompt_tokens=self._prompt_tokens
+        )
+
+    def _note_policy(self, policy: DeclarationPolicy) -> None:
+        level: Literal["info", "warning"] = "warning" if policy.fallback else "info"
+        self._notes.append(
+            GateNote(
+                level,
+                policy.note(),
+                {
+                    "kind": "declaration-policy",
+                    "mode": policy.mode,
+                    "fallback": policy.fallback,
+                    "functions": policy.function_count,
+                    "estimatedTokens": policy.estimated_tokens,
+                },
+            )
+        )
+
+    def refresh(self) -> bool:
+        """Pick up catalog/mode/route changes; returns True when a new epoch started."""
+        with self._lock:
+            snapshot = self._catalog.snapshot()
+            key = self._key_for(snapshot)
+            if key.digest() == self._key.digest():
+                return False
+            why = key.changes_from(self._key)
+            for name in self._snapshot.names - snapshot.names:
+                self._removed[name] = f"removed from the catalog in epoch {self.epoch + 1}"
+            for name in snapshot.names:
+                self._removed.pop(name, None)
+            reason = ", ".join(why) or "declaration change"
+            self._revoked = {name: reason for name in self.state.active}
+            self._snapshot = snapshot
+            self._key = key
+            self.epoch += 1
+            old_mode = self.policy.mode
+            self.policy = self._decide(snapshot)
+            removed = self.declarations.rebase(self.policy, snapshot).removed
+            self._pending_removed = tuple(sorted({*self._pending_removed, *removed}))
+            self.state = ActivationState(identity=self.identity(), epoch=self.epoch)
+            self._restore_reason = None
+            self._dirty = True
+            self._notes.append(
+                GateNote(
+                    "info",
+                    f"new declaration epoch {self.epoch} ({reason}); earlier tool activation revoked",
+                    {"kind": "epoch", "epoch": self.epoch, "reasons": why, "revoked": sorted(self._revoked)},
+                )
+            )
+            if self.policy.mode != old_mode or self.policy.fallback:
+                self._note_policy(self.policy)
+            return True
+
+    def set_route(self, route: RouteBinding) -> bool:
+        with self._lock:
+            self._route = route
+            return self.refresh()
+
+    def set_mode(self, mode: PermissionMode) -> bool:
+        with self._lock:
+            self._host.mode = mode
+            return self.refresh()
+
+    # -- continuation ------------------------------------------------------------------------
+
+    def restore(self, messages: Sequence[Mapping[str, Any]]) -> RestoreResult:
+        """Rebuild activation from history at continuation; never from declarations."""
+        with self._lock:
+            self.refresh()
+            result = restore_activation(
+                messages, identity=self.identity(), deferred_names=self._snapshot.deferred_names
+            )
+            self.declarations.adopt_history(messages)
+            self.epoch = max(self.epoch, result.epoch)
+            self.state = ActivationState(
+                identity=self.identity(), active=tuple(result.active), epoch=self.epoch
+            )
+            self._dirty = bool(result.recovered) or result.source in ("legacy", "rejected")
+            self._restore_reason = result.reason if result.source == "rejected" else None
+            self._revoked = {}
+            level: Literal["info", "warning"] = "warning" if result.source == "rejected" else "info"
+            self._notes.append(
+                GateNote(
+                    level,
+                    f"tool activation restored: {result.reason}",
+                    {"kind": "activation-restore", "source": result.source, "active": sorted(result.active)},
+                )
+            )
+            return result
+
+    # -- the gate ----------------------------------------------------------------------------
+
+    def execute(self, call: Mapping[str, Any], *, cancel: threading.Event | None = None) -> GateResult:
+        """Run one pi-ai ``toolCall`` block through the gate; always returns a tool result."""
+        request = ToolCallRequest.from_block(dict(call))
+        with self._lock:
+            self.refresh()
+            snapshot = self._snapshot
+            spec = snapshot.get(request.name)
+            if spec is None:
+                if request.name in self._removed:
+                    return self._refuse(
+                        request,
+                        "removed",
+                        f"Tool {request.name} was {self._removed[request.name]}; it can no longer be called.",
+                    )
+                available = ", ".join(sorted(snapshot.names - snapshot.deferred_names))
+                return self._refuse(
+                    request,
+                    "unknown",
+                    f"Unknown tool {request.name!r}. Core tools: {available}. Deferred tools are found with {TOOLSEARCH}.",
+                )
+            if request.name in snapshot.deferred_names and not self.state.is_active(request.name):
+                if request.name in self._revoked:
+                    return self._refuse(
+                        request,
+                        "revoked",
+                        f"Tool {request.name} is no longer activated: a new declaration epoch "
+                        f"({self._revoked[request.name]}) revoked earlier activation. Call {TOOLSEARCH} to activate it again.",
+                    )
+                extra = f" ({self._restore_reason})" if self._restore_reason else ""
+                return self._refuse(
+                    request,
+                    "not-activated",
+                    f"Tool {request.name} is a deferred tool that is not activated{extra}. "
+                    f"Call {TOOLSEARCH} to activate it first.",
+                )
+            deferred = snapshot.deferred
+        outcome = self._host.run(spec, request, deferred_tools=deferred, cancel=cancel)
+        activated: tuple[str, ...] = ()
+        if spec.name == TOOLSEARCH and not outcome.is_error:
+            activated = self._grant(outcome)
+        return GateResult(outcome.to_message(request.id, request.name), None, activated)
+
+    def _refuse(self, request: ToolCallRequest, stage: GateStage, reason: str) -> GateResult:
+        return GateResult(refusal(reason, stage=stage).to_message(request.id, request.name or "?"), stage)
+
+    def _grant(self, outcome: ToolOutcome) -> tuple[str, ...]:
+        details = outcome.details or {}
+        names = details.get("activated")
+        if not isinstance(names, list):
+            return ()
+        with self._lock:
+            granted = tuple(n for n in names if isinstance(n, str) and n in self._snapshot.deferred_names)
+            new = [n for n in granted if not self.state.is_active(n)]
+            if new:
+                self.state = self.state.granting(new)
+                for name in new:
+                    self._revoked.pop(name, None)
+                self._dirty = True
+            return granted
+
+    # -- what the runtime appends and sends --------------------------------------------------
+
+    def section_text(self) -> str:
+        """The current ``tool_activation`` section (for the leading system prompt)."""
+        with self._lock:
+            return render_section(self.state)
+
+    def take_update(self, timestamp: int | None = None) -> dict[str, Any] | None:
+        """The system message to append after this turn's tool results, or None if nothing changed."""
+        with self._lock:
+            if not self._dirty:
+                return None
+            # publish() skips schemas already declared, so only new ones become toolsAdded.
+            added = self.declarations.publish(self.state.active).added
+            removed, self._pending_removed = self._pending_removed, ()
+            self._dirty = False
+            return activation_message(
+                self.state, tools_added=added, tools_removed=removed, timestamp=timestamp
+            )
+
+    def request_tools(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return self.declarations.request_tools()
+
+    def take_notes(self) -> list[GateNote]:
+        with self._lock:
+            notes, self._notes = self._notes, []
+            return notes

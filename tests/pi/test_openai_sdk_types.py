@@ -1,0 +1,246 @@
+"""Our Responses request bodies are requests the official ``openai`` Python SDK accepts.
+
+Two independent checks per body, over every openai-responses, azure-openai-responses and
+openai-codex-responses conformance fixture (projected by *our* code, not read from the
+fixture):
+
+1. Key by key against the SDK's ``ResponseCreateParamsStreaming`` TypedDict: every key must
+   be declared at its place, every required key present, every value of the declared type
+   (unions tried alternative by alternative, literals compared exactly). pydantic would
+   silently ignore unknown TypedDict keys, so the walk is explicit.
+2. Through the SDK client itself: ``client.responses.create(**body)`` over an
+   ``httpx.MockTransport``; the SDK rejects unknown arguments, and the JSON it serializes
+   must equal our body (Azure also through ``AzureOpenAI``, whose URL must equal ours).
+
+Exclusion rule: a body is skipped only when it uses a top-level field or an input item
+``type`` that the installed SDK does not declare at all (``sdk_unknown_features``), e.g.
+``additional_tools`` on SDKs older than that item. The skip list is computed, reported in
+the test id, and bounded: most bodies must be checked, so the test cannot pass vacuously.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import json
+import types
+import typing
+from pathlib import Path
+from typing import Any, Union, get_args, get_origin
+
+import httpx
+import pytest
+import typing_extensions
+from typing_extensions import get_type_hints, is_typeddict
+
+openai = pytest.importorskip("openai")
+from openai.types.responses import response_create_params, response_input_item_param  # noqa: E402
+
+from desktop.pi.projection import RequestOptions, project  # noqa: E402
+from desktop.pi.transcript import normalize_context  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai"
+APIS = {"openai-responses", "azure-openai-responses", "openai-codex-responses"}
+ORACLE_KEY = "sk-oracle-test-key"
+PARAMS = response_create_params.ResponseCreateParamsStreaming
+
+
+class Mismatch(Exception):
+    """The value does not fit the SDK type at ``path``."""
+
+
+# The SDK declares its types with typing_extensions; accept both spellings of each form.
+_WRAPPERS = {
+    typing.Required,
+    typing.NotRequired,
+    typing.Annotated,
+    typing_extensions.Required,
+    typing_extensions.NotRequired,
+    typing_extensions.Annotated,
+}
+_LITERALS = {typing.Literal, typing_extensions.Literal}
+
+
+def _strip(tp: Any) -> Any:
+    while get_origin(tp) in _WRAPPERS:
+        tp = get_args(tp)[0]
+    return tp
+
+
+def check(value: Any, tp: Any, path: str = "body") -> None:
+    """Raise ``Mismatch`` unless ``value`` is an instance of the SDK annotation ``tp``."""
+    tp = _strip(tp)
+    origin = get_origin(tp)
+    if tp is Any or tp is object:
+        return
+    if origin in (Union, types.UnionType):
+        errors = []
+        for alternative in get_args(tp):
+            try:
+                check(value, alternative, path)
+                return
+            except Mismatch as error:
+                errors.append(str(error))
+        raise Mismatch(f"{path}: no union alternative fits: " + " | ".join(errors[:6]))
+    if origin in _LITERALS:
+        if not any(value == option and type(value) is type(option) for option in get_args(tp)):
+            raise Mismatch(f"{path}: {value!r} not in {get_args(tp)}")
+        return
+    if is_typeddict(tp):
+        if not isinstance(value, dict):
+            raise Mismatch(f"{path}: expected object for {tp.__name__}, got {type(value).__name__}")
+        hints = get_type_hints(tp, include_extras=True)
+        unknown = set(value) - set(hints)
+        if unknown:
+            raise Mismatch(f"{path}: {tp.__name__} has no field(s) {sorted(unknown)}")
+        missing = set(tp.__required_keys__) - set(value)
+        if missing:
+            raise Mismatch(f"{path}: {tp.__name__} requires {sorted(missing)}")
+        for key, item in value.items():
+            check(item, hints[key], f"{path}.{key}")
+        return
+    if origin in (list, collections.abc.Iterable, collections.abc.Sequence):
+        if not isinstance(value, list):
+            raise Mismatch(f"{path}: expected array, got {type(value).__name__}")
+        (item_type,) = get_args(tp) or (Any,)
+        for index, item in enumerate(value):
+            check(item, item_type, f"{path}[{index}]")
+        return
+    if origin in (dict, collections.abc.Mapping):
+        if not isinstance(value, dict):
+            raise Mismatch(f"{path}: expected object, got {type(value).__name__}")
+        value_type = get_args(tp)[1] if get_args(tp) else Any
+        for key, item in value.items():
+            check(item, value_type, f"{path}.{key}")
+        return
+    if tp is type(None):
+        if value is not None:
+            raise Mismatch(f"{path}: expected null")
+        return
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise Mismatch(f"{path}: expected bool, got {value!r}")
+        return
+    if tp is int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise Mismatch(f"{path}: expected int, got {value!r}")
+        return
+    if tp is float:
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise Mismatch(f"{path}: expected number, got {value!r}")
+        return
+    if tp is str:
+        if not isinstance(value, str):
+            raise Mismatch(f"{path}: expected string, got {value!r}")
+        return
+    raise Mismatch(f"{path}: checker does not understand SDK type {tp!r}")
+
+
+def _literal_types(tp: Any) -> set[str]:
+    """Every ``type`` literal an SDK input item TypedDict union declares."""
+    found: set[str] = set()
+    tp = _strip(tp)
+    if get_origin(tp) in (Union, types.UnionType):
+        for alternative in get_args(tp):
+            found |= _literal_types(alternative)
+    elif is_typeddict(tp):
+        hint = get_type_hints(tp, include_extras=True).get("type")
+        if hint is not None and get_origin(_strip(hint)) in _LITERALS:
+            found.update(str(v) for v in get_args(_strip(hint)))
+    return found
+
+
+SDK_FIELDS = set(get_type_hints(PARAMS))
+SDK_ITEM_TYPES = _literal_types(response_input_item_param.ResponseInputItemParam)
+
+
+def sdk_unknown_features(body: dict[str, Any]) -> list[str]:
+    """Fields/items the installed SDK does not declare at all (the documented exclusion rule)."""
+    unknown = [f"field {key}" for key in body if key not in SDK_FIELDS]
+    for item in body.get("input") or ():
+        kind = item.get("type")
+        if kind is not None and kind not in SDK_ITEM_TYPES:
+            unknown.append(f"input item {kind}")
+    return sorted(set(unknown))
+
+
+def _cases() -> list[dict[str, Any]]:
+    cases = []
+    for path in sorted(FIXTURES.glob("*.json")):
+        for case in json.loads(path.read_text(encoding="utf-8")):
+            if "error" not in case and case["model"]["api"] in APIS:
+                cases.append(case)
+    return cases
+
+
+def _project(case: dict[str, Any]) -> Any:
+    options = RequestOptions.from_pi({"apiKey": ORACLE_KEY, **case.get("options", {})}, env=case.get("env"))
+    return project(case["model"], normalize_context(case["context"]), options)
+
+
+CASES = _cases()
+CHECKED = [c for c in CASES if not sdk_unknown_features(_project(c).body)]
+
+
+def test_most_bodies_are_checked() -> None:
+    assert len(CASES) >= 50, len(CASES)
+    skipped = {c["name"]: sdk_unknown_features(_project(c).body) for c in CASES if c not in CHECKED}
+    assert len(CHECKED) >= 0.8 * len(CASES), skipped
+
+
+@pytest.mark.parametrize("case", CHECKED, ids=lambda c: f"{c['model']['api']}:{c['name']}")
+def test_body_fits_sdk_typed_dict(case: dict[str, Any]) -> None:
+    check(_project(case).body, PARAMS)
+
+
+def _client(factory: Any, **kwargs: Any) -> Any:
+    captured: dict[str, httpx.Request] = {}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        captured["request"] = request
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=b"")
+
+    client = factory(
+        http_client=httpx.Client(transport=httpx.MockTransport(handler)), max_retries=0, **kwargs
+    )
+    return client, captured
+
+
+@pytest.mark.parametrize("case", CHECKED, ids=lambda c: f"{c['model']['api']}:{c['name']}")
+def test_sdk_client_serializes_the_same_body(case: dict[str, Any]) -> None:
+    ours = _project(case)
+    if case["model"]["api"] == "azure-openai-responses":
+        base, _, query = ours.url.partition("?")
+        version = query.removeprefix("api-version=")
+        client, captured = _client(
+            openai.AzureOpenAI,
+            api_key=ORACLE_KEY,
+            api_version=version,
+            base_url=base.removesuffix("/responses"),
+        )
+    else:
+        base = ours.url.removesuffix("/responses")
+        client, captured = _client(openai.OpenAI, api_key=ORACLE_KEY, base_url=base)
+    client.responses.create(**ours.body)
+    sent = captured["request"]
+    assert json.loads(sent.content) == ours.body
+    if case["model"]["api"] != "openai-codex-responses":
+        assert str(sent.url) == ours.url
+
+
+def test_checker_rejects_what_the_sdk_does_not_declare() -> None:
+    """The checker must be able to fail: unknown keys, bad literals and wrong types."""
+    body = _project(CHECKED[0]).body
+    check(body, PARAMS)
+    bad_bodies = [
+        {**body, "stor": False},
+        {**body, "input": [*body["input"], {"role": "tool", "content": "x"}]},
+        {**body, "input": [{"type": "function_call_output", "call_id": 1, "output": "x"}]},
+        {**body, "reasoning": {"effort": "extreme"}},
+        {**body, "input": [{"type": "message", "role": "assistant", "content": [], "bogus": 1}]},
+    ]
+    for bad in bad_bodies:
+        with pytest.raises(Mismatch):
+            check(bad, PARAMS)
+    with pytest.raises(TypeError):
+        client, _ = _client(openai.OpenAI, api_key=ORACLE_KEY, base_url="http://127.0.0.1:9/v1")
+        client.responses.create(**{**body, "not_a_param": 1})

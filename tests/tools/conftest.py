@@ -1,0 +1,121 @@
+"""Shared fixtures: a real workspace, the core catalog, a headless host and the two routes."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.host.permissions import HeadlessBridge, PermissionMode
+from desktop.host.settings import McpServerConfig
+from desktop.host.tools.catalog import ToolCatalog
+from desktop.host.tools.executor import HostExecutor
+from desktop.host.tools.extensions import ExtensionRegistry
+from desktop.host.tools.mcp_servers import McpHub
+from desktop.session.declarations import RouteBinding
+from desktop.session.gate import ToolGate
+
+SERVER = Path(__file__).resolve().parent / "mcp_server.py"
+REPO = Path(__file__).resolve().parents[2]
+
+FLASH = RouteBinding(
+    provider="deepseek",
+    model_id="deepseek-flash",
+    api="openai-completions",
+    base_url="https://api.deepseek.com",
+    transport_verified=True,
+    supports_mid_convo_system_messages=True,
+    context_window=1_000_000,
+    account="deepseek-main",
+)
+OTHER = RouteBinding(
+    provider="openai",
+    model_id="gpt-5",
+    api="openai-responses",
+    base_url="https://api.openai.com/v1",
+    transport_verified=True,
+    supports_mid_convo_system_messages=False,
+    context_window=400_000,
+    account="openai-main",
+)
+
+
+def call(name: str, arguments: dict[str, Any] | None = None, call_id: str = "call_1") -> dict[str, Any]:
+    return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments or {}}
+
+
+def text_of(message: dict[str, Any]) -> str:
+    return "\n".join(block["text"] for block in message["content"] if block["type"] == "text")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "hello.txt").write_text("hello world\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def bridge() -> HeadlessBridge:
+    return HeadlessBridge(True)
+
+
+@pytest.fixture
+def host(workspace: Path, bridge: HeadlessBridge, tmp_path: Path) -> HostExecutor:
+    return HostExecutor(workspace, bridge, mode=PermissionMode.FULL_ACCESS, temp_dir=tmp_path / "tmp")
+
+
+@pytest.fixture
+def extensions() -> ExtensionRegistry:
+    registry = ExtensionRegistry()
+    registry.register_tool(
+        "word_count",
+        "Count the words in a text.",
+        {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        lambda args: str(len(str(args["text"]).split())),
+    )
+    registry.register_tool(
+        "touch_marker",
+        "Create a marker file named in the arguments (side effect probe).",
+        {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+        lambda args: Path(args["path"]).write_text("touched") and "touched",
+    )
+    return registry
+
+
+@pytest.fixture
+def catalog(extensions: ExtensionRegistry) -> ToolCatalog:
+    return ToolCatalog(providers=[extensions])
+
+
+@pytest.fixture
+def make_gate(catalog: ToolCatalog, host: HostExecutor) -> Callable[..., ToolGate]:
+    def factory(route: RouteBinding = FLASH, **kwargs: Any) -> ToolGate:
+        return ToolGate(catalog, host, route, **kwargs)
+
+    return factory
+
+
+@pytest.fixture
+def start_hub(tmp_path: Path) -> Iterator[Callable[..., McpHub]]:
+    hubs: list[McpHub] = []
+
+    def factory(tool_count: int = 3, names: tuple[str, ...] = ("t",)) -> McpHub:
+        config = McpServerConfig(
+            command=sys.executable,
+            args=[str(SERVER)],
+            env={"PI_TEST_TOOL_COUNT": str(tool_count), "PYTHONPATH": str(REPO)},
+            cwd=str(REPO),
+        )
+        hub = McpHub({name: config for name in names}, logs=tmp_path / "logs")
+        hub.start()
+        hubs.append(hub)
+        return hub
+
+    yield factory
+    for hub in hubs:
+        hub.stop()

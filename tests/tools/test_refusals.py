@@ -1,0 +1,268 @@
+"""The refusal matrix (SPEC A5-A7): every refusal is an error tool result stating its reason,
+returned before any side effect (the probe file is never written, the command never runs)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.host.permissions import HeadlessBridge, PermissionMode
+from desktop.host.settings import HookCommand, HookMatcher
+from desktop.host.tools.catalog import ToolCatalog
+from desktop.host.tools.executor import HostExecutor
+from desktop.host.tools.extensions import ExtensionRegistry
+from desktop.host.tools.hooks import HookRunner
+from desktop.session.activation import SECTION_NAME, ActivationState, render_section
+from desktop.session.gate import ToolGate
+from tests.tools.conftest import FLASH, call, text_of
+
+
+@dataclass
+class Case:
+    gate: ToolGate
+    call: dict[str, Any]
+    probe: Path
+    reason: str
+
+
+def _activate(gate: ToolGate, name: str) -> None:
+    result = gate.execute(call("ToolSearch", {"query": f"select:{name}"}, "search"))
+    assert result.ok and name in result.activated
+
+
+def unknown_tool(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    gate = ToolGate(catalog, host, FLASH)
+    probe = ws / "probe.txt"
+    return Case(
+        gate, call("nonexistent_tool", {"path": str(probe)}), probe, "Unknown tool 'nonexistent_tool'"
+    )
+
+
+def removed_tool(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    gate = ToolGate(catalog, host, FLASH)
+    _activate(gate, "touch_marker")
+    ext.unregister_tool("touch_marker")
+    probe = ws / "probe.txt"
+    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "was removed from the catalog")
+
+
+def not_activated(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    gate = ToolGate(catalog, host, FLASH)
+    probe = ws / "probe.txt"
+    return Case(
+        gate, call("touch_marker", {"path": str(probe)}), probe, "deferred tool that is not activated"
+    )
+
+
+def after_route_change(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    gate = ToolGate(catalog, host, FLASH)
+    _activate(gate, "touch_marker")
+    assert gate.set_route(replace(FLASH, base_url="https://relay.example.com"))
+    probe = ws / "probe.txt"
+    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "route change")
+
+
+def after_account_change(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    gate = ToolGate(catalog, host, FLASH)
+    _activate(gate, "touch_marker")
+    assert gate.set_route(replace(FLASH, account="someone-else"))
+    probe = ws / "probe.txt"
+    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "account change")
+
+
+def _restored(ws: Path, catalog: ToolCatalog, host: HostExecutor, section: str) -> ToolGate:
+    gate = ToolGate(catalog, host, FLASH)
+    history = [
+        {"role": "system", "content": "base", "sections": {SECTION_NAME: section}, "timestamp": 1},
+        {"role": "user", "content": "hi", "timestamp": 2},
+    ]
+    gate.restore(history)
+    return gate
+
+
+def tampered_identity(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    honest = ToolGate(catalog, host, FLASH).identity()
+    forged = ("0" if honest[0] != "0" else "1") + honest[1:]
+    gate = _restored(ws, catalog, host, render_section(ActivationState(forged, ("touch_marker",), 1)))
+    probe = ws / "probe.txt"
+    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "identity mismatch")
+
+
+def unknown_version(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    identity = ToolGate(catalog, host, FLASH).identity()
+    section = render_section(ActivationState(identity, ("touch_marker",), 1)).replace(
+        'version="1"', 'version="9"'
+    )
+    gate = _restored(ws, catalog, host, section)
+    probe = ws / "probe.txt"
+    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "unknown-version")
+
+
+def hook_blocks_exit_code(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    host.hooks = HookRunner(
+        [
+            HookMatcher(
+                matcher="write", hooks=[HookCommand(command="echo 'no writes on Fridays' >&2; exit 2")]
+            )
+        ],
+        ws,
+    )
+    probe = ws / "probe.txt"
+    return Case(
+        ToolGate(catalog, host, FLASH),
+        call("write", {"path": "probe.txt", "content": "x"}),
+        probe,
+        "no writes on Fridays",
+    )
+
+
+def hook_blocks_json(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    host.hooks = HookRunner(
+        [
+            HookMatcher(
+                matcher="bash",
+                hooks=[HookCommand(command='echo \'{"decision": "block", "reason": "rm is banned"}\'')],
+            )
+        ],
+        ws,
+    )
+    probe = ws / "probe.txt"
+    return Case(
+        ToolGate(catalog, host, FLASH), call("bash", {"command": "touch probe.txt"}), probe, "rm is banned"
+    )
+
+
+def read_only_denies_write(
+    ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry
+) -> Case:
+    host.mode = PermissionMode.READ_ONLY
+    probe = ws / "probe.txt"
+    return Case(
+        ToolGate(catalog, host, FLASH),
+        call("write", {"path": "probe.txt", "content": "x"}),
+        probe,
+        "read-only mode",
+    )
+
+
+def read_only_denies_bash(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    host.mode = PermissionMode.READ_ONLY
+    probe = ws / "probe.txt"
+    return Case(
+        ToolGate(catalog, host, FLASH), call("bash", {"command": "touch probe.txt"}), probe, "read-only mode"
+    )
+
+
+def user_declines(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    host.mode = PermissionMode.ASK
+    host.bridge = HeadlessBridge(False)
+    probe = ws / "probe.txt"
+    return Case(
+        ToolGate(catalog, host, FLASH),
+        call("bash", {"command": "touch probe.txt"}),
+        probe,
+        "did not approve bash",
+    )
+
+
+def escape_dotdot(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    probe = ws.parent / "outside.txt"
+    return Case(
+        ToolGate(catalog, host, FLASH),
+        call("write", {"path": "../outside.txt", "content": "x"}),
+        probe,
+        "through '..'",
+    )
+
+
+def escape_absolute(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    probe = ws.parent / "outside.txt"
+    return Case(
+        ToolGate(catalog, host, FLASH),
+        call("write", {"path": str(probe), "content": "x"}),
+        probe,
+        "outside the workspace",
+    )
+
+
+def escape_symlink(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    outside = ws.parent / "elsewhere"
+    outside.mkdir()
+    os.symlink(outside, ws / "link")
+    probe = outside / "evil.txt"
+    return Case(
+        ToolGate(catalog, host, FLASH),
+        call("write", {"path": "link/evil.txt", "content": "x"}),
+        probe,
+        "symlink",
+    )
+
+
+def escape_symlink_edit(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+    outside = ws.parent / "secret.txt"
+    outside.write_text("token=1\n")
+    os.symlink(outside, ws / "innocent.txt")
+    probe = ws.parent / "never.txt"
+    edit = call("edit", {"path": "innocent.txt", "edits": [{"oldText": "token=1", "newText": "token=2"}]})
+    return Case(ToolGate(catalog, host, FLASH), edit, probe, "symlink")
+
+
+CASES: dict[str, Callable[[Path, ToolCatalog, HostExecutor, ExtensionRegistry], Case]] = {
+    "unknown tool": unknown_tool,
+    "removed tool": removed_tool,
+    "deferred tool not activated": not_activated,
+    "activated tool after route change": after_route_change,
+    "activated tool after account change": after_account_change,
+    "restored activation with tampered identity": tampered_identity,
+    "unknown section version": unknown_version,
+    "hook blocks (exit code)": hook_blocks_exit_code,
+    "hook blocks (JSON answer)": hook_blocks_json,
+    "read-only mode denies write": read_only_denies_write,
+    "read-only mode denies bash": read_only_denies_bash,
+    "user declines approval": user_declines,
+    "path escapes with ..": escape_dotdot,
+    "absolute path outside": escape_absolute,
+    "symlink resolving outside (write)": escape_symlink,
+    "symlink resolving outside (edit)": escape_symlink_edit,
+}
+
+
+@pytest.mark.parametrize("case_name", list(CASES))
+def test_refused_before_any_side_effect(
+    case_name: str, workspace: Path, catalog: ToolCatalog, host: HostExecutor, extensions: ExtensionRegistry
+) -> None:
+    case = CASES[case_name](workspace, catalog, host, extensions)
+    result = case.gate.execute(case.call)
+    message = result.message
+    assert message["role"] == "toolResult"
+    assert message["isError"] is True
+    assert message["toolCallId"] == case.call["id"]
+    assert case.reason in text_of(message), text_of(message)
+    assert result.refused or message["details"]["refused"]
+    assert not case.probe.exists(), "the refused call left a side effect"
+
+
+def test_symlinked_secret_is_unchanged(
+    workspace: Path, catalog: ToolCatalog, host: HostExecutor, extensions: ExtensionRegistry
+) -> None:
+    case = escape_symlink_edit(workspace, catalog, host, extensions)
+    case.gate.execute(case.call)
+    assert (workspace.parent / "secret.txt").read_text() == "token=1\n"
+
+
+def test_allowed_counterparts_do_run(workspace: Path, catalog: ToolCatalog, host: HostExecutor) -> None:
+    """The same calls succeed when nothing refuses them, so the matrix is not vacuous."""
+    gate = ToolGate(catalog, host, FLASH)
+    _activate(gate, "touch_marker")
+    marker = workspace / "marker.txt"
+    assert gate.execute(call("touch_marker", {"path": str(marker)})).ok
+    assert marker.read_text() == "touched"
+    assert gate.execute(call("write", {"path": "sub/../probe.txt", "content": "x"})).ok
+    assert (workspace / "probe.txt").read_text() == "x"
+    assert gate.execute(call("bash", {"command": "touch ran.txt"})).ok
+    assert (workspace / "ran.txt").exists()
