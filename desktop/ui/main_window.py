@@ -225,6 +225,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self.quit_action = file_menu.addAction("&Quit")
         self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        if self.quit_action.shortcut().isEmpty():  # platforms without a standard binding (offscreen)
+            self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
         self.quit_action.triggered.connect(self.close)
 
         session_menu = menu.addMenu("&Session")

@@ -134,6 +134,7 @@ class SessionWorker(QObject):
         self.resolved: Any = None
         self._cancel = threading.Event()
         self._busy = False
+        self._continued = False
         self._sent: dict[str, bytes] = {}
         self._preview_keys: dict[str, str] = {"main": ""}
         self._last_stream = 0.0
@@ -261,12 +262,13 @@ class SessionWorker(QObject):
         self._sent.clear()
         workspace = Path(str(writer.header.get("cwd") or os.getcwd()))
         self.prompt = WorkspacePrompt(workspace)
-        self.tools = self._make_tools(workspace)
         choice = self._choice()
         route = choice.route if choice is not None else None
         if route is None:
             raise RuntimeError("no usable route: the emulator did not start and no provider has a key")
         self.resolved, binding = engine.bind_route(route, self.fallback, writer.session_id)
+        self.tools = self._make_tools(workspace)
+        self._continued = False
         self.runtime = SessionRuntime(
             writer,
             binding,
@@ -293,11 +295,9 @@ class SessionWorker(QObject):
         self._publish_state()
 
     def _make_tools(self, workspace: Path) -> Any:
-        factory = getattr(engine, "make_tool_host", None)
-        if factory is None:
-            return engine.NoTools()
         try:
-            return factory(workspace, self.bridge, self.mode, self.resolved)
+            skills = {s.id: s.path for s in self.prompt.skills().skills}
+            return engine.make_tool_host(workspace, self.bridge, self.mode, self.resolved, skills)
         except Exception as exc:
             log.exception("tools could not start")
             self.message.emit("warning", f"Tools are unavailable for this session: {exc}")
@@ -387,9 +387,10 @@ class SessionWorker(QObject):
         self.turn_started.emit(text)
         summary: dict[str, Any] = {"stopped": "error", "error": None, "requests": 0}
         try:
-            refresh = getattr(self.tools, "before_turn", None)
-            if refresh is not None:
-                refresh(self.runtime)
+            if not self._continued:
+                # Continuation (S3, S5): baseline, owed activation update, policy notes; once per open.
+                self.runtime.continue_session(self._on_event)
+                self._continued = True
             result = self.runtime.run_turn(text, on_event=self._on_event, cancel=self._cancel)
             summary = {"stopped": result.stopped, "error": result.error, "requests": result.requests}
         except Exception as exc:
