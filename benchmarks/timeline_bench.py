@@ -56,12 +56,29 @@ def make_session(path: Path, rows: int) -> None:
                     "label": "sections: guidance",
                     "modelSystem": {
                         "v": 1,
-                        "message": {"role": "system", "content": "", "sections": {"guidance": f"rev {turn}"}, "timestamp": ts},
+                        "message": {
+                            "role": "system",
+                            "content": "",
+                            "sections": {"guidance": f"rev {turn}"},
+                            "timestamp": ts,
+                        },
                     },
                 }
             )
             n += 1
-        batch.append({"type": "user", "v": 1, "id": f"u{n}", "ts": ts, "message": {"role": "user", "content": f"Question {turn}: please look at module {turn % 97} and explain the failing test.", "timestamp": ts}})
+        batch.append(
+            {
+                "type": "user",
+                "v": 1,
+                "id": f"u{n}",
+                "ts": ts,
+                "message": {
+                    "role": "user",
+                    "content": f"Question {turn}: please look at module {turn % 97} and explain the failing test.",
+                    "timestamp": ts,
+                },
+            }
+        )
         n += 1
         batch.append(
             {
@@ -69,17 +86,37 @@ def make_session(path: Path, rows: int) -> None:
                 "v": 1,
                 "id": f"a{n}",
                 "ts": ts,
-                "route": {"provider": "anthropic", "model": "claude-opus-5-5", "api": "anthropic-messages", "baseUrl": "x"},
+                "route": {
+                    "provider": "anthropic",
+                    "model": "claude-opus-5-5",
+                    "api": "anthropic-messages",
+                    "baseUrl": "x",
+                },
                 "message": {
                     "role": "assistant",
                     "content": [
-                        {"type": "text", "text": f"Answer {turn}: the failure comes from an off-by-one in the loop. " * 3},
-                        {"type": "toolCall", "id": f"c{n}", "name": "read", "arguments": {"path": f"src/m{turn % 97}.py"}},
+                        {
+                            "type": "text",
+                            "text": f"Answer {turn}: the failure comes from an off-by-one in the loop. " * 3,
+                        },
+                        {
+                            "type": "toolCall",
+                            "id": f"c{n}",
+                            "name": "read",
+                            "arguments": {"path": f"src/m{turn % 97}.py"},
+                        },
                     ],
                     "api": "anthropic-messages",
                     "provider": "anthropic",
                     "model": "claude-opus-5-5",
-                    "usage": {"input": 120, "output": 80, "cacheRead": 4000 + turn, "cacheWrite": 200, "totalTokens": 4400, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.0031}},
+                    "usage": {
+                        "input": 120,
+                        "output": 80,
+                        "cacheRead": 4000 + turn,
+                        "cacheWrite": 200,
+                        "totalTokens": 4400,
+                        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.0031},
+                    },
                     "stopReason": "toolUse",
                     "timestamp": ts,
                 },
@@ -92,7 +129,14 @@ def make_session(path: Path, rows: int) -> None:
                 "v": 1,
                 "id": f"t{n}",
                 "ts": ts,
-                "message": {"role": "toolResult", "toolCallId": f"c{n - 1}", "toolName": "read", "content": [{"type": "text", "text": "def f(x):\n    return x + 1\n" * 4}], "isError": False, "timestamp": ts},
+                "message": {
+                    "role": "toolResult",
+                    "toolCallId": f"c{n - 1}",
+                    "toolName": "read",
+                    "content": [{"type": "text", "text": "def f(x):\n    return x + 1\n" * 4}],
+                    "isError": False,
+                    "timestamp": ts,
+                },
             }
         )
         n += 1
@@ -245,7 +289,9 @@ def run_phase(name: str, path: Path) -> dict[str, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--phase", choices=sorted(PHASES), help=argparse.SUPPRESS)
@@ -260,7 +306,9 @@ def main() -> int:
         start = time.perf_counter()
         make_session(path, args.rows)
         size = path.stat().st_size
-        print(f"session: {args.rows:,} rows, {size / 1e6:.1f} MB (written in {time.perf_counter() - start:.1f}s)")
+        print(
+            f"session: {args.rows:,} rows, {size / 1e6:.1f} MB (written in {time.perf_counter() - start:.1f}s)"
+        )
         results = {name: run_phase(name, path) for name in PHASES}
     base = results["baseline"]
     print()
@@ -283,7 +331,9 @@ def main() -> int:
             notes = f"{r['rows']:,} rows parsed"
         print(f"| {name} | {r['seconds'] * 1000:,.0f} ms | {ratio:.2f}× | {r['peak_mb']:,.0f} MB | {notes} |")
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": args.rows, "bytes": size, "results": results}, indent=2))
+        Path(args.json).write_text(
+            json.dumps({"rows": args.rows, "bytes": size, "results": results}, indent=2)
+        )
     return 0
 
 

@@ -14,7 +14,7 @@ import importlib.util
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ PUBLISHED_ROUTES: tuple[str, ...] = (
     "mistral/mistral-large-latest",
     "google/gemini-2.5-flash",
 )
-DEFAULT_OFFLINE_ROUTE = "emulator/anthropic/claude-opus-5-5"
+DEFAULT_OFFLINE_ROUTE = "emulator/deepseek/deepseek-flash"
 PREVIEW_KEY = "<api-key>"
 PRETTY_LIMIT = 4_000_000
 
@@ -89,17 +89,26 @@ def route_choices(emulator_origin: str | None, keyed_providers: Sequence[str]) -
 
 
 def bind_route(
-    route: Route, fallback: FallbackDelivery, session_id: str | None = None
+    route: Route, fallback: FallbackDelivery, session_id: str | None = None, api_key: str | None = None
 ) -> tuple[Any, SessionRoute]:
-    """The resolved model (flags verified or withdrawn) and the runtime binding for it."""
+    """The resolved model (flags verified or withdrawn) and the runtime binding for it.
+
+    Projections build the auth header from ``api_key`` as pi-ai's SDK clients do (several refuse
+    to build a request without one); previews re-bind with ``PREVIEW_KEY`` instead.
+    """
     resolved = resolve_model(route)
     binding = SessionRoute(
         model=resolved.model,  # type: ignore[arg-type]
         identity=resolved.journal_route(),
-        options=RequestOptions(session_id=session_id),
+        options=RequestOptions(session_id=session_id, api_key=api_key),
         fallback=fallback,
     )
     return resolved, binding
+
+
+def for_preview(binding: SessionRoute) -> SessionRoute:
+    """The same binding with the placeholder key: the body is identical and no secret is read."""
+    return replace(binding, options=replace(binding.options, api_key=PREVIEW_KEY))
 
 
 def capability_info(resolved: Any, fallback: FallbackDelivery) -> dict[str, Any]:

@@ -266,13 +266,14 @@ class SessionWorker(QObject):
         route = choice.route if choice is not None else None
         if route is None:
             raise RuntimeError("no usable route: the emulator did not start and no provider has a key")
-        self.resolved, binding = engine.bind_route(route, self.fallback, writer.session_id)
+        key = self._api_key(route)
+        self.resolved, binding = engine.bind_route(route, self.fallback, writer.session_id, key)
         self.tools = self._make_tools(workspace)
         self._continued = False
         self.runtime = SessionRuntime(
             writer,
             binding,
-            engine.HttpDispatcher(self._api_key(route)),
+            engine.HttpDispatcher(key),
             self.tools,
             self.prompt,
             order=model_order,
@@ -485,9 +486,10 @@ class SessionWorker(QObject):
         if self.runtime is None or choice is None:
             self._publish_state()
             return
-        self.resolved, binding = engine.bind_route(choice.route, self.fallback, self.writer.session_id)
+        key = self._api_key(choice.route)
+        self.resolved, binding = engine.bind_route(choice.route, self.fallback, self.writer.session_id, key)
         self.runtime.route = binding
-        self.runtime.dispatcher = engine.HttpDispatcher(self._api_key(choice.route))
+        self.runtime.dispatcher = engine.HttpDispatcher(key)
         setter = getattr(self.tools, "set_route", None)
         if setter is not None:
             setter(self.resolved)
@@ -532,11 +534,12 @@ class SessionWorker(QObject):
             return {"route": key, "error": f"unknown route {key!r}"}
         try:
             if key == self.route_key:
-                binding = self.runtime.route
-                api = str(binding.model["api"])
+                binding = engine.for_preview(self.runtime.route)
             else:
-                resolved, binding = engine.bind_route(choice.route, self.fallback, self.writer.session_id)
-                api = str(resolved.model["api"])
+                _resolved, binding = engine.bind_route(
+                    choice.route, self.fallback, self.writer.session_id, engine.PREVIEW_KEY
+                )
+            api = str(binding.model["api"])
             request = engine.request_for_binding(self.runtime, binding, engine.next_messages(self.runtime))
             previous = self._sent.get(key)
             previous_label = "the last request sent on this route"

@@ -1,0 +1,257 @@
+"""A full turn through the window against the in-process emulator, on the real worker thread.
+
+Type, send (Ctrl+Enter), watch the streamed answer, approve the tool in the permission
+dialog, toggle hidden rows, read the section diff, the activation tab and the payload
+preview, then compact. A second test checks on which thread every journal write and every
+permission decision happens, and a 10 ms timer probe checks the GUI event loop never stalls
+longer than 100 ms while a long answer streams and a tool runs.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+
+from desktop.ui import rowinfo
+from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, MainWindow
+from desktop.ui.timeline_model import ROW_ROLE
+from desktop.ui.worker import start_worker, stop_worker
+
+pytest.importorskip("desktop.emulator", reason="the provider emulator is not merged yet")
+
+ROUTE = "emulator/deepseek/deepseek-flash"
+TURN_TIMEOUT = 30_000
+
+
+class Harness:
+    def __init__(self, qtbot: Any, workspace: Path) -> None:
+        self.qtbot = qtbot
+        self.thread, self.worker, self.client = start_worker(workspace=str(workspace), offline=True)
+        self.window = MainWindow(self.worker, self.client)
+        qtbot.addWidget(self.window)
+        self.previews: list[dict[str, Any]] = []
+        self.streamed: list[dict[str, Any]] = []
+        self.finished: list[dict[str, Any]] = []
+        self.worker.preview_ready.connect(lambda slot, p: self.previews.append(p) if slot == "main" else None)
+        self.worker.streaming.connect(lambda m: self.streamed.append(m) if m is not None else None)
+        self.worker.turn_finished.connect(self.finished.append)
+
+    def start(self) -> None:
+        self.window.show()
+        self.qtbot.waitExposed(self.window)
+        # Wait on GUI-side state, not with waitSignal: the worker's signals are emitted on its thread.
+        self.client.start.emit({"route": ROUTE, "mode": "ask", "fallback": "folded", "firstRun": False})
+        self.qtbot.waitUntil(lambda: bool(self.window.session) and bool(self.previews), timeout=TURN_TIMEOUT)
+
+    def rows(self) -> list[dict[str, Any]]:
+        return list(self.window.timeline.rows)
+
+    def kinds(self) -> list[str]:
+        return [str(r.get("type")) for r in self.rows()]
+
+    def wait_turn(self, count: int) -> dict[str, Any]:
+        self.qtbot.waitUntil(lambda: len(self.finished) >= count, timeout=TURN_TIMEOUT)
+        return self.finished[count - 1]
+
+    def close(self) -> None:
+        self.window.close()
+        assert stop_worker(self.thread, self.worker, self.client)
+
+
+@pytest.fixture
+def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "AGENTS.md").write_text("# Test workspace\nBe brief.\n", encoding="utf-8")
+    h = Harness(qtbot, workspace)
+    h.start()
+    yield h
+    h.close()
+
+
+def approve_next_permission(h: Harness, remember: bool = False) -> dict[str, Any]:
+    h.qtbot.waitUntil(lambda: bool(h.window.permission_dialogs), timeout=TURN_TIMEOUT)
+    dialog = h.window.permission_dialogs[0]
+    info = dict(dialog.info)
+    dialog.remember.setChecked(remember)
+    dialog.allow_button.click()
+    return info
+
+
+def test_full_turn_through_the_window(harness: Harness) -> None:
+    h, window = harness, harness.window
+    before_turn = h.previews[-1]
+    assert before_turn.get("error") is None and before_turn["body"]
+
+    editor = window.composer.editor
+    h.qtbot.keyClicks(editor, 'Run a command for me. [[tool:bash {"command": "echo hello-from-bash"}]]')
+    h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert editor.toPlainText() == ""
+
+    asked = approve_next_permission(h)
+    assert asked["tool"] == "bash" and "echo hello-from-bash" in asked["summary"]
+    result = h.wait_turn(1)
+    assert result["error"] is None and result["stopped"] == "stop"
+
+    # The streamed answer reached the GUI while it was being generated, then became a row.
+    assert h.streamed, "no streamed partial message reached the window"
+    kinds = h.kinds()
+    assert kinds.count("assistant") == 2 and "toolResult" in kinds
+    tool_row = next(r for r in h.rows() if r["type"] == "toolResult")
+    assert not tool_row["message"]["isError"]
+    final = (
+        h.rows()[-1]
+        if h.rows()[-1]["type"] == "assistant"
+        else next(r for r in reversed(h.rows()) if r["type"] == "assistant")
+    )
+    answer = window.timeline.index(window.timeline.rows.index(final)).data(Qt.ItemDataRole.DisplayRole)
+    assert "hello-from-bash" in answer
+    assert window.timeline.rowCount() == len(h.rows())  # the streaming row is gone
+
+    # Hidden system rows appear when toggled (Ctrl+H's action).
+    systems = [r for r in h.rows() if r["type"] == "system"]
+    assert systems, "continuation should have journaled the baseline system row"
+    visible = {window.filter.index(i, 0).data(ROW_ROLE)["id"] for i in range(window.filter.rowCount())}
+    assert not any(r["id"] in visible for r in systems)
+    assert f"{len(systems)} hidden system row" in window.hidden_notice.text()
+    window.hidden_action.trigger()
+    visible = {window.filter.index(i, 0).data(ROW_ROLE)["id"] for i in range(window.filter.rowCount())}
+    assert all(r["id"] in visible for r in systems)
+
+    # The section diff of the baseline row: every section is new.
+    baseline = systems[0]
+    proxy_row = next(
+        i
+        for i in range(window.filter.rowCount())
+        if window.filter.index(i, 0).data(ROW_ROLE)["id"] == baseline["id"]
+    )
+    window.view.setCurrentIndex(window.filter.index(proxy_row, 0))
+    assert window.tabs.currentIndex() == TAB_DIFF
+    diff = window.diff_view.current
+    assert diff is not None
+    names = {c.name for c in diff.changes}
+    assert {"tool_activation"} <= names and all(c.status == "added" for c in diff.changes)
+    assert "Be brief." in window.diff_view.toPlainText()
+
+    # The activation tab: valid, identity bound to this route, on-demand declarations.
+    window.tabs.setCurrentIndex(TAB_ACTIVATION)
+    info = window.activation_view.info
+    assert info.get("available") and info["valid"]
+    assert info["inputs"]["model"] == "deepseek-flash" and len(info["identity"]) == 64
+    assert info["policy"]["mode"] == "on-demand"
+    assert "deepseek-flash" in window.activation_view.toPlainText()
+
+    # The payload preview changed with the turn and marks where it leaves the previous request.
+    h.qtbot.waitUntil(lambda: h.previews[-1]["body"] != before_turn["body"], timeout=TURN_TIMEOUT)
+    after = h.previews[-1]
+    assert b"hello-from-bash" in after["body"]
+    assert after["previous"] is not None and 0 < after["breakBytes"] < len(after["body"])
+    assert after["body"][: after["breakBytes"]] == after["previous"][: after["breakBytes"]]
+    assert "x-api-key" not in after["body"].decode() and all(
+        v == "<redacted>" for k, v in after["headers"].items() if k.lower() in ("x-api-key", "authorization")
+    )
+    assert window.payload_view.main.body_bytes == after["body"]
+
+    # Compact: the button journals a compaction row that the timeline shows.
+    h.qtbot.mouseClick(window.compact_button, Qt.MouseButton.LeftButton)
+    compacted = h.wait_turn(2)
+    assert compacted["error"] is None, compacted
+    assert window.timeline.kind_at(len(h.rows()) - 1) == rowinfo.COMPACTION
+    comp = h.rows()[-1]
+    assert comp["type"] == "compaction" and comp["summary"]
+    assert window.usage_view.model.rowCount() >= 2
+
+
+def test_journal_writes_and_permission_decisions_happen_on_the_worker_thread(
+    qtbot: Any, tmp_path: Path, qsettings_isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from desktop.host.journal import writer as journal_writer
+    from desktop.ui.worker import QtPermissionBridge
+
+    writes: list[int] = []
+    decisions: list[int] = []
+    real_write_all = journal_writer.write_all
+    real_write_new = journal_writer.write_new_file
+    real_request = QtPermissionBridge.request_permission
+
+    def write_all(*args: Any, **kwargs: Any) -> Any:
+        writes.append(threading.get_ident())
+        return real_write_all(*args, **kwargs)
+
+    def write_new_file(*args: Any, **kwargs: Any) -> Any:
+        writes.append(threading.get_ident())
+        return real_write_new(*args, **kwargs)
+
+    def request_permission(self: QtPermissionBridge, request: Any) -> Any:
+        answer = real_request(self, request)
+        decisions.append(threading.get_ident())  # the decision is returned to the Host here
+        return answer
+
+    monkeypatch.setattr(journal_writer, "write_all", write_all)
+    monkeypatch.setattr(journal_writer, "write_new_file", write_new_file)
+    monkeypatch.setattr(QtPermissionBridge, "request_permission", request_permission)
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    h = Harness(qtbot, workspace)
+    try:
+        h.start()
+        h.window.send(
+            'two commands [[tool:bash {"command": "echo one"}]] [[tool:write {"path": "out.txt", "content": "x"}]]'
+        )
+        approve_next_permission(h)
+        h.qtbot.waitUntil(
+            lambda: len(h.window.permission_dialogs) == 0 or len(decisions) >= 1, timeout=TURN_TIMEOUT
+        )
+        approve_next_permission(h)
+        h.wait_turn(1)
+    finally:
+        h.close()
+    worker_thread = h.worker.thread_id
+    assert worker_thread is not None and worker_thread != threading.get_ident()
+    assert len(writes) >= 5 and set(writes) == {worker_thread}
+    assert len(decisions) == 2 and set(decisions) == {worker_thread}
+    assert (workspace / "out.txt").read_text() == "x"
+
+
+def test_gui_never_stalls_during_a_streamed_turn_with_a_tool(harness: Harness) -> None:
+    h = harness
+    gaps: list[float] = []
+    clock = QElapsedTimer()
+    probe = QTimer()
+    probe.setInterval(10)
+    probe.setTimerType(Qt.TimerType.PreciseTimer)
+
+    def tick() -> None:
+        gaps.append(clock.restart() / 1000)
+
+    probe.timeout.connect(tick)
+    auto = QTimer()
+    auto.setInterval(5)
+    auto.timeout.connect(lambda: [d.allow_button.click() for d in list(h.window.permission_dialogs)])
+    from desktop.emulator import Fault
+
+    # Pace the emulator's stream like a real provider (a few ms between SSE events).
+    h.worker.emulator.inject(Fault("slow_stream", at_event=1, delay=0.002), times=4)
+    clock.start()
+    probe.start()
+    auto.start()
+    started = time.monotonic()
+    h.window.send('Explain, at length. [[words:3000]] [[tool:bash {"command": "sleep 0.3; echo done"}]]')
+    h.wait_turn(1)
+    h.window.send("And once more, at length. [[words:3000]]")
+    h.wait_turn(2)
+    probe.stop()
+    auto.stop()
+    elapsed = time.monotonic() - started
+    assert h.finished[0]["error"] is None and h.finished[1]["error"] is None
+    assert len(h.streamed) > 3, "the long answer should arrive in several streamed updates"
+    worst = max(gaps[1:])
+    print(f"\nstall probe: {len(gaps)} ticks over {elapsed:.2f}s, worst gap {worst * 1000:.1f} ms")
+    assert worst < 0.100, f"the GUI event loop stalled for {worst * 1000:.0f} ms"
