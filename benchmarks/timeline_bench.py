@@ -32,6 +32,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def peak_mb() -> float:
+    """This process's peak resident memory. ``VmHWM`` restarts at exec, unlike ``ru_maxrss``,
+    which a child inherits from the parent that generated the session file."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

@@ -72,6 +72,9 @@ class MainWindow(QMainWindow):
         self.permission_dialogs: list[PermissionDialog] = []
         self.accounts_dialog: AccountsDialog | None = None
         self._follow_tail = True
+        #: What the window has received, in arrival order (the status bar and tests read these).
+        self.turn_results: list[dict[str, Any]] = []
+        self.stream_updates = 0
 
         self.timeline = TimelineModel(self)
         self.filter = TimelineFilter(self)
@@ -362,6 +365,8 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def on_streaming(self, message: Mapping[str, Any] | None) -> None:
         self.timeline.set_streaming(message)
+        if message is not None:
+            self.stream_updates += 1
         if self._follow_tail and message is not None:
             self.view.scrollToBottom()
 
@@ -470,6 +475,7 @@ class MainWindow(QMainWindow):
         self.busy = False
         self.composer.set_busy(False)
         self.compact_button.setEnabled(True)
+        self.turn_results.append(dict(summary))
         error = summary.get("error")
         stopped = summary.get("stopped")
         if error:

@@ -181,6 +181,8 @@ class PayloadView(QWidget):
     preview_requested = Signal(str, str)
     """(slot, route key) — slot is "main" or "compare"; an empty key is the current route."""
     save_requested = Signal(str, bytes)
+    main_updated = Signal(dict)
+    """The main pane now shows this preview."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -259,6 +261,8 @@ class PayloadView(QWidget):
     def show_preview(self, slot: str, preview: Mapping[str, Any]) -> None:
         pane = self.main if slot == "main" else self.compare
         pane.show_preview(preview, self.pretty_box.isChecked())
+        if pane is self.main:
+            self.main_updated.emit(dict(preview))
 
     def _pretty_toggled(self, pretty: bool) -> None:
         for pane in (self.main, self.compare):

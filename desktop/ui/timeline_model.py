@@ -110,7 +110,8 @@ class TimelineModel(QAbstractListModel):
     def set_rows(self, rows_in_model_order: Sequence[Mapping[str, Any]]) -> None:
         self.beginResetModel()
         self._rows = list(rows_in_model_order)
-        self._kinds = bytearray(rowinfo.row_kind(r) for r in self._rows)
+        kind = rowinfo.row_kind
+        self._kinds = bytearray([kind(r) for r in self._rows])
         self._cache.clear()
         self._search.clear()
         self._streaming = None
@@ -256,11 +257,18 @@ class TimelineFilter(QSortFilterProxyModel):
             self._needle = needle
             self._refilter()
 
+    def setSourceModel(self, source: Any) -> None:
+        assert isinstance(source, TimelineModel)
+        self._source = source
+        super().setSourceModel(source)
+
     def filterAcceptsRow(self, source_row: int, source_parent: AnyIndex) -> bool:
-        model = self.timeline
-        if not self._accept[model.kind_at(source_row)]:
+        # Called once per row on every refilter: keep it to a byte lookup unless searching.
+        kinds = self._source._kinds
+        kind = kinds[source_row] if source_row < len(kinds) else rowinfo.STREAMING
+        if not self._accept[kind]:
             return False
-        return not self._needle or self._needle in model.search_text(source_row)
+        return not self._needle or self._needle in self._source.search_text(source_row)
 
     def hidden_system_rows(self) -> int:
         return 0 if self._show_hidden else self.timeline.count_kind(rowinfo.SYSTEM)

@@ -61,21 +61,27 @@ class UsageTotals:
 
 
 def _int(value: Any) -> int:
-    return int(value) if isinstance(value, int | float) else 0
+    kind = type(value)
+    return int(value) if kind is int or kind is float else 0
 
 
 def usage_line(row: Mapping[str, Any]) -> UsageLine | None:
-    """The usage of one assistant row, or None for any other row."""
-    if row.get("type") not in ("assistant", "compaction"):
+    """The usage of one assistant row (or a compaction's summary request), else None.
+
+    Called for every row of a long session, so it tests plain ``dict`` types rather than the
+    slower abstract ``Mapping`` check: journal rows are always parsed JSON dicts.
+    """
+    kind = row.get("type")
+    if kind != "assistant" and kind != "compaction":
         return None
-    message = row.get("message") if row.get("type") == "assistant" else row
-    if not isinstance(message, Mapping):
+    message = row.get("message") if kind == "assistant" else row
+    if type(message) is not dict:
         return None
     usage = message.get("usage")
-    if not isinstance(usage, Mapping):
+    if type(usage) is not dict:
         return None
     cost = usage.get("cost")
-    total = float(cost.get("total", 0.0)) if isinstance(cost, Mapping) else 0.0
+    total = float(cost.get("total", 0.0)) if type(cost) is dict else 0.0
     model = str(message.get("model", "")) if row.get("type") == "assistant" else "compaction summary"
     return UsageLine(
         str(row.get("id", "")),
@@ -94,10 +100,15 @@ def usage_lines(rows: Iterable[Mapping[str, Any]]) -> list[UsageLine]:
 
 
 def totals(lines: Iterable[UsageLine]) -> UsageTotals:
-    result = UsageTotals()
-    for line in lines:
-        result = result.plus(line)
-    return result
+    items = list(lines)
+    return UsageTotals(
+        len(items),
+        sum(line.input for line in items),
+        sum(line.cache_read for line in items),
+        sum(line.cache_write for line in items),
+        sum(line.output for line in items),
+        sum(line.cost for line in items),
+    )
 
 
 def format_ratio(ratio: float | None) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from desktop.ui.usage_stats import UsageLine, UsageTotals, format_cost, format_ratio, totals, usage_line
@@ -104,16 +105,36 @@ class UsageView(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)
         layout.addWidget(self.table)
+        self._pending: Sequence[Mapping[str, Any]] | None = None
         self._refresh()
 
     def set_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        self.model.set_rows(rows)
-        self._refresh()
+        """Summing a long session costs a pass over every row: done when the tab is first shown."""
+        self._pending = rows
+        if self.isVisible():
+            self._load()
+
+    def _load(self) -> None:
+        rows, self._pending = self._pending, None
+        if rows is not None:
+            self.model.set_rows(rows)
+            self._refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self._load()
+        super().showEvent(event)
 
     def add_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        if self._pending is not None:
+            self._pending = [*self._pending, *rows]
+            return
         self.model.add_rows(rows)
         self._refresh()
         self.table.scrollToBottom()
+
+    def total(self) -> Any:
+        self._load()
+        return self.model.total
 
     def _refresh(self) -> None:
         self.summary.setText(totals_text(self.model.total))

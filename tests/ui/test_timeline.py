@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.ui import rowinfo
-from desktop.ui.main_window import TAB_DIFF, MainWindow
+from desktop.ui.main_window import TAB_DIFF, TAB_USAGE, MainWindow
 from desktop.ui.timeline_model import KIND_ROLE, ROW_ROLE, TimelineFilter, TimelineModel
 from desktop.ui.worker import SessionWorker, WorkerClient
 from tests.ui.synthetic import assistant_row, session_rows, system_row, user_row
@@ -99,7 +99,9 @@ def test_window_notice_toggle_and_section_diff(window: MainWindow, qtbot) -> Non
     assert "AGENTS.md revision 5" in window.diff_view.toPlainText()
     window.hidden_action.trigger()  # Ctrl+H's action
     assert not window.filter.show_hidden
+    window.tabs.setCurrentIndex(TAB_USAGE)
     assert window.usage_view.model.rowCount() == 12
+    assert window.usage_view.model.total.requests == 12
     pixmap = window.grab()
     assert not pixmap.isNull()
 

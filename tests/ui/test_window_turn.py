@@ -19,7 +19,7 @@ import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 
 from desktop.ui import rowinfo
-from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, MainWindow
+from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_USAGE, MainWindow
 from desktop.ui.timeline_model import ROW_ROLE
 from desktop.ui.worker import start_worker, stop_worker
 
@@ -35,12 +35,17 @@ class Harness:
         self.thread, self.worker, self.client = start_worker(workspace=str(workspace), offline=True)
         self.window = MainWindow(self.worker, self.client)
         qtbot.addWidget(self.window)
+        # Everything is read from the window, which receives the worker's signals queued and in order.
         self.previews: list[dict[str, Any]] = []
-        self.streamed: list[dict[str, Any]] = []
-        self.finished: list[dict[str, Any]] = []
-        self.worker.preview_ready.connect(lambda slot, p: self.previews.append(p) if slot == "main" else None)
-        self.worker.streaming.connect(lambda m: self.streamed.append(m) if m is not None else None)
-        self.worker.turn_finished.connect(self.finished.append)
+        self.window.payload_view.main_updated.connect(self.previews.append)
+
+    @property
+    def finished(self) -> list[dict[str, Any]]:
+        return self.window.turn_results
+
+    @property
+    def streamed(self) -> int:
+        return self.window.stream_updates
 
     def start(self) -> None:
         self.window.show()
@@ -100,7 +105,7 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     assert result["error"] is None and result["stopped"] == "stop"
 
     # The streamed answer reached the GUI while it was being generated, then became a row.
-    assert h.streamed, "no streamed partial message reached the window"
+    assert h.streamed > 0, "no streamed partial message reached the window"
     kinds = h.kinds()
     assert kinds.count("assistant") == 2 and "toolResult" in kinds
     tool_row = next(r for r in h.rows() if r["type"] == "toolResult")
@@ -165,7 +170,9 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     assert window.timeline.kind_at(len(h.rows()) - 1) == rowinfo.COMPACTION
     comp = h.rows()[-1]
     assert comp["type"] == "compaction" and comp["summary"]
-    assert window.usage_view.model.rowCount() >= 2
+    window.tabs.setCurrentIndex(TAB_USAGE)
+    assert window.usage_view.model.rowCount() == 3  # two replies and the summary request
+    assert "3 requests" in window.usage_view.summary.text()
 
 
 def test_journal_writes_and_permission_decisions_happen_on_the_worker_thread(
@@ -251,7 +258,7 @@ def test_gui_never_stalls_during_a_streamed_turn_with_a_tool(harness: Harness) -
     auto.stop()
     elapsed = time.monotonic() - started
     assert h.finished[0]["error"] is None and h.finished[1]["error"] is None
-    assert len(h.streamed) > 3, "the long answer should arrive in several streamed updates"
+    assert h.streamed > 3, "the long answer should arrive in several streamed updates"
     worst = max(gaps[1:])
     print(f"\nstall probe: {len(gaps)} ticks over {elapsed:.2f}s, worst gap {worst * 1000:.1f} ms")
     assert worst < 0.100, f"the GUI event loop stalled for {worst * 1000:.0f} ms"
