@@ -63,9 +63,13 @@ class AnthropicMessagesParser(StreamParser):
         try:
             event = parse_json_with_repair(sse.data)
         except ValueError as exc:
-            raise StreamFailure(f"Could not parse Anthropic SSE event {sse.event}: {exc}; data={sse.data}") from exc
+            raise StreamFailure(
+                f"Could not parse Anthropic SSE event {sse.event}: {exc}; data={sse.data}"
+            ) from exc
         if not isinstance(event, dict):
-            raise StreamFailure(f"Could not parse Anthropic SSE event {sse.event}: not an object; data={sse.data}")
+            raise StreamFailure(
+                f"Could not parse Anthropic SSE event {sse.event}: not an object; data={sse.data}"
+            )
         kind = event.get("type")
         if kind == "message_start":
             self._saw_start = True
@@ -114,14 +118,28 @@ class AnthropicMessagesParser(StreamParser):
         if kind == "text":
             new, start = {"type": "text", "text": block.get("text") or ""}, "text_start"
         elif kind == "thinking":
-            new = {"type": "thinking", "thinking": block.get("thinking") or "", "thinkingSignature": block.get("signature") or ""}
+            new = {
+                "type": "thinking",
+                "thinking": block.get("thinking") or "",
+                "thinkingSignature": block.get("signature") or "",
+            }
             start = "thinking_start"
         elif kind == "redacted_thinking":
-            new = {"type": "thinking", "thinking": "[Reasoning redacted]", "thinkingSignature": block.get("data"), "redacted": True}
+            new = {
+                "type": "thinking",
+                "thinking": "[Reasoning redacted]",
+                "thinkingSignature": block.get("data"),
+                "redacted": True,
+            }
             start = "thinking_start"
         elif kind == "tool_use":
             arguments = block.get("input")
-            new = {"type": "toolCall", "id": block.get("id"), "name": block.get("name"), "arguments": {} if arguments is None else arguments}
+            new = {
+                "type": "toolCall",
+                "id": block.get("id"),
+                "name": block.get("name"),
+                "arguments": {} if arguments is None else arguments,
+            }
             start = "toolcall_start"
         else:
             return

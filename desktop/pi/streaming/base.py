@@ -41,7 +41,9 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def new_output(model: Mapping[str, Any], *, api: str | None = None, timestamp: int | None = None) -> AssistantMessage:
+def new_output(
+    model: Mapping[str, Any], *, api: str | None = None, timestamp: int | None = None
+) -> AssistantMessage:
     """The empty assistant message every adapter starts from (stopReason ``pending``)."""
     return {
         "role": "assistant",

@@ -162,7 +162,11 @@ class MistralConversationsParser(StreamParser):
         self._finish_current()
         function = call.get("function") or {}
         raw_id = call.get("id")
-        call_id = raw_id if raw_id and raw_id != "null" else derive_tool_call_id(f"toolcall:{call.get('index') or 0}")
+        call_id = (
+            raw_id
+            if raw_id and raw_id != "null"
+            else derive_tool_call_id(f"toolcall:{call.get('index') or 0}")
+        )
         key = call.get("index") if call.get("index") is not None else call_id
         content = self.output["content"]
         index = self._tools.get(key)

@@ -121,7 +121,11 @@ class OpenAICompletionsParser(StreamParser):
         if field is not None:
             piece = delta[field]
             if self._thinking is None:
-                signature = "reasoning_content" if self.model.get("provider") == "opencode-go" and field == "reasoning" else field
+                signature = (
+                    "reasoning_content"
+                    if self.model.get("provider") == "opencode-go" and field == "reasoning"
+                    else field
+                )
                 content.append({"type": "thinking", "thinking": "", "thinkingSignature": signature})
                 self._thinking = len(content) - 1
                 self.emit_block("thinking_start", self._thinking)

@@ -225,12 +225,15 @@ class OpenAIResponsesParser(StreamParser):
         elif item_type == "message" and kind == "text":
             parts = item.get("content") or ()
             block["text"] = "".join(
-                (part.get("text") if part.get("type") == "output_text" else part.get("refusal")) or "" for part in parts
+                (part.get("text") if part.get("type") == "output_text" else part.get("refusal")) or ""
+                for part in parts
             )
             block["textSignature"] = text_signature_v1(item.get("id", ""), item.get("phase"))
             self.emit_block("text_end", index, content=block["text"])
         elif item_type == "function_call" and kind == "toolCall" and index in self._partial_json:
-            block["arguments"] = parse_streaming_json(item.get("arguments") or self._partial_json[index] or "{}")
+            block["arguments"] = parse_streaming_json(
+                item.get("arguments") or self._partial_json[index] or "{}"
+            )
             if item.get("namespace") is not None:
                 block["namespace"] = item["namespace"]
             del self._partial_json[index]
@@ -281,7 +284,11 @@ class OpenAIResponsesParser(StreamParser):
 
     def _backfill_reasoning(self, items: Any) -> None:
         for item in items:
-            if not isinstance(item, dict) or item.get("type") != "reasoning" or not item.get("encrypted_content"):
+            if (
+                not isinstance(item, dict)
+                or item.get("type") != "reasoning"
+                or not item.get("encrypted_content")
+            ):
                 continue
             index = self._reasoning_by_id.get(item.get("id", ""))
             if index is None:
