@@ -105,7 +105,9 @@ class Emulator:
         server = _Server((self.host, self._requested_port), _Handler)
         server.emulator = self
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="pi-emulator", daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="pi-emulator", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -125,17 +127,6 @@ class Emulator:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
-
-    def serve_forever(self) -> None:
-        """Run in the calling thread until interrupted (the ``pi-desktop emulator`` command)."""
-        server = _Server((self.host, self._requested_port), _Handler)
-        server.emulator = self
-        self._server = server
-        try:
-            server.serve_forever()
-        finally:
-            server.server_close()
-            self._server = None
 
     # -- addresses ------------------------------------------------------------------------
     @property

@@ -88,15 +88,18 @@ class StreamParser:
         return self._sse.bytes_in
 
     def start(self) -> list[StreamEvent]:
+        self._ensure_started()
+        return self._drain()
+
+    def _ensure_started(self) -> None:
         if not self._started and not self._terminal:
             self._started = True
             self._emit({"type": "start", "partial": self.output})
-        return self._drain()
 
     def feed(self, chunk: bytes) -> list[StreamEvent]:
         if self._terminal:
             return []
-        self.start()
+        self._ensure_started()
         try:
             for sse in self._sse.feed(chunk):
                 if self._stream_closed:
@@ -110,7 +113,7 @@ class StreamParser:
         """The body ended: flush, then ``done`` if the provider finished properly, else ``error``."""
         if self._terminal:
             return []
-        self.start()
+        self._ensure_started()
         try:
             trailing = self._sse.close()
             if self.unterminated_error and self._sse.unterminated and not self._stream_closed:
