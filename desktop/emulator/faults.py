@@ -11,7 +11,8 @@ Kinds:
   terminal event is missing.
 * ``malformed`` — event number ``at_event`` carries invalid JSON.
 * ``slow_first_byte`` — the response (status line included) is delayed ``delay`` seconds.
-* ``slow_stream`` — ``delay`` seconds pass between streamed events (for cancel tests).
+* ``slow_stream`` — ``delay`` seconds pass before each streamed event from number
+  ``at_event`` on (for cancel tests).
 
 Programmatic use: ``emu.inject(Fault("rate_limit", retry_after=1), times=1)``. Manual use:
 the request header ``x-emulator-fault: rate_limit;retry_after=1`` (``;key=value`` pairs).
@@ -33,7 +34,7 @@ class Fault:
     retry_after: float = 1.0
     status: int = 500
     after_events: int = 3
-    at_event: int = 2
+    at_event: int = 3
     delay: float = 0.5
     #: Only requests whose path starts with ``/<family>`` match (None: every request).
     family: str | None = None

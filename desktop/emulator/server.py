@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -81,6 +82,12 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     emulator: Emulator
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that hang up (cancel, reset a kept-alive socket) are normal, not errors."""
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
 
 
 class Emulator:
@@ -241,74 +248,63 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}
         fault: Fault | None = None
-        status, cache = 200, None
-        try:
-            try:
-                fault = (
-                    parse_fault_header(headers[FAULT_HEADER])
-                    if FAULT_HEADER in headers
-                    else emu._take_fault(family)
-                )
-            except ValueError as exc:
-                status = 400
-                self._json(400, {"error": {"message": str(exc)}})
-                return
-            if not wire:
-                status = 404
-                self._json(
-                    404, {"error": {"message": f"The emulator has no endpoint {path}; see BASE_PATHS"}}
-                )
-                return
-            if emu.require_auth and not _has_auth(wire, family, headers, query):
-                status = 401
-                self._error(401, wire, family, "No API key was sent (emulator requires auth)")
-                return
-            if fault is not None and fault.kind == "slow_first_byte":
-                time.sleep(fault.delay)
-            if fault is not None and fault.kind == "rate_limit":
-                status = 429
-                retry = fault.retry_after
-                retry_text = str(int(retry)) if float(retry).is_integer() else str(retry)
-                self._error(
-                    429, wire, family, "Rate limit reached (emulator fault)", {"retry-after": retry_text}
-                )
-                return
-            if fault is not None and fault.kind == "server_error":
-                status = fault.status
-                self._error(fault.status, wire, family, f"Internal error (emulator fault {fault.status})")
-                return
-            try:
-                request = orjson.loads(body) if body else {}
-            except orjson.JSONDecodeError as exc:
-                status = 400
-                self._error(400, wire, family, f"Request body is not valid JSON: {exc}")
-                return
-            if not isinstance(request, dict):
-                status = 400
-                self._error(400, wire, family, "Request body must be a JSON object")
-                return
-            if wire != "google" and request.get("stream") is not True:
-                status = 400
-                self._error(400, wire, family, 'The emulator only streams: send "stream": true')
-                return
-            events, cache = self._render(emu, seq, wire, family, request, path_model or "", query)
-            self._stream(events, fault)
-        finally:
+        cache: CacheResult | None = None
+
+        def record(status: int) -> None:
+            # Recorded before the response is written, so a client that has its answer
+            # always finds its request in ``emu.requests``.
+            kind = fault.kind if fault else None
             emu._record(
-                RecordedRequest(
-                    seq,
-                    "POST",
-                    path,
-                    query,
-                    headers,
-                    body,
-                    family,
-                    wire,
-                    status,
-                    fault.kind if fault else None,
-                    cache,
-                )
+                RecordedRequest(seq, "POST", path, query, headers, body, family, wire, status, kind, cache)
             )
+
+        try:
+            fault = (
+                parse_fault_header(headers[FAULT_HEADER])
+                if FAULT_HEADER in headers
+                else emu._take_fault(family)
+            )
+        except ValueError as exc:
+            record(400)
+            self._json(400, {"error": {"message": str(exc)}})
+            return
+        if not wire:
+            record(404)
+            self._json(404, {"error": {"message": f"The emulator has no endpoint {path}; see BASE_PATHS"}})
+            return
+        if emu.require_auth and not _has_auth(wire, family, headers, query):
+            record(401)
+            self._error(401, wire, family, "No API key was sent (emulator requires auth)")
+            return
+        if fault is not None and fault.kind == "slow_first_byte":
+            time.sleep(fault.delay)
+        if fault is not None and fault.kind == "rate_limit":
+            retry = fault.retry_after
+            retry_text = str(int(retry)) if float(retry).is_integer() else str(retry)
+            record(429)
+            self._error(429, wire, family, "Rate limit reached (emulator fault)", {"retry-after": retry_text})
+            return
+        if fault is not None and fault.kind == "server_error":
+            record(fault.status)
+            self._error(fault.status, wire, family, f"Internal error (emulator fault {fault.status})")
+            return
+        try:
+            request = orjson.loads(body) if body else {}
+        except orjson.JSONDecodeError as exc:
+            record(400)
+            self._error(400, wire, family, f"Request body is not valid JSON: {exc}")
+            return
+        if not isinstance(request, dict):
+            record(400)
+            self._error(400, wire, family, "Request body must be a JSON object")
+            return
+        if wire != "google" and request.get("stream") is not True:
+            record(400)
+            self._error(400, wire, family, 'The emulator only streams: send "stream": true')
+            return
+        events, cache = self._render(emu, seq, wire, family, request, path_model or "", query)
+        record(200)
+        self._stream(events, fault)
 
     # -- rendering -------------------------------------------------------------------------
     def _render(
@@ -400,7 +396,7 @@ class _Handler(BaseHTTPRequestHandler):
                     break
                 if fault is not None and kind == "malformed" and n == fault.at_event:
                     event = _break_json(event)
-                if fault is not None and kind == "slow_stream" and n > 0:
+                if fault is not None and kind == "slow_stream" and n >= max(1, fault.at_event):
                     time.sleep(fault.delay)
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
                 self.wfile.flush()
