@@ -21,7 +21,7 @@ import orjson
 
 from desktop.pi.cost import calculate_cost, zero_cost
 from desktop.pi.streaming.base import StreamFailure, StreamParser
-from desktop.pi.streaming.openai_common import MALFORMED_EVENT, decode_openai_event
+from desktop.pi.streaming.openai_common import decode_openai_event
 from desktop.pi.streaming.partial_json import parse_streaming_json
 from desktop.pi.streaming.sse import SseEvent
 
@@ -88,7 +88,7 @@ class OpenAIResponsesParser(StreamParser):
         try:
             event = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
-            raise StreamFailure(MALFORMED_EVENT) from exc
+            raise StreamFailure(f"Invalid Codex SSE JSON: {exc}") from exc
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             return None
         kind = event["type"]
