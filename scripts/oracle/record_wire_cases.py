@@ -20,8 +20,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from desktop.emulator import Emulator  # noqa: E402
-from tests.wire.families import FAMILIES, READ_TOOL  # noqa: E402
+from desktop.emulator import Emulator
+from tests.wire.families import FAMILIES, READ_TOOL
 
 OUT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "wire" / "streams.json"
 COST = {"input": 3.0, "output": 15.0, "cacheRead": 0.3, "cacheWrite": 3.75, "tiers": [
@@ -127,7 +127,13 @@ def main() -> None:
                 if scenario in ("text", "tool"):
                     for fraction in (0.35, 0.7):
                         cut = int(len(sse) * fraction)
-                        cases.append({"name": f"{family.name}-{family.api}-{scenario}-cut{fraction}", **base, "sse": sse[:cut]})
+                        cases.append(
+                            {
+                                "name": f"{family.name}-{family.api}-{scenario}-cut{fraction}",
+                                **base,
+                                "sse": sse[:cut],
+                            }
+                        )
     for case in HAND_WRITTEN:
         cases.append({"provider": "openai", "model": "m", **case})
     for case in cases:

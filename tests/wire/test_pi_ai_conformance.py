@@ -55,7 +55,9 @@ def _floats_close(ours: Any, theirs: Any) -> bool:
     if isinstance(ours, dict) and isinstance(theirs, dict):
         return ours.keys() == theirs.keys() and all(_floats_close(ours[k], theirs[k]) for k in ours)
     if isinstance(ours, list) and isinstance(theirs, list):
-        return len(ours) == len(theirs) and all(_floats_close(a, b) for a, b in zip(ours, theirs, strict=True))
+        return len(ours) == len(theirs) and all(
+            _floats_close(a, b) for a, b in zip(ours, theirs, strict=True)
+        )
     if isinstance(ours, int | float) and isinstance(theirs, int | float) and not isinstance(ours, bool):
         return abs(ours - theirs) <= 1e-12 * max(1.0, abs(theirs))
     return bool(ours == theirs)

@@ -22,7 +22,7 @@ import orjson
 _VALID_ESCAPES = frozenset('"\\/bfnrtu')
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 #: The body of a string literal up to (not including) its closing quote or the end of input.
-_STRING_BODY = re.compile(r'(?:[^"\\]|\\.)*', re.DOTALL)
+_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
 _CONTROL_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -30,8 +30,16 @@ class PartialJsonError(ValueError):
     """The text cannot be read even leniently (partial-json's MalformedJSON/PartialJSON)."""
 
 
+#: Anything repair could change: a control character, or a backslash not starting a valid
+#: escape (checked per backslash, so it can only over-report, never miss one).
+_CONTROL_CHAR = re.compile(r"[\x00-\x1f]")
+_ODD_ESCAPE = re.compile(r'\\(?:[^"\\/bfnrtu]|\Z)')
+
+
 def repair_json(text: str) -> str:
     """Escape raw control characters and double stray backslashes inside string literals."""
+    if not _CONTROL_CHAR.search(text) and ("\\" not in text or not _ODD_ESCAPE.search(text)):
+        return text
     out: list[str] = []
     in_string = False
     i = 0
