@@ -79,6 +79,35 @@ def test_partial_json_matches_pi_ai_on_every_prefix() -> None:
     assert len(PARTIAL_CASES) > 300
 
 
+def test_incremental_reading_equals_a_full_reparse_after_every_delta() -> None:
+    from desktop.pi.streaming.partial_json import StreamingJson
+
+    for doc in {case["input"] for case in PARTIAL_CASES if len(case["input"]) > 60}:
+        for size in (1, 3, 11):
+            stream = StreamingJson()
+            for i in range(0, len(doc), size):
+                got = stream.append(doc[i : i + size])
+                assert _same_json(got, parse_streaming_json(doc[: i + size])), doc[: i + size]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    value=st.recursive(
+        st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+        max_leaves=8,
+    ),
+    size=st.integers(1, 7),
+)
+def test_incremental_reading_matches_on_random_documents(value: Any, size: int) -> None:
+    from desktop.pi.streaming.partial_json import StreamingJson
+
+    doc = json.dumps({"v": value}, ensure_ascii=bool(size % 2))
+    stream = StreamingJson()
+    for i in range(0, len(doc), size):
+        assert _same_json(stream.append(doc[i : i + size]), parse_streaming_json(doc[: i + size]))
+
+
 def test_partial_json_stays_fast_on_long_arguments() -> None:
     import time
 

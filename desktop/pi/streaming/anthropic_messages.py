@@ -14,7 +14,7 @@ from typing import Any
 
 from desktop.pi.cost import calculate_cost
 from desktop.pi.streaming.base import StreamFailure, StreamParser
-from desktop.pi.streaming.partial_json import parse_json_with_repair, parse_streaming_json
+from desktop.pi.streaming.partial_json import StreamingJson, parse_json_with_repair, parse_streaming_json
 from desktop.pi.streaming.sse import SseEvent
 
 _MESSAGE_EVENTS = frozenset(
@@ -51,7 +51,7 @@ class AnthropicMessagesParser(StreamParser):
     def __init__(self, model: Mapping[str, Any], *, timestamp: int | None = None) -> None:
         super().__init__(model, timestamp=timestamp)
         self._by_index: dict[int, int] = {}  # provider block index -> content index
-        self._partial_json: dict[int, str] = {}  # content index -> tool-call JSON so far
+        self._partial_json: dict[int, StreamingJson] = {}  # content index -> tool-call JSON so far
         self._saw_start = False
         self._saw_stop = False
 
@@ -147,7 +147,7 @@ class AnthropicMessagesParser(StreamParser):
         index = len(content) - 1
         self._by_index[event.get("index", 0)] = index
         if kind == "tool_use":
-            self._partial_json[index] = ""
+            self._partial_json[index] = StreamingJson()
         self.emit_block(start, index)
 
     def _block_delta(self, event: Mapping[str, Any]) -> None:
@@ -165,8 +165,7 @@ class AnthropicMessagesParser(StreamParser):
             self.emit_block("thinking_delta", index, delta=delta.get("thinking", ""))
         elif kind == "input_json_delta" and block["type"] == "toolCall" and index in self._partial_json:
             piece = delta.get("partial_json", "")
-            self._partial_json[index] += piece
-            block["arguments"] = parse_streaming_json(self._partial_json[index])
+            block["arguments"] = self._partial_json[index].append(piece)
             self.emit_block("toolcall_delta", index, delta=piece)
         elif kind == "signature_delta" and block["type"] == "thinking":
             block["thinkingSignature"] = (block.get("thinkingSignature") or "") + delta.get("signature", "")
@@ -181,7 +180,8 @@ class AnthropicMessagesParser(StreamParser):
         elif block["type"] == "thinking":
             self.emit_block("thinking_end", index, content=block["thinking"])
         elif block["type"] == "toolCall":
-            block["arguments"] = parse_streaming_json(self._partial_json.pop(index, ""))
+            partial = self._partial_json.pop(index, None)
+            block["arguments"] = parse_streaming_json(partial.text if partial else "")
             self.emit_block("toolcall_end", index, toolCall=block)
 
     def _message_delta(self, event: Mapping[str, Any]) -> None:

@@ -19,7 +19,7 @@ import orjson
 
 from desktop.pi.cost import calculate_cost
 from desktop.pi.streaming.base import StreamFailure, StreamParser
-from desktop.pi.streaming.partial_json import parse_streaming_json
+from desktop.pi.streaming.partial_json import StreamingJson, parse_streaming_json
 from desktop.pi.streaming.short_hash import short_hash
 from desktop.pi.streaming.sse import SseEvent
 
@@ -80,7 +80,7 @@ class MistralConversationsParser(StreamParser):
         super().__init__(model, timestamp=timestamp)
         self._current: int | None = None
         self._tools: dict[Any, int] = {}
-        self._partial_args: dict[int, str] = {}
+        self._partial_args: dict[int, StreamingJson] = {}
 
     def on_sse(self, sse: SseEvent) -> None:
         data = "\n".join(line.lstrip() for line in sse.data.split("\n")).strip()
@@ -174,19 +174,19 @@ class MistralConversationsParser(StreamParser):
             content.append({"type": "toolCall", "id": call_id, "name": function.get("name"), "arguments": {}})
             index = len(content) - 1
             self._tools[key] = index
-            self._partial_args[index] = ""
+            self._partial_args[index] = StreamingJson()
             self.emit_block("toolcall_start", index)
         arguments = function.get("arguments")
         piece = arguments if isinstance(arguments, str) else orjson.dumps(arguments or {}).decode()
-        self._partial_args[index] = self._partial_args.get(index, "") + piece
-        content[index]["arguments"] = parse_streaming_json(self._partial_args[index])
+        content[index]["arguments"] = self._partial_args.setdefault(index, StreamingJson()).append(piece)
         self.emit_block("toolcall_delta", index, delta=piece)
 
     def on_end(self) -> None:
         self._finish_current()
         for index in self._tools.values():
             block = self.output["content"][index]
-            block["arguments"] = parse_streaming_json(self._partial_args.pop(index, ""))
+            partial = self._partial_args.pop(index, None)
+            block["arguments"] = parse_streaming_json(partial.text if partial else "")
             self.emit_block("toolcall_end", index, toolCall=block)
 
     def missing_stop_message(self) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 from desktop.pi.cost import calculate_cost, zero_cost
 from desktop.pi.streaming.base import StreamFailure, StreamParser
 from desktop.pi.streaming.openai_common import DONE, decode_openai_event
-from desktop.pi.streaming.partial_json import parse_streaming_json
+from desktop.pi.streaming.partial_json import StreamingJson, parse_streaming_json
 from desktop.pi.streaming.sse import SseEvent
 
 _REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -70,7 +70,7 @@ class OpenAICompletionsParser(StreamParser):
         self._thinking: int | None = None
         self._tools_by_index: dict[int, int] = {}
         self._tools_by_id: dict[str, int] = {}
-        self._partial_args: dict[int, str] = {}
+        self._partial_args: dict[int, StreamingJson] = {}
         self._has_finish_reason = False
         compat = model.get("compat") or {}
         self._supports_finish_reason = compat.get("supportsFinishReason", True) is not False
@@ -143,8 +143,7 @@ class OpenAICompletionsParser(StreamParser):
             piece = ""
             if function.get("arguments"):
                 piece = function["arguments"]
-                self._partial_args[index] = self._partial_args.get(index, "") + piece
-                block["arguments"] = parse_streaming_json(self._partial_args[index])
+                block["arguments"] = self._partial_args.setdefault(index, StreamingJson()).append(piece)
             self.emit_block("toolcall_delta", index, delta=piece)
 
     def _tool_block(self, call: Mapping[str, Any]) -> int:
@@ -158,7 +157,7 @@ class OpenAICompletionsParser(StreamParser):
             name = (call.get("function") or {}).get("name") or ""
             content.append({"type": "toolCall", "id": call_id or "", "name": name, "arguments": {}})
             index = len(content) - 1
-            self._partial_args[index] = ""
+            self._partial_args[index] = StreamingJson()
             self.emit_block("toolcall_start", index)
         if stream_index is not None:
             self._tools_by_index.setdefault(stream_index, index)
@@ -186,5 +185,6 @@ class OpenAICompletionsParser(StreamParser):
             elif block["type"] == "thinking":
                 self.emit_block("thinking_end", index, content=block["thinking"])
             elif block["type"] == "toolCall":
-                block["arguments"] = parse_streaming_json(self._partial_args.pop(index, ""))
+                partial = self._partial_args.pop(index, None)
+                block["arguments"] = parse_streaming_json(partial.text if partial else "")
                 self.emit_block("toolcall_end", index, toolCall=block)

@@ -22,7 +22,7 @@ import orjson
 from desktop.pi.cost import calculate_cost, zero_cost
 from desktop.pi.streaming.base import StreamFailure, StreamParser
 from desktop.pi.streaming.openai_common import decode_openai_event
-from desktop.pi.streaming.partial_json import parse_streaming_json
+from desktop.pi.streaming.partial_json import StreamingJson, parse_streaming_json
 from desktop.pi.streaming.sse import SseEvent
 
 _CODEX_STATUSES = frozenset({"completed", "incomplete", "failed", "cancelled", "queued", "in_progress"})
@@ -70,7 +70,9 @@ class OpenAIResponsesParser(StreamParser):
     ) -> None:
         super().__init__(model, timestamp=timestamp)
         self._slots: dict[int, tuple[str, int]] = {}  # output_index -> (kind, content index)
-        self._partial_json: dict[int, str] = {}  # content index -> arguments so far (until item done)
+        self._partial_json: dict[
+            int, StreamingJson
+        ] = {}  # content index -> arguments so far (until item done)
         self._reasoning_by_id: dict[str, int] = {}
         self._saw_terminal = False
         self._service_tier = service_tier
@@ -137,7 +139,7 @@ class OpenAIResponsesParser(StreamParser):
                 block["namespace"] = item["namespace"]
             content.append(block)
             slot, start = ("toolCall", len(content) - 1), "toolcall_start"
-            self._partial_json[slot[1]] = item.get("arguments") or ""
+            self._partial_json[slot[1]] = StreamingJson(item.get("arguments") or "")
         else:
             return None
         self._slots[output_index] = slot
@@ -174,15 +176,14 @@ class OpenAIResponsesParser(StreamParser):
         elif kind == "response.function_call_arguments.delta":
             index = self._slot(output_index, "toolCall")
             if index is not None and index in self._partial_json:
-                self._partial_json[index] += event.get("delta", "")
-                content[index]["arguments"] = parse_streaming_json(self._partial_json[index])
+                content[index]["arguments"] = self._partial_json[index].append(event.get("delta", ""))
                 self.emit_block("toolcall_delta", index, delta=event.get("delta", ""))
         elif kind == "response.function_call_arguments.done":
             index = self._slot(output_index, "toolCall")
             if index is not None and index in self._partial_json:
-                previous = self._partial_json[index]
+                previous = self._partial_json[index].text
                 final = event.get("arguments", "")
-                self._partial_json[index] = final
+                self._partial_json[index] = StreamingJson(final)
                 content[index]["arguments"] = parse_streaming_json(final)
                 if final.startswith(previous) and len(final) > len(previous):
                     self.emit_block("toolcall_delta", index, delta=final[len(previous) :])
@@ -232,7 +233,7 @@ class OpenAIResponsesParser(StreamParser):
             self.emit_block("text_end", index, content=block["text"])
         elif item_type == "function_call" and kind == "toolCall" and index in self._partial_json:
             block["arguments"] = parse_streaming_json(
-                item.get("arguments") or self._partial_json[index] or "{}"
+                item.get("arguments") or self._partial_json[index].text or "{}"
             )
             if item.get("namespace") is not None:
                 block["namespace"] = item["namespace"]

@@ -26,6 +26,10 @@ _STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
 _CONTROL_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
+#: What JavaScript's ``String.prototype.trim`` removes (partial-json trims its input first).
+JS_WHITESPACE = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
 class PartialJsonError(ValueError):
     """The text cannot be read even leniently (partial-json's MalformedJSON/PartialJSON)."""
 
@@ -121,9 +125,10 @@ def _js_json_parse(text: str) -> Any:
 
 def parse_partial(text: str) -> Any:
     """Port of partial-json ``parse(text, Allow.ALL)``; raises PartialJsonError when unreadable."""
-    if not text.strip():
+    trimmed = text.strip(JS_WHITESPACE)
+    if not trimmed:
         raise PartialJsonError("empty input")
-    return _PartialParser(text.strip()).parse_any()
+    return _PartialParser(trimmed).parse_any()
 
 
 class _PartialParser:
@@ -267,3 +272,84 @@ def _js_substring(text: str, start: int, end: int) -> str:
     if start > end:
         start, end = end, start
     return text[start:end]
+
+
+_STRING_STOP = re.compile(r'["\\]')
+_CLOSERS = {"{": "}", "[": "]"}
+
+
+class StreamingJson:
+    """Tool-call arguments arriving in deltas, re-read after each one like ``parse_streaming_json``.
+
+    pi-ai re-parses the whole text per delta, which is quadratic in Python for a long
+    argument (a file being written). This keeps the bracket/string state of what has
+    arrived, so the common case (inside a string value, or after a complete value) is
+    closed with the right quotes and brackets and read by orjson in C. Whenever that
+    completion is not valid JSON (a dangling key, a half literal, a trailing comma) the
+    exact port decides, so the value is always what ``parse_streaming_json`` returns.
+    """
+
+    __slots__ = ("_in_string", "_pos", "_stack", "text")
+
+    def __init__(self, text: str = "") -> None:
+        self.text = ""
+        self._pos = 0
+        self._stack: list[str] = []
+        self._in_string = False
+        if text:
+            self.append(text)
+
+    def append(self, delta: str) -> Any:
+        self.text += delta
+        self._scan()
+        return self.value()
+
+    def _scan(self) -> None:
+        text, i, n = self.text, self._pos, len(self.text)
+        stack = self._stack
+        while i < n:
+            if self._in_string:
+                match = _STRING_STOP.search(text, i)
+                if match is None:
+                    i = n
+                    break
+                j = match.start()
+                if text[j] == '"':
+                    self._in_string = False
+                    i = j + 1
+                    continue
+                width = 6 if j + 1 < n and text[j + 1] == "u" else 2
+                if j + width > n:
+                    i = j  # an escape still arriving: re-read it with the next delta
+                    break
+                i = j + width
+                continue
+            ch = text[i]
+            if ch == '"':
+                self._in_string = True
+            elif ch in "{[":
+                stack.append(ch)
+            elif ch in "}]" and stack:
+                stack.pop()
+            i += 1
+        self._pos = i
+
+    def value(self) -> Any:
+        text = self.text
+        if not self._stack and not self._in_string:
+            return parse_streaming_json(text)
+        closers = "".join(_CLOSERS[opener] for opener in reversed(self._stack))
+        if not self._in_string:
+            candidate = text + closers
+        elif self._pos < len(text):
+            candidate = text[: self._pos] + '"' + closers  # drop the escape still arriving
+        else:
+            # partial-json trims the whole text first, even inside an open string.
+            body = text.rstrip(JS_WHITESPACE)
+            if body.endswith("\\"):
+                return parse_streaming_json(text)
+            candidate = body + '"' + closers
+        try:
+            return orjson.loads(candidate)
+        except orjson.JSONDecodeError:
+            return parse_streaming_json(text)
