@@ -32,7 +32,9 @@ def test_emulator_command_serves_streams_until_interrupted() -> None:
         lines = [process.stdout.readline() for _ in range(7)]
         google = next(line.split()[-1] for line in lines if line.strip().startswith("google"))
         body = {"contents": [{"role": "user", "parts": [{"text": "ping"}]}]}
-        request = WireRequest(f"{google}/models/gemini-2.5-flash:streamGenerateContent?alt=sse", orjson.dumps(body))
+        request = WireRequest(
+            f"{google}/models/gemini-2.5-flash:streamGenerateContent?alt=sse", orjson.dumps(body)
+        )
         model = {"id": "gemini-2.5-flash", "api": "google-generative-ai", "provider": "google"}
         message = send_streaming(request, model=model, api_key="offline")
         assert message["stopReason"] == "stop"
