@@ -83,8 +83,10 @@ def read_anthropic(body: Mapping[str, Any]) -> Conversation:
             content = [{"type": "text", "text": content}]
         for block in content or ():
             conv.blocks.append(Block(f"{message.get('role')}:" + canonical(block), _cache_marker(block)))
-    if messages and messages[-1].get("role") == "user":
-        content = messages[-1].get("content")
+    # Mid-conversation system messages (updates, effort-only controls) sit after the user turn.
+    turns = [m for m in messages if m.get("role") != "system"]
+    if turns and turns[-1].get("role") == "user":
+        content = turns[-1].get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
         names = _anthropic_tool_names(messages)
         for block in blocks:
