@@ -100,6 +100,21 @@ def route_binding(resolved: ResolvedModel, fallback: FallbackDelivery, session_i
     )
 
 
+def declaration_route(resolved: ResolvedModel, route: Route) -> DeclarationRoute:
+    """The binding the declaration policy and the activation identity see.
+
+    An emulated route stands in for the official endpoint, so it is identified by the
+    published endpoint rather than the emulator's (per-process) loopback port; otherwise every
+    restart of the offline demo would start a new declaration epoch.
+    """
+    model = dict(resolved.model)
+    if route.emulated:
+        model["baseUrl"] = resolved.published.base_url
+    return DeclarationRoute.from_model(
+        model, transport_verified=resolved.transport_verified, account=route.account.name
+    )
+
+
 def open_session(
     path: Path,
     config: SessionConfig,
@@ -129,9 +144,7 @@ def open_session(
     gate = ToolGate(
         tools.catalog,
         tools.executor,
-        DeclarationRoute.from_model(
-            resolved.model, transport_verified=resolved.transport_verified, account=config.route.account.name
-        ),
+        declaration_route(resolved, config.route),
         budget=CompactionBudget(
             reserve_tokens=config.compaction.reserve_tokens,
             retained_tail_tokens=config.compaction.keep_recent_tokens,
