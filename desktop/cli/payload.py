@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from desktop.cli._args import CliError
 from desktop.pi.catalog import RouteError
 from desktop.pi.delivery import FALLBACKS, deliver
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions, project
@@ -22,10 +23,6 @@ from desktop.pi.transcript import normalize_context
 from desktop.pi.types import KNOWN_APIS
 
 PREVIEW_KEY = "<api-key>"
-
-
-class CliError(Exception):
-    """A message for the user; printed without a traceback, exit status 2."""
 
 
 def register(subparsers: Any) -> None:

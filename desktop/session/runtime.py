@@ -136,6 +136,7 @@ class SessionRuntime:
         self.unsaved: list[dict[str, Any]] = []
         self._undispatched: list[str] = []
         self._last_ack: Any = None
+        self._last_notes: dict[str, str] | None = None
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -225,9 +226,27 @@ class SessionRuntime:
         return self._row("system", **fields)
 
     def journal_tool_notes(self, on_event: EventSink | None = None) -> None:
-        notes = self.tools.take_notes()
-        if notes:
-            self.append([self._row("note", level=lv, text=tx, data=dt) for lv, tx, dt in notes], on_event)
+        """Journal the tool layer's notes, skipping one that repeats the last of its kind verbatim
+        (reopening a session re-derives the same policy; saying so again is noise)."""
+        if self._last_notes is None:
+            self._last_notes = {}
+            for row in self.writer.rows:
+                if row.get("type") == "note":
+                    kind = (row.get("data") or {}).get("kind")
+                    if kind:
+                        self._last_notes[kind] = row.get("text", "")
+        rows = []
+        for level, text, data in self.tools.take_notes():
+            kind = data.get("kind")
+            if kind == "activation-restore" and data.get("source") in ("section", "none"):
+                continue  # an ordinary restore is the normal case; recoveries and rejections are noted
+            if kind and self._last_notes.get(kind) == text:
+                continue
+            if kind:
+                self._last_notes[kind] = text
+            rows.append(self._row("note", level=level, text=text, data=data))
+        if rows:
+            self.append(rows, on_event)
 
     def continue_session(self, on_event: EventSink | None = None) -> dict[str, Any] | None:
         """Continuation: establish the baseline or migrate legacy sections, once (S3, S5).

@@ -66,7 +66,7 @@ SKILLS_HEADER_TEXT = (
     "<skills>\n"
     "Skills are specialized instructions for specific tasks. Each available skill is listed in its own\n"
     "<skill> section below. When a task matches a skill's description, load its instructions with the\n"
-    "load_skill tool (by id) before acting. Resolve relative paths in a skill against its directory.\n"
+    "skill tool (by id) before acting. Resolve relative paths in a skill against its directory.\n"
     "</skills>"
 )
 

@@ -1,0 +1,207 @@
+"""What the emulator reads from a request body, per wire format.
+
+Each family's body is reduced to the same few facts: the system text, the declared tool
+names (with their schemas), the text of the last user message, the tool results the
+request ends with (if it ends with results rather than a user turn), and the prompt in
+the provider's cache order (blocks with breakpoints for Anthropic, one canonical string
+for the automatic-prefix providers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.emulator.cache import Block
+from desktop.emulator.tokens import canonical
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    name: str
+    text: str
+
+
+@dataclass
+class Conversation:
+    model: str
+    system: str = ""
+    tools: dict[str, Any] = field(default_factory=dict)  # name -> parameters schema
+    last_user_text: str = ""
+    tool_results: list[ToolResult] = field(default_factory=list)
+    #: Anthropic: blocks in cache order; others: the prompt parts in cache order.
+    blocks: list[Block] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)
+    cache_key: str | None = None
+    max_tokens: int | None = None
+
+    @property
+    def prompt(self) -> str:
+        return "".join(part + "\n" for part in self.parts)
+
+
+def _text_of(content: Any) -> str:
+    """Plain text of a content value in any family's shape (string, parts, blocks)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Mapping):
+        for key in ("text", "output", "content", "result"):
+            if key in content:
+                return _text_of(content[key])
+        return canonical(content)
+    if isinstance(content, list):
+        pieces = [_text_of(item) for item in content]
+        return "\n".join(piece for piece in pieces if piece)
+    return str(content)
+
+
+def _cache_marker(value: Mapping[str, Any]) -> str | None:
+    marker = value.get("cache_control")
+    if not isinstance(marker, Mapping):
+        return None
+    return "1h" if marker.get("ttl") == "1h" else "5m"
+
+
+def read_anthropic(body: Mapping[str, Any]) -> Conversation:
+    conv = Conversation(model=str(body.get("model", "")), max_tokens=body.get("max_tokens"))
+    for tool in body.get("tools") or ():
+        conv.tools[tool.get("name", "")] = tool.get("input_schema") or {}
+        conv.blocks.append(Block("tool:" + canonical(tool), _cache_marker(tool)))
+    system = body.get("system")
+    if isinstance(system, str):
+        system = [{"type": "text", "text": system}]
+    for block in system or ():
+        conv.blocks.append(Block("system:" + canonical(block), _cache_marker(block)))
+    conv.system = _text_of(system or [])
+    messages = body.get("messages") or []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        for block in content or ():
+            conv.blocks.append(Block(f"{message.get('role')}:" + canonical(block), _cache_marker(block)))
+    # Mid-conversation system messages (updates, effort-only controls) sit after the user turn.
+    turns = [m for m in messages if m.get("role") != "system"]
+    if turns and turns[-1].get("role") == "user":
+        content = turns[-1].get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        names = _anthropic_tool_names(messages)
+        for block in blocks:
+            if block.get("type") == "tool_result":
+                name = names.get(block.get("tool_use_id", ""), "tool")
+                conv.tool_results.append(ToolResult(name, _text_of(block.get("content"))))
+        texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
+        conv.last_user_text = "\n".join(texts)
+    return conv
+
+
+def _anthropic_tool_names(messages: list[Any]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, list):
+            for block in content:
+                if block.get("type") == "tool_use":
+                    names[block.get("id", "")] = block.get("name", "tool")
+    return names
+
+
+def read_chat(body: Mapping[str, Any]) -> Conversation:
+    """OpenAI chat completions, DeepSeek and Mistral (same message shapes)."""
+    conv = Conversation(
+        model=str(body.get("model", "")),
+        cache_key=body.get("prompt_cache_key"),
+        max_tokens=body.get("max_completion_tokens") or body.get("max_tokens"),
+    )
+    for tool in body.get("tools") or ():
+        function = tool.get("function") or tool
+        conv.tools[function.get("name", "")] = function.get("parameters") or {}
+        conv.parts.append(canonical({"tool": tool}))
+    messages = body.get("messages") or []
+    names: dict[str, str] = {}
+    for message in messages:
+        conv.parts.append(canonical(message))
+        for call in message.get("tool_calls") or ():
+            names[call.get("id", "")] = (call.get("function") or {}).get("name", "tool")
+    conv.system = "\n".join(
+        _text_of(m.get("content")) for m in messages if m.get("role") in ("system", "developer")
+    )
+    trailing: list[ToolResult] = []
+    for message in reversed(messages):
+        if message.get("role") != "tool":
+            break
+        name = message.get("name") or names.get(message.get("tool_call_id", ""), "tool")
+        trailing.insert(0, ToolResult(name, _text_of(message.get("content"))))
+    conv.tool_results = trailing
+    users = [m for m in messages if m.get("role") == "user"]
+    if users and not trailing:
+        conv.last_user_text = _text_of(users[-1].get("content"))
+    return conv
+
+
+def read_responses(body: Mapping[str, Any]) -> Conversation:
+    conv = Conversation(
+        model=str(body.get("model", "")),
+        cache_key=body.get("prompt_cache_key"),
+        max_tokens=body.get("max_output_tokens"),
+    )
+    for tool in body.get("tools") or ():
+        conv.tools[tool.get("name", "")] = tool.get("parameters") or {}
+        conv.parts.append(canonical({"tool": tool}))
+    if body.get("instructions"):
+        conv.parts.append(canonical({"instructions": body["instructions"]}))
+    items = body.get("input")
+    if isinstance(items, str):
+        items = [{"role": "user", "content": items}]
+    items = items or []
+    names: dict[str, str] = {}
+    system_texts = [str(body.get("instructions") or "")]
+    for item in items:
+        conv.parts.append(canonical(item))
+        if item.get("type") == "function_call":
+            names[item.get("call_id", "")] = item.get("name", "tool")
+        if item.get("role") in ("system", "developer"):
+            system_texts.append(_text_of(item.get("content")))
+    conv.system = "\n".join(text for text in system_texts if text)
+    trailing: list[ToolResult] = []
+    for item in reversed(items):
+        if item.get("type") != "function_call_output":
+            break
+        trailing.insert(
+            0, ToolResult(names.get(item.get("call_id", ""), "tool"), _text_of(item.get("output")))
+        )
+    conv.tool_results = trailing
+    users = [i for i in items if i.get("role") == "user"]
+    if users and not trailing:
+        conv.last_user_text = _text_of(users[-1].get("content"))
+    return conv
+
+
+def read_google(body: Mapping[str, Any], model: str) -> Conversation:
+    conv = Conversation(model=model, max_tokens=(body.get("generationConfig") or {}).get("maxOutputTokens"))
+    system = body.get("systemInstruction")
+    if system:
+        conv.parts.append(canonical({"systemInstruction": system}))
+        conv.system = _text_of((system or {}).get("parts"))
+    for tool in body.get("tools") or ():
+        for declaration in tool.get("functionDeclarations") or ():
+            schema = declaration.get("parametersJsonSchema") or declaration.get("parameters") or {}
+            conv.tools[declaration.get("name", "")] = schema
+        conv.parts.append(canonical({"tool": tool}))
+    contents = body.get("contents") or []
+    for content in contents:
+        conv.parts.append(canonical(content))
+    if contents and contents[-1].get("role") == "user":
+        parts = contents[-1].get("parts") or []
+        for part in parts:
+            response = part.get("functionResponse")
+            if response:
+                conv.tool_results.append(
+                    ToolResult(response.get("name", "tool"), _text_of(response.get("response")))
+                )
+        if not conv.tool_results:
+            conv.last_user_text = "\n".join(p.get("text", "") for p in parts if "text" in p)
+    return conv

@@ -1,0 +1,426 @@
+"""The loopback provider emulator: a real HTTP server speaking five providers' wire formats.
+
+Paths (the first segment names the family, whose cache state is separate; the rest is
+matched by its ending, so any prefix pi-ai builds from a base URL works):
+
+=========================  ================================================  ============================
+family (``base_url``)      endpoint                                          format
+=========================  ================================================  ============================
+anthropic                  ``/anthropic/v1/messages``                        Anthropic Messages SSE
+openai (``/openai/v1``)    ``/openai/v1/chat/completions``                   chat completions SSE
+openai (``/openai/v1``)    ``/openai/v1/responses``                          Responses SSE
+azure (``/azure/openai/v1``) ``/azure/openai/v1/responses?api-version=v1``   Responses SSE
+codex (``/codex``)         ``/codex/codex/responses``                        Responses SSE
+deepseek                   ``/deepseek/chat/completions`` (``/v1`` optional) chat SSE, DeepSeek usage
+mistral                    ``/mistral/v1/chat/completions``                  chat SSE, Mistral usage
+google (``/google/v1beta``) ``/google/v1beta/models/M:streamGenerateContent``  Gemini SSE
+=========================  ================================================  ============================
+
+Replies follow ``desktop.emulator.script``; prompt-cache figures follow
+``desktop.emulator.cache``; faults follow ``desktop.emulator.faults``. Every request is
+recorded (``emu.requests``) with its exact body bytes and headers.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import orjson
+
+from desktop.emulator.cache import BreakpointCache, CacheResult, PrefixCache, anthropic_min_tokens
+from desktop.emulator.conversation import Conversation, read_anthropic, read_chat, read_google, read_responses
+from desktop.emulator.faults import FAULT_HEADER, Fault, parse_fault_header
+from desktop.emulator.script import plan_reply
+from desktop.emulator.tokens import estimate_tokens
+from desktop.emulator.wire import anthropic, chat, google, responses
+from desktop.emulator.wire.common import StreamContext
+
+#: Family -> path appended to the emulator URL to get a pi-ai ``Model.baseUrl``.
+BASE_PATHS = {
+    "anthropic": "/anthropic",
+    "openai": "/openai/v1",
+    "azure": "/azure/openai/v1",
+    "codex": "/codex",
+    "deepseek": "/deepseek",
+    "mistral": "/mistral",
+    "google": "/google/v1beta",
+}
+_GOOGLE_PATH = re.compile(r"/models/([^/:]+):streamGenerateContent$")
+#: Fixed epoch for ``created`` fields so identical runs produce identical bytes.
+_EPOCH_MS = 1_700_000_000_000
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    seq: int
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes
+    family: str
+    wire: str
+    status: int
+    fault: str | None
+    cache: CacheResult | None
+
+    def json(self) -> Any:
+        return orjson.loads(self.body)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    emulator: Emulator
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that hang up (cancel, reset a kept-alive socket) are normal, not errors."""
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
+
+
+class Emulator:
+    """Start with ``with Emulator() as emu:`` (port 0 picks a free port) or ``start()``/``stop()``."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, require_auth: bool = False) -> None:
+        self.host = host
+        self.require_auth = require_auth
+        self._requested_port = port
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._seq = 0
+        self._faults: list[tuple[Fault, int]] = []
+        self._requests: list[RecordedRequest] = []
+        self.reset_cache()
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def start(self) -> Emulator:
+        if self._server is not None:
+            return self
+        server = _Server((self.host, self._requested_port), _Handler)
+        server.emulator = self
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="pi-emulator", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> Emulator:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    # -- addresses ------------------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("The emulator is not running; use `with Emulator() as emu:` or call start()")
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def base_url(self, family: str) -> str:
+        """The pi-ai ``Model.baseUrl`` that points a route of this family at the emulator."""
+        if family not in BASE_PATHS:
+            raise ValueError(f"Unknown emulator family {family!r}; expected one of {', '.join(BASE_PATHS)}")
+        return self.url + BASE_PATHS[family]
+
+    # -- test controls -------------------------------------------------------------------
+    def inject(self, fault: Fault, times: int = 1) -> None:
+        """Apply ``fault`` to the next ``times`` matching requests."""
+        with self._lock:
+            self._faults.append((fault, times))
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    def reset_cache(self) -> None:
+        self.anthropic_cache = BreakpointCache()
+        self.prefix_caches = {
+            "openai": PrefixCache(step_tokens=128, min_tokens=1024),
+            "deepseek": PrefixCache(step_tokens=64, min_tokens=64),
+            "mistral": PrefixCache(step_tokens=128, min_tokens=1024),
+            "google": PrefixCache(step_tokens=128, min_tokens=1024),
+        }
+
+    # -- internals -----------------------------------------------------------------------
+    def _next_seq(self) -> int:
+        with self._lock:
+            self._seq += 1
+            return self._seq
+
+    def _take_fault(self, family: str) -> Fault | None:
+        with self._lock:
+            for i, (fault, remaining) in enumerate(self._faults):
+                if fault.family in (None, family):
+                    if remaining <= 1:
+                        del self._faults[i]
+                    else:
+                        self._faults[i] = (fault, remaining - 1)
+                    return fault
+        return None
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._requests.append(request)
+
+
+def _wire_for(path: str, family: str) -> tuple[str, str | None]:
+    """(wire format, model from the path) for a request path; wire ``""`` when unknown."""
+    if path.endswith("/messages"):
+        return "anthropic", None
+    if path.endswith("/chat/completions"):
+        return "chat", None
+    if path.endswith("/responses"):
+        return "responses", None
+    match = _GOOGLE_PATH.search(path)
+    if match:
+        return "google", match.group(1)
+    return "", None
+
+
+def _has_auth(wire: str, family: str, headers: Mapping[str, str], query: str) -> bool:
+    if wire == "anthropic":
+        return bool(headers.get("x-api-key") or headers.get("authorization"))
+    if wire == "google":
+        return bool(headers.get("x-goog-api-key") or "key" in parse_qs(query))
+    if family == "azure":
+        return bool(headers.get("api-key") or headers.get("authorization"))
+    return headers.get("authorization", "").lower().startswith("bearer ")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: requests are recorded on the emulator instead."""
+
+    def do_GET(self) -> None:
+        if urlsplit(self.path).path in ("/", "/health"):
+            self._json(200, {"emulator": "pi-desktop", "families": sorted(BASE_PATHS)})
+        else:
+            self._json(
+                404, {"error": {"message": f"No GET endpoint {self.path}; the emulator serves POST streams"}}
+            )
+
+    def do_POST(self) -> None:
+        emu = self.server.emulator
+        seq = emu._next_seq()
+        split = urlsplit(self.path)
+        path, query = split.path, split.query
+        family = path.strip("/").split("/", 1)[0] if path.strip("/") else ""
+        wire, path_model = _wire_for(path, family)
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        fault: Fault | None = None
+        cache: CacheResult | None = None
+
+        def record(status: int) -> None:
+            # Recorded before the response is written, so a client that has its answer
+            # always finds its request in ``emu.requests``.
+            kind = fault.kind if fault else None
+            emu._record(
+                RecordedRequest(seq, "POST", path, query, headers, body, family, wire, status, kind, cache)
+            )
+
+        try:
+            fault = (
+                parse_fault_header(headers[FAULT_HEADER])
+                if FAULT_HEADER in headers
+                else emu._take_fault(family)
+            )
+        except ValueError as exc:
+            record(400)
+            self._json(400, {"error": {"message": str(exc)}})
+            return
+        if not wire:
+            record(404)
+            self._json(404, {"error": {"message": f"The emulator has no endpoint {path}; see BASE_PATHS"}})
+            return
+        if emu.require_auth and not _has_auth(wire, family, headers, query):
+            record(401)
+            self._error(401, wire, family, "No API key was sent (emulator requires auth)")
+            return
+        if fault is not None and fault.kind == "slow_first_byte":
+            time.sleep(fault.delay)
+        if fault is not None and fault.kind == "rate_limit":
+            retry = fault.retry_after
+            retry_text = str(int(retry)) if float(retry).is_integer() else str(retry)
+            record(429)
+            self._error(429, wire, family, "Rate limit reached (emulator fault)", {"retry-after": retry_text})
+            return
+        if fault is not None and fault.kind == "server_error":
+            record(fault.status)
+            self._error(fault.status, wire, family, f"Internal error (emulator fault {fault.status})")
+            return
+        try:
+            request = orjson.loads(body) if body else {}
+        except orjson.JSONDecodeError as exc:
+            record(400)
+            self._error(400, wire, family, f"Request body is not valid JSON: {exc}")
+            return
+        if not isinstance(request, dict):
+            record(400)
+            self._error(400, wire, family, "Request body must be a JSON object")
+            return
+        if wire != "google" and request.get("stream") is not True:
+            record(400)
+            self._error(400, wire, family, 'The emulator only streams: send "stream": true')
+            return
+        events, cache = self._render(emu, seq, wire, family, request, path_model or "", query)
+        record(200)
+        self._stream(events, fault)
+
+    # -- rendering -------------------------------------------------------------------------
+    def _render(
+        self,
+        emu: Emulator,
+        seq: int,
+        wire: str,
+        family: str,
+        request: dict[str, Any],
+        path_model: str,
+        query: str,
+    ) -> tuple[list[bytes], CacheResult]:
+        conv: Conversation
+        if wire == "anthropic":
+            conv = read_anthropic(request)
+            cache = emu.anthropic_cache.account(
+                f"{family}:{conv.model}", conv.blocks, anthropic_min_tokens(conv.model)
+            )
+        else:
+            if wire == "chat":
+                conv = read_chat(request)
+            elif wire == "responses":
+                conv = read_responses(request)
+            else:
+                conv = read_google(request, path_model)
+            flavor = family if family in ("deepseek", "mistral", "google") else "openai"
+            minimum = 4096 if flavor == "google" and "pro" in conv.model.lower() else None
+            namespace = f"{family}:{conv.model}:{conv.cache_key or ''}"
+            cache = emu.prefix_caches[flavor].account(namespace, conv.prompt, min_tokens=minimum)
+        reply = plan_reply(conv)
+        ctx = StreamContext(
+            model=conv.model,
+            seq=seq,
+            created=_EPOCH_MS + seq * 1000,
+            cache=cache,
+            output_tokens=max(1, estimate_tokens(reply.output_text())),
+        )
+        if wire == "anthropic":
+            return anthropic.encode(reply, ctx), cache
+        if wire == "chat":
+            flavor = family if family in ("deepseek", "mistral") else "openai"
+            include_usage = flavor == "mistral" or bool(
+                (request.get("stream_options") or {}).get("include_usage")
+            )
+            return chat.encode(reply, ctx, flavor=flavor, include_usage=include_usage), cache
+        if wire == "responses":
+            return responses.encode(reply, ctx), cache
+        return google.encode(reply, ctx), cache
+
+    # -- responses -----------------------------------------------------------------------
+    def _error(
+        self, status: int, wire: str, family: str, message: str, extra: dict[str, str] | None = None
+    ) -> None:
+        body: dict[str, Any]
+        if wire == "anthropic":
+            body = anthropic.error_body(status, message)
+        elif wire == "google":
+            body = google.error_body(status, message)
+        elif wire == "responses":
+            body = responses.error_body(status, message)
+        else:
+            body = chat.error_body(status, message, flavor=family)
+        self._json(status, body, extra)
+
+    def _json(self, status: int, body: Any, extra: dict[str, str] | None = None) -> None:
+        data = orjson.dumps(body)
+        try:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for key, value in (extra or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        except OSError:
+            self.close_connection = True
+
+    def _stream(self, events: list[bytes], fault: Fault | None) -> None:
+        kind = fault.kind if fault else None
+        try:
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            for n, event in enumerate(events):
+                if fault is not None and kind in ("cut", "truncate") and n >= fault.after_events:
+                    break
+                if fault is not None and kind == "malformed" and n == fault.at_event:
+                    event = _break_json(event)
+                if fault is not None and kind == "slow_stream" and n >= max(1, fault.at_event):
+                    time.sleep(fault.delay)
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                self.wfile.flush()
+            if kind == "cut":
+                # Drop the connection with the chunked body unfinished, like a network cut.
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:
+            # The client went away (cancelled): nothing left to send.
+            self.close_connection = True
+
+
+def _break_json(event: bytes) -> bytes:
+    """The same event with its data JSON cut in half (still a well-formed SSE event)."""
+    start = event.find(b"data: ")
+    if start < 0:
+        return event
+    start += len(b"data: ")
+    end = event.find(b"\n", start)
+    end = len(event) if end < 0 else end
+    if event[end - 1 : end] == b"\r":
+        end -= 1
+    payload = event[start:end]
+    return event[:start] + payload[: max(1, len(payload) // 2)] + event[end:]

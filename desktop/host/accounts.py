@@ -1,0 +1,183 @@
+"""API keys for provider accounts (SPEC D3): the OS keyring first, environment variables second.
+
+Keys are stored with ``keyring`` under service ``pi-desktop`` and the account name as
+user name; nothing here writes a key to a file or a log, and everything that describes a
+key (``KeyInfo``) carries only where it came from and a short fingerprint. The usual
+environment variables are honoured as pi-ai maps them (``ANTHROPIC_API_KEY``,
+``OPENAI_API_KEY``, ``DEEPSEEK_API_KEY``, ``MISTRAL_API_KEY``, ``GEMINI_API_KEY``, ...;
+``GOOGLE_API_KEY`` is accepted for Google as well).
+
+Without a keyring backend (headless Linux without a Secret Service, a ``fail`` backend)
+storing fails with ``KeyringUnavailable`` whose message says what to install; reading
+falls back to the environment, and the offline emulator route needs no key at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import keyring
+import keyring.backends.fail
+import keyring.errors
+
+from desktop.host.redaction import redact_headers, redact_text
+
+__all__ = [
+    "ENV_API_KEYS",
+    "SERVICE",
+    "KeyInfo",
+    "KeyringUnavailable",
+    "delete_api_key",
+    "env_api_key",
+    "get_api_key",
+    "key_fingerprint",
+    "keyring_available",
+    "redact_headers",
+    "redact_text",
+    "resolve_api_key",
+    "set_api_key",
+]
+
+SERVICE = "pi-desktop"
+
+#: Provider id -> environment variables that may hold its key, in priority order
+#: (pi-ai ``env-api-keys.ts``; ANTHROPIC_AUTH_TOKEN is skipped as pi-ai does for keys).
+ENV_API_KEYS: dict[str, tuple[str, ...]] = {
+    "anthropic": ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
+    "openai": ("OPENAI_API_KEY",),
+    "azure": ("AZURE_OPENAI_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "google-vertex": ("GOOGLE_CLOUD_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "cerebras": ("CEREBRAS_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "vercel-ai-gateway": ("AI_GATEWAY_API_KEY",),
+    "zai": ("ZAI_API_KEY",),
+    "minimax": ("MINIMAX_API_KEY",),
+    "moonshotai": ("MOONSHOT_API_KEY",),
+    "huggingface": ("HF_TOKEN",),
+    "fireworks": ("FIREWORKS_API_KEY",),
+    "together": ("TOGETHER_API_KEY",),
+    "nvidia": ("NVIDIA_API_KEY",),
+    "github-copilot": ("COPILOT_GITHUB_TOKEN",),
+    "opencode": ("OPENCODE_API_KEY",),
+    "kimi-coding": ("KIMI_API_KEY",),
+}
+
+NO_KEYRING_MESSAGE = (
+    "No OS keyring is available, so API keys cannot be stored safely. "
+    "On Linux install and unlock a Secret Service keyring (GNOME Keyring: `gnome-keyring` plus the "
+    "`secretstorage` Python package; or KWallet with `dbus-python`); macOS Keychain and Windows "
+    "Credential Manager work out of the box. Until then set the provider's environment variable "
+    "(e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY) or use the offline Emulator route, which needs no key."
+)
+
+
+class KeyringUnavailable(RuntimeError):
+    """No usable keyring backend; the message says what to install and how to keep working."""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(NO_KEYRING_MESSAGE + (f" (keyring said: {detail})" if detail else ""))
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    """Where a key came from, safe to show: never the key itself."""
+
+    source: str  # "keyring", "env" or "none"
+    detail: str  # account name or environment variable name
+    fingerprint: str = ""
+
+    @property
+    def found(self) -> bool:
+        return self.source != "none"
+
+
+def key_fingerprint(key: str) -> str:
+    """Eight hex digits that tell two keys apart without revealing either."""
+    return hashlib.sha256(key.encode()).hexdigest()[:8]
+
+
+def _check_account(account: str) -> None:
+    if not account or not account.strip():
+        raise ValueError("Account name is empty; name the account (e.g. 'anthropic' or 'openai-work')")
+
+
+def keyring_available() -> bool:
+    """True when a real backend is active (not keyring's ``fail`` placeholder)."""
+    backend = keyring.get_keyring()
+    return not isinstance(backend, keyring.backends.fail.Keyring) and getattr(backend, "priority", 1) > 0
+
+
+def set_api_key(account: str, key: str) -> None:
+    _check_account(account)
+    if not key or not key.strip():
+        raise ValueError(f"The API key for account {account!r} is empty; paste the key and try again")
+    try:
+        keyring.set_password(SERVICE, account, key.strip())
+    except keyring.errors.NoKeyringError as exc:
+        raise KeyringUnavailable(redact_text(str(exc), [key])) from exc
+    except keyring.errors.KeyringError as exc:
+        raise KeyringUnavailable(redact_text(str(exc), [key])) from exc
+
+
+def get_api_key(account: str) -> str | None:
+    """The stored key, or None when there is none; KeyringUnavailable without a backend."""
+    _check_account(account)
+    try:
+        value = keyring.get_password(SERVICE, account)
+    except keyring.errors.NoKeyringError as exc:
+        raise KeyringUnavailable(str(exc)) from exc
+    except keyring.errors.KeyringError as exc:
+        raise KeyringUnavailable(str(exc)) from exc
+    return value if isinstance(value, str) and value else None
+
+
+def delete_api_key(account: str) -> bool:
+    """Remove the stored key; False when there was none."""
+    _check_account(account)
+    try:
+        keyring.delete_password(SERVICE, account)
+    except keyring.errors.PasswordDeleteError:
+        return False
+    except keyring.errors.NoKeyringError as exc:
+        raise KeyringUnavailable(str(exc)) from exc
+    return True
+
+
+def env_api_key(provider: str, env: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+    """(variable name, key) from the environment for ``provider``, or None."""
+    source = os.environ if env is None else env
+    for name in ENV_API_KEYS.get(provider, ()):
+        value = source.get(name)
+        if value:
+            return name, value
+    return None
+
+
+def resolve_api_key(
+    provider: str, account: str | None = None, env: Mapping[str, str] | None = None
+) -> tuple[str | None, KeyInfo]:
+    """The key to use for a route: the account's keyring entry, else the provider's variable.
+
+    A missing keyring backend is not an error here: the environment is consulted instead,
+    and the returned KeyInfo says where (or that nothing was found).
+    """
+    if account:
+        try:
+            stored = get_api_key(account)
+        except KeyringUnavailable:
+            stored = None
+        if stored:
+            return stored, KeyInfo("keyring", account, key_fingerprint(stored))
+    found = env_api_key(provider, env)
+    if found:
+        name, value = found
+        return value, KeyInfo("env", name, key_fingerprint(value))
+    return None, KeyInfo("none", account or provider)

@@ -1,0 +1,263 @@
+"""Sending a projected request and streaming its answer into a neutral AssistantMessage.
+
+Synchronous by design: the app calls ``send_streaming`` on a worker thread and receives
+neutral events through ``on_event`` as they are parsed. Guarantees:
+
+* Retries (see ``retry``) happen only before any byte of a response body was read, so a
+  consumer never sees a partial answer followed by a second one.
+* ``cancel`` may be set from any thread at any moment: a watcher shuts the socket down,
+  which unblocks the read at once, and the result is the message so far with
+  ``stopReason: "aborted"`` — never a message presented as complete.
+* Failures end in ``stopReason: "error"`` with an ``errorMessage`` naming the provider,
+  HTTP status and the provider's own error text; the API key never appears in it.
+* Streaming connections are not pooled, so every socket is known from the moment it
+  connects and cancellation works even while waiting for the first byte.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import socket
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from desktop.host.providers.auth import with_auth
+from desktop.host.providers.errors import host_of, http_error_message, provider_label
+from desktop.host.providers.request import ProjectedRequest
+from desktop.host.providers.retry import (
+    DEFAULT_RETRY,
+    RetryDelayTooLong,
+    RetryPolicy,
+    is_retryable_status,
+    retry_delay,
+)
+from desktop.host.redaction import redact_text
+from desktop.pi.streaming import AssistantMessage, StreamEvent, StreamParser, parser_for
+
+EventCallback = Callable[[StreamEvent], None]
+#: Largest error body read from a failed response.
+MAX_ERROR_BODY = 64 * 1024
+#: How often the cancel watcher looks at the cancel flag.
+CANCEL_POLL_SECONDS = 0.02
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds: to connect, and of silence while waiting for the first or next bytes."""
+
+    connect: float = 10.0
+    read: float = 120.0
+    write: float = 30.0
+
+    def httpx(self) -> httpx.Timeout:
+        return httpx.Timeout(connect=self.connect, read=self.read, write=self.write, pool=self.connect)
+
+
+DEFAULT_TIMEOUTS = Timeouts()
+
+
+class _Retry(Exception):
+    def __init__(self, reason: str, headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(reason)
+        self.headers = headers or {}
+
+
+class _SocketWatch:
+    """Remembers the live socket and shuts it down when ``cancel`` is set."""
+
+    def __init__(self, cancel: threading.Event | None) -> None:
+        self.cancel = cancel
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+        if cancel is not None:
+            self._thread = threading.Thread(target=self._watch, name="pi-cancel-watch", daemon=True)
+            self._thread.start()
+
+    def trace(self, name: str, info: Mapping[str, Any]) -> None:
+        """httpcore trace hook: capture the socket as soon as the connection exists."""
+        if name.endswith((".connect_tcp.complete", ".start_tls.complete")):
+            stream = info.get("return_value")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if isinstance(sock, socket.socket):
+                with self._lock:
+                    self._sockets.append(sock)
+                if self.cancel is not None and self.cancel.is_set():
+                    self._shutdown()
+
+    def _watch(self) -> None:
+        assert self.cancel is not None
+        while not self._done.is_set():
+            if self.cancel.wait(CANCEL_POLL_SECONDS):
+                self._shutdown()
+                return
+
+    def _shutdown(self) -> None:
+        with self._lock:
+            sockets = list(self._sockets)
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1)
+
+
+def send_streaming(
+    request: ProjectedRequest,
+    *,
+    model: Mapping[str, Any],
+    api_key: str | None = None,
+    cancel: threading.Event | None = None,
+    on_event: EventCallback | None = None,
+    policy: RetryPolicy = DEFAULT_RETRY,
+    timeouts: Timeouts = DEFAULT_TIMEOUTS,
+    client: httpx.Client | None = None,
+    rng: random.Random | None = None,
+) -> AssistantMessage:
+    """Send ``request`` for pi-ai ``model`` (api, provider, id, cost) and return the final message.
+
+    ``api_key`` is added as the API's auth header unless ``request.headers`` already has
+    one. The returned message always has a terminal stop reason: ``stop``, ``length`` or
+    ``toolUse`` when the stream completed, ``error`` or ``aborted`` otherwise.
+    """
+    parser = parser_for(model)
+    secrets = [api_key] if api_key else []
+    emit = on_event or (lambda event: None)
+    label = provider_label(str(model.get("provider", "")))
+    headers = with_auth(request.headers, str(model.get("api", "")), api_key)
+    watch = _SocketWatch(cancel)
+    owns_client = client is None
+    http = client or httpx.Client(limits=httpx.Limits(max_keepalive_connections=0), follow_redirects=False)
+    attempt = 0
+
+    def deliver(events: list[StreamEvent]) -> None:
+        for event in events:
+            emit(event)
+
+    def cancelled() -> bool:
+        return cancel is not None and cancel.is_set()
+
+    try:
+        while True:
+            if cancelled():
+                deliver(parser.abort())
+                return parser.result()
+            try:
+                _attempt(http, request, headers, parser, deliver, cancelled, watch, timeouts, label, secrets)
+                return parser.result()
+            except _Retry as retry:
+                if cancelled():
+                    deliver(parser.abort())
+                    return parser.result()
+                if attempt >= policy.max_retries:
+                    deliver(parser.fail(redact_text(f"{retry} (after {attempt + 1} attempts)", secrets)))
+                    return parser.result()
+                try:
+                    delay = retry_delay(policy, attempt, retry.headers, rng)
+                except RetryDelayTooLong as too_long:
+                    deliver(parser.fail(redact_text(f"{too_long}. {retry}", secrets)))
+                    return parser.result()
+                attempt += 1
+                if cancel is not None and cancel.wait(delay):
+                    deliver(parser.abort())
+                    return parser.result()
+                if cancel is None and delay > 0:
+                    threading.Event().wait(delay)
+    finally:
+        watch.close()
+        if owns_client:
+            http.close()
+
+
+def _attempt(
+    http: httpx.Client,
+    request: ProjectedRequest,
+    headers: Mapping[str, str],
+    parser: StreamParser,
+    deliver: Callable[[list[StreamEvent]], None],
+    cancelled: Callable[[], bool],
+    watch: _SocketWatch,
+    timeouts: Timeouts,
+    label: str,
+    secrets: list[str],
+) -> None:
+    """One try. Raises _Retry when nothing was consumed and the failure is transient."""
+    host = host_of(request.url)
+    consumed = 0
+    try:
+        with http.stream(
+            request.method,
+            request.url,
+            headers=headers,
+            content=request.body,
+            timeout=timeouts.httpx(),
+            extensions={"trace": watch.trace},
+        ) as response:
+            if response.status_code >= 400:
+                body = _read_error_body(response, cancelled)
+                if cancelled():
+                    deliver(parser.abort())
+                    return
+                message = http_error_message(
+                    str(parser.model.get("provider", "")), response.status_code, body, secrets
+                )
+                if is_retryable_status(response.status_code, response.headers):
+                    raise _Retry(message, {k.lower(): v for k, v in response.headers.items()})
+                deliver(parser.fail(message))
+                return
+            for chunk in response.iter_bytes():
+                if cancelled():
+                    break
+                consumed += len(chunk)
+                deliver(parser.feed(chunk))
+                if parser.terminal:
+                    return
+            if cancelled():
+                deliver(parser.abort())
+                return
+            deliver(parser.finish())
+    except httpx.TimeoutException as exc:
+        if cancelled():
+            deliver(parser.abort())
+            return
+        phase = "connect" if isinstance(exc, httpx.ConnectTimeout) else "read"
+        limit = timeouts.connect if phase == "connect" else timeouts.read
+        message = redact_text(
+            f"{label} at {host} did not respond within {limit:g}s ({phase} timeout)", secrets
+        )
+        if consumed == 0:
+            raise _Retry(message) from exc
+        deliver(parser.fail(message + " mid-stream"))
+    except httpx.TransportError as exc:
+        if cancelled():
+            deliver(parser.abort())
+            return
+        if consumed == 0:
+            reason = (
+                "Could not connect to" if isinstance(exc, httpx.ConnectError) else "Connection failed with"
+            )
+            raise _Retry(redact_text(f"{reason} {label} at {host}: {exc}", secrets)) from exc
+        deliver(
+            parser.fail(redact_text(f"Connection to {label} at {host} was lost mid-stream: {exc}", secrets))
+        )
+
+
+def _read_error_body(response: httpx.Response, cancelled: Callable[[], bool]) -> bytes:
+    body = bytearray()
+    try:
+        for chunk in response.iter_bytes():
+            body += chunk
+            if len(body) >= MAX_ERROR_BODY or cancelled():
+                break
+    except httpx.HTTPError:
+        pass
+    return bytes(body[:MAX_ERROR_BODY])

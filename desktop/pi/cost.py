@@ -1,0 +1,52 @@
+"""What a response cost, from the token usage and the catalog's prices (pi-ai ``calculateCost``).
+
+Prices are dollars per million tokens. A model may list request-wide tiers: the tier with
+the highest ``inputTokensAbove`` threshold that the request's whole input (fresh + cache
+reads + cache writes) exceeds prices *every* token of that request. Anthropic's one-hour
+cache writes (``cacheWrite1h``, a subset of ``cacheWrite``) cost twice the base input price
+instead of the cache-write price.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+_RATE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
+
+
+def zero_cost() -> dict[str, float]:
+    return {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+
+
+def select_rates(cost: Mapping[str, Any], input_tokens: int) -> Mapping[str, Any]:
+    """The rate card for a request with this many input tokens (base rates or the matching tier)."""
+    rates: Mapping[str, Any] = cost
+    matched = -1.0
+    for tier in cost.get("tiers") or ():
+        threshold = tier["inputTokensAbove"]
+        if input_tokens > threshold and threshold > matched:
+            rates = tier
+            matched = threshold
+    return rates
+
+
+def calculate_cost(model: Mapping[str, Any], usage: dict[str, Any]) -> dict[str, float]:
+    """Fill ``usage["cost"]`` from ``model["cost"]`` in place and return it.
+
+    A model without prices (``cost`` missing) costs nothing rather than failing: local and
+    emulator routes have no catalog price.
+    """
+    cost_card: Mapping[str, Any] = model.get("cost") or {}
+    input_tokens = usage["input"] + usage["cacheRead"] + usage["cacheWrite"]
+    rates = select_rates(cost_card, input_tokens)
+    rate = {key: float(rates.get(key, 0) or 0) for key in _RATE_KEYS}
+    long_write = usage.get("cacheWrite1h") or 0
+    short_write = usage["cacheWrite"] - long_write
+    cost = usage.setdefault("cost", zero_cost())
+    cost["input"] = (rate["input"] / 1_000_000) * usage["input"]
+    cost["output"] = (rate["output"] / 1_000_000) * usage["output"]
+    cost["cacheRead"] = (rate["cacheRead"] / 1_000_000) * usage["cacheRead"]
+    cost["cacheWrite"] = (rate["cacheWrite"] * short_write + rate["input"] * 2 * long_write) / 1_000_000
+    cost["total"] = cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"]
+    return cost  # type: ignore[no-any-return]

@@ -1,0 +1,189 @@
+"""The shared shape of every per-API stream normalizer.
+
+A normalizer owns one response: the caller calls ``start()`` once the HTTP response is
+accepted, ``feed(chunk)`` with each body chunk, and ``finish()`` when the body ends (or
+``abort()``/``fail()`` when it cannot continue). Each call returns the neutral pi-ai
+events it produced (``AssistantMessageEvent`` JSON shapes); after a terminal ``done`` or
+``error`` event later calls return nothing.
+
+As in pi-ai, ``partial`` in every event is the one live message being built, not a
+snapshot; the terminal event carries that same message. A body that ends before the
+API's terminal event never becomes ``done``: it is an ``error`` stop with a message
+naming what was missing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from desktop.pi.cost import zero_cost
+from desktop.pi.streaming.sse import SseDecoder, SseEvent
+
+#: A neutral pi-ai AssistantMessage in its JSON shape.
+AssistantMessage = dict[str, Any]
+#: A neutral pi-ai AssistantMessageEvent in its JSON shape.
+StreamEvent = dict[str, Any]
+
+ABORTED_MESSAGE = "Request was aborted"
+
+
+class StreamFailure(Exception):
+    """The provider stream cannot be turned into a complete message; the text is user-facing."""
+
+
+def empty_usage() -> dict[str, Any]:
+    return {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": zero_cost()}
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def new_output(
+    model: Mapping[str, Any], *, api: str | None = None, timestamp: int | None = None
+) -> AssistantMessage:
+    """The empty assistant message every adapter starts from (stopReason ``pending``)."""
+    return {
+        "role": "assistant",
+        "content": [],
+        "api": api or model["api"],
+        "provider": model["provider"],
+        "model": model["id"],
+        "usage": empty_usage(),
+        "stopReason": "pending",
+        "timestamp": now_ms() if timestamp is None else timestamp,
+    }
+
+
+class StreamParser:
+    """Base class: SSE decoding, the start/terminal protocol and error conversion."""
+
+    #: The pi-ai API name this parser reads (``anthropic-messages``, ...).
+    api: ClassVar[str] = ""
+    #: Fixed ``api`` value written into the message (Google's adapter hard-codes its own).
+    output_api: ClassVar[str | None] = None
+    #: When set, a body ending inside an event fails with this text instead of delivering it.
+    unterminated_error: ClassVar[str | None] = None
+
+    def __init__(self, model: Mapping[str, Any], *, timestamp: int | None = None) -> None:
+        self.model = model
+        self.output: AssistantMessage = new_output(model, api=self.output_api, timestamp=timestamp)
+        self._sse = SseDecoder()
+        self._events: list[StreamEvent] = []
+        self._started = False
+        self._terminal = False
+        #: Set by a subclass once the provider's stream is over ([DONE], codex's completion):
+        #: anything after it is ignored, as pi-ai stops reading there.
+        self._stream_closed = False
+
+    # -- protocol ---------------------------------------------------------------------
+    @property
+    def terminal(self) -> bool:
+        return self._terminal
+
+    @property
+    def bytes_in(self) -> int:
+        return self._sse.bytes_in
+
+    def start(self) -> list[StreamEvent]:
+        self._ensure_started()
+        return self._drain()
+
+    def _ensure_started(self) -> None:
+        if not self._started and not self._terminal:
+            self._started = True
+            self._emit({"type": "start", "partial": self.output})
+
+    def feed(self, chunk: bytes) -> list[StreamEvent]:
+        if self._terminal:
+            return []
+        self._ensure_started()
+        try:
+            for sse in self._sse.feed(chunk):
+                if self._stream_closed:
+                    break
+                self.on_sse(sse)
+        except (StreamFailure, ValueError) as exc:
+            self._error(str(exc), aborted=False)
+        return self._drain()
+
+    def finish(self) -> list[StreamEvent]:
+        """The body ended: flush, then ``done`` if the provider finished properly, else ``error``."""
+        if self._terminal:
+            return []
+        self._ensure_started()
+        try:
+            trailing = self._sse.close()
+            if self.unterminated_error and self._sse.unterminated and not self._stream_closed:
+                raise StreamFailure(self.unterminated_error)
+            for sse in trailing:
+                if self._stream_closed:
+                    break
+                self.on_sse(sse)
+            self.on_end()
+            self.validate()
+        except (StreamFailure, ValueError) as exc:
+            self._error(str(exc), aborted=False)
+            return self._drain()
+        self._terminal = True
+        self._emit({"type": "done", "reason": self.output["stopReason"], "message": self.output})
+        return self._drain()
+
+    def abort(self, message: str = ABORTED_MESSAGE) -> list[StreamEvent]:
+        """The caller cancelled: the message so far ends as ``aborted``, never as complete."""
+        if not self._terminal:
+            self._error(message, aborted=True)
+        return self._drain()
+
+    def fail(self, message: str) -> list[StreamEvent]:
+        """The transport failed (connection reset, read timeout): an ``error`` stop."""
+        if not self._terminal:
+            self._error(message, aborted=False)
+        return self._drain()
+
+    def result(self) -> AssistantMessage:
+        """The final message; only meaningful once ``terminal`` is true."""
+        return self.output
+
+    # -- subclass hooks -------------------------------------------------------------------
+    def on_sse(self, sse: SseEvent) -> None:
+        raise NotImplementedError
+
+    def on_end(self) -> None:
+        """Close open blocks at the end of the body (APIs without explicit block ends)."""
+
+    def validate(self) -> None:
+        """Raise StreamFailure unless the stream reached a usable stop reason."""
+        stop = self.output["stopReason"]
+        if stop == "pending":
+            raise StreamFailure(self.missing_stop_message())
+        if stop in ("aborted", "error"):
+            raise StreamFailure(self.output.get("errorMessage") or "An unknown error occurred")
+
+    def missing_stop_message(self) -> str:
+        return "Stream ended without a stop reason"
+
+    # -- helpers --------------------------------------------------------------------------
+    def _emit(self, event: StreamEvent) -> None:
+        self._events.append(event)
+
+    def _drain(self) -> list[StreamEvent]:
+        events, self._events = self._events, []
+        return events
+
+    def _error(self, message: str, *, aborted: bool) -> None:
+        self._started = True
+        self.before_error()
+        self._terminal = True
+        reason = "aborted" if aborted else "error"
+        self.output["stopReason"] = reason
+        self.output["errorMessage"] = message
+        self._emit({"type": "error", "reason": reason, "error": self.output})
+
+    def before_error(self) -> None:
+        """Hook: settle in-flight state (e.g. final tool-call arguments) before an error stop."""
+
+    def emit_block(self, kind: str, index: int, **fields: Any) -> None:
+        self._emit({"type": kind, "contentIndex": index, **fields, "partial": self.output})

@@ -1,0 +1,94 @@
+"""Incremental Server-Sent Events decoding: feed bytes as they arrive, get whole events.
+
+Pure: no sockets, no clocks. Chunk boundaries may fall anywhere (inside a UTF-8 sequence,
+between ``\\r`` and ``\\n``); the result is the same as decoding the whole body at once.
+Field handling follows pi-ai's Anthropic decoder (the WHATWG rules restricted to what
+providers send): ``event`` and ``data`` fields, ``:`` comments, a blank line dispatches,
+and a final event without its blank line is still delivered when the body ends.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class SseEvent:
+    """One dispatched event: its ``event:`` name (or None) and its ``data:`` lines joined by newlines."""
+
+    event: str | None
+    data: str
+
+
+class SseDecoder:
+    """Turns a byte stream into SseEvents; call ``feed`` per chunk and ``close`` at the end."""
+
+    __slots__ = ("_data", "_decoder", "_event", "_pending", "bytes_in", "events_out", "unterminated")
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = ""
+        self._event: str | None = None
+        self._data: list[str] = []
+        self.bytes_in = 0
+        self.events_out = 0
+        #: Set by ``close``: the body ended inside an event (no blank line after it).
+        self.unterminated = False
+
+    def feed(self, chunk: bytes) -> list[SseEvent]:
+        self.bytes_in += len(chunk)
+        text = self._pending + self._decoder.decode(chunk)
+        if not text:
+            return []
+        # A trailing CR may be the first half of CRLF: keep it until the next chunk decides.
+        hold_cr = text.endswith("\r")
+        lines = _LINE_BREAK.split(text[:-1] if hold_cr else text)
+        self._pending = lines.pop() + ("\r" if hold_cr else "")
+        return self._lines(lines)
+
+    def close(self) -> list[SseEvent]:
+        """End of body: decode what is left and deliver a final unterminated event."""
+        text = self._pending + self._decoder.decode(b"", final=True)
+        self._pending = ""
+        lines = _LINE_BREAK.split(text)
+        last = lines.pop()  # never followed by a line break
+        events = self._lines(lines)
+        if last:
+            self._lines([last])
+        self.unterminated = self._event is not None or bool(self._data)
+        trailing = self._flush()
+        if trailing is not None:
+            events.append(trailing)
+        return events
+
+    def _lines(self, lines: list[str]) -> list[SseEvent]:
+        events: list[SseEvent] = []
+        for line in lines:
+            if not line:
+                event = self._flush()
+                if event is not None:
+                    events.append(event)
+                continue
+            if line[0] == ":":
+                continue
+            name, sep, value = line.partition(":")
+            if sep and value[:1] == " ":
+                value = value[1:]
+            if name == "data":
+                self._data.append(value)
+            elif name == "event":
+                self._event = value
+        return events
+
+    def _flush(self) -> SseEvent | None:
+        if self._event is None and not self._data:
+            return None
+        event = SseEvent(self._event, "\n".join(self._data))
+        self._event = None
+        self._data = []
+        self.events_out += 1
+        return event

@@ -1,0 +1,182 @@
+"""Open a session: the journal, the route, the tools, the prompt and the runtime, wired once.
+
+The window's worker thread and the headless commands both come through here, so the CLI
+reproduces exactly what the inspector shows. Opening an existing session restores tool
+activation from its history (never from declarations) and performs the one continuation
+step the history needs (baseline, legacy skills split), then the session is ready.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+from desktop import __version__
+from desktop.host.accounts import resolve_api_key
+from desktop.host.journal import JournalWriter, model_order, new_row_id
+from desktop.host.permissions import PermissionBridge, PermissionMode
+from desktop.host.settings import Settings, load_settings
+from desktop.host.tools.session_tools import SessionTools
+from desktop.host.tools.types import SkillIndex
+from desktop.pi.capability import CapabilityStatus, capability_status
+from desktop.pi.delivery import FallbackDelivery
+from desktop.pi.projection import RequestOptions
+from desktop.pi.routes import ResolvedModel, Route, resolve_model
+from desktop.session.compaction import CompactionSettings
+from desktop.session.declarations import CompactionBudget
+from desktop.session.declarations import RouteBinding as DeclarationRoute
+from desktop.session.dispatch import HttpDispatcher
+from desktop.session.estimate import message_tokens
+from desktop.session.gate import ToolGate
+from desktop.session.prompt import WorkspacePrompt
+from desktop.session.runtime import Dispatcher, SessionRoute, SessionRuntime
+from desktop.session.tool_host import GateToolHost
+
+
+class LiveSkillIndex(SkillIndex):
+    """The skill tool's index, read from the same live catalog the prompt lists."""
+
+    def __init__(self, prompt: WorkspacePrompt) -> None:
+        super().__init__()
+        self._prompt = prompt
+
+    def path_for(self, name: str) -> Path | None:
+        skill = self._prompt.skills().get(name)
+        return skill.path if skill else None
+
+    def names(self) -> list[str]:
+        return [s.id for s in self._prompt.skills().skills]
+
+
+@dataclass
+class SessionConfig:
+    route: Route
+    workspace: Path
+    fallback: FallbackDelivery = "folded"
+    mode: PermissionMode | None = None
+    settings: Settings | None = None
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    user_skills: Path | None = None
+
+
+@dataclass
+class OpenSession:
+    writer: JournalWriter
+    runtime: SessionRuntime
+    resolved: ResolvedModel
+    tools: SessionTools
+    gate: ToolGate
+    prompt: WorkspacePrompt
+    config: SessionConfig
+
+    @property
+    def read_only(self) -> bool:
+        return self.writer.read_only
+
+    def capability(self) -> CapabilityStatus:
+        return capability_status(self.resolved, self.config.fallback)
+
+    def close(self) -> None:
+        self.tools.stop()
+        self.writer.close()
+
+    def __enter__(self) -> OpenSession:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def route_binding(resolved: ResolvedModel, fallback: FallbackDelivery, session_id: str) -> SessionRoute:
+    return SessionRoute(
+        model=resolved.model,  # type: ignore[arg-type]
+        identity=resolved.journal_route(),
+        options=RequestOptions(session_id=session_id),
+        fallback=fallback,
+    )
+
+
+def declaration_route(resolved: ResolvedModel, route: Route) -> DeclarationRoute:
+    """The binding the declaration policy and the activation identity see.
+
+    An emulated route stands in for the official endpoint, so it is identified by the
+    published endpoint rather than the emulator's (per-process) loopback port; otherwise every
+    restart of the offline demo would start a new declaration epoch.
+    """
+    model = dict(resolved.model)
+    if route.emulated:
+        model["baseUrl"] = resolved.published.base_url
+    return DeclarationRoute.from_model(
+        model, transport_verified=resolved.transport_verified, account=route.account.name
+    )
+
+
+def open_session(
+    path: Path,
+    config: SessionConfig,
+    *,
+    bridge: PermissionBridge,
+    dispatcher: Dispatcher | None = None,
+    read_only: bool = False,
+) -> OpenSession:
+    """Open (or create) the session at ``path`` and make it ready for the next turn."""
+    if path.exists():
+        writer = JournalWriter.open(path, read_only=read_only)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        writer = JournalWriter.create(path, cwd=str(config.workspace), app_version=__version__)
+    try:
+        resolved = resolve_model(config.route)
+        settings = config.settings if config.settings is not None else load_settings()
+        prompt = WorkspacePrompt(config.workspace, user_skills=config.user_skills)
+        tools = SessionTools(config.workspace, bridge, settings, skills=LiveSkillIndex(prompt))
+        if config.mode is not None:
+            tools.executor.mode = config.mode
+        tools.start()
+    except BaseException:
+        writer.close()
+        raise
+    prompt_tokens = sum(message_tokens({"role": "user", "content": t}) for t in prompt.sections().values())
+    gate = ToolGate(
+        tools.catalog,
+        tools.executor,
+        declaration_route(resolved, config.route),
+        budget=CompactionBudget(
+            reserve_tokens=config.compaction.reserve_tokens,
+            retained_tail_tokens=config.compaction.keep_recent_tokens,
+        ),
+        prompt_tokens=prompt_tokens,
+    )
+    account = config.route.account
+    if dispatcher is None:
+
+        def key() -> str | None:
+            if config.route.offline:
+                return None
+            ref = account.api_key_ref or ""
+            if ref.startswith("env:"):
+                return os.environ.get(ref[4:])
+            return resolve_api_key(
+                config.route.provider, account.name if account.name != "default" else None
+            )[0]
+
+        dispatcher = HttpDispatcher(key)
+    runtime = SessionRuntime(
+        writer,
+        route_binding(resolved, config.fallback, writer.session_id),
+        dispatcher,
+        GateToolHost(gate),
+        prompt,
+        order=model_order,
+        new_id=new_row_id,
+        compaction=config.compaction,
+    )
+    session = OpenSession(writer, runtime, resolved, tools, gate, prompt, config)
+    if not writer.read_only:
+        gate.restore(runtime.view().messages)
+        runtime.continue_session()
+    return session

@@ -1,0 +1,36 @@
+"""The runtime's dispatcher: a projected request sent over the Host HTTP client.
+
+The body sent is the projection's one encoding (``body_bytes``), the very bytes the preview
+shows. Only the auth header is added here, from the account's key, so no preview or journal
+row ever holds a secret.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import cast
+
+from desktop.host.providers.client import send_streaming
+from desktop.host.providers.request import WireRequest
+from desktop.pi.projection import ProviderRequest
+from desktop.pi.types import AssistantMessage, Model
+from desktop.session.runtime import EventSink
+
+
+class HttpDispatcher:
+    def __init__(self, api_key: Callable[[], str | None]) -> None:
+        self._api_key = api_key
+
+    def __call__(
+        self, request: ProviderRequest, model: Model, *, on_event: EventSink, cancel: threading.Event
+    ) -> AssistantMessage:
+        wire = WireRequest(
+            url=request.url, body=request.body_bytes, headers=request.headers, method=request.method
+        )
+
+        def forward(event: object) -> None:
+            on_event({"type": "stream", "event": event})
+
+        message = send_streaming(wire, model=model, api_key=self._api_key(), cancel=cancel, on_event=forward)
+        return cast(AssistantMessage, message)

@@ -1,0 +1,113 @@
+"""The headless commands drive the same engine as the window, over the real emulator."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def cli(*args: str, cwd: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), **(env_extra or {})}
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"):
+        env.pop(name, None)
+    return subprocess.run(
+        [sys.executable, "-m", "desktop", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_prompt_status_compact_payload_round_trip(tmp_path: Path) -> None:
+    model = ["--model", "emulator/anthropic/claude-opus-5-5"]
+    first = cli("prompt", "s.jsonl", *model, "hello world", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "Echo: hello world" in first.stdout
+    assert "cost $" in first.stderr and "native system sections" in first.stderr
+    for i in range(3):
+        assert cli("prompt", "s.jsonl", *model, f"more {i} " + "words " * 50, cwd=tmp_path).returncode == 0
+
+    status = cli("status", "s.jsonl", *model, "--json", cwd=tmp_path)
+    info = json.loads(status.stdout)
+    assert info["capability"]["delivery"] == "native system sections"
+    assert "tool_activation" in info["sections"] and info["pendingUpdate"] is False
+    rows_before = info["rows"]
+
+    compact = cli("compact", "s.jsonl", *model, cwd=tmp_path)
+    assert compact.returncode == 0, compact.stderr
+    assert "compacted" in compact.stdout
+    rows = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
+    assert rows[-1]["type"] == "compaction" and len(rows) - 1 == rows_before + 1
+
+    payload = cli("payload", "s.jsonl", "--model", "anthropic/claude-sonnet-5", "--headers", cwd=tmp_path)
+    assert payload.returncode == 0, payload.stderr
+    head, body = payload.stdout.split("\n\n", 1)
+    assert head.startswith("POST https://api.anthropic.com/v1/messages")
+    assert "x-api-key: <redacted>" in head
+    sent = json.loads(body)
+    assert "compacted into the following summary" in json.dumps(sent["messages"][0])
+
+
+def test_prompt_reports_a_read_only_session(tmp_path: Path) -> None:
+    (tmp_path / "s.jsonl").write_text("not a session\n")
+    out = cli("prompt", "s.jsonl", "--model", "emulator/anthropic/claude-opus-5-5", "hi", cwd=tmp_path)
+    assert out.returncode == 2
+    assert "s.jsonl" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("document", "field"),
+    [
+        ({"model": "nowhere/none", "context": {"messages": []}}, "nowhere"),
+        (
+            {
+                "model": {"id": "x", "api": "carrier-pigeon", "provider": "p", "baseUrl": "u"},
+                "context": {"messages": []},
+            },
+            "model.api",
+        ),
+        (
+            {
+                "model": "anthropic/claude-opus-5-5",
+                "context": {"messages": [{"role": "robot", "content": "x"}]},
+            },
+            "messages[0].role",
+        ),
+        (
+            {
+                "model": "anthropic/claude-opus-5-5",
+                "context": {"messages": [], "tools": [{"name": "t", "parameters": "nope"}]},
+            },
+            "tools[0]",
+        ),
+        ({"context": {"messages": []}}, "'model'"),
+    ],
+)
+def test_payload_context_errors_name_the_field(
+    tmp_path: Path, document: dict[str, object], field: str
+) -> None:
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(document))
+    out = cli("payload", "--context", str(path), cwd=tmp_path)
+    assert out.returncode == 2
+    assert field in out.stderr, out.stderr
+
+
+def test_payload_context_matches_pi_ai_fixture(tmp_path: Path) -> None:
+    case = json.loads((REPO / "tests/fixtures/pi_ai/anthropic.json").read_text())[0]
+    doc = tmp_path / "doc.json"
+    doc.write_text(
+        json.dumps({"model": case["model"], "context": case["context"], "options": case["options"]})
+    )
+    out = cli("payload", "--context", str(doc), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.rstrip("\n") == case["bodyText"]

@@ -1,0 +1,134 @@
+"""Whole turns through the real parts: journal on disk, projection, loopback emulator, tool gate."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop.emulator import Emulator
+from desktop.emulator.faults import Fault
+from desktop.host.journal import LocalPreparationFailure, model_order
+from desktop.host.permissions import headless_bridge
+from desktop.host.settings import Settings
+from desktop.pi.routes import emulator_route
+from desktop.session.assembly import OpenSession, SessionConfig, open_session
+from desktop.session.runtime import SummaryFailed
+
+
+@pytest.fixture
+def emulator() -> Iterator[Emulator]:
+    with Emulator() as emu:
+        yield emu
+
+
+def config(emu: Emulator, workspace: Path, model: str = "anthropic/claude-opus-5-5") -> SessionConfig:
+    workspace.mkdir(exist_ok=True)
+    return SessionConfig(
+        route=emulator_route(model, emu.url, emulated=True),
+        workspace=workspace,
+        settings=Settings(),
+        user_skills=workspace / "no-user-skills",
+    )
+
+
+def open_(path: Path, cfg: SessionConfig) -> OpenSession:
+    return open_session(path, cfg, bridge=headless_bridge(yes=True, no=False))
+
+
+def kinds(session: OpenSession) -> list[str]:
+    return [r["type"] for r in session.writer.rows]
+
+
+def test_turn_with_tool_call_and_cache_growth(tmp_path: Path, emulator: Emulator) -> None:
+    cfg = config(emulator, tmp_path / "ws")
+    (cfg.workspace / "notes.txt").write_text("remember the milk", encoding="utf-8")
+    with open_(tmp_path / "s.jsonl", cfg) as session:
+        assert kinds(session)[0] == "system"  # baseline at the start of a new session
+        first = session.runtime.run_turn("hello there " + "padding " * 600)
+        assert first.stopped == "stop"
+        assert first.assistant[-1]["content"][0]["text"].startswith("Echo: hello there")
+
+        call = json.dumps({"path": "notes.txt"})
+        second = session.runtime.run_turn(f"please read [[tool:read {call}]]")
+        assert second.requests == 2 and second.stopped == "stop"
+        results = [r for r in session.writer.rows if r["type"] == "toolResult"]
+        assert "remember the milk" in results[-1]["message"]["content"][0]["text"]
+        assert "Tool read returned" in second.assistant[-1]["content"][0]["text"]
+
+        third = session.runtime.run_turn("and again")
+        reads = [m["usage"]["cacheRead"] for m in (*first.assistant, *second.assistant, *third.assistant)]
+        assert reads[0] == 0 and reads[-1] > reads[1] > 0, reads
+
+
+def test_skill_added_between_turns_is_anchored_before_the_user_row(
+    tmp_path: Path, emulator: Emulator
+) -> None:
+    cfg = config(emulator, tmp_path / "ws")
+    with open_(tmp_path / "s.jsonl", cfg) as session:
+        session.runtime.run_turn("first")
+        skill = cfg.workspace / ".pi" / "skills" / "lint" / "SKILL.md"
+        skill.parent.mkdir(parents=True)
+        skill.write_text("---\nname: lint\ndescription: Run the linters\n---\nRun ruff.\n", encoding="utf-8")
+        session.runtime.run_turn("second")
+        rows = list(session.writer.rows)
+        user = next(r for r in reversed(rows) if r["type"] == "user")
+        update = next(r for r in rows if r["type"] == "system" and r.get("before") == user["id"])
+        assert rows.index(update) > rows.index(user)  # journaled after the pre-persisted user row
+        ordered = model_order(rows)
+        assert ordered.index(update) == ordered.index(user) - 1  # but the model sees it first
+        assert list(update["modelSystem"]["message"]["sections"]) == ["skill:lint"]
+        body = emulator.requests[-1].json()
+        texts = [b.get("text", "") for m in body["messages"] if m["role"] == "system" for b in m["content"]]
+        assert any('Updated system prompt section "skill:lint"' in t for t in texts)
+
+
+def test_compaction_across_restart(tmp_path: Path, emulator: Emulator) -> None:
+    cfg = config(emulator, tmp_path / "ws")
+    cfg.compaction = type(cfg.compaction)(keep_recent_tokens=50)
+    path = tmp_path / "s.jsonl"
+    with open_(path, cfg) as session:
+        for i in range(4):
+            session.runtime.run_turn(f"turn {i} " + "words " * 100)
+        before = list(session.writer.rows)
+        emulator.inject(Fault("server_error"), times=5)
+        with pytest.raises(SummaryFailed, match="not changed"):
+            session.runtime.compact()
+        assert list(session.writer.rows) == before  # a failed summary leaves the session as it was
+        emulator.clear_faults()
+        row = session.runtime.compact()
+        assert row["type"] == "compaction" and "## Goal" in row["summary"]
+    with open_(path, cfg) as session:
+        view = session.runtime.view()
+        assert view.messages[0]["role"] == "system"
+        assert view.messages[0] == row["checkpoint"]["message"]
+        assert "compacted" in view.messages[1]["content"][0]["text"]
+        assert view.sources[2]["id"] == row["firstKeptId"]
+        assert kinds(session)[-1] == "compaction"  # reopening appended nothing
+        result = session.runtime.run_turn("after the restart")
+        assert result.stopped == "stop"
+        sent = emulator.requests[-1].json()
+        assert sent["system"][0]["text"] == view.messages[0]["content"] or sent["messages"]
+
+
+def test_second_continuation_appends_nothing(tmp_path: Path, emulator: Emulator) -> None:
+    cfg = config(emulator, tmp_path / "ws")
+    path = tmp_path / "s.jsonl"
+    with open_(path, cfg) as session:
+        session.runtime.run_turn("hi")
+        count = len(session.writer.rows)
+    for _ in range(2):
+        with open_(path, cfg) as session:
+            assert len(session.writer.rows) == count
+
+
+def test_read_only_second_opener(tmp_path: Path, emulator: Emulator) -> None:
+    cfg = config(emulator, tmp_path / "ws")
+    path = tmp_path / "s.jsonl"
+    with open_(path, cfg) as first, open_(path, cfg) as second:
+        assert not first.read_only and second.read_only
+        assert "read-only" in (second.writer.read_only_reason or "")
+        with pytest.raises(LocalPreparationFailure, match=r"read-only|open for writing"):
+            second.runtime.run_turn("should not be written")

@@ -1,0 +1,126 @@
+"""Accounts: keys in a real (in-process) keyring backend, environment fallback, no-backend message."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import keyring
+import keyring.backend
+import keyring.backends.fail
+import keyring.errors
+import pytest
+
+from desktop.host import accounts
+from desktop.host.accounts import KeyringUnavailable
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """A complete keyring backend that keeps entries in this process only."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if (service, username) not in self.entries:
+            raise keyring.errors.PasswordDeleteError("no such entry")
+        del self.entries[(service, username)]
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def no_keyring() -> Iterator[None]:
+    previous = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    try:
+        yield
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_keys_round_trip_through_the_keyring(memory_keyring: MemoryKeyring) -> None:
+    assert accounts.keyring_available()
+    accounts.set_api_key("anthropic-work", "  sk-ant-api03-abcdefghijklmnop  ")
+
+    assert memory_keyring.entries == {("pi-desktop", "anthropic-work"): "sk-ant-api03-abcdefghijklmnop"}
+    assert accounts.get_api_key("anthropic-work") == "sk-ant-api03-abcdefghijklmnop"
+    assert accounts.get_api_key("other") is None
+    assert accounts.delete_api_key("anthropic-work") is True
+    assert accounts.delete_api_key("anthropic-work") is False
+    assert accounts.get_api_key("anthropic-work") is None
+
+
+def test_resolution_prefers_the_account_then_the_environment(memory_keyring: MemoryKeyring) -> None:
+    env = {"ANTHROPIC_API_KEY": "sk-ant-from-env-0000000000"}
+    key, info = accounts.resolve_api_key("anthropic", None, env)
+    assert key == "sk-ant-from-env-0000000000"
+    assert (info.source, info.detail) == ("env", "ANTHROPIC_API_KEY")
+
+    accounts.set_api_key("anthropic", "sk-ant-stored-1111111111")
+    key, info = accounts.resolve_api_key("anthropic", "anthropic", env)
+    assert key == "sk-ant-stored-1111111111"
+    assert (info.source, info.detail) == ("keyring", "anthropic")
+    assert info.fingerprint == accounts.key_fingerprint(key) and key not in repr(info)
+
+    assert accounts.resolve_api_key("mistral", None, {}) == (None, accounts.KeyInfo("none", "mistral"))
+
+
+@pytest.mark.parametrize(
+    ("provider", "variable"),
+    [
+        ("openai", "OPENAI_API_KEY"),
+        ("deepseek", "DEEPSEEK_API_KEY"),
+        ("mistral", "MISTRAL_API_KEY"),
+        ("google", "GEMINI_API_KEY"),
+        ("google", "GOOGLE_API_KEY"),
+    ],
+)
+def test_environment_variables_per_provider(provider: str, variable: str) -> None:
+    assert accounts.env_api_key(provider, {variable: "value-123"}) == (variable, "value-123")
+
+
+def test_gemini_variable_wins_over_google_variable() -> None:
+    env = {"GOOGLE_API_KEY": "g", "GEMINI_API_KEY": "gem"}
+    assert accounts.env_api_key("google", env) == ("GEMINI_API_KEY", "gem")
+
+
+def test_missing_backend_names_what_to_install_and_keeps_the_offline_route(no_keyring: None) -> None:
+    assert not accounts.keyring_available()
+    with pytest.raises(KeyringUnavailable) as caught:
+        accounts.set_api_key("openai", "sk-proj-abcdefghijklmnopqrstuv")
+    message = str(caught.value)
+    assert "gnome-keyring" in message and "secretstorage" in message
+    assert "OPENAI_API_KEY" in message and "Emulator route" in message
+    assert "sk-proj-abcdefghijklmnopqrstuv" not in message
+    with pytest.raises(KeyringUnavailable):
+        accounts.get_api_key("openai")
+    # Reading for a route degrades to the environment instead of failing.
+    key, info = accounts.resolve_api_key("openai", "openai", {"OPENAI_API_KEY": "sk-env-22222222222222222"})
+    assert key == "sk-env-22222222222222222" and info.source == "env"
+    assert accounts.resolve_api_key("openai", "openai", {})[0] is None
+
+
+def test_bad_account_and_key_input_is_rejected_clearly(memory_keyring: MemoryKeyring) -> None:
+    with pytest.raises(ValueError, match="Account name is empty"):
+        accounts.set_api_key(" ", "key")
+    with pytest.raises(ValueError, match="API key for account 'x' is empty"):
+        accounts.set_api_key("x", "   ")
+    assert memory_keyring.entries == {}

@@ -1,0 +1,81 @@
+"""A key never shows up in redacted headers, error messages or the recorded events."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import orjson
+import pytest
+
+from desktop.host.accounts import redact_headers
+from desktop.host.providers import RetryPolicy, WireRequest, auth_headers, send_streaming
+from desktop.host.redaction import REDACTED, redact_text
+
+KEY = "sk-ant-api03-SECRETSECRETSECRET-0123456789"
+
+
+def test_redacted_headers_hide_every_credential_header() -> None:
+    for api in ("anthropic-messages", "openai-completions", "azure-openai-responses", "google-generative-ai"):
+        headers = {"content-type": "application/json", **auth_headers(api, KEY)}
+        safe = redact_headers(headers, [KEY])
+        assert KEY not in orjson.dumps(safe).decode()
+        assert REDACTED in safe.values()
+        assert safe["content-type"] == "application/json"
+    custom = redact_headers({"x-custom-token": "abc", "x-note": f"uses {KEY}"}, [KEY])
+    assert custom == {"x-custom-token": REDACTED, "x-note": f"uses {REDACTED}"}
+
+
+def test_redact_text_scrubs_known_keys_url_keys_and_key_shapes() -> None:
+    text = f"bad key {KEY} at https://host/v1?key=AIzaSyA1234567890abcdefghijk&alt=sse and sk-proj-ABCDEFGHIJKLMNOPQRST"
+    cleaned = redact_text(text, [KEY])
+    assert KEY not in cleaned and "AIzaSy" not in cleaned and "sk-proj-ABCD" not in cleaned
+    assert "&alt=sse" in cleaned
+
+
+class _EchoHandler(BaseHTTPRequestHandler):
+    """A misbehaving provider that echoes the request headers back in its error body."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        body = orjson.dumps({"error": {"message": f"invalid credentials: {dict(self.headers)}"}})
+        self.send_response(401)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def echo_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EchoHandler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("api", ["anthropic-messages", "openai-completions", "google-generative-ai"])
+def test_a_key_echoed_by_the_provider_never_reaches_the_error_message(echo_server: str, api: str) -> None:
+    model = {"id": "m", "api": api, "provider": "anthropic"}
+    events: list[dict[str, Any]] = []
+    message = send_streaming(
+        WireRequest(echo_server + "/v1/messages", b"{}"),
+        model=model,
+        api_key=KEY,
+        on_event=events.append,
+        policy=RetryPolicy(max_retries=0),
+    )
+    assert message["stopReason"] == "error"
+    assert "(401)" in message["errorMessage"] and "invalid credentials" in message["errorMessage"]
+    assert KEY not in message["errorMessage"]
+    assert KEY not in orjson.dumps(message).decode()
+    assert KEY not in repr(events)
