@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from desktop.pi.capability import capability_status
 from desktop.pi.delivery import FallbackDelivery
-from desktop.pi.projection import PROJECTORS, ProviderRequest, RequestOptions
+from desktop.pi.projection import PROJECTORS, ProviderRequest
 from desktop.pi.routes import Route, emulator_route, resolve_model, route_from_string
-from desktop.pi.types import AssistantMessage, Model, Tool, ToolCall, ToolResultMessage
-from desktop.session.runtime import EventSink, SessionRoute, SessionRuntime
+from desktop.session.runtime import SessionRoute, SessionRuntime
 from desktop.ui.payload_text import char_offset, common_prefix, pretty_json
 
 log = logging.getLogger(__name__)
@@ -88,22 +85,11 @@ def route_choices(emulator_origin: str | None, keyed_providers: Sequence[str]) -
     return choices
 
 
-def bind_route(
-    route: Route, fallback: FallbackDelivery, session_id: str | None = None, api_key: str | None = None
-) -> tuple[Any, SessionRoute]:
-    """The resolved model (flags verified or withdrawn) and the runtime binding for it.
+def preview_binding(route: Route, fallback: FallbackDelivery, session_id: str | None) -> SessionRoute:
+    """Another route's binding for a side-by-side preview (placeholder key, never a secret)."""
+    from desktop.session.assembly import route_binding
 
-    Projections build the auth header from ``api_key`` as pi-ai's SDK clients do (several refuse
-    to build a request without one); previews re-bind with ``PREVIEW_KEY`` instead.
-    """
-    resolved = resolve_model(route)
-    binding = SessionRoute(
-        model=resolved.model,  # type: ignore[arg-type]
-        identity=resolved.journal_route(),
-        options=RequestOptions(session_id=session_id, api_key=api_key),
-        fallback=fallback,
-    )
-    return resolved, binding
+    return route_binding(resolve_model(route), fallback, session_id or "", PREVIEW_KEY)
 
 
 def for_preview(binding: SessionRoute) -> SessionRoute:
@@ -123,48 +109,6 @@ def capability_info(resolved: Any, fallback: FallbackDelivery) -> dict[str, Any]
         "offline": bool(resolved.offline),
         "label": resolved.route.label(),
     }
-
-
-class HttpDispatcher:
-    """The runtime's dispatcher: the projected bytes go out unchanged, the key is added last."""
-
-    def __init__(self, api_key: str | None) -> None:
-        self._api_key = api_key
-
-    def __call__(
-        self, request: ProviderRequest, model: Model, *, on_event: EventSink, cancel: threading.Event
-    ) -> AssistantMessage:
-        from desktop.host.providers import WireRequest, send_streaming
-
-        wire = WireRequest(
-            url=request.url, body=request.body_bytes, headers=dict(request.headers), method=request.method
-        )
-        message: AssistantMessage = send_streaming(  # type: ignore[assignment]
-            wire, model=model, api_key=self._api_key, cancel=cancel, on_event=on_event
-        )
-        return message
-
-
-class NoTools:
-    """Until a tools layer is attached: no declarations, and every call explains why it failed."""
-
-    why = "The tools layer is not available in this build, so no tool can run."
-
-    def declarations(self) -> list[Tool]:
-        return []
-
-    def activation_section(self) -> str | None:
-        return None
-
-    def execute(self, call: ToolCall, *, cancel: threading.Event) -> ToolResultMessage:
-        return {
-            "role": "toolResult",
-            "toolCallId": call["id"],
-            "toolName": call["name"],
-            "content": [{"type": "text", "text": self.why}],
-            "isError": True,
-            "timestamp": 0,
-        }
 
 
 def preview_headers(request: ProviderRequest, api: str) -> dict[str, str]:
@@ -238,138 +182,55 @@ def next_messages(runtime: SessionRuntime) -> list[Any]:
     return messages
 
 
-def declaration_route(resolved: Any) -> Any:
-    """The tools layer's view of the route (declaration policy and activation identity)."""
-    from desktop.session.declarations import RouteBinding
+def activation_info(gate: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The Activation tab: live state, its identity inputs, and whether the transcript's newest
+    ``tool_activation`` section would be honoured for the current identity (and why not)."""
+    from desktop.session.activation import SECTION_NAME, restore_activation
+    from desktop.session.history import context_view
 
-    return RouteBinding.from_model(
-        resolved.model, transport_verified=resolved.transport_verified, account=resolved.route.account.name
-    )
-
-
-class UiToolHost:
-    """The session's tools for the window: the gate adapter plus what the inspector asks."""
-
-    def __init__(
-        self, workspace: Path, bridge: Any, mode: str, resolved: Any, skills: Mapping[str, Path]
-    ) -> None:
-        from desktop.host.permissions import PermissionMode
-        from desktop.host.tools.session_tools import SessionTools
-        from desktop.host.tools.types import SkillIndex
-        from desktop.session.gate import ToolGate
-        from desktop.session.tool_host import GateToolHost
-
-        self.session_tools = SessionTools(workspace, bridge, skills=SkillIndex(skills))
-        self.session_tools.executor.mode = PermissionMode.parse(mode)
-        self.session_tools.start()
-        self.gate = ToolGate(
-            self.session_tools.catalog, self.session_tools.executor, declaration_route(resolved)
-        )
-        self._host = GateToolHost(self.gate)
-        self.last_restore: Any = None
-        self.problems = list(self.session_tools.problems)
-
-    # --- the runtime's ToolHost ---------------------------------------------------------------
-
-    def declarations(self) -> list[Tool]:
-        return self._host.declarations()
-
-    def activation_section(self) -> str | None:
-        return self._host.activation_section()
-
-    def execute(self, call: ToolCall, *, cancel: threading.Event) -> ToolResultMessage:
-        return self._host.execute(call, cancel=cancel)
-
-    def take_update(self, timestamp: int) -> Mapping[str, Any] | None:
-        return self._host.take_update(timestamp)
-
-    def take_notes(self) -> list[tuple[str, str, dict[str, Any]]]:
-        return self._host.take_notes()
-
-    # --- session control ------------------------------------------------------------------------
-
-    def restore(self, messages: Sequence[Mapping[str, Any]]) -> None:
-        self.last_restore = self.gate.restore(messages)
-
-    def set_mode(self, mode: str) -> None:
-        from desktop.host.permissions import PermissionMode
-
-        self.gate.set_mode(PermissionMode.parse(mode))
-
-    def set_route(self, resolved: Any) -> None:
-        self.gate.set_route(declaration_route(resolved))
-
-    def stop(self) -> None:
-        self.session_tools.stop()
-
-    def describe(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        """The Activation tab: live state, its identity inputs, and whether the transcript's
-        newest ``tool_activation`` section would be honoured for the current identity."""
-        from desktop.session.activation import SECTION_NAME, restore_activation
-        from desktop.session.history import context_view
-
-        gate = self.gate
-        gate.refresh()
-        snapshot = gate.snapshot
-        route = gate.route
-        identity = gate.identity()
-        messages = context_view(rows).messages
-        verdict = restore_activation(messages, identity=identity, deferred_names=snapshot.deferred_names)
-        section = None
-        for message in reversed(messages):
-            sections = message.get("sections") if message.get("role") == "system" else None
-            if isinstance(sections, Mapping) and SECTION_NAME in sections:
-                section = sections[SECTION_NAME]
-                break
-        if verdict.source == "rejected":
-            valid, why = False, verdict.reason
-        elif section is None:
-            valid, why = True, "no activation recorded yet: " + verdict.reason
-        else:
-            valid, why = True, f"the transcript's section matches the current identity ({verdict.reason})"
-        policy = gate.policy
-        return {
-            "available": True,
-            "valid": valid,
-            "why": why,
-            "source": verdict.source,
-            "active": list(gate.state.active),
-            "epoch": gate.epoch,
-            "identity": identity,
-            "inputs": {
-                "account": route.account,
-                "model": route.model_id,
-                "api": route.api,
-                "endpoint": route.base_url,
-                "declarations": [d.get("name") for d in snapshot.declarations()],
-                "deferred": sorted(snapshot.deferred_names),
-            },
-            "policy": {
-                "mode": policy.mode,
-                "note": policy.note(),
-                "fallback": policy.reason if policy.fallback else None,
-                "functions": policy.function_count,
-                "estimatedTokens": policy.estimated_tokens,
-            },
-            "section": section,
-            "notes": self.problems,
-        }
-
-
-def make_tool_host(
-    workspace: Path, bridge: Any, mode: str, resolved: Any, skills: Mapping[str, Path]
-) -> UiToolHost:
-    return UiToolHost(workspace, bridge, mode, resolved, skills)
-
-
-def activation_info(tools: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """What the Activation tab shows, read from the tool host (a ``ToolGate`` adapter)."""
-    describe: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]] | None = getattr(
-        tools, "describe", None
-    )
-    if describe is None:
-        return {
-            "available": False,
-            "why": getattr(tools, "why", "This tool host reports no activation state."),
-        }
-    return describe(rows)
+    if gate is None:
+        return {"available": False, "why": "No session is open."}
+    gate.refresh()
+    snapshot = gate.snapshot
+    route = gate.route
+    identity = gate.identity()
+    messages = context_view(rows).messages
+    verdict = restore_activation(messages, identity=identity, deferred_names=snapshot.deferred_names)
+    section = None
+    for message in reversed(messages):
+        sections = message.get("sections") if message.get("role") == "system" else None
+        if isinstance(sections, Mapping) and SECTION_NAME in sections:
+            section = sections[SECTION_NAME]
+            break
+    if verdict.source == "rejected":
+        valid, why = False, verdict.reason
+    elif section is None:
+        valid, why = True, "nothing recorded yet: " + verdict.reason
+    else:
+        valid, why = True, f"the transcript's section matches the current identity ({verdict.reason})"
+    policy = gate.policy
+    return {
+        "available": True,
+        "valid": valid,
+        "why": why,
+        "source": verdict.source,
+        "active": list(gate.state.active),
+        "epoch": gate.epoch,
+        "identity": identity,
+        "inputs": {
+            "account": route.account,
+            "model": route.model_id,
+            "api": route.api,
+            "endpoint": route.base_url,
+            "declarations": [d.get("name") for d in snapshot.declarations()],
+            "deferred": sorted(snapshot.deferred_names),
+        },
+        "policy": {
+            "mode": policy.mode,
+            "note": policy.note(),
+            "fallback": policy.reason if policy.fallback else None,
+            "functions": policy.function_count,
+            "estimatedTokens": policy.estimated_tokens,
+        },
+        "section": section,
+    }

@@ -10,7 +10,7 @@ import sys
 from PySide6.QtWidgets import QApplication
 
 from desktop import __version__
-from desktop.host.first_run import initial_route
+from desktop.host.first_run import OFFLINE_ENV, initial_route
 from desktop.host.logging_setup import configure_logging, logs_location
 from desktop.ui.app_identity import apply_identity
 from desktop.ui.main_window import WINDOW_TITLE, MainWindow
@@ -33,7 +33,10 @@ def run_gui(args: argparse.Namespace) -> int:
     follow_system(app)
     route = initial_route()
     log.info("initial route: %s (%s)", route.provider, route.reason)
-    thread, worker, client = start_worker(data_dir=data_dir, workspace=os.getcwd(), offline=route.offline)
+    # Real routes are offered whenever a key exists (the worker looks, off the GUI thread);
+    # PI_DESKTOP_OFFLINE keeps the app on the emulator only.
+    offline_only = os.environ.get(OFFLINE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
+    thread, worker, client = start_worker(data_dir=data_dir, workspace=os.getcwd(), offline=offline_only)
     window = MainWindow(worker, client, log_folder=log_folder)
     window.quit_action.triggered.connect(app.quit)
     options = window.startup_options()

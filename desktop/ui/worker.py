@@ -122,10 +122,9 @@ class SessionWorker(QObject):
         self.offline = offline
         self.bridge = QtPermissionBridge()
         self.bridge.asked.connect(self.permission_requested)
+        self.session: Any = None
         self.writer: Any = None
         self.runtime: Any = None
-        self.tools: Any = engine.NoTools()
-        self.prompt: Any = None
         self.emulator: Any = None
         self.choices: list[engine.RouteChoice] = []
         self.route_key = ""
@@ -134,7 +133,6 @@ class SessionWorker(QObject):
         self.resolved: Any = None
         self._cancel = threading.Event()
         self._busy = False
-        self._continued = False
         self._sent: dict[str, bytes] = {}
         self._preview_keys: dict[str, str] = {"main": ""}
         self._last_stream = 0.0
@@ -225,16 +223,14 @@ class SessionWorker(QObject):
             thread.quit()
 
     def _close_session(self) -> None:
-        stop = getattr(self.tools, "stop", None)
-        if stop is not None:
-            try:
-                stop()
-            except Exception:
-                log.exception("stopping the session's tools failed")
-        if self.writer is not None:
-            self.writer.close()
+        session, self.session = self.session, None
         self.writer = None
         self.runtime = None
+        if session is not None:
+            try:
+                session.close()
+            except Exception:
+                log.exception("closing the session failed")
 
     # --- sessions -----------------------------------------------------------------------------
 
@@ -245,75 +241,52 @@ class SessionWorker(QObject):
 
     def _new(self, workspace: str | None) -> None:
         folder = Path(workspace or self.default_workspace or os.getcwd())
-        writer = self._store().create(folder, app_version=__version__)
-        self._attach(writer)
+        with self._store().create(folder, app_version=__version__) as created:
+            path = created.path
+        self._open(path, folder)
 
-    def _open(self, path: Path) -> None:
-        writer = self._store().open(path)
-        self._attach(writer)
+    def _open(self, path: Path, workspace: Path | None = None) -> None:
+        """Open through the shared assembly, so the window and the CLI see the same session."""
+        from desktop.host.journal import model_order
+        from desktop.host.journal.store import describe
+        from desktop.host.permissions import PermissionMode
+        from desktop.session.assembly import SessionConfig, open_session
 
-    def _attach(self, writer: Any) -> None:
-        from desktop.host.journal import model_order, new_row_id
-        from desktop.session.prompt import WorkspacePrompt
-        from desktop.session.runtime import SessionRuntime
-
-        self._close_session()
-        self.writer = writer
-        self._sent.clear()
-        workspace = Path(str(writer.header.get("cwd") or os.getcwd()))
-        self.prompt = WorkspacePrompt(workspace)
         choice = self._choice()
-        route = choice.route if choice is not None else None
-        if route is None:
+        if choice is None:
             raise RuntimeError("no usable route: the emulator did not start and no provider has a key")
-        key = self._api_key(route)
-        self.resolved, binding = engine.bind_route(route, self.fallback, writer.session_id, key)
-        self.tools = self._make_tools(workspace)
-        self._continued = False
-        self.runtime = SessionRuntime(
-            writer,
-            binding,
-            engine.HttpDispatcher(key),
-            self.tools,
-            self.prompt,
-            order=model_order,
-            new_id=new_row_id,
+        if workspace is None:
+            cwd = describe(path).cwd
+            workspace = (
+                Path(cwd) if cwd and Path(cwd).is_dir() else Path(self.default_workspace or os.getcwd())
+            )
+        self._close_session()
+        config = SessionConfig(
+            route=choice.route,
+            workspace=workspace,
+            fallback=self.fallback,
+            mode=PermissionMode.parse(self.mode),
         )
-        restore = getattr(self.tools, "restore", None)
-        if restore is not None:
-            restore(self.runtime.view().messages)
-        rows = model_order(list(writer.rows))
+        session = open_session(path, config, bridge=self.bridge)
+        self.session = session
+        self.writer = session.writer
+        self.runtime = session.runtime
+        self.resolved = session.resolved
+        self._bind(changed=False, publish=False)
+        self._sent.clear()
+        rows = model_order(list(session.writer.rows))
         self.session_opened.emit(
             {
-                "path": str(writer.path),
-                "id": writer.session_id,
+                "path": str(session.writer.path),
+                "id": session.writer.session_id,
                 "cwd": str(workspace),
-                "readOnly": writer.read_only_reason,
+                "readOnly": session.writer.read_only_reason,
                 "rows": rows,
-                "diagnostics": [str(d) for d in writer.diagnostics],
+                "diagnostics": [str(d) for d in session.writer.diagnostics],
+                "problems": list(session.tools.problems),
             }
         )
         self._publish_state()
-
-    def _make_tools(self, workspace: Path) -> Any:
-        try:
-            skills = {s.id: s.path for s in self.prompt.skills().skills}
-            return engine.make_tool_host(workspace, self.bridge, self.mode, self.resolved, skills)
-        except Exception as exc:
-            log.exception("tools could not start")
-            self.message.emit("warning", f"Tools are unavailable for this session: {exc}")
-            return engine.NoTools()
-
-    def _api_key(self, route: Any) -> str | None:
-        if route.offline:
-            return "emulator"
-        try:
-            from desktop.host.accounts import resolve_api_key
-
-            key, _info = resolve_api_key(route.provider, f"{route.provider}/{route.account.name}")
-            return key
-        except ImportError:
-            return None
 
     def _welcome(self) -> None:
         from desktop.ui.welcome import prepare_workspace, seed_welcome
@@ -371,6 +344,8 @@ class SessionWorker(QObject):
             request = event["request"]
             self._sent[self.route_key] = request.body_bytes
             return
+        if kind == "stream":  # the HTTP dispatcher wraps the client's pi-ai events
+            event = event.get("event") or {}
         partial = event.get("partial")
         if isinstance(partial, Mapping):
             now = time.monotonic()
@@ -388,10 +363,6 @@ class SessionWorker(QObject):
         self.turn_started.emit(text)
         summary: dict[str, Any] = {"stopped": "error", "error": None, "requests": 0}
         try:
-            if not self._continued:
-                # Continuation (S3, S5): baseline, owed activation update, policy notes; once per open.
-                self.runtime.continue_session(self._on_event)
-                self._continued = True
             result = self.runtime.run_turn(text, on_event=self._on_event, cancel=self._cancel)
             summary = {"stopped": result.stopped, "error": result.error, "requests": result.requests}
         except Exception as exc:
@@ -462,13 +433,13 @@ class SessionWorker(QObject):
             self._publish_state()
             return
         self.route_key = key
-        self._rebind()
+        self._bind(changed=True)
 
     @Slot(str)
     def set_fallback(self, fallback: str) -> None:
         if fallback in FALLBACKS:
             self.fallback = cast(FallbackDelivery, fallback)
-            self._rebind()
+            self._bind(changed=True)
 
     @Slot(str)
     def set_mode(self, mode: str) -> None:
@@ -476,24 +447,49 @@ class SessionWorker(QObject):
             self.message.emit("warning", f"Unknown permission mode {mode!r}")
             return
         self.mode = mode
-        setter = getattr(self.tools, "set_mode", None)
-        if setter is not None:
-            setter(mode)
+        if self.session is not None:
+            from desktop.host.permissions import PermissionMode
+
+            self.session.gate.set_mode(PermissionMode.parse(mode))  # a new declaration epoch (A7)
         self._publish_state()
 
-    def _rebind(self) -> None:
+    def _api_key(self, route: Any) -> str | None:
+        """The route's key: keyring entry ``<provider>/<account>``, else the provider's variable."""
+        if route.offline:
+            return None
+        try:
+            from desktop.host.accounts import resolve_api_key
+
+            key, _info = resolve_api_key(route.provider, f"{route.provider}/{route.account.name}")
+            return key
+        except Exception:
+            log.exception("reading the API key failed")
+            return None
+
+    def _bind(self, changed: bool, publish: bool = True) -> None:
+        """Point the open session at the chosen route, delivery and key (in place, no reopen)."""
+        from desktop.pi.routes import resolve_model
+        from desktop.session.assembly import OFFLINE_KEY, declaration_route, route_binding
+        from desktop.session.dispatch import HttpDispatcher
+
         choice = self._choice()
-        if self.runtime is None or choice is None:
+        session = self.session
+        if session is None or choice is None:
             self._publish_state()
             return
-        key = self._api_key(choice.route)
-        self.resolved, binding = engine.bind_route(choice.route, self.fallback, self.writer.session_id, key)
-        self.runtime.route = binding
-        self.runtime.dispatcher = engine.HttpDispatcher(key)
-        setter = getattr(self.tools, "set_route", None)
-        if setter is not None:
-            setter(self.resolved)
-        self._publish_state()
+        route = choice.route
+        resolved = resolve_model(route) if changed else session.resolved
+        key = OFFLINE_KEY if route.offline else self._api_key(route)
+        session.runtime.route = route_binding(resolved, self.fallback, session.writer.session_id, key)
+        session.runtime.dispatcher = HttpDispatcher(lambda: self._api_key(route))
+        if changed:
+            session.config.route = route
+            session.config.fallback = self.fallback
+            session.resolved = resolved
+            session.gate.set_route(declaration_route(resolved, route))  # a new declaration epoch (A7)
+        self.resolved = resolved
+        if publish:
+            self._publish_state()
 
     # --- what the inspector shows -----------------------------------------------------------
 
@@ -536,9 +532,7 @@ class SessionWorker(QObject):
             if key == self.route_key:
                 binding = engine.for_preview(self.runtime.route)
             else:
-                _resolved, binding = engine.bind_route(
-                    choice.route, self.fallback, self.writer.session_id, engine.PREVIEW_KEY
-                )
+                binding = engine.preview_binding(choice.route, self.fallback, self.writer.session_id)
             api = str(binding.model["api"])
             request = engine.request_for_binding(self.runtime, binding, engine.next_messages(self.runtime))
             previous = self._sent.get(key)
@@ -558,8 +552,10 @@ class SessionWorker(QObject):
 
     @Slot()
     def refresh_activation(self) -> None:
-        rows = list(self.runtime.model_rows()) if self.runtime is not None else []
-        self.activation_ready.emit(engine.activation_info(self.tools, rows))
+        if self.session is None:
+            self.activation_ready.emit(engine.activation_info(None, []))
+            return
+        self.activation_ready.emit(engine.activation_info(self.session.gate, self.runtime.model_rows()))
 
     @Slot(str, bytes)
     def save_bytes(self, path: str, data: bytes) -> None:

@@ -144,12 +144,14 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     assert {"tool_activation"} <= names and all(c.status == "added" for c in diff.changes)
     assert "Be brief." in window.diff_view.toPlainText()
 
-    # The activation tab: valid, identity bound to this route, on-demand declarations.
+    # The activation tab: valid, identity bound to this route, the declaration policy.
     window.tabs.setCurrentIndex(TAB_ACTIVATION)
     info = window.activation_view.info
     assert info.get("available") and info["valid"]
     assert info["inputs"]["model"] == "deepseek-flash" and len(info["identity"]) == 64
-    assert info["policy"]["mode"] == "on-demand"
+    # The emulator stands in for the official deepseek-flash endpoint: fixed declarations (A2).
+    assert info["policy"]["mode"] == "fixed" and info["policy"]["fallback"] is None
+    assert {"bash", "read", "write"} <= set(info["inputs"]["declarations"])
     assert "deepseek-flash" in window.activation_view.toPlainText()
 
     # The payload preview changed with the turn and marks where it leaves the previous request.
