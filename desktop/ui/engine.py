@@ -21,7 +21,7 @@ from desktop.pi.delivery import FallbackDelivery
 from desktop.pi.projection import PROJECTORS, ProviderRequest
 from desktop.pi.routes import Route, emulator_route, resolve_model, route_from_string
 from desktop.session.runtime import SessionRoute, SessionRuntime
-from desktop.ui.payload_text import char_offset, common_prefix, pretty_json
+from desktop.ui.payload_text import char_offset, common_prefix, common_suffix, pretty_json
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +150,7 @@ def build_preview(
         shared = common_prefix(previous, body)
         chars = char_offset(body, shared)
         preview["breakBytes"] = shared
+        preview["tailBytes"] = common_suffix(previous, body, shared)
         preview["breakChars"] = chars
         preview["breakPretty"] = pretty.position(chars) if pretty is not None else chars
         preview["breakLine"] = pretty.line_of(chars) if pretty is not None else None

@@ -31,6 +31,21 @@ def common_prefix(previous: bytes, current: bytes) -> int:
     return low
 
 
+def common_suffix(previous: bytes, current: bytes, prefix: int) -> int:
+    """Length of the common byte suffix that does not overlap the common ``prefix``."""
+    limit = min(len(previous), len(current)) - prefix
+    if limit <= 0:
+        return 0
+    low, high = 0, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if previous[len(previous) - mid :] == current[len(current) - mid :]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
 def char_offset(data: bytes, byte_offset: int) -> int:
     """The text position of a byte offset (UTF-8), clamped to a character boundary."""
     return len(data[:byte_offset].decode("utf-8", errors="ignore"))

@@ -46,9 +46,16 @@ def describe_break(preview: Mapping[str, Any]) -> str:
         return f"Identical to the previous request ({len(body):,} bytes)."
     line = preview.get("breakLine")
     where = f"; changes start at line {line} of the readable view" if line else ""
+    tail = int(preview.get("tailBytes") or 0)
+    after = (
+        f" After the break {len(body) - shared - tail:,} bytes are new or changed and the last {tail:,} "
+        "bytes match again (fields after the messages, such as tools and options)."
+        if tail
+        else ""
+    )
     return (
-        f"Cache prefix: {shared:,} of {len(body):,} bytes ({share:.0%}) match the previous request"
-        f" ({preview.get('previousLabel', 'previous request')}){where}."
+        f"Cache prefix: the first {shared:,} of {len(body):,} bytes ({share:.0%}) match the previous request"
+        f" ({preview.get('previousLabel', 'previous request')}){where}.{after}"
     )
 
 
@@ -70,7 +77,8 @@ class PayloadPane(QWidget):
         self.headers = QPlainTextEdit()
         self.headers.setObjectName(f"{name}Headers")
         self.headers.setReadOnly(True)
-        self.headers.setMaximumHeight(84)
+        lines = self.headers.fontMetrics().lineSpacing()
+        self.headers.setFixedHeight(lines * 4 + 12)
         self.body = QPlainTextEdit()
         self.body.setObjectName(f"{name}Body")
         self.body.setReadOnly(True)
@@ -189,10 +197,17 @@ class PayloadView(QWidget):
         self.setObjectName("payloadView")
         self.route_combo = QComboBox()
         self.route_combo.setObjectName("payloadRoute")
+        for combo in (self.route_combo,):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(14)
         self.route_combo.setToolTip("Which route's next request to show")
         self.compare_combo = QComboBox()
         self.compare_combo.setObjectName("payloadCompare")
         self.compare_combo.setToolTip("Show another route's next request side by side")
+        self.compare_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.compare_combo.setMinimumContentsLength(14)
         self.pretty_box = QCheckBox("Readable")
         self.pretty_box.setChecked(True)
         self.pretty_box.setToolTip("Indented view; unchecked shows the exact bytes that are sent")

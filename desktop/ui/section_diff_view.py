@@ -64,7 +64,10 @@ def render_section_diff(diff: SectionDiff, dark: bool) -> str:
         "unchanged": c.muted,
         "dropped": c.removed_fg,
     }
+    unchanged = [change.name for change in diff.changes if change.status == "unchanged"]
     for change in diff.changes:
+        if change.status == "unchanged":
+            continue
         left, right = _columns(change, c)
         out.append(
             f'<p style="margin-bottom: 2px"><b>{esc(change.name)}</b> '
@@ -77,6 +80,10 @@ def render_section_diff(diff: SectionDiff, dark: bool) -> str:
             f'<th align="left" width="50%" style="color: {c.muted}">After</th></tr>'
             f'<tr><td valign="top" style="background: {c.code_bg}">{left}</td>'
             f'<td valign="top" style="background: {c.code_bg}">{right}</td></tr></table>'
+        )
+    if unchanged:
+        out.append(
+            f'<p style="color: {c.muted}"><b>Unchanged</b> (the same text again): {esc(", ".join(unchanged))}</p>'
         )
     tools = []
     if diff.tools_added:

@@ -18,7 +18,7 @@ from desktop.ui.theme import is_dark, kind_style
 from desktop.ui.timeline_model import ANCHORED_ROLE, KIND_ROLE, TIME_ROLE, USAGE_ROLE
 from desktop.ui.usage_stats import format_ratio
 
-_BADGE_WIDTH = 84
+_BADGE_WIDTH = 100
 _TIME_WIDTH = 64
 _STRIPE = 4
 _PAD = 8

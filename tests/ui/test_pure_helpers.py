@@ -147,3 +147,14 @@ def test_usage_totals_and_hit_ratio() -> None:
         90,
     )
     assert abs(total.cost - 0.012) < 1e-9
+
+
+def test_common_suffix_never_overlaps_the_prefix() -> None:
+    from desktop.ui.payload_text import common_suffix
+
+    previous = b'{"messages":[1],"tools":[]}'
+    current = b'{"messages":[1,2],"tools":[]}'
+    prefix = common_prefix(previous, current)
+    tail = common_suffix(previous, current, prefix)
+    assert current[prefix : len(current) - tail] == b",2"
+    assert common_suffix(b"aaaa", b"aaaa", 4) == 0

@@ -1,0 +1,145 @@
+"""Regenerate the README screenshots: the guided first session on the offline emulator.
+
+Run under a virtual X server (the shots include dialogs, so the whole screen is grabbed)::
+
+    Xvfb :99 -screen 0 1440x900x24 &
+    DISPLAY=:99 QT_QPA_PLATFORM=xcb PYTHONPATH=$PWD python scripts/screenshots.py docs/screenshots
+    DISPLAY=:99 QT_QPA_PLATFORM=xcb PI_DESKTOP_THEME=dark PYTHONPATH=$PWD python scripts/screenshots.py docs/screenshots --dark
+
+It uses a throwaway data folder, so it never touches real sessions or settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--dark", action="store_true", help="only the dark main view")
+    args = parser.parse_args()
+    data = Path(tempfile.mkdtemp(prefix="pi-shots-"))
+    os.environ["PI_DESKTOP_DATA_DIR"] = str(data)
+    os.environ["PI_DESKTOP_OFFLINE"] = "1"
+    if args.dark:
+        os.environ["PI_DESKTOP_THEME"] = "dark"
+
+    from PySide6.QtCore import QCoreApplication, QSettings, Qt
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.ui.app_identity import apply_identity
+    from desktop.ui.main_window import TAB_ACTIVATION, TAB_PAYLOAD, TAB_USAGE, MainWindow
+    from desktop.ui.theme import apply_theme
+    from desktop.ui.timeline_model import ROW_ROLE
+    from desktop.ui.worker import start_worker, stop_worker
+
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(data / "qsettings"))
+    app = QApplication(sys.argv[:1])
+    apply_identity(app)
+    QCoreApplication.setOrganizationName("pi-desktop-screenshots")
+    apply_theme(app)
+    thread, worker, client = start_worker(workspace=str(data), offline=True)
+    window = MainWindow(worker, client)
+    window.setGeometry(0, 0, 1440, 900)
+    window.splitter.setSizes([760, 680])
+    window.show()
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    def pump(seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            app.processEvents()
+            time.sleep(0.01)
+
+    def wait(condition: Any, timeout: float = 60) -> None:
+        end = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > end:
+                raise SystemExit("timed out waiting for the window")
+            app.processEvents()
+            time.sleep(0.01)
+
+    def shot(name: str) -> None:
+        pump(0.4)
+        screen = app.primaryScreen()
+        pixmap = screen.grabWindow(0, 0, 0, 1440, 900)
+        pixmap.save(str(args.out / name))
+        print("wrote", args.out / name)
+
+    def select(row_id: str) -> None:
+        for i in range(window.filter.rowCount()):
+            if window.filter.index(i, 0).data(ROW_ROLE)["id"] == row_id:
+                window.view.setCurrentIndex(window.filter.index(i, 0))
+                window.view.scrollTo(window.filter.index(i, 0))
+                return
+
+    client.start.emit({"firstRun": True, "mode": "ask", "fallback": "folded"})
+    wait(lambda: len(window.turn_results) >= 2)
+    wait(lambda: bool(window.payload_view.main.preview))
+    window.set_show_hidden(True)
+    systems = [r for r in window.timeline.rows if r.get("type") == "system"]
+    changed = next(
+        (r for r in reversed(systems) if "guidance" in (r["modelSystem"]["message"].get("sections") or {})),
+        systems[-1],
+    )
+    select(changed["id"])
+    if args.dark:
+        shot("main-dark.png")
+        stop_worker(thread, worker, client)
+        return 0
+    shot("main-section-diff.png")
+
+    window.tabs.setCurrentIndex(TAB_ACTIVATION)
+    shot("activation.png")
+
+    window.tabs.setCurrentIndex(TAB_PAYLOAD)
+    pump(0.3)
+    window.payload_view.main.jump_to_break()
+    shot("payload.png")
+
+    compare = window.payload_view.compare_combo
+    for i in range(compare.count()):
+        if "claude-sonnet-5" in compare.itemText(i):
+            compare.setCurrentIndex(i)
+            compare.activated.emit(i)
+            break
+    wait(lambda: bool(window.payload_view.compare.preview))
+    window.payload_view.compare.jump_to_break()
+    shot("payload-compare.png")
+    compare.setCurrentIndex(0)
+    compare.activated.emit(0)
+
+    window.tabs.setCurrentIndex(TAB_USAGE)
+    shot("usage.png")
+
+    window.composer.editor.setPlainText('Run the tests. [[tool:bash {"command": "echo 3 passed"}]]')
+    window.composer.submit()
+    wait(lambda: bool(window.permission_dialogs))
+    dialog = window.permission_dialogs[0]
+    dialog.move(window.geometry().center() - dialog.rect().center())
+    shot("permission.png")
+    dialog.allow_button.click()
+    wait(lambda: len(window.turn_results) >= 3)
+
+    window.compact_button.click()
+    wait(lambda: len(window.turn_results) >= 4)
+    window.view.setCurrentIndex(window.filter.index(window.filter.rowCount() - 1, 0))
+    window.tabs.setCurrentIndex(1)
+    window.view.scrollToBottom()
+    shot("compaction.png")
+    window.close()
+    stop_worker(thread, worker, client)
+    del Qt
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
