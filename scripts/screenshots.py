@@ -49,8 +49,8 @@ def main() -> int:
     thread, worker, client = start_worker(workspace=str(data), offline=True)
     window = MainWindow(worker, client)
     window.setGeometry(0, 0, 1440, 900)
-    window.splitter.setSizes([760, 680])
     window.show()
+    window.splitter.setSizes([700, 740])
     args.out.mkdir(parents=True, exist_ok=True)
 
     def pump(seconds: float) -> None:

@@ -150,7 +150,11 @@ def build_preview(
         shared = common_prefix(previous, body)
         chars = char_offset(body, shared)
         preview["breakBytes"] = shared
-        preview["tailBytes"] = common_suffix(previous, body, shared)
+        tail = common_suffix(previous, body, shared)
+        end_chars = char_offset(body, len(body) - tail)
+        preview["tailBytes"] = tail
+        preview["changedEndChars"] = end_chars
+        preview["changedEndPretty"] = pretty.position(end_chars) if pretty is not None else end_chars
         preview["breakChars"] = chars
         preview["breakPretty"] = pretty.position(chars) if pretty is not None else chars
         preview["breakLine"] = pretty.line_of(chars) if pretty is not None else None

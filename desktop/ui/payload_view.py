@@ -159,7 +159,11 @@ class PayloadPane(QWidget):
         rest.format = tail  # type: ignore[attr-defined]
         span = QTextCursor(self.body.document())
         span.setPosition(position)
-        span.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        end = self.preview.get("changedEndPretty" if self.pretty else "changedEndChars")
+        if isinstance(end, int) and position < end <= len(self.body.toPlainText()):
+            span.setPosition(end, QTextCursor.MoveMode.KeepAnchor)  # only what is new or changed
+        else:
+            span.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         rest.cursor = span  # type: ignore[attr-defined]
         marker = QTextEdit.ExtraSelection()
         strong = QTextCharFormat()
