@@ -22,7 +22,7 @@ from desktop.host.tools.session_tools import SessionTools
 from desktop.host.tools.types import SkillIndex
 from desktop.pi.capability import CapabilityStatus, capability_status
 from desktop.pi.delivery import FallbackDelivery
-from desktop.pi.projection import RequestOptions
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions
 from desktop.pi.routes import ResolvedModel, Route, resolve_model
 from desktop.session.compaction import CompactionSettings
 from desktop.session.declarations import CompactionBudget
@@ -91,20 +91,11 @@ class OpenSession:
         self.close()
 
 
-#: The key projections get on the offline emulator route, which needs none; several pi-ai
-#: adapters (OpenAI, DeepSeek, ...) refuse to build a request without some key.
-OFFLINE_KEY = "offline-emulator"
-
-
-def route_binding(
-    resolved: ResolvedModel, fallback: FallbackDelivery, session_id: str, api_key: str | None = None
-) -> SessionRoute:
-    """The runtime's route. The key goes into the projection's headers (as pi-ai's SDK clients
-    build them); previews re-project with a placeholder and show headers redacted."""
+def route_binding(resolved: ResolvedModel, fallback: FallbackDelivery, session_id: str) -> SessionRoute:
     return SessionRoute(
         model=resolved.model,  # type: ignore[arg-type]
         identity=resolved.journal_route(),
-        options=RequestOptions(session_id=session_id, api_key=api_key),
+        options=RequestOptions(session_id=session_id, api_key=CREDENTIAL_PLACEHOLDER),
         fallback=fallback,
     )
 
@@ -161,22 +152,22 @@ def open_session(
         prompt_tokens=prompt_tokens,
     )
     account = config.route.account
-
-    def key() -> str | None:
-        if config.route.offline:
-            return None
-        ref = account.api_key_ref or ""
-        if ref.startswith("env:"):
-            return os.environ.get(ref[4:])
-        return resolve_api_key(config.route.provider, account.name if account.name != "default" else None)[0]
-
     if dispatcher is None:
+
+        def key() -> str | None:
+            if config.route.offline:
+                return None
+            ref = account.api_key_ref or ""
+            if ref.startswith("env:"):
+                return os.environ.get(ref[4:])
+            return resolve_api_key(
+                config.route.provider, account.name if account.name != "default" else None
+            )[0]
+
         dispatcher = HttpDispatcher(key)
     runtime = SessionRuntime(
         writer,
-        route_binding(
-            resolved, config.fallback, writer.session_id, OFFLINE_KEY if config.route.offline else key()
-        ),
+        route_binding(resolved, config.fallback, writer.session_id),
         dispatcher,
         GateToolHost(gate),
         prompt,

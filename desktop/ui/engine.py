@@ -18,7 +18,7 @@ from typing import Any
 
 from desktop.pi.capability import capability_status
 from desktop.pi.delivery import FallbackDelivery
-from desktop.pi.projection import PROJECTORS, ProviderRequest
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, PROJECTORS, ProviderRequest
 from desktop.pi.routes import Route, emulator_route, resolve_model, route_from_string
 from desktop.session.runtime import SessionRoute, SessionRuntime
 from desktop.ui.payload_text import char_offset, common_prefix, common_suffix, pretty_json
@@ -35,7 +35,7 @@ PUBLISHED_ROUTES: tuple[str, ...] = (
     "google/gemini-2.5-flash",
 )
 DEFAULT_OFFLINE_ROUTE = "emulator/deepseek/deepseek-flash"
-PREVIEW_KEY = "<api-key>"
+PREVIEW_KEY = CREDENTIAL_PLACEHOLDER
 PRETTY_LIMIT = 4_000_000
 
 
@@ -86,15 +86,15 @@ def route_choices(emulator_origin: str | None, keyed_providers: Sequence[str]) -
 
 
 def preview_binding(route: Route, fallback: FallbackDelivery, session_id: str | None) -> SessionRoute:
-    """Another route's binding for a side-by-side preview (placeholder key, never a secret)."""
+    """Another route's binding for a side-by-side preview (credential placeholder, no secret)."""
     from desktop.session.assembly import route_binding
 
-    return route_binding(resolve_model(route), fallback, session_id or "", PREVIEW_KEY)
+    return route_binding(resolve_model(route), fallback, session_id or "")
 
 
 def for_preview(binding: SessionRoute) -> SessionRoute:
-    """The same binding with the placeholder key: the body is identical and no secret is read."""
-    return replace(binding, options=replace(binding.options, api_key=PREVIEW_KEY))
+    """The binding a preview projects with: the credential stays the placeholder."""
+    return replace(binding, options=replace(binding.options, api_key=CREDENTIAL_PLACEHOLDER))
 
 
 def capability_info(resolved: Any, fallback: FallbackDelivery) -> dict[str, Any]:

@@ -469,7 +469,7 @@ class SessionWorker(QObject):
     def _bind(self, changed: bool, publish: bool = True) -> None:
         """Point the open session at the chosen route, delivery and key (in place, no reopen)."""
         from desktop.pi.routes import resolve_model
-        from desktop.session.assembly import OFFLINE_KEY, declaration_route, route_binding
+        from desktop.session.assembly import declaration_route, route_binding
         from desktop.session.dispatch import HttpDispatcher
 
         choice = self._choice()
@@ -479,8 +479,8 @@ class SessionWorker(QObject):
             return
         route = choice.route
         resolved = resolve_model(route) if changed else session.resolved
-        key = OFFLINE_KEY if route.offline else self._api_key(route)
-        session.runtime.route = route_binding(resolved, self.fallback, session.writer.session_id, key)
+        # Projections carry the credential placeholder; the dispatcher swaps in the key per request.
+        session.runtime.route = route_binding(resolved, self.fallback, session.writer.session_id)
         session.runtime.dispatcher = HttpDispatcher(lambda: self._api_key(route))
         if changed:
             session.config.route = route
