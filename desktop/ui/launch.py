@@ -7,9 +7,11 @@ import logging
 import os
 import sys
 
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from desktop import __version__
+from desktop.host import paths
 from desktop.host.first_run import OFFLINE_ENV, initial_route
 from desktop.host.logging_setup import configure_logging, logs_location
 from desktop.ui.app_identity import apply_identity
@@ -30,6 +32,10 @@ def run_gui(args: argparse.Namespace) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     apply_identity(app)
+    # Window geometry, recent sessions and selectors live with the rest of the app's data, so
+    # --data-dir / PI_DESKTOP_DATA_DIR redirects them too.
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(paths.data_dir(data_dir)))
     follow_system(app)
     route = initial_route()
     log.info("initial route: %s (%s)", route.provider, route.reason)
