@@ -264,3 +264,72 @@ def test_gui_never_stalls_during_a_streamed_turn_with_a_tool(harness: Harness) -
     worst = max(gaps[1:])
     print(f"\nstall probe: {len(gaps)} ticks over {elapsed:.2f}s, worst gap {worst * 1000:.1f} ms")
     assert worst < 0.100, f"the GUI event loop stalled for {worst * 1000:.0f} ms"
+
+
+def test_escape_stops_a_streaming_turn(harness: Harness) -> None:
+    from desktop.emulator import Fault
+
+    h, window = harness, harness.window
+    h.worker.emulator.inject(Fault("slow_stream", at_event=1, delay=0.05), times=1)
+    window.send("A long story please. [[words:2000]]")
+    h.qtbot.waitUntil(lambda: h.streamed > 0, timeout=TURN_TIMEOUT)
+    h.qtbot.keyClick(window.composer.editor, Qt.Key.Key_Escape)
+    result = h.wait_turn(1)
+    assert result["stopped"] == "aborted"
+    last = h.rows()[-1]
+    assert last["type"] == "assistant" and last["message"]["stopReason"] == "aborted"
+    assert window.composer.send_button.isEnabled() and not window.composer.stop_button.isEnabled()
+
+
+def test_first_run_opens_the_guided_session(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> None:
+    h = Harness(qtbot, tmp_path)
+    try:
+        h.window.show()
+        h.client.start.emit({"firstRun": True})
+        h.qtbot.waitUntil(lambda: len(h.finished) >= 2, timeout=TURN_TIMEOUT)
+        rows = h.rows()
+        kinds = [r["type"] for r in rows]
+        assert kinds.count("user") == 2 and "toolResult" in kinds
+        assert any(r["type"] == "note" and "Welcome to Pi Desktop" in r["text"] for r in rows)
+        systems = [r for r in rows if r["type"] == "system"]
+        changed = systems[-1]
+        sections = changed["modelSystem"]["message"]["sections"]
+        assert "guidance" in sections and "skill:changelog" in sections and changed.get("before")
+        read = next(r for r in rows if r["type"] == "toolResult")
+        assert not read["message"]["isError"] and "Welcome project" in read["message"]["content"][0]["text"]
+        assert "welcome-workspace" in h.window.session["cwd"]
+    finally:
+        h.close()
+
+
+def test_accounts_dialog_lists_key_sources_without_revealing_keys(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import keyring
+    import keyring.backends.fail
+
+    # Never the developer's real keyring: the placeholder backend that refuses everything.
+    previous = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-value")
+    window = harness.window
+    window.show_accounts()
+    dialog = window.accounts_dialog
+    assert dialog is not None
+    harness.qtbot.waitUntil(lambda: dialog.table.rowCount() > 0, timeout=TURN_TIMEOUT)
+    cells = {
+        dialog.table.item(r, 0).text(): (dialog.table.item(r, 1).text(), dialog.table.item(r, 2).text())
+        for r in range(dialog.table.rowCount())
+    }
+    source, fingerprint = cells["openai"]
+    assert source == "environment (OPENAI_API_KEY)" and len(fingerprint) == 8
+    assert all("sk-test-secret-value" not in s + f for s, f in cells.values())
+    dialog.key.setText("sk-another-secret")
+    dialog.provider.setCurrentText("anthropic")
+    dialog._save()
+    assert dialog.key.text() == ""
+    # Without a keyring backend the dialog says so, and how to keep working.
+    harness.qtbot.waitUntil(lambda: "keyring" in dialog.status.text().lower(), timeout=TURN_TIMEOUT)
+    assert "sk-another-secret" not in dialog.status.text()
+    dialog.reject()
+    keyring.set_keyring(previous)
