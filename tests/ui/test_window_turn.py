@@ -302,15 +302,23 @@ def test_first_run_opens_the_guided_session(qtbot: Any, tmp_path: Path, qsetting
         h.close()
 
 
-def test_accounts_dialog_lists_key_sources_without_revealing_keys(
-    harness: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def no_keyring() -> Iterator[None]:
+    """Never the developer's real keyring: the placeholder backend that refuses everything."""
     import keyring
     import keyring.backends.fail
 
-    # Never the developer's real keyring: the placeholder backend that refuses everything.
     previous = keyring.get_keyring()
     keyring.set_keyring(keyring.backends.fail.Keyring())
+    try:
+        yield
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_accounts_dialog_lists_key_sources_without_revealing_keys(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch, no_keyring: None
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-value")
     window = harness.window
     window.show_accounts()
@@ -332,4 +340,3 @@ def test_accounts_dialog_lists_key_sources_without_revealing_keys(
     harness.qtbot.waitUntil(lambda: "keyring" in dialog.status.text().lower(), timeout=TURN_TIMEOUT)
     assert "sk-another-secret" not in dialog.status.text()
     dialog.reject()
-    keyring.set_keyring(previous)
