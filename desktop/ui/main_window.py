@@ -390,7 +390,9 @@ class MainWindow(QMainWindow):
             self.diff_view.clear_diff("The selected row is not a system or compaction row.")
             return
         position = self.filter.mapToSource(current).row()
-        self.diff_view.show_diff(section_diff(self.timeline.rows, position))
+        self.diff_view.show_diff(
+            section_diff(self.timeline.rows, position, self.timeline.state_positions(position))
+        )
         if self.tabs.currentIndex() == TAB_ROW:
             self.tabs.setCurrentIndex(TAB_DIFF)
 

@@ -13,6 +13,7 @@ row at the end, replaced when the real assistant row is journaled.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -168,6 +169,11 @@ class TimelineModel(QAbstractListModel):
 
     def count_kind(self, kind: int) -> int:
         return self._kinds.count(kind)
+
+    def state_positions(self, before: int) -> list[int]:
+        """Positions of system and compaction rows before ``before`` (found in the kind bytes)."""
+        wanted = re.compile(bytes([ord("["), rowinfo.SYSTEM, rowinfo.COMPACTION, ord("]")]))
+        return [m.start() for m in wanted.finditer(self._kinds, 0, before)]
 
     def search_text(self, position: int) -> str:
         row = self.row_at(position)

@@ -158,3 +158,33 @@ def test_common_suffix_never_overlaps_the_prefix() -> None:
     tail = common_suffix(previous, current, prefix)
     assert current[prefix : len(current) - tail] == b",2"
     assert common_suffix(b"aaaa", b"aaaa", 4) == 0
+
+
+def test_state_before_matches_a_full_replay_at_every_row() -> None:
+    from desktop.pi.transcript import current_system_message
+    from desktop.session.history import context_view
+
+    checkpoint = {"role": "system", "content": "", "sections": {"runtime": "v2", "kept": "k"}, "timestamp": 1}
+    rows = [
+        system_row("s0", {"runtime": "v1", "extra": "x"}),
+        user_row("u0", "a"),
+        assistant_row("a0", "b"),
+        system_row("s1", {"extra": None, "kept": "k0"}, before="u1"),
+        user_row("u1", "c"),
+        assistant_row("a1", "d"),
+        {
+            "type": "compaction",
+            "v": 1,
+            "id": "c",
+            "ts": 1,
+            "summary": "s",
+            "firstKeptId": "s1",
+            "tokensBefore": 9,
+            "checkpoint": {"v": 1, "message": checkpoint},
+        },
+        system_row("s2", {"runtime": "v3"}),
+        user_row("u2", "e"),
+    ]
+    for index in range(len(rows) + 1):
+        full = current_system_message(context_view(rows[:index]).messages)
+        assert state_before(rows, index) == (dict(full) if full else None), index
