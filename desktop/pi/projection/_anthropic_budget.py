@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from desktop.pi.projection._anthropic_unicode import utf16_len
+from desktop.pi.projection._js import js_length as utf16_len
 from desktop.pi.text import system_message_text
 from desktop.pi.types import Model
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from desktop.pi.projection._chat_text import js_length, js_value
+from desktop.pi.projection._js import js_length, js_value
 from desktop.pi.text import system_message_text
 from desktop.pi.types import Model
 

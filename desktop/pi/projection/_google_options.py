@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from desktop.pi.projection import ProjectionError, RequestOptions
-from desktop.pi.projection._google_js import js_length, js_stringify_length
+from desktop.pi.projection._js import js_length, js_stringify
 from desktop.pi.text import system_message_text
 from desktop.pi.types import Model
 
@@ -149,7 +149,7 @@ def _content_chars(content: str | Sequence[Mapping[str, Any]]) -> int:
 def _tools_tokens(tools: Sequence[Any] | None) -> int:
     if not tools:
         return 0
-    return math.ceil(js_stringify_length(list(tools)) / CHARS_PER_TOKEN)
+    return math.ceil(js_length(js_stringify(list(tools))) / CHARS_PER_TOKEN)
 
 
 def _message_tokens(message: Mapping[str, Any]) -> int:
@@ -171,7 +171,7 @@ def _message_tokens(message: Mapping[str, Any]) -> int:
         elif kind == "thinking":
             chars += js_length(block["thinking"])
         else:
-            chars += js_length(block["name"]) + js_stringify_length(block.get("arguments"))
+            chars += js_length(block["name"]) + js_length(js_stringify(block.get("arguments")))
     return math.ceil(chars / CHARS_PER_TOKEN)
 
 

@@ -20,9 +20,9 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from desktop.pi.projection import ProjectionError, RequestOptions
-from desktop.pi.projection._google_js import js_blank, js_value, sanitize_surrogates
 from desktop.pi.projection._google_options import GoogleFamily, max_output_tokens, thinking_config
 from desktop.pi.projection._google_strict import resolve_strict, strict_json_schema
+from desktop.pi.projection._js import js_blank, js_value, sanitize_surrogates
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import collapse_system_messages, leading_system_message
 from desktop.pi.transform import transform_messages

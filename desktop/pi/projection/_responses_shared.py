@@ -19,19 +19,14 @@ from typing import Any, cast
 import orjson
 
 from desktop.pi.projection import ProjectionError
+from desktop.pi.projection._js import js_length, js_stringify, sanitize_surrogates, short_hash
 from desktop.pi.projection._responses_constrained import (
     grammar_tool_input,
     json_schema_tool_parameters,
     resolve_grammar,
     resolve_json_schema_strict,
 )
-from desktop.pi.projection._responses_util import (
-    clamp_thinking_level,
-    js_stringify,
-    sanitize_surrogates,
-    short_hash,
-    utf16_len,
-)
+from desktop.pi.projection._responses_util import clamp_thinking_level
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import TranscriptTools
 from desktop.pi.transform import transform_messages
@@ -339,7 +334,7 @@ def _assistant_items(
             msg_id = parsed[0] if parsed else None
             if not msg_id:
                 msg_id = f"msg_pi_{msg_index}" if text_index == 0 else f"msg_pi_{msg_index}_{text_index}"
-            elif len(msg_id) > 64 or utf16_len(msg_id) > 64:
+            elif len(msg_id) > 64 or js_length(msg_id) > 64:
                 msg_id = f"msg_{short_hash(msg_id)}"
             text_index += 1
             item: dict[str, Any] = {

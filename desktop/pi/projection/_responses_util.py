@@ -11,133 +11,18 @@ from __future__ import annotations
 import gc
 import math
 import platform
-import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, wraps
 from itertools import accumulate
 from typing import Any, ParamSpec, TypeVar
 
-import orjson
-
+from desktop.pi.projection._js import js_length as utf16_len
+from desktop.pi.projection._js import js_stringify
 from desktop.pi.text import system_message_text
 from desktop.pi.types import Model
 
-_MASK = 0xFFFFFFFF
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
-
-
-def utf16_len(text: str) -> int:
-    """``String.prototype.length``: astral characters count twice."""
-    if text.isascii():
-        return len(text)
-    return len(text) + len(_ASTRAL.findall(text))
-
-
-def _utf16_units(text: str) -> list[int]:
-    if text.isascii():
-        return [ord(ch) for ch in text]
-    data = text.encode("utf-16-le", "surrogatepass")
-    return [data[i] | (data[i + 1] << 8) for i in range(0, len(data), 2)]
-
-
-def _to_base36(value: int) -> str:
-    if value == 0:
-        return "0"
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    out: list[str] = []
-    while value:
-        value, rem = divmod(value, 36)
-        out.append(digits[rem])
-    return "".join(reversed(out))
-
-
-def short_hash(text: str) -> str:
-    """pi-ai ``shortHash``: the cyrb53-style pair of 32-bit lanes printed in base 36."""
-    h1 = 0xDEADBEEF
-    h2 = 0x41C6CE57
-    for ch in _utf16_units(text):
-        h1 = ((h1 ^ ch) * 2654435761) & _MASK
-        h2 = ((h2 ^ ch) * 1597334677) & _MASK
-    h1 = (((h1 ^ (h1 >> 16)) * 2246822507) & _MASK) ^ (((h2 ^ (h2 >> 13)) * 3266489909) & _MASK)
-    h2 = (((h2 ^ (h2 >> 16)) * 2246822507) & _MASK) ^ (((h1 ^ (h1 >> 13)) * 3266489909) & _MASK)
-    return _to_base36(h2) + _to_base36(h1)
-
-
-def sanitize_surrogates(text: str) -> str:
-    """Drop unpaired UTF-16 surrogates, which no provider's JSON parser accepts.
-
-    A Python ``str`` decoded from JSON already joins valid pairs into one code point, so a
-    surrogate code point left in it is unpaired unless a high one directly precedes a low one.
-    """
-    if text.isascii() or _SURROGATE.search(text) is None:
-        return text
-    out: list[str] = []
-    i = 0
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        code = ord(ch)
-        if 0xD800 <= code <= 0xDBFF and i + 1 < n and 0xDC00 <= ord(text[i + 1]) <= 0xDFFF:
-            out.append(chr(0x10000 + ((code - 0xD800) << 10) + (ord(text[i + 1]) - 0xDC00)))
-            i += 2
-            continue
-        if not 0xD800 <= code <= 0xDFFF:
-            out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def _js_number(value: float) -> Any:
-    if value.is_integer() and abs(value) < 1e21:
-        return int(value)
-    if math.isnan(value) or math.isinf(value):
-        return None
-    return value
-
-
-def js_value(value: Any) -> Any:
-    """A JSON value as ``JSON.parse`` would hold it: integral floats become ints.
-
-    Returns the very same object when nothing changes, so the common float-free case
-    allocates nothing.
-    """
-    kind = type(value)
-    if kind is float:
-        return _js_number(value)
-    if kind is dict:
-        changed: dict[str, Any] | None = None
-        for key, item in value.items():
-            item_kind = type(item)
-            if item_kind is str or item_kind is int or item_kind is bool or item is None:
-                continue
-            new = js_value(item)
-            if new is not item:
-                if changed is None:
-                    changed = dict(value)
-                changed[key] = new
-        return value if changed is None else changed
-    if kind is list:
-        items: list[Any] | None = None
-        for index, item in enumerate(value):
-            item_kind = type(item)
-            if item_kind is str or item_kind is int or item_kind is bool or item is None:
-                continue
-            new = js_value(item)
-            if new is not item:
-                if items is None:
-                    items = list(value)
-                items[index] = new
-        return value if items is None else items
-    return value
-
-
-def js_stringify(value: Any) -> str:
-    """``JSON.stringify`` for plain JSON data (compact, integral numbers without fraction)."""
-    return orjson.dumps(js_value(value)).decode("utf-8")
 
 
 def supported_thinking_levels(model: Model) -> list[str]:

@@ -38,7 +38,7 @@ from desktop.pi.projection._anthropic_headers import (
     with_provider_session_header,
 )
 from desktop.pi.projection._anthropic_strict import resolve_strict_sampling, tool_parameters
-from desktop.pi.projection._anthropic_unicode import is_blank, sanitize_surrogates
+from desktop.pi.projection._js import js_blank, sanitize_surrogates
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import current_tools, leading_system_message, resolve_transcript
 from desktop.pi.transform import transform_messages
@@ -281,11 +281,11 @@ def _system_blocks(
 def _user_message(message: Mapping[str, Any]) -> JsonObject | None:
     content = message["content"]
     if isinstance(content, str):
-        return None if is_blank(content) else {"role": "user", "content": sanitize_surrogates(content)}
+        return None if js_blank(content) else {"role": "user", "content": sanitize_surrogates(content)}
     blocks: list[JsonObject] = []
     for item in content:
         if item.get("type") == "text":
-            if not is_blank(item["text"]):
+            if not js_blank(item["text"]):
                 blocks.append({"type": "text", "text": sanitize_surrogates(item["text"])})
         else:
             blocks.append(_image_block(item))
@@ -299,15 +299,15 @@ def _assistant_blocks(
     for block in message["content"]:
         kind = block.get("type")
         if kind == "text":
-            if not is_blank(block["text"]):
+            if not js_blank(block["text"]):
                 blocks.append({"type": "text", "text": sanitize_surrogates(block["text"])})
         elif kind == "thinking":
             signature = block.get("thinkingSignature")
             if block.get("redacted"):
                 blocks.append({"type": "redacted_thinking", "data": signature})
                 continue
-            signed = bool(signature) and not is_blank(signature)
-            if not signed and is_blank(block["thinking"]):
+            signed = bool(signature) and not js_blank(signature)
+            if not signed and js_blank(block["thinking"]):
                 continue
             thinking = sanitize_surrogates(block["thinking"])
             if signed:

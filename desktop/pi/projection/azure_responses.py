@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
+from desktop.pi.projection._js import js_value
 from desktop.pi.projection._responses_constrained import grammar_input_properties
 from desktop.pi.projection._responses_shared import (
     MIN_OUTPUT_TOKENS,
@@ -30,7 +31,6 @@ from desktop.pi.projection._responses_util import (
     clamp_max_tokens_to_context,
     gc_paused,
     join_url,
-    js_value,
     pi_user_agent,
     provider_env_value,
     resolve_sampling_params,

@@ -31,7 +31,7 @@ from desktop.pi.projection._anthropic_budget import (
     clamp_reasoning,
 )
 from desktop.pi.projection._anthropic_strict import resolve_strict_sampling, tool_parameters
-from desktop.pi.projection._anthropic_unicode import is_blank, sanitize_surrogates
+from desktop.pi.projection._js import js_blank, sanitize_surrogates
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import collapse_system_messages, current_tools, leading_system_message
 from desktop.pi.transform import transform_messages
@@ -211,7 +211,7 @@ def _image(block: Mapping[str, Any]) -> JsonObject:
 
 def _text(text: str) -> JsonObject | None:
     sanitized = sanitize_surrogates(text)
-    return None if is_blank(sanitized) else {"text": sanitized}
+    return None if js_blank(sanitized) else {"text": sanitized}
 
 
 def _document(value: Any) -> Any:
@@ -290,11 +290,11 @@ def _assistant_content(content: Sequence[Mapping[str, Any]], signatures: bool) -
                     out.append({"reasoningContent": {"redactedContent": _blob(raw)}})
                 continue
             thinking = sanitize_surrogates(block["thinking"])
-            if is_blank(thinking):
+            if js_blank(thinking):
                 continue
             if not signatures:
                 out.append({"reasoningContent": {"reasoningText": {"text": thinking}}})
-            elif not signature or is_blank(signature):
+            elif not signature or js_blank(signature):
                 # Bedrock rejects replayed reasoning without its signature.
                 out.append({"text": thinking})
             else:

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
+from desktop.pi.projection._js import js_value
 from desktop.pi.projection._responses_constrained import grammar_input_properties
 from desktop.pi.projection._responses_shared import (
     InputOptions,
@@ -26,7 +27,7 @@ from desktop.pi.projection._responses_shared import (
     merge_headers,
     simple_reasoning_effort,
 )
-from desktop.pi.projection._responses_util import gc_paused, js_value, pi_user_agent
+from desktop.pi.projection._responses_util import gc_paused, pi_user_agent
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import (
     declared_tools,

@@ -15,7 +15,7 @@ from typing import Any
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
 from desktop.pi.projection._chat_options import clamp_max_tokens_to_context, resolve_reasoning
 from desktop.pi.projection._chat_sampling import json_schema_tool_parameters, resolve_json_schema_strict
-from desktop.pi.projection._chat_text import (
+from desktop.pi.projection._js import (
     js_blank,
     js_stringify,
     js_trim,

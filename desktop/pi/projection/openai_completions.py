@@ -24,7 +24,7 @@ from desktop.pi.projection._chat_options import (
     thinking_budget_for_level,
 )
 from desktop.pi.projection._chat_sampling import grammar_input_properties
-from desktop.pi.projection._chat_text import js_value
+from desktop.pi.projection._js import js_value
 from desktop.pi.transcript import declared_tools, resolve_transcript, resolve_transcript_tools
 from desktop.pi.types import Message, Model
 
