@@ -20,8 +20,9 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from desktop.pi.projection import ProjectionError, RequestOptions
-from desktop.pi.projection._google_options import GoogleFamily, max_output_tokens, thinking_config
+from desktop.pi.projection._budget import base_max_tokens
 from desktop.pi.projection._google_strict import resolve_strict, strict_json_schema
+from desktop.pi.projection._google_thinking import GoogleFamily, thinking_config
 from desktop.pi.projection._js import js_blank, js_value, sanitize_surrogates
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import collapse_system_messages, leading_system_message
@@ -284,7 +285,7 @@ def build_body(
     generation: dict[str, Any] = {}
     if options.temperature is not None:
         generation["temperature"] = js_value(options.temperature)
-    generation["maxOutputTokens"] = max_output_tokens(model, messages, options)
+    generation["maxOutputTokens"] = base_max_tokens(model, messages, options)
     thinking = thinking_config(model, options, family)
     if thinking is not None:
         generation["thinkingConfig"] = thinking

@@ -26,7 +26,6 @@ from desktop.pi.projection._responses_constrained import (
     resolve_grammar,
     resolve_json_schema_strict,
 )
-from desktop.pi.projection._responses_util import clamp_thinking_level
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import TranscriptTools
 from desktop.pi.transform import transform_messages
@@ -68,14 +67,6 @@ def clamp_prompt_cache_key(key: str | None) -> str | None:
     if key is None or len(key) <= PROMPT_CACHE_KEY_MAX_LENGTH:
         return key
     return key[:PROMPT_CACHE_KEY_MAX_LENGTH]
-
-
-def simple_reasoning_effort(model: Model, reasoning: str | None) -> str | None:
-    """streamSimple's mapping of the neutral thinking level: clamped, and ``off`` means none."""
-    if not reasoning:
-        return None
-    clamped = clamp_thinking_level(model, reasoning)
-    return None if clamped == "off" else clamped
 
 
 # ---------------------------------------------------------------------------

@@ -28,16 +28,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from desktop.pi.projection import ProviderRequest, RequestOptions
-from desktop.pi.projection._anthropic_budget import (
-    adjust_max_tokens_for_thinking,
-    clamp_max_tokens_to_context,
-)
 from desktop.pi.projection._anthropic_headers import (
     last_header_value,
     merge_headers,
     with_provider_session_header,
 )
 from desktop.pi.projection._anthropic_strict import resolve_strict_sampling, tool_parameters
+from desktop.pi.projection._budget import (
+    adjust_max_tokens_for_thinking,
+    base_max_tokens,
+    clamp_max_tokens_to_context,
+    clamp_thinking_budget_to_answer_room,
+)
 from desktop.pi.projection._js import js_blank, sanitize_surrogates
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import current_tools, leading_system_message, resolve_transcript
@@ -435,8 +437,7 @@ def _effort_for_level(model: Model, level: str) -> str:
 def _resolve_thinking(
     model: Model, messages: Sequence[Message], options: RequestOptions, compat: _Compat
 ) -> _Thinking:
-    requested = options.max_tokens if options.max_tokens is not None else model["maxTokens"]
-    base_max = clamp_max_tokens_to_context(model, messages, requested)
+    base_max = base_max_tokens(model, messages, options)
     level = options.reasoning
     if not level:
         return _Thinking(False, base_max)
@@ -444,7 +445,9 @@ def _resolve_thinking(
         return _Thinking(True, base_max, effort=_effort_for_level(model, level))
     allowance = adjust_max_tokens_for_thinking(base_max, model["maxTokens"], level, options.thinking_budgets)
     max_tokens = clamp_max_tokens_to_context(model, messages, allowance.max_tokens)
-    return _Thinking(True, max_tokens, budget=min(allowance.thinking_budget, max(0, max_tokens - 1024)))
+    return _Thinking(
+        True, max_tokens, budget=clamp_thinking_budget_to_answer_room(allowance.thinking_budget, max_tokens)
+    )
 
 
 def _beta_features(

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
+from desktop.pi.projection._budget import base_max_tokens
 from desktop.pi.projection._js import js_value
 from desktop.pi.projection._responses_constrained import grammar_input_properties
 from desktop.pi.projection._responses_shared import (
@@ -25,16 +26,14 @@ from desktop.pi.projection._responses_shared import (
     convert_tools,
     mapped_level,
     merge_headers,
-    simple_reasoning_effort,
 )
 from desktop.pi.projection._responses_util import (
-    clamp_max_tokens_to_context,
     gc_paused,
     join_url,
     pi_user_agent,
     provider_env_value,
-    resolve_sampling_params,
 )
+from desktop.pi.projection._thinking import resolve_reasoning, resolve_sampling_params
 from desktop.pi.transcript import declared_tools, resolve_transcript, resolve_transcript_tools
 from desktop.pi.types import Message, Model
 
@@ -110,10 +109,8 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     base_url = resolve_base_url(model, options)
     api_version = _env("AZURE_OPENAI_API_VERSION", options) or DEFAULT_API_VERSION
     transcript = resolve_transcript(messages, supports_mid)
-    reasoning_effort = simple_reasoning_effort(model, options.reasoning)
-    max_tokens = clamp_max_tokens_to_context(
-        model, messages, options.max_tokens if options.max_tokens is not None else model["maxTokens"]
-    )
+    reasoning_effort = resolve_reasoning(model, options.reasoning)
+    max_tokens = base_max_tokens(model, messages, options)
     tools = resolve_transcript_tools(transcript, supports_additional or supports_search)
     input_items = convert_input(
         model,

@@ -25,12 +25,14 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
-from desktop.pi.projection._anthropic_budget import (
+from desktop.pi.projection._anthropic_strict import resolve_strict_sampling, tool_parameters
+from desktop.pi.projection._budget import (
     adjust_max_tokens_for_thinking,
+    base_max_tokens,
     clamp_max_tokens_to_context,
     clamp_reasoning,
+    clamp_thinking_budget_to_answer_room,
 )
-from desktop.pi.projection._anthropic_strict import resolve_strict_sampling, tool_parameters
 from desktop.pi.projection._js import js_blank, sanitize_surrogates
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import collapse_system_messages, current_tools, leading_system_message
@@ -420,14 +422,13 @@ def _headers(options: RequestOptions) -> dict[str, str]:
 
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     """Build the Converse Stream request pi-ai's ``streamSimple`` would send."""
-    requested = options.max_tokens if options.max_tokens is not None else model["maxTokens"]
-    max_tokens = clamp_max_tokens_to_context(model, messages, requested)
+    max_tokens = base_max_tokens(model, messages, options)
     level = options.reasoning or None
     budgets: Mapping[str, int] | None = options.thinking_budgets
     if level and is_claude(model) and not _adaptive(model):
         allowance = adjust_max_tokens_for_thinking(max_tokens, model["maxTokens"], level, budgets)
         max_tokens = clamp_max_tokens_to_context(model, messages, allowance.max_tokens)
-        budget = min(allowance.thinking_budget, max(0, max_tokens - 1024))
+        budget = clamp_thinking_budget_to_answer_room(allowance.thinking_budget, max_tokens)
         budgets = {**(budgets or {}), clamp_reasoning(level): budget}
 
     folded = collapse_system_messages(messages)

@@ -25,9 +25,9 @@ from desktop.pi.projection._responses_shared import (
     convert_tools,
     mapped_level,
     merge_headers,
-    simple_reasoning_effort,
 )
 from desktop.pi.projection._responses_util import gc_paused, pi_user_agent
+from desktop.pi.projection._thinking import resolve_reasoning
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import (
     declared_tools,
@@ -99,7 +99,7 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
         supports_grammar_tools=supports_grammar,
     )
     transcript = resolve_transcript(messages, bool(compat.get("supportsMidConvoSystemMessages")))
-    reasoning_effort = simple_reasoning_effort(model, options.reasoning)
+    reasoning_effort = resolve_reasoning(model, options.reasoning)
     session_id = clamp_prompt_cache_key(None if options.cache_retention == "none" else options.session_id)
     tools = resolve_transcript_tools(transcript, supports_additional or supports_search)
     input_items = convert_input(

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
-from desktop.pi.projection._chat_options import clamp_max_tokens_to_context, resolve_reasoning
+from desktop.pi.projection._budget import base_max_tokens
 from desktop.pi.projection._chat_sampling import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.projection._js import (
     js_blank,
@@ -23,6 +23,7 @@ from desktop.pi.projection._js import (
     sanitize_surrogates,
     short_hash,
 )
+from desktop.pi.projection._thinking import resolve_reasoning
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import current_tools, resolve_transcript
 from desktop.pi.transform import transform_messages
@@ -244,9 +245,7 @@ def _headers(model: Model, api_key: str, options: RequestOptions) -> dict[str, s
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     if not options.api_key:
         raise ProjectionError(f"No API key for provider: {model['provider']}; pass options.api_key")
-    max_tokens = clamp_max_tokens_to_context(
-        model, messages, options.max_tokens if options.max_tokens is not None else model["maxTokens"]
-    )
+    max_tokens = base_max_tokens(model, messages, options)
     prompt_mode, effort = _reasoning(model, options.reasoning)
     compat = model.get("compat") or {}
     transcript = resolve_transcript(messages, compat.get("supportsMidConvoSystemMessages"))

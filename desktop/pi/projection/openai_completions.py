@@ -14,17 +14,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
-from desktop.pi.projection._chat_compat import CompletionsCompat, completions_compat
-from desktop.pi.projection._chat_messages import apply_cache_control, convert_messages, convert_tools
-from desktop.pi.projection._chat_options import (
-    clamp_max_tokens_to_context,
+from desktop.pi.projection._budget import (
+    base_max_tokens,
     clamp_thinking_budget_to_answer_room,
-    resolve_reasoning,
-    resolve_sampling_params,
     thinking_budget_for_level,
 )
+from desktop.pi.projection._chat_compat import CompletionsCompat, completions_compat
+from desktop.pi.projection._chat_messages import apply_cache_control, convert_messages, convert_tools
 from desktop.pi.projection._chat_sampling import grammar_input_properties
 from desktop.pi.projection._js import js_value
+from desktop.pi.projection._thinking import resolve_reasoning, resolve_sampling_params
 from desktop.pi.transcript import declared_tools, resolve_transcript, resolve_transcript_tools
 from desktop.pi.types import Message, Model
 
@@ -247,9 +246,7 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
 
     compat = completions_compat(model)
     effort = resolve_reasoning(model, options.reasoning)
-    max_tokens = clamp_max_tokens_to_context(
-        model, messages, options.max_tokens if options.max_tokens is not None else model["maxTokens"]
-    )
+    max_tokens = base_max_tokens(model, messages, options)
     base_sampling = resolve_sampling_params(model, options.reasoning or "off", options.get("samplingParams"))
 
     transcript = resolve_transcript(messages, compat.supports_mid_convo_system_messages)

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
+from desktop.pi.projection._budget import base_max_tokens
 from desktop.pi.projection._js import js_value
 from desktop.pi.projection._responses_constrained import grammar_input_properties
 from desktop.pi.projection._responses_shared import (
@@ -22,16 +23,14 @@ from desktop.pi.projection._responses_shared import (
     convert_tools,
     mapped_level,
     merge_headers,
-    simple_reasoning_effort,
 )
 from desktop.pi.projection._responses_util import (
-    clamp_max_tokens_to_context,
     gc_paused,
     join_url,
     pi_user_agent,
     provider_env_value,
-    resolve_sampling_params,
 )
+from desktop.pi.projection._thinking import resolve_reasoning, resolve_sampling_params
 from desktop.pi.transcript import declared_tools, resolve_transcript, resolve_transcript_tools
 from desktop.pi.types import Message, Model
 
@@ -139,10 +138,8 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     api_key = _client_api_key(model["provider"], options.api_key, option_headers)
     compat = _compat(model)
     transcript = resolve_transcript(messages, compat["supportsMidConvoSystemMessages"])
-    reasoning_effort = simple_reasoning_effort(model, options.reasoning)
-    max_tokens = clamp_max_tokens_to_context(
-        model, messages, options.max_tokens if options.max_tokens is not None else model["maxTokens"]
-    )
+    reasoning_effort = resolve_reasoning(model, options.reasoning)
+    max_tokens = base_max_tokens(model, messages, options)
     cache_retention = _resolve_cache_retention(options)
     cache_session_id = None if cache_retention == "none" else options.session_id
     # Sign in with ChatGPT (a non-"sk-" credential sent straight to OpenAI) rejects some fields.
