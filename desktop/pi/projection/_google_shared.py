@@ -21,9 +21,9 @@ from urllib.parse import urlsplit
 
 from desktop.pi.projection import ProjectionError, RequestOptions
 from desktop.pi.projection._budget import base_max_tokens
-from desktop.pi.projection._google_strict import resolve_strict, strict_json_schema
 from desktop.pi.projection._google_thinking import GoogleFamily, thinking_config
 from desktop.pi.projection._js import js_blank, js_value, sanitize_surrogates
+from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import collapse_system_messages, leading_system_message
 from desktop.pi.transform import transform_messages
@@ -232,8 +232,7 @@ def convert_messages(model: Model, conversation: Sequence[Message], vertex: bool
 def function_declarations(tools: Sequence[Mapping[str, Any]], supports_strict: bool) -> list[dict[str, Any]]:
     declarations = []
     for tool in tools:
-        strict = resolve_strict(tool, supports_strict)
-        parameters = strict_json_schema(tool["parameters"]) if strict else tool["parameters"]
+        parameters = json_schema_tool_parameters(tool, resolve_json_schema_strict(tool, supports_strict))
         declarations.append(
             {
                 "name": tool["name"],
@@ -249,7 +248,7 @@ def function_calling_mode(
 ) -> str | None:
     if tool_choice in ("none", "any"):
         return tool_choice.upper()
-    if any(resolve_strict(tool, supports_strict) for tool in tools):
+    if any(resolve_json_schema_strict(tool, supports_strict) for tool in tools):
         return "VALIDATED"
     return "AUTO" if tool_choice else None
 

@@ -20,7 +20,7 @@ import orjson
 
 from desktop.pi.projection import ProjectionError
 from desktop.pi.projection._js import js_length, js_stringify, sanitize_surrogates, short_hash
-from desktop.pi.projection._responses_constrained import (
+from desktop.pi.projection._strict import (
     grammar_tool_input,
     json_schema_tool_parameters,
     resolve_grammar,
@@ -83,7 +83,7 @@ def convert_tools(tools: Sequence[Mapping[str, Any]], options: ToolOptions) -> l
                 "type": "custom",
                 "name": tool["name"],
                 "description": tool["description"],
-                "format": {"type": "grammar", "syntax": grammar.syntax, "definition": grammar.definition},
+                "format": {"type": "grammar", "syntax": grammar.format, "definition": grammar.definition},
             }
             if options.tool_search_result:
                 custom["defer_loading"] = True

@@ -33,7 +33,6 @@ from desktop.pi.projection._anthropic_headers import (
     merge_headers,
     with_provider_session_header,
 )
-from desktop.pi.projection._anthropic_strict import resolve_strict_sampling, tool_parameters
 from desktop.pi.projection._budget import (
     adjust_max_tokens_for_thinking,
     base_max_tokens,
@@ -41,6 +40,7 @@ from desktop.pi.projection._budget import (
     clamp_thinking_budget_to_answer_room,
 )
 from desktop.pi.projection._js import js_blank, sanitize_surrogates
+from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import current_tools, leading_system_message, resolve_transcript
 from desktop.pi.transform import transform_messages
@@ -195,8 +195,8 @@ def convert_tools(
     converted: list[JsonObject] = []
     last = len(tools) - 1
     for index, tool in enumerate(tools):
-        strict = resolve_strict_sampling(tool, compat.strict_tools, _strict_unsupported)
-        parameters = tool_parameters(tool, strict)
+        strict = resolve_json_schema_strict(tool, compat.strict_tools, _strict_unsupported)
+        parameters = json_schema_tool_parameters(tool, strict)
         properties = parameters.get("properties")
         required = parameters.get("required")
         legacy = {

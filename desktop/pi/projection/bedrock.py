@@ -25,7 +25,6 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
-from desktop.pi.projection._anthropic_strict import resolve_strict_sampling, tool_parameters
 from desktop.pi.projection._budget import (
     adjust_max_tokens_for_thinking,
     base_max_tokens,
@@ -34,6 +33,7 @@ from desktop.pi.projection._budget import (
     clamp_thinking_budget_to_answer_room,
 )
 from desktop.pi.projection._js import js_blank, sanitize_surrogates
+from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import collapse_system_messages, current_tools, leading_system_message
 from desktop.pi.transform import transform_messages
@@ -342,8 +342,11 @@ def _tool_config(tools: Sequence[Mapping[str, Any]], choice: Any, supports_stric
         return None
     specs: list[JsonObject] = []
     for tool in tools:
-        strict = resolve_strict_sampling(tool, supports_strict)
-        spec: JsonObject = {"name": tool["name"], "inputSchema": {"json": tool_parameters(tool, strict)}}
+        strict = resolve_json_schema_strict(tool, supports_strict)
+        spec: JsonObject = {
+            "name": tool["name"],
+            "inputSchema": {"json": json_schema_tool_parameters(tool, strict)},
+        }
         if "description" in tool:
             spec["description"] = tool["description"]
         if strict:

@@ -16,7 +16,6 @@ import orjson
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
 from desktop.pi.projection._js import js_value
-from desktop.pi.projection._responses_constrained import grammar_input_properties
 from desktop.pi.projection._responses_shared import (
     InputOptions,
     ToolOptions,
@@ -27,6 +26,7 @@ from desktop.pi.projection._responses_shared import (
     merge_headers,
 )
 from desktop.pi.projection._responses_util import gc_paused, pi_user_agent
+from desktop.pi.projection._strict import grammar_input_properties
 from desktop.pi.projection._thinking import resolve_reasoning
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import (

@@ -14,7 +14,6 @@ from typing import Any
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
 from desktop.pi.projection._budget import base_max_tokens
-from desktop.pi.projection._chat_sampling import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.projection._js import (
     js_blank,
     js_stringify,
@@ -23,6 +22,7 @@ from desktop.pi.projection._js import (
     sanitize_surrogates,
     short_hash,
 )
+from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.projection._thinking import resolve_reasoning
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import current_tools, resolve_transcript

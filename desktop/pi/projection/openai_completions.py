@@ -21,8 +21,8 @@ from desktop.pi.projection._budget import (
 )
 from desktop.pi.projection._chat_compat import CompletionsCompat, completions_compat
 from desktop.pi.projection._chat_messages import apply_cache_control, convert_messages, convert_tools
-from desktop.pi.projection._chat_sampling import grammar_input_properties
 from desktop.pi.projection._js import js_value
+from desktop.pi.projection._strict import grammar_input_properties
 from desktop.pi.projection._thinking import resolve_reasoning, resolve_sampling_params
 from desktop.pi.transcript import declared_tools, resolve_transcript, resolve_transcript_tools
 from desktop.pi.types import Message, Model

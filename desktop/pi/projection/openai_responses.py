@@ -13,7 +13,6 @@ from typing import Any
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
 from desktop.pi.projection._budget import base_max_tokens
 from desktop.pi.projection._js import js_value
-from desktop.pi.projection._responses_constrained import grammar_input_properties
 from desktop.pi.projection._responses_shared import (
     MIN_OUTPUT_TOKENS,
     InputOptions,
@@ -30,6 +29,7 @@ from desktop.pi.projection._responses_util import (
     pi_user_agent,
     provider_env_value,
 )
+from desktop.pi.projection._strict import grammar_input_properties
 from desktop.pi.projection._thinking import resolve_reasoning, resolve_sampling_params
 from desktop.pi.transcript import declared_tools, resolve_transcript, resolve_transcript_tools
 from desktop.pi.types import Message, Model
