@@ -373,28 +373,39 @@ def _assistant_items(
     return items
 
 
-# ---------------------------------------------------------------------------
-# Headers
-# ---------------------------------------------------------------------------
-
-
-def merge_headers(
-    target: dict[str, Any], extra: Mapping[str, str | None] | None, keep_null: bool = False
-) -> None:
-    """Case-insensitive header merge, later wins; ``None`` removes the header (SDK semantics).
-
-    With ``keep_null`` the ``None`` stays as a marker, so a layer of default headers can still
-    remove a header that a lower layer (e.g. the SDK's own ``Authorization``) sets.
-    """
-    for name, value in (extra or {}).items():
-        key = name.lower()
-        if value is None and not keep_null:
-            target.pop(key, None)
-        else:
-            target[key] = value
-
-
 def mapped_level(level_map: Mapping[str, Any], level: str, fallback: str) -> str:
     """``thinkingLevelMap[level] ?? fallback``."""
     value = level_map.get(level)
     return fallback if value is None else str(value)
+
+
+# ---------------------------------------------------------------------------
+# URLs as the OpenAI SDK builds them (``new URL(base + path)``)
+# ---------------------------------------------------------------------------
+
+_PATH_ESCAPES = frozenset(' "<>`{}')
+
+
+def _encode_path(path: str) -> str:
+    out: list[str] = []
+    for ch in path:
+        if ch in _PATH_ESCAPES or ord(ch) < 0x21 or ord(ch) > 0x7E:
+            out.extend(f"%{byte:02X}" for byte in ch.encode("utf-8"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def join_url(base_url: str, path: str) -> str:
+    """The OpenAI SDK's ``buildURL``: one slash between base and path, path characters escaped."""
+    joined = base_url + (path[1:] if base_url.endswith("/") and path.startswith("/") else path)
+    scheme, sep, rest = joined.partition("://")
+    if not sep:
+        return joined
+    slash = rest.find("/")
+    if slash < 0:
+        return f"{scheme.lower()}://{rest.lower()}/"
+    host, tail = rest[:slash], rest[slash:]
+    cut = min((i for i in (tail.find("?"), tail.find("#")) if i >= 0), default=len(tail))
+    tail, query = tail[:cut], tail[cut:]
+    return f"{scheme.lower()}://{host.lower()}{_encode_path(tail)}{query}"

@@ -24,21 +24,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from desktop.pi.projection import ProviderRequest, RequestOptions
-from desktop.pi.projection._anthropic_headers import (
-    last_header_value,
-    merge_headers,
-    with_provider_session_header,
-)
 from desktop.pi.projection._budget import (
     adjust_max_tokens_for_thinking,
     base_max_tokens,
     clamp_max_tokens_to_context,
     clamp_thinking_budget_to_answer_room,
 )
+from desktop.pi.projection._cache import resolve_cache_retention
+from desktop.pi.projection._headers import copilot_headers, last_header_value, merge_headers
 from desktop.pi.projection._js import js_blank, sanitize_surrogates
 from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.text import render_system_update, system_message_text
@@ -146,17 +143,6 @@ class _Compat:
         self.managed_effort: bool = compat.get("supportsMidConvoEffort") is True
         self.force_adaptive: bool = compat.get("forceAdaptiveThinking") is True
         self.fallback_models: list[Mapping[str, Any]] = list(compat.get("allowedFallbackModels") or [])
-
-
-def resolve_cache_retention(options: RequestOptions) -> str:
-    """An explicit choice wins; ``PI_CACHE_RETENTION=long`` upgrades the default.
-
-    ``RequestOptions`` defaults to "short" rather than "unset", so an explicit "short" cannot be
-    told from the default here; both follow the environment, as pi-ai's default does.
-    """
-    if options.cache_retention and options.cache_retention != "short":
-        return options.cache_retention
-    return "long" if options.env.get("PI_CACHE_RETENTION") == "long" else "short"
 
 
 def _cache_control(retention: str, compat: _Compat) -> JsonObject | None:
@@ -482,18 +468,6 @@ def _beta_features(
     return list(dict.fromkeys(features))
 
 
-def _has_images(messages: Sequence[Mapping[str, Any]]) -> bool:
-    for message in messages:
-        content = message["content"]
-        if (
-            message["role"] in ("user", "toolResult")
-            and isinstance(content, list)
-            and any(block.get("type") == "image" for block in content)
-        ):
-            return True
-    return False
-
-
 def _headers(
     model: Model,
     options: RequestOptions,
@@ -512,13 +486,7 @@ def _headers(
         auth = {"authorization": f"Bearer {api_key}"} if copilot or oauth else {"x-api-key": api_key}
     defaults: list[Mapping[str, str | None] | None] = [{"accept": "application/json"}]
     if copilot:
-        dynamic: dict[str, str | None] = {
-            "X-Initiator": "agent" if resolved and resolved[-1]["role"] != "user" else "user",
-            "Openai-Intent": "conversation-edits",
-        }
-        if _has_images(resolved):
-            dynamic["Copilot-Vision-Request"] = "true"
-        defaults += [model.get("headers"), dynamic, options.headers]
+        defaults += [model.get("headers"), copilot_headers(resolved), options.headers]
     elif oauth:
         defaults += [
             {"user-agent": f"claude-cli/{CLAUDE_CODE_VERSION}", "x-app": "cli"},
@@ -546,9 +514,6 @@ def _url(base_url: str) -> str:
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     """Build the Messages API request pi-ai's ``streamSimple`` would send for this transcript."""
     compat = _Compat(model)
-    provider_headers = with_provider_session_header(model["provider"], options.session_id, options.headers)
-    if provider_headers is not options.headers:
-        options = replace(options, headers=provider_headers)
     thinking = _resolve_thinking(model, messages, options, compat)
     resolved = resolve_transcript(messages, compat.mid_convo_system)
     oauth = _is_oauth_token(options.api_key) and model["provider"] != "github-copilot"

@@ -15,6 +15,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
 from desktop.pi.projection._budget import base_max_tokens
+from desktop.pi.projection._headers import merge_headers, pi_user_agent
 from desktop.pi.projection._js import js_value
 from desktop.pi.projection._responses_shared import (
     MIN_OUTPUT_TOKENS,
@@ -23,14 +24,8 @@ from desktop.pi.projection._responses_shared import (
     clamp_prompt_cache_key,
     convert_input,
     convert_tools,
-    mapped_level,
-    merge_headers,
-)
-from desktop.pi.projection._responses_util import (
-    gc_paused,
     join_url,
-    pi_user_agent,
-    provider_env_value,
+    mapped_level,
 )
 from desktop.pi.projection._strict import grammar_input_properties
 from desktop.pi.projection._thinking import resolve_reasoning, resolve_sampling_params
@@ -43,14 +38,10 @@ _AZURE_HOST_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".a
 _BARE_PATHS = frozenset({"", "/", "/openai", "/openai/v1/responses"})
 
 
-def _env(name: str, options: RequestOptions) -> str | None:
-    return provider_env_value(name, options.get("env"), options.env)
-
-
 def deployment_name(model: Model, options: RequestOptions) -> str:
     """``AZURE_OPENAI_DEPLOYMENT_NAME_MAP`` (``model=deployment,...``) or the model id."""
     mapping: dict[str, str] = {}
-    for entry in (_env("AZURE_OPENAI_DEPLOYMENT_NAME_MAP", options) or "").split(","):
+    for entry in (options.env_value("AZURE_OPENAI_DEPLOYMENT_NAME_MAP") or "").split(","):
         entry = entry.strip()
         if not entry:
             continue
@@ -77,8 +68,8 @@ def _normalize_base_url(base_url: str) -> str:
 
 
 def resolve_base_url(model: Model, options: RequestOptions) -> str:
-    base_url = (_env("AZURE_OPENAI_BASE_URL", options) or "").strip() or None
-    resource = _env("AZURE_OPENAI_RESOURCE_NAME", options)
+    base_url = (options.env_value("AZURE_OPENAI_BASE_URL") or "").strip() or None
+    resource = options.env_value("AZURE_OPENAI_RESOURCE_NAME")
     if not base_url and resource:
         base_url = f"https://{resource}.openai.azure.com/openai/v1"
     if not base_url and model.get("baseUrl"):
@@ -91,10 +82,11 @@ def resolve_base_url(model: Model, options: RequestOptions) -> str:
     return _normalize_base_url(base_url)
 
 
-@gc_paused
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     if not options.api_key:
-        raise ProjectionError(f"No API key for provider: {model['provider']}; pass options.apiKey")
+        raise ProjectionError(
+            f"No API key for provider: {model['provider']}; pass RequestOptions.api_key (pi-ai options.apiKey)"
+        )
     compat: Mapping[str, Any] = model.get("compat") or {}
     supports_mid = bool(compat.get("supportsMidConvoSystemMessages"))
     supports_additional = bool(compat.get("supportsAdditionalTools"))
@@ -107,7 +99,7 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
         supports_grammar_tools=supports_grammar,
     )
     base_url = resolve_base_url(model, options)
-    api_version = _env("AZURE_OPENAI_API_VERSION", options) or DEFAULT_API_VERSION
+    api_version = options.env_value("AZURE_OPENAI_API_VERSION") or DEFAULT_API_VERSION
     transcript = resolve_transcript(messages, supports_mid)
     reasoning_effort = resolve_reasoning(model, options.reasoning)
     max_tokens = base_max_tokens(model, messages, options)
@@ -152,12 +144,12 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     if sampling:
         body.update(js_value(sampling))
 
-    headers: dict[str, str] = {"accept": "application/json", "api-key": options.api_key}
-    defaults: dict[str, str | None] = {"user-agent": pi_user_agent()}
-    merge_headers(defaults, model.get("headers"), keep_null=True)
-    merge_headers(defaults, options.headers, keep_null=True)
-    merge_headers(headers, defaults)
-    headers["content-type"] = "application/json"
+    headers = merge_headers(
+        {"accept": "application/json", "api-key": options.api_key, "user-agent": pi_user_agent()},
+        model.get("headers"),
+        options.headers,
+        {"content-type": "application/json"},
+    )
     # The SDK adds api-version as a query parameter, escaped like encodeURIComponent.
     version = quote(api_version, safe="!'()*")
     url = f"{join_url(base_url, '/responses')}?api-version={version}"

@@ -32,6 +32,8 @@ from desktop.pi.projection._budget import (
     clamp_reasoning,
     clamp_thinking_budget_to_answer_room,
 )
+from desktop.pi.projection._cache import resolve_cache_retention
+from desktop.pi.projection._headers import merge_headers
 from desktop.pi.projection._js import js_blank, sanitize_surrogates
 from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.text import system_message_text
@@ -101,11 +103,11 @@ def _native_xhigh(model: Model) -> bool:
 _block_binding = _native_xhigh  # same model set: Opus/Sonnet 4.6 reject thinking.block_binding
 
 
-def _prompt_caching(model: Model, env: Mapping[str, str]) -> bool:
+def _prompt_caching(model: Model, options: RequestOptions) -> bool:
     candidates = _candidates(model)
     if not any("claude" in c for c in candidates):
         # Application inference profile ARNs do not name the model; the user may force it.
-        return env.get("AWS_BEDROCK_FORCE_CACHE") == "1"
+        return options.env_value("AWS_BEDROCK_FORCE_CACHE") == "1"
     return any(
         needle in c
         for c in candidates
@@ -125,18 +127,8 @@ def _effort(model: Model, level: str) -> str:
 # --- options (pi-ai streamSimple) -------------------------------------------------------
 
 
-def _env(options: RequestOptions, name: str) -> str | None:
-    return options.env.get(name) or None
-
-
 def _region(options: RequestOptions) -> str | None:
-    return _env(options, "AWS_REGION") or _env(options, "AWS_DEFAULT_REGION")
-
-
-def _retention(options: RequestOptions) -> str:
-    if options.cache_retention and options.cache_retention != "short":
-        return options.cache_retention
-    return "long" if options.env.get("PI_CACHE_RETENTION") == "long" else "short"
+    return options.env_value("AWS_REGION") or options.env_value("AWS_DEFAULT_REGION")
 
 
 def _cache_point(retention: str) -> JsonObject:
@@ -307,7 +299,7 @@ def _assistant_content(content: Sequence[Mapping[str, Any]], signatures: bool) -
 
 
 def convert_messages(
-    messages: Sequence[Message], model: Model, retention: str, env: Mapping[str, str]
+    messages: Sequence[Message], model: Model, retention: str, options: RequestOptions
 ) -> list[JsonObject]:
     transformed = transform_messages(messages, model, normalize_tool_call_id)
     signatures = is_claude(model)
@@ -332,7 +324,7 @@ def convert_messages(
             out.append({"role": "user", "content": results})
             continue
         i += 1
-    if out and retention != "none" and _prompt_caching(model, env) and out[-1]["role"] == "user":
+    if out and retention != "none" and _prompt_caching(model, options) and out[-1]["role"] == "user":
         out[-1]["content"].append(_cache_point(retention))
     return out
 
@@ -377,7 +369,8 @@ def _standard_endpoint_region(base_url: str) -> str | None:
 def endpoint_url(model: Model, options: RequestOptions) -> str:
     """The Converse Stream URL the AWS SDK would resolve for this model and environment."""
     configured = _region(options)
-    ambient_profile = bool(_env(options, "AWS_PROFILE"))
+    # pi-ai asks the process environment only (getProviderEnvValue without the scoped env).
+    ambient_profile = bool(options.env.get("AWS_PROFILE"))
     endpoint_region = _standard_endpoint_region(model["baseUrl"])
     explicit = endpoint_region is None or (not configured and not ambient_profile)
     arn = _ARN_REGION.match(model["id"])
@@ -403,18 +396,12 @@ def endpoint_url(model: Model, options: RequestOptions) -> str:
 
 def _headers(options: RequestOptions) -> dict[str, str]:
     headers = {"content-type": "application/json"}
-    custom: dict[str, str] = {}
-    for name, value in options.headers.items():
-        key = name.lower()
-        custom.pop(key, None)
-        if value is not None:
-            custom[key] = value
-    for key, value in custom.items():
+    for key, value in merge_headers(options.headers).items():
         # SigV4 and auth headers belong to the signer, never to the caller.
         if not key.startswith("x-amz-") and key not in _RESERVED_HEADERS:
             headers[key] = value
-    skip_auth = options.env.get("AWS_BEDROCK_SKIP_AUTH") == "1"
-    token = options.api_key or _env(options, "AWS_BEARER_TOKEN_BEDROCK")
+    skip_auth = options.env_value("AWS_BEDROCK_SKIP_AUTH") == "1"
+    token = options.api_key or options.env_value("AWS_BEARER_TOKEN_BEDROCK")
     if token and not skip_auth:
         headers["authorization"] = f"Bearer {token}"
     return headers
@@ -436,14 +423,15 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
 
     folded = collapse_system_messages(messages)
     head = leading_system_message(folded)
-    retention = _retention(options)
-    env = options.env
+    retention = resolve_cache_retention(options)
 
-    body: JsonObject = {"messages": convert_messages(folded[1:] if head else folded, model, retention, env)}
+    body: JsonObject = {
+        "messages": convert_messages(folded[1:] if head else folded, model, retention, options)
+    }
     prompt = system_message_text(head) if head else ""
     if prompt:
         system: list[JsonObject] = [{"text": sanitize_surrogates(prompt)}]
-        if retention != "none" and _prompt_caching(model, env):
+        if retention != "none" and _prompt_caching(model, options):
             system.append(_cache_point(retention))
         body["system"] = system
     inference: JsonObject = {"maxTokens": max_tokens}

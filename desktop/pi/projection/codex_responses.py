@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
+from desktop.pi.projection._headers import merge_headers, pi_user_agent
 from desktop.pi.projection._js import js_value
 from desktop.pi.projection._responses_shared import (
     InputOptions,
@@ -23,9 +24,7 @@ from desktop.pi.projection._responses_shared import (
     convert_input,
     convert_tools,
     mapped_level,
-    merge_headers,
 )
-from desktop.pi.projection._responses_util import gc_paused, pi_user_agent
 from desktop.pi.projection._strict import grammar_input_properties
 from desktop.pi.projection._thinking import resolve_reasoning
 from desktop.pi.text import system_message_text
@@ -82,11 +81,12 @@ def codex_url(base_url: str | None) -> str:
     return f"{normalized}/codex/responses"
 
 
-@gc_paused
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     token = options.api_key
     if not token:
-        raise ProjectionError(f"No API key for provider: {model['provider']}; pass options.apiKey")
+        raise ProjectionError(
+            f"No API key for provider: {model['provider']}; pass RequestOptions.api_key (pi-ai options.apiKey)"
+        )
     account = account_id(token)
     compat: Mapping[str, Any] = model.get("compat") or {}
     strict_mode = compat.get("supportsStrictMode")
@@ -144,9 +144,7 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     elif model.get("reasoning") and not ("off" in level_map and level_map["off"] is None):
         body["reasoning"] = {"effort": mapped_level(level_map, "off", "none")}
 
-    headers: dict[str, str] = {}
-    merge_headers(headers, model.get("headers"))
-    merge_headers(headers, options.headers)
+    headers = merge_headers(model.get("headers"), options.headers)
     headers["authorization"] = f"Bearer {token}"
     headers["chatgpt-account-id"] = account
     headers["originator"] = "pi"
