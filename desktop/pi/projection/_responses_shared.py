@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import orjson
@@ -21,13 +21,19 @@ import orjson
 from desktop.pi.projection import ProjectionError
 from desktop.pi.projection._js import js_length, js_stringify, sanitize_surrogates, short_hash
 from desktop.pi.projection._strict import (
+    grammar_input_properties,
     grammar_tool_input,
     json_schema_tool_parameters,
     resolve_grammar,
     resolve_json_schema_strict,
 )
 from desktop.pi.text import render_system_update, system_message_text
-from desktop.pi.transcript import TranscriptTools
+from desktop.pi.transcript import (
+    TranscriptTools,
+    declared_tools,
+    resolve_transcript,
+    resolve_transcript_tools,
+)
 from desktop.pi.transform import transform_messages
 from desktop.pi.types import AssistantMessage, Message, Model, SystemMessage
 
@@ -52,14 +58,75 @@ class ToolOptions:
 
 
 @dataclass(frozen=True)
-class InputOptions:
+class ResponsesRoute:
+    """The compat switches that decide how one Responses API writes the ``input`` list."""
+
     allowed_tool_call_providers: frozenset[str]
     tool_options: ToolOptions
-    transcript_tools: TranscriptTools
-    grammar_properties: Mapping[str, str] = field(default_factory=dict)
-    include_system_prompt: bool = True
+    supports_mid_convo_system: bool = False
     supports_additional_tools: bool = False
     supports_tool_search: bool = False
+    #: Codex sends the leading system prompt as ``instructions`` instead.
+    include_system_prompt: bool = True
+
+    @classmethod
+    def from_compat(
+        cls,
+        compat: Mapping[str, Any],
+        allowed_tool_call_providers: frozenset[str],
+        *,
+        default_strict: bool | None,
+        strict_by_default: bool,
+        include_system_prompt: bool = True,
+    ) -> ResponsesRoute:
+        """The route from ``model.compat``, unset flags off (strict mode: ``strict_by_default``)."""
+        strict = compat.get("supportsStrictMode")
+        tool_options = ToolOptions(
+            default_strict=default_strict,
+            supports_strict_mode=strict_by_default if strict is None else bool(strict),
+            supports_grammar_tools=bool(compat.get("supportsOpenAIGrammarTools")),
+        )
+        return cls(
+            allowed_tool_call_providers=allowed_tool_call_providers,
+            tool_options=tool_options,
+            supports_mid_convo_system=bool(compat.get("supportsMidConvoSystemMessages")),
+            supports_additional_tools=bool(compat.get("supportsAdditionalTools")),
+            supports_tool_search=bool(compat.get("supportsToolSearch")),
+            include_system_prompt=include_system_prompt,
+        )
+
+
+@dataclass(frozen=True)
+class ResponsesInput:
+    transcript: list[Message]
+    tools: TranscriptTools
+    items: list[Any]
+
+
+def build_input(model: Model, messages: Sequence[Message], route: ResponsesRoute) -> ResponsesInput:
+    """Resolve the transcript for the route, split its tools, and convert it to input items."""
+    transcript = resolve_transcript(messages, route.supports_mid_convo_system)
+    tools = resolve_transcript_tools(
+        transcript, route.supports_additional_tools or route.supports_tool_search
+    )
+    grammar = grammar_input_properties(declared_tools(transcript), route.tool_options.supports_grammar_tools)
+    return ResponsesInput(transcript, tools, convert_input(model, transcript, route, tools, grammar))
+
+
+def reasoning_param(model: Model, effort: str | None, send_off: bool = True) -> dict[str, Any] | None:
+    """The ``reasoning`` field: the mapped effort with a summary, or an explicit "off" level.
+
+    No field for models without reasoning, nor when the level map disables "off" (a null) or
+    the route cannot take one (``send_off``).
+    """
+    if not model.get("reasoning"):
+        return None
+    level_map = model.get("thinkingLevelMap") or {}
+    if effort:
+        return {"effort": mapped_level(level_map, effort, effort), "summary": "auto"}
+    if send_off and level_map.get("off", "") is not None:
+        return {"effort": mapped_level(level_map, "off", "none")}
+    return None
 
 
 def clamp_prompt_cache_key(key: str | None) -> str | None:
@@ -205,7 +272,13 @@ def _reasoning_item(signature: str) -> Any:
         ) from error
 
 
-def convert_input(model: Model, messages: Sequence[Message], options: InputOptions) -> list[Any]:
+def convert_input(
+    model: Model,
+    messages: Sequence[Message],
+    route: ResponsesRoute,
+    transcript_tools: TranscriptTools,
+    grammar: Mapping[str, str],
+) -> list[Any]:
     """The ``input`` item list for an already resolved (folded or in-place) transcript."""
     provider = model["provider"]
     api = model["api"]
@@ -216,24 +289,23 @@ def convert_input(model: Model, messages: Sequence[Message], options: InputOptio
         if model.get("reasoning") and compat.get("supportsDeveloperRole") is not False
         else "system"
     )
-    grammar = options.grammar_properties
-    anchors = options.transcript_tools.anchors_additions
+    anchors = transcript_tools.anchors_additions
     out: list[Any] = []
 
     def append_tool_additions(message: Mapping[str, Any], seed: str) -> None:
         tools = (message.get("toolsAdded") or []) if anchors else []
         if not tools:
             return
-        if options.supports_additional_tools:
+        if route.supports_additional_tools:
             out.append(
                 {
                     "type": "additional_tools",
                     "role": "developer",
-                    "tools": convert_tools(tools, options.tool_options),
+                    "tools": convert_tools(tools, route.tool_options),
                 }
             )
             return
-        if not options.supports_tool_search:
+        if not route.supports_tool_search:
             return
         names = [tool["name"] for tool in tools]
         call_id = f"pi_tool_load_{short_hash(seed + ':' + ','.join(names))}"
@@ -246,12 +318,7 @@ def convert_input(model: Model, messages: Sequence[Message], options: InputOptio
                 "arguments": {"query": " ".join(names), "limit": len(names)},
             }
         )
-        search_options = ToolOptions(
-            default_strict=options.tool_options.default_strict,
-            supports_strict_mode=options.tool_options.supports_strict_mode,
-            supports_grammar_tools=options.tool_options.supports_grammar_tools,
-            tool_search_result=True,
-        )
+        search_options = replace(route.tool_options, tool_search_result=True)
         out.append(
             {
                 "type": "tool_search_output",
@@ -263,7 +330,7 @@ def convert_input(model: Model, messages: Sequence[Message], options: InputOptio
         )
 
     transformed = transform_messages(
-        messages, model, _tool_call_id_normalizer(model, options.allowed_tool_call_providers)
+        messages, model, _tool_call_id_normalizer(model, route.allowed_tool_call_providers)
     )
     append = out.append
     image_input = "image" in model["input"]
@@ -293,7 +360,7 @@ def convert_input(model: Model, messages: Sequence[Message], options: InputOptio
         elif role == "system":
             system = cast(SystemMessage, message)
             if source_index == 0:
-                if options.include_system_prompt:
+                if route.include_system_prompt:
                     text = system_message_text(system)
                     if text:
                         append({"role": instruction_role, "content": sanitize_surrogates(text)})

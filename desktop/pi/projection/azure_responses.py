@@ -19,17 +19,14 @@ from desktop.pi.projection._headers import merge_headers, pi_user_agent
 from desktop.pi.projection._js import js_value
 from desktop.pi.projection._responses_shared import (
     MIN_OUTPUT_TOKENS,
-    InputOptions,
-    ToolOptions,
+    ResponsesRoute,
+    build_input,
     clamp_prompt_cache_key,
-    convert_input,
     convert_tools,
     join_url,
-    mapped_level,
+    reasoning_param,
 )
-from desktop.pi.projection._strict import grammar_input_properties
 from desktop.pi.projection._thinking import resolve_reasoning, resolve_sampling_params
-from desktop.pi.transcript import declared_tools, resolve_transcript, resolve_transcript_tools
 from desktop.pi.types import Message, Model
 
 TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode", "azure"})
@@ -88,36 +85,24 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
             f"No API key for provider: {model['provider']}; pass RequestOptions.api_key (pi-ai options.apiKey)"
         )
     compat: Mapping[str, Any] = model.get("compat") or {}
-    supports_mid = bool(compat.get("supportsMidConvoSystemMessages"))
-    supports_additional = bool(compat.get("supportsAdditionalTools"))
-    supports_search = bool(compat.get("supportsToolSearch"))
-    supports_grammar = bool(compat.get("supportsOpenAIGrammarTools"))
-    strict_mode = compat.get("supportsStrictMode")
-    tool_options = ToolOptions(
+    route = ResponsesRoute.from_compat(
+        compat,
+        TOOL_CALL_PROVIDERS,
         default_strict=False,
-        supports_strict_mode=True if strict_mode is None else bool(strict_mode),
-        supports_grammar_tools=supports_grammar,
+        strict_by_default=True,
     )
     base_url = resolve_base_url(model, options)
     api_version = options.env_value("AZURE_OPENAI_API_VERSION") or DEFAULT_API_VERSION
-    transcript = resolve_transcript(messages, supports_mid)
     reasoning_effort = resolve_reasoning(model, options.reasoning)
     max_tokens = base_max_tokens(model, messages, options)
-    tools = resolve_transcript_tools(transcript, supports_additional or supports_search)
-    input_items = convert_input(
-        model,
-        transcript,
-        InputOptions(
-            allowed_tool_call_providers=TOOL_CALL_PROVIDERS,
-            tool_options=tool_options,
-            transcript_tools=tools,
-            grammar_properties=grammar_input_properties(declared_tools(transcript), supports_grammar),
-            supports_additional_tools=supports_additional,
-            supports_tool_search=supports_search,
-        ),
-    )
+    converted = build_input(model, messages, route)
+    tools = converted.tools
 
-    body: dict[str, Any] = {"model": deployment_name(model, options), "input": input_items, "stream": True}
+    body: dict[str, Any] = {
+        "model": deployment_name(model, options),
+        "input": converted.items,
+        "stream": True,
+    }
     cache_key = clamp_prompt_cache_key(options.session_id)
     if cache_key is not None:
         body["prompt_cache_key"] = cache_key
@@ -127,19 +112,14 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     if options.temperature is not None:
         body["temperature"] = js_value(options.temperature)
     if tools.request_tools:
-        body["tools"] = convert_tools(tools.request_tools, tool_options)
+        body["tools"] = convert_tools(tools.request_tools, route.tool_options)
     if options.tool_choice is not None:
         body["tool_choice"] = options.tool_choice
-    if model.get("reasoning"):
-        level_map = model.get("thinkingLevelMap") or {}
+    reasoning = reasoning_param(model, reasoning_effort)
+    if reasoning is not None:
+        body["reasoning"] = reasoning
         if reasoning_effort:
-            body["reasoning"] = {
-                "effort": mapped_level(level_map, reasoning_effort, reasoning_effort),
-                "summary": "auto",
-            }
             body["include"] = ["reasoning.encrypted_content"]
-        elif not ("off" in level_map and level_map["off"] is None):
-            body["reasoning"] = {"effort": mapped_level(level_map, "off", "none")}
     sampling = resolve_sampling_params(model, reasoning_effort or "off", options.get("samplingParams"))
     if sampling:
         body.update(js_value(sampling))

@@ -17,17 +17,14 @@ from desktop.pi.projection._headers import client_api_key, copilot_headers, merg
 from desktop.pi.projection._js import js_value
 from desktop.pi.projection._responses_shared import (
     MIN_OUTPUT_TOKENS,
-    InputOptions,
-    ToolOptions,
+    ResponsesRoute,
+    build_input,
     clamp_prompt_cache_key,
-    convert_input,
     convert_tools,
     join_url,
-    mapped_level,
+    reasoning_param,
 )
-from desktop.pi.projection._strict import grammar_input_properties
 from desktop.pi.projection._thinking import resolve_reasoning, resolve_sampling_params
-from desktop.pi.transcript import declared_tools, resolve_transcript, resolve_transcript_tools
 from desktop.pi.types import Message, Model
 
 TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode"})
@@ -45,15 +42,10 @@ def _compat(model: Model) -> dict[str, Any]:
     openrouter = model["provider"] == "openrouter" or "openrouter.ai" in model["baseUrl"]
     return {
         "supportsDeveloperRole": _flag(compat, "supportsDeveloperRole", True),
-        "supportsMidConvoSystemMessages": _flag(compat, "supportsMidConvoSystemMessages", False),
         "sessionAffinityFormat": _flag(
             compat, "sessionAffinityFormat", "openrouter" if openrouter else "openai"
         ),
         "supportsLongCacheRetention": _flag(compat, "supportsLongCacheRetention", True),
-        "supportsStrictMode": _flag(compat, "supportsStrictMode", False),
-        "supportsOpenAIGrammarTools": _flag(compat, "supportsOpenAIGrammarTools", False),
-        "supportsAdditionalTools": _flag(compat, "supportsAdditionalTools", False),
-        "supportsToolSearch": _flag(compat, "supportsToolSearch", False),
         "supportsExplicitPromptCacheMode": _flag(compat, "supportsExplicitPromptCacheMode", False),
         "supportsMaxOutputTokens": _flag(compat, "supportsMaxOutputTokens", True),
     }
@@ -76,7 +68,6 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     option_headers = options.headers
     api_key = client_api_key(model["provider"], options.api_key, option_headers)
     compat = _compat(model)
-    transcript = resolve_transcript(messages, compat["supportsMidConvoSystemMessages"])
     reasoning_effort = resolve_reasoning(model, options.reasoning)
     max_tokens = base_max_tokens(model, messages, options)
     cache_retention = resolve_cache_retention(options)
@@ -88,29 +79,13 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
         and options.api_key is not None
         and not options.api_key.startswith("sk-")
     )
-    tool_options = ToolOptions(
-        default_strict=False,
-        supports_strict_mode=compat["supportsStrictMode"],
-        supports_grammar_tools=compat["supportsOpenAIGrammarTools"],
+    route = ResponsesRoute.from_compat(
+        model.get("compat") or {}, TOOL_CALL_PROVIDERS, default_strict=False, strict_by_default=False
     )
-    tools = resolve_transcript_tools(
-        transcript, compat["supportsAdditionalTools"] or compat["supportsToolSearch"]
-    )
-    grammar = grammar_input_properties(declared_tools(transcript), compat["supportsOpenAIGrammarTools"])
-    input_items = convert_input(
-        model,
-        transcript,
-        InputOptions(
-            allowed_tool_call_providers=TOOL_CALL_PROVIDERS,
-            tool_options=tool_options,
-            transcript_tools=tools,
-            grammar_properties=grammar,
-            supports_additional_tools=compat["supportsAdditionalTools"],
-            supports_tool_search=compat["supportsToolSearch"],
-        ),
-    )
+    converted = build_input(model, messages, route)
+    transcript, tools = converted.transcript, converted.tools
 
-    body: dict[str, Any] = {"model": model["id"], "input": input_items, "stream": True}
+    body: dict[str, Any] = {"model": model["id"], "input": converted.items, "stream": True}
     if cache_retention != "none" and options.session_id is not None:
         body["prompt_cache_key"] = clamp_prompt_cache_key(options.session_id)
     if not omit_unsupported:
@@ -128,21 +103,14 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     if options.temperature is not None and not omit_unsupported:
         body["temperature"] = js_value(options.temperature)
     if tools.request_tools:
-        body["tools"] = convert_tools(tools.request_tools, tool_options)
+        body["tools"] = convert_tools(tools.request_tools, route.tool_options)
     if options.tool_choice is not None:
         body["tool_choice"] = options.tool_choice
-    if model.get("reasoning"):
-        level_map = model.get("thinkingLevelMap") or {}
-        if reasoning_effort:
-            body["reasoning"] = {
-                "effort": mapped_level(level_map, reasoning_effort, reasoning_effort),
-                "summary": "auto",
-            }
-            body["include"] = ["reasoning.encrypted_content"]
-        elif model["provider"] != "github-copilot" and not ("off" in level_map and level_map["off"] is None):
-            body["reasoning"] = {"effort": mapped_level(level_map, "off", "none")}
-        if model["provider"] == "xai":
-            body["include"] = ["reasoning.encrypted_content"]
+    reasoning = reasoning_param(model, reasoning_effort, send_off=model["provider"] != "github-copilot")
+    if reasoning is not None:
+        body["reasoning"] = reasoning
+    if model.get("reasoning") and (reasoning_effort or model["provider"] == "xai"):
+        body["include"] = ["reasoning.encrypted_content"]
     sampling = resolve_sampling_params(model, reasoning_effort or "off", options.get("samplingParams"))
     if sampling:
         body.update(js_value(sampling))
