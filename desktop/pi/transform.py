@@ -56,6 +56,16 @@ def _same_model(message: Mapping[str, Any], model: Model) -> bool:
     )
 
 
+def _dropped_for_same_model(block: Mapping[str, Any]) -> bool:
+    """An unsigned, blank thinking block: the one thing dropped even on the producing model."""
+    return (
+        block.get("type") == "thinking"
+        and not block.get("redacted")
+        and not block.get("thinkingSignature")
+        and not (block.get("thinking") or "").strip()
+    )
+
+
 def _transform_assistant(
     message: dict[str, Any],
     model: Model,
@@ -63,6 +73,9 @@ def _transform_assistant(
     id_map: dict[str, str],
 ) -> dict[str, Any]:
     same = _same_model(message, model)
+    if same and not any(_dropped_for_same_model(block) for block in message["content"]):
+        # Replaying to the model that produced it: every block goes back as it is.
+        return message
     content: list[dict[str, Any]] = []
     for block in message["content"]:
         kind = block.get("type")
@@ -126,6 +139,8 @@ def transform_messages(
 
     def close_pending() -> None:
         nonlocal pending, answered
+        if not pending and not held:
+            return
         for call in pending:
             if call["id"] not in answered:
                 result.append(
