@@ -51,10 +51,9 @@ def _same_model(message: Mapping[str, Any], model: Model) -> bool:
 
 
 def _dropped_for_same_model(block: Mapping[str, Any]) -> bool:
-    """An unsigned, blank thinking block: the one thing dropped even on the producing model."""
+    """Of a thinking block: unsigned and blank, the one thing dropped even on the producing model."""
     return (
-        block.get("type") == "thinking"
-        and not block.get("redacted")
+        not block.get("redacted")
         and not block.get("thinkingSignature")
         and not (block.get("thinking") or "").strip()
     )
@@ -67,9 +66,13 @@ def _transform_assistant(
     id_map: dict[str, str],
 ) -> dict[str, Any]:
     same = _same_model(message, model)
-    if same and not any(_dropped_for_same_model(block) for block in message["content"]):
-        # Replaying to the model that produced it: every block goes back as it is.
-        return message
+    if same:
+        for block in message["content"]:
+            if block.get("type") == "thinking" and _dropped_for_same_model(block):
+                break
+        else:
+            # Replaying to the model that produced it: every block goes back as it is.
+            return message
     content: list[dict[str, Any]] = []
     for block in message["content"]:
         kind = block.get("type")
