@@ -20,8 +20,8 @@ TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
 ToolCallIdNormalizer = Callable[[str, Model, AssistantMessage], str]
 
 
-def _replace_images(content: Sequence[Mapping[str, Any]], placeholder: str) -> list[dict[str, Any]]:
-    result: list[dict[str, Any]] = []
+def _replace_images(content: Sequence[Mapping[str, Any]], placeholder: str) -> list[Any]:
+    result: list[Any] = []
     previous_was_placeholder = False
     for block in content:
         if block.get("type") == "image":
@@ -29,23 +29,17 @@ def _replace_images(content: Sequence[Mapping[str, Any]], placeholder: str) -> l
                 result.append({"type": "text", "text": placeholder})
             previous_was_placeholder = True
             continue
-        result.append(dict(block))
+        result.append(block)
         previous_was_placeholder = block.get("text") == placeholder
     return result
 
 
-def _downgrade_images(messages: list[dict[str, Any]], model: Model) -> list[dict[str, Any]]:
-    if "image" in model["input"]:
-        return messages
-    out = []
-    for message in messages:
-        role = message["role"]
-        if role == "user" and isinstance(message["content"], list):
-            message = {**message, "content": _replace_images(message["content"], USER_IMAGE_PLACEHOLDER)}
-        elif role == "toolResult":
-            message = {**message, "content": _replace_images(message["content"], TOOL_IMAGE_PLACEHOLDER)}
-        out.append(message)
-    return out
+def _without_images(message: dict[str, Any], placeholder: str) -> dict[str, Any]:
+    """The message with image blocks replaced by a placeholder (itself when it has none)."""
+    content = message["content"]
+    if isinstance(content, list) and any(block.get("type") == "image" for block in content):
+        return {**message, "content": _replace_images(content, placeholder)}
+    return message
 
 
 def _same_model(message: Mapping[str, Any], model: Model) -> bool:
@@ -56,6 +50,15 @@ def _same_model(message: Mapping[str, Any], model: Model) -> bool:
     )
 
 
+def _dropped_for_same_model(block: Mapping[str, Any]) -> bool:
+    """Of a thinking block: unsigned and blank, the one thing dropped even on the producing model."""
+    return (
+        not block.get("redacted")
+        and not block.get("thinkingSignature")
+        and not (block.get("thinking") or "").strip()
+    )
+
+
 def _transform_assistant(
     message: dict[str, Any],
     model: Model,
@@ -63,6 +66,13 @@ def _transform_assistant(
     id_map: dict[str, str],
 ) -> dict[str, Any]:
     same = _same_model(message, model)
+    if same:
+        for block in message["content"]:
+            if block.get("type") == "thinking" and _dropped_for_same_model(block):
+                break
+        else:
+            # Replaying to the model that produced it: every block goes back as it is.
+            return message
     content: list[dict[str, Any]] = []
     for block in message["content"]:
         kind = block.get("type")
@@ -101,20 +111,24 @@ def transform_messages(
     normalize_tool_call_id: ToolCallIdNormalizer | None = None,
 ) -> list[Message]:
     id_map: dict[str, str] = {}
-    normalized = [
-        cast(dict[str, Any], m) if m.get("content") is not None else {**m, "content": []} for m in messages
-    ]
-    normalized = _downgrade_images(normalized, model)
-
+    text_only = "image" not in model["input"]
+    # One pass, and a message is copied only where something in it changes.
     transformed: list[dict[str, Any]] = []
-    for message in normalized:
+    for original in messages:
+        message = cast(dict[str, Any], original)
+        if message.get("content") is None:
+            message = {**message, "content": []}
         role = message["role"]
-        if role == "toolResult":
+        if role == "assistant":
+            message = _transform_assistant(message, model, normalize_tool_call_id, id_map)
+        elif role == "toolResult":
+            if text_only:
+                message = _without_images(message, TOOL_IMAGE_PLACEHOLDER)
             new_id = id_map.get(message["toolCallId"])
             if new_id and new_id != message["toolCallId"]:
                 message = {**message, "toolCallId": new_id}
-        elif role == "assistant":
-            message = _transform_assistant(message, model, normalize_tool_call_id, id_map)
+        elif role == "user" and text_only:
+            message = _without_images(message, USER_IMAGE_PLACEHOLDER)
         transformed.append(message)
 
     # Second pass: close orphaned tool calls; system messages between a call and its
@@ -126,6 +140,8 @@ def transform_messages(
 
     def close_pending() -> None:
         nonlocal pending, answered
+        if not pending and not held:
+            return
         for call in pending:
             if call["id"] not in answered:
                 result.append(

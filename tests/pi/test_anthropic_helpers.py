@@ -1,7 +1,7 @@
-"""JavaScript-semantics helpers and endpoint rules behind the Anthropic and Bedrock projections.
+"""Id and endpoint rules behind the Anthropic and Bedrock projections.
 
 The conformance fixtures exercise these through whole requests; these cases pin the edge
-inputs a fixture cannot easily carry (lone surrogates in Python strings, astral characters in
+inputs a fixture cannot easily carry (astral characters in
 tool ids, non-canonical base64, endpoint spellings).
 """
 
@@ -10,30 +10,9 @@ from __future__ import annotations
 import pytest
 
 from desktop.pi.projection import ProjectionError, RequestOptions
-from desktop.pi.projection._anthropic_unicode import is_blank, sanitize_surrogates, utf16_len
 from desktop.pi.projection.anthropic import normalize_tool_call_id
 from desktop.pi.projection.bedrock import _atob, _image, endpoint_url
 from desktop.pi.types import Model
-
-
-def test_sanitize_drops_lone_surrogates_and_keeps_pairs() -> None:
-    assert sanitize_surrogates("a\ud83db") == "ab"
-    assert sanitize_surrogates("x\udc00") == "x"
-    assert sanitize_surrogates("\ud83d\ude48") == "\U0001f648"  # a pair left unjoined is joined
-    assert sanitize_surrogates("plain 🙈") == "plain 🙈"
-
-
-def test_blank_uses_javascript_whitespace() -> None:
-    assert is_blank("") and is_blank(" \t\r\n\v\f")
-    assert is_blank("\u00a0\u2003\ufeff\u3000")
-    assert not is_blank("\x1c")  # Python's str.strip() would remove it; JS trim() does not
-    assert not is_blank("\u0085")
-
-
-def test_utf16_length_counts_astral_characters_twice() -> None:
-    assert utf16_len("abc") == 3
-    assert utf16_len("é") == 1
-    assert utf16_len("🙈") == 2
 
 
 def test_tool_call_ids_follow_anthropic_pattern() -> None:

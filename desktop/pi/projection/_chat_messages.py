@@ -14,13 +14,13 @@ from typing import Any
 import orjson
 
 from desktop.pi.projection._chat_compat import CompletionsCompat
-from desktop.pi.projection._chat_sampling import (
+from desktop.pi.projection._js import js_blank, js_stringify, js_value, sanitize_surrogates, short_hash
+from desktop.pi.projection._strict import (
     grammar_tool_input,
     json_schema_tool_parameters,
     resolve_grammar,
     resolve_json_schema_strict,
 )
-from desktop.pi.projection._chat_text import js_blank, js_stringify, js_value, sanitize_surrogates, short_hash
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transform import transform_messages
 from desktop.pi.types import AssistantMessage, Message, Model

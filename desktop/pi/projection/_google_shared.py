@@ -12,17 +12,17 @@ own schema, which differs between the Gemini API (``mldev``) and Vertex (e.g. a 
 
 from __future__ import annotations
 
-import gc
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from typing import Any, cast
+from collections.abc import Mapping, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from desktop.pi.projection import ProjectionError, RequestOptions
-from desktop.pi.projection._google_js import js_blank, js_value, sanitize_surrogates
-from desktop.pi.projection._google_options import GoogleFamily, max_output_tokens, thinking_config
-from desktop.pi.projection._google_strict import resolve_strict, strict_json_schema
+from desktop.pi.projection._budget import base_max_tokens
+from desktop.pi.projection._google_thinking import GoogleFamily, thinking_config
+from desktop.pi.projection._headers import merge_headers
+from desktop.pi.projection._js import js_blank, js_value, sanitize_surrogates
+from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import collapse_system_messages, leading_system_message
 from desktop.pi.transform import transform_messages
@@ -36,23 +36,6 @@ _API_VERSION_SEGMENT = re.compile(r"v\d+(?:beta\d*)?")
 _API_VERSION_IN_TEXT = re.compile(r"(?:^|/)v\d+(?:beta\d*)?(?:/|$)")
 
 TOOL_RESULT_IMAGE_TEXT = "Tool result image:"
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while a request is built.
-
-    Projection allocates one small acyclic dict per part; on a 50k-message transcript the
-    collector would otherwise rescan the (large, live) transcript over and over, which doubles
-    the projection time. Nothing built here is cyclic, so nothing is left for it to find.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 # --- model traits ---------------------------------------------------------------------------
@@ -231,8 +214,7 @@ def convert_messages(model: Model, conversation: Sequence[Message], vertex: bool
 def function_declarations(tools: Sequence[Mapping[str, Any]], supports_strict: bool) -> list[dict[str, Any]]:
     declarations = []
     for tool in tools:
-        strict = resolve_strict(tool, supports_strict)
-        parameters = strict_json_schema(tool["parameters"]) if strict else tool["parameters"]
+        parameters = json_schema_tool_parameters(tool, resolve_json_schema_strict(tool, supports_strict))
         declarations.append(
             {
                 "name": tool["name"],
@@ -244,11 +226,11 @@ def function_declarations(tools: Sequence[Mapping[str, Any]], supports_strict: b
 
 
 def function_calling_mode(
-    tools: Sequence[Mapping[str, Any]], tool_choice: str | None, supports_strict: bool
+    tools: Sequence[Mapping[str, Any]], tool_choice: str | dict[str, Any] | None, supports_strict: bool
 ) -> str | None:
-    if tool_choice in ("none", "any"):
+    if isinstance(tool_choice, str) and tool_choice in ("none", "any"):
         return tool_choice.upper()
-    if any(resolve_strict(tool, supports_strict) for tool in tools):
+    if any(resolve_json_schema_strict(tool, supports_strict) for tool in tools):
         return "VALIDATED"
     return "AUTO" if tool_choice else None
 
@@ -284,7 +266,7 @@ def build_body(
     generation: dict[str, Any] = {}
     if options.temperature is not None:
         generation["temperature"] = js_value(options.temperature)
-    generation["maxOutputTokens"] = max_output_tokens(model, messages, options)
+    generation["maxOutputTokens"] = base_max_tokens(model, messages, options)
     thinking = thinking_config(model, options, family)
     if thinking is not None:
         generation["thinkingConfig"] = thinking
@@ -321,15 +303,8 @@ def base_url_has_api_version(base_url: str) -> bool:
 
 
 def merged_headers(model: Model, options: RequestOptions) -> dict[str, str]:
-    """Model headers, then request headers; a ``None`` value removes a header (case-insensitive)."""
-    merged: dict[str, tuple[str, str]] = {}
-    for source in (model.get("headers") or {}, options.headers or {}):
-        for name, value in cast(Mapping[str, Any], source).items():
-            key = name.lower()
-            merged.pop(key, None)
-            if value is not None:
-                merged[key] = (name, value)
-    return {"content-type": "application/json", **dict(merged.values())}
+    """Model headers, then request headers, over the SDK's content type."""
+    return merge_headers({"content-type": "application/json"}, model.get("headers"), options.headers)
 
 
 def with_api_key(headers: dict[str, str], api_key: str) -> dict[str, str]:

@@ -13,27 +13,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import orjson
 
 from desktop.pi.projection import ProjectionError
-from desktop.pi.projection._responses_constrained import (
+from desktop.pi.projection._js import js_length, js_stringify, sanitize_surrogates, short_hash
+from desktop.pi.projection._strict import (
+    grammar_input_properties,
     grammar_tool_input,
     json_schema_tool_parameters,
     resolve_grammar,
     resolve_json_schema_strict,
 )
-from desktop.pi.projection._responses_util import (
-    clamp_thinking_level,
-    js_stringify,
-    sanitize_surrogates,
-    short_hash,
-    utf16_len,
-)
 from desktop.pi.text import render_system_update, system_message_text
-from desktop.pi.transcript import TranscriptTools
+from desktop.pi.transcript import (
+    TranscriptTools,
+    declared_tools,
+    resolve_transcript,
+    resolve_transcript_tools,
+)
 from desktop.pi.transform import transform_messages
 from desktop.pi.types import AssistantMessage, Message, Model, SystemMessage
 
@@ -58,14 +58,75 @@ class ToolOptions:
 
 
 @dataclass(frozen=True)
-class InputOptions:
+class ResponsesRoute:
+    """The compat switches that decide how one Responses API writes the ``input`` list."""
+
     allowed_tool_call_providers: frozenset[str]
     tool_options: ToolOptions
-    transcript_tools: TranscriptTools
-    grammar_properties: Mapping[str, str] = field(default_factory=dict)
-    include_system_prompt: bool = True
+    supports_mid_convo_system: bool = False
     supports_additional_tools: bool = False
     supports_tool_search: bool = False
+    #: Codex sends the leading system prompt as ``instructions`` instead.
+    include_system_prompt: bool = True
+
+    @classmethod
+    def from_compat(
+        cls,
+        compat: Mapping[str, Any],
+        allowed_tool_call_providers: frozenset[str],
+        *,
+        default_strict: bool | None,
+        strict_by_default: bool,
+        include_system_prompt: bool = True,
+    ) -> ResponsesRoute:
+        """The route from ``model.compat``, unset flags off (strict mode: ``strict_by_default``)."""
+        strict = compat.get("supportsStrictMode")
+        tool_options = ToolOptions(
+            default_strict=default_strict,
+            supports_strict_mode=strict_by_default if strict is None else bool(strict),
+            supports_grammar_tools=bool(compat.get("supportsOpenAIGrammarTools")),
+        )
+        return cls(
+            allowed_tool_call_providers=allowed_tool_call_providers,
+            tool_options=tool_options,
+            supports_mid_convo_system=bool(compat.get("supportsMidConvoSystemMessages")),
+            supports_additional_tools=bool(compat.get("supportsAdditionalTools")),
+            supports_tool_search=bool(compat.get("supportsToolSearch")),
+            include_system_prompt=include_system_prompt,
+        )
+
+
+@dataclass(frozen=True)
+class ResponsesInput:
+    transcript: list[Message]
+    tools: TranscriptTools
+    items: list[Any]
+
+
+def build_input(model: Model, messages: Sequence[Message], route: ResponsesRoute) -> ResponsesInput:
+    """Resolve the transcript for the route, split its tools, and convert it to input items."""
+    transcript = resolve_transcript(messages, route.supports_mid_convo_system)
+    tools = resolve_transcript_tools(
+        transcript, route.supports_additional_tools or route.supports_tool_search
+    )
+    grammar = grammar_input_properties(declared_tools(transcript), route.tool_options.supports_grammar_tools)
+    return ResponsesInput(transcript, tools, convert_input(model, transcript, route, tools, grammar))
+
+
+def reasoning_param(model: Model, effort: str | None, send_off: bool = True) -> dict[str, Any] | None:
+    """The ``reasoning`` field: the mapped effort with a summary, or an explicit "off" level.
+
+    No field for models without reasoning, nor when the level map disables "off" (a null) or
+    the route cannot take one (``send_off``).
+    """
+    if not model.get("reasoning"):
+        return None
+    level_map = model.get("thinkingLevelMap") or {}
+    if effort:
+        return {"effort": mapped_level(level_map, effort, effort), "summary": "auto"}
+    if send_off and level_map.get("off", "") is not None:
+        return {"effort": mapped_level(level_map, "off", "none")}
+    return None
 
 
 def clamp_prompt_cache_key(key: str | None) -> str | None:
@@ -73,14 +134,6 @@ def clamp_prompt_cache_key(key: str | None) -> str | None:
     if key is None or len(key) <= PROMPT_CACHE_KEY_MAX_LENGTH:
         return key
     return key[:PROMPT_CACHE_KEY_MAX_LENGTH]
-
-
-def simple_reasoning_effort(model: Model, reasoning: str | None) -> str | None:
-    """streamSimple's mapping of the neutral thinking level: clamped, and ``off`` means none."""
-    if not reasoning:
-        return None
-    clamped = clamp_thinking_level(model, reasoning)
-    return None if clamped == "off" else clamped
 
 
 # ---------------------------------------------------------------------------
@@ -97,7 +150,7 @@ def convert_tools(tools: Sequence[Mapping[str, Any]], options: ToolOptions) -> l
                 "type": "custom",
                 "name": tool["name"],
                 "description": tool["description"],
-                "format": {"type": "grammar", "syntax": grammar.syntax, "definition": grammar.definition},
+                "format": {"type": "grammar", "syntax": grammar.format, "definition": grammar.definition},
             }
             if options.tool_search_result:
                 custom["defer_loading"] = True
@@ -219,7 +272,13 @@ def _reasoning_item(signature: str) -> Any:
         ) from error
 
 
-def convert_input(model: Model, messages: Sequence[Message], options: InputOptions) -> list[Any]:
+def convert_input(
+    model: Model,
+    messages: Sequence[Message],
+    route: ResponsesRoute,
+    transcript_tools: TranscriptTools,
+    grammar: Mapping[str, str],
+) -> list[Any]:
     """The ``input`` item list for an already resolved (folded or in-place) transcript."""
     provider = model["provider"]
     api = model["api"]
@@ -230,24 +289,23 @@ def convert_input(model: Model, messages: Sequence[Message], options: InputOptio
         if model.get("reasoning") and compat.get("supportsDeveloperRole") is not False
         else "system"
     )
-    grammar = options.grammar_properties
-    anchors = options.transcript_tools.anchors_additions
+    anchors = transcript_tools.anchors_additions
     out: list[Any] = []
 
     def append_tool_additions(message: Mapping[str, Any], seed: str) -> None:
         tools = (message.get("toolsAdded") or []) if anchors else []
         if not tools:
             return
-        if options.supports_additional_tools:
+        if route.supports_additional_tools:
             out.append(
                 {
                     "type": "additional_tools",
                     "role": "developer",
-                    "tools": convert_tools(tools, options.tool_options),
+                    "tools": convert_tools(tools, route.tool_options),
                 }
             )
             return
-        if not options.supports_tool_search:
+        if not route.supports_tool_search:
             return
         names = [tool["name"] for tool in tools]
         call_id = f"pi_tool_load_{short_hash(seed + ':' + ','.join(names))}"
@@ -260,12 +318,7 @@ def convert_input(model: Model, messages: Sequence[Message], options: InputOptio
                 "arguments": {"query": " ".join(names), "limit": len(names)},
             }
         )
-        search_options = ToolOptions(
-            default_strict=options.tool_options.default_strict,
-            supports_strict_mode=options.tool_options.supports_strict_mode,
-            supports_grammar_tools=options.tool_options.supports_grammar_tools,
-            tool_search_result=True,
-        )
+        search_options = replace(route.tool_options, tool_search_result=True)
         out.append(
             {
                 "type": "tool_search_output",
@@ -277,7 +330,7 @@ def convert_input(model: Model, messages: Sequence[Message], options: InputOptio
         )
 
     transformed = transform_messages(
-        messages, model, _tool_call_id_normalizer(model, options.allowed_tool_call_providers)
+        messages, model, _tool_call_id_normalizer(model, route.allowed_tool_call_providers)
     )
     append = out.append
     image_input = "image" in model["input"]
@@ -307,7 +360,7 @@ def convert_input(model: Model, messages: Sequence[Message], options: InputOptio
         elif role == "system":
             system = cast(SystemMessage, message)
             if source_index == 0:
-                if options.include_system_prompt:
+                if route.include_system_prompt:
                     text = system_message_text(system)
                     if text:
                         append({"role": instruction_role, "content": sanitize_surrogates(text)})
@@ -339,7 +392,7 @@ def _assistant_items(
             msg_id = parsed[0] if parsed else None
             if not msg_id:
                 msg_id = f"msg_pi_{msg_index}" if text_index == 0 else f"msg_pi_{msg_index}_{text_index}"
-            elif len(msg_id) > 64 or utf16_len(msg_id) > 64:
+            elif len(msg_id) > 64 or js_length(msg_id) > 64:
                 msg_id = f"msg_{short_hash(msg_id)}"
             text_index += 1
             item: dict[str, Any] = {
@@ -387,28 +440,39 @@ def _assistant_items(
     return items
 
 
-# ---------------------------------------------------------------------------
-# Headers
-# ---------------------------------------------------------------------------
-
-
-def merge_headers(
-    target: dict[str, Any], extra: Mapping[str, str | None] | None, keep_null: bool = False
-) -> None:
-    """Case-insensitive header merge, later wins; ``None`` removes the header (SDK semantics).
-
-    With ``keep_null`` the ``None`` stays as a marker, so a layer of default headers can still
-    remove a header that a lower layer (e.g. the SDK's own ``Authorization``) sets.
-    """
-    for name, value in (extra or {}).items():
-        key = name.lower()
-        if value is None and not keep_null:
-            target.pop(key, None)
-        else:
-            target[key] = value
-
-
 def mapped_level(level_map: Mapping[str, Any], level: str, fallback: str) -> str:
     """``thinkingLevelMap[level] ?? fallback``."""
     value = level_map.get(level)
     return fallback if value is None else str(value)
+
+
+# ---------------------------------------------------------------------------
+# URLs as the OpenAI SDK builds them (``new URL(base + path)``)
+# ---------------------------------------------------------------------------
+
+_PATH_ESCAPES = frozenset(' "<>`{}')
+
+
+def _encode_path(path: str) -> str:
+    out: list[str] = []
+    for ch in path:
+        if ch in _PATH_ESCAPES or ord(ch) < 0x21 or ord(ch) > 0x7E:
+            out.extend(f"%{byte:02X}" for byte in ch.encode("utf-8"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def join_url(base_url: str, path: str) -> str:
+    """The OpenAI SDK's ``buildURL``: one slash between base and path, path characters escaped."""
+    joined = base_url + (path[1:] if base_url.endswith("/") and path.startswith("/") else path)
+    scheme, sep, rest = joined.partition("://")
+    if not sep:
+        return joined
+    slash = rest.find("/")
+    if slash < 0:
+        return f"{scheme.lower()}://{rest.lower()}/"
+    host, tail = rest[:slash], rest[slash:]
+    cut = min((i for i in (tail.find("?"), tail.find("#")) if i >= 0), default=len(tail))
+    tail, query = tail[:cut], tail[cut:]
+    return f"{scheme.lower()}://{host.lower()}{_encode_path(tail)}{query}"

@@ -24,21 +24,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from desktop.pi.projection import ProviderRequest, RequestOptions
-from desktop.pi.projection._anthropic_budget import (
+from desktop.pi.projection._budget import (
     adjust_max_tokens_for_thinking,
+    base_max_tokens,
     clamp_max_tokens_to_context,
+    clamp_thinking_budget_to_answer_room,
 )
-from desktop.pi.projection._anthropic_headers import (
-    last_header_value,
-    merge_headers,
-    with_provider_session_header,
-)
-from desktop.pi.projection._anthropic_strict import resolve_strict_sampling, tool_parameters
-from desktop.pi.projection._anthropic_unicode import is_blank, sanitize_surrogates
+from desktop.pi.projection._cache import resolve_cache_retention
+from desktop.pi.projection._headers import copilot_headers, last_header_value, merge_headers
+from desktop.pi.projection._js import js_blank, sanitize_surrogates
+from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import current_tools, leading_system_message, resolve_transcript
 from desktop.pi.transform import transform_messages
@@ -146,17 +145,6 @@ class _Compat:
         self.fallback_models: list[Mapping[str, Any]] = list(compat.get("allowedFallbackModels") or [])
 
 
-def resolve_cache_retention(options: RequestOptions) -> str:
-    """An explicit choice wins; ``PI_CACHE_RETENTION=long`` upgrades the default.
-
-    ``RequestOptions`` defaults to "short" rather than "unset", so an explicit "short" cannot be
-    told from the default here; both follow the environment, as pi-ai's default does.
-    """
-    if options.cache_retention and options.cache_retention != "short":
-        return options.cache_retention
-    return "long" if options.env.get("PI_CACHE_RETENTION") == "long" else "short"
-
-
 def _cache_control(retention: str, compat: _Compat) -> JsonObject | None:
     if retention == "none":
         return None
@@ -193,8 +181,8 @@ def convert_tools(
     converted: list[JsonObject] = []
     last = len(tools) - 1
     for index, tool in enumerate(tools):
-        strict = resolve_strict_sampling(tool, compat.strict_tools, _strict_unsupported)
-        parameters = tool_parameters(tool, strict)
+        strict = resolve_json_schema_strict(tool, compat.strict_tools, _strict_unsupported)
+        parameters = json_schema_tool_parameters(tool, strict)
         properties = parameters.get("properties")
         required = parameters.get("required")
         legacy = {
@@ -281,11 +269,11 @@ def _system_blocks(
 def _user_message(message: Mapping[str, Any]) -> JsonObject | None:
     content = message["content"]
     if isinstance(content, str):
-        return None if is_blank(content) else {"role": "user", "content": sanitize_surrogates(content)}
+        return None if js_blank(content) else {"role": "user", "content": sanitize_surrogates(content)}
     blocks: list[JsonObject] = []
     for item in content:
         if item.get("type") == "text":
-            if not is_blank(item["text"]):
+            if not js_blank(item["text"]):
                 blocks.append({"type": "text", "text": sanitize_surrogates(item["text"])})
         else:
             blocks.append(_image_block(item))
@@ -299,15 +287,15 @@ def _assistant_blocks(
     for block in message["content"]:
         kind = block.get("type")
         if kind == "text":
-            if not is_blank(block["text"]):
+            if not js_blank(block["text"]):
                 blocks.append({"type": "text", "text": sanitize_surrogates(block["text"])})
         elif kind == "thinking":
             signature = block.get("thinkingSignature")
             if block.get("redacted"):
                 blocks.append({"type": "redacted_thinking", "data": signature})
                 continue
-            signed = bool(signature) and not is_blank(signature)
-            if not signed and is_blank(block["thinking"]):
+            signed = bool(signature) and not js_blank(signature)
+            if not signed and js_blank(block["thinking"]):
                 continue
             thinking = sanitize_surrogates(block["thinking"])
             if signed:
@@ -435,8 +423,7 @@ def _effort_for_level(model: Model, level: str) -> str:
 def _resolve_thinking(
     model: Model, messages: Sequence[Message], options: RequestOptions, compat: _Compat
 ) -> _Thinking:
-    requested = options.max_tokens if options.max_tokens is not None else model["maxTokens"]
-    base_max = clamp_max_tokens_to_context(model, messages, requested)
+    base_max = base_max_tokens(model, messages, options)
     level = options.reasoning
     if not level:
         return _Thinking(False, base_max)
@@ -444,7 +431,9 @@ def _resolve_thinking(
         return _Thinking(True, base_max, effort=_effort_for_level(model, level))
     allowance = adjust_max_tokens_for_thinking(base_max, model["maxTokens"], level, options.thinking_budgets)
     max_tokens = clamp_max_tokens_to_context(model, messages, allowance.max_tokens)
-    return _Thinking(True, max_tokens, budget=min(allowance.thinking_budget, max(0, max_tokens - 1024)))
+    return _Thinking(
+        True, max_tokens, budget=clamp_thinking_budget_to_answer_room(allowance.thinking_budget, max_tokens)
+    )
 
 
 def _beta_features(
@@ -479,18 +468,6 @@ def _beta_features(
     return list(dict.fromkeys(features))
 
 
-def _has_images(messages: Sequence[Mapping[str, Any]]) -> bool:
-    for message in messages:
-        content = message["content"]
-        if (
-            message["role"] in ("user", "toolResult")
-            and isinstance(content, list)
-            and any(block.get("type") == "image" for block in content)
-        ):
-            return True
-    return False
-
-
 def _headers(
     model: Model,
     options: RequestOptions,
@@ -509,13 +486,7 @@ def _headers(
         auth = {"authorization": f"Bearer {api_key}"} if copilot or oauth else {"x-api-key": api_key}
     defaults: list[Mapping[str, str | None] | None] = [{"accept": "application/json"}]
     if copilot:
-        dynamic: dict[str, str | None] = {
-            "X-Initiator": "agent" if resolved and resolved[-1]["role"] != "user" else "user",
-            "Openai-Intent": "conversation-edits",
-        }
-        if _has_images(resolved):
-            dynamic["Copilot-Vision-Request"] = "true"
-        defaults += [model.get("headers"), dynamic, options.headers]
+        defaults += [model.get("headers"), copilot_headers(resolved), options.headers]
     elif oauth:
         defaults += [
             {"user-agent": f"claude-cli/{CLAUDE_CODE_VERSION}", "x-app": "cli"},
@@ -543,9 +514,6 @@ def _url(base_url: str) -> str:
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     """Build the Messages API request pi-ai's ``streamSimple`` would send for this transcript."""
     compat = _Compat(model)
-    provider_headers = with_provider_session_header(model["provider"], options.session_id, options.headers)
-    if provider_headers is not options.headers:
-        options = replace(options, headers=provider_headers)
     thinking = _resolve_thinking(model, messages, options, compat)
     resolved = resolve_transcript(messages, compat.mid_convo_system)
     oauth = _is_oauth_token(options.api_key) and model["provider"] != "github-copilot"

@@ -14,28 +14,19 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
-from desktop.pi.projection._responses_constrained import grammar_input_properties
+from desktop.pi.projection._budget import base_max_tokens
+from desktop.pi.projection._headers import merge_headers, pi_user_agent
+from desktop.pi.projection._js import js_value
 from desktop.pi.projection._responses_shared import (
     MIN_OUTPUT_TOKENS,
-    InputOptions,
-    ToolOptions,
+    ResponsesRoute,
+    build_input,
     clamp_prompt_cache_key,
-    convert_input,
     convert_tools,
-    mapped_level,
-    merge_headers,
-    simple_reasoning_effort,
-)
-from desktop.pi.projection._responses_util import (
-    clamp_max_tokens_to_context,
-    gc_paused,
     join_url,
-    js_value,
-    pi_user_agent,
-    provider_env_value,
-    resolve_sampling_params,
+    reasoning_param,
 )
-from desktop.pi.transcript import declared_tools, resolve_transcript, resolve_transcript_tools
+from desktop.pi.projection._thinking import resolve_reasoning, resolve_sampling_params
 from desktop.pi.types import Message, Model
 
 TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode", "azure"})
@@ -44,14 +35,10 @@ _AZURE_HOST_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".a
 _BARE_PATHS = frozenset({"", "/", "/openai", "/openai/v1/responses"})
 
 
-def _env(name: str, options: RequestOptions) -> str | None:
-    return provider_env_value(name, options.get("env"), options.env)
-
-
 def deployment_name(model: Model, options: RequestOptions) -> str:
     """``AZURE_OPENAI_DEPLOYMENT_NAME_MAP`` (``model=deployment,...``) or the model id."""
     mapping: dict[str, str] = {}
-    for entry in (_env("AZURE_OPENAI_DEPLOYMENT_NAME_MAP", options) or "").split(","):
+    for entry in (options.env_value("AZURE_OPENAI_DEPLOYMENT_NAME_MAP") or "").split(","):
         entry = entry.strip()
         if not entry:
             continue
@@ -78,8 +65,8 @@ def _normalize_base_url(base_url: str) -> str:
 
 
 def resolve_base_url(model: Model, options: RequestOptions) -> str:
-    base_url = (_env("AZURE_OPENAI_BASE_URL", options) or "").strip() or None
-    resource = _env("AZURE_OPENAI_RESOURCE_NAME", options)
+    base_url = (options.env_value("AZURE_OPENAI_BASE_URL") or "").strip() or None
+    resource = options.env_value("AZURE_OPENAI_RESOURCE_NAME")
     if not base_url and resource:
         base_url = f"https://{resource}.openai.azure.com/openai/v1"
     if not base_url and model.get("baseUrl"):
@@ -92,43 +79,30 @@ def resolve_base_url(model: Model, options: RequestOptions) -> str:
     return _normalize_base_url(base_url)
 
 
-@gc_paused
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     if not options.api_key:
-        raise ProjectionError(f"No API key for provider: {model['provider']}; pass options.apiKey")
+        raise ProjectionError(
+            f"No API key for provider: {model['provider']}; pass RequestOptions.api_key (pi-ai options.apiKey)"
+        )
     compat: Mapping[str, Any] = model.get("compat") or {}
-    supports_mid = bool(compat.get("supportsMidConvoSystemMessages"))
-    supports_additional = bool(compat.get("supportsAdditionalTools"))
-    supports_search = bool(compat.get("supportsToolSearch"))
-    supports_grammar = bool(compat.get("supportsOpenAIGrammarTools"))
-    strict_mode = compat.get("supportsStrictMode")
-    tool_options = ToolOptions(
+    route = ResponsesRoute.from_compat(
+        compat,
+        TOOL_CALL_PROVIDERS,
         default_strict=False,
-        supports_strict_mode=True if strict_mode is None else bool(strict_mode),
-        supports_grammar_tools=supports_grammar,
+        strict_by_default=True,
     )
     base_url = resolve_base_url(model, options)
-    api_version = _env("AZURE_OPENAI_API_VERSION", options) or DEFAULT_API_VERSION
-    transcript = resolve_transcript(messages, supports_mid)
-    reasoning_effort = simple_reasoning_effort(model, options.reasoning)
-    max_tokens = clamp_max_tokens_to_context(
-        model, messages, options.max_tokens if options.max_tokens is not None else model["maxTokens"]
-    )
-    tools = resolve_transcript_tools(transcript, supports_additional or supports_search)
-    input_items = convert_input(
-        model,
-        transcript,
-        InputOptions(
-            allowed_tool_call_providers=TOOL_CALL_PROVIDERS,
-            tool_options=tool_options,
-            transcript_tools=tools,
-            grammar_properties=grammar_input_properties(declared_tools(transcript), supports_grammar),
-            supports_additional_tools=supports_additional,
-            supports_tool_search=supports_search,
-        ),
-    )
+    api_version = options.env_value("AZURE_OPENAI_API_VERSION") or DEFAULT_API_VERSION
+    reasoning_effort = resolve_reasoning(model, options.reasoning)
+    max_tokens = base_max_tokens(model, messages, options)
+    converted = build_input(model, messages, route)
+    tools = converted.tools
 
-    body: dict[str, Any] = {"model": deployment_name(model, options), "input": input_items, "stream": True}
+    body: dict[str, Any] = {
+        "model": deployment_name(model, options),
+        "input": converted.items,
+        "stream": True,
+    }
     cache_key = clamp_prompt_cache_key(options.session_id)
     if cache_key is not None:
         body["prompt_cache_key"] = cache_key
@@ -138,29 +112,24 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     if options.temperature is not None:
         body["temperature"] = js_value(options.temperature)
     if tools.request_tools:
-        body["tools"] = convert_tools(tools.request_tools, tool_options)
+        body["tools"] = convert_tools(tools.request_tools, route.tool_options)
     if options.tool_choice is not None:
         body["tool_choice"] = options.tool_choice
-    if model.get("reasoning"):
-        level_map = model.get("thinkingLevelMap") or {}
+    reasoning = reasoning_param(model, reasoning_effort)
+    if reasoning is not None:
+        body["reasoning"] = reasoning
         if reasoning_effort:
-            body["reasoning"] = {
-                "effort": mapped_level(level_map, reasoning_effort, reasoning_effort),
-                "summary": "auto",
-            }
             body["include"] = ["reasoning.encrypted_content"]
-        elif not ("off" in level_map and level_map["off"] is None):
-            body["reasoning"] = {"effort": mapped_level(level_map, "off", "none")}
     sampling = resolve_sampling_params(model, reasoning_effort or "off", options.get("samplingParams"))
     if sampling:
         body.update(js_value(sampling))
 
-    headers: dict[str, str] = {"accept": "application/json", "api-key": options.api_key}
-    defaults: dict[str, str | None] = {"user-agent": pi_user_agent()}
-    merge_headers(defaults, model.get("headers"), keep_null=True)
-    merge_headers(defaults, options.headers, keep_null=True)
-    merge_headers(headers, defaults)
-    headers["content-type"] = "application/json"
+    headers = merge_headers(
+        {"accept": "application/json", "api-key": options.api_key, "user-agent": pi_user_agent()},
+        model.get("headers"),
+        options.headers,
+        {"content-type": "application/json"},
+    )
     # The SDK adds api-version as a query parameter, escaped like encodeURIComponent.
     version = quote(api_version, safe="!'()*")
     url = f"{join_url(base_url, '/responses')}?api-version={version}"

@@ -25,13 +25,17 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
-from desktop.pi.projection._anthropic_budget import (
+from desktop.pi.projection._budget import (
     adjust_max_tokens_for_thinking,
+    base_max_tokens,
     clamp_max_tokens_to_context,
     clamp_reasoning,
+    clamp_thinking_budget_to_answer_room,
 )
-from desktop.pi.projection._anthropic_strict import resolve_strict_sampling, tool_parameters
-from desktop.pi.projection._anthropic_unicode import is_blank, sanitize_surrogates
+from desktop.pi.projection._cache import resolve_cache_retention
+from desktop.pi.projection._headers import merge_headers
+from desktop.pi.projection._js import js_blank, sanitize_surrogates
+from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import collapse_system_messages, current_tools, leading_system_message
 from desktop.pi.transform import transform_messages
@@ -99,11 +103,11 @@ def _native_xhigh(model: Model) -> bool:
 _block_binding = _native_xhigh  # same model set: Opus/Sonnet 4.6 reject thinking.block_binding
 
 
-def _prompt_caching(model: Model, env: Mapping[str, str]) -> bool:
+def _prompt_caching(model: Model, options: RequestOptions) -> bool:
     candidates = _candidates(model)
     if not any("claude" in c for c in candidates):
         # Application inference profile ARNs do not name the model; the user may force it.
-        return env.get("AWS_BEDROCK_FORCE_CACHE") == "1"
+        return options.env_value("AWS_BEDROCK_FORCE_CACHE") == "1"
     return any(
         needle in c
         for c in candidates
@@ -123,18 +127,8 @@ def _effort(model: Model, level: str) -> str:
 # --- options (pi-ai streamSimple) -------------------------------------------------------
 
 
-def _env(options: RequestOptions, name: str) -> str | None:
-    return options.env.get(name) or None
-
-
 def _region(options: RequestOptions) -> str | None:
-    return _env(options, "AWS_REGION") or _env(options, "AWS_DEFAULT_REGION")
-
-
-def _retention(options: RequestOptions) -> str:
-    if options.cache_retention and options.cache_retention != "short":
-        return options.cache_retention
-    return "long" if options.env.get("PI_CACHE_RETENTION") == "long" else "short"
+    return options.env_value("AWS_REGION") or options.env_value("AWS_DEFAULT_REGION")
 
 
 def _cache_point(retention: str) -> JsonObject:
@@ -211,7 +205,7 @@ def _image(block: Mapping[str, Any]) -> JsonObject:
 
 def _text(text: str) -> JsonObject | None:
     sanitized = sanitize_surrogates(text)
-    return None if is_blank(sanitized) else {"text": sanitized}
+    return None if js_blank(sanitized) else {"text": sanitized}
 
 
 def _document(value: Any) -> Any:
@@ -290,11 +284,11 @@ def _assistant_content(content: Sequence[Mapping[str, Any]], signatures: bool) -
                     out.append({"reasoningContent": {"redactedContent": _blob(raw)}})
                 continue
             thinking = sanitize_surrogates(block["thinking"])
-            if is_blank(thinking):
+            if js_blank(thinking):
                 continue
             if not signatures:
                 out.append({"reasoningContent": {"reasoningText": {"text": thinking}}})
-            elif not signature or is_blank(signature):
+            elif not signature or js_blank(signature):
                 # Bedrock rejects replayed reasoning without its signature.
                 out.append({"text": thinking})
             else:
@@ -305,7 +299,7 @@ def _assistant_content(content: Sequence[Mapping[str, Any]], signatures: bool) -
 
 
 def convert_messages(
-    messages: Sequence[Message], model: Model, retention: str, env: Mapping[str, str]
+    messages: Sequence[Message], model: Model, retention: str, options: RequestOptions
 ) -> list[JsonObject]:
     transformed = transform_messages(messages, model, normalize_tool_call_id)
     signatures = is_claude(model)
@@ -330,7 +324,7 @@ def convert_messages(
             out.append({"role": "user", "content": results})
             continue
         i += 1
-    if out and retention != "none" and _prompt_caching(model, env) and out[-1]["role"] == "user":
+    if out and retention != "none" and _prompt_caching(model, options) and out[-1]["role"] == "user":
         out[-1]["content"].append(_cache_point(retention))
     return out
 
@@ -340,8 +334,11 @@ def _tool_config(tools: Sequence[Mapping[str, Any]], choice: Any, supports_stric
         return None
     specs: list[JsonObject] = []
     for tool in tools:
-        strict = resolve_strict_sampling(tool, supports_strict)
-        spec: JsonObject = {"name": tool["name"], "inputSchema": {"json": tool_parameters(tool, strict)}}
+        strict = resolve_json_schema_strict(tool, supports_strict)
+        spec: JsonObject = {
+            "name": tool["name"],
+            "inputSchema": {"json": json_schema_tool_parameters(tool, strict)},
+        }
         if "description" in tool:
             spec["description"] = tool["description"]
         if strict:
@@ -372,7 +369,8 @@ def _standard_endpoint_region(base_url: str) -> str | None:
 def endpoint_url(model: Model, options: RequestOptions) -> str:
     """The Converse Stream URL the AWS SDK would resolve for this model and environment."""
     configured = _region(options)
-    ambient_profile = bool(_env(options, "AWS_PROFILE"))
+    # pi-ai asks the process environment only (getProviderEnvValue without the scoped env).
+    ambient_profile = bool(options.env.get("AWS_PROFILE"))
     endpoint_region = _standard_endpoint_region(model["baseUrl"])
     explicit = endpoint_region is None or (not configured and not ambient_profile)
     arn = _ARN_REGION.match(model["id"])
@@ -398,18 +396,12 @@ def endpoint_url(model: Model, options: RequestOptions) -> str:
 
 def _headers(options: RequestOptions) -> dict[str, str]:
     headers = {"content-type": "application/json"}
-    custom: dict[str, str] = {}
-    for name, value in options.headers.items():
-        key = name.lower()
-        custom.pop(key, None)
-        if value is not None:
-            custom[key] = value
-    for key, value in custom.items():
+    for key, value in merge_headers(options.headers).items():
         # SigV4 and auth headers belong to the signer, never to the caller.
         if not key.startswith("x-amz-") and key not in _RESERVED_HEADERS:
             headers[key] = value
-    skip_auth = options.env.get("AWS_BEDROCK_SKIP_AUTH") == "1"
-    token = options.api_key or _env(options, "AWS_BEARER_TOKEN_BEDROCK")
+    skip_auth = options.env_value("AWS_BEDROCK_SKIP_AUTH") == "1"
+    token = options.api_key or options.env_value("AWS_BEARER_TOKEN_BEDROCK")
     if token and not skip_auth:
         headers["authorization"] = f"Bearer {token}"
     return headers
@@ -420,26 +412,26 @@ def _headers(options: RequestOptions) -> dict[str, str]:
 
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     """Build the Converse Stream request pi-ai's ``streamSimple`` would send."""
-    requested = options.max_tokens if options.max_tokens is not None else model["maxTokens"]
-    max_tokens = clamp_max_tokens_to_context(model, messages, requested)
+    max_tokens = base_max_tokens(model, messages, options)
     level = options.reasoning or None
     budgets: Mapping[str, int] | None = options.thinking_budgets
     if level and is_claude(model) and not _adaptive(model):
         allowance = adjust_max_tokens_for_thinking(max_tokens, model["maxTokens"], level, budgets)
         max_tokens = clamp_max_tokens_to_context(model, messages, allowance.max_tokens)
-        budget = min(allowance.thinking_budget, max(0, max_tokens - 1024))
+        budget = clamp_thinking_budget_to_answer_room(allowance.thinking_budget, max_tokens)
         budgets = {**(budgets or {}), clamp_reasoning(level): budget}
 
     folded = collapse_system_messages(messages)
     head = leading_system_message(folded)
-    retention = _retention(options)
-    env = options.env
+    retention = resolve_cache_retention(options)
 
-    body: JsonObject = {"messages": convert_messages(folded[1:] if head else folded, model, retention, env)}
+    body: JsonObject = {
+        "messages": convert_messages(folded[1:] if head else folded, model, retention, options)
+    }
     prompt = system_message_text(head) if head else ""
     if prompt:
         system: list[JsonObject] = [{"text": sanitize_surrogates(prompt)}]
-        if retention != "none" and _prompt_caching(model, env):
+        if retention != "none" and _prompt_caching(model, options):
             system.append(_cache_point(retention))
         body["system"] = system
     inference: JsonObject = {"maxTokens": max_tokens}

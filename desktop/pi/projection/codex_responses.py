@@ -15,24 +15,19 @@ from typing import Any
 import orjson
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
-from desktop.pi.projection._responses_constrained import grammar_input_properties
+from desktop.pi.projection._headers import merge_headers, pi_user_agent
+from desktop.pi.projection._js import js_value
 from desktop.pi.projection._responses_shared import (
-    InputOptions,
-    ToolOptions,
+    ResponsesRoute,
+    build_input,
     clamp_prompt_cache_key,
-    convert_input,
     convert_tools,
-    mapped_level,
-    merge_headers,
-    simple_reasoning_effort,
+    reasoning_param,
 )
-from desktop.pi.projection._responses_util import gc_paused, js_value, pi_user_agent
+from desktop.pi.projection._thinking import resolve_reasoning
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import (
-    declared_tools,
     leading_system_message,
-    resolve_transcript,
-    resolve_transcript_tools,
 )
 from desktop.pi.types import Message, Model
 
@@ -81,40 +76,26 @@ def codex_url(base_url: str | None) -> str:
     return f"{normalized}/codex/responses"
 
 
-@gc_paused
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     token = options.api_key
     if not token:
-        raise ProjectionError(f"No API key for provider: {model['provider']}; pass options.apiKey")
+        raise ProjectionError(
+            f"No API key for provider: {model['provider']}; pass RequestOptions.api_key (pi-ai options.apiKey)"
+        )
     account = account_id(token)
     compat: Mapping[str, Any] = model.get("compat") or {}
-    strict_mode = compat.get("supportsStrictMode")
-    supports_additional = bool(compat.get("supportsAdditionalTools"))
-    supports_search = bool(compat.get("supportsToolSearch"))
-    supports_grammar = bool(compat.get("supportsOpenAIGrammarTools"))
-    tool_options = ToolOptions(
+    route = ResponsesRoute.from_compat(
+        compat,
+        TOOL_CALL_PROVIDERS,
         default_strict=None,
-        supports_strict_mode=True if strict_mode is None else bool(strict_mode),
-        supports_grammar_tools=supports_grammar,
+        strict_by_default=True,
+        include_system_prompt=False,
     )
-    transcript = resolve_transcript(messages, bool(compat.get("supportsMidConvoSystemMessages")))
-    reasoning_effort = simple_reasoning_effort(model, options.reasoning)
+    reasoning_effort = resolve_reasoning(model, options.reasoning)
     session_id = clamp_prompt_cache_key(None if options.cache_retention == "none" else options.session_id)
-    tools = resolve_transcript_tools(transcript, supports_additional or supports_search)
-    input_items = convert_input(
-        model,
-        transcript,
-        InputOptions(
-            allowed_tool_call_providers=TOOL_CALL_PROVIDERS,
-            tool_options=tool_options,
-            transcript_tools=tools,
-            grammar_properties=grammar_input_properties(declared_tools(transcript), supports_grammar),
-            include_system_prompt=False,
-            supports_additional_tools=supports_additional,
-            supports_tool_search=supports_search,
-        ),
-    )
-    head = leading_system_message(transcript)
+    converted = build_input(model, messages, route)
+    tools = converted.tools
+    head = leading_system_message(converted.transcript)
     instructions = system_message_text(head) if head else ""
 
     body: dict[str, Any] = {
@@ -122,7 +103,7 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
         "store": False,
         "stream": True,
         "instructions": instructions or DEFAULT_INSTRUCTIONS,
-        "input": input_items,
+        "input": converted.items,
         "text": {"verbosity": "low"},
         "include": ["reasoning.encrypted_content"],
     }
@@ -133,19 +114,12 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     if options.temperature is not None:
         body["temperature"] = js_value(options.temperature)
     if tools.request_tools:
-        body["tools"] = convert_tools(tools.request_tools, tool_options)
-    level_map = model.get("thinkingLevelMap") or {}
-    if reasoning_effort is not None:
-        body["reasoning"] = {
-            "effort": mapped_level(level_map, reasoning_effort, reasoning_effort),
-            "summary": "auto",
-        }
-    elif model.get("reasoning") and not ("off" in level_map and level_map["off"] is None):
-        body["reasoning"] = {"effort": mapped_level(level_map, "off", "none")}
+        body["tools"] = convert_tools(tools.request_tools, route.tool_options)
+    reasoning = reasoning_param(model, reasoning_effort)
+    if reasoning is not None:
+        body["reasoning"] = reasoning
 
-    headers: dict[str, str] = {}
-    merge_headers(headers, model.get("headers"))
-    merge_headers(headers, options.headers)
+    headers = merge_headers(model.get("headers"), options.headers)
     headers["authorization"] = f"Bearer {token}"
     headers["chatgpt-account-id"] = account
     headers["originator"] = "pi"

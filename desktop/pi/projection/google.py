@@ -9,7 +9,6 @@ from __future__ import annotations
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
 from desktop.pi.projection._google_shared import (
     build_body,
-    gc_paused,
     merged_headers,
     stream_suffix,
     with_api_key,
@@ -25,8 +24,7 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
             f"No API key for provider: {model['provider']}; set the account's Gemini API key "
             "(RequestOptions.api_key)"
         )
-    with gc_paused():
-        body = build_body(model, messages, options, "google-generative-ai")
+    body = build_body(model, messages, options, "google-generative-ai")
     base = (model.get("baseUrl") or DEFAULT_BASE_URL).rstrip("/")
     url = base + stream_suffix(model, vertex=False)
     headers = with_api_key(merged_headers(model, options), options.api_key)

@@ -12,14 +12,12 @@ project/location path, as the SDK's collection-scoped base URL does.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from urllib.parse import quote
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
 from desktop.pi.projection._google_shared import (
     base_url_has_api_version,
     build_body,
-    gc_paused,
     merged_headers,
     stream_suffix,
     with_api_key,
@@ -41,26 +39,19 @@ def vertex_api_key(options: RequestOptions) -> str | None:
     return key
 
 
-def _env(env: Mapping[str, str], *names: str) -> str | None:
-    for name in names:
-        if env.get(name):
-            return env[name]
-    return None
-
-
 def _custom_base_url(model: Model) -> str | None:
     base = (model.get("baseUrl") or "").strip()
     return None if not base or "{location}" in base else base
 
 
-def _adc_scope(env: Mapping[str, str]) -> tuple[str, str]:
+def _adc_scope(options: RequestOptions) -> tuple[str, str]:
     """Project and location for ADC, read as pi-ai reads them (its options are not forwarded)."""
-    project = _env(env, "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
+    project = options.env_value("GOOGLE_CLOUD_PROJECT") or options.env_value("GCLOUD_PROJECT")
     if not project:
         raise ProjectionError(
             "Vertex AI requires a project ID. Set GOOGLE_CLOUD_PROJECT/GCLOUD_PROJECT or pass project in options."
         )
-    location = _env(env, "GOOGLE_CLOUD_LOCATION")
+    location = options.env_value("GOOGLE_CLOUD_LOCATION")
     if not location:
         raise ProjectionError(
             "Vertex AI requires a location. Set GOOGLE_CLOUD_LOCATION or pass location in options."
@@ -68,8 +59,8 @@ def _adc_scope(env: Mapping[str, str]) -> tuple[str, str]:
     return project, location
 
 
-def _endpoint(model: Model, api_key: str | None, env: Mapping[str, str]) -> str:
-    scope = _adc_scope(env) if api_key is None else None
+def _endpoint(model: Model, api_key: str | None, options: RequestOptions) -> str:
+    scope = _adc_scope(options) if api_key is None else None
     custom = _custom_base_url(model)
     if custom is not None:
         base = custom.rstrip("/")
@@ -83,9 +74,8 @@ def _endpoint(model: Model, api_key: str | None, env: Mapping[str, str]) -> str:
 
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     api_key = vertex_api_key(options)
-    url = _endpoint(model, api_key, options.env) + stream_suffix(model, vertex=True)
-    with gc_paused():
-        body = build_body(model, messages, options, "google-vertex")
+    url = _endpoint(model, api_key, options) + stream_suffix(model, vertex=True)
+    body = build_body(model, messages, options, "google-vertex")
     headers = merged_headers(model, options)
     if api_key is not None:
         with_api_key(headers, api_key)

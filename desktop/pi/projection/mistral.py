@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
-from desktop.pi.projection._chat_options import clamp_max_tokens_to_context, resolve_reasoning
-from desktop.pi.projection._chat_sampling import json_schema_tool_parameters, resolve_json_schema_strict
-from desktop.pi.projection._chat_text import (
+from desktop.pi.projection._budget import base_max_tokens
+from desktop.pi.projection._headers import last_header_value, merge_headers
+from desktop.pi.projection._js import (
     js_blank,
     js_stringify,
     js_trim,
@@ -23,6 +23,8 @@ from desktop.pi.projection._chat_text import (
     sanitize_surrogates,
     short_hash,
 )
+from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
+from desktop.pi.projection._thinking import resolve_reasoning
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import current_tools, resolve_transcript
 from desktop.pi.transform import transform_messages
@@ -222,20 +224,14 @@ def _url(base_url: str) -> str:
 
 
 def _headers(model: Model, api_key: str, options: RequestOptions) -> dict[str, str]:
-    headers: dict[str, str] = {
+    sdk = {
         "accept": "text/event-stream",
         "authorization": f"Bearer {api_key}",
         "content-type": "application/json",
     }
-    explicit_affinity = False
-    for overrides in (model.get("headers"), options.headers):
-        for name, value in (overrides or {}).items():
-            key = name.lower()
-            explicit_affinity = explicit_affinity or key == "x-affinity"
-            if value is None:
-                headers.pop(key, None)
-            else:
-                headers[key] = value
+    headers = merge_headers(sdk, model.get("headers"), options.headers)
+    # An explicit x-affinity (even a null that removes it) is the caller's choice.
+    explicit_affinity, _ = last_header_value((model.get("headers"), options.headers), "x-affinity")
     if options.cache_retention != "none" and options.session_id and not explicit_affinity:
         headers["x-affinity"] = options.session_id
     return headers
@@ -243,10 +239,10 @@ def _headers(model: Model, api_key: str, options: RequestOptions) -> dict[str, s
 
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
     if not options.api_key:
-        raise ProjectionError(f"No API key for provider: {model['provider']}; pass options.api_key")
-    max_tokens = clamp_max_tokens_to_context(
-        model, messages, options.max_tokens if options.max_tokens is not None else model["maxTokens"]
-    )
+        raise ProjectionError(
+            f"No API key for provider: {model['provider']}; pass RequestOptions.api_key (pi-ai options.apiKey)"
+        )
+    max_tokens = base_max_tokens(model, messages, options)
     prompt_mode, effort = _reasoning(model, options.reasoning)
     compat = model.get("compat") or {}
     transcript = resolve_transcript(messages, compat.get("supportsMidConvoSystemMessages"))

@@ -13,18 +13,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
-from desktop.pi.projection._chat_compat import CompletionsCompat, completions_compat
-from desktop.pi.projection._chat_messages import apply_cache_control, convert_messages, convert_tools
-from desktop.pi.projection._chat_options import (
-    clamp_max_tokens_to_context,
+from desktop.pi.projection import ProviderRequest, RequestOptions
+from desktop.pi.projection._budget import (
+    base_max_tokens,
     clamp_thinking_budget_to_answer_room,
-    resolve_reasoning,
-    resolve_sampling_params,
     thinking_budget_for_level,
 )
-from desktop.pi.projection._chat_sampling import grammar_input_properties
-from desktop.pi.projection._chat_text import js_value
+from desktop.pi.projection._cache import resolve_cache_retention
+from desktop.pi.projection._chat_compat import CompletionsCompat, completions_compat
+from desktop.pi.projection._chat_messages import apply_cache_control, convert_messages, convert_tools
+from desktop.pi.projection._headers import client_api_key, copilot_headers, merge_headers
+from desktop.pi.projection._js import js_value
+from desktop.pi.projection._strict import grammar_input_properties
+from desktop.pi.projection._thinking import resolve_reasoning, resolve_sampling_params
 from desktop.pi.transcript import declared_tools, resolve_transcript, resolve_transcript_tools
 from desktop.pi.types import Message, Model
 
@@ -34,12 +35,6 @@ _MISSING: Any = object()
 
 def _js_truthy(value: Any) -> bool:
     return isinstance(value, dict | list) or bool(value)
-
-
-def _has_header(headers: Mapping[str, str | None] | None, name: str) -> bool:
-    return any(
-        key.lower() == name and value is not None and value.strip() for key, value in (headers or {}).items()
-    )
 
 
 def _has_tool_history(messages: Sequence[Mapping[str, Any]]) -> bool:
@@ -54,15 +49,6 @@ def _has_tool_history(messages: Sequence[Mapping[str, Any]]) -> bool:
     return False
 
 
-def _set_header(headers: dict[str, str], name: str, value: str | None) -> None:
-    """Case-insensitive set; ``None`` removes, as the OpenAI SDK's header merge does."""
-    key = name.lower()
-    if value is None:
-        headers.pop(key, None)
-    else:
-        headers[key] = str(value)
-
-
 def _headers(
     model: Model,
     transcript: Sequence[Mapping[str, Any]],
@@ -72,39 +58,27 @@ def _headers(
     compat: CompletionsCompat,
     env: Mapping[str, str],
 ) -> dict[str, str]:
-    headers: dict[str, str] = {}
     # The SDK's own defaults come first, then auth, then pi-ai's default headers, so a caller's
     # Authorization header replaces the bearer token.
+    sdk: dict[str, str | None] = {}
     if env.get("OPENAI_ORG_ID"):
-        headers["openai-organization"] = env["OPENAI_ORG_ID"]
+        sdk["openai-organization"] = env["OPENAI_ORG_ID"]
     if env.get("OPENAI_PROJECT_ID"):
-        headers["openai-project"] = env["OPENAI_PROJECT_ID"]
-    headers["authorization"] = f"Bearer {api_key}"
-    defaults: dict[str, str | None] = dict(model.get("headers") or {})
-    if model["provider"] == "github-copilot":
-        last = transcript[-1] if transcript else None
-        defaults["X-Initiator"] = "agent" if last is not None and last["role"] != "user" else "user"
-        defaults["Openai-Intent"] = "conversation-edits"
-        if any(
-            message["role"] in ("user", "toolResult")
-            and isinstance(message.get("content"), list)
-            and any(block.get("type") == "image" for block in message["content"])
-            for message in transcript
-        ):
-            defaults["Copilot-Vision-Request"] = "true"
+        sdk["openai-project"] = env["OPENAI_PROJECT_ID"]
+    sdk["authorization"] = f"Bearer {api_key}"
+    copilot = copilot_headers(transcript) if model["provider"] == "github-copilot" else None
+    affinity: dict[str, str | None] = {}
     if affinity_session and compat.send_session_affinity_headers:
         if compat.session_affinity_format == "openrouter":
-            defaults["x-session-id"] = affinity_session
+            affinity["x-session-id"] = affinity_session
         else:
             if compat.session_affinity_format == "openai":
-                defaults["session_id"] = affinity_session
-            defaults["x-client-request-id"] = affinity_session
-            defaults["x-session-affinity"] = affinity_session
-    defaults.update(option_headers)
-    for name, value in defaults.items():
-        _set_header(headers, name, value)
-    headers["content-type"] = "application/json"
-    return headers
+                affinity["session_id"] = affinity_session
+            affinity["x-client-request-id"] = affinity_session
+            affinity["x-session-affinity"] = affinity_session
+    return merge_headers(
+        sdk, model.get("headers"), copilot, affinity, option_headers, {"content-type": "application/json"}
+    )
 
 
 def _url(base_url: str) -> str:
@@ -227,36 +201,19 @@ def _apply_thinking(
 
 
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
-    option_headers: dict[str, str | None] = dict(options.headers or {})
-    if (
-        model["provider"] in ("opencode", "opencode-go")
-        and options.session_id
-        and not any(key.lower() == "x-opencode-session" for key in option_headers)
-    ):
-        option_headers["x-opencode-session"] = options.session_id
-    api_key = options.api_key
-    if not api_key:
-        if not (
-            _has_header(option_headers, "authorization")
-            or _has_header(option_headers, "cf-aig-authorization")
-        ):
-            raise ProjectionError(
-                f"No API key for provider: {model['provider']}; pass options.api_key or an Authorization header"
-            )
-        api_key = "unused"
+    option_headers = options.headers
+    api_key = client_api_key(model["provider"], options.api_key, option_headers)
 
     compat = completions_compat(model)
     effort = resolve_reasoning(model, options.reasoning)
-    max_tokens = clamp_max_tokens_to_context(
-        model, messages, options.max_tokens if options.max_tokens is not None else model["maxTokens"]
-    )
+    max_tokens = base_max_tokens(model, messages, options)
     base_sampling = resolve_sampling_params(model, options.reasoning or "off", options.get("samplingParams"))
 
     transcript = resolve_transcript(messages, compat.supports_mid_convo_system_messages)
     grammar_inputs = grammar_input_properties(
         declared_tools(transcript), compat.supports_openai_grammar_tools
     )
-    retention = options.cache_retention or "short"
+    retention = resolve_cache_retention(options)
     session_id = options.session_id
     tools_plan = resolve_transcript_tools(transcript, compat.anchors_tool_additions)
     wire_messages = convert_messages(model, transcript, compat, tools_plan.anchors_additions, grammar_inputs)

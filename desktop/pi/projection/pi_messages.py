@@ -12,13 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
+from desktop.pi.projection._cache import resolve_cache_retention
+from desktop.pi.projection._headers import merge_headers
 from desktop.pi.types import Message, Model
-
-
-def _cache_retention(options: RequestOptions) -> str | None:
-    if options.cache_retention:
-        return options.cache_retention
-    return "long" if options.env.get("PI_CACHE_RETENTION") == "long" else None
 
 
 def request_options(options: RequestOptions) -> dict[str, Any]:
@@ -27,7 +23,7 @@ def request_options(options: RequestOptions) -> dict[str, Any]:
         "temperature": options.temperature,
         "maxTokens": options.max_tokens,
         "reasoning": options.reasoning,
-        "cacheRetention": _cache_retention(options),
+        "cacheRetention": resolve_cache_retention(options, None),
         "sessionId": options.session_id,
         "toolChoice": options.tool_choice,
     }
@@ -42,18 +38,13 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     url = model["baseUrl"].rstrip("/") + "/messages"
     if options.get("debug"):
         url += "?debug=1"
-    headers: dict[str, str] = {
+    defaults = {
         "authorization": f"Bearer {options.api_key}",
         "accept": "text/event-stream",
         "content-type": "application/json",
     }
-    merged: dict[str, tuple[str, str]] = {}
-    for name, value in (options.headers or {}).items():
-        key = name.lower()
-        merged.pop(key, None)
-        if value is not None:
-            merged[key] = (name, value)
-    headers.update(dict(merged.values()))
+    # pi-ai spreads the caller's headers over its own: nothing removes a default header.
+    headers = {**defaults, **merge_headers(options.headers)}
     body = {"model": model["id"], "context": {"messages": messages}, "options": request_options(options)}
     return ProviderRequest(method="POST", url=url, headers=headers, body=body)
 

@@ -1,19 +1,24 @@
-"""Constrained sampling for OpenAI tools (pi-ai ``api/constrained-sampling.ts``).
+"""Tool constrained sampling (pi-ai ``api/constrained-sampling.ts``): strict schemas and grammars.
 
-A tool may ask for strict JSON-schema sampling or for an OpenAI grammar (Lark/regex)
-custom tool. Whether that is honoured depends on the model's compat flags, and the
-decision changes the request bytes: strict schemas are rewritten (every property
-required, optional ones made nullable, ``additionalProperties: false``), and grammar
-tools become ``custom`` tools whose calls and results use ``custom_tool_call`` items.
+A tool may ask for JSON-schema constrained sampling or for an OpenAI grammar (Lark/regex).
+Whether that is honoured depends on the route, and the decision changes the request bytes: a
+strict-capable route gets a rewritten schema (every property required, optional ones made
+nullable, ``additionalProperties: false``) and the API's strict flag; a "prefer" tool whose
+schema cannot be made strict quietly falls back to the plain schema; a "require" tool fails
+loudly. Grammar tools become the API's custom tools, whose calls carry one raw string input.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from desktop.pi.projection import ProjectionError
+from desktop.pi.projection._js import js_stringify
+
+#: Returns True when a route's strict mode rejects this schema keyword with this value.
+UnsupportedKeyword = Callable[[str, Any], bool]
 
 _UNSUPPORTED_STRICT_KEYS = (
     "$ref",
@@ -35,15 +40,15 @@ _UNSUPPORTED_STRICT_KEYS = (
 )
 
 
-class UnsupportedStrictSchema(Exception):
+class UnsupportedStrictSchema(ValueError):
     """The schema uses a construct strict mode cannot express."""
 
 
-def _deep_copy(value: Any) -> Any:
+def _clone(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _deep_copy(v) for k, v in value.items()}
+        return {k: _clone(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_deep_copy(v) for v in value]
+        return [_clone(v) for v in value]
     return value
 
 
@@ -65,28 +70,32 @@ def _allows_null(schema: Any) -> bool:
         isinstance(schema.get("enum"), list) and None in schema["enum"]
     ):
         return True
-    any_of = schema.get("anyOf")
-    return isinstance(any_of, list) and any(_allows_null(v) for v in any_of)
+    variants = schema.get("anyOf")
+    return isinstance(variants, list) and any(_allows_null(v) for v in variants)
 
 
-def _make_strict(schema: Any) -> None:
+def _make_strict(schema: Any, unsupported: UnsupportedKeyword | None) -> None:
     if not isinstance(schema, dict):
         raise UnsupportedStrictSchema("boolean schemas are unsupported")
     for key in _UNSUPPORTED_STRICT_KEYS:
         if key in schema:
             raise UnsupportedStrictSchema(f"{key} schemas are unsupported")
+    if unsupported is not None:
+        for key, value in schema.items():
+            if unsupported(key, value):
+                raise UnsupportedStrictSchema(f"{key}: {js_stringify(value)} is unsupported")
     if "anyOf" in schema:
-        any_of = schema["anyOf"]
-        if not isinstance(any_of, list) or not any_of:
+        variants = schema["anyOf"]
+        if not isinstance(variants, list) or not variants:
             raise UnsupportedStrictSchema("anyOf must contain at least one schema")
-        for variant in any_of:
+        for variant in variants:
             if _is_structured(variant):
                 raise UnsupportedStrictSchema("object and array unions are unsupported")
-            _make_strict(variant)
+            _make_strict(variant, unsupported)
     if "items" in schema:
         if isinstance(schema["items"], list):
             raise UnsupportedStrictSchema("tuple schemas are unsupported")
-        _make_strict(schema["items"])
+        _make_strict(schema["items"], unsupported)
     is_object = schema.get("type") == "object"
     if "properties" in schema and not is_object:
         raise UnsupportedStrictSchema("properties require type object")
@@ -106,36 +115,40 @@ def _make_strict(schema: Any) -> None:
     if any(key not in properties for key in required):
         raise UnsupportedStrictSchema("required contains an unknown property")
     for key, prop in properties.items():
-        _make_strict(prop)
+        _make_strict(prop, unsupported)
         if key not in required and not _allows_null(prop):
             properties[key] = {"anyOf": [prop, {"type": "null"}]}
     schema["required"] = list(properties)
     schema["additionalProperties"] = False
 
 
-def make_strict_json_schema(schema: Any) -> dict[str, Any]:
+def make_strict_json_schema(schema: Any, unsupported: UnsupportedKeyword | None = None) -> dict[str, Any]:
     """A strict copy of a tool's parameter schema; the original is left untouched."""
-    cloned = _deep_copy(schema)
+    cloned = _clone(schema)
     if not isinstance(cloned, dict):
         raise UnsupportedStrictSchema("root schema must have type object")
-    _make_strict(cloned)
+    _make_strict(cloned, unsupported)
     if cloned.get("type") != "object":
         raise UnsupportedStrictSchema("root schema must have type object")
     return cloned
 
 
 def json_schema_tool_parameters(tool: Mapping[str, Any], strict: bool | None) -> Any:
+    """``getJsonSchemaToolParameters``: the strict schema when strict, else the tool's own."""
     return make_strict_json_schema(tool["parameters"]) if strict is True else tool["parameters"]
 
 
-def resolve_json_schema_strict(tool: Mapping[str, Any], supports_strict_mode: bool) -> bool | None:
-    """True when the tool is sent strict; None leaves the API default in charge."""
+def resolve_json_schema_strict(
+    tool: Mapping[str, Any], supports_strict: bool, unsupported: UnsupportedKeyword | None = None
+) -> bool | None:
+    """``resolveJsonSchemaStrictSampling``: True when the tool is sent strict; None leaves the
+    API default in charge."""
     config = tool.get("constrainedSampling")
-    if not config or config.get("type") != "json_schema":
+    if not isinstance(config, dict) or config.get("type") != "json_schema":
         return None
-    if supports_strict_mode:
+    if supports_strict:
         try:
-            make_strict_json_schema(tool["parameters"])
+            make_strict_json_schema(tool["parameters"], unsupported)
             return True
         except UnsupportedStrictSchema as error:
             if config.get("strict") != "require":
@@ -145,19 +158,22 @@ def resolve_json_schema_strict(tool: Mapping[str, Any], supports_strict_mode: bo
             ) from error
     if config.get("strict") == "require":
         raise ProjectionError(
-            f'Tool "{tool["name"]}" requires JSON-schema constrained sampling, but strict tools are unsupported.'
+            f'Tool "{tool["name"]}" requires JSON-schema constrained sampling, but strict tools are '
+            "unsupported. Pick a model with strict tool support or relax constrainedSampling.strict."
         )
     return None
 
 
 @dataclass(frozen=True)
-class Grammar:
-    syntax: str
+class GrammarSampling:
+    #: "lark" or "regex".
+    format: str
     definition: str
+    #: The one required string argument that carries the tool's raw input.
     input_property: str
 
 
-def _infer_input_property(tool: Mapping[str, Any]) -> str:
+def _grammar_input_property(tool: Mapping[str, Any]) -> str:
     schema = tool["parameters"]
     if schema.get("type") != "object":
         raise ValueError("grammar constrained sampling requires an object parameter schema")
@@ -173,9 +189,10 @@ def _infer_input_property(tool: Mapping[str, Any]) -> str:
     return name
 
 
-def resolve_grammar(tool: Mapping[str, Any], supports_grammar_tools: bool) -> Grammar | None:
+def resolve_grammar(tool: Mapping[str, Any], supports_grammar: bool) -> GrammarSampling | None:
+    """``resolveGrammarConstrainedSampling``: the grammar a tool is sent with, if the route takes one."""
     config = tool.get("constrainedSampling")
-    if not config or config.get("type") != "grammar" or not supports_grammar_tools:
+    if not config or config.get("type") != "grammar" or not supports_grammar:
         return None
     variants = config.get("variants") or {}
     lark = variants.get("openai_lark")
@@ -188,30 +205,29 @@ def resolve_grammar(tool: Mapping[str, Any], supports_grammar_tools: bool) -> Gr
             "no supported grammar variant was provided."
         )
     try:
-        input_property = _infer_input_property(tool)
+        input_property = _grammar_input_property(tool)
     except ValueError as error:
         raise ProjectionError(
             f'Tool "{tool["name"]}" cannot use grammar constrained sampling: {error}.'
         ) from error
     definition = str(lark if has_lark else regex)
-    return Grammar("lark" if has_lark else "regex", definition, input_property)
+    return GrammarSampling("lark" if has_lark else "regex", definition, input_property)
 
 
-def grammar_input_properties(
-    tools: Iterable[Mapping[str, Any]], supports_grammar_tools: bool
-) -> dict[str, str]:
-    """Tool name -> the argument that carries a grammar tool's free-form input."""
-    if not supports_grammar_tools:
+def grammar_input_properties(tools: Iterable[Mapping[str, Any]], supports_grammar: bool) -> dict[str, str]:
+    """Tool name -> the argument that carries a grammar tool's raw input."""
+    if not supports_grammar:
         return {}
     properties: dict[str, str] = {}
     for tool in tools:
         grammar = resolve_grammar(tool, True)
-        if grammar:
+        if grammar is not None:
             properties[tool["name"]] = grammar.input_property
     return properties
 
 
 def grammar_tool_input(tool_name: str, arguments: Mapping[str, Any], input_property: str) -> str:
+    """``getGrammarToolInput``: a grammar tool call's raw input, replayed as the custom input."""
     value = arguments.get(input_property)
     if not isinstance(value, str):
         raise ProjectionError(

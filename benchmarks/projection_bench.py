@@ -1,0 +1,419 @@
+"""Projection benchmark (issue 3): time to build the next request for a long transcript.
+
+For each API (one representative catalog model) and each transcript size, measures the time
+to project the transcript and encode the body bytes, best of ``--repeat`` warm runs, and, when
+Node and the oracle's ``node_modules`` are there, pi-ai 1.0.3 itself on the same transcripts in
+the same run (``scripts/oracle/bench_projection.mjs``: a capturing ``fetch`` records the body;
+timed from the ``streamSimple`` call to the captured body). Prints one table: Python ms, Node
+ms, the ratio (target <= 1.0) and the linearity of Python (time per message at the largest
+size over the smallest; ~1.0 means linear).
+
+Both sides build the whole request from scratch, as the runtime does after every appended
+row; the body sizes are compared so a difference in what was built cannot hide.
+
+Transcripts are synthetic but shaped like real sessions: user prompts, assistant text with
+tool calls (and some thinking with the API's kind of signature), tool results with file-sized
+output, and now and then a system section update or a tool addition.
+
+Run: ``PYTHONPATH=. python benchmarks/projection_bench.py [--sizes 1000,10000,50000]
+[--apis anthropic-messages,...] [--repeat 5] [--no-node]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from desktop.pi.catalog.catalog import bundled_pi
+from desktop.pi.projection import RequestOptions, project
+from desktop.pi.types import Message, Model
+
+ROOT = Path(__file__).resolve().parent.parent
+ORACLE = ROOT / "scripts" / "oracle"
+NODE_SCRIPT = ORACLE / "bench_projection.mjs"
+
+#: A ChatGPT-style access token whose JWT payload names an account (Codex needs one).
+_CODEX_TOKEN = "h.{}.s".format(
+    base64.urlsafe_b64encode(
+        json.dumps({"https://api.openai.com/auth": {"chatgpt_account_id": "acct_bench"}}).encode()
+    )
+    .decode()
+    .rstrip("=")
+)
+
+#: api -> (provider, model id, pi-ai options, environment)
+ROUTES: dict[str, tuple[str, str, dict[str, Any], dict[str, str]]] = {
+    "anthropic-messages": ("anthropic", "claude-opus-5", {"reasoning": "medium"}, {}),
+    "openai-completions": ("deepseek", "deepseek-v4-pro", {"reasoning": "medium"}, {}),
+    "openai-responses": ("openai", "gpt-5.5", {"reasoning": "medium"}, {}),
+    "azure-openai-responses": (
+        "azure",
+        "gpt-5.5",
+        {"reasoning": "medium"},
+        {"AZURE_OPENAI_BASE_URL": "https://bench.openai.azure.com/openai/v1"},
+    ),
+    "openai-codex-responses": (
+        "openai-codex",
+        "gpt-5.5",
+        {"reasoning": "medium", "apiKey": _CODEX_TOKEN},
+        {},
+    ),
+    "mistral-conversations": ("mistral", "devstral-latest", {}, {}),
+    "google-generative-ai": ("google", "gemini-2.5-flash", {"reasoning": "medium"}, {}),
+    "google-vertex": ("google-vertex", "gemini-2.5-pro", {"reasoning": "medium"}, {}),
+    "bedrock-converse-stream": (
+        "amazon-bedrock",
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        {"reasoning": "medium"},
+        {"AWS_REGION": "us-east-1"},
+    ),
+    "pi-messages": ("radius", "balanced", {"reasoning": "medium"}, {}),
+}
+BENCH_KEY = "sk-bench-key"
+SESSION_ID = "bench-session-0001"
+
+_WORDS = [
+    "the",
+    "module",
+    "reads",
+    "configuration",
+    "from",
+    "disk",
+    "and",
+    "validates",
+    "each",
+    "field",
+    "before",
+    "the",
+    "server",
+    "starts",
+    "so",
+    "a",
+    "bad",
+    "value",
+    "fails",
+    "early",
+    "with",
+    "a",
+    "message",
+    "that",
+    "names",
+    "the",
+    "key",
+    "and",
+    "the",
+    "file",
+    "it",
+    "came",
+    "from",
+    "while",
+    "tests",
+    "cover",
+    "parsing",
+    "defaults",
+    "overrides",
+    "and",
+    "the",
+    "error",
+    "paths",
+    "for",
+    "missing",
+    "or",
+    "malformed",
+    "entries",
+]
+_FILE_LINE = "    def handle(self, request: Request) -> Response:  # routes one request to its handler"
+
+
+def _signature(api: str, rng: random.Random, n: int) -> str:
+    """A thinking signature of the kind the API's own model would have produced."""
+    if api in ("openai-responses", "azure-openai-responses", "openai-codex-responses"):
+        item = {
+            "type": "reasoning",
+            "id": f"rs_{n:08x}",
+            "summary": [],
+            "encrypted_content": "gAAAA" + "x" * 120,
+        }
+        return json.dumps(item, separators=(",", ":"))
+    if api == "openai-completions":
+        return "reasoning_content"
+    return base64.b64encode(rng.randbytes(96)).decode()
+
+
+def _sentence(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(words))
+
+
+def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"type": "object", "properties": properties, "required": required},
+    }
+
+
+BASE_TOOLS = [
+    _tool("read", "Read a file", {"path": {"type": "string"}, "offset": {"type": "integer"}}, ["path"]),
+    _tool(
+        "write",
+        "Write a file",
+        {"path": {"type": "string"}, "content": {"type": "string"}},
+        ["path", "content"],
+    ),
+    _tool(
+        "edit",
+        "Replace text in a file",
+        {"path": {"type": "string"}, "old": {"type": "string"}, "new": {"type": "string"}},
+        ["path", "old", "new"],
+    ),
+    _tool(
+        "bash",
+        "Run a shell command",
+        {"command": {"type": "string"}, "timeout": {"type": "number"}},
+        ["command"],
+    ),
+    _tool("grep", "Search files", {"pattern": {"type": "string"}, "path": {"type": "string"}}, ["pattern"]),
+    _tool("ls", "List a directory", {"path": {"type": "string"}}, ["path"]),
+]
+
+
+def transcript(model: Model, size: int, seed: int = 7) -> list[Message]:
+    """A deterministic session of ``size`` messages, produced by ``model`` itself."""
+    rng = random.Random(seed)
+    api, provider, model_id = model["api"], model["provider"], model["id"]
+    ts = 1_700_000_000_000
+    messages: list[dict[str, Any]] = [
+        {
+            "role": "system",
+            "content": "You are a careful coding agent. Work in the repository; explain what you change.\n"
+            + _sentence(rng, 120),
+            "sections": {"environment": "cwd=/work/project\nos=linux", "skill:review": _sentence(rng, 60)},
+            "toolsAdded": [dict(t) for t in BASE_TOOLS],
+            "timestamp": ts,
+        }
+    ]
+    turn = 0
+    added = 0
+    while len(messages) < size:
+        turn += 1
+        ts += 1000
+        if turn % 25 == 0:
+            update: dict[str, Any] = {
+                "role": "system",
+                "content": "",
+                "sections": {"environment": f"cwd=/work/project\nbranch=feature-{turn}"},
+                "timestamp": ts,
+            }
+            if turn % 100 == 0:
+                added += 1
+                update["toolsAdded"] = [
+                    _tool(f"mcp_search_{added}", "Search the docs", {"query": {"type": "string"}}, ["query"])
+                ]
+            messages.append(update)
+        messages.append({"role": "user", "content": _sentence(rng, rng.randint(8, 40)), "timestamp": ts})
+        content: list[dict[str, Any]] = []
+        if rng.random() < 0.3:
+            content.append(
+                {
+                    "type": "thinking",
+                    "thinking": _sentence(rng, 40),
+                    "thinkingSignature": _signature(api, rng, turn),
+                }
+            )
+        content.append({"type": "text", "text": _sentence(rng, rng.randint(10, 30))})
+        calls = []
+        for k in range(rng.choice((1, 1, 1, 2))):
+            call_id = f"call_{turn}_{k}" if api != "mistral-conversations" else f"c{turn:07d}{k}"[:9]
+            calls.append(
+                {
+                    "type": "toolCall",
+                    "id": call_id,
+                    "name": "read",
+                    "arguments": {"path": f"src/m{turn}_{k}.py"},
+                }
+            )
+        content.extend(calls)
+        usage = {
+            "input": 1000 + turn,
+            "output": 80,
+            "cacheRead": 900 + turn,
+            "cacheWrite": 0,
+            "totalTokens": 1980 + 2 * turn,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        }
+        route = {"api": api, "provider": provider, "model": model_id, "usage": usage}
+        messages.append(
+            {"role": "assistant", "content": content, **route, "stopReason": "toolUse", "timestamp": ts}
+        )
+        for call in calls:
+            lines = rng.randint(5, 40)
+            messages.append(
+                {
+                    "role": "toolResult",
+                    "toolCallId": call["id"],
+                    "toolName": "read",
+                    "content": [
+                        {"type": "text", "text": "\n".join(f"{i}: {_FILE_LINE}" for i in range(lines))}
+                    ],
+                    "isError": rng.random() < 0.05,
+                    "timestamp": ts,
+                }
+            )
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": _sentence(rng, rng.randint(10, 50))}],
+                **route,
+                "stopReason": "stop",
+                "timestamp": ts,
+            }
+        )
+    # End on a user turn: that is when a request is built.
+    del messages[size - 1 :]
+    messages.append({"role": "user", "content": "Now run the tests.", "timestamp": ts + 1})
+    return messages  # type: ignore[return-value]
+
+
+def _catalog_model(provider: str, model_id: str) -> Model:
+    for entry in bundled_pi().models:
+        if entry["provider"] == provider and entry["id"] == model_id:
+            return dict(entry)  # type: ignore[return-value]
+    raise SystemExit(f"model {provider}/{model_id} is not in the bundled pi catalog")
+
+
+def _options(pi_options: Mapping[str, Any], env: Mapping[str, str]) -> RequestOptions:
+    return RequestOptions.from_pi({"apiKey": BENCH_KEY, "sessionId": SESSION_ID, **pi_options}, env=env)
+
+
+def best_ms(run: Callable[[], object], repeat: int) -> float:
+    run()  # warm
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return best * 1000
+
+
+def python_ms(model: Model, messages: list[Message], options: RequestOptions, repeat: int) -> float:
+    return best_ms(lambda: project(model, messages, options).body_bytes, repeat)
+
+
+def node_times(run: dict[str, Any], repeat: int) -> dict[int, tuple[float, int]] | str:
+    """pi-ai's (ms, body length) per size for one API, or the reason there are none."""
+    node = shutil.which("node")
+    if node is None:
+        return "node is not on PATH; pi-ai was not measured"
+    if not (ORACLE / "node_modules" / "@earendil-works" / "pi-ai").exists():
+        return "scripts/oracle/node_modules is missing (cd scripts/oracle && npm install); pi-ai was not measured"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "runs.json"
+        path.write_bytes(orjson.dumps({"repeat": repeat, "runs": [run]}))
+        done = subprocess.run(
+            [node, "--max-old-space-size=8192", str(NODE_SCRIPT), str(path)],
+            cwd=ORACLE,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if done.returncode != 0:
+        return f"bench_projection.mjs failed: {done.stderr.strip()[-500:]}"
+    times: dict[int, tuple[float, int]] = {}
+    for result in json.loads(done.stdout):
+        if "error" in result:
+            print(f"note: pi-ai failed for {result['api']} at {result['size']}: {result['error'][:300]}")
+            continue
+        times[result["size"]] = (result["ms"], result["length"])
+    return times
+
+
+@dataclass
+class Row:
+    api: str
+    size: int
+    count: int
+    python_ms: float
+    length: int
+    node_ms: float | None = None
+    node_length: int | None = None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--apis", default=",".join(ROUTES))
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-node", action="store_true", help="skip the pi-ai (Node) column")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    apis = [a for a in args.apis.split(",") if a]
+    unknown = [a for a in apis if a not in ROUTES]
+    if unknown:
+        parser.error(f"unknown API(s) {unknown}; known: {', '.join(ROUTES)}")
+
+    rows: list[Row] = []
+    node_note = "skipped (--no-node)" if args.no_node else ""
+    for api in apis:
+        provider, model_id, pi_options, env = ROUTES[api]
+        model = _catalog_model(provider, model_id)
+        options = _options(pi_options, env)
+        contexts: dict[str, Any] = {}
+        api_rows: list[Row] = []
+        for size in sizes:
+            messages = transcript(model, size)
+            ms = python_ms(model, messages, options, args.repeat)
+            length = len(project(model, messages, options).body_bytes)
+            api_rows.append(Row(api, size, len(messages), ms, length))
+            contexts[str(size)] = {"messages": messages}
+        if not node_note:
+            run = {
+                "api": api,
+                "model": model,
+                "options": {"apiKey": BENCH_KEY, "sessionId": SESSION_ID, **pi_options},
+                "env": env,
+                "contexts": contexts,
+            }
+            node = node_times(run, args.repeat)
+            if isinstance(node, str):
+                node_note = node
+            else:
+                for row in api_rows:
+                    row.node_ms, row.node_length = node.get(row.size, (None, None))
+        rows.extend(api_rows)
+        del contexts
+
+    if node_note:
+        print(f"Node column: {node_note}")
+    print(f"{'api':24} {'messages':>8} {'python ms':>10} {'node ms':>9} {'py/node':>8} {'linearity':>9}")
+    first: dict[str, Row] = {}
+    for row in rows:
+        base = first.setdefault(row.api, row)
+        linearity = (row.python_ms / row.count) / (base.python_ms / base.count)
+        ratio = f"{row.python_ms / row.node_ms:8.2f}" if row.node_ms else f"{'-':>8}"
+        node_ms = "-" if row.node_ms is None else f"{row.node_ms:.1f}"
+        print(f"{row.api:24} {row.count:8d} {row.python_ms:10.1f} {node_ms:>9} {ratio} {linearity:9.2f}")
+        if row.node_length is not None and row.node_length != row.length:
+            print(f"  note: body sizes differ (python {row.length} bytes, pi-ai {row.node_length} units)")
+    print(
+        "python/node ms: best of the warm runs, project + body bytes vs streamSimple call to captured body;"
+        " py/node <= 1.00 meets the target; linearity: ms per message relative to the smallest size."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    raise SystemExit(main())
