@@ -17,12 +17,18 @@ import orjson
 from desktop.cli._args import CliError
 from desktop.pi.catalog import RouteError
 from desktop.pi.delivery import FALLBACKS, deliver
-from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions, project
+from desktop.pi.projection import (
+    CREDENTIAL_PLACEHOLDER,
+    ProjectionError,
+    ProviderRequest,
+    RequestOptions,
+    project,
+)
 from desktop.pi.routes import Account, resolve_model, route_from_string
 from desktop.pi.transcript import normalize_context
 from desktop.pi.types import KNOWN_APIS
 
-PREVIEW_KEY = "<api-key>"
+PREVIEW_KEY = CREDENTIAL_PLACEHOLDER
 
 
 def register(subparsers: Any) -> None:

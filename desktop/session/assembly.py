@@ -22,7 +22,7 @@ from desktop.host.tools.session_tools import SessionTools
 from desktop.host.tools.types import SkillIndex
 from desktop.pi.capability import CapabilityStatus, capability_status
 from desktop.pi.delivery import FallbackDelivery
-from desktop.pi.projection import RequestOptions
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions
 from desktop.pi.routes import ResolvedModel, Route, resolve_model
 from desktop.session.compaction import CompactionSettings
 from desktop.session.declarations import CompactionBudget
@@ -95,7 +95,7 @@ def route_binding(resolved: ResolvedModel, fallback: FallbackDelivery, session_i
     return SessionRoute(
         model=resolved.model,  # type: ignore[arg-type]
         identity=resolved.journal_route(),
-        options=RequestOptions(session_id=session_id),
+        options=RequestOptions(session_id=session_id, api_key=CREDENTIAL_PLACEHOLDER),
         fallback=fallback,
     )
 

@@ -8,14 +8,22 @@ row ever holds a secret.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import cast
 
 from desktop.host.providers.client import send_streaming
 from desktop.host.providers.request import WireRequest
-from desktop.pi.projection import ProviderRequest
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest
 from desktop.pi.types import AssistantMessage, Model
 from desktop.session.runtime import EventSink
+
+
+def with_credential(headers: Mapping[str, str], api_key: str | None) -> dict[str, str]:
+    """Swap the projection's placeholder for the real key; without a key (the offline
+    emulator), drop the headers that would only carry the placeholder."""
+    if api_key:
+        return {k: v.replace(CREDENTIAL_PLACEHOLDER, api_key) for k, v in headers.items()}
+    return {k: v for k, v in headers.items() if CREDENTIAL_PLACEHOLDER not in v}
 
 
 class HttpDispatcher:
@@ -26,11 +34,14 @@ class HttpDispatcher:
         self, request: ProviderRequest, model: Model, *, on_event: EventSink, cancel: threading.Event
     ) -> AssistantMessage:
         wire = WireRequest(
-            url=request.url, body=request.body_bytes, headers=request.headers, method=request.method
+            url=request.url,
+            body=request.body_bytes,
+            headers=with_credential(request.headers, self._api_key()),
+            method=request.method,
         )
 
         def forward(event: object) -> None:
             on_event({"type": "stream", "event": event})
 
-        message = send_streaming(wire, model=model, api_key=self._api_key(), cancel=cancel, on_event=forward)
+        message = send_streaming(wire, model=model, cancel=cancel, on_event=forward)
         return cast(AssistantMessage, message)

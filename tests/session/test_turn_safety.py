@@ -57,7 +57,9 @@ def test_a_real_key_reaches_the_provider_and_nowhere_else(
             result = session.runtime.run_turn(text)
             assert result.stopped == "stop", result.error
         logging.getLogger("test").info("headers were %s", {"x-api-key": SECRET})
-    assert emulator.requests and all(r.headers.get("x-api-key") == SECRET for r in emulator.requests)
+    assert emulator.requests
+    for r in emulator.requests:
+        assert r.headers.get("x-api-key") == SECRET, r.headers
     for blob in previews:
         assert SECRET.encode() not in blob
     scanned = 0

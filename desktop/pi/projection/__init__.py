@@ -33,6 +33,11 @@ PROJECTORS: dict[str, str] = {
     "pi-messages": "pi_messages",
 }
 
+#: Stands in for the account's key at projection time. Projections place it wherever their API
+#: carries the credential; the Host swaps in the real key just before sending, so a preview or a
+#: journal never holds a secret while its bytes stay those of the dispatch.
+CREDENTIAL_PLACEHOLDER = "<api-key>"
+
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization"})
 
 
