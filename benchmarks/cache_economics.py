@@ -667,6 +667,12 @@ def run_conversation(emu: Emulator, route: RouteClass, steps: Sequence[Step], ro
     with _session(emu, route, root) as (session, recorder, workspace):
         if session.tools.problems:
             raise RuntimeError("; ".join(session.tools.problems))
+        expected = "fixed" if route.key == "flash-fixed" else "on-demand"
+        if session.gate.policy.mode != expected:
+            raise RuntimeError(
+                f"{route.key} should use {expected} declarations but the gate chose "
+                f"{session.gate.policy.mode}: {session.gate.policy.reason}"
+            )
         recording = Recording(
             route, session.runtime.route.model, session.runtime.route.options, session.gate.policy.mode
         )

@@ -191,7 +191,9 @@ def markdown(results: Sequence[Any], specs: Sequence[Any], *, quick: bool) -> st
             "",
             "Both chronological; the on-demand run uses the `tools.declarations: on-demand` setting on the same",
             "verified binding. Fixed declarations make the first request larger; whether that pays back",
-            "depends on whether a ToolSearch activation would otherwise rewrite the declared tools.",
+            "depends on whether a ToolSearch activation would otherwise rewrite the declared tools: this",
+            "binding has no in-place tool additions, so on demand every activation changes the request-level",
+            "tool list and everything after it is processed again.",
             "",
         ]
         rows = []
