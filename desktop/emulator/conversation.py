@@ -109,6 +109,18 @@ def _anthropic_tool_names(messages: list[Any]) -> dict[str, str]:
     return names
 
 
+def _before_trailing_system(messages: list[Any]) -> list[Any]:
+    """The messages without the system/developer updates that close them.
+
+    A system update sent in place after tool results (an activation, ``additional_tools``)
+    does not change what the request ends with: the model still answers the results.
+    """
+    end = len(messages)
+    while end and messages[end - 1].get("role") in ("system", "developer"):
+        end -= 1
+    return messages[:end]
+
+
 def read_chat(body: Mapping[str, Any]) -> Conversation:
     """OpenAI chat completions, DeepSeek and Mistral (same message shapes)."""
     conv = Conversation(
@@ -130,7 +142,7 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
         _text_of(m.get("content")) for m in messages if m.get("role") in ("system", "developer")
     )
     trailing: list[ToolResult] = []
-    for message in reversed(messages):
+    for message in reversed(_before_trailing_system(messages)):
         if message.get("role") != "tool":
             break
         name = message.get("name") or names.get(message.get("tool_call_id", ""), "tool")
@@ -167,7 +179,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
             system_texts.append(_text_of(item.get("content")))
     conv.system = "\n".join(text for text in system_texts if text)
     trailing: list[ToolResult] = []
-    for item in reversed(items):
+    for item in reversed(_before_trailing_system(items)):
         if item.get("type") != "function_call_output":
             break
         trailing.insert(

@@ -8,7 +8,8 @@ pasted in unchanged::
       "mcpServers": {"files": {"command": "python", "args": ["server.py"], "env": {"K": "V"}}},
       "hooks": {"PreToolUse": [{"matcher": "bash|write",
                                 "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]},
-      "extensions": ["~/pi-extensions/words.py"]
+      "extensions": ["~/pi-extensions/words.py"],
+      "tools": {"declarations": "auto"}
     }
 
 Unknown keys are kept (other parts of the app add their own); a bad value is reported with
@@ -78,12 +79,22 @@ class PermissionsConfig(BaseModel):
     mode: Literal["ask", "accept-edits", "read-only", "full-access"] = "ask"
 
 
+class ToolsConfig(BaseModel):
+    """``declarations``: ``"auto"`` (the route decides: the complete catalog from the first
+    request on the verified deepseek-flash binding, on demand elsewhere) or ``"on-demand"``
+    (publish deferred schemas only when ToolSearch activates them, on every route)."""
+
+    model_config = ConfigDict(extra="allow")
+    declarations: Literal["auto", "on-demand"] = "auto"
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="allow")
     permissions: PermissionsConfig = Field(default_factory=PermissionsConfig)
     mcpServers: dict[str, McpServerConfig] = Field(default_factory=dict)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
     extensions: list[str] = Field(default_factory=list)
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)
 
     @field_validator("mcpServers")
     @classmethod

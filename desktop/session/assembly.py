@@ -150,6 +150,7 @@ def open_session(
             retained_tail_tokens=config.compaction.keep_recent_tokens,
         ),
         prompt_tokens=prompt_tokens,
+        preference=settings.tools.declarations,
     )
     account = config.route.account
     if dispatcher is None:

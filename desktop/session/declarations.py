@@ -11,6 +11,11 @@ The fixed path falls back to on-demand, never truncating, when the catalog has m
 128 functions (DeepSeek's limit) or its estimated cost would leave less than the
 retained-tail budget below the automatic compaction threshold. The reason is a string on
 the policy; the runtime journals it as a note and the inspector shows it.
+
+The user may also choose on-demand on the fixed binding (settings ``tools.declarations``:
+``"on-demand"``): the first request is smaller, which can make a short conversation cheaper
+even though a later ToolSearch activation then rewrites the declared tools (the cache
+economics benchmark measures both on the same conversations). ``"auto"`` is the default.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ DEFAULT_RESERVE_TOKENS = 16_384
 DEFAULT_RETAINED_TAIL_TOKENS = 20_000
 
 DeclarationMode = Literal["fixed", "on-demand"]
+DeclarationPreference = Literal["auto", "on-demand"]
+DECLARATION_PREFERENCES: tuple[DeclarationPreference, ...] = ("auto", "on-demand")
 
 
 @dataclass(frozen=True)
@@ -117,14 +124,33 @@ def decide_policy(
     *,
     budget: CompactionBudget = CompactionBudget(),
     prompt_tokens: int = 0,
+    preference: DeclarationPreference = "auto",
 ) -> DeclarationPolicy:
-    """Pick fixed or on-demand for ``catalog`` (all declarations) on ``route``."""
+    """Pick fixed or on-demand for ``catalog`` (all declarations) on ``route``.
+
+    ``preference="on-demand"`` is the user's setting to keep on-demand schemas even on the
+    fixed binding; ``"auto"`` lets the binding decide.
+    """
+    if preference not in DECLARATION_PREFERENCES:
+        raise ValueError(
+            f"tool declaration preference {preference!r} is not one of {', '.join(DECLARATION_PREFERENCES)}"
+        )
     count = len(catalog)
     cost = estimate_tokens(catalog) + prompt_tokens
     threshold = route.context_window - budget.reserve_tokens
     fixed, why = route.is_fixed_declaration_binding()
     if not fixed:
         return DeclarationPolicy("on-demand", why, False, count, cost, threshold)
+    if preference == "on-demand":
+        return DeclarationPolicy(
+            "on-demand",
+            "the tools.declarations setting asks for on-demand schemas on the verified deepseek-flash "
+            "binding (it would otherwise declare the complete catalog from the first request)",
+            False,
+            count,
+            cost,
+            threshold,
+        )
     if count > DEEPSEEK_MAX_FUNCTIONS:
         return DeclarationPolicy(
             "on-demand",

@@ -36,6 +36,7 @@ from desktop.session.activation import (
 from desktop.session.declarations import (
     CompactionBudget,
     DeclarationPolicy,
+    DeclarationPreference,
     Declarations,
     RouteBinding,
     decide_policy,
@@ -98,12 +99,14 @@ class ToolGate:
         *,
         budget: CompactionBudget = CompactionBudget(),
         prompt_tokens: int = 0,
+        preference: DeclarationPreference = "auto",
     ) -> None:
         self._catalog = catalog
         self._host = host
         self._route = route
         self._budget = budget
         self._prompt_tokens = prompt_tokens
+        self._preference: DeclarationPreference = preference
         self._lock = threading.RLock()
         self._notes: list[GateNote] = []
         self._removed: dict[str, str] = {}
@@ -154,7 +157,11 @@ class ToolGate:
 
     def _decide(self, snapshot: CatalogSnapshot) -> DeclarationPolicy:
         return decide_policy(
-            self._route, snapshot.declarations(), budget=self._budget, prompt_tokens=self._prompt_tokens
+            self._route,
+            snapshot.declarations(),
+            budget=self._budget,
+            prompt_tokens=self._prompt_tokens,
+            preference=self._preference,
         )
 
     def _note_policy(self, policy: DeclarationPolicy) -> None:

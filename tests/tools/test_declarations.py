@@ -184,3 +184,20 @@ def test_reactivation_after_a_schema_change_republishes_before_any_update(
     assert update is not None
     assert update["toolsRemoved"] == [{"name": "word_count"}]
     assert [t["description"] for t in update["toolsAdded"]] == ["Count the words in a text (v2)."]
+
+
+def test_on_demand_preference_on_the_fixed_binding(catalog: ToolCatalog, host: HostExecutor) -> None:
+    assert decide_policy(FLASH, [], preference="auto").mode == "fixed"
+    policy = decide_policy(FLASH, [], preference="on-demand")
+    assert policy.mode == "on-demand" and not policy.fallback
+    assert "tools.declarations" in policy.reason
+    # Elsewhere the preference changes nothing: those routes are on demand anyway.
+    assert decide_policy(OTHER, [], preference="on-demand").reason == decide_policy(OTHER, []).reason
+    with pytest.raises(ValueError, match="not one of auto, on-demand"):
+        decide_policy(FLASH, [], preference="sometimes")  # type: ignore[arg-type]
+
+    gate = ToolGate(catalog, host, FLASH, preference="on-demand")
+    assert {tool["name"] for tool in gate.request_tools()} == CORE
+    gate.execute(call("ToolSearch", {"query": "count words"}))
+    update = gate.take_update()
+    assert update is not None and [t["name"] for t in update["toolsAdded"]] == ["word_count"]
