@@ -42,6 +42,13 @@ __all__ = [
 ]
 
 SERVICE = "pi-desktop"
+DEFAULT_ACCOUNT = "default"
+
+
+def keyring_username(provider: str, account: str = DEFAULT_ACCOUNT) -> str:
+    """The one naming rule for keyring entries: ``<provider>/<account>`` under service ``pi-desktop``."""
+    return f"{provider}/{account or DEFAULT_ACCOUNT}"
+
 
 #: Provider id -> environment variables that may hold its key, in priority order
 #: (pi-ai ``env-api-keys.ts``; ANTHROPIC_AUTH_TOKEN is skipped as pi-ai does for keys).

@@ -79,7 +79,9 @@ def stored_provider_keys(get_password: Callable[[str, str], str | None]) -> set[
     found: set[str] = set()
     for provider in PROVIDER_KEY_ENV:
         try:
-            secret = get_password(KEYRING_SERVICE, provider)
+            secret = get_password(KEYRING_SERVICE, f"{provider}/default") or get_password(
+                KEYRING_SERVICE, provider
+            )
         except Exception as exc:  # any backend failure: locked, no D-Bus, no backend at all
             log.info("keyring unavailable (%s: %s); using environment keys only", type(exc).__name__, exc)
             return found

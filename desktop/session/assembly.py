@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from desktop import __version__
-from desktop.host.accounts import resolve_api_key
+from desktop.host.accounts import keyring_username, resolve_api_key
 from desktop.host.journal import JournalWriter, model_order, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.settings import Settings, load_settings
@@ -162,7 +162,7 @@ def open_session(
             if ref.startswith("env:"):
                 return os.environ.get(ref[4:])
             return resolve_api_key(
-                config.route.provider, account.name if account.name != "default" else None
+                config.route.provider, keyring_username(config.route.provider, account.name)
             )[0]
 
         dispatcher = HttpDispatcher(key)

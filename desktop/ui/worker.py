@@ -179,12 +179,12 @@ class SessionWorker(QObject):
     def _keyed_providers(self) -> list[str]:
         """Providers of the offered routes that have a key (keyring or environment)."""
         try:
-            from desktop.host.accounts import resolve_api_key
+            from desktop.host.accounts import keyring_username, resolve_api_key
         except ImportError:
             return []
         found = []
         for provider in sorted({p.split("/", 1)[0] for p in engine.PUBLISHED_ROUTES}):
-            key, _info = resolve_api_key(provider, f"{provider}/default")
+            key, _info = resolve_api_key(provider, keyring_username(provider))
             if key:
                 found.append(provider)
         return found
@@ -458,9 +458,9 @@ class SessionWorker(QObject):
         if route.offline:
             return None
         try:
-            from desktop.host.accounts import resolve_api_key
+            from desktop.host.accounts import keyring_username, resolve_api_key
 
-            key, _info = resolve_api_key(route.provider, f"{route.provider}/{route.account.name}")
+            key, _info = resolve_api_key(route.provider, keyring_username(route.provider, route.account.name))
             return key
         except Exception:
             log.exception("reading the API key failed")
@@ -578,7 +578,7 @@ class SessionWorker(QObject):
             from desktop.host import accounts
 
             for provider in accounts.ENV_API_KEYS:
-                _key, info = accounts.resolve_api_key(provider, f"{provider}/default")
+                _key, info = accounts.resolve_api_key(provider, accounts.keyring_username(provider))
                 entries.append(
                     {
                         "provider": provider,
@@ -597,7 +597,7 @@ class SessionWorker(QObject):
         try:
             from desktop.host import accounts
 
-            accounts.set_api_key(f"{provider}/{account}", key)
+            accounts.set_api_key(accounts.keyring_username(provider, account), key)
             note = f"Saved the key for {provider}/{account} in the keyring."
         except Exception as exc:  # KeyringUnavailable, ValueError: the message says what to do
             note = str(exc)
@@ -608,7 +608,7 @@ class SessionWorker(QObject):
         try:
             from desktop.host import accounts
 
-            removed = accounts.delete_api_key(f"{provider}/{account}")
+            removed = accounts.delete_api_key(accounts.keyring_username(provider, account))
             note = (
                 f"Removed the key for {provider}/{account}."
                 if removed

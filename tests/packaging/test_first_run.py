@@ -60,6 +60,13 @@ def test_stored_keys_reads_the_app_service() -> None:
     assert stored_provider_keys(lambda service, user: store.get((service, user))) == {"openai"}
 
 
+def test_a_key_saved_by_the_accounts_dialog_is_seen_at_first_run() -> None:
+    from desktop.host.accounts import keyring_username
+
+    store = {(KEYRING_SERVICE, keyring_username("deepseek")): "sk-z"}
+    assert stored_provider_keys(lambda service, user: store.get((service, user))) == {"deepseek"}
+
+
 def test_a_broken_keyring_means_no_stored_keys() -> None:
     def locked(service: str, user: str) -> str | None:
         raise RuntimeError("keyring locked")
