@@ -17,8 +17,10 @@ neutral events through ``on_event`` as they are parsed. Guarantees:
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import socket
+import ssl
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -111,6 +113,13 @@ class _SocketWatch:
             self._thread.join(timeout=1)
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One verified TLS context per process: loading the CA store costs tens of milliseconds,
+    and a fresh client per request (needed to cancel before the first byte) must not pay it."""
+    return ssl.create_default_context()
+
+
 def send_streaming(
     request: ProjectedRequest,
     *,
@@ -136,7 +145,9 @@ def send_streaming(
     headers = with_auth(request.headers, str(model.get("api", "")), api_key)
     watch = _SocketWatch(cancel)
     owns_client = client is None
-    http = client or httpx.Client(limits=httpx.Limits(max_keepalive_connections=0), follow_redirects=False)
+    http = client or httpx.Client(
+        limits=httpx.Limits(max_keepalive_connections=0), follow_redirects=False, verify=_tls_context()
+    )
     attempt = 0
 
     def deliver(events: list[StreamEvent]) -> None:
