@@ -9,8 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from desktop.host.journal import model_order
 from desktop.pi.transcript import current_system_message
-from desktop.session.history import context_messages
+from desktop.session.compaction import (
+    CompactionSettings,
+    NothingToCompact,
+    compaction_row_fields,
+    plan_compaction,
+)
+from desktop.session.history import context_messages, context_view
 from desktop.session.sections import (
     SKILLS_HEADER,
     SKILLS_HEADER_TEXT,
@@ -117,20 +124,31 @@ events = st.lists(
         st.tuples(st.just("add"), skill_ids, st.text(min_size=1, max_size=8)),
         st.tuples(st.just("remove"), skill_ids, st.just("")),
         st.tuples(st.just("guidance"), st.just(""), st.text(max_size=8)),
-        st.tuples(st.just("user"), st.just(""), st.text(max_size=5)),
+        st.tuples(st.just("user"), st.just(""), st.text(max_size=400)),
         st.tuples(st.just("continue"), st.just(""), st.just("")),
+        st.tuples(st.just("compact"), st.just(""), st.just("")),
     ),
     max_size=30,
 )
 
 
-@settings(max_examples=150, deadline=None)
+def assistant(text: str) -> dict[str, Any]:
+    return row(
+        "assistant",
+        message={"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop"},
+    )
+
+
+@settings(max_examples=200, deadline=None)
 @given(events)
 def test_replay_equals_runtime_state(sequence: list[tuple[str, str, str]]) -> None:
+    """Random skill edits, guidance changes, turns (user row persisted first, its update
+    anchored before it), compactions and continuations."""
     skills: dict[str, str] = {}
     guidance = ""
     rows: list[dict[str, Any]] = []
     for kind, skill, text in sequence:
+        anchor = None
         if kind == "add":
             skills[skill] = text
         elif kind == "remove":
@@ -139,6 +157,16 @@ def test_replay_equals_runtime_state(sequence: list[tuple[str, str, str]]) -> No
             guidance = text
         elif kind == "user":
             rows.append(user(text))
+            anchor = rows[-1]["id"]
+        elif kind == "compact":
+            try:
+                plan = plan_compaction(
+                    context_view(model_order(rows)), CompactionSettings(keep_recent_tokens=20)
+                )
+            except NothingToCompact:
+                continue
+            rows.append(row("compaction", **compaction_row_fields(plan, "S", activation=None, route={})))
+            continue
         wanted = DesiredState(
             desired_sections(
                 runtime="R",
@@ -147,11 +175,22 @@ def test_replay_equals_runtime_state(sequence: list[tuple[str, str, str]]) -> No
             )
         )
         prior = [dict(r) for r in rows]
-        rows = continue_once(rows, wanted)
+        fields = system_row_fields(model_order(rows), wanted, timestamp=2, anchor_before=anchor)
+        if fields is not None:
+            rows.append(row("system", **fields))
+        if kind == "user":
+            rows.append(assistant("ok"))
         assert rows[: len(prior)] == prior  # appended only: earlier rows untouched
-        replayed = current_system_message(context_messages(rows))
+        ordered = model_order(rows)
+        replayed = current_system_message(context_messages(ordered))
         assert replayed is not None
         # Exactly the wanted sections: nothing lost, duplicated or resurrected after a tombstone.
         assert replayed.get("sections") == wanted.sections
-        # Every appended update is at the end: it never moves before an earlier row.
-        assert all(r["type"] != "system" or "before" not in r for r in rows)
+        # A system row moves, at most, in front of the user row it is anchored to.
+        position = {r["id"]: i for i, r in enumerate(ordered)}
+        for j, system in enumerate(rows):
+            if system["type"] != "system":
+                continue
+            for earlier in rows[:j]:
+                if earlier["id"] != system.get("before"):
+                    assert position[earlier["id"]] < position[system["id"]]

@@ -1,0 +1,60 @@
+"""Legacy session files continue correctly, twice in a row (S3, S5): the first continuation
+appends exactly one system row at the end, the second appends nothing, and no earlier byte of
+the file changes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from desktop.emulator import Emulator
+from desktop.host.permissions import headless_bridge
+from desktop.host.settings import Settings
+from desktop.pi.routes import emulator_route
+from desktop.session.assembly import SessionConfig, open_session
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "legacy"
+
+
+def workspace_with_skills(root: Path) -> Path:
+    for name, description in (("lint", "Run the linters"), ("deploy", "Ship it")):
+        path = root / ".pi" / "skills" / name / "SKILL.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(f"---\nname: {name}\ndescription: {description}\n---\nSteps.\n", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("fixture", ["aggregate_skills.jsonl", "no_metadata.jsonl"])
+def test_legacy_session_continues_once(tmp_path: Path, fixture: str) -> None:
+    session_file = tmp_path / fixture
+    shutil.copy(FIXTURES / fixture, session_file)
+    original = session_file.read_bytes()
+    workspace = workspace_with_skills(tmp_path / "ws")
+    with Emulator() as emu:
+        config = SessionConfig(
+            route=emulator_route("anthropic/claude-opus-5-5", emu.url, emulated=True),
+            workspace=workspace,
+            settings=Settings(),
+            user_skills=tmp_path / "none",
+        )
+        bridge = headless_bridge(yes=True, no=False)
+        with open_session(session_file, config, bridge=bridge):
+            pass
+        first = session_file.read_bytes()
+        assert first.startswith(original)  # nothing rewritten or prefixed
+        with open_session(session_file, config, bridge=bridge) as session:
+            systems = [r for r in session.writer.rows if r["type"] == "system"]
+            appended = systems[-1]
+            sections = appended["modelSystem"]["message"]["sections"]
+        assert session_file.read_bytes() == first  # the second continuation appends nothing
+    assert {"skills", "skill:lint", "skill:deploy"} <= set(sections)
+    if fixture == "aggregate_skills.jsonl":
+        assert "legacy skills" in appended["label"]
+        assert sections["skills"].startswith("<skills>\nSkills are specialized")
+        assert len(systems) == 2
+    else:
+        assert appended["label"].startswith("baseline")
+        assert len(systems) == 1
+        assert appended["modelSystem"]["message"].get("toolsAdded")  # the full current state
