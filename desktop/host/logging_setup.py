@@ -11,43 +11,22 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import Final
 
 from desktop.host.paths import log_dir
+from desktop.host.redaction import redact_text
 
 LOG_FILE_NAME: Final = "pi-desktop.log"
 MAX_BYTES: Final = 2 * 1024 * 1024
 BACKUP_COUNT: Final = 5
-REDACTED: Final = "[REDACTED]"
 _HANDLER_NAME: Final = "pi-desktop-file"
-
-_SECRET_NAMES = r"(?:proxy-authorization|authorization|x-goog-api-key|x-api-key|api[-_]?key|apikey)"
-#: Values of headers and fields that carry credentials: "k: v", "k=v", dict/JSON and tuple forms.
-#: The lookahead keeps redaction idempotent (the formatter re-scans text the filter already cleaned).
-_SECRET_FIELD = re.compile(
-    rf"""(?P<key>(?:(?P<q>["']){_SECRET_NAMES}(?P=q)\s*[:=,]|{_SECRET_NAMES}\s*[:=])\s*["']?)"""
-    r"""(?!(?:(?:bearer|basic|token)\s+)?\[REDACTED\])"""
-    r"""(?P<scheme>(?:bearer|basic|token)\s+)?"""
-    r"""(?P<value>[^\s"',;}\]&]+)""",
-    re.IGNORECASE,
-)
-#: Key shapes that are secrets wherever they appear (Anthropic, OpenAI/DeepSeek, Google).
-_KEY_SHAPES = (
-    re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}"),
-    re.compile(r"sk-(?:proj-|svcacct-|or-v1-)?[A-Za-z0-9_\-]{16,}"),
-    re.compile(r"AIza[0-9A-Za-z_\-]{20,}"),
-)
 
 
 def redact(text: str) -> str:
     """``text`` with anything that looks like an API key or credential header value replaced."""
-    text = _SECRET_FIELD.sub(lambda m: f"{m['key']}{m['scheme'] or ''}{REDACTED}", text)
-    for shape in _KEY_SHAPES:
-        text = shape.sub(REDACTED, text)
-    return text
+    return redact_text(text)
 
 
 class RedactSecretsFilter(logging.Filter):

@@ -1,8 +1,10 @@
-"""Keeping secrets out of anything shown or written: headers, URLs, messages.
+"""Keeping secrets out of anything shown or written: headers, URLs, messages, logs.
 
-Credential headers are replaced wholesale (never partially shown); known key values are
-scrubbed from free text, as are URL ``key=`` query parameters (Gemini accepts the key
-there).
+The one place that knows what a secret looks like. Credential headers are replaced wholesale
+(never partially shown); in free text, known key values, URL ``key=`` parameters (Gemini
+accepts the key there), values of credential fields (``Authorization: Bearer …``,
+``"x-api-key": "…"``) and key-shaped strings are scrubbed. Redaction is idempotent, so a log
+formatter may re-scan text a filter already cleaned.
 """
 
 from __future__ import annotations
@@ -26,8 +28,20 @@ SECRET_HEADERS = frozenset(
     }
 )
 _URL_KEY = re.compile(r"([?&](?:key|api_key|api-key|access_token)=)[^&#\s]+", re.IGNORECASE)
-#: Shapes of provider keys, scrubbed even when the exact value is not known.
-_KEY_SHAPES = re.compile(r"\b(?:sk-ant-[A-Za-z0-9_\-]{8,}|sk-[A-Za-z0-9_\-]{16,}|AIza[0-9A-Za-z_\-]{20,})")
+_SECRET_NAMES = r"(?:proxy-authorization|authorization|x-goog-api-key|x-api-key|api[-_]?key|apikey)"
+#: Values of headers and fields that carry credentials: "k: v", "k=v", dict/JSON and tuple forms.
+#: The lookahead keeps redaction idempotent.
+_SECRET_FIELD = re.compile(
+    rf"""(?P<key>(?:(?P<q>["']){_SECRET_NAMES}(?P=q)\s*[:=,]|{_SECRET_NAMES}\s*[:=])\s*["']?)"""
+    rf"""(?!(?:(?:bearer|basic|token)\s+)?{re.escape(REDACTED)})"""
+    r"""(?P<scheme>(?:bearer|basic|token)\s+)?"""
+    r"""(?P<value>[^\s"',;}\]&]+)""",
+    re.IGNORECASE,
+)
+#: Shapes of provider keys (Anthropic, OpenAI/DeepSeek, Google), scrubbed even when unknown.
+_KEY_SHAPES = re.compile(
+    r"sk-ant-[A-Za-z0-9_\-]{6,}|sk-(?:proj-|svcacct-|or-v1-)?[A-Za-z0-9_\-]{16,}|AIza[0-9A-Za-z_\-]{20,}"
+)
 
 
 def redact_headers(headers: Mapping[str, str], secrets: Iterable[str] = ()) -> dict[str, str]:
@@ -47,4 +61,5 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     text = _URL_KEY.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _SECRET_FIELD.sub(lambda m: f"{m['key']}{m['scheme'] or ''}{REDACTED}", text)
     return _KEY_SHAPES.sub(REDACTED, text)

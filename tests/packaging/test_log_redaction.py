@@ -11,13 +11,13 @@ import pytest
 
 from desktop.host.logging_setup import (
     LOG_FILE_NAME,
-    REDACTED,
     RedactSecretsFilter,
     configure_logging,
     logs_location,
     redact,
 )
 from desktop.host.paths import log_dir
+from desktop.host.redaction import REDACTED
 
 ANTHROPIC = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 4
 OPENAI = "sk-proj-" + "Zz09_-Yy8Xx7" * 5

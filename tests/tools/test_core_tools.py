@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from desktop.host.skills import discover_skills
 from desktop.host.tools import bash as bash_tool
 from desktop.host.tools.catalog import CORE_TOOLS
 from desktop.host.tools.executor import HostExecutor, ToolCallRequest
-from desktop.host.tools.skill import scan_skill_dirs
 from desktop.host.tools.truncate import DEFAULT_MAX_BYTES, truncate_head, truncate_tail
-from desktop.host.tools.types import ToolOutcome
+from desktop.host.tools.types import SkillIndex, ToolOutcome
 
 SPECS = {spec.name: spec for spec in CORE_TOOLS}
 
@@ -192,7 +192,8 @@ def test_skill_loads_registered_bodies_only(host: HostExecutor, tmp_path: Path) 
     (skills / "SKILL.md").write_text(
         "---\nname: pdf-tools\ndescription: Work with PDFs\n---\n# PDF\nUse pdftotext.\n"
     )
-    host.skills = scan_skill_dirs(tmp_path / "skills")
+    catalog = discover_skills([(tmp_path / "skills", "user")])
+    host.skills = SkillIndex({skill.id: skill.path for skill in catalog.skills})
     out = run(host, "skill", name="pdf-tools")
     assert not out.is_error and "Use pdftotext." in out.text_content and str(skills) in out.text_content
     unknown = run(host, "skill", name="../../etc/passwd")

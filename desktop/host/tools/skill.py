@@ -7,9 +7,6 @@ read of an arbitrary path outside the workspace.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 from desktop.host.tools.types import JsonObject, SkillIndex, ToolContext, ToolFailure, ToolOutcome, ToolSpec
 
 NAME = "skill"
@@ -24,26 +21,6 @@ PARAMETERS: JsonObject = {
     },
     "required": ["name"],
 }
-
-_NAME_LINE = re.compile(r"^name:\s*(.+?)\s*$", re.MULTILINE)
-
-
-def scan_skill_dirs(*roots: Path) -> SkillIndex:
-    """Index ``<root>/**/SKILL.md`` by frontmatter ``name`` (or directory name); first root wins."""
-    found: dict[str, Path] = {}
-    for root in roots:
-        if not root.is_dir():
-            continue
-        for path in sorted(root.rglob("SKILL.md")):
-            text = path.read_text(encoding="utf-8", errors="replace")
-            name = path.parent.name
-            if text.startswith("---"):
-                end = text.find("\n---", 3)
-                match = _NAME_LINE.search(text[: end if end > 0 else 0])
-                if match:
-                    name = match.group(1).strip("'\"")
-            found.setdefault(name, path)
-    return SkillIndex(found)
 
 
 def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
