@@ -72,6 +72,8 @@ class MainWindow(QMainWindow):
         self.busy = False
         self.permission_dialogs: list[PermissionDialog] = []
         self.accounts_dialog: AccountsDialog | None = None
+        #: Values written since start, so reads do not race the worker's queued writes.
+        self._settings_cache: dict[str, Any] = {}
         self._follow_tail = True
         #: What the window has received, in arrival order (the status bar and tests read these).
         self.turn_results: list[dict[str, Any]] = []
@@ -287,7 +289,12 @@ class MainWindow(QMainWindow):
     # --- settings --------------------------------------------------------------------------
 
     def settings(self) -> QSettings:
+        """For reading only: writes go to the worker thread (``_save_settings``)."""
         return QSettings()
+
+    def _save_settings(self, values: dict[str, Any]) -> None:
+        self._settings_cache.update(values)
+        self.client.save_settings.emit(values)
 
     def _restore_settings(self) -> None:
         settings = self.settings()
@@ -315,20 +322,23 @@ class MainWindow(QMainWindow):
         }
 
     def recent_sessions(self) -> list[str]:
-        value = self.settings().value("session/recent", [])
+        value = self._settings_cache.get("session/recent", self.settings().value("session/recent", []))
         if isinstance(value, str):
             return [value]
         return [str(v) for v in value or []]
 
     def _remember_session(self, path: str) -> None:
         recent = [path, *[p for p in self.recent_sessions() if p != path]][:MAX_RECENT]
-        self.settings().setValue("session/recent", recent)
+        self._save_settings({"session/recent": recent})
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        settings = self.settings()
-        settings.setValue("window/geometry", self.saveGeometry())
-        settings.setValue("window/splitter", self.splitter.saveState())
-        settings.setValue("view/showHidden", self.hidden_action.isChecked())
+        self._save_settings(
+            {
+                "window/geometry": self.saveGeometry(),
+                "window/splitter": self.splitter.saveState(),
+                "view/showHidden": self.hidden_action.isChecked(),
+            }
+        )
         for dialog in list(self.permission_dialogs):
             dialog.reject()
         super().closeEvent(event)
@@ -523,10 +533,13 @@ class MainWindow(QMainWindow):
         self.capability_label.setToolTip(
             f"{capability.get('summary', '')}\n\n{capability.get('explanation', '')}\n\nRoute: {capability.get('reason', '')}"
         )
-        settings = self.settings()
-        settings.setValue("session/route", status.get("routeKey", ""))
-        settings.setValue("session/mode", status.get("mode", "ask"))
-        settings.setValue("session/fallback", status.get("fallback", "folded"))
+        self._save_settings(
+            {
+                "session/route": status.get("routeKey", ""),
+                "session/mode": status.get("mode", "ask"),
+                "session/fallback": status.get("fallback", "folded"),
+            }
+        )
 
     def _route_chosen(self, _index: int) -> None:
         key = self.route_combo.currentData()

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QSettings, Qt, QThread, Signal, Slot
 
 from desktop import __version__
 from desktop.pi.delivery import FALLBACKS, FallbackDelivery
@@ -557,6 +557,14 @@ class SessionWorker(QObject):
             return
         self.activation_ready.emit(engine.activation_info(self.session.gate, self.runtime.model_rows()))
 
+    @Slot(dict)
+    def save_settings(self, values: dict[str, Any]) -> None:
+        """Window preferences are written here, never on the GUI thread (QSettings syncs to disk)."""
+        settings = QSettings()
+        for key, value in values.items():
+            settings.setValue(key, value)
+        settings.sync()
+
     @Slot(str, bytes)
     def save_bytes(self, path: str, data: bytes) -> None:
         try:
@@ -634,6 +642,7 @@ class WorkerClient(QObject):
     request_preview = Signal(str, str)
     refresh_activation = Signal()
     save_bytes = Signal(str, bytes)
+    save_settings = Signal(dict)
     accounts = Signal()
     save_key = Signal(str, str, str)
     delete_key = Signal(str, str)
@@ -659,6 +668,7 @@ class WorkerClient(QObject):
             (self.request_preview, worker.request_preview),
             (self.refresh_activation, worker.refresh_activation),
             (self.save_bytes, worker.save_bytes),
+            (self.save_settings, worker.save_settings),
             (self.accounts, worker.accounts),
             (self.save_key, worker.save_key),
             (self.delete_key, worker.delete_key),
