@@ -59,6 +59,8 @@ ENV_API_KEYS: dict[str, tuple[str, ...]] = {
     "deepseek": ("DEEPSEEK_API_KEY",),
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "google-vertex": ("GOOGLE_CLOUD_API_KEY",),
+    # A Bedrock API key (bearer token); without one requests are SigV4-signed.
+    "amazon-bedrock": ("AWS_BEARER_TOKEN_BEDROCK",),
     "mistral": ("MISTRAL_API_KEY",),
     "groq": ("GROQ_API_KEY",),
     "cerebras": ("CEREBRAS_API_KEY",),

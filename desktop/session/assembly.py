@@ -17,6 +17,7 @@ from desktop import __version__
 from desktop.host.accounts import keyring_username, resolve_api_key
 from desktop.host.journal import JournalWriter, model_order, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
+from desktop.host.providers.cloud_auth import CloudAuth, projection_env
 from desktop.host.settings import Settings, load_settings
 from desktop.host.tools.session_tools import SessionTools
 from desktop.host.tools.types import SkillIndex
@@ -59,6 +60,8 @@ class SessionConfig:
     settings: Settings | None = None
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
     user_skills: Path | None = None
+    #: Where Bedrock/Vertex credentials come from; None = the default chains (none when offline).
+    cloud_auth: CloudAuth | None = None
 
 
 @dataclass
@@ -95,7 +98,7 @@ def route_binding(resolved: ResolvedModel, fallback: FallbackDelivery, session_i
     return SessionRoute(
         model=resolved.model,  # type: ignore[arg-type]
         identity=resolved.journal_route(),
-        options=RequestOptions(session_id=session_id, api_key=CREDENTIAL_PLACEHOLDER),
+        options=RequestOptions(session_id=session_id, api_key=CREDENTIAL_PLACEHOLDER, env=projection_env()),
         fallback=fallback,
     )
 
@@ -165,7 +168,10 @@ def open_session(
                 config.route.provider, keyring_username(config.route.provider, account.name)
             )[0]
 
-        dispatcher = HttpDispatcher(key)
+        cloud = config.cloud_auth
+        if cloud is None:
+            cloud = CloudAuth.offline() if config.route.offline else CloudAuth()
+        dispatcher = HttpDispatcher(key, cloud=cloud)
     runtime = SessionRuntime(
         writer,
         route_binding(resolved, config.fallback, writer.session_id),

@@ -2,7 +2,9 @@
 
 The body sent is the projection's one encoding (``body_bytes``), the very bytes the preview
 shows. Only the auth header is added here, from the account's key, so no preview or journal
-row ever holds a secret.
+row ever holds a secret. Bedrock without a key and Vertex without an API key are
+authenticated by the client just before each attempt (SigV4 over these exact bytes, or an
+ADC bearer token), through ``CloudAuth``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import cast
 
 from desktop.host.providers.client import send_streaming
+from desktop.host.providers.cloud_auth import CloudAuth
 from desktop.host.providers.request import WireRequest
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest
 from desktop.pi.types import AssistantMessage, Model
@@ -27,21 +30,21 @@ def with_credential(headers: Mapping[str, str], api_key: str | None) -> dict[str
 
 
 class HttpDispatcher:
-    def __init__(self, api_key: Callable[[], str | None]) -> None:
+    def __init__(self, api_key: Callable[[], str | None], *, cloud: CloudAuth | None = None) -> None:
         self._api_key = api_key
+        self._cloud = cloud if cloud is not None else CloudAuth()
 
     def __call__(
         self, request: ProviderRequest, model: Model, *, on_event: EventSink, cancel: threading.Event
     ) -> AssistantMessage:
-        wire = WireRequest(
-            url=request.url,
-            body=request.body_bytes,
-            headers=with_credential(request.headers, self._api_key()),
-            method=request.method,
+        headers = with_credential(request.headers, self._api_key())
+        wire = WireRequest(url=request.url, body=request.body_bytes, headers=headers, method=request.method)
+        authorize = self._cloud.authorizer(
+            str(model.get("api", "")), request.url, headers, str(model.get("id", ""))
         )
 
         def forward(event: object) -> None:
             on_event({"type": "stream", "event": event})
 
-        message = send_streaming(wire, model=model, cancel=cancel, on_event=forward)
+        message = send_streaming(wire, model=model, cancel=cancel, on_event=forward, authorize=authorize)
         return cast(AssistantMessage, message)

@@ -468,6 +468,7 @@ class SessionWorker(QObject):
 
     def _bind(self, changed: bool, publish: bool = True) -> None:
         """Point the open session at the chosen route, delivery and key (in place, no reopen)."""
+        from desktop.host.providers.cloud_auth import CloudAuth
         from desktop.pi.routes import resolve_model
         from desktop.session.assembly import declaration_route, route_binding
         from desktop.session.dispatch import HttpDispatcher
@@ -481,7 +482,8 @@ class SessionWorker(QObject):
         resolved = resolve_model(route) if changed else session.resolved
         # Projections carry the credential placeholder; the dispatcher swaps in the key per request.
         session.runtime.route = route_binding(resolved, self.fallback, session.writer.session_id)
-        session.runtime.dispatcher = HttpDispatcher(lambda: self._api_key(route))
+        cloud = CloudAuth.offline() if route.offline else CloudAuth()
+        session.runtime.dispatcher = HttpDispatcher(lambda: self._api_key(route), cloud=cloud)
         if changed:
             session.config.route = route
             session.config.fallback = self.fallback

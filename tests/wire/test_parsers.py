@@ -161,8 +161,8 @@ def test_abort_after_partial_output_keeps_content_but_not_completion() -> None:
 
 
 def test_unknown_api_is_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="No stream parser for API 'bedrock-converse-stream'"):
-        parser_for({"id": "m", "api": "bedrock-converse-stream", "provider": "amazon-bedrock"})
+    with pytest.raises(ValueError, match="No stream parser for API 'pi-messages'"):
+        parser_for({"id": "m", "api": "pi-messages", "provider": "pi"})
 
 
 # -- cost ---------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ def auth_headers(api: str, api_key: str) -> dict[str, str]:
         return {"x-api-key": api_key}
     if api == "azure-openai-responses":
         return {"api-key": api_key}
-    if api == "google-generative-ai":
+    if api in ("google-generative-ai", "google-vertex"):
         return {"x-goog-api-key": api_key}
     return {"authorization": f"Bearer {api_key}"}
 

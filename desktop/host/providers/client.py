@@ -30,7 +30,8 @@ import httpx
 
 from desktop.host.providers.auth import with_auth
 from desktop.host.providers.errors import host_of, http_error_message, provider_label
-from desktop.host.providers.request import ProjectedRequest
+from desktop.host.providers.extras import AuthUnavailable
+from desktop.host.providers.request import ProjectedRequest, RequestAuthorizer
 from desktop.host.providers.retry import (
     DEFAULT_RETRY,
     RetryDelayTooLong,
@@ -114,7 +115,7 @@ class _SocketWatch:
 
 
 @functools.cache
-def _tls_context() -> ssl.SSLContext:
+def tls_context() -> ssl.SSLContext:
     """One verified TLS context per process: loading the CA store costs tens of milliseconds,
     and a fresh client per request (needed to cancel before the first byte) must not pay it."""
     return ssl.create_default_context()
@@ -131,12 +132,16 @@ def send_streaming(
     timeouts: Timeouts = DEFAULT_TIMEOUTS,
     client: httpx.Client | None = None,
     rng: random.Random | None = None,
+    authorize: RequestAuthorizer | None = None,
 ) -> AssistantMessage:
     """Send ``request`` for pi-ai ``model`` (api, provider, id, cost) and return the final message.
 
     ``api_key`` is added as the API's auth header unless ``request.headers`` already has
-    one. The returned message always has a terminal stop reason: ``stop``, ``length`` or
-    ``toolUse`` when the stream completed, ``error`` or ``aborted`` otherwise.
+    one. ``authorize`` (SigV4 signing, a cloud bearer token) runs before every attempt over
+    the final headers and body; when it cannot authenticate the message ends as an error
+    naming what is missing, without a request being sent. The returned message always has a
+    terminal stop reason: ``stop``, ``length`` or ``toolUse`` when the stream completed,
+    ``error`` or ``aborted`` otherwise.
     """
     parser = parser_for(model)
     secrets = [api_key] if api_key else []
@@ -146,7 +151,7 @@ def send_streaming(
     watch = _SocketWatch(cancel)
     owns_client = client is None
     http = client or httpx.Client(
-        limits=httpx.Limits(max_keepalive_connections=0), follow_redirects=False, verify=_tls_context()
+        limits=httpx.Limits(max_keepalive_connections=0), follow_redirects=False, verify=tls_context()
     )
     attempt = 0
 
@@ -163,7 +168,11 @@ def send_streaming(
                 deliver(parser.abort())
                 return parser.result()
             try:
-                _attempt(http, request, headers, parser, deliver, cancelled, watch, timeouts, label, secrets)
+                sent = _authorized(request, headers, authorize, secrets)
+                _attempt(http, request, sent, parser, deliver, cancelled, watch, timeouts, label, secrets)
+                return parser.result()
+            except AuthUnavailable as exc:
+                deliver(parser.fail(redact_text(f"{label}: {exc}", secrets)))
                 return parser.result()
             except _Retry as retry:
                 if cancelled():
@@ -187,6 +196,28 @@ def send_streaming(
         watch.close()
         if owns_client:
             http.close()
+
+
+#: Headers whose values an authorizer adds as credentials (scrubbed from error text).
+_CREDENTIAL_HEADERS = frozenset({"authorization", "x-amz-security-token"})
+
+
+def _authorized(
+    request: ProjectedRequest,
+    headers: dict[str, str],
+    authorize: RequestAuthorizer | None,
+    secrets: list[str],
+) -> dict[str, str]:
+    """The headers for one attempt; their fresh credentials join the values to redact."""
+    if authorize is None:
+        return headers
+    sent = authorize(request.method, request.url, headers, request.body)
+    for name, value in sent.items():
+        if name.lower() in _CREDENTIAL_HEADERS:
+            token = value.split(" ", 1)[1] if value.lower().startswith("bearer ") else value
+            if token and token not in secrets:
+                secrets.append(token)
+    return sent
 
 
 def _attempt(

@@ -22,6 +22,8 @@ PROVIDER_LABELS = {
     "deepseek": "DeepSeek",
     "mistral": "Mistral",
     "google": "Google",
+    "google-vertex": "Google Vertex AI",
+    "amazon-bedrock": "Amazon Bedrock",
     "emulator": "Emulator",
 }
 

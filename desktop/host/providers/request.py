@@ -6,9 +6,13 @@ never hold a key; the client adds the account's auth header just before sending.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
+
+#: Authenticates a request just before an attempt: (method, url, headers, body) -> the headers to
+#: send. SigV4 signs the exact bytes; ADC adds a fresh bearer token. Raises ``AuthUnavailable``.
+RequestAuthorizer = Callable[[str, str, Mapping[str, str], bytes], dict[str, str]]
 
 
 class ProjectedRequest(Protocol):

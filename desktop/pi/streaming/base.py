@@ -101,10 +101,7 @@ class StreamParser:
             return []
         self._ensure_started()
         try:
-            for sse in self._sse.feed(chunk):
-                if self._stream_closed:
-                    break
-                self.on_sse(sse)
+            self.ingest(chunk)
         except (StreamFailure, ValueError) as exc:
             self._error(str(exc), aborted=False)
         return self._drain()
@@ -115,13 +112,7 @@ class StreamParser:
             return []
         self._ensure_started()
         try:
-            trailing = self._sse.close()
-            if self.unterminated_error and self._sse.unterminated and not self._stream_closed:
-                raise StreamFailure(self.unterminated_error)
-            for sse in trailing:
-                if self._stream_closed:
-                    break
-                self.on_sse(sse)
+            self.ingest_end()
             self.on_end()
             self.validate()
         except (StreamFailure, ValueError) as exc:
@@ -146,6 +137,24 @@ class StreamParser:
     def result(self) -> AssistantMessage:
         """The final message; only meaningful once ``terminal`` is true."""
         return self.output
+
+    # -- framing (SSE here; binary framings override both) ---------------------------------
+    def ingest(self, chunk: bytes) -> None:
+        """Decode ``chunk`` into events and handle each; raise StreamFailure on bad framing."""
+        for sse in self._sse.feed(chunk):
+            if self._stream_closed:
+                break
+            self.on_sse(sse)
+
+    def ingest_end(self) -> None:
+        """The body ended: handle what the decoder still holds, or fail on a cut-off event."""
+        trailing = self._sse.close()
+        if self.unterminated_error and self._sse.unterminated and not self._stream_closed:
+            raise StreamFailure(self.unterminated_error)
+        for sse in trailing:
+            if self._stream_closed:
+                break
+            self.on_sse(sse)
 
     # -- subclass hooks -------------------------------------------------------------------
     def on_sse(self, sse: SseEvent) -> None:

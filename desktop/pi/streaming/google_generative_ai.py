@@ -11,7 +11,7 @@ marks thinking), each ``functionCall`` part is a complete tool call, the candida
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
@@ -59,6 +59,7 @@ class GoogleGenerativeAIParser(StreamParser):
     api = "google-generative-ai"
     output_api = "google-generative-ai"
     unterminated_error = "Incomplete JSON segment at the end"
+    missing_finish_error: ClassVar[str] = "Google stream ended without a finish reason"
 
     def __init__(self, model: Mapping[str, Any], *, timestamp: int | None = None) -> None:
         super().__init__(model, timestamp=timestamp)
@@ -167,7 +168,15 @@ class GoogleGenerativeAIParser(StreamParser):
     def validate(self) -> None:
         out = self.output
         if out["stopReason"] == "pending":
-            raise StreamFailure("Google stream ended without a finish reason")
+            raise StreamFailure(self.missing_finish_error)
         if out["stopReason"] in ("aborted", "error"):
             raw = out.get("rawStopReason")
             raise StreamFailure(f"Provider stopped with: {raw}" if raw else "An unknown error occurred")
+
+
+class GoogleVertexParser(GoogleGenerativeAIParser):
+    """Gemini on Vertex AI: the same SDK stream reader (pi-ai ``google-vertex.ts``), its own API name."""
+
+    api = "google-vertex"
+    output_api = "google-vertex"
+    missing_finish_error = "Google Vertex stream ended without a finish reason"

@@ -7,7 +7,8 @@ from typing import Any
 
 from desktop.pi.streaming.anthropic_messages import AnthropicMessagesParser
 from desktop.pi.streaming.base import StreamParser
-from desktop.pi.streaming.google_generative_ai import GoogleGenerativeAIParser
+from desktop.pi.streaming.bedrock_converse import BedrockConverseParser
+from desktop.pi.streaming.google_generative_ai import GoogleGenerativeAIParser, GoogleVertexParser
 from desktop.pi.streaming.mistral_conversations import MistralConversationsParser
 from desktop.pi.streaming.openai_completions import OpenAICompletionsParser
 from desktop.pi.streaming.openai_responses import (
@@ -26,6 +27,8 @@ PARSERS: dict[str, type[StreamParser]] = {
         OpenAICodexResponsesParser,
         MistralConversationsParser,
         GoogleGenerativeAIParser,
+        GoogleVertexParser,
+        BedrockConverseParser,
     )
 }
 
