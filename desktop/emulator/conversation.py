@@ -217,3 +217,55 @@ def read_google(body: Mapping[str, Any], model: str) -> Conversation:
         if not conv.tool_results:
             conv.last_user_text = "\n".join(p.get("text", "") for p in parts if "text" in p)
     return conv
+
+
+def _cache_point_ttl(block: Mapping[str, Any]) -> str | None:
+    point = block.get("cachePoint")
+    if not isinstance(point, Mapping):
+        return None
+    return "1h" if point.get("ttl") == "1h" else "5m"
+
+
+def _bedrock_blocks(conv: Conversation, prefix: str, items: Any) -> None:
+    """Append prompt blocks; a ``cachePoint`` marks the block before it as a breakpoint."""
+    for item in items or ():
+        ttl = _cache_point_ttl(item)
+        if ttl is not None:
+            if conv.blocks and conv.blocks[-1].breakpoint is None:
+                conv.blocks[-1] = Block(conv.blocks[-1].text, ttl)
+            continue
+        conv.blocks.append(Block(prefix + canonical(item)))
+
+
+def read_bedrock(body: Mapping[str, Any], model: str) -> Conversation:
+    """Converse: cache order tools -> system -> messages, with explicit ``cachePoint`` blocks."""
+    inference = body.get("inferenceConfig") or {}
+    conv = Conversation(model=model, max_tokens=inference.get("maxTokens"))
+    tools = (body.get("toolConfig") or {}).get("tools") or []
+    for tool in tools:
+        spec = tool.get("toolSpec")
+        if isinstance(spec, Mapping):
+            conv.tools[spec.get("name", "")] = (spec.get("inputSchema") or {}).get("json") or {}
+    _bedrock_blocks(conv, "tool:", tools)
+    system = body.get("system") or []
+    _bedrock_blocks(conv, "system:", system)
+    conv.system = "\n".join(b.get("text", "") for b in system if "text" in b)
+    messages = body.get("messages") or []
+    names: dict[str, str] = {}
+    for message in messages:
+        content = message.get("content") or []
+        _bedrock_blocks(conv, f"{message.get('role')}:", content)
+        for block in content:
+            use = block.get("toolUse")
+            if isinstance(use, Mapping):
+                names[use.get("toolUseId", "")] = use.get("name", "tool")
+    if messages and messages[-1].get("role") == "user":
+        blocks = messages[-1].get("content") or []
+        for block in blocks:
+            result = block.get("toolResult")
+            if isinstance(result, Mapping):
+                name = names.get(result.get("toolUseId", ""), "tool")
+                conv.tool_results.append(ToolResult(name, _text_of(result.get("content"))))
+        if not conv.tool_results:
+            conv.last_user_text = "\n".join(b["text"] for b in blocks if isinstance(b.get("text"), str))
+    return conv

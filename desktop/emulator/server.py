@@ -1,4 +1,4 @@
-"""The loopback provider emulator: a real HTTP server speaking five providers' wire formats.
+"""The loopback provider emulator: a real HTTP server speaking the providers' wire formats.
 
 Paths (the first segment names the family, whose cache state is separate; the rest is
 matched by its ending, so any prefix pi-ai builds from a base URL works):
@@ -14,7 +14,14 @@ codex (``/codex``)         ``/codex/codex/responses``                        Res
 deepseek                   ``/deepseek/chat/completions`` (``/v1`` optional) chat SSE, DeepSeek usage
 mistral                    ``/mistral/v1/chat/completions``                  chat SSE, Mistral usage
 google (``/google/v1beta``) ``/google/v1beta/models/M:streamGenerateContent``  Gemini SSE
+vertex (``/vertex``)       ``/vertex/v1/[projects/P/locations/L/]publishers/   Gemini SSE
+                           google/models/M:streamGenerateContent``
+bedrock (``/bedrock``)     ``/bedrock/model/M/converse-stream``              AWS event-stream frames
 =========================  ================================================  ============================
+
+Routes reach the emulator as ``<origin>/<provider><published path>``, so the provider id
+(``amazon-bedrock``, ``google-vertex``) may stand in for the family name: the endpoint is
+recognized by its ending.
 
 Replies follow ``desktop.emulator.script``; prompt-cache figures follow
 ``desktop.emulator.cache``; faults follow ``desktop.emulator.faults``. Every request is
@@ -33,16 +40,23 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import orjson
 
 from desktop.emulator.cache import BreakpointCache, CacheResult, PrefixCache, anthropic_min_tokens
-from desktop.emulator.conversation import Conversation, read_anthropic, read_chat, read_google, read_responses
+from desktop.emulator.conversation import (
+    Conversation,
+    read_anthropic,
+    read_bedrock,
+    read_chat,
+    read_google,
+    read_responses,
+)
 from desktop.emulator.faults import FAULT_HEADER, Fault, parse_fault_header
 from desktop.emulator.script import plan_reply
 from desktop.emulator.tokens import estimate_tokens
-from desktop.emulator.wire import anthropic, chat, google, responses
+from desktop.emulator.wire import anthropic, bedrock, chat, google, responses
 from desktop.emulator.wire.common import StreamContext
 
 #: Family -> path appended to the emulator URL to get a pi-ai ``Model.baseUrl``.
@@ -54,8 +68,11 @@ BASE_PATHS = {
     "deepseek": "/deepseek",
     "mistral": "/mistral",
     "google": "/google/v1beta",
+    "vertex": "/vertex",
+    "bedrock": "/bedrock",
 }
 _GOOGLE_PATH = re.compile(r"/models/([^/:]+):streamGenerateContent$")
+_BEDROCK_PATH = re.compile(r"/model/([^/]+)/converse-stream$")
 #: Fixed epoch for ``created`` fields so identical runs produce identical bytes.
 _EPOCH_MS = 1_700_000_000_000
 
@@ -169,6 +186,7 @@ class Emulator:
 
     def reset_cache(self) -> None:
         self.anthropic_cache = BreakpointCache()
+        self.bedrock_cache = BreakpointCache()
         self.prefix_caches = {
             "openai": PrefixCache(step_tokens=128, min_tokens=1024),
             "deepseek": PrefixCache(step_tokens=64, min_tokens=64),
@@ -209,6 +227,9 @@ def _wire_for(path: str, family: str) -> tuple[str, str | None]:
     match = _GOOGLE_PATH.search(path)
     if match:
         return "google", match.group(1)
+    match = _BEDROCK_PATH.search(path)
+    if match:
+        return "bedrock", unquote(match.group(1))
     return "", None
 
 
@@ -216,7 +237,13 @@ def _has_auth(wire: str, family: str, headers: Mapping[str, str], query: str) ->
     if wire == "anthropic":
         return bool(headers.get("x-api-key") or headers.get("authorization"))
     if wire == "google":
-        return bool(headers.get("x-goog-api-key") or "key" in parse_qs(query))
+        # A Gemini/Vertex API key, or a Vertex ADC bearer token.
+        bearer = headers.get("authorization", "").lower().startswith("bearer ")
+        return bool(headers.get("x-goog-api-key") or "key" in parse_qs(query) or bearer)
+    if wire == "bedrock":
+        # SigV4 or a Bedrock API key; signatures are not verified.
+        value = headers.get("authorization", "").lower()
+        return value.startswith(("aws4-hmac-sha256 ", "bearer "))
     if family == "azure":
         return bool(headers.get("api-key") or headers.get("authorization"))
     return headers.get("authorization", "").lower().startswith("bearer ")
@@ -298,13 +325,13 @@ class _Handler(BaseHTTPRequestHandler):
             record(400)
             self._error(400, wire, family, "Request body must be a JSON object")
             return
-        if wire != "google" and request.get("stream") is not True:
+        if wire not in ("google", "bedrock") and request.get("stream") is not True:
             record(400)
             self._error(400, wire, family, 'The emulator only streams: send "stream": true')
             return
         events, cache = self._render(emu, seq, wire, family, request, path_model or "", query)
         record(200)
-        self._stream(events, fault)
+        self._stream(events, fault, bedrock.CONTENT_TYPE if wire == "bedrock" else "text/event-stream")
 
     # -- rendering -------------------------------------------------------------------------
     def _render(
@@ -323,6 +350,11 @@ class _Handler(BaseHTTPRequestHandler):
             cache = emu.anthropic_cache.account(
                 f"{family}:{conv.model}", conv.blocks, anthropic_min_tokens(conv.model)
             )
+        elif wire == "bedrock":
+            conv = read_bedrock(request, path_model)
+            cache = emu.bedrock_cache.account(
+                f"{family}:{conv.model}", conv.blocks, anthropic_min_tokens(conv.model)
+            )
         else:
             if wire == "chat":
                 conv = read_chat(request)
@@ -330,7 +362,9 @@ class _Handler(BaseHTTPRequestHandler):
                 conv = read_responses(request)
             else:
                 conv = read_google(request, path_model)
-            flavor = family if family in ("deepseek", "mistral", "google") else "openai"
+            flavor = (
+                "google" if wire == "google" else family if family in ("deepseek", "mistral") else "openai"
+            )
             minimum = 4096 if flavor == "google" and "pro" in conv.model.lower() else None
             namespace = f"{family}:{conv.model}:{conv.cache_key or ''}"
             cache = emu.prefix_caches[flavor].account(namespace, conv.prompt, min_tokens=minimum)
@@ -352,6 +386,8 @@ class _Handler(BaseHTTPRequestHandler):
             return chat.encode(reply, ctx, flavor=flavor, include_usage=include_usage), cache
         if wire == "responses":
             return responses.encode(reply, ctx), cache
+        if wire == "bedrock":
+            return bedrock.encode(reply, ctx), cache
         return google.encode(reply, ctx), cache
 
     # -- responses -----------------------------------------------------------------------
@@ -359,6 +395,10 @@ class _Handler(BaseHTTPRequestHandler):
         self, status: int, wire: str, family: str, message: str, extra: dict[str, str] | None = None
     ) -> None:
         body: dict[str, Any]
+        if wire == "bedrock":
+            body, headers = bedrock.error_body(status, message)
+            self._json(status, body, {**headers, **(extra or {})})
+            return
         if wire == "anthropic":
             body = anthropic.error_body(status, message)
         elif wire == "google":
@@ -383,11 +423,11 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             self.close_connection = True
 
-    def _stream(self, events: list[bytes], fault: Fault | None) -> None:
+    def _stream(self, events: list[bytes], fault: Fault | None, content_type: str) -> None:
         kind = fault.kind if fault else None
         try:
             self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-type", content_type)
             self.send_header("cache-control", "no-cache")
             self.send_header("transfer-encoding", "chunked")
             self.end_headers()
@@ -395,7 +435,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if fault is not None and kind in ("cut", "truncate") and n >= fault.after_events:
                     break
                 if fault is not None and kind == "malformed" and n == fault.at_event:
-                    event = _break_json(event)
+                    binary = content_type == bedrock.CONTENT_TYPE
+                    event = bedrock.corrupt(event) if binary else _break_json(event)
                 if fault is not None and kind == "slow_stream" and n >= max(1, fault.at_event):
                     time.sleep(fault.delay)
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
