@@ -14,8 +14,11 @@ Mirrors pi-ai 1.0.3 ``bedrock-converse-stream.ts`` over the events the AWS SDK h
 * Encrypted reasoning (``redactedContent``, base64 in the JSON payload) shows as
   ``[Reasoning redacted]``; its bytes are joined and re-encoded into ``thinkingSignature``
   when the block stops or the message ends.
-* Modeled exception frames end the message with pi-ai's prefixes (``Throttling error: …``),
-  and a frame failing its CRC or cut short ends it with an error naming the fault.
+* ``start`` is announced on ``messageStart``, not when the response arrives, as in pi-ai.
+* Modeled exception frames end the message with pi-ai's prefixes (``Throttling error: …``)
+  and a ``bedrock_response_failure`` diagnostic naming the exception (pi-ai also adds the
+  response's request id, which a byte parser does not see); a frame failing its CRC or cut
+  short ends it with an error naming the fault.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any
 import orjson
 
 from desktop.pi.cost import calculate_cost
-from desktop.pi.streaming.base import StreamFailure, StreamParser
+from desktop.pi.streaming.base import StreamFailure, StreamParser, now_ms
 from desktop.pi.streaming.eventstream import EventMessage, EventStreamDecoder, EventStreamError
 from desktop.pi.streaming.partial_json import StreamingJson, parse_streaming_json
 
@@ -123,8 +126,11 @@ class BedrockConverseParser(StreamParser):
             name = _sdk_exception_name(code)
             if name in ERROR_PREFIXES:
                 text = _json_payload(message, code).get("message") or ""
+                self._diagnose(name)
                 raise StreamFailure(format_error(str(text), name))
-            # An unmodeled exception: the SDK throws the payload text as the message.
+            # An unmodeled exception: the SDK throws the payload text, named by the event type.
+            if code.endswith("Exception"):
+                self._diagnose(code)
             raise StreamFailure(format_error(message.payload.decode("utf-8", errors="replace")))
         if kind != "event":
             return
@@ -140,10 +146,24 @@ class BedrockConverseParser(StreamParser):
         if handler is not None:
             handler(_json_payload(message, event_type))
 
+    def _diagnose(self, error_code: str) -> None:
+        """pi-ai ``appendBedrockFailureDiagnostic`` for a failure with a modeled error code."""
+        diagnostic = {
+            "type": "bedrock_response_failure",
+            "timestamp": now_ms(),
+            "details": {"errorCode": error_code},
+        }
+        self.output["diagnostics"] = [*self.output.get("diagnostics", []), diagnostic]
+
     # -- events ----------------------------------------------------------------------------
+    def _ensure_started(self) -> None:
+        """Nothing to announce until Bedrock's ``messageStart`` (see ``_message_start``)."""
+
     def _message_start(self, event: Mapping[str, Any]) -> None:
         if event.get("role") != "assistant":
             raise StreamFailure("Unexpected assistant message start but got user message start instead")
+        self._started = True
+        self._emit({"type": "start", "partial": self.output})
 
     def _block_start(self, event: Mapping[str, Any]) -> None:
         tool = (event.get("start") or {}).get("toolUse")
