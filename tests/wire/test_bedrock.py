@@ -551,3 +551,12 @@ def test_signed_turns_through_the_session_runtime(tmp_path: Path, auth_emu: Emul
         )
     journal = path.read_text(encoding="utf-8")
     assert SECRET_KEY not in journal and "AWS4-HMAC-SHA256" not in journal
+
+
+def test_no_credentials_ends_the_turn_before_any_request(aws_env: None, emu: Emulator) -> None:
+    request, model = _request(emu, "hello")
+    dispatcher = HttpDispatcher(lambda: None, cloud=CloudAuth())  # ambient: botocore's default chain
+    message = dispatcher(request, model, on_event=lambda e: None, cancel=threading.Event())
+    assert message["stopReason"] == "error"
+    assert message["errorMessage"].startswith("Amazon Bedrock: No AWS credentials were found")
+    assert emu.requests == []
