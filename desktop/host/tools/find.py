@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from desktop.host.tools.grep import glob_matcher
 from desktop.host.tools.ignore import walk
-from desktop.host.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from desktop.host.tools.listing import listing_outcome
+from desktop.host.tools.truncate import DEFAULT_MAX_BYTES
 from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
 
 NAME = "find"
@@ -47,19 +47,10 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
                 break
     if not found:
         return ToolOutcome.text("No files found matching pattern")
-    cut = truncate_head("\n".join(found), max_lines=10**9)
-    text = cut.content
-    details: dict[str, Any] = {}
-    notices: list[str] = []
-    if len(found) >= limit:
-        notices.append(f"{limit} results limit reached")
-        details["resultLimitReached"] = limit
-    if cut.truncated:
-        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-        details["truncation"] = cut.details()
-    if notices:
-        text += f"\n\n[{'. '.join(notices)}]"
-    return ToolOutcome.text(text, details=details or None)
+    limit_notice = (
+        (f"{limit} results limit reached", "resultLimitReached", limit) if len(found) >= limit else None
+    )
+    return listing_outcome(found, limit=limit_notice)
 
 
 SPEC = ToolSpec(

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from desktop.host.tools.ignore import glob_to_regex, walk
+from desktop.host.tools.listing import listing_outcome
 from desktop.host.tools.truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
-    format_size,
-    truncate_head,
     truncate_line,
 )
 from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
@@ -112,24 +110,13 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
             break
     if not matches:
         return ToolOutcome.text("No matches found")
-    cut_result = truncate_head("\n".join(out), max_lines=10**9)
-    text = cut_result.content
-    details: dict[str, Any] = {}
-    notices: list[str] = []
-    if limit_hit:
-        notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
-        details["matchLimitReached"] = limit
-    if cut_result.truncated:
-        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-        details["truncation"] = cut_result.details()
-    if lines_cut:
-        notices.append(
-            f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
-        )
-        details["linesTruncated"] = True
-    if notices:
-        text += f"\n\n[{'. '.join(notices)}]"
-    return ToolOutcome.text(text, details=details or None)
+    notice = f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern"
+    cut_lines = f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
+    return listing_outcome(
+        out,
+        limit=(notice, "matchLimitReached", limit) if limit_hit else None,
+        extra=[(cut_lines, "linesTruncated", True)] if lines_cut else (),
+    )
 
 
 SPEC = ToolSpec(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
-from desktop.host.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from desktop.host.tools.listing import listing_outcome
+from desktop.host.tools.truncate import DEFAULT_MAX_BYTES
 from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
 
 NAME = "ls"
@@ -46,19 +46,8 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
         results.append(name + suffix)
     if not results:
         return ToolOutcome.text("(empty directory)")
-    cut = truncate_head("\n".join(results), max_lines=10**9)
-    text = cut.content
-    details: dict[str, Any] = {}
-    notices: list[str] = []
-    if limit_hit:
-        notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
-        details["entryLimitReached"] = limit
-    if cut.truncated:
-        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-        details["truncation"] = cut.details()
-    if notices:
-        text += f"\n\n[{'. '.join(notices)}]"
-    return ToolOutcome.text(text, details=details or None)
+    notice = f"{limit} entries limit reached. Use limit={limit * 2} for more"
+    return listing_outcome(results, limit=(notice, "entryLimitReached", limit) if limit_hit else None)
 
 
 SPEC = ToolSpec(
