@@ -23,8 +23,6 @@ from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_USAGE, MainWind
 from desktop.ui.timeline_model import ROW_ROLE
 from desktop.ui.worker import start_worker, stop_worker
 
-pytest.importorskip("desktop.emulator", reason="the provider emulator is not merged yet")
-
 ROUTE = "emulator/deepseek/deepseek-flash"
 TURN_TIMEOUT = 30_000
 
