@@ -13,15 +13,16 @@ row at the end, replaced when the real assistant row is journaled.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from PySide6.QtCore import (
     QAbstractListModel,
+    QAbstractProxyModel,
     QModelIndex,
     QPersistentModelIndex,
-    QSortFilterProxyModel,
     Qt,
 )
 
@@ -195,8 +196,15 @@ class TimelineModel(QAbstractListModel):
         return None
 
 
-class TimelineFilter(QSortFilterProxyModel):
-    """Hidden system rows behind a toggle, per-kind filters and a text search."""
+class TimelineFilter(QAbstractProxyModel):
+    """Hidden system rows behind a toggle, per-kind filters and a text search.
+
+    A flat proxy whose row mapping is computed in bulk from the model's kind bytes (a
+    ``bytes.translate`` plus one regex scan), not with a Python callback per row as
+    ``QSortFilterProxyModel`` would: toggling hidden rows on a 100,000-row session costs a few
+    milliseconds instead of a 200 ms pause. Appends are mapped incrementally; a filter change
+    keeps the selection through the persistent indexes.
+    """
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -204,24 +212,138 @@ class TimelineFilter(QSortFilterProxyModel):
         self._kinds: set[int] = set(rowinfo.FILTER_KINDS)
         self._needle = ""
         self._accept = bytes(self._acceptance())
-        self.setDynamicSortFilter(False)
+        self._visible: list[int] = []  # source rows shown, ascending
 
     def _acceptance(self) -> list[int]:
-        """One flag per kind code: does this kind pass the kind filters?"""
-        flags = []
+        """One flag per kind code (256 entries, a translate table): does this kind pass?"""
+        flags = [0] * 256
         for kind in range(max(rowinfo.KIND_NAMES) + 1):
             bucket = rowinfo.filter_kind(kind)
             visible = bucket in self._kinds
             if bucket == rowinfo.SYSTEM and not self._show_hidden:
                 visible = False
-            flags.append(1 if visible else 0)
+            flags[kind] = 1 if visible else 0
         return flags
+
+    # --- mapping ------------------------------------------------------------------------------
+
+    def _kind_bytes(self, first: int, last: int) -> bytes:
+        source = self._source
+        kinds = bytes(source._kinds[first : last + 1])
+        missing = last + 1 - first - len(kinds)
+        return kinds + bytes([rowinfo.STREAMING]) * max(0, missing)
+
+    def _accepted(self, first: int, last: int) -> list[int]:
+        """Source rows in [first, last] that pass, found without a per-row Python call."""
+        if last < first:
+            return []
+        mask = self._kind_bytes(first, last).translate(self._accept)
+        rows = [first + m.start() for m in _ONE.finditer(mask)]
+        if self._needle:
+            search = self._source.search_text
+            rows = [r for r in rows if self._needle in search(r)]
+        return rows
+
+    def _remap(self) -> None:
+        self._visible = self._accepted(0, self._source.rowCount() - 1)
+
+    def _refilter(self) -> None:
+        self._accept = bytes(self._acceptance())
+        self.layoutAboutToBeChanged.emit()
+        persistent = self.persistentIndexList()
+        sources = [self.mapToSource(index) for index in persistent]
+        self._remap()
+        self.changePersistentIndexList(persistent, [self.mapFromSource(src) for src in sources])
+        self.layoutChanged.emit()
+
+    # --- QAbstractProxyModel ---------------------------------------------------------------------
+
+    def setSourceModel(self, source: Any) -> None:
+        assert isinstance(source, TimelineModel)
+        self.beginResetModel()
+        self._source = source
+        super().setSourceModel(source)
+        source.modelReset.connect(self._source_reset)
+        source.rowsInserted.connect(self._source_inserted)
+        source.rowsAboutToBeRemoved.connect(self._source_about_to_remove)
+        source.rowsRemoved.connect(self._source_removed)
+        source.dataChanged.connect(self._source_data_changed)
+        self._remap()
+        self.endResetModel()
+
+    def index(self, row: int, column: int = 0, parent: AnyIndex = QModelIndex()) -> QModelIndex:
+        if parent.isValid() or column != 0 or not 0 <= row < len(self._visible):
+            return QModelIndex()
+        return self.createIndex(row, 0)
+
+    def parent(self, child: Any = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+        return QModelIndex()
+
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._visible)
+
+    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else 1
+
+    def mapToSource(self, proxy_index: AnyIndex) -> QModelIndex:
+        if not proxy_index.isValid() or not 0 <= proxy_index.row() < len(self._visible):
+            return QModelIndex()
+        return self._source.index(self._visible[proxy_index.row()], 0)
+
+    def mapFromSource(self, source_index: AnyIndex) -> QModelIndex:
+        if not source_index.isValid():
+            return QModelIndex()
+        row = source_index.row()
+        position = bisect.bisect_left(self._visible, row)
+        if position < len(self._visible) and self._visible[position] == row:
+            return self.createIndex(position, 0)
+        return QModelIndex()
+
+    # --- following the source ------------------------------------------------------------------
+
+    def _source_reset(self) -> None:
+        self.beginResetModel()
+        self._remap()
+        self.endResetModel()
+
+    def _source_inserted(self, parent: AnyIndex, first: int, last: int) -> None:
+        count = last - first + 1
+        position = bisect.bisect_left(self._visible, first)
+        for i in range(position, len(self._visible)):
+            self._visible[i] += count
+        accepted = self._accepted(first, last)
+        if accepted:
+            self.beginInsertRows(QModelIndex(), position, position + len(accepted) - 1)
+            self._visible[position:position] = accepted
+            self.endInsertRows()
+
+    def _source_about_to_remove(self, parent: AnyIndex, first: int, last: int) -> None:
+        start = bisect.bisect_left(self._visible, first)
+        stop = bisect.bisect_right(self._visible, last)
+        self._removing = (start, stop)
+        if stop > start:
+            self.beginRemoveRows(QModelIndex(), start, stop - 1)
+
+    def _source_removed(self, parent: AnyIndex, first: int, last: int) -> None:
+        start, stop = self._removing
+        count = last - first + 1
+        del self._visible[start:stop]
+        for i in range(start, len(self._visible)):
+            self._visible[i] -= count
+        if stop > start:
+            self.endRemoveRows()
+
+    def _source_data_changed(self, top_left: AnyIndex, bottom_right: AnyIndex, roles: Any = ()) -> None:
+        for row in range(top_left.row(), bottom_right.row() + 1):
+            proxy = self.mapFromSource(self._source.index(row, 0))
+            if proxy.isValid():
+                self.dataChanged.emit(proxy, proxy, roles)
+
+    # --- the filter's API ---------------------------------------------------------------------------
 
     @property
     def timeline(self) -> TimelineModel:
-        source = self.sourceModel()
-        assert isinstance(source, TimelineModel)
-        return source
+        return self._source
 
     @property
     def show_hidden(self) -> bool:
@@ -234,14 +356,6 @@ class TimelineFilter(QSortFilterProxyModel):
     @property
     def needle(self) -> str:
         return self._needle
-
-    def _refilter(self) -> None:
-        self._accept = bytes(self._acceptance())
-        if hasattr(self, "beginFilterChange"):  # Qt 6.9+: the non-deprecated pair
-            self.beginFilterChange()
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        else:
-            self.invalidateRowsFilter()
 
     def set_show_hidden(self, show: bool) -> None:
         if show != self._show_hidden:
@@ -263,21 +377,11 @@ class TimelineFilter(QSortFilterProxyModel):
             self._needle = needle
             self._refilter()
 
-    def setSourceModel(self, source: Any) -> None:
-        assert isinstance(source, TimelineModel)
-        self._source = source
-        super().setSourceModel(source)
-
-    def filterAcceptsRow(self, source_row: int, source_parent: AnyIndex) -> bool:
-        # Called once per row on every refilter: keep it to a byte lookup unless searching.
-        kinds = self._source._kinds
-        kind = kinds[source_row] if source_row < len(kinds) else rowinfo.STREAMING
-        if not self._accept[kind]:
-            return False
-        return not self._needle or self._needle in self._source.search_text(source_row)
-
     def hidden_system_rows(self) -> int:
         return 0 if self._show_hidden else self.timeline.count_kind(rowinfo.SYSTEM)
 
     def filtered_out(self) -> int:
         return self.timeline.rowCount() - self.rowCount()
+
+
+_ONE = re.compile(b"\x01")
