@@ -241,6 +241,61 @@ def phase_open(path: Path) -> dict[str, Any]:
     }
 
 
+def _settle(app: Any, window: Any) -> None:
+    """Let the batched layout finish: process events until the scroll range stops growing."""
+    bar = window.view.verticalScrollBar()
+    last, since = -1, time.perf_counter()
+    while time.perf_counter() - since < 1.0:  # the range unchanged for 1 s: the batched layout is done
+        app.processEvents()
+        if bar.maximum() != last:
+            last, since = bar.maximum(), time.perf_counter()
+
+
+def phase_stall(path: Path) -> dict[str, Any]:
+    """The longest event-loop gap (a 5 ms timer probe) while a long session opens and lays out,
+    and while hidden system rows are toggled on and off."""
+    from PySide6.QtCore import QTimer
+
+    from desktop.host.journal import JournalWriter, model_order
+
+    app, window = _window()
+    window.show()
+    app.processEvents()
+    with JournalWriter.open(path, read_only=True) as journal:
+        rows = model_order(list(journal.rows))
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.timeout.connect(tick)
+    timer.start(5)
+    worst: dict[str, float] = {}
+    steps = {
+        "open": lambda: window.on_session_opened({"path": str(path), "id": "b", "cwd": "/b", "rows": rows}),
+        "show": lambda: window.set_show_hidden(True),
+        "hide": lambda: window.set_show_hidden(False),
+    }
+    start = time.perf_counter()
+    for name, step in steps.items():
+        gaps.clear()
+        last[0] = time.perf_counter()
+        QTimer.singleShot(0, step)
+        _settle(app, window)
+        worst[name] = max(gaps) * 1000
+    return {
+        "seconds": time.perf_counter() - start,
+        "worst_open_ms": worst["open"],
+        "worst_show_ms": worst["show"],
+        "worst_hide_ms": worst["hide"],
+        "peak_mb": peak_mb(),
+    }
+
+
 def phase_scroll(path: Path) -> dict[str, Any]:
     from desktop.host.journal import JournalWriter, model_order
 
@@ -251,7 +306,7 @@ def phase_scroll(path: Path) -> dict[str, Any]:
         rows = model_order(list(journal.rows))
     window.on_session_opened({"path": str(path), "id": "bench", "cwd": "/bench", "rows": rows})
     window.set_show_hidden(True)
-    app.processEvents()
+    _settle(app, window)
     bar = window.view.verticalScrollBar()
     viewport = window.view.viewport()
     bar.setValue(0)
@@ -280,7 +335,13 @@ def phase_scroll(path: Path) -> dict[str, Any]:
     }
 
 
-PHASES = {"baseline": phase_baseline, "qt-empty": phase_qt_empty, "open": phase_open, "scroll": phase_scroll}
+PHASES = {
+    "baseline": phase_baseline,
+    "qt-empty": phase_qt_empty,
+    "open": phase_open,
+    "stall": phase_stall,
+    "scroll": phase_scroll,
+}
 
 
 def run_phase(name: str, path: Path) -> dict[str, Any]:
@@ -323,7 +384,7 @@ def main() -> int:
     print("| phase | time | time vs bare parse | peak RSS | RSS vs bare parse | notes |")
     print("|---|---:|---:|---:|---:|---|")
     for name, r in results.items():
-        ratio = f"{r['seconds'] / base['seconds']:.2f}×" if name != "scroll" else "—"
+        ratio = f"{r['seconds'] / base['seconds']:.2f}×" if name not in ("scroll", "stall") else "—"
         memory = f"{r['peak_mb'] / base['peak_mb']:.2f}×"
         notes = ""
         if name == "open":
@@ -335,6 +396,11 @@ def main() -> int:
             notes = (
                 f"{r['pages']:,} pages over {r['rows']:,} rows; frame p50 {r['p50_frame_ms']:.1f} ms, "
                 f"p99 {r['p99_frame_ms']:.1f} ms, max {r['max_frame_ms']:.1f} ms"
+            )
+        elif name == "stall":
+            notes = (
+                f"longest GUI event-loop gap: opening {r['worst_open_ms']:.0f} ms, showing hidden rows "
+                f"{r['worst_show_ms']:.0f} ms, hiding them {r['worst_hide_ms']:.0f} ms (target: under 50 ms)"
             )
         elif name == "baseline":
             notes = f"{r['rows']:,} rows parsed"

@@ -127,10 +127,16 @@ class MainWindow(QMainWindow):
         self.view.setModel(self.filter)
         self.view.setItemDelegate(TimelineDelegate(self.view))
         self.view.setUniformItemSizes(True)
+        # Lay a long session out in batches between events, so opening or refiltering 100k rows
+        # never holds the event loop for the whole list.
+        self.view.setLayoutMode(QListView.LayoutMode.Batched)
+        self.view.setBatchSize(1000)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.view.selectionModel().currentChanged.connect(self._row_selected)
         self.view.verticalScrollBar().valueChanged.connect(self._scrolled)
+        # Batched layout grows the range in steps; stay pinned to the newest row while following.
+        self.view.verticalScrollBar().rangeChanged.connect(self._range_changed)
 
         self.composer = Composer()
         self.composer.send_requested.connect(self.send)
@@ -384,6 +390,10 @@ class MainWindow(QMainWindow):
             self.stream_updates += 1
         if self._follow_tail and message is not None:
             self.view.scrollToBottom()
+
+    def _range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._follow_tail:
+            self.view.verticalScrollBar().setValue(maximum)
 
     def _scrolled(self, value: int) -> None:
         bar = self.view.verticalScrollBar()

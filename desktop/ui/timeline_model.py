@@ -20,7 +20,6 @@ from typing import Any, Final
 
 from PySide6.QtCore import (
     QAbstractListModel,
-    QAbstractProxyModel,
     QModelIndex,
     QPersistentModelIndex,
     Qt,
@@ -196,10 +195,11 @@ class TimelineModel(QAbstractListModel):
         return None
 
 
-class TimelineFilter(QAbstractProxyModel):
+class TimelineFilter(QAbstractListModel):
     """Hidden system rows behind a toggle, per-kind filters and a text search.
 
-    A flat proxy whose row mapping is computed in bulk from the model's kind bytes (a
+    A flat list model in front of the timeline (a proxy in role, a list model in type, so Qt's
+    own C++ ``index()`` serves the view's per-row layout calls) whose row mapping is computed in bulk from the model's kind bytes (a
     ``bytes.translate`` plus one regex scan), not with a Python callback per row as
     ``QSortFilterProxyModel`` would: toggling hidden rows on a 100,000-row session costs a few
     milliseconds instead of a 200 ms pause. Appends are mapped incrementally; a filter change
@@ -256,13 +256,11 @@ class TimelineFilter(QAbstractProxyModel):
         self.changePersistentIndexList(persistent, [self.mapFromSource(src) for src in sources])
         self.layoutChanged.emit()
 
-    # --- QAbstractProxyModel ---------------------------------------------------------------------
+    # --- the list model and its mapping to the timeline ---------------------------------------------
 
-    def setSourceModel(self, source: Any) -> None:
-        assert isinstance(source, TimelineModel)
+    def setSourceModel(self, source: TimelineModel) -> None:
         self.beginResetModel()
         self._source = source
-        super().setSourceModel(source)
         source.modelReset.connect(self._source_reset)
         source.rowsInserted.connect(self._source_inserted)
         source.rowsAboutToBeRemoved.connect(self._source_about_to_remove)
@@ -271,19 +269,16 @@ class TimelineFilter(QAbstractProxyModel):
         self._remap()
         self.endResetModel()
 
-    def index(self, row: int, column: int = 0, parent: AnyIndex = QModelIndex()) -> QModelIndex:
-        if parent.isValid() or column != 0 or not 0 <= row < len(self._visible):
-            return QModelIndex()
-        return self.createIndex(row, 0)
-
-    def parent(self, child: Any = QModelIndex()) -> QModelIndex:  # type: ignore[override]
-        return QModelIndex()
+    def sourceModel(self) -> TimelineModel:
+        return self._source
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._visible)
 
-    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else 1
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._visible):
+            return None
+        return self._source.data(self._source.index(self._visible[index.row()], 0), role)
 
     def mapToSource(self, proxy_index: AnyIndex) -> QModelIndex:
         if not proxy_index.isValid() or not 0 <= proxy_index.row() < len(self._visible):
