@@ -137,14 +137,25 @@ class SessionRuntime:
         self._undispatched: list[str] = []
         self._last_ack: Any = None
         self._last_notes: dict[str, str] | None = None
+        self._ordered: tuple[int, list[dict[str, Any]], ContextView | None] | None = None
 
     # --- reading ------------------------------------------------------------------------------
 
     def model_rows(self) -> list[dict[str, Any]]:
-        return self._order(list(self.writer.rows))
+        """Rows in model order; recomputed only when the journal grew (it is append-only)."""
+        rows = self.writer.rows
+        if self._ordered is None or self._ordered[0] != len(rows):
+            self._ordered = (len(rows), self._order(list(rows)), None)
+        return self._ordered[1]
 
     def view(self) -> ContextView:
-        return context_view(self.model_rows())
+        self.model_rows()
+        assert self._ordered is not None
+        count, ordered, view = self._ordered
+        if view is None:
+            view = context_view(ordered)
+            self._ordered = (count, ordered, view)
+        return view
 
     def desired(self) -> DesiredState:
         sections = dict(self.prompt.sections())
