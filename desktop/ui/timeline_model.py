@@ -198,12 +198,12 @@ class TimelineModel(QAbstractListModel):
 class TimelineFilter(QAbstractListModel):
     """Hidden system rows behind a toggle, per-kind filters and a text search.
 
-    A flat list model in front of the timeline (a proxy in role, a list model in type, so Qt's
-    own C++ ``index()`` serves the view's per-row layout calls) whose row mapping is computed in bulk from the model's kind bytes (a
-    ``bytes.translate`` plus one regex scan), not with a Python callback per row as
-    ``QSortFilterProxyModel`` would: toggling hidden rows on a 100,000-row session costs a few
-    milliseconds instead of a 200 ms pause. Appends are mapped incrementally; a filter change
-    keeps the selection through the persistent indexes.
+    A flat list model in front of the timeline: a proxy in role, a list model in type, so Qt's
+    own C++ ``index()`` serves the view's per-row layout calls. Its row mapping is computed in
+    bulk from the model's kind bytes (a ``bytes.translate`` plus one regex scan), not with a
+    Python callback per row as ``QSortFilterProxyModel`` would: toggling hidden rows on a
+    100,000-row session costs a few milliseconds instead of a 200 ms pause. Appends are mapped
+    incrementally; a filter change keeps the selection through the persistent indexes.
     """
 
     def __init__(self, parent: Any = None) -> None:
