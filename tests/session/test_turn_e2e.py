@@ -132,3 +132,18 @@ def test_read_only_second_opener(tmp_path: Path, emulator: Emulator) -> None:
         assert "read-only" in (second.writer.read_only_reason or "")
         with pytest.raises(LocalPreparationFailure, match=r"read-only|open for writing"):
             second.runtime.run_turn("should not be written")
+
+
+def test_automatic_compaction_at_the_threshold(tmp_path: Path, emulator: Emulator) -> None:
+    cfg = config(emulator, tmp_path / "ws")
+    window = 1_000_000  # claude-opus-5-5's published context window
+    cfg.compaction = type(cfg.compaction)(reserve_tokens=window - 4_000, keep_recent_tokens=300)
+    with open_(tmp_path / "s.jsonl", cfg) as session:
+        assert session.resolved.model["contextWindow"] == window
+        for i in range(8):
+            session.runtime.run_turn(f"turn {i} " + "words " * 300)
+        compactions = [r for r in session.writer.rows if r["type"] == "compaction"]
+        assert compactions and all(r["reason"] == "automatic" for r in compactions)
+        # After compacting, the context is back under the threshold and the turn still ran.
+        assert session.runtime.context_tokens() < cfg.compaction.threshold(window) + 2_000
+        assert session.writer.rows[-1]["type"] == "assistant"
