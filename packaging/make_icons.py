@@ -1,7 +1,9 @@
 """Render the app icon from its SVG into every PNG size, plus Windows .ico and macOS .icns.
 
-A dev script, run by hand after editing ``desktop/resources/icon.svg``; its outputs are
-committed so neither the wheel build nor PyInstaller needs an SVG renderer or Pillow::
+A dev script, run by hand after editing the master artwork ``resources/icon.svg``; it writes
+the shipped copies into ``desktop/resources/`` (the SVG itself and every PNG size) and the
+bundle containers into ``packaging/icons/``. Its outputs are committed so neither the wheel
+build nor PyInstaller needs an SVG renderer or Pillow::
 
     QT_QPA_PLATFORM=offscreen python packaging/make_icons.py
 
@@ -20,7 +22,7 @@ from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 
 ROOT = Path(__file__).resolve().parent.parent
-SVG = ROOT / "desktop" / "resources" / "icon.svg"
+SVG = ROOT / "resources" / "icon.svg"
 PNG_DIR = ROOT / "desktop" / "resources"
 ICON_DIR = ROOT / "packaging" / "icons"
 SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
@@ -72,6 +74,7 @@ def main() -> int:
     if not renderer.isValid():
         print(f"error: {SVG} is not an SVG that Qt can render", file=sys.stderr)
         return 1
+    (PNG_DIR / "icon.svg").write_bytes(SVG.read_bytes())
     pngs = {size: render(renderer, size) for size in SIZES}
     for size, blob in pngs.items():
         (PNG_DIR / f"icon-{size}.png").write_bytes(blob)
