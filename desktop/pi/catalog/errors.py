@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
+from typing import Any
+
+import orjson
+
 
 class CatalogFileError(ValueError):
     """A catalog file is unreadable or a field in it has the wrong shape.
@@ -23,3 +28,16 @@ class CatalogFileError(ValueError):
 
 class RouteError(ValueError):
     """A route cannot be resolved to a model dict (for example: no API or endpoint is known)."""
+
+
+def decode_catalog_json(raw: bytes, origin: str) -> Any:
+    """Catalog bytes (plain or gzipped JSON) as a document; CatalogFileError names what is wrong."""
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise CatalogFileError(origin, "", f"not a readable gzip file ({exc})") from exc
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise CatalogFileError(origin, "", f"not valid JSON ({exc})") from exc

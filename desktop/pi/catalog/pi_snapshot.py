@@ -16,9 +16,7 @@ from datetime import datetime
 from importlib import resources
 from typing import Any
 
-import orjson
-
-from desktop.pi.catalog.errors import CatalogFileError
+from desktop.pi.catalog.errors import CatalogFileError, decode_catalog_json
 from desktop.pi.catalog.transport import TRANSPORT_FLAGS
 
 FORMAT = "pi-desktop/pi-catalog"
@@ -49,15 +47,7 @@ def bundled_bytes() -> bytes:
 
 def parse_pi_catalog(raw: bytes, origin: str) -> PiCatalogSnapshot:
     """Parse and validate Pi catalog bytes (plain or gzipped JSON); raise CatalogFileError."""
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise CatalogFileError(origin, "", f"not a readable gzip file ({exc})") from exc
-    try:
-        doc = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise CatalogFileError(origin, "", f"not valid JSON ({exc})") from exc
+    doc = decode_catalog_json(raw, origin)
     if not isinstance(doc, dict):
         raise CatalogFileError(origin, "", "expected a JSON object")
     if doc.get("format") != FORMAT:
