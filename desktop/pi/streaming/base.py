@@ -194,5 +194,17 @@ class StreamParser:
     def before_error(self) -> None:
         """Hook: settle in-flight state (e.g. final tool-call arguments) before an error stop."""
 
+    #: The text or thinking block still growing, for APIs whose blocks have no explicit end event.
+    _current: int | None = None
+
+    def end_open_block(self) -> None:
+        """Close the growing text/thinking block (its ``*_end`` event) before another starts."""
+        if self._current is None:
+            return
+        block = self.output["content"][self._current]
+        kind = block["type"]
+        self.emit_block(f"{kind}_end", self._current, content=block[kind])  # type: ignore[literal-required]
+        self._current = None
+
     def emit_block(self, kind: str, index: int, **fields: Any) -> None:
         self._emit({"type": kind, "contentIndex": index, **fields, "partial": self.output})

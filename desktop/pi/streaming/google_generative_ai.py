@@ -117,7 +117,7 @@ class GoogleGenerativeAIParser(StreamParser):
         content = self.output["content"]
         kind = "thinking" if part.get("thought") is True else "text"
         if self._current is None or content[self._current]["type"] != kind:
-            self._finish_current()
+            self.end_open_block()
             block: dict[str, Any] = {"type": kind, kind: ""}
             content.append(block)
             self._current = len(content) - 1
@@ -130,16 +130,8 @@ class GoogleGenerativeAIParser(StreamParser):
             block[signature_key] = signature
         self.emit_block(f"{kind}_delta", self._current, delta=part["text"])
 
-    def _finish_current(self) -> None:
-        if self._current is None:
-            return
-        block = self.output["content"][self._current]
-        kind = block["type"]
-        self.emit_block(f"{kind}_end", self._current, content=block[kind])
-        self._current = None
-
     def _function_call(self, part: Mapping[str, Any]) -> None:
-        self._finish_current()
+        self.end_open_block()
         call = part["functionCall"]
         content = self.output["content"]
         provided = call.get("id")
@@ -163,7 +155,7 @@ class GoogleGenerativeAIParser(StreamParser):
         self.emit_block("toolcall_end", index, toolCall=tool_call)
 
     def on_end(self) -> None:
-        self._finish_current()
+        self.end_open_block()
 
     def validate(self) -> None:
         out = self.output

@@ -143,23 +143,15 @@ class MistralConversationsParser(StreamParser):
             return
         content = self.output["content"]
         if self._current is None or content[self._current]["type"] != kind:
-            self._finish_current()
+            self.end_open_block()
             content.append({"type": kind, kind: ""})
             self._current = len(content) - 1
             self.emit_block(f"{kind}_start", self._current)
         content[self._current][kind] += piece
         self.emit_block(f"{kind}_delta", self._current, delta=piece)
 
-    def _finish_current(self) -> None:
-        if self._current is None:
-            return
-        block = self.output["content"][self._current]
-        kind = block["type"]
-        self.emit_block(f"{kind}_end", self._current, content=block[kind])
-        self._current = None
-
     def _tool_call(self, call: Mapping[str, Any]) -> None:
-        self._finish_current()
+        self.end_open_block()
         function = call.get("function") or {}
         raw_id = call.get("id")
         call_id = (
@@ -182,7 +174,7 @@ class MistralConversationsParser(StreamParser):
         self.emit_block("toolcall_delta", index, delta=piece)
 
     def on_end(self) -> None:
-        self._finish_current()
+        self.end_open_block()
         for index in self._tools.values():
             block = self.output["content"][index]
             partial = self._partial_args.pop(index, None)
