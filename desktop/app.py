@@ -1,42 +1,102 @@
 """Entry points: ``pi-desktop`` (console) and ``pi-desktop-gui`` (no console window).
 
-With no subcommand the window opens; with one, the same engine runs headless. The GUI
-is imported lazily so headless commands never load Qt.
+With no subcommand the window opens (on the session files given as PATH, if any); with one,
+the same engine runs headless behind one error boundary (design D6). The GUI is imported
+lazily so headless commands never load Qt, and the parser imports no engine module.
+
+``--data-dir`` becomes ``PI_DESKTOP_DATA_DIR`` here, once, before anything reads a path, so
+settings, MCP servers, extensions, hooks, logs and caches all follow it in every command.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from desktop.cli import build_parser
+from desktop.cli import build_parser, split_open_paths
+from desktop.cli._args import EXIT_USAGE, CliError
+from desktop.cli._boundary import report, run_handler
+
+DATA_DIR_ENV = "PI_DESKTOP_DATA_DIR"  # desktop.host.paths.DATA_DIR_ENV, without importing it
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse the command line; ``args.open_paths`` lists the session files to open in the window."""
+    words, open_paths = split_open_paths(argv)
+    args = build_parser().parse_args(words)
+    args.open_paths = open_paths
+    return args
+
+
+def apply_data_dir(args: argparse.Namespace) -> None:
+    """Turn ``--data-dir`` into the environment variable every path lookup reads."""
+    data_dir = getattr(args, "data_dir", None)
+    if data_dir:
+        os.environ[DATA_DIR_ENV] = str(Path(data_dir).expanduser().absolute())
+
+
+def _tolerant_stdout() -> None:
+    """Unencodable characters (a file name in a strange encoding) print escaped, not as a crash."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    words = list(sys.argv[1:] if argv is None else argv)
+    _tolerant_stdout()
+    try:
+        args = parse(words)
+    except SystemExit as exit_request:  # --help, --version and usage errors (already printed)
+        code = exit_request.code
+        return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
+    except BaseException as error:  # a broken command module is still one line, not a traceback
+        return report("", error)
+    apply_data_dir(args)
     status = run_launcher_flags(args)
     if status is not None:
         return status
     handler = getattr(args, "handler", None)
     if handler is None:
-        from desktop.ui.launch import run_gui
-
-        return run_gui(args)
-    result: int = handler(args)
-    return result
+        return open_window(args)
+    return run_handler(str(args.command), handler, args)
 
 
 def gui_main() -> int:
     """Double-click entry point: never a console subcommand, always the window."""
-    from desktop.ui.launch import run_gui
-
-    parser = build_parser()
-    args, _unknown = parser.parse_known_args(sys.argv[1:])
+    words, open_paths = split_open_paths(sys.argv[1:])
+    try:
+        args, _unknown = build_parser().parse_known_args(words)
+    except SystemExit as exit_request:
+        code = exit_request.code
+        return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
+    args.open_paths = open_paths
+    apply_data_dir(args)
     status = run_launcher_flags(args)
     if status is not None:
         return status
+    return open_window(args)
+
+
+def open_window(args: argparse.Namespace) -> int:
+    """Check the files to open (one line each for a missing or unknown one), then start Qt."""
+    from desktop.cli._files import check_session_file
+
+    paths = [str(path) for path in getattr(args, "open_paths", []) or []]
+    for path in paths:
+        try:
+            check_session_file(Path(path))
+        except CliError as error:
+            return report("", error)
+    args.open_paths = paths
+    from desktop.ui.launch import run_gui
+
     return run_gui(args)
 
 

@@ -1,24 +1,55 @@
 """The headless command line: one module per subcommand, each with ``register(subparsers)``.
 
 The window and these commands drive the same engine, so anything the inspector shows can
-be reproduced from a terminal (``payload``, ``prompt``, ``compact``, ``status``, ...).
+be reproduced from a terminal (``payload``, ``prompt``, ``chat``, ``compact``, ``status``, ...).
+
+Building the parser must stay cheap (``pi-desktop --help`` is timed against a bare Python
+start): command modules import only ``argparse`` and ``desktop.cli._args`` at module level
+and import the engine inside their handlers. ``tests/cli/test_startup.py`` holds them to it.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+from collections.abc import Sequence
+from typing import NoReturn
 
 from desktop import __version__
+from desktop.cli._args import EXIT_CODES_HELP, EXIT_USAGE
 
-#: Subcommand modules under ``desktop.cli``, in help order.
-COMMANDS = ("payload", "prompt", "compact", "status", "emulator", "bench")
+#: Subcommand modules under ``desktop.cli``, in help order (one line each to add a command).
+COMMANDS = ("payload", "prompt", "chat", "compact", "status", "emulator", "bench")
+
+USAGE = "%(prog)s [-h] [--version] [--data-dir DIR] [PATH ...]\n       %(prog)s [--data-dir DIR] COMMAND ..."
+DESCRIPTION = (
+    "Pi Desktop: a coding agent that shows exactly what the model is told. "
+    "With no COMMAND the window opens, on the session files given as PATH if any."
+)
+OPEN_HELP = (
+    "PATH opens a session file in the window. A file whose name is also a command is opened "
+    "with a path: `pi-desktop ./status`."
+)
+#: Top-level options that take a value (the argument scanner must skip the value).
+_VALUE_OPTIONS = ("--data-dir",)
+
+
+class CliParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line, like every other failure (D6)."""
+
+    def error(self, message: str) -> NoReturn:
+        from desktop.cli._boundary import one_line
+
+        self.exit(EXIT_USAGE, f"{self.prog}: {one_line(message)} (see `{self.prog} --help`)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CliParser(
         prog="pi-desktop",
-        description="Pi Desktop: a coding agent that shows exactly what the model is told.",
+        usage=USAGE,
+        description=DESCRIPTION,
+        epilog=f"{OPEN_HELP}\n\n{EXIT_CODES_HELP}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     add_common_options(parser)
@@ -27,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         module = importlib.import_module(f"desktop.cli.{name}")
         module.register(subparsers)
+    for choice in subparsers.choices.values():
+        if choice.epilog is None:
+            choice.epilog = EXIT_CODES_HELP
+            choice.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
 
 
@@ -34,8 +69,9 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-dir",
         default=None,
-        help="where sessions, caches and logs live (default: the platform's user data dir; "
-        "also PI_DESKTOP_DATA_DIR)",
+        metavar="DIR",
+        help="where sessions, settings, caches and logs live (default: the platform's user data dir; "
+        "also PI_DESKTOP_DATA_DIR, which this sets for everything the command starts)",
     )
 
 
@@ -55,3 +91,31 @@ def add_launcher_options(parser: argparse.ArgumentParser) -> None:
     )
     # Packaged-build self-test: show the window, print "window-shown: <title>", exit 0.
     parser.add_argument("--smoke-test", action="store_true", help=argparse.SUPPRESS)
+
+
+def split_open_paths(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Separate the session files to open from the arguments the parser understands.
+
+    The first word that is not an option decides: a command name starts a subcommand (the
+    rest is the command's), anything else is a PATH to open, and so is every later word.
+    ``--`` ends the options: what follows is paths even if it looks like a command.
+    """
+    rest: list[str] = []
+    paths: list[str] = []
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word == "--":
+            paths.extend(argv[index + 1 :])
+            break
+        if word.startswith("-") and word != "-":
+            rest.append(word)
+            if word in _VALUE_OPTIONS and index + 1 < len(argv):
+                rest.append(argv[index + 1])
+                index += 1
+        elif not paths and word in COMMANDS:
+            return [*rest, *argv[index:]], []
+        else:
+            paths.append(word)
+        index += 1
+    return rest, paths

@@ -1,18 +1,66 @@
-"""Arguments the session commands share (kept light: no engine imports at parse time)."""
+"""Arguments, errors and exit codes the commands share (kept light: no engine imports at parse time).
+
+Every failure a command reports is a ``CliError`` (or an exception the error boundary in
+``desktop.cli._boundary`` knows how to word); the exit codes below are the documented ones
+(design D6), listed in ``pi-desktop --help`` and in the README's headless section.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+from typing import Final
 
 PERMISSION_MODES = ("ask", "accept-edits", "read-only", "full-access")
 
+EXIT_OK: Final = 0
+#: The turn ran but the provider or the model failed (an error reply, a failed summary).
+EXIT_TURN_FAILED: Final = 1
+#: Usage or bad input: a wrong argument, a file that is not a session, an unknown route,
+#: a missing API key, an invalid settings file.
+EXIT_USAGE: Final = 2
+#: A local failure: a file that cannot be read or written, a full disk, a session another
+#: process is writing, a read-only session.
+EXIT_LOCAL: Final = 3
+#: A bug in Pi Desktop: one line on the terminal, the traceback in the log file.
+EXIT_INTERNAL: Final = 4
+#: Interrupted with Ctrl+C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED: Final = 130
+#: The output was closed early (a pipe reader such as ``head`` quit; 128 + SIGPIPE).
+EXIT_BROKEN_PIPE: Final = 141
+
+EXIT_CODES_HELP = """exit codes:
+  0    success
+  1    the turn ran but the provider or the model failed (error reply, failed summary)
+  2    usage or bad input: wrong arguments, not a session file, unknown route, missing API key,
+       invalid settings
+  3    local failure: a file cannot be read or written, disk full, session locked or read-only
+  4    a bug in Pi Desktop (one line here, the traceback in the log file)
+  130  interrupted (Ctrl+C)
+  141  the output was closed early (e.g. piped into head)
+
+Every failure is one line on standard error: "pi-desktop COMMAND: WHAT (FILE:LINE)"."""
+
 
 class CliError(Exception):
-    """A message for the user; printed without a traceback."""
+    """A message for the user, printed as one line with its exit code and, when known, where."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: int = EXIT_USAGE,
+        path: str | os.PathLike[str] | None = None,
+        line: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.path = path
+        self.line = line
 
 
-def add_session_arguments(parser: argparse.ArgumentParser, *, approvals: bool = True) -> None:
-    parser.add_argument("session", help="the session file (JSONL); created if missing")
+def add_route_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model",
         help='route as "provider/model-id", or "emulator/provider/model-id" for the offline emulator '
@@ -21,7 +69,25 @@ def add_session_arguments(parser: argparse.ArgumentParser, *, approvals: bool = 
     parser.add_argument("--endpoint", help="account endpoint override (transport flags then fall back)")
     parser.add_argument("--fallback", choices=("folded", "attributed"), default="folded")
     parser.add_argument("--workspace", default=".", help="the workspace folder tools work in (default: .)")
+    parser.add_argument("--mode", choices=PERMISSION_MODES, help="permission mode for this run")
+    parser.add_argument(
+        "--emulator",
+        metavar="ORIGIN",
+        help="for emulator routes: use the emulator already listening at ORIGIN "
+        "(e.g. http://127.0.0.1:8787 from `pi-desktop emulator`) instead of starting one in-process",
+    )
+
+
+def add_session_arguments(
+    parser: argparse.ArgumentParser, *, approvals: bool = True, creates: bool = True
+) -> None:
+    help_text = (
+        "the session file (JSONL); created if missing (its folder must exist)"
+        if creates
+        else "the session file (JSONL); read only, never created or changed"
+    )
+    parser.add_argument("session", help=help_text)
+    add_route_arguments(parser)
     if approvals:
         parser.add_argument("--yes", action="store_true", help="approve every permission request")
         parser.add_argument("--no", action="store_true", help="decline every permission request")
-        parser.add_argument("--mode", choices=PERMISSION_MODES, help="permission mode for this run")

@@ -1,76 +1,218 @@
-"""Opening a session for a command: choosing the route, the offline emulator (imported lazily)."""
+"""Opening a session for a command: the file, the route, the credential, the offline emulator.
+
+The order matters (design D6): every check that can fail without touching the file runs
+first (the path, the route, the API key), and only then is a writable session locked or a
+new one created, so a typo or an unknown route leaves nothing behind. Read-only commands
+(``status``, ``payload``) parse the file once through ``desktop.cli._files``, never lock it
+and never start anything that writes.
+"""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from desktop.cli._args import CliError
-from desktop.host.first_run import initial_route
-from desktop.host.journal import JournalFormatError, read_session
-from desktop.host.permissions import PermissionMode, headless_bridge
-from desktop.pi.catalog import RouteError
-from desktop.pi.routes import EMULATOR_FAMILY, Account, Route, emulator_route, route_from_string
-from desktop.session.assembly import OpenSession, SessionConfig, open_session
-from desktop.session.compaction import CompactionSettings
-from desktop.session.default_route import default_route
+from desktop.cli._args import EXIT_LOCAL, CliError
+from desktop.cli._boundary import location, say
+from desktop.cli._credentials import missing_credential
+from desktop.cli._files import read_session_log, require_regular_file
+
+if TYPE_CHECKING:
+    from desktop.emulator import Emulator
+    from desktop.host.journal import JournalWriter
+    from desktop.pi.routes import Route
+    from desktop.session.assembly import OpenSession
+
+READ_ONLY_REASON = "Opened read-only: this command only reads the session."
+#: The emulator origin a read-only preview names when no emulator runs (nothing is sent).
+PREVIEW_EMULATOR_ORIGIN = "http://127.0.0.1:0"
+#: How many set-aside lines are listed one by one before the rest are counted.
+MAX_REPORTED = 20
 
 
-def last_route(path: Path) -> str | None:
-    if not path.exists():
-        return None
-    for row in reversed(read_session(path).rows):
+def last_route(rows: Sequence[dict[str, Any]]) -> str | None:
+    """The route of the session's last assistant row, as ``[emulator/]provider/model``."""
+    from desktop.pi.routes import EMULATOR_FAMILY
+
+    for row in reversed(rows):
         route = row.get("route") if row.get("type") == "assistant" else None
-        if isinstance(route, dict) and route.get("provider") and route.get("model"):
-            prefix = f"{EMULATOR_FAMILY}/" if route.get("emulator") else ""
-            return f"{prefix}{route['provider']}/{route['model']}"
+        if isinstance(route, dict):
+            provider, model = route.get("provider"), route.get("model")
+            if isinstance(provider, str) and isinstance(model, str) and provider and model:
+                prefix = f"{EMULATOR_FAMILY}/" if route.get("emulator") else ""
+                return f"{prefix}{provider}/{model}"
     return None
 
 
-@contextlib.contextmanager
-def opened(args: argparse.Namespace, *, read_only: bool = False) -> Iterator[tuple[OpenSession, Any]]:
-    """Open the session for the command, starting an in-process emulator for offline routes."""
-    from desktop.emulator import Emulator
+def report_journal(command: str, journal: JournalWriter) -> None:
+    """Say on stderr which lines the reader set aside or found wrong, with file and line (T9)."""
+    diagnostics = list(journal.diagnostics)
+    for diagnostic in diagnostics[:MAX_REPORTED]:
+        say(
+            command,
+            f"{diagnostic.severity}: {diagnostic.message}",
+            location(diagnostic.path, diagnostic.line),
+        )
+    if len(diagnostics) > MAX_REPORTED:
+        rest = diagnostics[MAX_REPORTED:]
+        say(
+            command,
+            f"warning: {len(rest)} more problem line(s), up to line {rest[-1].line}",
+            location(journal.path),
+        )
+    if journal.torn_sidecar is not None:
+        say(command, f"note: the incomplete last line was moved to {journal.torn_sidecar}")
 
+
+def choose_route(
+    args: argparse.Namespace, spec: str | None, *, read_only: bool
+) -> tuple[Route, Emulator | None]:
+    """The route for ``spec`` (or the default), starting an in-process emulator only when a
+    writing command needs one and no ``--emulator`` origin was given."""
+    from desktop.host.first_run import initial_route
+    from desktop.pi.catalog import RouteError
+    from desktop.pi.routes import EMULATOR_FAMILY, Account, emulator_route, route_from_string
+    from desktop.session.default_route import default_route
+
+    emulator: Emulator | None = None
+    endpoint = getattr(args, "endpoint", None)
+    offline_default = spec is None and initial_route().offline
+    wants_emulator = offline_default or (spec is not None and spec.startswith(EMULATOR_FAMILY + "/"))
+    origin: str | None = getattr(args, "emulator", None)
+    if wants_emulator and origin is None:
+        if read_only:
+            origin = PREVIEW_EMULATOR_ORIGIN
+        else:
+            from desktop.emulator import Emulator
+
+            emulator = Emulator().start()
+            origin = emulator.url
+    try:
+        account = Account.make(base_url=endpoint) if endpoint else None
+        if spec is None:
+            route: Route = default_route(initial_route(), origin)
+        elif spec.startswith(EMULATOR_FAMILY + "/"):
+            assert origin is not None
+            route = emulator_route(spec.split("/", 1)[1], origin, emulated=True, account=account)
+        else:
+            route = route_from_string(spec, account=account)
+    except (RouteError, ValueError) as error:
+        if emulator is not None:
+            emulator.stop()
+        raise CliError(str(error)) from error
+    return route, emulator
+
+
+def _workspace(args: argparse.Namespace) -> Path:
+    workspace = Path(getattr(args, "workspace", ".") or ".").expanduser()
+    if not workspace.is_dir():
+        raise CliError(f"no such workspace folder: {workspace}")
+    return workspace.resolve()
+
+
+@contextlib.contextmanager
+def opened(
+    args: argparse.Namespace, *, read_only: bool = False, create: bool = True
+) -> Iterator[tuple[OpenSession, Any]]:
+    """Open the session for the command; yields (session, the in-process emulator or None).
+
+    A read-only open parses the file once and never locks it; a writable one creates the
+    file only with ``create`` and only once the route and the credential checked out.
+    """
+    from desktop import __version__
+    from desktop.host.journal import JournalWriter
+    from desktop.host.permissions import PermissionMode, headless_bridge
+    from desktop.pi.routes import resolve_model
+    from desktop.session.assembly import SessionConfig, open_session
+    from desktop.session.compaction import CompactionSettings
+
+    command = str(getattr(args, "command", "") or "")
     path = Path(args.session)
-    spec = args.model or last_route(path)
+    workspace = _workspace(args)
+    journal: JournalWriter | None = None
+    exists = True
+    if read_only:
+        journal = JournalWriter(
+            path, read_session_log(path), fd=None, lock=None, read_only_reason=READ_ONLY_REASON
+        )
+    else:
+        try:
+            require_regular_file(path)
+        except CliError:
+            if not create or path.exists() or path.is_symlink():
+                raise
+            exists = False
+            if not path.parent.is_dir():
+                raise CliError(f"no such folder for a new session: {path.parent}") from None
     emulator: Emulator | None = None
     try:
-        offline = spec is None and initial_route().offline
-        if (spec and spec.startswith(EMULATOR_FAMILY + "/")) or offline:
-            emulator = Emulator().start()
-        account = Account.make(base_url=args.endpoint) if getattr(args, "endpoint", None) else None
-        try:
-            if spec is None:
-                route: Route = default_route(initial_route(), emulator.url if emulator else None)
-            elif spec.startswith(EMULATOR_FAMILY + "/"):
-                assert emulator is not None
-                route = emulator_route(spec.split("/", 1)[1], emulator.url, emulated=True, account=account)
-            else:
-                route = route_from_string(spec, account=account)
-        except RouteError as error:
-            raise CliError(str(error)) from error
-        mode = getattr(args, "mode", None)
-        config = SessionConfig(
-            route=route,
-            workspace=Path(args.workspace).resolve(),
-            fallback=args.fallback,
-            mode=PermissionMode(mode) if mode else None,
-            compaction=CompactionSettings(),
-        )
+        if exists and journal is None:
+            journal = JournalWriter.open(path)
+        if journal is not None:
+            report_journal(command, journal)
+        spec = getattr(args, "model", None) or (last_route(journal.rows) if journal is not None else None)
+        route, emulator = choose_route(args, spec, read_only=read_only)
+        resolve_model(route)  # an unknown model fails here, before anything is created
+        if not read_only:
+            problem = missing_credential(route)
+            if problem is not None:
+                raise CliError(problem)
         try:
             bridge = headless_bridge(yes=getattr(args, "yes", False), no=getattr(args, "no", False))
         except ValueError as error:
             raise CliError(str(error)) from error
-        try:
-            session = open_session(path, config, bridge=bridge, read_only=read_only)
-        except (JournalFormatError, OSError) as error:
-            raise CliError(str(error)) from error
+        if journal is None:
+            journal = _create(path, workspace, __version__, command)
+        mode = getattr(args, "mode", None)
+        config = SessionConfig(
+            route=route,
+            workspace=workspace,
+            fallback=getattr(args, "fallback", "folded"),
+            mode=PermissionMode(mode) if mode else None,
+            compaction=CompactionSettings(),
+        )
+        session = open_session(path, config, bridge=bridge, read_only=read_only, journal=journal)
+        journal = None  # the session owns it now
         with session:
+            _report_tools(command, session)
             yield session, emulator
     finally:
+        if journal is not None:
+            journal.close()
         if emulator is not None:
             emulator.stop()
+
+
+def _create(path: Path, workspace: Path, version: str, command: str) -> JournalWriter:
+    from desktop.host.journal import JournalWriter
+
+    try:
+        journal = JournalWriter.create(path, cwd=str(workspace), app_version=version)
+    except FileExistsError as error:
+        raise CliError(
+            f"the session appeared while starting ({error.strerror}); run the command again",
+            code=EXIT_LOCAL,
+            path=path,
+        ) from None
+    say(command, f"created a new session {path}")
+    return journal
+
+
+def _report_tools(command: str, session: OpenSession) -> None:
+    for problem in getattr(session.tools, "problems", ()):
+        say(command, f"warning: {problem}")
+
+
+def require_writable(session: OpenSession) -> None:
+    if session.read_only:
+        reason = session.writer.read_only_reason or "the session is read-only"
+        raise CliError(reason, code=EXIT_LOCAL, path=session.writer.path)
+
+
+def write_out(data: bytes) -> None:
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()

@@ -1,8 +1,12 @@
 """`pi-desktop payload`: print the exact next request body, as the window's preview shows it.
 
-The body printed is byte for byte what the dispatch would send (SPEC P4). With
-``--headers`` the method, URL and headers come first, secrets redacted; no key is ever
-read for a preview.
+For a session the request is the runtime's own next request (design P5): the session is opened
+read-only through the same assembly as ``prompt`` (route, workspace sections, tools, the
+pending system update, the runtime's request options), and ``--message TEXT`` adds the user
+message the turn would append, so the output is byte for byte the first body that
+``pi-desktop prompt SESSION TEXT`` then sends (P4). With ``--headers`` the method, URL and the
+headers the dispatch sends come first, credentials redacted; no key is ever read for a preview.
+``--context DOC`` projects a pi-ai style request document instead.
 """
 
 from __future__ import annotations
@@ -10,47 +14,40 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import orjson
+from desktop.cli._args import CliError, add_route_arguments
 
-from desktop.cli._args import CliError
-from desktop.pi.catalog import RouteError
-from desktop.pi.delivery import FALLBACKS, deliver
-from desktop.pi.projection import (
-    CREDENTIAL_PLACEHOLDER,
-    ProjectionError,
-    ProviderRequest,
-    RequestOptions,
-    project,
-)
-from desktop.pi.routes import Account, resolve_model, route_from_string
-from desktop.pi.transcript import normalize_context
-from desktop.pi.types import KNOWN_APIS
-
-PREVIEW_KEY = CREDENTIAL_PLACEHOLDER
+if TYPE_CHECKING:
+    from desktop.pi.projection import ProviderRequest
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "payload",
         help="print the exact JSON body of the next request for a session and route",
-        description="Print the exact JSON body of the next provider request (byte-exact).",
+        description="Print the exact JSON body of the next provider request (byte-exact). "
+        "Reads the session; never creates, locks or changes it.",
     )
-    parser.add_argument("session", nargs="?", help="a session file (JSONL)")
+    parser.add_argument("session", nargs="?", help="a session file (JSONL); read only")
     parser.add_argument(
         "--context", metavar="FILE", help="a pi-ai style request document instead of a session"
     )
-    parser.add_argument("--model", help='route as "provider/model-id", e.g. anthropic/claude-opus-5-5')
-    parser.add_argument("--endpoint", help="account endpoint override (disables transport flags)")
+    add_route_arguments(parser)
     parser.add_argument(
-        "--fallback", choices=FALLBACKS, default="folded", help="delivery for unflagged routes"
+        "--message",
+        metavar="TEXT",
+        help="the user message about to be sent: print the first request `prompt SESSION TEXT` sends",
     )
     parser.add_argument("--headers", action="store_true", help="also print method, URL and redacted headers")
     parser.set_defaults(handler=run)
 
 
 def _model_from_spec(spec: Any, endpoint: str | None) -> dict[str, Any]:
+    from desktop.pi.catalog import RouteError
+    from desktop.pi.routes import Account, resolve_model, route_from_string
+    from desktop.pi.types import KNOWN_APIS
+
     if isinstance(spec, dict):
         missing = [k for k in ("id", "api", "provider", "baseUrl") if k not in spec]
         if missing:
@@ -88,6 +85,10 @@ def _check_context(context: Any) -> None:
 
 
 def request_from_context_document(document: Any, endpoint: str | None = None) -> ProviderRequest:
+    from desktop.pi.projection import CREDENTIAL_PLACEHOLDER as PREVIEW_KEY
+    from desktop.pi.projection import RequestOptions, project
+    from desktop.pi.transcript import normalize_context
+
     if not isinstance(document, dict):
         raise CliError("context document: expected a JSON object with 'model' and 'context'")
     if "model" not in document:
@@ -99,45 +100,58 @@ def request_from_context_document(document: Any, endpoint: str | None = None) ->
     return project(model, normalize_context(context), options)  # type: ignore[arg-type]
 
 
-def request_from_session(path: Path, model_spec: str, endpoint: str | None, fallback: str) -> ProviderRequest:
-    from desktop.host.journal import JournalWriter, model_order
-    from desktop.session.history import context_messages
-
-    model = _model_from_spec(model_spec, endpoint)
-    with JournalWriter.open(path, read_only=True) as journal:
-        messages = context_messages(model_order(list(journal.rows)))
-    delivered = deliver(messages, model, fallback)  # type: ignore[arg-type]
-    return project(model, delivered, RequestOptions(api_key=PREVIEW_KEY))  # type: ignore[arg-type]
-
-
-def render(request: ProviderRequest, with_headers: bool) -> bytes:
+def render(request: ProviderRequest, headers: dict[str, str] | None) -> bytes:
+    """The body (and, given ``headers``, the request line and headers first) as printed."""
     out = b""
-    if with_headers:
+    if headers is not None:
         lines = [f"{request.method} {request.url}"]
-        lines += [f"{k}: {v}" for k, v in request.redacted_headers().items()]
+        lines += [f"{k}: {v}" for k, v in headers.items()]
         out += ("\n".join(lines) + "\n\n").encode()
     return out + request.body_bytes + b"\n"
 
 
+def request_from_session(args: argparse.Namespace) -> tuple[ProviderRequest, bool]:
+    """The session's next request through the runtime, and whether the route is offline."""
+    from desktop.cli._session import opened
+
+    with opened(args, read_only=True) as (session, _emulator):
+        return session.runtime.next_request(draft=args.message), session.config.route.offline
+
+
+def sent_headers(request: ProviderRequest, *, offline: bool) -> dict[str, str]:
+    """The headers the dispatch sends (``desktop.session.dispatch.with_credential``), redacted:
+    a credential header when the route has a key, none on the keyless emulator."""
+    from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest
+    from desktop.session.dispatch import with_credential
+
+    headers = with_credential(request.headers, None if offline else CREDENTIAL_PLACEHOLDER)
+    return ProviderRequest(request.method, request.url, headers, request.body).redacted_headers()
+
+
 def run(args: argparse.Namespace) -> int:
-    try:
-        if args.context:
-            path = Path(args.context)
-            try:
-                document = orjson.loads(path.read_bytes())
-            except OSError as error:
-                raise CliError(f"cannot read {path}: {error.strerror}") from error
-            except orjson.JSONDecodeError as error:
-                raise CliError(f"{path} is not valid JSON: {error}") from error
-            request = request_from_context_document(document, args.endpoint)
-        elif args.session:
-            if not args.model:
-                raise CliError("--model PROVIDER/ID is required with a session file")
-            request = request_from_session(Path(args.session), args.model, args.endpoint, args.fallback)
-        else:
-            raise CliError("give a session file or --context FILE")
-    except (CliError, ProjectionError) as error:
-        print(f"pi-desktop payload: {error}", file=sys.stderr)
-        return 2
-    sys.stdout.buffer.write(render(request, args.headers))
+    import orjson
+
+    headers: dict[str, str] | None = None
+    if args.context and args.message is not None:
+        raise CliError(
+            "--message previews a turn of a session; a --context document already holds its messages"
+        )
+    if args.context:
+        path = Path(args.context)
+        try:
+            document = orjson.loads(path.read_bytes())
+        except OSError as error:
+            raise CliError(f"cannot read {path}: {error.strerror}") from error
+        except orjson.JSONDecodeError as error:
+            raise CliError(f"{path} is not valid JSON: {error}") from error
+        request = request_from_context_document(document, args.endpoint)
+        if args.headers:
+            headers = request.redacted_headers()
+    elif args.session:
+        request, offline = request_from_session(args)
+        if args.headers:
+            headers = sent_headers(request, offline=offline)
+    else:
+        raise CliError("give a session file or --context FILE")
+    sys.stdout.buffer.write(render(request, headers))
     return 0

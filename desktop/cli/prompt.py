@@ -4,23 +4,26 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from desktop.cli._args import CliError, add_session_arguments
+from desktop.cli._args import EXIT_LOCAL, EXIT_TURN_FAILED, CliError, add_session_arguments
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "prompt",
         help="run one user turn to completion",
-        description="Run one user turn and print the answer.",
+        description="Run one user turn and print the answer. Creates the session file when it is "
+        "missing and its folder exists (and says so on stderr).",
     )
     add_session_arguments(parser)
     parser.add_argument("text", help="what to say")
     parser.set_defaults(handler=run)
 
 
-def _stream(event: Any) -> None:
+def stream_text(event: Mapping[str, Any]) -> None:
+    """Print the answer as it streams, and one line per tool result."""
     if event.get("type") == "stream":
         inner = event["event"]
         kind = inner.get("type") if isinstance(inner, dict) else getattr(inner, "type", None)
@@ -34,38 +37,38 @@ def _stream(event: Any) -> None:
         sys.stdout.write(f"\n[tool {message['toolName']}: {status}]\n")
 
 
+def usage_totals(messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Summed usage of a turn's assistant messages (tokens and cost)."""
+    totals: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
+    for message in messages:
+        usage = message.get("usage") or {}
+        for key in ("input", "output", "cacheRead", "cacheWrite"):
+            totals[key] += int(usage.get(key, 0) or 0)
+        totals["cost"] += float((usage.get("cost") or {}).get("total", 0.0) or 0.0)
+    return totals
+
+
+def usage_line(requests: int, stopped: str, totals: Mapping[str, Any]) -> str:
+    return (
+        f"# {requests} request(s), stop: {stopped}; input {totals['input']}, "
+        f"cache read {totals['cacheRead']}, cache write {totals['cacheWrite']}, output {totals['output']}, "
+        f"cost ${totals['cost']:.6f}"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    from desktop.cli._session import opened
+    from desktop.cli._session import opened, require_writable
     from desktop.host.journal import LocalPreparationFailure
 
-    try:
-        with opened(args) as (session, _emulator):
-            if session.read_only:
-                raise CliError(session.writer.read_only_reason or "the session is read-only")
-            print(
-                f"# route: {session.config.route.label()} — {session.capability().summary()}", file=sys.stderr
-            )
-            result = session.runtime.run_turn(args.text, on_event=_stream)
-    except CliError as error:
-        print(f"pi-desktop prompt: {error}", file=sys.stderr)
-        return 2
-    except LocalPreparationFailure as error:
-        print(f"pi-desktop prompt: local preparation failure: {error}", file=sys.stderr)
-        return 3
+    with opened(args) as (session, _emulator):
+        require_writable(session)
+        print(f"# route: {session.config.route.label()} — {session.capability().summary()}", file=sys.stderr)
+        try:
+            result = session.runtime.run_turn(args.text, on_event=stream_text)
+        except LocalPreparationFailure as error:
+            raise CliError(f"local preparation failure: {error}", code=EXIT_LOCAL, path=error.path) from error
     print()
-    totals = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
-    for message in result.assistant:
-        usage = message["usage"]
-        for key in ("input", "output", "cacheRead", "cacheWrite"):
-            totals[key] += int(usage.get(key, 0))  # type: ignore[call-overload]
-        totals["cost"] += float(usage["cost"]["total"])
-    print(
-        f"# {result.requests} request(s), stop: {result.stopped}; input {totals['input']}, "
-        f"cache read {totals['cacheRead']}, cache write {totals['cacheWrite']}, output {totals['output']}, "
-        f"cost ${totals['cost']:.6f}",
-        file=sys.stderr,
-    )
+    print(usage_line(result.requests, result.stopped, usage_totals(result.assistant)), file=sys.stderr)
     if result.error:
-        print(f"pi-desktop prompt: {result.error}", file=sys.stderr)
-        return 1
+        raise CliError(f"the turn failed: {result.error}", code=EXIT_TURN_FAILED)
     return 0

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
-from desktop.cli._args import CliError, add_session_arguments
+from desktop.cli._args import add_session_arguments
 
 
 def register(subparsers: Any) -> None:
@@ -16,7 +15,7 @@ def register(subparsers: Any) -> None:
         help="show effective sections, tools, activation, token estimate and route capability",
         description="Show what the next request carries (reads the session; never writes it).",
     )
-    add_session_arguments(parser, approvals=False)
+    add_session_arguments(parser, approvals=False, creates=False)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)
 
@@ -58,12 +57,8 @@ def run(args: argparse.Namespace) -> int:
     from desktop.cli._session import opened
 
     args.yes, args.no = False, True
-    try:
-        with opened(args, read_only=True) as (session, _emulator):
-            info = collect(session)
-    except CliError as error:
-        print(f"pi-desktop status: {error}", file=sys.stderr)
-        return 2
+    with opened(args, read_only=True) as (session, _emulator):
+        info = collect(session)
     if args.json:
         print(json.dumps(info, indent=2))
         return 0

@@ -125,9 +125,17 @@ def open_session(
     bridge: PermissionBridge,
     dispatcher: Dispatcher | None = None,
     read_only: bool = False,
+    journal: JournalWriter | None = None,
 ) -> OpenSession:
-    """Open (or create) the session at ``path`` and make it ready for the next turn."""
-    if path.exists():
+    """Open (or create) the session at ``path`` and make it ready for the next turn.
+
+    ``journal`` is a session the caller already opened (the command line reads read-only
+    sessions itself, so a FIFO is refused before it is opened and the file is parsed once);
+    it is closed with the session.
+    """
+    if journal is not None:
+        writer = journal
+    elif path.exists():
         writer = JournalWriter.open(path, read_only=read_only)
     else:
         path.parent.mkdir(parents=True, exist_ok=True)

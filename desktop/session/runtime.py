@@ -171,12 +171,30 @@ class SessionRuntime:
         delivered = deliver(messages, self.route.model, self.route.fallback)
         return project(self.route.model, delivered, self.route.options)
 
-    def next_request(self) -> ProviderRequest:
-        """What would be sent now, including the system update the next turn would append."""
+    def draft_message(self, content: str | list[dict[str, Any]]) -> dict[str, Any]:
+        """The user message ``run_turn`` journals for ``content`` (one rule for preview and turn)."""
+        return {"role": "user", "content": content, "timestamp": self._clock()}
+
+    def next_request(self, draft: str | list[dict[str, Any]] | None = None) -> ProviderRequest:
+        """The one next request of this session (design P5): what the window, ``pi-desktop
+        payload`` and the turn's first dispatch send, including the system update the next
+        turn would append.
+
+        With ``draft`` (what the user is about to send) it is the first request of that turn:
+        the system update anchored before the new user message, then the message, exactly as
+        ``run_turn`` journals them (model order puts an anchored update right before its user
+        row, and both land at the end). Timestamps are "now" here and "now" at the turn; no
+        projection writes a message timestamp into the body, and the only rule that reads them
+        (which usage still describes its prefix) compares them with earlier assistant rows, so
+        the bytes do not depend on when the preview was made. A draft that would trigger
+        automatic compaction is the exception: the turn then sends the summary request first.
+        """
         messages = self.view().messages
         pending = self.pending_system_fields()
         if pending is not None:
             messages = [*messages, pending["modelSystem"]["message"]]
+        if draft is not None:
+            messages = [*messages, cast(Message, self.draft_message(draft))]
         return self.request_for(messages)
 
     def context_tokens(self) -> int:
@@ -292,9 +310,7 @@ class SessionRuntime:
         cancel = cancel or threading.Event()
         result = TurnResult()
         if user_row is None:
-            user_row = self._row(
-                "user", message={"role": "user", "content": content, "timestamp": self._clock()}
-            )
+            user_row = self._row("user", message=self.draft_message(content))
             self.append([user_row], emit)
         self.sync_system_state(anchor_before=user_row["id"], on_event=emit)
         if should_compact(self.context_tokens(), self.route.model["contextWindow"], self.compaction):
