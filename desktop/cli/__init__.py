@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     add_common_options(parser)
     add_launcher_options(parser)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", prog="pi-desktop")
     for name in COMMANDS:
         module = importlib.import_module(f"desktop.cli.{name}")
         module.register(subparsers)

@@ -111,24 +111,35 @@ def _innermost_own_frame(error: BaseException) -> str:
     found = ""
     for frame in traceback.extract_tb(error.__traceback__):
         try:
-            relative = Path(frame.filename).resolve().relative_to(_PACKAGE_ROOT.parent)
+            relative = Path(frame.filename).resolve().relative_to(_PACKAGE_ROOT)
         except ValueError:
             continue
-        found = f"{relative}:{frame.lineno}"
+        found = f"{_PACKAGE_ROOT.name}/{relative.as_posix()}:{frame.lineno}"
     return found
 
 
 def log_traceback(command: str, error: BaseException) -> str:
-    """Write the traceback to the app's log file; returns where it went (or why it could not)."""
+    """Write the traceback to the app's log file; returns where it went (or why it could not).
+
+    A handler this call attached is detached again, so an in-process caller (a test) keeps
+    its logging as it was.
+    """
     try:
         import logging
 
         from desktop.host.logging_setup import configure_logging
 
+        root = logging.getLogger()
+        before = set(root.handlers)
         path = configure_logging()
-        logging.getLogger("desktop.cli").error(
-            "pi-desktop %s failed", command, exc_info=(type(error), error, error.__traceback__)
-        )
+        try:
+            logging.getLogger("desktop.cli").error(
+                "pi-desktop %s failed", command, exc_info=(type(error), error, error.__traceback__)
+            )
+        finally:
+            for handler in set(root.handlers) - before:
+                root.removeHandler(handler)
+                handler.close()
         return f"the traceback is in {path}"
     except Exception as log_error:  # the log itself is unwritable: say so, still one line
         return f"the traceback could not be logged ({type(log_error).__name__}: {log_error})"

@@ -48,7 +48,9 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
 def write_skill(workspace: Path, name: str) -> None:
     path = workspace / ".pi" / "skills" / name / "SKILL.md"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\nname: {name}\ndescription: Use {name} for tests.\n---\n\nSteps.\n", encoding="utf-8")
+    path.write_text(
+        f"---\nname: {name}\ndescription: Use {name} for tests.\n---\n\nSteps.\n", encoding="utf-8"
+    )
 
 
 @pytest.fixture(scope="module")
