@@ -3,13 +3,17 @@
 One object the runtime creates per session: the catalog (core tools, extension tools, MCP
 tools), the Host executor (hooks, permission mode, workspace, bridge) and the MCP hub whose
 servers live exactly as long as the session.
+
+The MCP SDK takes about a second to import, so it is imported only when a server is
+configured; a session without servers gets ``NoMcpServers`` (headless commands start in a blink).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from desktop.host.paths import cache_dir
 from desktop.host.permissions import PermissionBridge, PermissionMode
@@ -18,8 +22,10 @@ from desktop.host.tools.catalog import ToolCatalog
 from desktop.host.tools.executor import HostExecutor
 from desktop.host.tools.extensions import ExtensionError, ExtensionRegistry
 from desktop.host.tools.hooks import HookRunner
-from desktop.host.tools.mcp_servers import McpEvent, McpHub
-from desktop.host.tools.types import SkillIndex
+from desktop.host.tools.types import SkillIndex, ToolSpec
+
+if TYPE_CHECKING:
+    from desktop.host.tools.mcp_servers import McpEvent, McpHub
 
 
 class SessionTools:
@@ -41,7 +47,13 @@ class SessionTools:
                 self.extensions.load_file(Path(entry).expanduser())
             except ExtensionError as exc:
                 self.problems.append(str(exc))
-        self.hub = McpHub(self.settings.mcpServers, on_event=on_event)
+        self.hub: McpHub | NoMcpServers
+        if any(not server.disabled for server in self.settings.mcpServers.values()):
+            from desktop.host.tools.mcp_servers import McpHub
+
+            self.hub = McpHub(self.settings.mcpServers, on_event=on_event)
+        else:
+            self.hub = NoMcpServers()
         self.catalog = ToolCatalog(providers=[self.extensions, self.hub])
         matchers = self.settings.hooks.PreToolUse
         self.executor = HostExecutor(
@@ -67,3 +79,22 @@ class SessionTools:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+class NoMcpServers:
+    """The hub of a session with no MCP server configured: no tools, nothing to start."""
+
+    def deferred_tools(self) -> Sequence[ToolSpec]:
+        return ()
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        """Nothing here ever changes, so nobody is ever called back."""
+
+    def status(self) -> dict[str, str]:
+        return {}
+
+    def start(self) -> None:
+        """No server to start."""
+
+    def stop(self) -> None:
+        """No server to stop."""

