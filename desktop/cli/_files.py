@@ -9,6 +9,7 @@ open descriptor (so a file swapped for a FIFO in between is refused too) and rea
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import stat
 from pathlib import Path
@@ -97,7 +98,14 @@ def read_session_log(path: Path) -> SessionLog:
     """Parse a session file once, read-only; a file that is not a session is a ``CliError``."""
     from desktop.host.journal.reader import parse_session
 
-    log = parse_session(path, read_regular_file(path))
+    data = read_regular_file(path)
+    collecting = gc.isenabled()
+    gc.disable()  # tens of thousands of new dicts, none of them garbage: collections are pure cost
+    try:
+        log = parse_session(path, data)
+    finally:
+        if collecting:
+            gc.enable()
     if log.header is None:
         problem = log.format_error()
         reason = problem.reason.removesuffix("; this is not a session file")

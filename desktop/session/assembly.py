@@ -9,12 +9,12 @@ step the history needs (baseline, legacy skills split), then the session is read
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
 from desktop import __version__
-from desktop.host.accounts import keyring_username, resolve_api_key
 from desktop.host.journal import JournalWriter, model_order, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
@@ -23,16 +23,16 @@ from desktop.host.tools.session_tools import SessionTools
 from desktop.host.tools.types import SkillIndex
 from desktop.pi.capability import CapabilityStatus, capability_status
 from desktop.pi.delivery import FallbackDelivery
-from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, RequestOptions
 from desktop.pi.routes import ResolvedModel, Route, resolve_model
+from desktop.pi.types import AssistantMessage, Model
 from desktop.session.compaction import CompactionSettings
 from desktop.session.declarations import CompactionBudget
 from desktop.session.declarations import RouteBinding as DeclarationRoute
-from desktop.session.dispatch import HttpDispatcher
 from desktop.session.estimate import message_tokens
 from desktop.session.gate import ToolGate
 from desktop.session.prompt import WorkspacePrompt
-from desktop.session.runtime import Dispatcher, SessionRoute, SessionRuntime
+from desktop.session.runtime import Dispatcher, EventSink, SessionRoute, SessionRuntime
 from desktop.session.tool_host import GateToolHost
 
 
@@ -92,6 +92,13 @@ class OpenSession:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def refuse_dispatch(
+    request: ProviderRequest, model: Model, *, on_event: EventSink, cancel: threading.Event
+) -> AssistantMessage:
+    """The dispatcher of a read-only session: the writer refuses before any request is due."""
+    raise RuntimeError("a read-only session sends no requests")
 
 
 def route_binding(resolved: ResolvedModel, fallback: FallbackDelivery, session_id: str) -> SessionRoute:
@@ -164,7 +171,10 @@ def open_session(
         preference=settings.tools.declarations,
     )
     account = config.route.account
+    if dispatcher is None and writer.read_only:
+        dispatcher = refuse_dispatch  # nothing is sent from a read-only session; no HTTP client needed
     if dispatcher is None:
+        from desktop.session.dispatch import HttpDispatcher
 
         def key() -> str | None:
             if config.route.offline:
@@ -172,6 +182,8 @@ def open_session(
             ref = account.api_key_ref or ""
             if ref.startswith("env:"):
                 return os.environ.get(ref[4:])
+            from desktop.host.accounts import keyring_username, resolve_api_key
+
             return resolve_api_key(
                 config.route.provider, keyring_username(config.route.provider, account.name)
             )[0]

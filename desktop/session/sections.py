@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from xml.sax.saxutils import escape
 
 RUNTIME = "runtime"
 SKILLS_HEADER = "skills"
@@ -25,6 +24,15 @@ ACTIVATION = "tool_activation"
 ORDER = (RUNTIME, ENVIRONMENT, GUIDANCE, SKILLS_HEADER)
 
 _INTEGER_LIKE = re.compile(r"^\d+$")
+
+
+def escape(text: str, entities: Mapping[str, str] | None = None) -> str:
+    """``xml.sax.saxutils.escape``, without the ``urllib``, ``http`` and ``ssl`` imports that come
+    with it (a headless command would pay for them on every start)."""
+    text = text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+    for key, value in (entities or {}).items():
+        text = text.replace(key, value)
+    return text
 
 
 class SectionNameError(ValueError):

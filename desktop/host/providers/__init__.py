@@ -1,9 +1,31 @@
-"""HTTP clients for the provider APIs (network I/O lives in the host layer)."""
+"""HTTP clients for the provider APIs (network I/O lives in the host layer).
 
-from desktop.host.providers.auth import auth_headers, with_auth
-from desktop.host.providers.client import DEFAULT_TIMEOUTS, Timeouts, send_streaming
-from desktop.host.providers.request import ProjectedRequest, WireRequest
-from desktop.host.providers.retry import DEFAULT_RETRY, RetryPolicy
+The names below load on first use (PEP 562): the HTTP client pulls in httpx and the stream
+parsers, which a command that sends nothing (``pi-desktop status``) should not pay for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from desktop.host.providers.auth import auth_headers, with_auth
+    from desktop.host.providers.client import DEFAULT_TIMEOUTS, Timeouts, send_streaming
+    from desktop.host.providers.request import ProjectedRequest, WireRequest
+    from desktop.host.providers.retry import DEFAULT_RETRY, RetryPolicy
+
+_WHERE = {
+    "auth_headers": "auth",
+    "with_auth": "auth",
+    "DEFAULT_TIMEOUTS": "client",
+    "Timeouts": "client",
+    "send_streaming": "client",
+    "ProjectedRequest": "request",
+    "WireRequest": "request",
+    "DEFAULT_RETRY": "retry",
+    "RetryPolicy": "retry",
+}
 
 __all__ = [
     "DEFAULT_RETRY",
@@ -16,3 +38,12 @@ __all__ = [
     "send_streaming",
     "with_auth",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-
-from desktop.host.providers.client import tls_context
 from desktop.host.providers.extras import AuthUnavailable, require_extra
+
+if TYPE_CHECKING:
+    import httpx
 
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 REFRESH_TIMEOUT_SECONDS = 30.0
@@ -54,6 +54,10 @@ class HttpxAuthTransport:
         timeout: float | None = None,
         **_kwargs: Any,
     ) -> _Response:
+        import httpx
+
+        from desktop.host.providers.client import tls_context
+
         exceptions = require_extra("google.auth.exceptions", "vertex")
         try:
             with httpx.Client(verify=tls_context(), follow_redirects=False) as client:

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import orjson
 
 from desktop.host.permissions import (
@@ -143,6 +142,8 @@ def _prepare(spec: ToolSpec, args: JsonObject) -> JsonObject:
 
 
 def _validate(spec: ToolSpec, args: JsonObject) -> str | None:
+    import jsonschema  # on the first tool call, not on every start of a command
+
     try:
         validator_cls: Any = jsonschema.validators.validator_for(
             spec.parameters, default=jsonschema.Draft202012Validator

@@ -1,0 +1,216 @@
+"""Fuzz: thousands of mutated session files through `status`, `payload` and `prompt` (design D6, T9, A8).
+
+Each mutated file (``tests/cli/fuzz_sessions.py``, seeded) is given to the real ``main`` in this
+process, with stdout and stderr captured, and a sample to real processes. What must hold:
+
+* no traceback ever (``main`` always returns, stderr never holds one) and every failure is one
+  line with a documented exit code;
+* ``status`` and ``payload`` alter nothing: the folder holding the file is byte-for-byte and
+  mtime-for-mtime the same afterwards (no lock file, no new session, no sidecar);
+* ``prompt`` grants nothing: the prompt asks the scripted model to call a deferred extension tool
+  that was never activated here (it needs no approval, so only activation stands in its way), to
+  write a file and to run a shell command, and permission requests are declined; none of them
+  may leave a trace.
+
+The counts are printed (run with ``-s``) and held as assertions.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+from pathlib import Path
+
+import keyring
+import pytest
+
+from desktop.cli._args import EXIT_INTERNAL
+from desktop.emulator import Emulator
+from tests.cli.fuzz_sessions import Case, cases, materialize
+from tests.cli.helpers import EMULATOR_MODEL, KEY_VARIABLES, Run, run_main, run_process, snapshot
+
+SEED = 20_251_202
+COUNT = int(os.environ.get("PI_FUZZ_COUNT", "2000"))
+PROCESS_SAMPLE = 8
+DOCUMENTED = {0, 1, 2, 3, 130}
+
+CANARY_EXTENSION = """
+from pathlib import Path
+
+MARK = Path(__file__).with_name("canary-ran")
+
+
+def register(api):
+    def run(args):
+        with MARK.open("a") as handle:
+            handle.write("ran\\n")
+        return "canary ran"
+
+    api.register_tool(
+        "canary",
+        "A deferred tool that must never run without a grant made here",
+        {"type": "object", "properties": {}},
+        run,
+        effect="external",
+        read_only=True,
+    )
+"""
+PROMPT = (
+    "[[tool:canary {}]] "
+    '[[tool:write {"path": "pwned.txt", "content": "x"}]] '
+    '[[tool:bash {"command": "touch pwned-by-bash"}]] hello'
+)
+
+
+class World:
+    """The data dir (settings with the canary extension), the workspace and the emulator."""
+
+    def __init__(self, root: Path, emulator: Emulator) -> None:
+        self.root = root
+        self.data = root / "data"
+        self.workspace = root / "workspace"
+        self.emulator = emulator
+        self.data.mkdir()
+        self.workspace.mkdir()
+        extension = self.data / "canary_extension.py"
+        extension.write_text(CANARY_EXTENSION)
+        (self.data / "settings.json").write_text(json.dumps({"extensions": [str(extension)]}))
+        (self.workspace / "notes.txt").write_text("the notes\n")
+
+    def args(self, command: str, path: Path, *extra: str) -> list[str]:
+        return [
+            command,
+            str(path),
+            "--workspace",
+            str(self.workspace),
+            "--emulator",
+            self.emulator.url,
+            *extra,
+        ]
+
+    def base_session(self) -> bytes:
+        path = self.root / "base.jsonl"
+        for text in ("hello", '[[tool:read {"path": "notes.txt"}]]', "and a long answer [[words:40]]"):
+            run = run_main(*self.args("prompt", path, "--model", EMULATOR_MODEL, text))
+            assert run.code == 0, run.stderr
+        skill = self.workspace / ".pi" / "skills" / "fuzz" / "SKILL.md"
+        skill.parent.mkdir(parents=True)
+        skill.write_text("---\nname: fuzz\ndescription: Use for fuzzing.\n---\n\nSteps.\n")
+        run = run_main(*self.args("prompt", path, "after a skill appeared"))
+        assert run.code == 0, run.stderr
+        assert run_main(*self.args("compact", path)).code == 0
+        run = run_main(*self.args("prompt", path, "after compaction"))
+        assert run.code == 0, run.stderr
+        return path.read_bytes()
+
+    def grants(self) -> list[str]:
+        marks = [self.data / "canary-ran", self.workspace / "pwned.txt", self.workspace / "pwned-by-bash"]
+        return [str(mark) for mark in marks if mark.exists()]
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+    monkeypatch.setenv("PI_DESKTOP_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PI_DESKTOP_OFFLINE", "1")
+    for name in KEY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(keyring, "get_password", lambda service, account: None)
+    with Emulator() as emulator:
+        yield World(tmp_path, emulator)
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.files = 0
+        self.runs = 0
+        self.tracebacks: list[str] = []
+        self.multi_line: list[str] = []
+        self.internal: list[str] = []
+        self.undocumented: list[str] = []
+        self.altered: list[str] = []
+        self.codes: collections.Counter[tuple[str, int]] = collections.Counter()
+
+    def check(self, label: str, command: str, run: Run) -> None:
+        self.runs += 1
+        self.codes[(command, run.code)] += 1
+        if "Traceback" in run.stderr:
+            self.tracebacks.append(f"{label} {command}: {run.stderr[-500:]}")
+        if run.code == EXIT_INTERNAL:
+            self.internal.append(f"{label} {command}: {run.stderr.strip()[-300:]}")
+        elif run.code not in DOCUMENTED:
+            self.undocumented.append(f"{label} {command}: exit {run.code}")
+        if run.code != 0:
+            failures = [line for line in run.err_lines if line.startswith(f"pi-desktop {command}: ")]
+            if not failures or not failures[-1]:
+                self.multi_line.append(f"{label} {command}: {run.stderr[-300:]}")
+
+    def report(self) -> str:
+        codes = ", ".join(f"{c}={n}" for (c, n) in sorted(self.codes.items()))
+        return (
+            f"fuzz: {self.files} files, {self.runs} runs; tracebacks {len(self.tracebacks)}, "
+            f"internal errors {len(self.internal)}, undocumented exits {len(self.undocumented)}, "
+            f"files altered by reads {len(self.altered)}; exits {codes}"
+        )
+
+
+def run_case(world: World, tally: Tally, index: int, case: Case, base: bytes) -> None:
+    folder = world.root / "cases" / f"{index:05d}"
+    folder.mkdir(parents=True)
+    path = folder / "s.jsonl"
+    materialize(case, path, base)
+    label = f"case {index} ({case.kind})"
+    before = snapshot(folder)
+    for command in ("status", "payload"):
+        tally.check(label, command, run_main(*world.args(command, path)))
+    if snapshot(folder) != before:
+        tally.altered.append(label)
+    tally.check(label, "prompt", run_main(*world.args("prompt", path, "--no", PROMPT)))
+    tally.files += 1
+
+
+@pytest.mark.slow
+def test_fuzzed_sessions_never_traceback_never_change_on_read_and_never_grant(world: World) -> None:
+    base = world.base_session()
+    tally = Tally()
+    corpus = cases(base, COUNT, SEED)
+    for index, case in enumerate(corpus):
+        run_case(world, tally, index, case, base)
+    print(tally.report())
+    for line in tally.internal[:40]:
+        print(line)
+    assert tally.files >= min(COUNT, 2_000)
+    assert tally.tracebacks == []
+    assert tally.undocumented == []
+    assert tally.multi_line == []
+    assert tally.altered == []
+    assert world.grants() == []
+    assert tally.internal == [], f"{len(tally.internal)} internal errors, first: {tally.internal[:3]}"
+
+
+@pytest.mark.slow
+def test_a_sample_of_fuzzed_sessions_through_real_processes(world: World) -> None:
+    base = world.base_session()
+    env = {"PI_DESKTOP_DATA_DIR": str(world.data), "PI_DESKTOP_OFFLINE": "1"}
+    corpus = cases(base, 60, SEED + 1)
+    sample = [case for case in corpus if case.special in ("fifo", "symlink-to-passwd", "directory")]
+    sample += [case for case in corpus if case.special is None][: PROCESS_SAMPLE - len(sample)]
+    for index, case in enumerate(sample):
+        folder = world.root / "processes" / f"{index:03d}"
+        folder.mkdir(parents=True)
+        path = folder / "s.jsonl"
+        materialize(case, path, base)
+        before = snapshot(folder)
+        for command in ("status", "payload"):
+            run = run_process(*world.args(command, path), cwd=world.workspace, env=env, timeout=120)
+            assert "Traceback" not in run.stderr and run.code in DOCUMENTED, (case.kind, run)
+        assert snapshot(folder) == before, case.kind
+        run = run_process(
+            *world.args("prompt", path, "--no", PROMPT), cwd=world.workspace, env=env, timeout=120
+        )
+        assert "Traceback" not in run.stderr and run.code in DOCUMENTED, (case.kind, run)
+    assert world.grants() == []
+    assert os.listdir(world.workspace) == ["notes.txt", ".pi"] or sorted(os.listdir(world.workspace)) == [
+        ".pi",
+        "notes.txt",
+    ]
