@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import sys
 from collections.abc import Sequence
@@ -24,10 +25,16 @@ from desktop.cli._boundary import report, run_handler
 DATA_DIR_ENV = "PI_DESKTOP_DATA_DIR"  # desktop.host.paths.DATA_DIR_ENV, without importing it
 
 
+@functools.cache
+def parser() -> argparse.ArgumentParser:
+    """The parser, built once per process (in-process callers such as tests run many commands)."""
+    return build_parser()
+
+
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     """Parse the command line; ``args.open_paths`` lists the session files to open in the window."""
     words, open_paths = split_open_paths(argv)
-    args = build_parser().parse_args(words)
+    args = parser().parse_args(words)
     args.open_paths = open_paths
     return args
 
@@ -72,7 +79,7 @@ def gui_main() -> int:
     """Double-click entry point: never a console subcommand, always the window."""
     words, open_paths = split_open_paths(sys.argv[1:])
     try:
-        args, _unknown = build_parser().parse_known_args(words)
+        args, _unknown = parser().parse_known_args(words)
     except SystemExit as exit_request:
         code = exit_request.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
