@@ -60,7 +60,7 @@ class CliError(Exception):
         self.line = line
 
 
-def add_route_arguments(parser: argparse.ArgumentParser) -> None:
+def add_route_arguments(parser: argparse.ArgumentParser, *, mode: bool = True) -> None:
     parser.add_argument(
         "--model",
         help='route as "provider/model-id", or "emulator/provider/model-id" for the offline emulator '
@@ -69,7 +69,8 @@ def add_route_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--endpoint", help="account endpoint override (transport flags then fall back)")
     parser.add_argument("--fallback", choices=("folded", "attributed"), default="folded")
     parser.add_argument("--workspace", default=".", help="the workspace folder tools work in (default: .)")
-    parser.add_argument("--mode", choices=PERMISSION_MODES, help="permission mode for this run")
+    if mode:
+        parser.add_argument("--mode", choices=PERMISSION_MODES, help="permission mode for this run")
     parser.add_argument(
         "--emulator",
         metavar="ORIGIN",
@@ -79,7 +80,7 @@ def add_route_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_session_arguments(
-    parser: argparse.ArgumentParser, *, approvals: bool = True, creates: bool = True
+    parser: argparse.ArgumentParser, *, approvals: bool = True, creates: bool = True, mode: bool = True
 ) -> None:
     help_text = (
         "the session file (JSONL); created if missing (its folder must exist)"
@@ -87,7 +88,7 @@ def add_session_arguments(
         else "the session file (JSONL); read only, never created or changed"
     )
     parser.add_argument("session", help=help_text)
-    add_route_arguments(parser)
+    add_route_arguments(parser, mode=mode)
     if approvals:
         parser.add_argument("--yes", action="store_true", help="approve every permission request")
         parser.add_argument("--no", action="store_true", help="decline every permission request")

@@ -15,7 +15,7 @@ def register(subparsers: Any) -> None:
         help="show effective sections, tools, activation, token estimate and route capability",
         description="Show what the next request carries (reads the session; never writes it).",
     )
-    add_session_arguments(parser, approvals=False, creates=False)
+    add_session_arguments(parser, approvals=False, creates=False, mode=False)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)
 

@@ -142,7 +142,7 @@ def test_a_key_in_the_environment_passes_the_check(tmp_path: Path) -> None:
     [
         (["status"], "the following arguments are required: session"),
         (["--bogus"], "unrecognized arguments: --bogus"),
-        (["status", "s.jsonl", "--mode", "wild"], "invalid choice: 'wild'"),
+        (["prompt", "s.jsonl", "hi", "--mode", "wild"], "invalid choice: 'wild'"),
         (["prompt", "s.jsonl", "hi", "--yes", "--no", "--model", EMULATOR_MODEL], "contradict"),
     ],
 )
