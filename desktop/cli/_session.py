@@ -48,6 +48,32 @@ def last_route(rows: Sequence[dict[str, Any]]) -> str | None:
     return None
 
 
+def last_route_in_file(path: Path) -> str | None:
+    """``last_route`` read from the end of the file without parsing all of it: a writing command
+    decides its route (and checks its key) before it locks, repairs or appends anything."""
+    import orjson
+
+    from desktop.cli._files import read_regular_file
+
+    data = read_regular_file(path)
+    end = len(data)
+    while end > 0:
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        line = data[start:end]
+        end = start
+        if b'"assistant"' not in line:
+            continue
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(row, dict):
+            found = last_route([row])
+            if found is not None:
+                return found
+    return None
+
+
 def report_journal(command: str, journal: JournalWriter) -> None:
     """Say on stderr which lines the reader set aside or found wrong, with file and line (T9)."""
     diagnostics = list(journal.diagnostics)
@@ -150,13 +176,13 @@ def opened(
                 raise CliError(f"no such folder for a new session: {path.parent}") from None
     emulator: Emulator | None = None
     try:
-        if exists and journal is None:
-            journal = JournalWriter.open(path)
-        if journal is not None:
-            report_journal(command, journal)
-        spec = getattr(args, "model", None) or (last_route(journal.rows) if journal is not None else None)
+        spec = getattr(args, "model", None)
+        if spec is None and journal is not None:
+            spec = last_route(journal.rows)
+        elif spec is None and exists:
+            spec = last_route_in_file(path)
         route, emulator = choose_route(args, spec, read_only=read_only)
-        resolve_model(route)  # an unknown model fails here, before anything is created
+        resolve_model(route)  # an unknown model fails here, before anything is locked or created
         if not read_only:
             problem = missing_credential(route)
             if problem is not None:
@@ -166,7 +192,8 @@ def opened(
         except ValueError as error:
             raise CliError(str(error)) from error
         if journal is None:
-            journal = _create(path, workspace, __version__, command)
+            journal = JournalWriter.open(path) if exists else _create(path, workspace, __version__, command)
+        report_journal(command, journal)
         mode = getattr(args, "mode", None)
         config = SessionConfig(
             route=route,

@@ -207,3 +207,25 @@ def test_status_and_payload_leave_a_real_session_byte_for_byte_alone(tmp_path: P
         run = run_main(argv[0], str(path), *argv[1:], "--workspace", str(tmp_path))
         assert run.code == 0, run.stderr
     assert snapshot(tmp_path) == before
+
+
+def test_a_missing_key_on_an_existing_session_locks_and_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import keyring
+
+    from tests.cli.helpers import KEY_VARIABLES
+
+    path = make_session(tmp_path)
+    with path.open("ab") as handle:
+        handle.write(b'{"type": "note", "v": 1, "id": "torn')  # a torn tail a writable open would move
+    (tmp_path / "s.jsonl.lock").unlink(missing_ok=True)
+    for name in KEY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(keyring, "get_password", lambda service, account: None)
+    before = snapshot(tmp_path)
+    run = run_main(
+        "prompt", str(path), "--model", "anthropic/claude-opus-5-5", "--workspace", str(tmp_path), "hi"
+    )
+    assert_one_line_error(run, "prompt", EXIT_USAGE, "no API key for anthropic")
+    assert snapshot(tmp_path) == before
