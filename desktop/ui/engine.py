@@ -113,13 +113,9 @@ def capability_info(resolved: Any, fallback: FallbackDelivery) -> dict[str, Any]
 
 def preview_headers(request: ProviderRequest, api: str) -> dict[str, str]:
     """Redacted headers, with the auth header the client will add shown (redacted) too."""
-    headers = dict(request.headers)
-    try:
-        from desktop.host.providers import with_auth
+    from desktop.host.providers import with_auth
 
-        headers = with_auth(headers, api, PREVIEW_KEY)
-    except ImportError:
-        pass
+    headers = with_auth(dict(request.headers), api, PREVIEW_KEY)
     return ProviderRequest(request.method, request.url, headers, request.body).redacted_headers()
 
 
