@@ -1,8 +1,8 @@
 """How the benchmark reads a request's prompt the way the prompt cache sees it.
 
-The one place the benchmark takes the provider cache rules from: the canonical prompt of each
-wire family and the token estimate. Everything else in ``desktop.bench`` goes through here, so
-moving to another home for those rules is a change of the imports below.
+The one place the benchmark takes the provider cache rules from (``desktop.pi.cache_rules``, the
+module the emulator and the preview share, design P6): the canonical prompt of each wire family
+in cache order and the token estimate. Everything else in ``desktop.bench`` goes through here.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from desktop.emulator.conversation import read_anthropic, read_chat, read_responses
-from desktop.emulator.tokens import CHARS_PER_TOKEN, estimate_tokens
+from desktop.pi.cache_rules import CHARS_PER_TOKEN, WIRE_OF_API, estimate_tokens, segments
 
 __all__ = ["CHARS_PER_TOKEN", "PromptShape", "estimate_tokens", "prompt_shape"]
 
@@ -36,11 +35,10 @@ class PromptShape:
 
 
 def prompt_shape(api: str, body: bytes) -> PromptShape:
-    data = orjson.loads(body)
-    if api == "anthropic-messages":
-        return PromptShape(blocks=tuple(b.text for b in read_anthropic(data).blocks))
-    if api == "openai-completions":
-        return PromptShape(text=read_chat(data).prompt)
-    if api in ("openai-responses", "openai-codex-responses", "azure-openai-responses"):
-        return PromptShape(text=read_responses(data).prompt)
-    raise ValueError(f"the benchmark has no prompt reader for API {api!r}")
+    wire = WIRE_OF_API.get(api)
+    if wire not in ("anthropic", "chat", "responses"):
+        raise ValueError(f"the benchmark has no prompt reader for API {api!r}")
+    parts = tuple(segment.text for segment in segments(wire, orjson.loads(body)))
+    if wire == "anthropic":
+        return PromptShape(blocks=parts)
+    return PromptShape(text="".join(part + "\n" for part in parts))
