@@ -7,8 +7,8 @@ could not find.
 
 Environment variables follow pi-ai 1.0.3 exactly (its ``env-api-keys``), in its priority order,
 so a shell set up for pi works here unchanged; ``tests/wire/test_credentials.py`` compares this
-table with pi-ai's own answer, committed as ``tests/fixtures/pi_ai/env_api_keys.json``. Two
-deliberate differences, both pi-ai's own behaviour seen from here:
+table with pi-ai's own answer, committed as ``tests/fixtures/credentials/pi_ai_env_api_keys.json``.
+Two deliberate differences, both pi-ai's own behaviour seen from here:
 
 - ``ANTHROPIC_AUTH_TOKEN`` is listed by pi-ai for discovery but never used as the key (it must
   travel as ``Authorization: Bearer``), so it is not a key variable here either.

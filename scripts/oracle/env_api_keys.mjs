@@ -1,5 +1,5 @@
 // Which environment variables pi-ai reads a provider's key from, in its order
-// (dev-only oracle; output committed as tests/fixtures/pi_ai/env_api_keys.json).
+// (dev-only oracle; output committed as tests/fixtures/credentials/pi_ai_env_api_keys.json).
 //   PI_AI_DIST=/path/to/@earendil-works/pi-ai/dist node scripts/oracle/env_api_keys.mjs
 //
 // The provider names are scanned from env-api-keys.js and the model catalog; the variables
@@ -27,5 +27,5 @@ for (const provider of [...candidates].sort()) {
 	providers[provider] = { names, key: names.find((name) => `value-of-${name}` === used) ?? null };
 }
 const out = { package: "@earendil-works/pi-ai@1.0.3", providers };
-fs.writeFileSync(path.join(root, "tests/fixtures/pi_ai/env_api_keys.json"), JSON.stringify(out, null, 1) + "\n");
+fs.writeFileSync(path.join(root, "tests/fixtures/credentials/pi_ai_env_api_keys.json"), JSON.stringify(out, null, 1) + "\n");
 console.log(`wrote ${Object.keys(providers).length} providers`);

@@ -1,6 +1,6 @@
 """The one credentials table agrees with pi-ai 1.0.3's own answer (design D3).
 
-``tests/fixtures/pi_ai/env_api_keys.json`` is what pi-ai's ``findEnvKeys``/``getEnvApiKey``
+``tests/fixtures/credentials/pi_ai_env_api_keys.json`` is what pi-ai's ``findEnvKeys``/``getEnvApiKey``
 return when every variable is set (``scripts/oracle/env_api_keys.mjs``).
 """
 
@@ -14,7 +14,7 @@ import pytest
 from desktop.host import accounts, first_run
 from desktop.host.credentials import API_KEY_ENV, KEYRING_SERVICE, env_api_key, keyring_username
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "pi_ai" / "env_api_keys.json"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "credentials" / "pi_ai_env_api_keys.json"
 PI_AI: dict[str, dict[str, object]] = json.loads(FIXTURE.read_text())["providers"]
 
 #: pi-ai lists it for discovery but sends it only as a bearer token, never as the key.
