@@ -15,6 +15,7 @@ from types import TracebackType
 
 from desktop import __version__
 from desktop.host.accounts import keyring_username, resolve_api_key
+from desktop.host.installation_secret import InstallationSecretError, load_installation_secret
 from desktop.host.journal import JournalWriter, model_order, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
@@ -25,6 +26,7 @@ from desktop.pi.capability import CapabilityStatus, capability_status
 from desktop.pi.delivery import FallbackDelivery
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions
 from desktop.pi.routes import ResolvedModel, Route, resolve_model
+from desktop.session.activation import ActivationSigner
 from desktop.session.compaction import CompactionSettings
 from desktop.session.declarations import CompactionBudget
 from desktop.session.declarations import RouteBinding as DeclarationRoute
@@ -118,6 +120,24 @@ def declaration_route(resolved: ResolvedModel, route: Route) -> DeclarationRoute
     )
 
 
+def activation_signer(session_id: str, *, read_only: bool) -> tuple[ActivationSigner, str | None]:
+    """The signer for this session's ``tool_activation`` sections, and why it is not the
+    installation's when it cannot be (design A8).
+
+    A read-only open never creates the secret (reading never writes); without one nothing in
+    any session can have been sealed here, so a throwaway key, which verifies nothing, is right.
+    """
+    try:
+        secret = load_installation_secret(create=not read_only)
+    except (InstallationSecretError, OSError) as exc:
+        return ActivationSigner.ephemeral(
+            session_id
+        ), f"this installation's activation secret is unusable: {exc}"
+    if secret is None:
+        return ActivationSigner.ephemeral(session_id), "this installation has not sealed any activation yet"
+    return ActivationSigner.from_secret(secret.value, session_id), None
+
+
 def open_session(
     path: Path,
     config: SessionConfig,
@@ -144,6 +164,7 @@ def open_session(
         writer.close()
         raise
     prompt_tokens = sum(message_tokens({"role": "user", "content": t}) for t in prompt.sections().values())
+    signer, signer_problem = activation_signer(writer.session_id, read_only=writer.read_only)
     gate = ToolGate(
         tools.catalog,
         tools.executor,
@@ -154,6 +175,8 @@ def open_session(
         ),
         prompt_tokens=prompt_tokens,
         preference=settings.tools.declarations,
+        signer=signer,
+        signer_problem=signer_problem,
     )
     account = config.route.account
     if dispatcher is None:
@@ -183,7 +206,9 @@ def open_session(
         compaction=config.compaction,
     )
     session = OpenSession(writer, runtime, resolved, tools, gate, prompt, config)
+    # A read-only open restores exactly as a writable one would, so ``status`` and the
+    # Activation tab show what the runtime would grant; only the continuation writes.
+    gate.restore(runtime.view().messages)
     if not writer.read_only:
-        gate.restore(runtime.view().messages)
         runtime.continue_session()
     return session

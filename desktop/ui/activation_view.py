@@ -43,6 +43,7 @@ def render_activation(info: Mapping[str, Any], dark: bool) -> str:
         ("Model", esc(inputs.get("model", ""))),
         ("API", esc(inputs.get("api", ""))),
         ("Endpoint", f"<code>{esc(inputs.get('endpoint', ''))}</code>"),
+        ("Permission mode", esc(inputs.get("mode", ""))),
         (f"Declarations ({len(declarations)})", _names(declarations)),
         ("Deferred names", _names(inputs.get("deferred"))),
     ]

@@ -190,7 +190,7 @@ def next_messages(runtime: SessionRuntime) -> list[Any]:
 def activation_info(gate: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The Activation tab: live state, its identity inputs, and whether the transcript's newest
     ``tool_activation`` section would be honoured for the current identity (and why not)."""
-    from desktop.session.activation import SECTION_NAME, restore_activation
+    from desktop.session.activation import SECTION_NAME
     from desktop.session.history import context_view
 
     if gate is None:
@@ -200,7 +200,7 @@ def activation_info(gate: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, A
     route = gate.route
     identity = gate.identity()
     messages = context_view(rows).messages
-    verdict = restore_activation(messages, identity=identity, deferred_names=snapshot.deferred_names)
+    verdict = gate.verdict(messages)
     section = None
     for message in reversed(messages):
         sections = message.get("sections") if message.get("role") == "system" else None
@@ -227,6 +227,7 @@ def activation_info(gate: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, A
             "model": route.model_id,
             "api": route.api,
             "endpoint": route.base_url,
+            "mode": gate.mode.value,
             "declarations": [d.get("name") for d in snapshot.declarations()],
             "deferred": sorted(snapshot.deferred_names),
         },
