@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from desktop.cli._args import CliError, add_session_arguments
+from desktop.cli._args import PERMISSION_MODES, CliError, add_session_arguments
 
 
 def register(subparsers: Any) -> None:
@@ -17,8 +17,28 @@ def register(subparsers: Any) -> None:
         description="Show what the next request carries (reads the session; never writes it).",
     )
     add_session_arguments(parser, approvals=False)
+    parser.add_argument(
+        "--mode",
+        choices=PERMISSION_MODES,
+        help="permission mode to evaluate activation under, as `prompt --mode` would run (default: settings)",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)
+
+
+def activation(gate: Any) -> dict[str, Any]:
+    """What the runtime would grant on open, and why (the same restore, run read-only)."""
+    restore = gate.last_restore
+    return {
+        "active": sorted(gate.state.active),
+        "epoch": gate.epoch,
+        "identity": gate.identity(),
+        "mode": gate.mode.value,
+        "source": restore.source if restore is not None else "none",
+        "why": restore.reason if restore is not None else "not restored",
+        "recovered": list(restore.recovered) if restore is not None else [],
+        "refusedEvidence": list(restore.refused_evidence) if restore is not None else [],
+    }
 
 
 def collect(session: Any) -> dict[str, Any]:
@@ -47,7 +67,7 @@ def collect(session: Any) -> dict[str, Any]:
             "reason": gate.policy.reason,
             "fallback": gate.policy.fallback,
         },
-        "activation": {"active": sorted(gate.state.active), "epoch": gate.epoch, "identity": gate.identity()},
+        "activation": activation(gate),
         "pendingUpdate": runtime.pending_system_fields() is not None,
         "contextTokens": runtime.context_tokens(),
         "contextWindow": session.resolved.model.get("contextWindow"),
@@ -74,7 +94,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"tools     {', '.join(info['tools']) or '(none)'}")
     print(f"policy    {info['declarationPolicy']['mode']}: {info['declarationPolicy']['reason']}")
     active = ", ".join(info["activation"]["active"]) or "(none)"
-    print(f"active    {active} (epoch {info['activation']['epoch']})")
+    print(f"active    {active} (epoch {info['activation']['epoch']}, mode {info['activation']['mode']})")
+    print(f"          restored from {info['activation']['source']}: {info['activation']['why']}")
+    for refused in info["activation"]["refusedEvidence"]:
+        print(f"          ToolSearch result not accepted: {refused}")
     print(f"tokens    ~{info['contextTokens']} of {info['contextWindow']}")
     print("sections")
     for name, size in info["sections"].items():
