@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from desktop import __version__
-from desktop.host.accounts import keyring_username, resolve_api_key
+from desktop.host.accounts import credential_env_names, keyring_username, known_secrets, resolve_api_key
 from desktop.host.installation_secret import InstallationSecretError, load_installation_secret
 from desktop.host.journal import JournalWriter, model_order, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
@@ -120,6 +120,18 @@ def declaration_route(resolved: ResolvedModel, route: Route) -> DeclarationRoute
     )
 
 
+def _guard_credentials(tools: SessionTools, route: Route, *, read: bool) -> None:
+    """Tool output never carries a credential the app holds (design A9): an account's own
+    ``env:NAME`` joins the credential variables, and the route's keyring key is read now (on the
+    worker or the command's thread) so its value is known to the redaction before any tool runs."""
+    ref = route.account.api_key_ref or ""
+    extra = (ref[4:],) if ref.startswith("env:") and len(ref) > 4 else ()
+    tools.executor.credential_env = credential_env_names(extra)
+    tools.executor.secrets = lambda: known_secrets(extra_env=extra)
+    if read:
+        resolve_api_key(route.provider, keyring_username(route.provider, route.account.name))
+
+
 def activation_signer(session_id: str, *, read_only: bool) -> tuple[ActivationSigner, str | None]:
     """The signer for this session's ``tool_activation`` sections, and why it is not the
     installation's when it cannot be (design A8).
@@ -159,6 +171,7 @@ def open_session(
         tools = SessionTools(config.workspace, bridge, settings, skills=LiveSkillIndex(prompt))
         if config.mode is not None:
             tools.executor.mode = config.mode
+        _guard_credentials(tools, config.route, read=not writer.read_only)
         tools.start()
     except BaseException:
         writer.close()
