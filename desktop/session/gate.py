@@ -378,6 +378,7 @@ class ToolGate:
     def take_update(self, timestamp: int | None = None) -> dict[str, Any] | None:
         """The system message to append after this turn's tool results, or None if nothing changed."""
         with self._lock:
+            self.refresh()
             if not self._dirty:
                 return None
             # publish() skips schemas already declared, so only new ones become toolsAdded.
