@@ -347,3 +347,28 @@ def test_status_replays_activation_like_the_runtime_and_writes_nothing(cli_home:
     rows = [json.loads(line) for line in (cli_home / "s.jsonl").read_text().splitlines()]
     assert [r["type"] for r in rows[rows_before:]][:2] == ["user", "assistant"]
     assert _results(cli_home / "s.jsonl")[-1]["content"][0]["text"] == "words=3"
+
+
+def test_a_compaction_checkpoint_carries_activation_across_a_reopen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real path behind "checkpoints restore activation" (design C2, A5): after a compaction
+    the ToolSearch call, its result and the activation row are summarized away; only the
+    checkpoint's section carries the grant, and a reopened session honours it."""
+    with Emulator() as emu:
+        path = _activated_session(emu, tmp_path, monkeypatch)
+        with _open(path, _config(emu, tmp_path)) as session:
+            session.runtime.run_turn("hello")
+            session.runtime.run_turn("hello again")
+            row = session.runtime.compact()
+            view = session.runtime.view()
+            assert view.sources[0] is not None and view.sources[0]["id"] == row["id"]
+            kept = view.messages[view.prefix :]
+            assert not any(m["role"] == "toolResult" for m in kept), "the ToolSearch result was kept"
+            assert not any(SECTION_NAME in (m.get("sections") or {}) for m in kept if m["role"] == "system")
+            assert SECTION_NAME in (view.messages[0].get("sections") or {})
+        with _open(path, _config(emu, tmp_path)) as session:
+            restore = session.gate.last_restore
+            assert restore is not None and restore.source == "section" and restore.active == {"word_count"}
+            session.runtime.run_turn(COUNT)
+            assert _last_result(session)["content"][0]["text"] == "words=3"
