@@ -41,6 +41,28 @@ def activation(gate: Any) -> dict[str, Any]:
     }
 
 
+def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Each transport flag of the route, where it came from, and how old that source is (M1, P3)."""
+    from desktop.host.catalog_cache import catalog_sources
+    from desktop.pi.capability import flag_origins
+    from desktop.pi.catalog import active_catalog
+
+    catalog = active_catalog()
+    sources = catalog_sources(catalog)
+    pi = sources["pi"]
+    listed = [
+        {
+            "flag": origin.flag,
+            "value": origin.value,
+            "published": origin.published,
+            "from": origin.origin,
+            "catalogAge": pi["age"],
+        }
+        for origin in flag_origins(session.resolved, catalog.sources)
+    ]
+    return listed, sources
+
+
 def collect(session: Any) -> dict[str, Any]:
     from desktop.session.state import effective_state
 
@@ -48,6 +70,7 @@ def collect(session: Any) -> dict[str, Any]:
     state = effective_state(runtime.view().messages)
     capability = session.capability()
     gate = session.gate
+    flag_list, sources = flags(session)
     return {
         "session": str(session.writer.path),
         "readOnly": session.read_only,
@@ -59,7 +82,9 @@ def collect(session: Any) -> dict[str, Any]:
             "delivery": capability.delivery,
             "toolPath": capability.tool_path,
             "explanation": capability.explanation,
+            "flags": flag_list,
         },
+        "catalogs": sources,
         "sections": {name: len(text) for name, text in state.sections.items()},
         "tools": sorted(t["name"] for t in state.tools),
         "declarationPolicy": {
@@ -91,6 +116,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"route     {info['route']}")
     print(f"          {'verified' if info['transportVerified'] else 'fallback'}: {info['routeReason']}")
     print(f"delivery  {info['capability']['delivery']} — {info['capability']['explanation']}")
+    for flag in info["capability"]["flags"]:
+        print(f"  {flag['flag']:<34} {str(flag['value']).lower():<5} from {flag['from']}")
+    for kind, source in info["catalogs"].items():
+        made = f", made {source['madeAt']}" if source["madeAt"] else ""
+        print(f"catalog   {kind}: {source['origin']} {source['file']}{made} ({source['age']} old)")
     print(f"tools     {', '.join(info['tools']) or '(none)'}")
     print(f"policy    {info['declarationPolicy']['mode']}: {info['declarationPolicy']['reason']}")
     active = ", ".join(info["activation"]["active"]) or "(none)"

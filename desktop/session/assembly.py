@@ -14,6 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from desktop import __version__
+from desktop.host import catalog_cache
 from desktop.host.accounts import credential_env_names, keyring_username, known_secrets, resolve_api_key
 from desktop.host.installation_secret import InstallationSecretError, load_installation_secret
 from desktop.host.journal import JournalWriter, model_order, new_row_id
@@ -165,6 +166,7 @@ def open_session(
         path.parent.mkdir(parents=True, exist_ok=True)
         writer = JournalWriter.create(path, cwd=str(config.workspace), app_version=__version__)
     try:
+        catalog_cache.install()  # routes resolve against a refreshed catalog when there is one (M1)
         resolved = resolve_model(config.route)
         settings = config.settings if config.settings is not None else load_settings()
         prompt = WorkspacePrompt(config.workspace, user_skills=config.user_skills)
