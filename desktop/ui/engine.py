@@ -220,6 +220,8 @@ def activation_info(gate: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, A
         "why": why,
         "source": verdict.source,
         "active": list(gate.state.active),
+        # Why the session opened with the grants it has (e.g. a copied file: nothing restored).
+        "restoredAtOpen": gate.last_restore.reason if gate.last_restore is not None else None,
         "epoch": gate.epoch,
         "identity": identity,
         "inputs": {

@@ -200,6 +200,13 @@ def test_a_session_copied_from_another_installation_restores_nothing(
             restore = session.gate.last_restore
             assert restore is not None and restore.active == frozenset()
             assert "written by another installation" in restore.reason
+            # What the window's Activation tab shows says why.
+            from desktop.ui.activation_view import render_activation
+            from desktop.ui.engine import activation_info
+
+            info = activation_info(session.gate, session.runtime.model_rows())
+            assert info["active"] == [] and "MAC does not verify" in info["restoredAtOpen"]
+            assert "MAC does not verify" in render_activation(info, dark=False)
             session.runtime.run_turn(COUNT)
             result = _last_result(session)
             assert result["isError"] and "not activated" in result["content"][0]["text"]

@@ -31,7 +31,9 @@ def _epochs(body: dict[str, Any]) -> list[int]:
     return [int(m) for m in re.findall(r'\\"epoch\\":(\d+)', text)]
 
 
-def test_a_schema_change_between_two_requests_of_one_turn(tmp_path: Path) -> None:
+def _two_requests(tmp_path: Path, setup: str, prompt: str) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Run ``setup`` as one turn, then ``prompt`` (one tool call, so two requests); return the
+    bodies the emulator received for the second turn and every tool result."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     server = {
@@ -51,13 +53,17 @@ def test_a_schema_change_between_two_requests_of_one_turn(tmp_path: Path) -> Non
         with open_session(
             tmp_path / "s.jsonl", config, bridge=headless_bridge(yes=True, no=False)
         ) as session:
-            session.runtime.run_turn("[[search:select:mcp__t__reshape]]")
+            session.runtime.run_turn(setup)
             first = len(emu.requests)
-            turn = session.runtime.run_turn("[[tool:mcp__t__reshape]]")
+            turn = session.runtime.run_turn(prompt)
             assert turn.requests == 2 and turn.stopped == "stop"
             results = [r["message"] for r in session.writer.rows if r["type"] == "toolResult"]
         bodies = [request.json() for request in emu.requests[first:]]
+    return bodies, results
 
+
+def test_a_schema_change_between_two_requests_of_one_turn(tmp_path: Path) -> None:
+    bodies, results = _two_requests(tmp_path, "[[search:select:mcp__t__reshape]]", "[[tool:mcp__t__reshape]]")
     assert results[-1]["content"][0]["text"] == "reshaped"
     before, after = bodies
     # The request that asked for the tool declared the old schema ...
@@ -68,3 +74,28 @@ def test_a_schema_change_between_two_requests_of_one_turn(tmp_path: Path) -> Non
     assert "mcp__t__sunshine" in _tools(after)
     # The epoch moved before that request: its newest tool_activation section is a new epoch.
     assert max(_epochs(after)) == max(_epochs(before)) + 1
+
+
+def test_a_server_crash_between_two_requests_of_one_turn(tmp_path: Path) -> None:
+    bodies, results = _two_requests(tmp_path, "[[search:select:mcp__t__crash]]", "[[tool:mcp__t__crash]]")
+    assert results[-1]["isError"] and "crashed" in results[-1]["content"][0]["text"]
+    before, after = bodies
+    assert "mcp__t__echo" in _tools(before)
+    assert not any(name.startswith("mcp__t__") for name in _tools(after)), (
+        "a dead server's tools were declared"
+    )
+    assert max(_epochs(after)) == max(_epochs(before)) + 1
+
+
+def test_a_skill_written_by_a_tool_reaches_the_next_request_of_the_turn(tmp_path: Path) -> None:
+    skill = "---\nname: lint\ndescription: Run the linters before committing\n---\nRun ruff.\n"
+    write = json.dumps({"path": ".pi/skills/lint/SKILL.md", "content": skill})
+    bodies, results = _two_requests(tmp_path, "hello", f"[[tool:write {write}]]")
+    assert not results[-1]["isError"]
+    before, after = bodies
+
+    def system_text(body: dict[str, Any]) -> str:
+        return json.dumps([m for m in body["messages"] if m["role"] == "system"])
+
+    assert "Run the linters before committing" not in system_text(before)
+    assert "Run the linters before committing" in system_text(after)

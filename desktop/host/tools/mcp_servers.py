@@ -78,6 +78,8 @@ class _Server:
     log_path: Path | None = None
     #: ``tools/list_changed`` notifications whose re-list has not finished yet.
     relisting: int = 0
+    #: Set once the lifetime task has ended and the server's tools have left the catalog.
+    finished: threading.Event = field(default_factory=threading.Event)
 
 
 class McpHub:
@@ -120,6 +122,7 @@ class McpHub:
     def _launch(self, server: _Server) -> None:
         assert self._loop is not None
         server.ready.clear()
+        server.finished.clear()
         server.status = "starting"
 
         def create() -> None:
@@ -295,6 +298,7 @@ class McpHub:
         elif server.status == "stopped":
             self._set_tools(server, {}, {})
             self._emit(server.name, "stopped", f"MCP server {server.name} stopped")
+        server.finished.set()
 
     async def _list(self, server: _Server, session: ClientSession) -> bool:
         listed: list[mcp_types.Tool] = []
@@ -382,6 +386,9 @@ class McpHub:
                     raise ToolFailure(f"MCP tool {name} did not answer within {timeout:g}s") from None
             except MCPError as exc:
                 if "closed" in str(exc).lower():
+                    # The server died: wait (bounded) until its tools have left the catalog, so
+                    # the request after this result no longer declares them (design S6).
+                    server.finished.wait(WATCH_INTERVAL + PING_TIMEOUT + 1)
                     raise ToolFailure(
                         f"MCP server {server.name} crashed or closed the connection during {name}: {exc}"
                     ) from exc
