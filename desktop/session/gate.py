@@ -10,6 +10,11 @@ the account or the route changes. It revokes all activation (the model must use 
 again), and names that left the catalog are remembered as removed so a late call to one is
 refused with that reason. Every refusal is an error ``ToolResultMessage`` that states why,
 returned before the Host is involved.
+
+Across processes the same inputs are part of the ``tool_activation`` identity, so a later run
+under another permission mode, account, route, endpoint or catalog restores nothing; and the
+section's MAC (this installation's key, this session's id) makes a copied or edited section
+grant nothing (design A7, A8; docs/architecture.md, "Trust model").
 """
 
 from __future__ import annotations
