@@ -38,6 +38,7 @@ __all__ = [
     "key_fingerprint",
     "keyring_available",
     "keyring_username",
+    "known_secrets",
     "redact_headers",
     "redact_text",
     "resolve_api_key",
@@ -110,7 +111,37 @@ def get_api_key(account: str) -> str | None:
         raise KeyringUnavailable(str(exc)) from exc
     except keyring.errors.KeyringError as exc:
         raise KeyringUnavailable(str(exc)) from exc
-    return value if isinstance(value, str) and value else None
+    if isinstance(value, str) and value:
+        _read_from_keyring[account] = value
+        return value
+    return None
+
+
+#: Keyring values this process has read (account -> key), so tool output can be scrubbed of
+#: them (design A9). Process memory only; never written anywhere.
+_read_from_keyring: dict[str, str] = {}
+#: Variables that hold provider credentials besides the API keys above (cloud signing, OAuth).
+EXTRA_CREDENTIAL_VARS = (
+    "ANTHROPIC_AUTH_TOKEN",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+)
+
+
+def credential_env_names(extra: tuple[str, ...] = ()) -> frozenset[str]:
+    """Every environment variable the app may read a provider credential from."""
+    names = {name for names in ENV_API_KEYS.values() for name in names}
+    return frozenset({*names, *EXTRA_CREDENTIAL_VARS, *extra})
+
+
+def known_secrets(env: Mapping[str, str] | None = None, extra_env: tuple[str, ...] = ()) -> dict[str, str]:
+    """Every credential value this process holds, by a name safe to show: the provider
+    variables set in the environment and the keyring keys read so far."""
+    source = os.environ if env is None else env
+    found = {name: source[name] for name in credential_env_names(extra_env) if source.get(name)}
+    found.update({f"keyring:{account}": value for account, value in list(_read_from_keyring.items())})
+    return found
 
 
 def delete_api_key(account: str) -> bool:

@@ -9,7 +9,7 @@ pasted in unchanged::
       "hooks": {"PreToolUse": [{"matcher": "bash|write",
                                 "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]},
       "extensions": ["~/pi-extensions/words.py"],
-      "tools": {"declarations": "auto"}
+      "tools": {"declarations": "auto", "bash": {"inheritCredentials": false}}
     }
 
 Unknown keys are kept (other parts of the app add their own); a bad value is reported with
@@ -94,13 +94,25 @@ class PermissionsConfig(BaseModel):
     mode: Literal["ask", "accept-edits", "read-only", "full-access"] = "ask"
 
 
+class BashConfig(BaseModel):
+    """``inheritCredentials``: ``false`` (default) runs ``bash`` without the provider credential
+    variables (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``, ...) in its
+    environment, so a command the model runs cannot read them; ``true`` passes them through
+    (known values are still redacted from what the command prints, design A9)."""
+
+    model_config = ConfigDict(extra="allow")
+    inheritCredentials: bool = False
+
+
 class ToolsConfig(BaseModel):
     """``declarations``: ``"auto"`` (the route decides: the complete catalog from the first
     request on the verified deepseek-flash binding, on demand elsewhere) or ``"on-demand"``
-    (publish deferred schemas only when ToolSearch activates them, on every route)."""
+    (publish deferred schemas only when ToolSearch activates them, on every route).
+    ``bash``: see ``BashConfig``."""
 
     model_config = ConfigDict(extra="allow")
     declarations: Literal["auto", "on-demand"] = "auto"
+    bash: BashConfig = Field(default_factory=BashConfig)
 
 
 class Settings(BaseModel):

@@ -148,6 +148,11 @@ class SessionWorker(QObject):
 
         self.emulator = Emulator().start()
         origin: str | None = self.emulator.url
+        from desktop.host import catalog_cache
+
+        catalog_cache.install()
+        if not self.offline:  # stale (older than a day) catalogs refresh on their own thread
+            catalog_cache.refresh_in_background()
         keyed = [] if self.offline else self._keyed_providers()
         self.choices = engine.route_choices(origin, keyed)
         wanted = str(options.get("route") or "")
