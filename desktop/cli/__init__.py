@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import textwrap
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -47,8 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = CliParser(
         prog="pi-desktop",
         usage=USAGE,
-        description=DESCRIPTION,
-        epilog=f"{OPEN_HELP}\n\n{EXIT_CODES_HELP}",
+        description=textwrap.fill(DESCRIPTION, 90),
+        epilog=f"{textwrap.fill(OPEN_HELP, 90)}\n\n{EXIT_CODES_HELP}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -59,9 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(f"desktop.cli.{name}")
         module.register(subparsers)
     for choice in subparsers.choices.values():
-        if choice.epilog is None:
+        if choice.epilog is None:  # the exit codes under every command's help, laid out as written
             choice.epilog = EXIT_CODES_HELP
             choice.formatter_class = argparse.RawDescriptionHelpFormatter
+            if choice.description:
+                choice.description = textwrap.fill(choice.description, 90)
     return parser
 
 
