@@ -6,8 +6,8 @@
 //
 // Writes <out>/*.jsonl (session files) and <out>/expected.json:
 //   { "<file>": { header, leaves: { "<leafId>" | "default": { agentMessages, llmMessages,
-//                 thinkingLevel, model, entryIds } }, requests: [ { route, model, options, body,
-//                 bodyText } ] } }
+//                 thinkingLevel, model, entryIds, llmEntryIds } }, requests: [ { route, model,
+//                 options, url, body, bodyText } ] } }
 // v3 files come from @earendil-works/pi-coding-agent 1.0.3; v2 from @mariozechner 0.32.3, v1
 // from @mariozechner 0.30.2 (the last releases that wrote those versions). Contexts are built
 // by the 1.0.3 loader: loadEntriesFromFile, the in-memory migrations, buildSessionProjection,
@@ -241,12 +241,14 @@ function leavesOf(entries) {
 function contextFor(entries, leafId) {
   const projection = sm.buildSessionProjection(entries, leafId);
   const entryIds = projection.entries.flatMap((p) => p.messages.map(() => p.sourceEntry.id));
+  const llmEntryIds = projection.entries.flatMap((p) => convertToLlm(p.messages).map(() => p.sourceEntry.id));
   return {
     agentMessages: projection.messages,
     llmMessages: convertToLlm(projection.messages),
     thinkingLevel: projection.thinkingLevel,
     model: projection.model,
     entryIds,
+    llmEntryIds,
   };
 }
 
@@ -288,7 +290,8 @@ async function describe(file, keyById) {
   const leaves = {};
   leaves.default = contextFor(body, undefined);
   if (keyById) for (const leaf of leavesOf(body)) leaves[leaf] = contextFor(body, leaf);
-  if (!keyById) for (const leaf of Object.values(leaves)) delete leaf.entryIds; // v1 ids are random per load
+  // pi draws v1 ids at random on every load; Desktop's are stable, so only v2/v3 ids compare.
+  if (!keyById) for (const leaf of Object.values(leaves)) { delete leaf.entryIds; delete leaf.llmEntryIds; }
   const { llmMessages, thinkingLevel } = leaves.default;
   const options = { sessionId: header.id, ...(thinkingLevel && thinkingLevel !== "off" ? { reasoning: thinkingLevel } : {}) };
   const requests = [];

@@ -1,0 +1,176 @@
+"""What every foreign session offers the window, whatever wrote it (design X1).
+
+A session is its entries (in file order, as read, never written back), an id index and a parent
+link per entry. Branches are the entries nothing continues from; a path is walked from a leaf
+to the root with a cycle guard (a hand-edited file can point an entry at its own descendant).
+The format modules (``pi``, ``claude``) say what a row is and what the model was given.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from desktop.host.journal.reader import Diagnostic
+from desktop.pi.types import Message
+from desktop.session.foreign.model import (
+    Branch,
+    ForeignContext,
+    SourceFormat,
+    SystemDiff,
+    TimelineRow,
+    UsageRecord,
+)
+
+Entry = dict[str, Any]
+
+
+class BranchNotFound(KeyError):
+    """The leaf named is not an entry of the session (the message names it)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown branch"
+
+
+@dataclass(eq=False)
+class ForeignSession(ABC):
+    format: SourceFormat
+    path: Path
+    #: Entries in file order (header excluded), migrated in memory when the format asks for it.
+    entries: list[Entry]
+    #: The 1-based line each entry came from.
+    lines: list[int]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    session_id: str | None = None
+    cwd: str | None = None
+    #: The format version (pi: 1 to 3 as written; Claude Code: the version of the app that wrote it).
+    version: int | str | None = None
+    index: dict[str, int] = field(default_factory=dict)
+    parents: list[int] = field(default_factory=list)
+
+    # --- the tree -------------------------------------------------------------------------------
+
+    def _link(self) -> None:
+        """Index ids (the last entry with an id wins, as pi's ``Map`` does) and parent links."""
+        index: dict[str, int] = {}
+        for position, entry in enumerate(self.entries):
+            key = self.entry_id(entry)
+            if key is not None:
+                index[key] = position
+        self.index = index
+        get = index.get
+        self.parents = [
+            -1 if (parent := self.parent_id(entry)) is None else get(parent, -1) for entry in self.entries
+        ]
+
+    @abstractmethod
+    def entry_id(self, entry: Entry) -> str | None: ...
+
+    @abstractmethod
+    def parent_id(self, entry: Entry) -> str | None:
+        """The entry shown before this one in the timeline."""
+
+    @property
+    @abstractmethod
+    def default_leaf(self) -> str | None:
+        """The leaf the writing app would continue from."""
+
+    @property
+    @abstractmethod
+    def title(self) -> str:
+        """The session's name, or its first user text."""
+
+    def leaf_position(self, leaf: str | None) -> int:
+        if leaf is None:
+            leaf = self.default_leaf
+            if leaf is None:
+                return -1
+        position = self.index.get(leaf)
+        if position is None:
+            raise BranchNotFound(f"{self.path}: no entry {leaf!r} in this session")
+        return position
+
+    def path_positions(self, leaf: str | None = None) -> list[int]:
+        """Positions root-first from the root to ``leaf`` (default: the current leaf)."""
+        position = self.leaf_position(leaf)
+        out: list[int] = []
+        seen: set[int] = set()
+        parents = self.parents
+        while position >= 0 and position not in seen:
+            seen.add(position)
+            out.append(position)
+            position = parents[position]
+        out.reverse()
+        return out
+
+    def leaf_positions(self) -> list[int]:
+        has_child = bytearray(len(self.entries))
+        for parent in self.parents:
+            if parent >= 0:
+                has_child[parent] = 1
+        return [i for i, flag in enumerate(has_child) if not flag]
+
+    def effective_leaf(self, position: int) -> int:
+        """The entry a branch ends at for the switcher (a format may skip bookkeeping entries)."""
+        return position
+
+    def is_sidechain(self, position: int) -> bool:
+        return False
+
+    @abstractmethod
+    def branch_title(self, positions: Sequence[int]) -> str: ...
+
+    def branches(self) -> list[Branch]:
+        """Every leaf, current first, then newest first."""
+        current = self.default_leaf
+        current_path = set(self.path_positions(current)) if current is not None else set()
+        leaves = list(dict.fromkeys(self.effective_leaf(p) for p in self.leaf_positions()))
+        out: list[Branch] = []
+        for position in leaves:
+            leaf_id = self.entry_id(self.entries[position])
+            if leaf_id is None:
+                continue
+            path = self.path_positions(leaf_id)
+            fork = next((p for p in reversed(path) if p in current_path), None)
+            out.append(
+                Branch(
+                    leaf=leaf_id,
+                    title=self.branch_title(path),
+                    length=len(path),
+                    ts=self.entry_ts(self.entries[position]),
+                    current=leaf_id == current,
+                    fork_point=self.entry_id(self.entries[fork]) if fork is not None else None,
+                    sidechain=self.is_sidechain(position),
+                )
+            )
+        out.sort(key=lambda b: (not b.current, b.sidechain, -(b.ts or 0)))
+        return out
+
+    @staticmethod
+    @abstractmethod
+    def entry_ts(entry: Entry) -> int | None: ...
+
+    # --- views ----------------------------------------------------------------------------------
+
+    @abstractmethod
+    def timeline(self, leaf: str | None = None) -> list[TimelineRow]:
+        """The rows of one branch, root first (the window shows the current branch)."""
+
+    @abstractmethod
+    def context(self, leaf: str | None = None) -> ForeignContext:
+        """The messages the model is given at ``leaf``, rebuilt as the writing app builds them."""
+
+    @abstractmethod
+    def usage(self, leaf: str | None = None) -> list[UsageRecord]:
+        """Usage reported on the branch, in order."""
+
+    @abstractmethod
+    def request_contexts(self, leaf: str | None = None) -> list[tuple[str, list[Message]]]:
+        """(assistant row id, the context that request was given) for every model call on the branch."""
+
+    def system_diff(self, row_id: str, leaf: str | None = None) -> SystemDiff | None:
+        """What a system or compaction row changed (None: the format records no system state)."""
+        return None
