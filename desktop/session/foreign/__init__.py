@@ -16,6 +16,7 @@ from desktop.host.foreign import Detected, SessionEntry, Workspace, browse, dete
 from desktop.session.foreign import model as kinds
 from desktop.session.foreign.base import BranchNotFound, ForeignSession
 from desktop.session.foreign.claude import ClaudeSession
+from desktop.session.foreign.fork import fork_to_desktop, import_rows
 from desktop.session.foreign.model import (
     Branch,
     ForeignContext,
@@ -46,6 +47,8 @@ __all__ = [
     "Workspace",
     "browse",
     "detect_format",
+    "fork_to_desktop",
+    "import_rows",
     "kinds",
     "next_request",
     "open_foreign",

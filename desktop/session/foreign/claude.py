@@ -394,7 +394,7 @@ class ClaudeSession(ForeignSession):
             uuid = self.entry_id(self.entries[position])
             if uuid in summaries:
                 return summaries[uuid]
-        for position in positions:
+        for position in reversed(positions):
             entry = self.entries[position]
             if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary"):
                 continue
@@ -497,7 +497,12 @@ class ClaudeSession(ForeignSession):
             else:
                 kind = k.USER
             row_id = uuid if not rows else f"{uuid}#u"
-            text = parts.reminders[0] if kind == k.REMINDER and parts.reminders else None
+            if kind == k.REMINDER:
+                text: str | None = parts.reminders[0]
+            elif parts.reminders:
+                text = reminders(content_preview(parts.message["content"]))[1]
+            else:
+                text = None
             rows.append(
                 TimelineRow(row_id, kind, ts, line, entry, parts.message, in_context=live, sidechain=sidechain, text=text)
             )

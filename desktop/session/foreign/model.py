@@ -104,7 +104,8 @@ class TimelineRow:
     #: Whether the row contributes to the model's context at the branch's leaf.
     in_context: bool = False
     sidechain: bool = False
-    #: Row-specific text: the reminder of a ``reminder`` row.
+    #: Row-specific text: the reminder of a ``reminder`` row; a user message's own words when
+    #: reminders were cut out of it.
     text: str | None = None
 
     @property
@@ -261,8 +262,8 @@ def _system_summary(message: Mapping[str, Any]) -> str:
 def row_summary(row: TimelineRow) -> str:
     """One line that says what the row is about."""
     entry, message, kind = row.entry, row.message or {}, row.kind
-    if kind == REMINDER:
-        return _one_line(row.text or "")
+    if row.text is not None:
+        return _one_line(row.text) or "(empty)"
     if kind in (USER, ASSISTANT, META, COMPACTION_SUMMARY, CUSTOM_MESSAGE) and message:
         text = content_preview(message.get("content"))
         if kind == CUSTOM_MESSAGE:
