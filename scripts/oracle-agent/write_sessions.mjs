@@ -223,9 +223,9 @@ async function writeV1(dir) {
   m.saveMessage(user("Summarize please"));
   m.saveMessage(assistant("It is a demo."));
   // v1 compactions point at the first kept entry by its index in the file's parsed lines
-  // (header at index 0): keep from "Summarize please" (line 7 -> index 6).
+  // (header at index 0): keep from "Summarize please" (line 8 -> index 7).
   m.saveCompaction({ type: "compaction", timestamp: new Date(ts()).toISOString(), summary: "Said hello; ran pwd.",
-    firstKeptEntryIndex: 6, tokensBefore: 800 });
+    firstKeptEntryIndex: 7, tokensBefore: 800 });
   m.saveMessage(user("After the v1 compaction"));
   m.saveMessage(assistant("Noted."));
   return m;

@@ -20,5 +20,3 @@ def pi_expected() -> dict[str, Any]:
 def as_json(value: Any) -> Any:
     """What JSON.stringify would make of ``value`` (the oracle's side went through it)."""
     return json.loads(json.dumps(value))
-
-

@@ -100,7 +100,13 @@ def test_system_rows_show_section_diffs_like_desktop_rows() -> None:
     opened = session(PI / "v3_compaction.jsonl")
     rows = [r for r in opened.timeline() if r.kind in (kinds.SYSTEM, kinds.COMPACTION)]
     diffs = [opened.system_diff(r.id) for r in rows]
-    assert [r.kind for r in rows] == [kinds.SYSTEM, kinds.SYSTEM, kinds.COMPACTION, kinds.SYSTEM, kinds.COMPACTION]
+    assert [r.kind for r in rows] == [
+        kinds.SYSTEM,
+        kinds.SYSTEM,
+        kinds.COMPACTION,
+        kinds.SYSTEM,
+        kinds.COMPACTION,
+    ]
     first, update, checkpoint, later, second = diffs
     assert first is not None and [(c.name, c.status) for c in first.changes] == [
         ("preamble", "added"),
@@ -111,7 +117,10 @@ def test_system_rows_show_section_diffs_like_desktop_rows() -> None:
     assert update.changes[0].unified() == ["@@ -1 +1 @@", "-AGENTS.md: use tabs.", "+AGENTS.md: use spaces."]
     assert checkpoint is not None and checkpoint.label.startswith("compaction checkpoint")
     assert {c.name: c.status for c in checkpoint.changes} == {"preamble": "unchanged", "agents": "unchanged"}
-    assert later is not None and {c.name: c.status for c in later.changes} == {"agents": "removed", "env": "added"}
+    assert later is not None and {c.name: c.status for c in later.changes} == {
+        "agents": "removed",
+        "env": "added",
+    }
     assert later.tools_removed == ["ToolSearch"] and later.sections_before == 2 and later.sections_after == 2
     assert second is not None and second.problem is None
     assert {c.name: c.status for c in second.changes} == {"preamble": "unchanged", "env": "unchanged"}
@@ -159,7 +168,9 @@ def test_a_malformed_line_is_reported_and_the_rest_opens(copy_fixture: Callable[
     assert opened.context().messages == healthy.context().messages  # nothing else was lost
 
 
-def test_entries_without_ids_unknown_types_and_duplicates_are_reported(copy_fixture: Callable[[str], Path]) -> None:
+def test_entries_without_ids_unknown_types_and_duplicates_are_reported(
+    copy_fixture: Callable[[str], Path],
+) -> None:
     path = copy_fixture("pi_sessions/v3_nested_compaction.jsonl")
     original = session(path)
     last = original.entries[-1]

@@ -150,17 +150,33 @@ def _entry(path: Path, fmt: SourceFormat) -> SessionEntry:
     try:
         stat = path.stat()
     except OSError as exc:
-        return SessionEntry(path, fmt, None, None, path.name, 0.0, 0, f"{path}: cannot be read ({exc.strerror})")
+        return SessionEntry(
+            path, fmt, None, None, path.name, 0.0, 0, f"{path}: cannot be read ({exc.strerror})"
+        )
     detected = detect_format(path)
     try:
         entry = _describe_pi(path, stat) if fmt == "pi" else _describe_claude(path, stat)
     except OSError as exc:
         return SessionEntry(
-            path, fmt, None, None, path.name, stat.st_mtime, stat.st_size, f"{path}: cannot be read ({exc.strerror})"
+            path,
+            fmt,
+            None,
+            None,
+            path.name,
+            stat.st_mtime,
+            stat.st_size,
+            f"{path}: cannot be read ({exc.strerror})",
         )
     if detected.format != fmt:
         return SessionEntry(
-            path, fmt, entry.session_id, entry.cwd, path.name, stat.st_mtime, stat.st_size, detected.description
+            path,
+            fmt,
+            entry.session_id,
+            entry.cwd,
+            path.name,
+            stat.st_mtime,
+            stat.st_size,
+            detected.description,
         )
     return entry
 
@@ -173,7 +189,9 @@ def _group(root: Path, fmt: SourceFormat) -> list[Workspace]:
         files = [p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file()]
         if not files:
             continue
-        sessions = sorted((_entry(p, fmt) for p in files), key=lambda s: (s.modified, s.path.name), reverse=True)
+        sessions = sorted(
+            (_entry(p, fmt) for p in files), key=lambda s: (s.modified, s.path.name), reverse=True
+        )
         recorded = next((s.cwd for s in sessions if s.cwd), None)
         groups.append(Workspace(fmt, recorded or folder.name, folder, sessions))
     groups.sort(key=lambda g: g.modified, reverse=True)

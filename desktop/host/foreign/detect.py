@@ -56,7 +56,9 @@ def _unknown(path: Path, looks_like: str) -> Detected:
     return Detected("unknown", f"{path}: {looks_like}; it is not a session this app can open ({SUPPORTED})")
 
 
-def read_head(path: Path, max_lines: int = HEAD_LINES, max_bytes: int = HEAD_BYTES) -> tuple[list[bytes], bool]:
+def read_head(
+    path: Path, max_lines: int = HEAD_LINES, max_bytes: int = HEAD_BYTES
+) -> tuple[list[bytes], bool]:
     """The first ``max_lines`` non-blank lines (read-only); True if the byte limit cut a line."""
     lines: list[bytes] = []
     pending = b""

@@ -79,7 +79,11 @@ def parse_json_lines(path: Path, data: bytes) -> JsonLines:
         if type(obj) is not dict:
             diagnostics.append(
                 Diagnostic(
-                    path, number, "error", "not-object", f"this line is JSON but not an object: {_preview(raw)}"
+                    path,
+                    number,
+                    "error",
+                    "not-object",
+                    f"this line is JSON but not an object: {_preview(raw)}",
                 )
             )
             continue

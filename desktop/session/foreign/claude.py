@@ -92,7 +92,11 @@ def _text_block(text: str) -> dict[str, Any]:
 def _image_block(block: Mapping[str, Any]) -> dict[str, Any]:
     source = block.get("source")
     if isinstance(source, Mapping) and source.get("type") == "base64":
-        return {"type": "image", "data": str(source.get("data", "")), "mimeType": str(source.get("media_type", ""))}
+        return {
+            "type": "image",
+            "data": str(source.get("data", "")),
+            "mimeType": str(source.get("media_type", "")),
+        }
     return _text_block("[image not embedded in the transcript]")
 
 
@@ -134,7 +138,14 @@ def assistant_blocks(content: object) -> list[dict[str, Any]]:
                 thinking["thinkingSignature"] = block["signature"]
             out.append(thinking)
         elif kind == "redacted_thinking":
-            out.append({"type": "thinking", "thinking": "", "thinkingSignature": str(block.get("data", "")), "redacted": True})
+            out.append(
+                {
+                    "type": "thinking",
+                    "thinking": "",
+                    "thinkingSignature": str(block.get("data", "")),
+                    "redacted": True,
+                }
+            )
         elif kind == "tool_use":
             arguments = block.get("input")
             out.append(
@@ -237,7 +248,9 @@ def _merge(into: dict[str, Any], entry: Mapping[str, Any]) -> None:
     raw = cast(Mapping[str, Any], entry.get("message") or {})
     if isinstance(raw.get("usage"), Mapping):
         into["usage"] = later["usage"]
-    into["stopReason"] = later["stopReason"] if raw.get("stop_reason") else _stop_reason(None, into["content"])
+    into["stopReason"] = (
+        later["stopReason"] if raw.get("stop_reason") else _stop_reason(None, into["content"])
+    )
 
 
 def _is_api_error(entry: Mapping[str, Any]) -> bool:
@@ -309,7 +322,13 @@ class ClaudeSession(ForeignSession):
                 kind = obj.get("type")
                 if kind in ("user", "assistant") and not isinstance(obj.get("message"), Mapping):
                     diagnostics.append(
-                        Diagnostic(read.path, line, "error", "bad-entry", f"{kind} entry {obj['uuid']} has no 'message' object")
+                        Diagnostic(
+                            read.path,
+                            line,
+                            "error",
+                            "bad-entry",
+                            f"{kind} entry {obj['uuid']} has no 'message' object",
+                        )
                     )
             else:
                 metadata.append(obj)
@@ -480,11 +499,26 @@ class ClaudeSession(ForeignSession):
 
     @staticmethod
     def _user_rows(
-        entry: Entry, uuid: str, ts: int | None, line: int, live: bool, sidechain: bool, tool_names: Mapping[str, str]
+        entry: Entry,
+        uuid: str,
+        ts: int | None,
+        line: int,
+        live: bool,
+        sidechain: bool,
+        tool_names: Mapping[str, str],
     ) -> list[TimelineRow]:
         parts = user_parts(entry, tool_names)
         rows = [
-            TimelineRow(uuid if n == 0 else f"{uuid}#{n}", k.TOOL, ts, line, entry, result, in_context=live, sidechain=sidechain)
+            TimelineRow(
+                uuid if n == 0 else f"{uuid}#{n}",
+                k.TOOL,
+                ts,
+                line,
+                entry,
+                result,
+                in_context=live,
+                sidechain=sidechain,
+            )
             for n, result in enumerate(parts.results)
         ]
         if parts.message is not None:
@@ -504,12 +538,31 @@ class ClaudeSession(ForeignSession):
             else:
                 text = None
             rows.append(
-                TimelineRow(row_id, kind, ts, line, entry, parts.message, in_context=live, sidechain=sidechain, text=text)
+                TimelineRow(
+                    row_id,
+                    kind,
+                    ts,
+                    line,
+                    entry,
+                    parts.message,
+                    in_context=live,
+                    sidechain=sidechain,
+                    text=text,
+                )
             )
         first_reminder = 1 if rows and rows[-1].kind == k.REMINDER else 0
         for n, reminder in enumerate(parts.reminders[first_reminder:], first_reminder):
             rows.append(
-                TimelineRow(f"{uuid}#r{n}", k.REMINDER, ts, line, entry, in_context=live, sidechain=sidechain, text=reminder)
+                TimelineRow(
+                    f"{uuid}#r{n}",
+                    k.REMINDER,
+                    ts,
+                    line,
+                    entry,
+                    in_context=live,
+                    sidechain=sidechain,
+                    text=reminder,
+                )
             )
         return rows
 

@@ -40,7 +40,9 @@ def _route(message: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def import_rows(session: ForeignSession, leaf: str | None = None, *, clock: int | None = None) -> list[dict[str, Any]]:
+def import_rows(
+    session: ForeignSession, leaf: str | None = None, *, clock: int | None = None
+) -> list[dict[str, Any]]:
     """The rows a fork journals: a note, then the context at ``leaf`` as plain rows (pure)."""
     context = session.context(leaf)
     ts = clock if clock is not None else now_ms()

@@ -286,6 +286,10 @@ def row_summary(row: TimelineRow) -> str:
     return _one_line(_entry_summary(row))
 
 
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def _entry_summary(row: TimelineRow) -> str:
     entry, kind = row.entry, row.kind
     if kind == COMPACTION:
@@ -302,7 +306,11 @@ def _entry_summary(row: TimelineRow) -> str:
         return f"branch summary (from {entry.get('fromId')}): {entry.get('summary', '')}"
     if kind == LABEL:
         label = entry.get("label")
-        return f"label {label!r} on {entry.get('targetId')}" if label else f"label cleared on {entry.get('targetId')}"
+        return (
+            f"label {label!r} on {entry.get('targetId')}"
+            if label
+            else f"label cleared on {entry.get('targetId')}"
+        )
     if kind == MODEL_CHANGE:
         return f"model: {entry.get('provider')}/{entry.get('modelId')}"
     if kind == THINKING_LEVEL:
@@ -312,7 +320,7 @@ def _entry_summary(row: TimelineRow) -> str:
     if kind == SESSION_INFO:
         return f"session name: {entry.get('name', '')}"
     if kind == USAGE:
-        usage = entry.get("usage") if isinstance(entry.get("usage"), Mapping) else {}
+        usage = _mapping(entry.get("usage"))
         return (
             f"usage ({entry.get('kind', '?')}) {entry.get('provider')}/{entry.get('model')}: "
             f"{usage.get('totalTokens', 0):,} tokens"
@@ -324,7 +332,7 @@ def _entry_summary(row: TimelineRow) -> str:
         text = content_preview(replacement.get("content")) if isinstance(replacement, Mapping) else ""
         return f"context edit of {entry.get('targetId')}: {text}"
     if kind == ATTACHMENT:
-        attachment = entry.get("attachment") if isinstance(entry.get("attachment"), Mapping) else {}
+        attachment = _mapping(entry.get("attachment"))
         return f"attachment: {attachment.get('type', '?')}"
     if kind == NOTE:
         content = entry.get("content")

@@ -31,7 +31,9 @@ def open_foreign(path: str | os.PathLike[str]) -> ForeignSession:
     where = Path(path)
     detected = detect_format(where)
     if detected.format == "desktop":
-        raise ForeignOpenError(f"{where}: a Pi Desktop session; open it as a session, not as a foreign one", detected)
+        raise ForeignOpenError(
+            f"{where}: a Pi Desktop session; open it as a session, not as a foreign one", detected
+        )
     if detected.format == "unknown":
         raise ForeignOpenError(detected.description, detected)
     try:

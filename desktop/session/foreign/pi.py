@@ -118,7 +118,13 @@ class PiSession(ForeignSession):
             entry_id = entry.get("id")
             if not isinstance(entry_id, str) or not entry_id:
                 diagnostics.append(
-                    Diagnostic(path, line, "error", "bad-entry", f"entry of type {entry.get('type')!r} has no 'id'; skipped")
+                    Diagnostic(
+                        path,
+                        line,
+                        "error",
+                        "bad-entry",
+                        f"entry of type {entry.get('type')!r} has no 'id'; skipped",
+                    )
                 )
                 continue
             if entry_id in seen:
@@ -231,7 +237,9 @@ class PiSession(ForeignSession):
         for position, entry in zip(positions, path, strict=True):
             entry_id = str(entry.get("id"))
             message = _entry_message(entry)
-            usage = entry.get("usage") if entry.get("type") in ("usage", "compaction", "branch_summary") else None
+            usage = (
+                entry.get("usage") if entry.get("type") in ("usage", "compaction", "branch_summary") else None
+            )
             if usage is None and message is not None and message.get("role") == "assistant":
                 usage = message.get("usage")
             rows.append(
@@ -340,7 +348,9 @@ def _status(before: str | None, after: str | None, present: bool) -> k.Status:
     return "unchanged" if before == after else "changed"
 
 
-def _tool_changes(update: Mapping[str, Any], old: Mapping[str, Mapping[str, Any]]) -> tuple[list[str], list[str]]:
+def _tool_changes(
+    update: Mapping[str, Any], old: Mapping[str, Mapping[str, Any]]
+) -> tuple[list[str], list[str]]:
     added: list[str] = []
     redefined: list[str] = []
     for tool in update.get("toolsAdded") or ():
@@ -361,7 +371,11 @@ def _system_diff(
     changes = []
     after = dict(sections)
     for name, value in (message.get("sections") or {}).items():
-        changes.append(SectionChange(name, sections.get(name), value, _status(sections.get(name), value, name in sections)))
+        changes.append(
+            SectionChange(
+                name, sections.get(name), value, _status(sections.get(name), value, name in sections)
+            )
+        )
         if value is None:
             after.pop(name, None)
         else:
@@ -407,7 +421,11 @@ def _compaction_diff(
         SectionChange(name, sections.get(name), value, _status(sections.get(name), value, name in sections))
         for name, value in new_sections.items()
     ]
-    changes += [SectionChange(name, text, None, "dropped") for name, text in sections.items() if name not in new_sections]
+    changes += [
+        SectionChange(name, text, None, "dropped")
+        for name, text in sections.items()
+        if name not in new_sections
+    ]
     added, redefined = _tool_changes(checkpoint, tools)
     kept = {str(t.get("name")) for t in checkpoint.get("toolsAdded") or () if isinstance(t, Mapping)}
     return SystemDiff(

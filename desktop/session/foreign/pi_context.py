@@ -23,7 +23,9 @@ COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
 )
 COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
-BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+BRANCH_SUMMARY_PREFIX = (
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+)
 BRANCH_SUMMARY_SUFFIX = "</summary>"
 CURRENT_VERSION = 3
 
@@ -60,7 +62,11 @@ def migrate(objects: Sequence[Entry], lines: Sequence[int], version: int) -> lis
             out[index] = copy
     for index, entry in enumerate(out):
         message = entry.get("message")
-        if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
+        if (
+            entry.get("type") == "message"
+            and isinstance(message, dict)
+            and message.get("role") == "hookMessage"
+        ):
             out[index] = {**entry, "message": {**message, "role": "custom"}}
     return out
 
@@ -250,7 +256,8 @@ def convert_to_llm(messages: Sequence[Mapping[str, Any]]) -> list[Message]:
                 continue
             out.append(
                 _with_ts(
-                    {"role": "user", "content": [{"type": "text", "text": bash_execution_text(message)}]}, message
+                    {"role": "user", "content": [{"type": "text", "text": bash_execution_text(message)}]},
+                    message,
                 )
             )
         elif role == "custom":
