@@ -13,6 +13,7 @@ import orjson
 
 from desktop.pi.projection import RequestOptions, project
 from desktop.session.foreign import ClaudeSession, kinds, next_request, open_foreign, route_model
+from desktop.session.foreign.claude import user_parts, user_shape
 from tests.foreign.support import CLAUDE
 
 
@@ -211,3 +212,18 @@ def test_entries_without_message_are_reported_and_the_rest_opens(copy_fixture: C
     assert [m["content"] for m in opened.context().messages if m["role"] == "assistant"] == [
         [{"type": "text", "text": "Continuing."}]
     ]
+
+
+def test_the_cheap_plan_agrees_with_the_conversion_on_every_entry() -> None:
+    """The timeline plans rows from ``user_shape``; the messages come from ``user_parts``."""
+    for path in (BASIC, COMPACT):
+        for entry in session(path).entries:
+            if entry["type"] != "user":
+                continue
+            shape, parts = user_shape(entry), user_parts(entry, {})
+            assert (shape.results, shape.has_message, shape.reminders, shape.only_reminders) == (
+                len(parts.results),
+                parts.message is not None,
+                parts.reminders,
+                parts.only_reminders,
+            )

@@ -208,3 +208,20 @@ def test_a_parent_cycle_ends_the_path_instead_of_hanging(copy_fixture: Callable[
 def test_title_is_the_session_name_else_the_first_user_text() -> None:
     assert session(PI / "v3_branches.jsonl").title == "Demo branches"
     assert session(PI / "v1_linear.jsonl").title == "Hello from v1"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in PI.glob("*.jsonl")))
+def test_request_contexts_equal_pi_context_at_each_parent(name: str) -> None:
+    """The incremental request sequence (what-if) equals pi's context rebuilt at every parent."""
+    opened = session(PI / name)
+    for branch in opened.branches():
+        sequence = opened.request_contexts(branch.leaf)
+        expected = [
+            (
+                str(entry["id"]),
+                opened.context(opened.entries[opened.parents[opened.index[entry["id"]]]]["id"]).messages,
+            )
+            for entry in (opened.entries[p] for p in opened.path_positions(branch.leaf))
+            if entry["type"] == "message" and entry["message"]["role"] == "assistant"
+        ]
+        assert sequence == expected and sequence

@@ -8,11 +8,13 @@ The format modules (``pi``, ``claude``) say what a row is and what the model was
 
 from __future__ import annotations
 
+import gc
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from desktop.host.journal.reader import Diagnostic
 from desktop.pi.types import Message
@@ -21,11 +23,29 @@ from desktop.session.foreign.model import (
     ForeignContext,
     SourceFormat,
     SystemDiff,
-    TimelineRow,
+    Timeline,
     UsageRecord,
 )
 
 Entry = dict[str, Any]
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic collector while building many small acyclic objects.
+
+    Reading a 100 MB transcript allocates millions of dicts and lists that reference counting
+    frees on its own; the cyclic collector would otherwise traverse the whole growing heap again
+    and again, finding nothing (the same reasoning as ``desktop.pi.projection.project``).
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 class BranchNotFound(KeyError):
@@ -53,18 +73,29 @@ class ForeignSession(ABC):
 
     # --- the tree -------------------------------------------------------------------------------
 
+    #: The entry key holding its id, and the keys holding its timeline parent (first set wins).
+    ID_KEY: ClassVar[str]
+    PARENT_KEYS: ClassVar[tuple[str, ...]]
+
     def _link(self) -> None:
-        """Index ids (the last entry with an id wins, as pi's ``Map`` does) and parent links."""
-        index: dict[str, int] = {}
-        for position, entry in enumerate(self.entries):
-            key = self.entry_id(entry)
-            if key is not None:
-                index[key] = position
-        self.index = index
+        """Index ids (the last entry with an id wins, as pi's ``Map`` does) and parent links.
+
+        Every entry passes through here on open, so the loops are written out flat (a method
+        call per entry would cost as much as the rest of the work).
+        """
+        key = self.ID_KEY
+        index = {entry[key]: position for position, entry in enumerate(self.entries)}
         get = index.get
-        self.parents = [
-            -1 if (parent := self.parent_id(entry)) is None else get(parent, -1) for entry in self.entries
-        ]
+        first, *more = self.PARENT_KEYS
+        parents: list[int] = []
+        append = parents.append
+        for entry in self.entries:
+            parent = entry.get(first)
+            if not parent and more:
+                parent = next((entry.get(k) for k in more if entry.get(k)), None)
+            append(get(parent, -1) if type(parent) is str else -1)
+        self.parents = parents
+        self.index = index
 
     @abstractmethod
     def entry_id(self, entry: Entry) -> str | None: ...
@@ -156,7 +187,7 @@ class ForeignSession(ABC):
     # --- views ----------------------------------------------------------------------------------
 
     @abstractmethod
-    def timeline(self, leaf: str | None = None) -> list[TimelineRow]:
+    def timeline(self, leaf: str | None = None) -> Timeline:
         """The rows of one branch, root first (the window shows the current branch)."""
 
     @abstractmethod

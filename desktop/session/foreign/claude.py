@@ -38,8 +38,15 @@ from desktop.host.foreign.lines import JsonLines
 from desktop.host.journal.reader import Diagnostic
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
-from desktop.session.foreign.base import Entry, ForeignSession
-from desktop.session.foreign.model import ForeignContext, TimelineRow, UsageRecord, content_preview, iso_ms
+from desktop.session.foreign.base import Entry, ForeignSession, paused_gc
+from desktop.session.foreign.model import (
+    ForeignContext,
+    Timeline,
+    TimelineRow,
+    UsageRecord,
+    content_preview,
+    iso_ms,
+)
 
 _REMINDER = re.compile(r"<system-reminder>\s*(.*?)\s*</system-reminder>", re.DOTALL)
 CONVERSATION_TYPES = frozenset({"user", "assistant", "system", "attachment"})
@@ -52,6 +59,7 @@ _STOP_REASONS = {
     "model_context_window_exceeded": "length",
     "refusal": "error",
 }
+_USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 SYSTEM_UNKNOWN = (
     "Claude Code does not record its system prompt or tool declarations in the transcript; "
     "the context has no system message and the next request declares no tools"
@@ -60,6 +68,8 @@ SYSTEM_UNKNOWN = (
 
 def reminders(text: str) -> tuple[list[str], str]:
     """The ``<system-reminder>`` texts inside ``text`` and what is left without them."""
+    if "<system-reminder>" not in text:
+        return [], text
     found = [m.group(1) for m in _REMINDER.finditer(text)]
     return found, _REMINDER.sub("", text) if found else text
 
@@ -67,18 +77,16 @@ def reminders(text: str) -> tuple[list[str], str]:
 def claude_usage(raw: Mapping[str, Any]) -> dict[str, Any]:
     """Anthropic usage figures in pi-ai's ``Usage`` shape (cost left at 0: prices are the catalog's)."""
 
-    def count(name: str) -> int:
-        value = raw.get(name)
-        return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
+    figures = [raw.get(name) for name in _USAGE_FIELDS]
+    input_, output, cache_read, cache_write = (v if type(v) is int else 0 for v in figures)
     usage: dict[str, Any] = {
-        "input": count("input_tokens"),
-        "output": count("output_tokens"),
-        "cacheRead": count("cache_read_input_tokens"),
-        "cacheWrite": count("cache_creation_input_tokens"),
+        "input": input_,
+        "output": output,
+        "cacheRead": cache_read,
+        "cacheWrite": cache_write,
     }
     detail = raw.get("cache_creation")
-    if isinstance(detail, Mapping) and isinstance(detail.get("ephemeral_1h_input_tokens"), int):
+    if isinstance(detail, dict) and isinstance(detail.get("ephemeral_1h_input_tokens"), int):
         usage["cacheWrite1h"] = detail["ephemeral_1h_input_tokens"]
     usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
     usage["cost"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
@@ -91,7 +99,7 @@ def _text_block(text: str) -> dict[str, Any]:
 
 def _image_block(block: Mapping[str, Any]) -> dict[str, Any]:
     source = block.get("source")
-    if isinstance(source, Mapping) and source.get("type") == "base64":
+    if isinstance(source, dict) and source.get("type") == "base64":
         return {
             "type": "image",
             "data": str(source.get("data", "")),
@@ -107,7 +115,7 @@ def _result_content(content: object) -> list[dict[str, Any]]:
         return []
     out: list[dict[str, Any]] = []
     for block in content:
-        if not isinstance(block, Mapping):
+        if not isinstance(block, dict):
             continue
         kind = block.get("type")
         if kind == "text":
@@ -127,7 +135,7 @@ def assistant_blocks(content: object) -> list[dict[str, Any]]:
         return [_text_block(content)] if content else []
     out: list[dict[str, Any]] = []
     for block in content if isinstance(content, list) else ():
-        if not isinstance(block, Mapping):
+        if not isinstance(block, dict):
             continue
         kind = block.get("type")
         if kind == "text":
@@ -172,9 +180,48 @@ class _UserParts:
     only_reminders: bool = False
 
 
-def user_parts(entry: Mapping[str, Any], tool_names: Mapping[str, str]) -> _UserParts:
+@dataclass(frozen=True, slots=True)
+class UserShape:
+    """What a user entry becomes, without converting it: the timeline's cheap first pass."""
+
+    results: int
+    has_message: bool
+    reminders: list[str]
+    only_reminders: bool
+
+
+def user_shape(entry: Mapping[str, Any]) -> UserShape:
+    """The shape ``user_parts`` will produce (same rules; a test holds them together)."""
     message = entry.get("message")
-    content = message.get("content") if isinstance(message, Mapping) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        found, rest = reminders(content)
+        return UserShape(0, True, found, bool(found) and not rest.strip())
+    results = 0
+    blocks = 0
+    visible = False
+    found_all: list[str] = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "tool_result":
+            results += 1
+            continue
+        blocks += 1
+        if kind == "text":
+            found, rest = reminders(str(block.get("text", "")))
+            found_all.extend(found)
+            visible = visible or bool(rest.strip())
+        else:
+            visible = True
+    return UserShape(results, blocks > 0, found_all, blocks > 0 and bool(found_all) and not visible)
+
+
+def user_parts(entry: Mapping[str, Any], tool_names: Mapping[str, str]) -> _UserParts:
+    """A user entry as pi-ai messages: its tool results, then its own message (if any)."""
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
     ts = iso_ms(entry.get("timestamp")) or 0
     parts = _UserParts()
     if isinstance(content, str):
@@ -185,7 +232,7 @@ def user_parts(entry: Mapping[str, Any], tool_names: Mapping[str, str]) -> _User
     blocks: list[dict[str, Any]] = []
     visible_text = False
     for block in content if isinstance(content, list) else ():
-        if not isinstance(block, Mapping):
+        if not isinstance(block, dict):
             continue
         kind = block.get("type")
         if kind == "tool_result":
@@ -228,7 +275,7 @@ def _assistant_message(entry: Mapping[str, Any]) -> dict[str, Any]:
         "api": "anthropic-messages",
         "provider": "anthropic",
         "model": str(message.get("model", "unknown")),
-        "usage": claude_usage(usage if isinstance(usage, Mapping) else {}),
+        "usage": claude_usage(usage if isinstance(usage, dict) else {}),
         "stopReason": _stop_reason(message.get("stop_reason"), blocks),
         "timestamp": iso_ms(entry.get("timestamp")) or 0,
         **({"responseId": message["id"]} if isinstance(message.get("id"), str) else {}),
@@ -243,64 +290,38 @@ def _stop_reason(raw: object, blocks: Sequence[Mapping[str, Any]]) -> str:
 
 def _merge(into: dict[str, Any], entry: Mapping[str, Any]) -> None:
     """Add a later streamed entry of the same reply: its blocks, its (final) usage and stop."""
-    later = _assistant_message(entry)
-    into["content"] = [*into["content"], *later["content"]]
     raw = cast(Mapping[str, Any], entry.get("message") or {})
-    if isinstance(raw.get("usage"), Mapping):
-        into["usage"] = later["usage"]
-    into["stopReason"] = (
-        later["stopReason"] if raw.get("stop_reason") else _stop_reason(None, into["content"])
-    )
+    into["content"].extend(assistant_blocks(raw.get("content")))
+    usage = raw.get("usage")
+    if isinstance(usage, dict):
+        into["usage"] = claude_usage(usage)
+    into["stopReason"] = _stop_reason(raw.get("stop_reason"), into["content"])
 
 
 def _is_api_error(entry: Mapping[str, Any]) -> bool:
     message = entry.get("message")
     return bool(entry.get("isApiErrorMessage")) or (
-        isinstance(message, Mapping) and message.get("model") == "<synthetic>"
+        isinstance(message, dict) and message.get("model") == "<synthetic>"
     )
 
 
 def _reply_id(entry: Mapping[str, Any]) -> str | None:
     message = entry.get("message")
-    value = message.get("id") if isinstance(message, Mapping) else None
+    value = message.get("id") if isinstance(message, dict) else None
     return value if isinstance(value, str) and value else None
-
-
-def convert_chain(entries: Sequence[Mapping[str, Any]]) -> list[tuple[int, Message]]:
-    """(index of the source entry, message) for a root-first chain, as the model was given it."""
-    out: list[tuple[int, Message]] = []
-    tool_names: dict[str, str] = {}
-    open_replies: dict[str, dict[str, Any]] = {}
-    for index, entry in enumerate(entries):
-        kind = entry.get("type")
-        if kind == "assistant":
-            if _is_api_error(entry):
-                continue
-            reply = _reply_id(entry)
-            if reply is not None and reply in open_replies:
-                _merge(open_replies[reply], entry)
-                message = open_replies[reply]
-            else:
-                message = _assistant_message(entry)
-                if reply is not None:
-                    open_replies[reply] = message
-                out.append((index, cast(Message, message)))
-            for block in message["content"]:
-                if block.get("type") == "toolCall":
-                    tool_names[block["id"]] = block["name"]
-        elif kind == "user":
-            parts = user_parts(entry, tool_names)
-            out.extend((index, cast(Message, result)) for result in parts.results)
-            if parts.message is not None:
-                out.append((index, cast(Message, parts.message)))
-                open_replies.clear()
-    return out
 
 
 @dataclass(eq=False)
 class ClaudeSession(ForeignSession):
+    ID_KEY = "uuid"
+    PARENT_KEYS = ("parentUuid", "logicalParentUuid")
     #: Lines without a ``uuid``: summaries, titles, file-history snapshots, queue operations.
     metadata: list[dict[str, Any]] = field(default_factory=list)
+    # Caches: the file is only read, so none of them goes stale.
+    _plans: dict[str | None, list[_Spec]] = field(default_factory=dict, repr=False)
+    _replies: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _user: dict[int, _UserParts] = field(default_factory=dict, repr=False)
+    _names: dict[str, str] | None = field(default=None, repr=False)
 
     @classmethod
     def from_lines(cls, read: JsonLines) -> ClaudeSession:
@@ -314,13 +335,11 @@ class ClaudeSession(ForeignSession):
                 session_id = obj["sessionId"]
             if cwd is None and isinstance(obj.get("cwd"), str):
                 cwd = obj["cwd"]
-            if isinstance(obj.get("version"), str):
-                version = obj["version"]
             if isinstance(obj.get("uuid"), str) and obj["uuid"]:
                 entries.append(obj)
                 lines.append(line)
                 kind = obj.get("type")
-                if kind in ("user", "assistant") and not isinstance(obj.get("message"), Mapping):
+                if kind in ("user", "assistant") and not isinstance(obj.get("message"), dict):
                     diagnostics.append(
                         Diagnostic(
                             read.path,
@@ -332,6 +351,7 @@ class ClaudeSession(ForeignSession):
                     )
             else:
                 metadata.append(obj)
+        version = next((e["version"] for e in reversed(entries) if isinstance(e.get("version"), str)), None)
         session = cls(
             format="claude-code",
             path=read.path,
@@ -440,145 +460,163 @@ class ClaudeSession(ForeignSession):
         return out
 
     # --- views ---------------------------------------------------------------------------------
+    #
+    # The timeline is planned in one cheap pass (row kinds, which streamed entries form one
+    # reply, what reaches the model); messages are converted when a row, the context or the
+    # request sequence first needs them, and kept, so every view shares the same dicts.
 
-    def timeline(self, leaf: str | None = None) -> list[TimelineRow]:
-        positions = self.path_positions(leaf)
+    def _plan(self, leaf: str | None) -> list[_Spec]:
+        cached = self._plans.get(leaf)
+        if cached is not None:
+            return cached
+        with paused_gc():
+            plan = self._plan_rows(leaf)
+        self._plans[leaf] = plan
+        return plan
+
+    def _plan_rows(self, leaf: str | None) -> list[_Spec]:
+        entries = self.entries
         context = set(self._context_positions(leaf))
-        rows: list[TimelineRow] = []
-        tool_names: dict[str, str] = {}
-        replies: dict[str, tuple[int, dict[str, Any]]] = {}
-        for position in positions:
-            entry = self.entries[position]
+        specs: list[_Spec] = []
+        append = specs.append
+        replies: dict[str, list[int]] = {}
+        for position in self.path_positions(leaf):
+            entry = entries[position]
             kind = entry.get("type")
             uuid = str(entry.get("uuid"))
-            line = self.lines[position]
-            ts = iso_ms(entry.get("timestamp"))
-            sidechain = bool(entry.get("isSidechain"))
             live = position in context
+            side = bool(entry.get("isSidechain"))
             if kind == "assistant":
+                api_error = _is_api_error(entry)
                 reply = _reply_id(entry)
-                if reply is not None and reply in replies and not _is_api_error(entry):
-                    row_index, message = replies[reply]
-                    _merge(message, entry)
-                    rows[row_index] = _replace_row(rows[row_index], message)
-                else:
-                    message = _assistant_message(entry)
-                    error = _is_api_error(entry) or message["stopReason"] == "error"
-                    if _is_api_error(entry):
-                        message["stopReason"] = "error"
-                        message["errorMessage"] = content_preview(message["content"]) or "API error"
-                    if reply is not None and not error:
-                        replies[reply] = (len(rows), message)
-                    rows.append(
-                        TimelineRow(
-                            uuid,
-                            k.ERROR if error else k.ASSISTANT,
-                            ts,
-                            line,
-                            entry,
-                            message,
-                            message["usage"],
-                            in_context=live and not _is_api_error(entry),
-                            sidechain=sidechain,
+                group = replies.get(reply) if reply is not None and not api_error else None
+                if group is not None:
+                    group.append(position)
+                    continue
+                raw = entry.get("message")
+                refused = isinstance(raw, dict) and _STOP_REASONS.get(str(raw.get("stop_reason"))) == "error"
+                group = [position]
+                if reply is not None and not api_error and not refused:
+                    replies[reply] = group
+                row_kind = k.ERROR if api_error or refused else k.ASSISTANT
+                append(_Spec(uuid, row_kind, position, live and not api_error, side, _REPLY, group))
+            elif kind == "user":
+                shape = user_shape(entry)
+                for n in range(shape.results):
+                    append(_Spec(uuid if n == 0 else f"{uuid}#{n}", k.TOOL, position, live, side, n))
+                extra = 0
+                if shape.has_message:
+                    if entry.get("isCompactSummary"):
+                        row_kind = k.COMPACTION_SUMMARY
+                    elif entry.get("isMeta"):
+                        row_kind = k.META
+                    elif shape.only_reminders:
+                        row_kind, extra = k.REMINDER, 1
+                    else:
+                        row_kind = k.USER
+                    append(
+                        _Spec(
+                            uuid if not shape.results else f"{uuid}#u", row_kind, position, live, side, _OWN
                         )
                     )
-                for block in message["content"]:
-                    if block.get("type") == "toolCall":
-                        tool_names[block["id"]] = block["name"]
-            elif kind == "user":
-                rows.extend(self._user_rows(entry, uuid, ts, line, live, sidechain, tool_names))
-                replies.clear()
+                    replies.clear()  # a new user turn: no later entry continues an older reply
+                for n in range(extra, len(shape.reminders)):
+                    append(_Spec(f"{uuid}#r{n}", k.REMINDER, position, live, side, _REMINDER0 - n))
             elif kind == "system":
                 row_kind = k.COMPACTION if entry.get("subtype") == "compact_boundary" else k.NOTE
-                rows.append(TimelineRow(uuid, row_kind, ts, line, entry, sidechain=sidechain))
+                append(_Spec(uuid, row_kind, position, False, side, _NONE))
             elif kind == "attachment":
-                rows.append(TimelineRow(uuid, k.ATTACHMENT, ts, line, entry, sidechain=sidechain))
+                append(_Spec(uuid, k.ATTACHMENT, position, False, side, _NONE))
             else:
-                rows.append(TimelineRow(uuid, k.OTHER, ts, line, entry, sidechain=sidechain))
-        return rows
+                append(_Spec(uuid, k.OTHER, position, False, side, _NONE))
+        return specs
 
-    @staticmethod
-    def _user_rows(
-        entry: Entry,
-        uuid: str,
-        ts: int | None,
-        line: int,
-        live: bool,
-        sidechain: bool,
-        tool_names: Mapping[str, str],
-    ) -> list[TimelineRow]:
-        parts = user_parts(entry, tool_names)
-        rows = [
-            TimelineRow(
-                uuid if n == 0 else f"{uuid}#{n}",
-                k.TOOL,
-                ts,
-                line,
-                entry,
-                result,
-                in_context=live,
-                sidechain=sidechain,
-            )
-            for n, result in enumerate(parts.results)
-        ]
-        if parts.message is not None:
-            if entry.get("isCompactSummary"):
-                kind = k.COMPACTION_SUMMARY
-            elif entry.get("isMeta"):
-                kind = k.META
-            elif parts.only_reminders:
-                kind = k.REMINDER
-            else:
-                kind = k.USER
-            row_id = uuid if not rows else f"{uuid}#u"
-            if kind == k.REMINDER:
-                text: str | None = parts.reminders[0]
-            elif parts.reminders:
-                text = reminders(content_preview(parts.message["content"]))[1]
-            else:
-                text = None
-            rows.append(
-                TimelineRow(
-                    row_id,
-                    kind,
-                    ts,
-                    line,
-                    entry,
-                    parts.message,
-                    in_context=live,
-                    sidechain=sidechain,
-                    text=text,
-                )
-            )
-        first_reminder = 1 if rows and rows[-1].kind == k.REMINDER else 0
-        for n, reminder in enumerate(parts.reminders[first_reminder:], first_reminder):
-            rows.append(
-                TimelineRow(
-                    f"{uuid}#r{n}",
-                    k.REMINDER,
-                    ts,
-                    line,
-                    entry,
-                    in_context=live,
-                    sidechain=sidechain,
-                    text=reminder,
-                )
-            )
-        return rows
+    def _tool_names(self) -> dict[str, str]:
+        if self._names is None:
+            names: dict[str, str] = {}
+            for entry in self.entries:
+                message = entry.get("message") if entry.get("type") == "assistant" else None
+                content = message.get("content") if isinstance(message, dict) else None
+                for block in content if isinstance(content, list) else ():
+                    if isinstance(block, dict) and block.get("type") == "tool_use":
+                        names[str(block.get("id", ""))] = str(block.get("name", ""))
+            self._names = names
+        return self._names
+
+    def _parts(self, position: int) -> _UserParts:
+        parts = self._user.get(position)
+        if parts is None:
+            parts = self._user[position] = user_parts(self.entries[position], self._tool_names())
+        return parts
+
+    def _message(self, spec: _Spec) -> dict[str, Any] | None:
+        if spec.part == _REPLY:
+            first = spec.group[0]
+            message = self._replies.get(first)
+            if message is None:
+                entry = self.entries[first]
+                message = _assistant_message(entry)
+                for later in spec.group[1:]:
+                    _merge(message, self.entries[later])
+                if _is_api_error(entry):
+                    message["stopReason"] = "error"
+                    message["errorMessage"] = content_preview(message["content"]) or "API error"
+                self._replies[first] = message
+            return message
+        if spec.part >= 0:
+            return self._parts(spec.position).results[spec.part]
+        if spec.part == _OWN:
+            return self._parts(spec.position).message
+        return None
+
+    def _row(self, spec: _Spec) -> TimelineRow:
+        entry = self.entries[spec.position]
+        message = self._message(spec)
+        text: str | None = None
+        if spec.part <= _REMINDER0:
+            text = self._parts(spec.position).reminders[_REMINDER0 - spec.part]
+        elif spec.kind == k.REMINDER and spec.part == _OWN:
+            text = self._parts(spec.position).reminders[0]
+        elif spec.part == _OWN and message is not None:
+            found, rest = reminders(content_preview(message.get("content")))
+            text = rest if found else None
+        usage = message.get("usage") if spec.part == _REPLY and message is not None else None
+        return TimelineRow(
+            spec.id,
+            spec.kind,
+            self.lines[spec.position],
+            entry,
+            message,
+            usage,
+            None,
+            spec.in_context,
+            spec.sidechain,
+            text,
+        )
+
+    def timeline(self, leaf: str | None = None) -> Timeline:
+        """The branch's rows: planned up front, each converted when first asked for."""
+        plan = self._plan(leaf)
+        return Timeline([spec.kind for spec in plan], lambda index: self._row(plan[index]))
 
     def context(self, leaf: str | None = None) -> ForeignContext:
-        positions = self._context_positions(leaf)
-        chain = [self.entries[p] for p in positions]
-        converted = convert_chain(chain)
-        messages = [message for _index, message in converted]
-        sources = [str(chain[index].get("uuid")) for index, _message in converted]
+        messages: list[Message] = []
+        sources: list[str] = []
+        with paused_gc():
+            for spec in self._plan(leaf):
+                if not spec.in_context:
+                    continue
+                message = self._message(spec)
+                if message is not None:
+                    messages.append(cast(Message, message))
+                    sources.append(str(self.entries[spec.position].get("uuid")))
         model = next(
             (("anthropic", str(m.get("model"))) for m in reversed(messages) if m["role"] == "assistant"), None
         )
         return ForeignContext(
             messages=messages,
             sources=sources,
-            agent_messages=[dict(m) for m in messages],
+            agent_messages=cast(list[dict[str, Any]], messages),
             model=model,
             thinking_level=None,
             system_known=False,
@@ -587,58 +625,67 @@ class ClaudeSession(ForeignSession):
 
     def usage(self, leaf: str | None = None) -> list[UsageRecord]:
         records = []
-        for row in self.timeline(leaf):
-            if row.kind != k.ASSISTANT or row.message is None:
+        for spec in self._plan(leaf):
+            if spec.kind != k.ASSISTANT:
                 continue
-            raw = row.entry.get("message")
-            raw_usage = raw.get("usage") if isinstance(raw, Mapping) else None
+            message = cast(dict[str, Any], self._message(spec))
+            raw = self.entries[spec.group[-1]].get("message")
+            raw_usage = raw.get("usage") if isinstance(raw, dict) else None
             records.append(
                 UsageRecord(
-                    row.id,
-                    row.ts,
+                    spec.id,
+                    iso_ms(self.entries[spec.position].get("timestamp")),
                     "anthropic",
-                    str(row.message.get("model")),
-                    cast(Mapping[str, Any], row.message["usage"]),
-                    raw=raw_usage if isinstance(raw_usage, Mapping) else None,
+                    str(message.get("model")),
+                    cast(Mapping[str, Any], message["usage"]),
+                    raw=raw_usage if isinstance(raw_usage, dict) else None,
                 )
             )
         return records
 
     def request_contexts(self, leaf: str | None = None) -> list[tuple[str, list[Message]]]:
+        """Each reply's request: the messages before it, back to the last compact boundary."""
         out: list[tuple[str, list[Message]]] = []
-        seen: set[str] = set()
-        for position in self.path_positions(leaf):
-            entry = self.entries[position]
-            if entry.get("type") != "assistant" or _is_api_error(entry):
+        current: list[Message] = []
+        for spec in self._plan(leaf):
+            if spec.kind == k.COMPACTION:
+                current = []
+            if spec.part == _REPLY and _is_api_error(self.entries[spec.position]):
                 continue
-            reply = _reply_id(entry)
-            if reply is not None and reply in seen:
+            message = self._message(spec)
+            if message is None:
                 continue
-            if reply is not None:
-                seen.add(reply)
-            parent = entry.get("parentUuid")
-            if not isinstance(parent, str) or parent not in self.index:
-                out.append((str(entry.get("uuid")), []))
-                continue
-            chain = [self.entries[p] for p in self._context_positions(parent)]
-            out.append((str(entry.get("uuid")), [m for _i, m in convert_chain(chain)]))
+            if spec.part == _REPLY:
+                out.append((spec.id, list(current)))
+            current.append(cast(Message, message))
         return out
 
 
-def _replace_row(row: TimelineRow, message: dict[str, Any]) -> TimelineRow:
-    return TimelineRow(
-        row.id,
-        row.kind,
-        row.ts,
-        row.line,
-        row.entry,
-        message,
-        message["usage"],
-        row.label,
-        row.in_context,
-        row.sidechain,
-        row.text,
-    )
+#: ``_Spec.part`` values: >= 0 the n-th tool result of a user entry; the others below.
+_REPLY = -1  # an assistant reply (one or more streamed entries)
+_OWN = -2  # a user entry's own message
+_NONE = -3  # a row without a message
+_REMINDER0 = -10  # -10 - n: the n-th reminder of a user entry, as a row of its own
 
 
-__all__ = ["ClaudeSession", "assistant_blocks", "claude_usage", "convert_chain", "reminders", "user_parts"]
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    id: str
+    kind: str
+    position: int
+    in_context: bool
+    sidechain: bool
+    part: int
+    #: An assistant reply's entries (the list grows while the plan is made).
+    group: list[int] = field(default_factory=list)
+
+
+__all__ = [
+    "ClaudeSession",
+    "UserShape",
+    "assistant_blocks",
+    "claude_usage",
+    "reminders",
+    "user_parts",
+    "user_shape",
+]

@@ -10,10 +10,10 @@ opens at close to the cost of parsing its JSON.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, overload
 
 from desktop.host.journal.reader import Diagnostic
 from desktop.pi.types import Message
@@ -92,8 +92,7 @@ def iso_ms(value: object) -> int | None:
 class TimelineRow:
     id: str
     kind: str
-    ts: int | None
-    #: 1-based line of the entry in the source file (0 for rows synthesized by migration).
+    #: 1-based line of the entry in the source file.
     line: int
     entry: Mapping[str, Any]
     #: The neutral pi-ai message the row carries (as stored, before any context edit).
@@ -113,8 +112,59 @@ class TimelineRow:
         return self.kind in HIDDEN_KINDS
 
     @property
+    def ts(self) -> int | None:
+        """The entry's time (Unix ms), parsed on demand: only visible rows need it."""
+        return iso_ms(self.entry.get("timestamp"))
+
+    @property
     def summary(self) -> str:
         return row_summary(self)
+
+
+class Timeline(Sequence[TimelineRow]):
+    """The rows of one branch, root first, built when asked for.
+
+    The window's list model asks only for the rows on screen, and filters on ``kinds`` (one
+    string per row, known up front), so a 100k-row branch costs little more than its kinds.
+    """
+
+    def __init__(self, kinds: list[str], build: Callable[[int], TimelineRow]) -> None:
+        self.kinds = kinds
+        self._build = build
+
+    @classmethod
+    def of(cls, rows: list[TimelineRow]) -> Timeline:
+        return cls([row.kind for row in rows], rows.__getitem__)
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    @overload
+    def __getitem__(self, index: int) -> TimelineRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[TimelineRow]: ...
+
+    def __getitem__(self, index: int | slice) -> TimelineRow | list[TimelineRow]:
+        if isinstance(index, slice):
+            return [self._build(i) for i in range(*index.indices(len(self.kinds)))]
+        if index < 0:
+            index += len(self.kinds)
+        if not 0 <= index < len(self.kinds):
+            raise IndexError("timeline row index out of range")
+        return self._build(index)
+
+    def __iter__(self) -> Iterator[TimelineRow]:
+        build = self._build
+        for index in range(len(self.kinds)):
+            yield build(index)
+
+    def index_of(self, row_id: str) -> int:
+        """The position of the row with ``row_id`` (raises ``ValueError``)."""
+        for index, row in enumerate(self):
+            if row.id == row_id:
+                return index
+        raise ValueError(f"no row {row_id!r} on this branch")
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,6 +421,7 @@ __all__ = [
     "ForeignContext",
     "SectionChange",
     "SystemDiff",
+    "Timeline",
     "TimelineRow",
     "UsageRecord",
     "row_summary",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from desktop.host.foreign.detect import Detected, detect_format
 from desktop.host.foreign.lines import read_json_lines
-from desktop.session.foreign.base import ForeignSession
+from desktop.session.foreign.base import ForeignSession, paused_gc
 from desktop.session.foreign.claude import ClaudeSession
 from desktop.session.foreign.pi import PiSession
 
@@ -36,10 +36,11 @@ def open_foreign(path: str | os.PathLike[str]) -> ForeignSession:
         )
     if detected.format == "unknown":
         raise ForeignOpenError(detected.description, detected)
-    try:
-        read = read_json_lines(where)
-    except OSError as exc:
-        raise ForeignOpenError(f"{where}: cannot be read ({exc.strerror or exc})", detected) from exc
-    if detected.format == "pi":
-        return PiSession.from_lines(read)
-    return ClaudeSession.from_lines(read)
+    with paused_gc():
+        try:
+            read = read_json_lines(where)
+        except OSError as exc:
+            raise ForeignOpenError(f"{where}: cannot be read ({exc.strerror or exc})", detected) from exc
+        if detected.format == "pi":
+            return PiSession.from_lines(read)
+        return ClaudeSession.from_lines(read)

@@ -10,7 +10,7 @@ system message's row shows the same kind of section diff as a Desktop hidden sys
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -19,11 +19,12 @@ from desktop.host.journal.reader import Diagnostic
 from desktop.pi.text import content_text
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
-from desktop.session.foreign.base import Entry, ForeignSession
+from desktop.session.foreign.base import Entry, ForeignSession, paused_gc
 from desktop.session.foreign.model import (
     ForeignContext,
     SectionChange,
     SystemDiff,
+    Timeline,
     TimelineRow,
     UsageRecord,
     content_preview,
@@ -31,7 +32,10 @@ from desktop.session.foreign.model import (
 )
 from desktop.session.foreign.pi_context import (
     CURRENT_VERSION,
+    PLAIN_ROLES,
+    Projection,
     convert_to_llm,
+    entry_messages,
     migrate,
     project_path,
 )
@@ -81,11 +85,22 @@ def _entry_message(entry: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Built:
+    positions: list[int]
+    projection: Projection
+    #: Each selected entry with the messages ``convertToLlm`` makes of its (edited) messages.
+    llm: list[tuple[Entry, list[Message]]]
+
+
 @dataclass(eq=False)
 class PiSession(ForeignSession):
+    ID_KEY = "id"
+    PARENT_KEYS = ("parentId",)
     header: dict[str, Any] | None = None
     labels: dict[str, str] | None = None
     name: str | None = None
+    _cache: dict[str | None, _Built] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_lines(cls, read: JsonLines) -> PiSession:
@@ -225,53 +240,73 @@ class PiSession(ForeignSession):
     def _path(self, leaf: str | None) -> list[Entry]:
         return [self.entries[p] for p in self.path_positions(leaf)]
 
+    def _built(self, leaf: str | None) -> _Built:
+        """The branch and pi's projection of it, once per leaf (the file is only read)."""
+        built = self._cache.get(leaf)
+        if built is None:
+            with paused_gc():
+                positions = self.path_positions(leaf)
+                projection = project_path([self.entries[p] for p in positions])
+                llm: list[tuple[Entry, list[Message]]] = [
+                    # One message of a model role converts to itself (the common case, inlined).
+                    (entry, cast(list[Message], messages))
+                    if len(messages) == 1 and messages[0].get("role") in PLAIN_ROLES
+                    else (entry, convert_to_llm(messages))
+                    for entry, messages in projection.entries
+                ]
+                built = _Built(positions, projection, llm)
+            self._cache[leaf] = built
+        return built
+
     # --- views ---------------------------------------------------------------------------------
 
-    def timeline(self, leaf: str | None = None) -> list[TimelineRow]:
-        positions = self.path_positions(leaf)
-        path = [self.entries[p] for p in positions]
-        projection = project_path(path)
-        contributing = {id(entry) for entry, messages in projection.entries if convert_to_llm(messages)}
+    def timeline(self, leaf: str | None = None) -> Timeline:
+        """The branch's rows; kinds up front, each row built when the window asks for it."""
+        with paused_gc():
+            built = self._built(leaf)
+            contributing = {id(entry) for entry, messages in built.llm if messages}
+            entries, lines, positions = self.entries, self.lines, built.positions
+            kinds = [entry_kind(entries[p]) for p in positions]
         labels = self.labels or {}
-        rows: list[TimelineRow] = []
-        for position, entry in zip(positions, path, strict=True):
+
+        def build(index: int) -> TimelineRow:
+            position = positions[index]
+            entry = entries[position]
             entry_id = str(entry.get("id"))
+            kind = kinds[index]
             message = _entry_message(entry)
-            usage = (
-                entry.get("usage") if entry.get("type") in ("usage", "compaction", "branch_summary") else None
-            )
-            if usage is None and message is not None and message.get("role") == "assistant":
+            if kind in (k.ASSISTANT, k.ERROR) and message is not None:
                 usage = message.get("usage")
-            rows.append(
-                TimelineRow(
-                    id=entry_id,
-                    kind=entry_kind(entry),
-                    ts=iso_ms(entry.get("timestamp")),
-                    line=self.lines[position],
-                    entry=entry,
-                    message=message,
-                    usage=usage if isinstance(usage, Mapping) else None,
-                    label=labels.get(entry_id),
-                    in_context=id(entry) in contributing,
-                )
+            elif kind in (k.USAGE, k.COMPACTION, k.BRANCH_SUMMARY):
+                usage = entry.get("usage")
+            else:
+                usage = None
+            return TimelineRow(
+                entry_id,
+                kind,
+                lines[position],
+                entry,
+                message,
+                usage if isinstance(usage, Mapping) else None,
+                labels.get(entry_id),
+                id(entry) in contributing,
             )
-        return rows
+
+        return Timeline(kinds, build)
 
     def context(self, leaf: str | None = None) -> ForeignContext:
-        projection = project_path(self._path(leaf))
-        agent = projection.messages
+        built = self._built(leaf)
         llm: list[Message] = []
         sources: list[str] = []
-        for entry, messages in projection.entries:
-            converted = convert_to_llm(messages)
+        for entry, converted in built.llm:
             llm.extend(converted)
             sources.extend([str(entry.get("id"))] * len(converted))
         return ForeignContext(
             messages=llm,
             sources=sources,
-            agent_messages=agent,
-            model=projection.model,
-            thinking_level=projection.thinking_level,
+            agent_messages=built.projection.messages,
+            model=built.projection.model,
+            thinking_level=built.projection.thinking_level,
         )
 
     def usage(self, leaf: str | None = None) -> list[UsageRecord]:
@@ -289,12 +324,23 @@ class PiSession(ForeignSession):
         return records
 
     def request_contexts(self, leaf: str | None = None) -> list[tuple[str, list[Message]]]:
+        """Each assistant message's request: the context pi built at its parent.
+
+        Between compactions and context edits the context only grows, so it is extended entry
+        by entry; a compaction or an edit (which changes earlier messages) rebuilds it.
+        """
         path = self._path(leaf)
         out: list[tuple[str, list[Message]]] = []
+        current: list[Message] = []
         for index, entry in enumerate(path):
-            message = entry.get("message") if entry.get("type") == "message" else None
+            kind = entry.get("type")
+            message = entry.get("message") if kind == "message" else None
             if isinstance(message, Mapping) and message.get("role") == "assistant":
-                out.append((str(entry.get("id")), convert_to_llm(project_path(path[:index]).messages)))
+                out.append((str(entry.get("id")), list(current)))
+            if kind in ("compaction", "context_edit"):
+                current = convert_to_llm(project_path(path[: index + 1]).messages)
+            else:
+                current.extend(convert_to_llm(entry_messages(entry)))
         return out
 
     def system_diff(self, row_id: str, leaf: str | None = None) -> SystemDiff | None:

@@ -214,12 +214,21 @@ def project_path(path: Sequence[Entry]) -> Projection:
         if entry.get("type") == "context_edit":
             edits[entry.get("targetId")] = entry
     projected: list[tuple[Entry, list[dict[str, Any]]]] = []
+    append = projected.append
     for index, entry in enumerate(selected):
-        if entry.get("type") == "compaction" and index > 0:
+        kind = entry.get("type")
+        if kind == "message":
+            # The common case, inlined (same result as entry_messages with no edit): a stored
+            # message with content stands for itself.
+            message = entry.get("message")
+            if type(message) is dict and message.get("content") is not None and entry.get("id") not in edits:
+                append((entry, [message]))
+                continue
+        elif kind == "compaction" and index > 0:
             # An older compaction inside the newest one's kept range contributes nothing.
-            projected.append((entry, []))
+            append((entry, []))
             continue
-        projected.append((entry, apply_edit(entry_messages(entry), edits.get(entry.get("id")))))
+        append((entry, apply_edit(entry_messages(entry), edits.get(entry.get("id")))))
     return Projection(projected, thinking, model)
 
 
@@ -244,6 +253,9 @@ def _js_number(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+PLAIN_ROLES = frozenset({"system", "user", "assistant", "toolResult"})
 
 
 def convert_to_llm(messages: Sequence[Mapping[str, Any]]) -> list[Message]:
@@ -271,7 +283,7 @@ def convert_to_llm(messages: Sequence[Mapping[str, Any]]) -> list[Message]:
             text = COMPACTION_SUMMARY_PREFIX + str(message.get("summary")) + COMPACTION_SUMMARY_SUFFIX
             out.append(_with_ts({"role": "user", "content": [{"type": "text", "text": text}]}, message))
         elif role in ("system", "user", "assistant", "toolResult"):
-            out.append(dict(message))
+            out.append(dict(message) if not isinstance(message, dict) else message)  # pi returns it as is
     return cast(list[Message], out)
 
 
