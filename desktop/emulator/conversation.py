@@ -3,8 +3,7 @@
 Each family's body is reduced to the same few facts: the system text, the declared tool
 names (with their schemas), the text of the last user message, the tool results the
 request ends with (if it ends with results rather than a user turn), and the prompt in
-the provider's cache order (blocks with breakpoints for Anthropic, one canonical string
-for the automatic-prefix providers).
+the provider's cache order (read by ``desktop.pi.cache_rules``, the rules the preview shares).
 """
 
 from __future__ import annotations
@@ -13,8 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.emulator.cache import Block
-from desktop.emulator.tokens import canonical
+from desktop.pi.cache_rules import Segment, canonical, segments
 
 
 @dataclass(frozen=True)
@@ -30,11 +28,20 @@ class Conversation:
     tools: dict[str, Any] = field(default_factory=dict)  # name -> parameters schema
     last_user_text: str = ""
     tool_results: list[ToolResult] = field(default_factory=list)
-    #: Anthropic: blocks in cache order; others: the prompt parts in cache order.
-    blocks: list[Block] = field(default_factory=list)
-    parts: list[str] = field(default_factory=list)
+    #: The prompt in the provider's cache order (``desktop.pi.cache_rules``).
+    segments: list[Segment] = field(default_factory=list)
     cache_key: str | None = None
     max_tokens: int | None = None
+
+    @property
+    def blocks(self) -> list[Segment]:
+        """Breakpoint families: the prompt blocks in cache order (with their breakpoints)."""
+        return self.segments
+
+    @property
+    def parts(self) -> list[str]:
+        """The canonical texts of the prompt parts in cache order."""
+        return [segment.text for segment in self.segments]
 
     @property
     def prompt(self) -> str:
@@ -58,31 +65,19 @@ def _text_of(content: Any) -> str:
     return str(content)
 
 
-def _cache_marker(value: Mapping[str, Any]) -> str | None:
-    marker = value.get("cache_control")
-    if not isinstance(marker, Mapping):
-        return None
-    return "1h" if marker.get("ttl") == "1h" else "5m"
-
-
 def read_anthropic(body: Mapping[str, Any]) -> Conversation:
-    conv = Conversation(model=str(body.get("model", "")), max_tokens=body.get("max_tokens"))
+    conv = Conversation(
+        model=str(body.get("model", "")),
+        max_tokens=body.get("max_tokens"),
+        segments=segments("anthropic", body),
+    )
     for tool in body.get("tools") or ():
         conv.tools[tool.get("name", "")] = tool.get("input_schema") or {}
-        conv.blocks.append(Block("tool:" + canonical(tool), _cache_marker(tool)))
     system = body.get("system")
     if isinstance(system, str):
         system = [{"type": "text", "text": system}]
-    for block in system or ():
-        conv.blocks.append(Block("system:" + canonical(block), _cache_marker(block)))
     conv.system = _text_of(system or [])
     messages = body.get("messages") or []
-    for message in messages:
-        content = message.get("content")
-        if isinstance(content, str):
-            content = [{"type": "text", "text": content}]
-        for block in content or ():
-            conv.blocks.append(Block(f"{message.get('role')}:" + canonical(block), _cache_marker(block)))
     # Mid-conversation system messages (updates, effort-only controls) sit after the user turn.
     turns = [m for m in messages if m.get("role") != "system"]
     if turns and turns[-1].get("role") == "user":
@@ -127,15 +122,14 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
         model=str(body.get("model", "")),
         cache_key=body.get("prompt_cache_key"),
         max_tokens=body.get("max_completion_tokens") or body.get("max_tokens"),
+        segments=segments("chat", body),
     )
     for tool in body.get("tools") or ():
         function = tool.get("function") or tool
         conv.tools[function.get("name", "")] = function.get("parameters") or {}
-        conv.parts.append(canonical({"tool": tool}))
     messages = body.get("messages") or []
     names: dict[str, str] = {}
     for message in messages:
-        conv.parts.append(canonical(message))
         for call in message.get("tool_calls") or ():
             names[call.get("id", "")] = (call.get("function") or {}).get("name", "tool")
     conv.system = "\n".join(
@@ -159,12 +153,10 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         model=str(body.get("model", "")),
         cache_key=body.get("prompt_cache_key"),
         max_tokens=body.get("max_output_tokens"),
+        segments=segments("responses", body),
     )
     for tool in body.get("tools") or ():
         conv.tools[tool.get("name", "")] = tool.get("parameters") or {}
-        conv.parts.append(canonical({"tool": tool}))
-    if body.get("instructions"):
-        conv.parts.append(canonical({"instructions": body["instructions"]}))
     items = body.get("input")
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
@@ -172,7 +164,6 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
     names: dict[str, str] = {}
     system_texts = [str(body.get("instructions") or "")]
     for item in items:
-        conv.parts.append(canonical(item))
         if item.get("type") == "function_call":
             names[item.get("call_id", "")] = item.get("name", "tool")
         if item.get("role") in ("system", "developer"):
@@ -193,19 +184,19 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
 
 
 def read_google(body: Mapping[str, Any], model: str) -> Conversation:
-    conv = Conversation(model=model, max_tokens=(body.get("generationConfig") or {}).get("maxOutputTokens"))
+    conv = Conversation(
+        model=model,
+        max_tokens=(body.get("generationConfig") or {}).get("maxOutputTokens"),
+        segments=segments("google", body),
+    )
     system = body.get("systemInstruction")
     if system:
-        conv.parts.append(canonical({"systemInstruction": system}))
         conv.system = _text_of((system or {}).get("parts"))
     for tool in body.get("tools") or ():
         for declaration in tool.get("functionDeclarations") or ():
             schema = declaration.get("parametersJsonSchema") or declaration.get("parameters") or {}
             conv.tools[declaration.get("name", "")] = schema
-        conv.parts.append(canonical({"tool": tool}))
     contents = body.get("contents") or []
-    for content in contents:
-        conv.parts.append(canonical(content))
     if contents and contents[-1].get("role") == "user":
         parts = contents[-1].get("parts") or []
         for part in parts:
@@ -219,42 +210,23 @@ def read_google(body: Mapping[str, Any], model: str) -> Conversation:
     return conv
 
 
-def _cache_point_ttl(block: Mapping[str, Any]) -> str | None:
-    point = block.get("cachePoint")
-    if not isinstance(point, Mapping):
-        return None
-    return "1h" if point.get("ttl") == "1h" else "5m"
-
-
-def _bedrock_blocks(conv: Conversation, prefix: str, items: Any) -> None:
-    """Append prompt blocks; a ``cachePoint`` marks the block before it as a breakpoint."""
-    for item in items or ():
-        ttl = _cache_point_ttl(item)
-        if ttl is not None:
-            if conv.blocks and conv.blocks[-1].breakpoint is None:
-                conv.blocks[-1] = Block(conv.blocks[-1].text, ttl)
-            continue
-        conv.blocks.append(Block(prefix + canonical(item)))
-
-
 def read_bedrock(body: Mapping[str, Any], model: str) -> Conversation:
     """Converse: cache order tools -> system -> messages, with explicit ``cachePoint`` blocks."""
     inference = body.get("inferenceConfig") or {}
-    conv = Conversation(model=model, max_tokens=inference.get("maxTokens"))
+    conv = Conversation(
+        model=model, max_tokens=inference.get("maxTokens"), segments=segments("bedrock", body)
+    )
     tools = (body.get("toolConfig") or {}).get("tools") or []
     for tool in tools:
         spec = tool.get("toolSpec")
         if isinstance(spec, Mapping):
             conv.tools[spec.get("name", "")] = (spec.get("inputSchema") or {}).get("json") or {}
-    _bedrock_blocks(conv, "tool:", tools)
     system = body.get("system") or []
-    _bedrock_blocks(conv, "system:", system)
     conv.system = "\n".join(b.get("text", "") for b in system if "text" in b)
     messages = body.get("messages") or []
     names: dict[str, str] = {}
     for message in messages:
         content = message.get("content") or []
-        _bedrock_blocks(conv, f"{message.get('role')}:", content)
         for block in content:
             use = block.get("toolUse")
             if isinstance(use, Mapping):

@@ -24,7 +24,7 @@ Routes reach the emulator as ``<origin>/<provider><published path>``, so the pro
 recognized by its ending.
 
 Replies follow ``desktop.emulator.script``; prompt-cache figures follow
-``desktop.emulator.cache``; faults follow ``desktop.emulator.faults``. Every request is
+``desktop.pi.cache_rules`` (the rules the preview predicts with); faults follow ``desktop.emulator.faults``. Every request is
 recorded (``emu.requests``) with its exact body bytes and headers.
 """
 
@@ -44,7 +44,6 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import orjson
 
-from desktop.emulator.cache import BreakpointCache, CacheResult, PrefixCache, anthropic_min_tokens
 from desktop.emulator.conversation import (
     Conversation,
     read_anthropic,
@@ -55,9 +54,9 @@ from desktop.emulator.conversation import (
 )
 from desktop.emulator.faults import FAULT_HEADER, Fault, parse_fault_header
 from desktop.emulator.script import plan_reply
-from desktop.emulator.tokens import estimate_tokens
 from desktop.emulator.wire import anthropic, bedrock, chat, google, responses
 from desktop.emulator.wire.common import StreamContext
+from desktop.pi.cache_rules import CacheSimulator, CacheUsage, Prompt, estimate_tokens, rule_for_wire
 
 #: Family -> path appended to the emulator URL to get a pi-ai ``Model.baseUrl``.
 BASE_PATHS = {
@@ -89,7 +88,7 @@ class RecordedRequest:
     wire: str
     status: int
     fault: str | None
-    cache: CacheResult | None
+    cache: CacheUsage | None
 
     def json(self) -> Any:
         return orjson.loads(self.body)
@@ -185,14 +184,8 @@ class Emulator:
             return list(self._requests)
 
     def reset_cache(self) -> None:
-        self.anthropic_cache = BreakpointCache()
-        self.bedrock_cache = BreakpointCache()
-        self.prefix_caches = {
-            "openai": PrefixCache(step_tokens=128, min_tokens=1024),
-            "deepseek": PrefixCache(step_tokens=64, min_tokens=64),
-            "mistral": PrefixCache(step_tokens=128, min_tokens=1024),
-            "google": PrefixCache(step_tokens=128, min_tokens=1024),
-        }
+        """Forget every cached prefix (a cold provider cache)."""
+        self.cache = CacheSimulator()
 
     # -- internals -----------------------------------------------------------------------
     def _next_seq(self) -> int:
@@ -275,7 +268,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}
         fault: Fault | None = None
-        cache: CacheResult | None = None
+        cache: CacheUsage | None = None
 
         def record(status: int) -> None:
             # Recorded before the response is written, so a client that has its answer
@@ -343,31 +336,25 @@ class _Handler(BaseHTTPRequestHandler):
         request: dict[str, Any],
         path_model: str,
         query: str,
-    ) -> tuple[list[bytes], CacheResult]:
+    ) -> tuple[list[bytes], CacheUsage]:
         conv: Conversation
         if wire == "anthropic":
             conv = read_anthropic(request)
-            cache = emu.anthropic_cache.account(
-                f"{family}:{conv.model}", conv.blocks, anthropic_min_tokens(conv.model)
-            )
         elif wire == "bedrock":
             conv = read_bedrock(request, path_model)
-            cache = emu.bedrock_cache.account(
-                f"{family}:{conv.model}", conv.blocks, anthropic_min_tokens(conv.model)
-            )
+        elif wire == "chat":
+            conv = read_chat(request)
+        elif wire == "responses":
+            conv = read_responses(request)
         else:
-            if wire == "chat":
-                conv = read_chat(request)
-            elif wire == "responses":
-                conv = read_responses(request)
-            else:
-                conv = read_google(request, path_model)
-            flavor = (
-                "google" if wire == "google" else family if family in ("deepseek", "mistral") else "openai"
-            )
-            minimum = 4096 if flavor == "google" and "pro" in conv.model.lower() else None
-            namespace = f"{family}:{conv.model}:{conv.cache_key or ''}"
-            cache = emu.prefix_caches[flavor].account(namespace, conv.prompt, min_tokens=minimum)
+            conv = read_google(request, path_model)
+        rule = rule_for_wire(wire, family)
+        key = conv.cache_key if rule.kind == "prefix" else None
+        namespace = (
+            f"{family}:{conv.model}" if rule.kind == "breakpoints" else f"{family}:{conv.model}:{key or ''}"
+        )
+        prompt = Prompt(rule, conv.model, namespace, tuple(conv.segments), key)
+        cache = emu.cache.account(prompt)
         reply = plan_reply(conv)
         ctx = StreamContext(
             model=conv.model,

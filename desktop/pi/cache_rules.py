@@ -1,0 +1,675 @@
+"""Each provider's prompt-cache rules, as one pure module (design P6).
+
+The loopback emulator accounts every request with these rules, the window's Payload tab
+predicts the next request's cached tokens with them, and the "what if" replay folds a whole
+session's requests through them onto other routes. One implementation, so a figure the
+preview shows is the figure the emulator will report (and the check after the request can
+be exact). Plain data in, plain data out: no Qt, no files, no network, no clock.
+
+How a request is read
+    A request body is cut into :class:`Segment` s in the provider's *cache order* — the order
+    in which the provider hashes the prompt, which is not the JSON key order of the body:
+
+    * Anthropic Messages: tools -> system blocks -> message content blocks.
+    * Bedrock Converse: ``toolConfig.tools`` -> ``system`` -> message content blocks; a
+      ``{"cachePoint": ...}`` block marks the block before it as a breakpoint.
+    * OpenAI chat completions (also DeepSeek, Mistral and every compatible relay): tools ->
+      messages. OpenAI Responses (also Azure and Codex): tools -> ``instructions`` -> input
+      items. Gemini (Google AI and Vertex): ``systemInstruction`` -> tools -> contents.
+
+    Each segment is measured over a canonical text (sorted-key JSON without ``cache_control``
+    markers): key order and cache markers are not something the model reads.
+
+Token counting
+    A deterministic stand-in for the providers' tokenizers: four characters per token
+    (:func:`estimate_tokens`). Real tokenizers differ per provider; these counts are stable,
+    monotonic in the text and cheap, so minimum lengths and 64/128-token steps can be checked
+    exactly. Against a real provider, predictions are in these units (see ``cache_view``).
+
+The rules (:data:`RULES`)
+    ``anthropic`` / ``bedrock`` — explicit breakpoints (Anthropic "Prompt caching": cache
+    order tools, system, messages; ``cache_control`` breakpoints; automatic prefix check over
+    at most 20 blocks before each breakpoint; minimum cacheable prompt 1,024 tokens, 2,048 for
+    Haiku 3/3.5, 4,096 for Opus 4.5+/Haiku 4.5; Bedrock "Prompt caching" with ``cachePoint``
+    blocks, same model rules). Only prefixes ending at a breakpoint are written, and only
+    when at least the minimum long. A breakpoint reads the longest cached prefix ending at it
+    or at one of the 19 block boundaries before it. Usage: cache reads, cache writes (from
+    the end of the read to the last breakpoint; ``ttl: "1h"`` writes reported apart) and the
+    rest as fresh input. Exact: a prediction must equal the reported figures.
+
+    ``openai`` / ``mistral`` — automatic prefix caching (OpenAI "Prompt caching": prompts of
+    1,024 tokens or more, cache hits in 128-token increments, routed by a hash of the prefix
+    and ``prompt_cache_key``). Every whole 128-token step at or past 1,024 tokens is stored;
+    a request reads the longest stored prefix. The cache is partitioned by
+    ``prompt_cache_key`` when one is sent. No write figure.
+
+    ``deepseek`` — automatic prefix caching in 64-token units from the first unit (DeepSeek
+    "Context caching": the cache is built in 64-token storage units; usage reports
+    ``prompt_cache_hit_tokens``/``prompt_cache_miss_tokens``).
+
+    ``google`` — implicit caching (Gemini API "Context caching", implicit): automatic prefix
+    reuse with a minimum of 1,024 tokens (4,096 for Pro models), modelled like OpenAI's
+    128-token steps. Explicit ``cachedContents`` are not modelled.
+
+    ``none`` — an API whose cache behaviour is unknown (``pi-messages``): nothing is cached.
+
+    Entries never expire: the emulator is deterministic, and an expired cache is modelled by
+    a fresh :class:`CacheSimulator` or a changed prompt.
+
+The API, for its three callers
+    ``read_prompt(wire, family, body, model)`` / ``prompt_for_model(model, body)`` ->
+    :class:`Prompt` (rule, namespace, segments). :class:`CacheSimulator` holds the per-key
+    cache state: ``account(prompt)`` reads then stores (a request sent), ``predict(prompt)``
+    only reads (a request not yet sent); both return :class:`CacheUsage` (total, read,
+    written, where the read prefix ends). :func:`simulate` folds a request sequence.
+    :meth:`CacheUsage.pi_usage` and :meth:`CacheUsage.cost` give pi-ai's usage and cost.
+    :func:`json_span` turns a segment's JSON path into byte offsets of the body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+import orjson
+
+from desktop.pi.cost import calculate_cost
+
+CHARS_PER_TOKEN = 4
+ANTHROPIC_LOOKBACK_BLOCKS = 20
+#: Request fields that steer caching but are not prompt text.
+_NOT_PROMPT = frozenset({"cache_control"})
+
+Wire = Literal["anthropic", "chat", "responses", "google", "bedrock", "none"]
+Section = Literal["tools", "system", "messages"]
+JsonPath = tuple[str | int, ...]
+
+#: pi-ai API name -> the wire format its body uses.
+WIRE_OF_API: dict[str, Wire] = {
+    "anthropic-messages": "anthropic",
+    "openai-completions": "chat",
+    "mistral-conversations": "chat",
+    "openai-responses": "responses",
+    "azure-openai-responses": "responses",
+    "openai-codex-responses": "responses",
+    "google-generative-ai": "google",
+    "google-vertex": "google",
+    "bedrock-converse-stream": "bedrock",
+    "pi-messages": "none",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Token counting and canonical text
+# ---------------------------------------------------------------------------------------------
+
+
+def estimate_tokens(text: str) -> int:
+    """Four characters per token, rounded up (the emulator's and the preview's one count)."""
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def _strip(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k not in _NOT_PROMPT}
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value
+
+
+def canonical(value: Any) -> str:
+    """One prompt part as the provider 'reads' it: sorted-key JSON without cache markers."""
+    return orjson.dumps(_strip(value), option=orjson.OPT_SORT_KEYS).decode()
+
+
+# ---------------------------------------------------------------------------------------------
+# Rules
+# ---------------------------------------------------------------------------------------------
+
+
+def anthropic_min_tokens(model: str) -> int:
+    """Minimum cacheable prompt length by model class (Anthropic's published table)."""
+    name = model.lower()
+    if any(tag in name for tag in ("opus-4-5", "opus-4-6", "opus-4.5", "haiku-4-5", "haiku-4.5")):
+        return 4096
+    if "haiku" in name:
+        return 2048
+    return 1024
+
+
+@dataclass(frozen=True, slots=True)
+class CacheRule:
+    """One provider's cache mechanics."""
+
+    name: str
+    kind: Literal["breakpoints", "prefix", "none"]
+    #: Prefix rules: the granularity of a cache hit in tokens; 0 for breakpoint rules.
+    step_tokens: int
+    #: The minimum cacheable length for models without their own minimum.
+    min_tokens: int
+    #: What the rule is, in the provider's terms (shown to the user).
+    description: str
+
+    def minimum(self, model: str) -> int:
+        """The minimum cacheable prompt length for ``model``."""
+        if self.kind == "breakpoints":
+            return anthropic_min_tokens(model)
+        if self.name == "google" and "pro" in model.lower():
+            return 4096
+        return self.min_tokens
+
+    @property
+    def tolerance(self) -> int:
+        """How far a prediction may be from the reported figure: one cache unit (0 = exact)."""
+        return self.step_tokens if self.kind == "prefix" else 0
+
+
+RULES: dict[str, CacheRule] = {
+    "anthropic": CacheRule(
+        "anthropic",
+        "breakpoints",
+        0,
+        1024,
+        "explicit cache_control breakpoints; cache order tools, system, messages; 20-block lookback",
+    ),
+    "bedrock": CacheRule(
+        "bedrock",
+        "breakpoints",
+        0,
+        1024,
+        "explicit cachePoint blocks; cache order tools, system, messages; 20-block lookback",
+    ),
+    "openai": CacheRule(
+        "openai", "prefix", 128, 1024, "automatic prefix cache from 1,024 tokens in 128-token steps"
+    ),
+    "mistral": CacheRule(
+        "mistral", "prefix", 128, 1024, "automatic prefix cache from 1,024 tokens in 128-token steps"
+    ),
+    "deepseek": CacheRule("deepseek", "prefix", 64, 64, "automatic prefix cache in 64-token units"),
+    "google": CacheRule(
+        "google",
+        "prefix",
+        128,
+        1024,
+        "implicit prefix cache from 1,024 tokens (4,096 for Pro), in 128-token steps",
+    ),
+    "none": CacheRule("none", "none", 0, 0, "no prompt cache is known for this API"),
+}
+
+
+def rule_for_wire(wire: str, family: str) -> CacheRule:
+    """The rule for a body of ``wire`` format sent to provider ``family`` (the emulator's view)."""
+    if wire in ("anthropic", "bedrock"):
+        return RULES[wire]
+    if wire == "google":
+        return RULES["google"]
+    if wire in ("chat", "responses"):
+        return RULES[family] if family in ("deepseek", "mistral") else RULES["openai"]
+    return RULES["none"]
+
+
+def rule_for(api: str, provider: str) -> CacheRule:
+    """The rule for a route: its pi-ai API and provider id."""
+    return rule_for_wire(WIRE_OF_API.get(api, "none"), provider)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a body in cache order
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One cacheable piece of a prompt, in the provider's cache order.
+
+    ``text`` is what is hashed and counted; ``path`` locates the piece in the body (for
+    :func:`json_span`); ``label`` names it for people ("tool 'read'", "message 4 (user)").
+    """
+
+    text: str
+    section: Section
+    label: str
+    path: JsonPath
+    #: Breakpoint rules: ``None``, ``"5m"`` or ``"1h"`` when the segment ends a cached prefix.
+    breakpoint: str | None = None
+
+
+def _cache_marker(value: Any) -> str | None:
+    marker = value.get("cache_control") if isinstance(value, Mapping) else None
+    if not isinstance(marker, Mapping):
+        return None
+    return "1h" if marker.get("ttl") == "1h" else "5m"
+
+
+def _role(message: Any) -> str:
+    return str(message.get("role", "")) if isinstance(message, Mapping) else ""
+
+
+def _anthropic_segments(body: Mapping[str, Any]) -> list[Segment]:
+    out: list[Segment] = []
+    for i, tool in enumerate(body.get("tools") or ()):
+        name = tool.get("name", "") if isinstance(tool, Mapping) else ""
+        out.append(
+            Segment("tool:" + canonical(tool), "tools", f"tool '{name}'", ("tools", i), _cache_marker(tool))
+        )
+    system = body.get("system")
+    if isinstance(system, str):
+        block = {"type": "text", "text": system}
+        out.append(Segment("system:" + canonical(block), "system", "system prompt", ("system",)))
+    else:
+        for i, block in enumerate(system or ()):
+            out.append(
+                Segment(
+                    "system:" + canonical(block),
+                    "system",
+                    f"system block {i + 1}",
+                    ("system", i),
+                    _cache_marker(block),
+                )
+            )
+    for m, message in enumerate(body.get("messages") or ()):
+        role = _role(message)
+        content = message.get("content")
+        if isinstance(content, str):
+            text_block = {"type": "text", "text": content}
+            out.append(
+                Segment(
+                    f"{role}:" + canonical(text_block),
+                    "messages",
+                    f"message {m + 1} ({role})",
+                    ("messages", m, "content"),
+                )
+            )
+            continue
+        for b, block in enumerate(content or ()):
+            out.append(
+                Segment(
+                    f"{role}:" + canonical(block),
+                    "messages",
+                    f"message {m + 1} ({role}), block {b + 1}",
+                    ("messages", m, "content", b),
+                    _cache_marker(block),
+                )
+            )
+    return out
+
+
+def _tool_name(tool: Any) -> str:
+    if not isinstance(tool, Mapping):
+        return ""
+    function = tool.get("function")
+    source = function if isinstance(function, Mapping) else tool
+    return str(source.get("name", ""))
+
+
+def _chat_segments(body: Mapping[str, Any]) -> list[Segment]:
+    out = [
+        Segment(canonical({"tool": tool}), "tools", f"tool '{_tool_name(tool)}'", ("tools", i))
+        for i, tool in enumerate(body.get("tools") or ())
+    ]
+    for i, message in enumerate(body.get("messages") or ()):
+        role = _role(message)
+        section: Section = "system" if role in ("system", "developer") and i == 0 else "messages"
+        out.append(Segment(canonical(message), section, f"message {i + 1} ({role})", ("messages", i)))
+    return out
+
+
+def _responses_segments(body: Mapping[str, Any]) -> list[Segment]:
+    out = [
+        Segment(canonical({"tool": tool}), "tools", f"tool '{_tool_name(tool)}'", ("tools", i))
+        for i, tool in enumerate(body.get("tools") or ())
+    ]
+    if body.get("instructions"):
+        out.append(
+            Segment(
+                canonical({"instructions": body["instructions"]}), "system", "instructions", ("instructions",)
+            )
+        )
+    items = body.get("input")
+    if isinstance(items, str):
+        message = {"role": "user", "content": items}
+        out.append(Segment(canonical(message), "messages", "input", ("input",)))
+        return out
+    for i, item in enumerate(items or ()):
+        role = _role(item) or str(item.get("type", "item") if isinstance(item, Mapping) else "item")
+        section: Section = "system" if role in ("system", "developer") and i == 0 else "messages"
+        out.append(Segment(canonical(item), section, f"input item {i + 1} ({role})", ("input", i)))
+    return out
+
+
+def _google_segments(body: Mapping[str, Any]) -> list[Segment]:
+    out: list[Segment] = []
+    system = body.get("systemInstruction")
+    if system:
+        out.append(
+            Segment(
+                canonical({"systemInstruction": system}),
+                "system",
+                "system instruction",
+                ("systemInstruction",),
+            )
+        )
+    for i, tool in enumerate(body.get("tools") or ()):
+        out.append(Segment(canonical({"tool": tool}), "tools", f"tool group {i + 1}", ("tools", i)))
+    for i, content in enumerate(body.get("contents") or ()):
+        out.append(
+            Segment(canonical(content), "messages", f"content {i + 1} ({_role(content)})", ("contents", i))
+        )
+    return out
+
+
+def _cache_point_ttl(block: Any) -> str | None:
+    point = block.get("cachePoint") if isinstance(block, Mapping) else None
+    if not isinstance(point, Mapping):
+        return None
+    return "1h" if point.get("ttl") == "1h" else "5m"
+
+
+def _bedrock_add(
+    out: list[Segment], section: Section, prefix: str, items: Any, path: JsonPath, label: Any
+) -> None:
+    """Append blocks; a ``cachePoint`` marks the block before it (in any section) as a breakpoint."""
+    for i, item in enumerate(items or ()):
+        ttl = _cache_point_ttl(item)
+        if ttl is not None:
+            if out and out[-1].breakpoint is None:
+                last = out[-1]
+                out[-1] = Segment(last.text, last.section, last.label, last.path, ttl)
+            continue
+        out.append(Segment(prefix + canonical(item), section, label(i, item), (*path, i)))
+
+
+def _bedrock_segments(body: Mapping[str, Any]) -> list[Segment]:
+    out: list[Segment] = []
+    tools = (body.get("toolConfig") or {}).get("tools") or []
+
+    def tool_label(_i: int, tool: Any) -> str:
+        spec = tool.get("toolSpec") if isinstance(tool, Mapping) else None
+        return f"tool '{spec.get('name', '')}'" if isinstance(spec, Mapping) else "tool"
+
+    _bedrock_add(out, "tools", "tool:", tools, ("toolConfig", "tools"), tool_label)
+    _bedrock_add(
+        out, "system", "system:", body.get("system") or [], ("system",), lambda i, _b: f"system block {i + 1}"
+    )
+    for m, message in enumerate(body.get("messages") or ()):
+        role = _role(message)
+        _bedrock_add(
+            out,
+            "messages",
+            f"{role}:",
+            message.get("content") or [],
+            ("messages", m, "content"),
+            lambda b, _b, m=m, role=role: f"message {m + 1} ({role}), block {b + 1}",
+        )
+    return out
+
+
+_READERS = {
+    "anthropic": _anthropic_segments,
+    "chat": _chat_segments,
+    "responses": _responses_segments,
+    "google": _google_segments,
+    "bedrock": _bedrock_segments,
+}
+
+
+def segments(wire: str, body: Mapping[str, Any]) -> list[Segment]:
+    """The body's prompt in the provider's cache order (empty for an unknown wire format)."""
+    reader = _READERS.get(wire)
+    return reader(body) if reader is not None else []
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One request as a cache sees it: its rule, its cache partition and its segments."""
+
+    rule: CacheRule
+    model: str
+    #: The cache partition: model and (prefix rules) ``prompt_cache_key``; the emulator adds the family.
+    namespace: str
+    segments: tuple[Segment, ...]
+    cache_key: str | None = None
+
+    @cached_property
+    def text(self) -> str:
+        """Prefix rules: the one canonical string the provider caches a prefix of."""
+        return "".join(segment.text + "\n" for segment in self.segments)
+
+    @cached_property
+    def total_tokens(self) -> int:
+        if self.rule.kind == "breakpoints":
+            return sum(estimate_tokens(s.text) for s in self.segments)
+        return max(1, estimate_tokens(self.text))
+
+
+def _body_model(wire: str, body: Mapping[str, Any], model: str) -> str:
+    if wire in ("google", "bedrock"):
+        return model  # these APIs name the model in the URL
+    return str(body.get("model", "")) or model
+
+
+def read_prompt(
+    wire: str, family: str, body: Mapping[str, Any], model: str = "", *, scope: str = ""
+) -> Prompt:
+    """Read ``body`` (``wire`` format, sent to provider ``family``) as its cache sees it.
+
+    ``model`` is the model id where the body does not carry one (Gemini, Bedrock: in the URL).
+    ``scope`` prefixes the namespace (the emulator keeps each family's cache apart).
+    """
+    rule = rule_for_wire(wire, family)
+    name = _body_model(wire, body, model)
+    key = body.get("prompt_cache_key") if rule.kind == "prefix" else None
+    cache_key = str(key) if isinstance(key, str) else None
+    prefix = f"{scope}:" if scope else ""
+    namespace = f"{prefix}{name}" if rule.kind == "breakpoints" else f"{prefix}{name}:{cache_key or ''}"
+    return Prompt(rule, name, namespace, tuple(segments(wire, body)), cache_key)
+
+
+def prompt_for_model(model: Mapping[str, Any], body: Mapping[str, Any]) -> Prompt:
+    """Read a request projected for a pi-ai ``Model`` (its ``api``, ``provider`` and ``id``)."""
+    wire = WIRE_OF_API.get(str(model.get("api", "")), "none")
+    return read_prompt(wire, str(model.get("provider", "")), body, str(model.get("id", "")))
+
+
+# ---------------------------------------------------------------------------------------------
+# Accounting
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CacheUsage:
+    """Token accounting for one request: ``fresh + read + written == total``.
+
+    ``read_segments`` segments lie wholly inside the cached prefix; prefix rules may also read
+    ``read_chars`` characters of the canonical text, which can end inside the next segment.
+    """
+
+    total: int
+    read: int
+    written: int = 0
+    written_1h: int = 0
+    read_segments: int = 0
+    read_chars: int = 0
+
+    @property
+    def fresh(self) -> int:
+        return self.total - self.read - self.written
+
+    def pi_usage(self, output: int = 0) -> dict[str, Any]:
+        """pi-ai's ``Usage`` for this accounting (as every provider parser maps it)."""
+        return {
+            "input": self.fresh,
+            "output": output,
+            "cacheRead": self.read,
+            "cacheWrite": self.written,
+            "cacheWrite1h": self.written_1h,
+            "totalTokens": self.total + output,
+        }
+
+    def cost(self, model: Mapping[str, Any], output: int = 0) -> dict[str, float]:
+        """The cost at ``model``'s catalog prices (``desktop.pi.cost.calculate_cost``)."""
+        return calculate_cost(model, self.pi_usage(output))
+
+
+def _chain(previous: bytes, text: str) -> bytes:
+    return hashlib.blake2b(previous + text.encode(), digest_size=16).digest()
+
+
+@dataclass
+class _Plan:
+    """What one prompt would read and store (computed outside the lock)."""
+
+    usage: CacheUsage
+    store: list[bytes] = field(default_factory=list)
+
+
+class CacheSimulator:
+    """A provider-side prompt cache: per rule and namespace, the prefixes stored so far.
+
+    ``account`` is a request sent (read, then store what the provider stores); ``predict`` is
+    a request not sent yet (read only). Thread-safe: the emulator serves requests in threads.
+    """
+
+    def __init__(self) -> None:
+        self._entries: set[tuple[str, str, bytes]] = set()
+        self._lock = threading.Lock()
+
+    def reset(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def copy(self) -> CacheSimulator:
+        twin = CacheSimulator()
+        with self._lock:
+            twin._entries = set(self._entries)
+        return twin
+
+    def account(self, prompt: Prompt) -> CacheUsage:
+        return self._run(prompt, store=True)
+
+    def predict(self, prompt: Prompt) -> CacheUsage:
+        return self._run(prompt, store=False)
+
+    def _run(self, prompt: Prompt, *, store: bool) -> CacheUsage:
+        rule = prompt.rule
+        if rule.kind == "breakpoints":
+            return self._breakpoints(prompt, store)
+        if rule.kind == "prefix":
+            return self._prefix(prompt, store)
+        return CacheUsage(total=prompt.total_tokens, read=0)
+
+    def _has(self, rule: str, namespace: str, digest: bytes) -> bool:
+        return (rule, namespace, digest) in self._entries
+
+    def _breakpoints(self, prompt: Prompt, store: bool) -> CacheUsage:
+        blocks = prompt.segments
+        minimum = prompt.rule.minimum(prompt.model)
+        rule, namespace = prompt.rule.name, prompt.namespace
+        hashes: list[bytes] = []
+        cumulative: list[int] = []
+        digest, tokens = b"", 0
+        for block in blocks:
+            digest = _chain(digest, block.text)
+            tokens += estimate_tokens(block.text)
+            hashes.append(digest)
+            cumulative.append(tokens)
+        breakpoints = [i for i, block in enumerate(blocks) if block.breakpoint]
+        with self._lock:
+            read_at = -1
+            for p in breakpoints:
+                for q in range(p, max(-1, p - ANTHROPIC_LOOKBACK_BLOCKS), -1):
+                    if self._has(rule, namespace, hashes[q]):
+                        read_at = max(read_at, q)
+                        break
+            read = cumulative[read_at] if read_at >= 0 else 0
+            written = written_1h = 0
+            if breakpoints:
+                last = breakpoints[-1]
+                if last > read_at and cumulative[last] >= minimum:
+                    written = cumulative[last] - read
+                    written_1h = written if blocks[last].breakpoint == "1h" else 0
+            if store:
+                for p in breakpoints:
+                    if cumulative[p] >= minimum:
+                        self._entries.add((rule, namespace, hashes[p]))
+        return CacheUsage(
+            total=tokens, read=read, written=written, written_1h=written_1h, read_segments=read_at + 1
+        )
+
+    def _prefix(self, prompt: Prompt, store: bool) -> CacheUsage:
+        rule, namespace = prompt.rule.name, prompt.namespace
+        text = prompt.text
+        minimum = prompt.rule.minimum(prompt.model)
+        step_chars = prompt.rule.step_tokens * CHARS_PER_TOKEN
+        boundaries: list[tuple[int, bytes]] = []
+        digest = b""
+        for end in range(step_chars, len(text) + 1, step_chars):
+            digest = _chain(digest, text[end - step_chars : end])
+            tokens = end // CHARS_PER_TOKEN
+            if tokens >= minimum:
+                boundaries.append((tokens, digest))
+        with self._lock:
+            read = 0
+            for tokens, key in boundaries:
+                if self._has(rule, namespace, key):
+                    read = tokens
+            if store:
+                for _tokens, key in boundaries:
+                    self._entries.add((rule, namespace, key))
+        read_chars = read * CHARS_PER_TOKEN
+        whole, end = 0, 0
+        for segment in prompt.segments:
+            end += len(segment.text) + 1
+            if end > read_chars:
+                break
+            whole += 1
+        return CacheUsage(total=prompt.total_tokens, read=read, read_segments=whole, read_chars=read_chars)
+
+
+def simulate(prompts: Iterable[Prompt], cache: CacheSimulator | None = None) -> list[CacheUsage]:
+    """Send ``prompts`` in order to ``cache`` (a cold one by default): each request's usage."""
+    state = cache if cache is not None else CacheSimulator()
+    return [state.account(prompt) for prompt in prompts]
+
+
+# ---------------------------------------------------------------------------------------------
+# Locating a segment in the body's bytes
+# ---------------------------------------------------------------------------------------------
+
+
+def _size(value: Any) -> int:
+    return len(orjson.dumps(value))
+
+
+def json_span(body: Any, path: Sequence[str | int]) -> tuple[int, int]:
+    """Byte offsets ``(start, end)`` of the value at ``path`` in ``orjson.dumps(body)``.
+
+    That encoding is the one ``ProviderRequest.body_bytes`` sends, so the span marks the
+    segment in the exact bytes of the request. Cost: one encoding of the siblings before
+    each step of the path.
+    """
+    offset = 0
+    value = body
+    for step in path:
+        offset += 1  # "{" or "["
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                head = _size(key) + 1  # "key":
+                if key == step:
+                    offset += head
+                    value = item
+                    break
+                offset += head + _size(item) + 1  # ,
+            else:
+                raise KeyError(step)
+        elif isinstance(value, list) and isinstance(step, int):
+            for item in value[:step]:
+                offset += _size(item) + 1
+            value = value[step]
+        else:
+            raise KeyError(step)
+    return offset, offset + _size(value)
