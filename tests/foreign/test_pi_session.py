@@ -225,3 +225,28 @@ def test_request_contexts_equal_pi_context_at_each_parent(name: str) -> None:
             if entry["type"] == "message" and entry["message"]["role"] == "assistant"
         ]
         assert sequence == expected and sequence
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in PI.glob("*.jsonl")))
+def test_in_context_marks_agree_with_the_built_context(name: str) -> None:
+    """The timeline marks rows from the entries alone; the context is built by pi's algorithm."""
+    opened = session(PI / name)
+    for branch in opened.branches():
+        marked = {row.id for row in opened.timeline(branch.leaf) if row.in_context}
+        # (as sets: the context puts the compaction first, the timeline where it happened)
+        assert marked == set(opened.context(branch.leaf).sources)
+
+
+def test_in_context_marks_follow_edits_of_any_entry(copy_fixture: Callable[[str], Path]) -> None:
+    """A hand-written edit that omits a system message or a compaction removes it, as pi does."""
+    path = copy_fixture("pi_sessions/v3_nested_compaction.jsonl")
+    opened = session(path)
+    compaction = [e for e in opened.entries if e["type"] == "compaction"][-1]
+    edit = {"type": "context_edit", "id": "edit0001", "parentId": opened.entries[-1]["id"]}
+    edit |= {"timestamp": "2026-10-01T09:00:00.000Z", "targetId": compaction["id"], "replacement": None}
+    with path.open("ab") as handle:
+        handle.write(orjson.dumps(edit) + b"\n")
+    edited = session(path)
+    assert compaction["id"] not in edited.context().sources
+    assert {r.id for r in edited.timeline() if r.in_context} == set(edited.context().sources)
+    assert compaction["id"] in set(opened.context().sources)  # it did contribute before the edit

@@ -77,8 +77,9 @@ def reminders(text: str) -> tuple[list[str], str]:
 def claude_usage(raw: Mapping[str, Any]) -> dict[str, Any]:
     """Anthropic usage figures in pi-ai's ``Usage`` shape (cost left at 0: prices are the catalog's)."""
 
-    figures = [raw.get(name) for name in _USAGE_FIELDS]
-    input_, output, cache_read, cache_write = (v if type(v) is int else 0 for v in figures)
+    input_, output, cache_read, cache_write = (
+        v if type(v := raw.get(name)) is int else 0 for name in _USAGE_FIELDS
+    )
     usage: dict[str, Any] = {
         "input": input_,
         "output": output,
@@ -86,9 +87,9 @@ def claude_usage(raw: Mapping[str, Any]) -> dict[str, Any]:
         "cacheWrite": cache_write,
     }
     detail = raw.get("cache_creation")
-    if isinstance(detail, dict) and isinstance(detail.get("ephemeral_1h_input_tokens"), int):
-        usage["cacheWrite1h"] = detail["ephemeral_1h_input_tokens"]
-    usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
+    if isinstance(detail, dict) and type(hour := detail.get("ephemeral_1h_input_tokens")) is int:
+        usage["cacheWrite1h"] = hour
+    usage["totalTokens"] = input_ + output + cache_read + cache_write
     usage["cost"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
     return usage
 
@@ -265,37 +266,41 @@ def user_parts(entry: Mapping[str, Any], tool_names: Mapping[str, str]) -> _User
     return parts
 
 
-def _assistant_message(entry: Mapping[str, Any]) -> dict[str, Any]:
-    message = cast(Mapping[str, Any], entry.get("message") or {})
-    blocks = assistant_blocks(message.get("content"))
-    usage = message.get("usage")
-    return {
+def reply_message(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One reply from its streamed entries (one content block each, sharing ``message.id``).
+
+    The blocks are concatenated; model, id and time are the first entry's; usage and stop
+    reason the last's (each entry carries the figures so far, the last one the final ones).
+    """
+    first = cast(Mapping[str, Any], entries[0].get("message") or {})
+    last = cast(Mapping[str, Any], entries[-1].get("message") or {})
+    blocks = assistant_blocks(first.get("content"))
+    for entry in entries[1:]:
+        raw = entry.get("message")
+        if isinstance(raw, dict):
+            blocks.extend(assistant_blocks(raw.get("content")))
+    usage = next(
+        (u for e in reversed(entries) if isinstance(u := (e.get("message") or {}).get("usage"), dict)), {}
+    )
+    message = {
         "role": "assistant",
         "content": blocks,
         "api": "anthropic-messages",
         "provider": "anthropic",
-        "model": str(message.get("model", "unknown")),
-        "usage": claude_usage(usage if isinstance(usage, dict) else {}),
-        "stopReason": _stop_reason(message.get("stop_reason"), blocks),
-        "timestamp": iso_ms(entry.get("timestamp")) or 0,
-        **({"responseId": message["id"]} if isinstance(message.get("id"), str) else {}),
+        "model": str(first.get("model", "unknown")),
+        "usage": claude_usage(usage),
+        "stopReason": _stop_reason(last.get("stop_reason"), blocks),
+        "timestamp": iso_ms(entries[0].get("timestamp")) or 0,
     }
+    if isinstance(first.get("id"), str):
+        message["responseId"] = first["id"]
+    return message
 
 
 def _stop_reason(raw: object, blocks: Sequence[Mapping[str, Any]]) -> str:
     if isinstance(raw, str) and raw in _STOP_REASONS:
         return _STOP_REASONS[raw]
     return "toolUse" if any(b.get("type") == "toolCall" for b in blocks) else "stop"
-
-
-def _merge(into: dict[str, Any], entry: Mapping[str, Any]) -> None:
-    """Add a later streamed entry of the same reply: its blocks, its (final) usage and stop."""
-    raw = cast(Mapping[str, Any], entry.get("message") or {})
-    into["content"].extend(assistant_blocks(raw.get("content")))
-    usage = raw.get("usage")
-    if isinstance(usage, dict):
-        into["usage"] = claude_usage(usage)
-    into["stopReason"] = _stop_reason(raw.get("stop_reason"), into["content"])
 
 
 def _is_api_error(entry: Mapping[str, Any]) -> bool:
@@ -555,9 +560,7 @@ class ClaudeSession(ForeignSession):
             message = self._replies.get(first)
             if message is None:
                 entry = self.entries[first]
-                message = _assistant_message(entry)
-                for later in spec.group[1:]:
-                    _merge(message, self.entries[later])
+                message = reply_message([self.entries[p] for p in spec.group])
                 if _is_api_error(entry):
                     message["stopReason"] = "error"
                     message["errorMessage"] = content_preview(message["content"]) or "API error"

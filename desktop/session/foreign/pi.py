@@ -39,6 +39,7 @@ from desktop.session.foreign.pi_context import (
     migrate,
     project_path,
 )
+from desktop.session.foreign.pi_context import contributing as pi_contributing
 
 _ROLE_KINDS = {
     "user": k.USER,
@@ -261,11 +262,16 @@ class PiSession(ForeignSession):
     # --- views ---------------------------------------------------------------------------------
 
     def timeline(self, leaf: str | None = None) -> Timeline:
-        """The branch's rows; kinds up front, each row built when the window asks for it."""
+        """The branch's rows; kinds and in-context marks up front, each row built when asked for.
+
+        No message is built here: what reaches the model is decided from the entries alone
+        (``pi_context.contributing``), so opening a long session costs little more than
+        reading it; the context itself is built when the Payload tab asks (``context``).
+        """
         with paused_gc():
-            built = self._built(leaf)
-            contributing = {id(entry) for entry, messages in built.llm if messages}
-            entries, lines, positions = self.entries, self.lines, built.positions
+            positions = self.path_positions(leaf)
+            entries, lines = self.entries, self.lines
+            contributing = pi_contributing([entries[p] for p in positions])
             kinds = [entry_kind(entries[p]) for p in positions]
         labels = self.labels or {}
 

@@ -232,6 +232,41 @@ def project_path(path: Sequence[Entry]) -> Projection:
     return Projection(projected, thinking, model)
 
 
+def contributing(path: Sequence[Entry]) -> set[int]:
+    """``id()`` of the entries whose messages reach the model (after ``convertToLlm``), without
+    building any message: the timeline's in-context marks on open. Must agree with
+    ``project_path`` + ``convert_to_llm`` (a test holds them together on every fixture leaf)."""
+    selected = context_entries(path)
+    omitted: dict[object, bool] = {}
+    for entry in selected:
+        if entry.get("type") == "context_edit":
+            omitted[entry.get("targetId")] = entry.get("replacement") is None
+    out: set[int] = set()
+    for index, entry in enumerate(selected):
+        if omitted.get(entry.get("id")):
+            continue
+        kind = entry.get("type")
+        if kind == "message":
+            message = entry.get("message")
+            if type(message) is not dict:
+                continue
+            role = message.get("role")
+            if role in _MODEL_ROLES or (role == "bashExecution" and not message.get("excludeFromContext")):
+                out.add(id(entry))
+        elif (
+            kind == "custom_message"
+            or (kind == "compaction" and index == 0)
+            or (kind == "branch_summary" and entry.get("summary"))
+        ):
+            out.add(id(entry))
+    return out
+
+
+_MODEL_ROLES = frozenset(
+    {"system", "user", "assistant", "toolResult", "custom", "branchSummary", "compactionSummary"}
+)
+
+
 # --- convertToLlm -------------------------------------------------------------------------------
 
 
