@@ -227,3 +227,32 @@ def test_the_cheap_plan_agrees_with_the_conversion_on_every_entry() -> None:
                 parts.reminders,
                 parts.only_reminders,
             )
+
+
+def test_dangling_bookkeeping_entries_make_no_branches(copy_fixture: Callable[[str], Path]) -> None:
+    """A progress entry hanging off the middle of the chain (or off a leaf) is not a branch end."""
+    path = copy_fixture("claude_code/basic.jsonl")
+    before = [(b.leaf, b.length) for b in session(path).branches()]
+    extra = [
+        {
+            "type": "progress",
+            "uuid": "p-mid",
+            "parentUuid": M + "14",
+            "sessionId": "s",
+            "timestamp": "2026-10-02T10:00:23.500Z",
+        },
+        {
+            "type": "progress",
+            "uuid": "p-end",
+            "parentUuid": M + "21",
+            "sessionId": "s",
+            "timestamp": "2026-10-02T10:00:42.000Z",
+        },
+    ]
+    with path.open("ab") as handle:
+        for entry in extra:
+            handle.write(orjson.dumps(entry) + b"\n")
+    opened = session(path)
+    assert [(b.leaf, b.length) for b in opened.branches()] == before
+    assert before[0] == (M + "21", 17)  # the current branch: its entries, root to leaf
+    assert opened.default_leaf == M + "21"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,40 +137,60 @@ class ForeignSession(ABC):
         out.reverse()
         return out
 
-    def leaf_positions(self) -> list[int]:
-        has_child = bytearray(len(self.entries))
-        for parent in self.parents:
-            if parent >= 0:
-                has_child[parent] = 1
-        return [i for i, flag in enumerate(has_child) if not flag]
+    def ancestors(self, position: int) -> Iterator[int]:
+        """``position`` and its ancestors, leaf first (stops at a repeated entry)."""
+        seen: set[int] = set()
+        parents = self.parents
+        while position >= 0 and position not in seen:
+            seen.add(position)
+            yield position
+            position = parents[position]
 
-    def effective_leaf(self, position: int) -> int:
-        """The entry a branch ends at for the switcher (a format may skip bookkeeping entries)."""
-        return position
+    def counts(self, position: int) -> bool:
+        """Whether an entry can end a branch (a format may skip bookkeeping entries)."""
+        return True
+
+    def leaf_positions(self) -> list[int]:
+        """Entries nothing that counts continues from (through bookkeeping entries too)."""
+        continued = bytearray(len(self.entries))
+        parents = self.parents
+        for position in range(len(self.entries)):
+            if not self.counts(position):
+                continue
+            parent = parents[position]
+            while parent >= 0 and not continued[parent]:
+                continued[parent] = 1
+                parent = parents[parent]
+        return [p for p in range(len(self.entries)) if not continued[p] and self.counts(p)]
 
     def is_sidechain(self, position: int) -> bool:
         return False
 
     @abstractmethod
-    def branch_title(self, positions: Sequence[int]) -> str: ...
+    def branch_title(self, leaf_first: Iterable[int]) -> str:
+        """A line naming the branch, from its entries leaf first (read only as far as needed)."""
 
     def branches(self) -> list[Branch]:
-        """Every leaf, current first, then newest first."""
+        """Every leaf, current first, then sub-agents last, newest first.
+
+        Each branch is walked from its leaf only as far as it needs: to its first user text for
+        the title and to the current branch for the fork point; its length comes from depths
+        computed once.
+        """
         current = self.default_leaf
         current_path = set(self.path_positions(current)) if current is not None else set()
-        leaves = list(dict.fromkeys(self.effective_leaf(p) for p in self.leaf_positions()))
+        depth = self._depths()
         out: list[Branch] = []
-        for position in leaves:
+        for position in self.leaf_positions():
             leaf_id = self.entry_id(self.entries[position])
             if leaf_id is None:
                 continue
-            path = self.path_positions(leaf_id)
-            fork = next((p for p in reversed(path) if p in current_path), None)
+            fork = next((p for p in self.ancestors(position) if p in current_path), None)
             out.append(
                 Branch(
                     leaf=leaf_id,
-                    title=self.branch_title(path),
-                    length=len(path),
+                    title=self.branch_title(self.ancestors(position)),
+                    length=depth[position],
                     ts=self.entry_ts(self.entries[position]),
                     current=leaf_id == current,
                     fork_point=self.entry_id(self.entries[fork]) if fork is not None else None,
@@ -179,6 +199,25 @@ class ForeignSession(ABC):
             )
         out.sort(key=lambda b: (not b.current, b.sidechain, -(b.ts or 0)))
         return out
+
+    def _depths(self) -> list[int]:
+        """Entries on the path from the root to each entry (a cycle counts each entry once)."""
+        depth = [0] * len(self.entries)
+        parents = self.parents
+        for position in range(len(self.entries)):
+            if depth[position]:
+                continue
+            chain: list[int] = []
+            seen: set[int] = set()
+            p = position
+            while p >= 0 and not depth[p] and p not in seen:
+                seen.add(p)
+                chain.append(p)
+                p = parents[p]
+            base = depth[p] if p >= 0 and depth[p] else 0
+            for offset, q in enumerate(reversed(chain), 1):
+                depth[q] = base + offset
+        return depth
 
     @staticmethod
     @abstractmethod

@@ -27,8 +27,9 @@ from it has no system message and says so (``ForeignContext.system_known``).
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -388,25 +389,17 @@ class ClaudeSession(ForeignSession):
     def entry_ts(entry: Entry) -> int | None:
         return iso_ms(entry.get("timestamp"))
 
-    def _is_conversation(self, position: int) -> bool:
-        entry = self.entries[position]
-        return entry.get("type") in CONVERSATION_TYPES
+    def counts(self, position: int) -> bool:
+        """Bookkeeping entries (``progress``) never end a branch: their parent does."""
+        return self.entries[position].get("type") in CONVERSATION_TYPES
 
     @property
     def default_leaf(self) -> str | None:
         for position in range(len(self.entries) - 1, -1, -1):
             entry = self.entries[position]
-            if self._is_conversation(position) and not entry.get("isSidechain"):
+            if self.counts(position) and not entry.get("isSidechain"):
                 return self.entry_id(entry)
         return self.entry_id(self.entries[-1]) if self.entries else None
-
-    def effective_leaf(self, position: int) -> int:
-        seen: set[int] = set()
-        current = position
-        while current >= 0 and current not in seen and not self._is_conversation(current):
-            seen.add(current)
-            current = self.parents[current]
-        return current if current >= 0 and current not in seen else position
 
     def is_sidechain(self, position: int) -> bool:
         return bool(self.entries[position].get("isSidechain"))
@@ -430,15 +423,20 @@ class ClaudeSession(ForeignSession):
             return summaries[leaf]
         if summaries:
             return next(iter(summaries.values()))
-        return self.branch_title(self.path_positions()) if self.entries else "(no messages)"
+        if not self.entries:
+            return "(no messages)"
+        return self.branch_title(self.ancestors(self.leaf_position(None)))
 
-    def branch_title(self, positions: Sequence[int]) -> str:
-        summaries = self._summaries()
-        for position in reversed(positions):
-            uuid = self.entry_id(self.entries[position])
-            if uuid in summaries:
-                return summaries[uuid]
-        for position in reversed(positions):
+    def branch_title(self, leaf_first: Iterable[int]) -> str:
+        """The summary Claude Code wrote for this leaf, else the last user text on the branch."""
+        positions = iter(leaf_first)
+        first = next(positions, None)
+        if first is None:
+            return "(no user message)"
+        summary = self._summaries().get(str(self.entry_id(self.entries[first])))
+        if summary:
+            return summary
+        for position in itertools.chain((first,), positions):
             entry = self.entries[position]
             if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary"):
                 continue

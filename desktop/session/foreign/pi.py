@@ -9,7 +9,7 @@ system message's row shows the same kind of section diff as a Desktop hidden sys
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -228,8 +228,8 @@ class PiSession(ForeignSession):
                     return " ".join(text.split())[:120]
         return "(no messages)"
 
-    def branch_title(self, positions: Sequence[int]) -> str:
-        for position in reversed(positions):
+    def branch_title(self, leaf_first: Iterable[int]) -> str:
+        for position in leaf_first:
             entry = self.entries[position]
             message = entry.get("message") if entry.get("type") == "message" else None
             if isinstance(message, Mapping) and message.get("role") == "user":
