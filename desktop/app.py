@@ -70,6 +70,9 @@ def run_launcher_flags(args: argparse.Namespace) -> int | None:
     print(f"installed {result.desktop_file}")
     print(f"  Exec={result.exec_path}")
     print(f"  icons under {data_home / 'icons' / 'hicolor'} ({len(result.icons)} files)")
+    print(f"  session file type in {result.mime_file}")
+    for note in result.notes:
+        print(f"  note: {note}")
     return 0
 
 

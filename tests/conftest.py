@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Tests never touch the user's real keyring (the installation secret and API keys live there);
+# a test that needs one installs the in-process backend (tests/wire/test_accounts.py). Child
+# processes inherit this through the environment.
+os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 
 
 @pytest.fixture(autouse=True)

@@ -65,3 +65,11 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("def f():\n    from PySide6.QtWidgets import QWidget\n")
     assert ("2", "PySide6.QtWidgets") in {(str(n), m) for n, m in imported_modules(bad)}
+
+
+def test_the_benchmark_package_is_headless_and_nothing_below_it_depends_on_it() -> None:
+    """``desktop/bench`` drives the runtime without Qt (its chart lives in ``desktop/ui``);
+    the provider, host and session layers never import it."""
+    assert _violations(modules_under("bench"), QT_ROOTS) == []
+    for layer in ("pi", "host", "session"):
+        assert _violations(modules_under(layer), ("desktop.bench",)) == []

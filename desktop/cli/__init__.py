@@ -12,7 +12,7 @@ import importlib
 from desktop import __version__
 
 #: Subcommand modules under ``desktop.cli``, in help order.
-COMMANDS = ("payload", "prompt", "compact", "status", "emulator", "bench", "whatif")
+COMMANDS = ("payload", "prompt", "compact", "status", "catalog", "emulator", "bench", "whatif")
 
 
 def build_parser() -> argparse.ArgumentParser:

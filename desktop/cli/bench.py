@@ -1,24 +1,29 @@
 """`pi-desktop bench`: benchmarks that regenerate the committed reports.
 
-``pi-desktop bench cache`` runs ``benchmarks/cache_economics.py`` (the design's acceptance
-benchmark: cold and later uncached tokens, cumulative input cost, cache-hit ratio and the
-theoretical minimum per route class and strategy) and writes ``cache-economics.md`` and
-``cache-economics.png``. The benchmarks live in the source checkout, not in the installed
-package, so the command finds them next to the ``desktop`` package.
+``pi-desktop bench cache`` runs the prompt-cache economics benchmark (``desktop.bench``: cold
+and later uncached tokens, cumulative input cost, cache-hit ratio and the theoretical minimum
+per route class and strategy) and writes ``cache-economics.md`` and ``cache-economics.png``.
+The benchmark ships in the package, so the command works from an installed copy as well as
+from a source checkout; only the default output folder differs (the checkout's ``docs/``, else
+the current directory).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-from desktop.cli._args import CliError
-
+#: The source checkout this package runs from, if any (``docs/`` and ``benchmarks/`` beside it).
 CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def default_out() -> Path:
+    docs = CHECKOUT / "docs"
+    if (CHECKOUT / "benchmarks").is_dir() and docs.is_dir():
+        return docs
+    return Path.cwd()
 
 
 def register(subparsers: Any) -> None:
@@ -36,8 +41,9 @@ def register(subparsers: Any) -> None:
     )
     cache.add_argument(
         "--out",
-        default=str(CHECKOUT / "docs"),
-        help="folder for cache-economics.md and .png (default: the checkout's docs/)",
+        default=None,
+        help="folder for cache-economics.md and .png (default: the source checkout's docs/, "
+        "else the current directory)",
     )
     cache.add_argument("--quick", action="store_true", help="cut the long conversation down (a smoke test)")
     cache.set_defaults(handler=run_cache)
@@ -50,23 +56,15 @@ def _missing(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-def load_benchmark(name: str) -> ModuleType:
-    script = CHECKOUT / "benchmarks" / f"{name}.py"
-    if not script.is_file():
-        raise CliError(
-            f"the benchmark {script.name} is not here ({script}); benchmarks ship with the source "
-            "checkout, so run this command from a clone of the repository"
-        )
-    if str(CHECKOUT) not in sys.path:
-        sys.path.insert(0, str(CHECKOUT))
-    return importlib.import_module(f"benchmarks.{name}")
-
-
 def run_cache(args: argparse.Namespace) -> int:
+    from desktop.bench.runner import run
+
+    out = Path(args.out) if args.out else default_out()
     try:
-        module = load_benchmark("cache_economics")
-        module.run(Path(args.out), quick=args.quick, log=lambda line: print(line, file=sys.stderr))
-    except CliError as error:
-        print(f"pi-desktop bench: {error}", file=sys.stderr)
-        return 2
+        run(out, quick=args.quick, log=lambda line: print(line, file=sys.stderr))
+    except OSError as error:
+        print(
+            f"pi-desktop bench: cannot write the report to {out}: {error.strerror or error}", file=sys.stderr
+        )
+        return 1
     return 0

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from desktop.cli._args import CliError, add_session_arguments
+from desktop.cli._args import PERMISSION_MODES, CliError, add_session_arguments
 
 
 def register(subparsers: Any) -> None:
@@ -17,8 +17,50 @@ def register(subparsers: Any) -> None:
         description="Show what the next request carries (reads the session; never writes it).",
     )
     add_session_arguments(parser, approvals=False)
+    parser.add_argument(
+        "--mode",
+        choices=PERMISSION_MODES,
+        help="permission mode to evaluate activation under, as `prompt --mode` would run (default: settings)",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)
+
+
+def activation(gate: Any) -> dict[str, Any]:
+    """What the runtime would grant on open, and why (the same restore, run read-only)."""
+    restore = gate.last_restore
+    return {
+        "active": sorted(gate.state.active),
+        "epoch": gate.epoch,
+        "identity": gate.identity(),
+        "mode": gate.mode.value,
+        "source": restore.source if restore is not None else "none",
+        "why": restore.reason if restore is not None else "not restored",
+        "recovered": list(restore.recovered) if restore is not None else [],
+        "refusedEvidence": list(restore.refused_evidence) if restore is not None else [],
+    }
+
+
+def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Each transport flag of the route, where it came from, and how old that source is (M1, P3)."""
+    from desktop.host.catalog_cache import catalog_sources
+    from desktop.pi.capability import flag_origins
+    from desktop.pi.catalog import active_catalog
+
+    catalog = active_catalog()
+    sources = catalog_sources(catalog)
+    pi = sources["pi"]
+    listed = [
+        {
+            "flag": origin.flag,
+            "value": origin.value,
+            "published": origin.published,
+            "from": origin.origin,
+            "catalogAge": pi["age"],
+        }
+        for origin in flag_origins(session.resolved, catalog.sources)
+    ]
+    return listed, sources
 
 
 def collect(session: Any) -> dict[str, Any]:
@@ -28,6 +70,7 @@ def collect(session: Any) -> dict[str, Any]:
     state = effective_state(runtime.view().messages)
     capability = session.capability()
     gate = session.gate
+    flag_list, sources = flags(session)
     return {
         "session": str(session.writer.path),
         "readOnly": session.read_only,
@@ -39,7 +82,9 @@ def collect(session: Any) -> dict[str, Any]:
             "delivery": capability.delivery,
             "toolPath": capability.tool_path,
             "explanation": capability.explanation,
+            "flags": flag_list,
         },
+        "catalogs": sources,
         "sections": {name: len(text) for name, text in state.sections.items()},
         "tools": sorted(t["name"] for t in state.tools),
         "declarationPolicy": {
@@ -47,7 +92,7 @@ def collect(session: Any) -> dict[str, Any]:
             "reason": gate.policy.reason,
             "fallback": gate.policy.fallback,
         },
-        "activation": {"active": sorted(gate.state.active), "epoch": gate.epoch, "identity": gate.identity()},
+        "activation": activation(gate),
         "pendingUpdate": runtime.pending_system_fields() is not None,
         "contextTokens": runtime.context_tokens(),
         "contextWindow": session.resolved.model.get("contextWindow"),
@@ -71,10 +116,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"route     {info['route']}")
     print(f"          {'verified' if info['transportVerified'] else 'fallback'}: {info['routeReason']}")
     print(f"delivery  {info['capability']['delivery']} — {info['capability']['explanation']}")
+    for flag in info["capability"]["flags"]:
+        print(f"  {flag['flag']:<34} {str(flag['value']).lower():<5} from {flag['from']}")
+    for kind, source in info["catalogs"].items():
+        made = f", made {source['madeAt']}" if source["madeAt"] else ""
+        print(f"catalog   {kind}: {source['origin']} {source['file']}{made} ({source['age']} old)")
     print(f"tools     {', '.join(info['tools']) or '(none)'}")
     print(f"policy    {info['declarationPolicy']['mode']}: {info['declarationPolicy']['reason']}")
     active = ", ".join(info["activation"]["active"]) or "(none)"
-    print(f"active    {active} (epoch {info['activation']['epoch']})")
+    print(f"active    {active} (epoch {info['activation']['epoch']}, mode {info['activation']['mode']})")
+    print(f"          restored from {info['activation']['source']}: {info['activation']['why']}")
+    for refused in info["activation"]["refusedEvidence"]:
+        print(f"          ToolSearch result not accepted: {refused}")
     print(f"tokens    ~{info['contextTokens']} of {info['contextWindow']}")
     print("sections")
     for name, size in info["sections"].items():

@@ -4,8 +4,8 @@ Keys are stored with ``keyring`` under service ``pi-desktop`` and the account na
 user name; nothing here writes a key to a file or a log, and everything that describes a
 key (``KeyInfo``) carries only where it came from and a short fingerprint. The usual
 environment variables are honoured as pi-ai maps them (``ANTHROPIC_API_KEY``,
-``OPENAI_API_KEY``, ``DEEPSEEK_API_KEY``, ``MISTRAL_API_KEY``, ``GEMINI_API_KEY``, ...;
-``GOOGLE_API_KEY`` is accepted for Google as well).
+``OPENAI_API_KEY``, ``DEEPSEEK_API_KEY``, ``MISTRAL_API_KEY``, ``GEMINI_API_KEY``, ...): the
+names and the keyring naming rule live in one table, ``desktop.host.credentials``.
 
 Without a keyring backend (headless Linux without a Secret Service, a ``fail`` backend)
 storing fails with ``KeyringUnavailable`` whose message says what to install; reading
@@ -15,7 +15,6 @@ falls back to the environment, and the offline emulator route needs no key at al
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -23,6 +22,9 @@ import keyring
 import keyring.backends.fail
 import keyring.errors
 
+from desktop.host.credentials import API_KEY_ENV as ENV_API_KEYS
+from desktop.host.credentials import KEYRING_SERVICE as SERVICE
+from desktop.host.credentials import env_api_key, keyring_username
 from desktop.host.redaction import redact_headers, redact_text
 
 __all__ = [
@@ -35,49 +37,13 @@ __all__ = [
     "get_api_key",
     "key_fingerprint",
     "keyring_available",
+    "keyring_username",
+    "known_secrets",
     "redact_headers",
     "redact_text",
     "resolve_api_key",
     "set_api_key",
 ]
-
-SERVICE = "pi-desktop"
-DEFAULT_ACCOUNT = "default"
-
-
-def keyring_username(provider: str, account: str = DEFAULT_ACCOUNT) -> str:
-    """The one naming rule for keyring entries: ``<provider>/<account>`` under service ``pi-desktop``."""
-    return f"{provider}/{account or DEFAULT_ACCOUNT}"
-
-
-#: Provider id -> environment variables that may hold its key, in priority order
-#: (pi-ai ``env-api-keys.ts``; ANTHROPIC_AUTH_TOKEN is skipped as pi-ai does for keys).
-ENV_API_KEYS: dict[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
-    "openai": ("OPENAI_API_KEY",),
-    "azure": ("AZURE_OPENAI_API_KEY",),
-    "deepseek": ("DEEPSEEK_API_KEY",),
-    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "google-vertex": ("GOOGLE_CLOUD_API_KEY",),
-    # A Bedrock API key (bearer token); without one requests are SigV4-signed.
-    "amazon-bedrock": ("AWS_BEARER_TOKEN_BEDROCK",),
-    "mistral": ("MISTRAL_API_KEY",),
-    "groq": ("GROQ_API_KEY",),
-    "cerebras": ("CEREBRAS_API_KEY",),
-    "xai": ("XAI_API_KEY",),
-    "openrouter": ("OPENROUTER_API_KEY",),
-    "vercel-ai-gateway": ("AI_GATEWAY_API_KEY",),
-    "zai": ("ZAI_API_KEY",),
-    "minimax": ("MINIMAX_API_KEY",),
-    "moonshotai": ("MOONSHOT_API_KEY",),
-    "huggingface": ("HF_TOKEN",),
-    "fireworks": ("FIREWORKS_API_KEY",),
-    "together": ("TOGETHER_API_KEY",),
-    "nvidia": ("NVIDIA_API_KEY",),
-    "github-copilot": ("COPILOT_GITHUB_TOKEN",),
-    "opencode": ("OPENCODE_API_KEY",),
-    "kimi-coding": ("KIMI_API_KEY",),
-}
 
 NO_KEYRING_MESSAGE = (
     "No OS keyring is available, so API keys cannot be stored safely. "
@@ -145,7 +111,37 @@ def get_api_key(account: str) -> str | None:
         raise KeyringUnavailable(str(exc)) from exc
     except keyring.errors.KeyringError as exc:
         raise KeyringUnavailable(str(exc)) from exc
-    return value if isinstance(value, str) and value else None
+    if isinstance(value, str) and value:
+        _read_from_keyring[account] = value
+        return value
+    return None
+
+
+#: Keyring values this process has read (account -> key), so tool output can be scrubbed of
+#: them (design A9). Process memory only; never written anywhere.
+_read_from_keyring: dict[str, str] = {}
+#: Variables that hold provider credentials besides the API keys above (cloud signing, OAuth).
+EXTRA_CREDENTIAL_VARS = (
+    "ANTHROPIC_AUTH_TOKEN",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+)
+
+
+def credential_env_names(extra: tuple[str, ...] = ()) -> frozenset[str]:
+    """Every environment variable the app may read a provider credential from."""
+    names = {name for names in ENV_API_KEYS.values() for name in names}
+    return frozenset({*names, *EXTRA_CREDENTIAL_VARS, *extra})
+
+
+def known_secrets(env: Mapping[str, str] | None = None, extra_env: tuple[str, ...] = ()) -> dict[str, str]:
+    """Every credential value this process holds, by a name safe to show: the provider
+    variables set in the environment and the keyring keys read so far."""
+    source = os.environ if env is None else env
+    found = {name: source[name] for name in credential_env_names(extra_env) if source.get(name)}
+    found.update({f"keyring:{account}": value for account, value in list(_read_from_keyring.items())})
+    return found
 
 
 def delete_api_key(account: str) -> bool:
@@ -158,16 +154,6 @@ def delete_api_key(account: str) -> bool:
     except keyring.errors.NoKeyringError as exc:
         raise KeyringUnavailable(str(exc)) from exc
     return True
-
-
-def env_api_key(provider: str, env: Mapping[str, str] | None = None) -> tuple[str, str] | None:
-    """(variable name, key) from the environment for ``provider``, or None."""
-    source = os.environ if env is None else env
-    for name in ENV_API_KEYS.get(provider, ()):
-        value = source.get(name)
-        if value:
-            return name, value
-    return None
 
 
 def resolve_api_key(

@@ -1,16 +1,29 @@
-"""Refreshing the model catalogs from the network and caching them (SPEC M1).
+"""Refreshing the model catalogs from the network and caching them (design M1).
 
 The provider layer only ever sees bytes; this module owns the I/O. A download is validated with
 the same parser the app uses *before* it replaces the cached copy, so a bad download can never
 displace a good cache; a cache file that later turns out bad (edited, truncated) is reported by
 ``load_catalog`` and the bundled snapshot is used instead. Nothing here is needed offline.
+
+When the app uses a refresh: ``install()`` makes every route resolution read the cached copies
+(re-read only when a cache file changes), so a refresh reaches the next session opened, in the
+window and in every command. ``refresh_catalogs()`` is the on-demand refresh (``pi-desktop
+catalog refresh``, the window's menu item); ``refresh_in_background()`` is what the window's
+worker runs at start when the cached catalogs are older than 24 hours. Headless commands never
+refresh on their own: they stay fast and never wait on the network. Offline, every refresh
+fails cleanly and the bundled snapshots stay in use.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
+import threading
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, Literal
 
@@ -24,6 +37,8 @@ from desktop.pi.catalog import (
     CatalogPatch,
     CatalogSource,
     build_catalog,
+    default_catalog,
+    use_catalog,
 )
 from desktop.pi.catalog.models_dev import parse_models_dev
 from desktop.pi.catalog.pi_snapshot import parse_pi_catalog
@@ -37,6 +52,11 @@ PI_CATALOG_URL_ENV: Final = "PI_DESKTOP_PI_CATALOG_URL"
 ``scripts/oracle/dump_pi_catalog.mjs`` (e.g. the raw file of a newer Pi Desktop release)."""
 
 _FILES: Final[dict[CatalogKind, str]] = {"models.dev": "models_dev_api.json", "pi": "pi_catalog.json"}
+KINDS: Final[tuple[CatalogKind, ...]] = ("pi", "models.dev")
+#: The window refreshes in the background at start when a cached catalog is older than this.
+STALE_AFTER_SECONDS: Final = 24 * 3600
+
+log = logging.getLogger(__name__)
 
 
 class CatalogRefreshError(RuntimeError):
@@ -154,15 +174,202 @@ def load_catalog(
     )
 
 
+# -- using the cache ---------------------------------------------------------------------------
+
+_memo_lock = threading.Lock()
+_memo: tuple[tuple[object, ...], Catalog] | None = None
+
+
+def _signature(cache_dir: Path | None) -> tuple[object, ...]:
+    parts: list[object] = []
+    for kind in KINDS:
+        path = cache_path(kind, cache_dir)
+        try:
+            info = path.stat()
+        except OSError:
+            parts.append(None)
+        else:
+            parts.append((str(path), info.st_mtime_ns, info.st_size))
+    return tuple(parts)
+
+
+def current_catalog(cache_dir: Path | None = None) -> Catalog:
+    """``load_catalog()``, re-read only when a cache file changed; the bundled catalog (parsed
+    once) when there is no cache at all."""
+    global _memo
+    signature = _signature(cache_dir)
+    with _memo_lock:
+        if _memo is not None and _memo[0] == signature:
+            return _memo[1]
+        catalog = default_catalog() if all(part is None for part in signature) else load_catalog(cache_dir)
+        _memo = (signature, catalog)
+        return catalog
+
+
+def install() -> None:
+    """Make route resolution (``desktop.pi.routes.resolve_model``) use the cached catalogs."""
+    use_catalog(current_catalog)
+
+
+@dataclass(frozen=True)
+class CacheState:
+    """One catalog kind as the app sees it now: where it comes from and how old it is."""
+
+    kind: CatalogKind
+    path: Path
+    #: When the cached copy was downloaded (its file time); None when there is none.
+    fetched_at: datetime | None
+    url: str | None
+
+    def age_seconds(self, now: datetime | None = None) -> float | None:
+        if self.fetched_at is None:
+            return None
+        return max(0.0, ((now or datetime.now(UTC)) - self.fetched_at).total_seconds())
+
+    def stale(self, now: datetime | None = None, max_age: float = STALE_AFTER_SECONDS) -> bool:
+        """Worth refreshing: a URL is configured and the copy is missing or older than ``max_age``."""
+        age = self.age_seconds(now)
+        return self.url is not None and (age is None or age > max_age)
+
+
+def cache_state(kind: CatalogKind, cache_dir: Path | None = None) -> CacheState:
+    path = cache_path(kind, cache_dir)
+    try:
+        fetched: datetime | None = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except OSError:
+        fetched = None
+    return CacheState(kind, path, fetched, catalog_url(kind))
+
+
+def describe_age(seconds: float | None) -> str:
+    """ "3 h", "2 days" ... for status lines."""
+    if seconds is None:
+        return "unknown age"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min"
+    if seconds < 2 * 86400:
+        return f"{int(seconds // 3600)} h"
+    return f"{int(seconds // 86400)} days"
+
+
+def catalog_sources(
+    catalog: Catalog, cache_dir: Path | None = None, now: datetime | None = None
+) -> dict[str, dict[str, object]]:
+    """For status: which copy of each catalog is in use, when it was made and fetched, how old."""
+    now = now or datetime.now(UTC)
+    info = catalog.sources
+    out: dict[str, dict[str, object]] = {}
+    for kind, origin, made in (
+        ("pi", info.pi_origin, info.pi_generated_at),
+        ("models.dev", info.models_dev_origin, info.models_dev_stamp or None),
+    ):
+        state = cache_state(kind, cache_dir)  # type: ignore[arg-type]
+        cached = str(state.path) == origin
+        fetched = state.fetched_at if cached else None
+        made_at = _parse_when(made)
+        reference = fetched or made_at
+        out[kind] = {
+            "origin": "refreshed copy" if cached else "bundled snapshot",
+            "file": origin,
+            "version": info.pi_version if kind == "pi" else None,
+            "madeAt": made,
+            "fetchedAt": fetched.isoformat() if fetched else None,
+            "ageSeconds": round((now - reference).total_seconds()) if reference else None,
+            "age": describe_age((now - reference).total_seconds() if reference else None),
+            "url": state.url,
+        }
+    return out
+
+
+def _parse_when(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            when = datetime.fromisoformat(text[:10])
+        except ValueError:
+            return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+# -- refreshing -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RefreshOutcome:
+    kind: CatalogKind
+    result: RefreshResult | None = None
+    error: str | None = None
+    skipped: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def summary(self) -> str:
+        """One line for the command line and the window."""
+        if self.result is not None:
+            return f"{self.kind}: refreshed from {self.result.url}: {self.result.summary}"
+        if self.skipped is not None:
+            return f"{self.kind}: skipped ({self.skipped})"
+        return f"{self.kind}: {self.error}; the cached or bundled copy stays in use"
+
+
+def refresh_catalogs(
+    kinds: Sequence[CatalogKind] = KINDS, *, cache_dir: Path | None = None, timeout: float = 30.0
+) -> list[RefreshOutcome]:
+    """Refresh every configured catalog now; never raises for a failed download (blocking:
+    call it from the worker or a command, never the GUI thread)."""
+    outcomes: list[RefreshOutcome] = []
+    for kind in kinds:
+        if catalog_url(kind) is None:
+            outcomes.append(RefreshOutcome(kind, skipped=f"no URL configured; set {PI_CATALOG_URL_ENV}"))
+            continue
+        try:
+            outcomes.append(RefreshOutcome(kind, refresh_catalog(kind, cache_dir=cache_dir, timeout=timeout)))
+        except (CatalogRefreshError, OSError) as exc:
+            outcomes.append(RefreshOutcome(kind, error=str(exc)))
+    return outcomes
+
+
+def refresh_in_background(
+    cache_dir: Path | None = None, *, max_age: float = STALE_AFTER_SECONDS
+) -> threading.Thread | None:
+    """At start: refresh the stale catalogs on a daemon thread; None when nothing is stale."""
+    now = datetime.now(UTC)
+    stale = [kind for kind in KINDS if cache_state(kind, cache_dir).stale(now, max_age)]
+    if not stale:
+        return None
+
+    def work() -> None:
+        started = time.monotonic()
+        for outcome in refresh_catalogs(stale, cache_dir=cache_dir):
+            log.info("catalog refresh at start (%.1f s): %s", time.monotonic() - started, outcome.summary())
+
+    thread = threading.Thread(target=work, name="catalog-refresh", daemon=True)
+    thread.start()
+    return thread
+
+
 __all__ = [
     "DEFAULT_MODELS_DEV_URL",
     "MODELS_DEV_URL_ENV",
     "PI_CATALOG_URL_ENV",
+    "CacheState",
     "CatalogRefreshError",
+    "RefreshOutcome",
     "RefreshResult",
     "cache_path",
+    "cache_state",
     "cached_source",
+    "catalog_sources",
     "catalog_url",
+    "current_catalog",
+    "install",
     "load_catalog",
     "refresh_catalog",
+    "refresh_catalogs",
+    "refresh_in_background",
 ]

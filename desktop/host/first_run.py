@@ -17,22 +17,21 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
+import keyring
+
+from desktop.host.credentials import API_KEY_ENV, KEYRING_SERVICE, env_api_key, keyring_username
+
 log = logging.getLogger(__name__)
 
-#: The keyring service under which accounts store one API key per provider id.
-KEYRING_SERVICE: Final = "pi-desktop"
 #: Forces the emulator even when keys exist (demos, screenshots, the packaging smoke tests).
 OFFLINE_ENV: Final = "PI_DESKTOP_OFFLINE"
 EMULATOR: Final = "emulator"
 
-#: Provider id -> environment variables holding its key, in preference order (as pi-ai reads them).
-PROVIDER_KEY_ENV: Final[Mapping[str, tuple[str, ...]]] = {
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "openai": ("OPENAI_API_KEY",),
-    "deepseek": ("DEEPSEEK_API_KEY",),
-    "google": ("GEMINI_API_KEY",),
-    "openrouter": ("OPENROUTER_API_KEY",),
-}
+#: The providers a first launch may open on, in preference order: those with a published route
+#: the window offers. Their key variables and keyring entries come from the one credentials table.
+FIRST_RUN_PROVIDERS: Final = ("anthropic", "openai", "deepseek", "google", "openrouter")
+#: Provider id -> environment variables holding its key (a view of ``credentials.API_KEY_ENV``).
+PROVIDER_KEY_ENV: Final[Mapping[str, tuple[str, ...]]] = {p: API_KEY_ENV[p] for p in FIRST_RUN_PROVIDERS}
 
 KeySource = Literal["none", "keyring", "environment"]
 
@@ -67,10 +66,10 @@ def decide_initial_route(env: Mapping[str, str], stored_keys: Collection[str]) -
     for provider in PROVIDER_KEY_ENV:
         if provider in stored_keys:
             return InitialRoute(provider, "keyring", "API key saved in the system keyring")
-    for provider, names in PROVIDER_KEY_ENV.items():
-        for name in names:
-            if env.get(name, "").strip():
-                return InitialRoute(provider, "environment", f"{name} is set", env_var=name)
+    for provider in PROVIDER_KEY_ENV:
+        found = env_api_key(provider, env)
+        if found:
+            return InitialRoute(provider, "environment", f"{found[0]} is set", env_var=found[0])
     return InitialRoute(EMULATOR, "none", "no API key in the keyring or the environment")
 
 
@@ -79,9 +78,7 @@ def stored_provider_keys(get_password: Callable[[str, str], str | None]) -> set[
     found: set[str] = set()
     for provider in PROVIDER_KEY_ENV:
         try:
-            secret = get_password(KEYRING_SERVICE, f"{provider}/default") or get_password(
-                KEYRING_SERVICE, provider
-            )
+            secret = get_password(KEYRING_SERVICE, keyring_username(provider))
         except Exception as exc:  # any backend failure: locked, no D-Bus, no backend at all
             log.info("keyring unavailable (%s: %s); using environment keys only", type(exc).__name__, exc)
             return found
@@ -93,10 +90,5 @@ def stored_provider_keys(get_password: Callable[[str, str], str | None]) -> set[
 def initial_route(environ: Mapping[str, str] | None = None) -> InitialRoute:
     env = os.environ if environ is None else environ
     if _truthy(env.get(OFFLINE_ENV)):
-        return decide_initial_route(env, ())
-    try:
-        import keyring
-    except ImportError as exc:
-        log.info("keyring is not installed (%s); using environment keys only", exc)
         return decide_initial_route(env, ())
     return decide_initial_route(env, stored_provider_keys(keyring.get_password))

@@ -63,3 +63,31 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     text = _URL_KEY.sub(lambda m: m.group(1) + REDACTED, text)
     text = _SECRET_FIELD.sub(lambda m: f"{m['key']}{m['scheme'] or ''}{REDACTED}", text)
     return _KEY_SHAPES.sub(REDACTED, text)
+
+
+#: Known values shorter than this are not redacted: they would match ordinary text.
+MIN_SECRET_LENGTH = 8
+
+
+def redact_named(text: str, secrets: Mapping[str, str]) -> str:
+    """``text`` with every known credential value replaced by ``<redacted:NAME>`` (design A9).
+
+    ``secrets`` maps a name the user recognizes (``ANTHROPIC_API_KEY``,
+    ``keyring:anthropic/default``) to the value. Longer values are replaced first so one key
+    that contains another is named correctly.
+    """
+    for name, value in sorted(secrets.items(), key=lambda item: len(item[1]), reverse=True):
+        if len(value) >= MIN_SECRET_LENGTH and value in text:
+            text = text.replace(value, f"<redacted:{name}>")
+    return text
+
+
+def redact_value(value: object, secrets: Mapping[str, str]) -> object:
+    """``redact_named`` applied to every string inside JSON-like data (dicts, lists, strings)."""
+    if isinstance(value, str):
+        return redact_named(value, secrets)
+    if isinstance(value, Mapping):
+        return {key: redact_value(item, secrets) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(item, secrets) for item in value]
+    return value

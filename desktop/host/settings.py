@@ -9,27 +9,42 @@ pasted in unchanged::
       "hooks": {"PreToolUse": [{"matcher": "bash|write",
                                 "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]},
       "extensions": ["~/pi-extensions/words.py"],
-      "tools": {"declarations": "auto"}
+      "tools": {"declarations": "auto", "bash": {"inheritCredentials": false}}
     }
 
 Unknown keys are kept (other parts of the app add their own); a bad value is reported with
 the file and the field so the user can fix it.
+
+The file carries a schema ``"version"`` (a file without one is version 0). Each change of
+shape is a named migration from one version to the next. Reading migrates in memory only
+(reading never writes); ``upgrade_settings_file``, run once when the window starts, applies
+the pending migrations to the file itself, keeps the old file beside it as a backup, and
+records each migration's name in ``"appliedMigrations"``, so each runs once. A file from a
+newer Pi Desktop is read as it is and never written. The format stays backward compatible: an
+older app ignores ``version`` and ``appliedMigrations`` like any other unknown key.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from desktop.host.paths import data_dir
 
+log = logging.getLogger(__name__)
+
 SETTINGS_FILE = "settings.json"
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+#: The schema version this build writes; a file without ``version`` is version 0.
+SETTINGS_VERSION: Final = 1
 
 
 class SettingsError(Exception):
@@ -79,17 +94,31 @@ class PermissionsConfig(BaseModel):
     mode: Literal["ask", "accept-edits", "read-only", "full-access"] = "ask"
 
 
+class BashConfig(BaseModel):
+    """``inheritCredentials``: ``false`` (default) runs ``bash`` without the provider credential
+    variables (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``, ...) in its
+    environment, so a command the model runs cannot read them; ``true`` passes them through
+    (known values are still redacted from what the command prints, design A9)."""
+
+    model_config = ConfigDict(extra="allow")
+    inheritCredentials: bool = False
+
+
 class ToolsConfig(BaseModel):
     """``declarations``: ``"auto"`` (the route decides: the complete catalog from the first
     request on the verified deepseek-flash binding, on demand elsewhere) or ``"on-demand"``
-    (publish deferred schemas only when ToolSearch activates them, on every route)."""
+    (publish deferred schemas only when ToolSearch activates them, on every route).
+    ``bash``: see ``BashConfig``."""
 
     model_config = ConfigDict(extra="allow")
     declarations: Literal["auto", "on-demand"] = "auto"
+    bash: BashConfig = Field(default_factory=BashConfig)
 
 
 class Settings(BaseModel):
     model_config = ConfigDict(extra="allow")
+    version: int = SETTINGS_VERSION
+    appliedMigrations: list[str] = Field(default_factory=list)
     permissions: PermissionsConfig = Field(default_factory=PermissionsConfig)
     mcpServers: dict[str, McpServerConfig] = Field(default_factory=dict)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
@@ -107,25 +136,136 @@ class Settings(BaseModel):
         return value
 
 
+RawSettings = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One named step from ``source`` to ``source + 1``; ``apply`` returns a new mapping."""
+
+    source: int
+    name: str
+    apply: Callable[[RawSettings], RawSettings]
+
+
+def add_schema_version(raw: RawSettings) -> RawSettings:
+    """0 -> 1: files written before the schema had a version gain one; nothing else changes."""
+    return dict(raw)
+
+
+#: Every migration in order; the last one's ``source + 1`` is ``SETTINGS_VERSION``.
+MIGRATIONS: Final[tuple[Migration, ...]] = (Migration(0, "add_schema_version", add_schema_version),)
+
+
+@dataclass(frozen=True)
+class Migrated:
+    raw: RawSettings
+    applied: tuple[str, ...]
+    """Names of the migrations applied now, in order (empty when the file was current)."""
+    newer: bool
+    """The file comes from a newer Pi Desktop: read as it is, never written."""
+
+
+def file_version(raw: RawSettings, where: object = "settings") -> int:
+    value = raw.get("version", 0)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SettingsError(f"{where}: version: must be a whole number >= 0, not {value!r}")
+    return value
+
+
+def migrate(
+    raw: RawSettings,
+    migrations: Sequence[Migration] = MIGRATIONS,
+    current: int = SETTINGS_VERSION,
+    where: object = "settings",
+) -> Migrated:
+    """Pure: ``raw`` brought to version ``current``, each pending migration applied once."""
+    version = file_version(raw, where)
+    if version > current:
+        return Migrated(dict(raw), (), newer=True)
+    applied: list[str] = []
+    result = dict(raw)
+    for migration in migrations:
+        if migration.source < version:
+            continue
+        if migration.source != version:
+            raise AssertionError(f"no settings migration from version {version}")  # a programming error
+        result = migration.apply(result)
+        version = migration.source + 1
+        applied.append(migration.name)
+    if not applied:
+        return Migrated(result, (), newer=False)
+    history = result.get("appliedMigrations")
+    earlier = [str(name) for name in history] if isinstance(history, list) else []
+    # ``version`` first, so a reader of the file sees it at the top.
+    stamped: RawSettings = {"version": version, **{k: v for k, v in result.items() if k != "version"}}
+    stamped["appliedMigrations"] = [*earlier, *applied]
+    return Migrated(stamped, tuple(applied), newer=False)
+
+
 def settings_path(override: str | os.PathLike[str] | None = None) -> Path:
     return data_dir(override) / SETTINGS_FILE
 
 
-def load_settings(path: Path | None = None) -> Settings:
-    """Read the settings file; a missing file means defaults."""
-    target = path or settings_path()
-    if not target.exists():
-        return Settings()
+def _read_raw(target: Path) -> RawSettings:
     try:
         raw: Any = orjson.loads(target.read_bytes())
     except (OSError, orjson.JSONDecodeError) as exc:
         raise SettingsError(f"{target}: not readable as JSON ({exc}); fix or remove the file") from exc
     if not isinstance(raw, dict):
         raise SettingsError(f"{target}: the top level must be a JSON object")
+    return raw
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """Read the settings file, migrated in memory (the file is not touched); missing means defaults."""
+    target = path or settings_path()
+    if not target.exists():
+        return Settings()
+    migrated = migrate(_read_raw(target), where=target)
+    if migrated.newer:
+        log.warning(
+            "%s has settings version %s, newer than this build's %s; reading it as it is",
+            target,
+            migrated.raw.get("version"),
+            SETTINGS_VERSION,
+        )
     try:
-        return Settings.model_validate(raw)
+        return Settings.model_validate(migrated.raw)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in err['loc'])}: {err['msg']}" for err in exc.errors()
         )
         raise SettingsError(f"{target}: {problems}") from exc
+
+
+def upgrade_settings_file(path: Path | None = None) -> tuple[str, ...]:
+    """Apply pending migrations to the file itself; the names applied (empty: nothing written).
+
+    A missing, current or newer file is left alone. The old file is kept beside the new one as
+    ``settings.json.v<old version>.bak``; the new one replaces it atomically (written, fsynced,
+    renamed), so a crash leaves either the old or the new file, never a mix.
+    """
+    target = path or settings_path()
+    if not target.exists():
+        return ()
+    raw = _read_raw(target)
+    old_version = file_version(raw, target)
+    migrated = migrate(raw, where=target)
+    if not migrated.applied:
+        return ()
+    original = target.read_bytes()
+    backup = target.with_name(f"{target.name}.v{old_version}.bak")
+    _write_atomically(backup, original)
+    _write_atomically(target, orjson.dumps(migrated.raw, option=orjson.OPT_INDENT_2) + b"\n")
+    log.info("%s: applied settings migrations %s (backup: %s)", target, ", ".join(migrated.applied), backup)
+    return migrated.applied
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    temporary = target.with_name(f".{target.name}.tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, target)

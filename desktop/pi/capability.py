@@ -12,12 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from desktop.pi.catalog.catalog import SourceInfo
+from desktop.pi.catalog.patches import DEFAULT_PATCHES
 from desktop.pi.catalog.transport import (
     ADDITIONAL_TOOLS,
     SYSTEM_MESSAGES,
     TOOL_ADDITIONS,
     TOOL_CHANGES,
     TOOL_SEARCH,
+    TRANSPORT_FLAGS,
 )
 from desktop.pi.routes import ResolvedModel
 
@@ -117,4 +120,48 @@ def capability_status(
     )
 
 
-__all__ = ["CapabilityStatus", "Delivery", "FallbackDelivery", "ToolPath", "capability_status"]
+@dataclass(frozen=True)
+class FlagOrigin:
+    """One transport flag of a resolved route: its value and where that value came from."""
+
+    flag: str
+    value: bool
+    #: What the Pi catalog publishes for the route's binding (before a fallback withdraws it).
+    published: bool
+    origin: str
+
+
+def flag_origins(resolved: ResolvedModel, sources: SourceInfo) -> tuple[FlagOrigin, ...]:
+    """Where each transport flag of ``resolved`` came from (design M1, P3): the Pi catalog in
+    use (bundled or a refreshed copy, named by ``sources``), a patch, or a fallback."""
+    pi = f"Pi catalog pi-ai {sources.pi_version} ({sources.pi_origin})"
+    patched = {
+        flag: patch.name
+        for patch in DEFAULT_PATCHES
+        if patch.name in resolved.patches
+        for flag in patch.compat
+    }
+    out = []
+    for flag in TRANSPORT_FLAGS:
+        value, published = bool(resolved.flags.get(flag)), bool(resolved.published_flags.get(flag))
+        if resolved.source != "pi":
+            origin = f"off: the {resolved.source} record has no Pi transport flags"
+        elif not resolved.transport_verified:
+            origin = f"withdrawn ({resolved.fallback_cause}); {pi} publishes {str(published).lower()}"
+        elif flag in patched:
+            origin = f"patch {patched[flag]} over the {pi}"
+        else:
+            origin = pi
+        out.append(FlagOrigin(flag, value, published, origin))
+    return tuple(out)
+
+
+__all__ = [
+    "CapabilityStatus",
+    "Delivery",
+    "FallbackDelivery",
+    "FlagOrigin",
+    "ToolPath",
+    "capability_status",
+    "flag_origins",
+]

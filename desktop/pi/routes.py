@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from desktop.pi.catalog import Catalog, CatalogEntry, RouteError, default_catalog
+from desktop.pi.catalog import Catalog, CatalogEntry, RouteError, active_catalog
 from desktop.pi.catalog.transport import (
     SYSTEM_MESSAGES,
     TRANSPORT_FLAGS,
@@ -351,7 +351,7 @@ def _verdict(
 
 def resolve_model(route: Route, catalog: Catalog | None = None) -> ResolvedModel:
     """The pi-ai Model dict for ``route`` plus whether its transport flags are verified, and why."""
-    catalog = catalog or default_catalog()
+    catalog = catalog or active_catalog()
     entry = catalog.get(route.provider, route.model)
     if entry is None:
         model, catalog_binding = _unknown_model(route, catalog)

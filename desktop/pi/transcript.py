@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import orjson
 
-from desktop.pi.text import content_text, system_message_text
+from desktop.pi.text import content_text
 from desktop.pi.types import Context, Message, SystemMessage, Tool, ToolReference
 
 TranscriptMessages = Sequence[Mapping[str, Any]]
@@ -49,10 +49,6 @@ def leading_system_message(messages: TranscriptMessages) -> SystemMessage | None
     if messages and messages[0].get("role") == "system":
         return cast(SystemMessage, messages[0])
     return None
-
-
-def without_leading_system_message(messages: Sequence[Message]) -> list[Message]:
-    return list(messages[1:]) if leading_system_message(messages) else list(messages)
 
 
 def current_tools(messages: TranscriptMessages) -> list[Tool]:
@@ -92,11 +88,6 @@ def current_system_message(messages: TranscriptMessages) -> SystemMessage | None
         result["toolsAdded"] = tools
     result["timestamp"] = timestamp if timestamp is not None else 0
     return cast(SystemMessage, result)
-
-
-def current_system_prompt(messages: TranscriptMessages) -> str:
-    message = current_system_message(messages)
-    return system_message_text(message) if message else ""
 
 
 def collapse_system_messages(messages: Sequence[Message]) -> list[Message]:

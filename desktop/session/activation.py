@@ -3,19 +3,29 @@
 Declarations (which schemas the model can see) and activation (which deferred tools may
 run) are separate on purpose: on the fixed-declaration route every schema is declared from
 the first request, yet only ToolSearch grants execution. The section the model sees holds
-the active deferred names and a SHA-256 identity over the account, model, API, endpoint,
-the full catalog declarations and the deferred-name set; restoring it on any other
-identity grants nothing.
+the active deferred names, a SHA-256 identity over the account, route, endpoint, permission
+mode, the full catalog declarations and the deferred-name set, and a keyed MAC
+(HMAC-SHA256) made with this installation's secret over the version, epoch, identity,
+active names and the session's header id (design A4, A8). The identity answers "is this the
+same route, account, mode and catalog?"; the MAC answers "did this installation write it,
+for this session?". See docs/architecture.md, "Trust model".
 
 Restoration (``restore_activation``) reads neutral messages only:
 
-* the newest ``tool_activation`` section is the baseline, if it parses, has a known
-  version and the current identity; otherwise it grants nothing at all;
+* the newest ``tool_activation`` section is the baseline, if it parses, has the current
+  version, its MAC verifies, its identity is the current one, and its epoch is not lower
+  than an earlier verified section's (an older section copied to the end is a replay);
+  otherwise it grants nothing at all;
 * a successful ToolSearch result newer than that section recovers an activation that was
   interrupted before its section was written (crash between result and update), and only
-  the names that result activated;
-* a history without any section (legacy) keeps the older evidence rule: every successful
-  ToolSearch result grants the names it activated;
+  the names that result activated, and only if it answers a ToolSearch call of an earlier
+  assistant message that really asked for tools (matching id, call before result, first
+  answer only) and names the catalog could return for that call (design A8). The result is
+  not MAC'd itself; it counts only on top of a verified section, i.e. in a history this
+  installation wrote;
+* a history without any section grants nothing: Desktop writes the section in its baseline
+  row before the first request, so such a history was written elsewhere (pi-coding-agent,
+  an older app, a hand-edited file) and its ToolSearch results prove no grant made here;
 * ``toolsAdded`` declarations are never read as permission to execute.
 
 Only names that are deferred tools of the current catalog are ever granted.
@@ -24,24 +34,32 @@ Only names that are deferred tools of the current catalog are ever granted.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
+import secrets
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import orjson
 
 from desktop.host.tools.catalog import canonical_json
+from desktop.host.tools.toolsearch import NAME as TOOLSEARCH
 from desktop.host.tools.toolsearch import activated_names
 
 SECTION_NAME = "tool_activation"
-ACTIVATION_VERSION = 1
-SUPPORTED_VERSIONS = frozenset({ACTIVATION_VERSION})
+#: Version 2 carries a MAC; version 1 (before design A8) is read only to say why it grants nothing.
+ACTIVATION_VERSION = 2
+UNSIGNED_VERSION = 1
+SUPPORTED_VERSIONS = frozenset({UNSIGNED_VERSION, ACTIVATION_VERSION})
+#: Domain separation: the installation secret is used for nothing but this MAC.
+_MAC_PURPOSE = b"pi-desktop tool_activation mac v1"
 
 _BLOCK = re.compile(
     r"\A<tool_activation version=\"(?P<version>[^\"]*)\">\n(?P<body>.*)\n</tool_activation>\Z", re.DOTALL
 )
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class ActivationSectionError(ValueError):
@@ -62,14 +80,18 @@ class IdentityInputs:
     endpoint: str
     declarations: tuple[Mapping[str, Any], ...]
     deferred_names: frozenset[str]
+    mode: str = ""
+    provider: str = ""
 
     def payload(self) -> dict[str, Any]:
         return {
             "v": ACTIVATION_VERSION,
             "account": self.account,
+            "provider": self.provider,
             "model": self.model,
             "api": self.api,
             "endpoint": self.endpoint.rstrip("/"),
+            "mode": self.mode,
             "declarations": sorted((dict(d) for d in self.declarations), key=lambda d: str(d.get("name"))),
             "deferred": sorted(self.deferred_names),
         }
@@ -86,10 +108,16 @@ def activation_identity(
     endpoint: str,
     declarations: Iterable[Mapping[str, Any]],
     deferred_names: Iterable[str],
+    mode: str,
+    provider: str = "",
 ) -> str:
-    """SHA-256 (hex) over canonical JSON of the identity inputs."""
+    """SHA-256 (hex) over canonical JSON of the identity inputs.
+
+    The permission mode is part of it, so an activation made under ``ask`` is not honoured
+    by a later process that runs under ``full-access`` (design A7: a mode change revokes).
+    """
     return IdentityInputs(
-        account, model, api, endpoint, tuple(declarations), frozenset(deferred_names)
+        account, model, api, endpoint, tuple(declarations), frozenset(deferred_names), mode, provider
     ).digest()
 
 
@@ -99,56 +127,92 @@ class ActivationState:
     active: tuple[str, ...] = ()
     epoch: int = 0
     version: int = ACTIVATION_VERSION
+    #: HMAC-SHA256 hex of this state (``ActivationSigner.seal``); empty until sealed.
+    mac: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "active", tuple(sorted(set(self.active))))
 
     def granting(self, names: Iterable[str]) -> ActivationState:
-        return replace(self, active=(*self.active, *names))
+        return replace(self, active=(*self.active, *names), mac="")
 
     def is_active(self, name: str) -> bool:
         return name in self.active
 
-    def to_checkpoint(self) -> dict[str, Any]:
-        """The ``activation`` field of a compaction checkpoint."""
-        return {
-            "v": self.version,
-            "identity": self.identity,
-            "active": list(self.active),
-            "epoch": self.epoch,
-        }
+
+@dataclass(frozen=True)
+class ActivationSigner:
+    """Seals and verifies sections with this installation's secret, for one session.
+
+    The MAC covers the version, epoch, identity, active names and the session file's header
+    id, so a section verifies only in the session (and on the installation) that wrote it.
+    """
+
+    key: bytes = field(repr=False)
+    session_id: str
 
     @classmethod
-    def from_checkpoint(cls, data: object) -> ActivationState:
-        """Inverse of ``to_checkpoint``; raises ``ActivationSectionError`` like ``parse_section``."""
-        if not isinstance(data, Mapping):
-            raise ActivationSectionError("invalid", "checkpoint activation is not an object")
-        version = data.get("v")
-        if not isinstance(version, int) or version not in SUPPORTED_VERSIONS:
-            raise ActivationSectionError(
-                "unknown-version", f"checkpoint activation version {version!r} is not supported by this app"
-            )
-        return _state_from_payload(data, version)
+    def from_secret(cls, secret: bytes, session_id: str) -> ActivationSigner:
+        return cls(hmac.new(secret, _MAC_PURPOSE, hashlib.sha256).digest(), session_id)
+
+    @classmethod
+    def ephemeral(cls, session_id: str = "") -> ActivationSigner:
+        """A throwaway key: everything it seals verifies only in this process (tests, previews)."""
+        return cls(secrets.token_bytes(32), session_id)
+
+    def mac(self, state: ActivationState) -> str:
+        payload = canonical_json(
+            {
+                "v": state.version,
+                "session": self.session_id,
+                "identity": state.identity,
+                "epoch": state.epoch,
+                "active": list(state.active),
+            }
+        )
+        return hmac.new(self.key, payload, hashlib.sha256).hexdigest()
+
+    def seal(self, state: ActivationState) -> ActivationState:
+        return replace(
+            state, version=ACTIVATION_VERSION, mac=self.mac(replace(state, version=ACTIVATION_VERSION))
+        )
+
+    def verify(self, state: ActivationState) -> bool:
+        return (
+            state.version == ACTIVATION_VERSION
+            and bool(state.mac)
+            and hmac.compare_digest(state.mac, self.mac(state))
+        )
 
 
 def _state_from_payload(data: Mapping[str, Any], version: int) -> ActivationState:
     identity, active, epoch = data.get("identity"), data.get("active"), data.get("epoch", 0)
-    if not isinstance(identity, str) or not re.fullmatch(r"[0-9a-f]{64}", identity):
+    if not isinstance(identity, str) or not _HEX64.fullmatch(identity):
         raise ActivationSectionError("invalid", "tool_activation identity is not a SHA-256 hex digest")
     if not isinstance(active, list) or not all(isinstance(n, str) for n in active):
         raise ActivationSectionError("invalid", "tool_activation active list is not a list of names")
     if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 0:
         raise ActivationSectionError("invalid", "tool_activation epoch is not a non-negative integer")
-    return ActivationState(identity=identity, active=tuple(active), epoch=epoch, version=version)
+    mac = data.get("mac", "")
+    if version >= ACTIVATION_VERSION and (not isinstance(mac, str) or not _HEX64.fullmatch(mac)):
+        raise ActivationSectionError("invalid", "tool_activation mac is not an HMAC-SHA256 hex digest")
+    return ActivationState(
+        identity=identity, active=tuple(active), epoch=epoch, version=version, mac=mac if version > 1 else ""
+    )
 
 
 def render_section(state: ActivationState) -> str:
     """The section text the model sees: a tagged block, a sentence, and the JSON payload."""
     listed = ", ".join(state.active) if state.active else "none"
-    payload = orjson.dumps(
-        {"v": state.version, "epoch": state.epoch, "identity": state.identity, "active": list(state.active)},
-        option=orjson.OPT_SORT_KEYS,
-    ).decode()
+    data: dict[str, Any] = {
+        "v": state.version,
+        "epoch": state.epoch,
+        "identity": state.identity,
+        "active": list(state.active),
+    }
+    if state.version >= ACTIVATION_VERSION:
+        data["mac"] = state.mac
+    payload = orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode()
     return (
         f'<tool_activation version="{state.version}">\n'
         f"Deferred tools activated for execution (via ToolSearch): {listed}.\n"
@@ -158,7 +222,11 @@ def render_section(state: ActivationState) -> str:
 
 
 def parse_section(text: object) -> ActivationState:
-    """Inverse of ``render_section``; raises ``ActivationSectionError`` on anything else."""
+    """Inverse of ``render_section``; raises ``ActivationSectionError`` on anything else.
+
+    Parsing checks the shape only; whether the section is to be trusted is the MAC's and the
+    identity's business (``restore_activation``).
+    """
     if not isinstance(text, str):
         raise ActivationSectionError("invalid", "tool_activation section is not text")
     match = _BLOCK.match(text)
@@ -189,7 +257,7 @@ def activation_message(
     tools_removed: Sequence[str] = (),
     timestamp: int | None = None,
 ) -> dict[str, Any]:
-    """The neutral system message the runtime appends after tool results."""
+    """The neutral system message the runtime appends after tool results (``state`` sealed)."""
     message: dict[str, Any] = {
         "role": "system",
         "content": "",
@@ -203,17 +271,9 @@ def activation_message(
     return message
 
 
-def preserve_activation(
-    replacement_sections: Mapping[str, str | None], current_sections: Mapping[str, str | None]
-) -> dict[str, str | None]:
-    """A temporary prompt replacement keeps the activation metadata of the current prompt."""
-    sections = dict(replacement_sections)
-    if SECTION_NAME in current_sections and SECTION_NAME not in sections:
-        sections[SECTION_NAME] = current_sections[SECTION_NAME]
-    return sections
-
-
 RestoreSource = Literal["section", "section+toolsearch", "legacy", "none", "rejected"]
+#: What a ToolSearch call with these arguments could activate in the current catalog.
+CouldReturn = Callable[[Mapping[str, Any]], Collection[str]]
 
 
 @dataclass(frozen=True)
@@ -226,6 +286,11 @@ class RestoreResult:
     epoch: int = 0
     recovered: tuple[str, ...] = ()
     ignored: tuple[str, ...] = field(default=())
+    #: ToolSearch results that were not accepted as evidence, each with why (design A8).
+    refused_evidence: tuple[str, ...] = ()
+    #: The highest epoch of any section this installation verifiably wrote in this history;
+    #: a section written after a rejection starts above it, so older sections cannot be replayed.
+    epoch_floor: int = -1
 
 
 def _section_text(message: Mapping[str, Any]) -> tuple[bool, object]:
@@ -237,58 +302,140 @@ def _section_text(message: Mapping[str, Any]) -> tuple[bool, object]:
     return False, None
 
 
+@dataclass(frozen=True)
+class _Evidence:
+    names: tuple[str, ...]
+    refused: tuple[str, ...]
+
+
+def _toolsearch_evidence(
+    messages: Sequence[Mapping[str, Any]], start: int, could_return: CouldReturn
+) -> _Evidence:
+    """Names granted by ToolSearch results at ``start`` or later that answer a real call.
+
+    A result counts only if an earlier assistant message (one that stopped to use tools, so
+    the runtime really ran its calls) holds a ``ToolSearch`` call with the same id, no earlier
+    result already answered that call, and every name it lists is one the call could return.
+    """
+    calls: dict[str, tuple[int, Mapping[str, Any]]] = {}
+    answered: set[str] = set()
+    names: list[str] = []
+    refused: list[str] = []
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "assistant" and message.get("stopReason") == "toolUse":
+            for block in message.get("content") or ():
+                if isinstance(block, Mapping) and block.get("type") == "toolCall":
+                    call_id = block.get("id")
+                    if isinstance(call_id, str) and call_id not in calls and block.get("name") == TOOLSEARCH:
+                        args = block.get("arguments")
+                        calls[call_id] = (index, args if isinstance(args, Mapping) else {})
+            continue
+        if role != "toolResult":
+            continue
+        call_id = message.get("toolCallId")
+        first_answer = isinstance(call_id, str) and call_id not in answered
+        if isinstance(call_id, str):
+            answered.add(call_id)
+        listed = activated_names(dict(message))
+        if index < start or not listed:
+            continue
+        if not first_answer:
+            refused.append(f"result {call_id!r} answers a call that was already answered")
+            continue
+        call = calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None:
+            refused.append(f"result {call_id!r} answers no earlier ToolSearch call")
+            continue
+        possible = set(could_return(call[1]))
+        beyond = [n for n in listed if n not in possible]
+        if beyond:
+            refused.append(
+                f"result {call_id!r} lists {', '.join(beyond)}, which its call could not have returned"
+            )
+            continue
+        names.extend(listed)
+    return _Evidence(tuple(dict.fromkeys(names)), tuple(refused))
+
+
 def restore_activation(
-    messages: Sequence[Mapping[str, Any]], *, identity: str, deferred_names: Collection[str]
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    identity: str,
+    deferred_names: Collection[str],
+    signer: ActivationSigner,
+    could_return: CouldReturn,
 ) -> RestoreResult:
     """Recover execution activation from neutral messages (model order)."""
     known = frozenset(deferred_names)
-    newest = -1
-    text: object = None
-    for index in range(len(messages) - 1, -1, -1):
-        found, value = _section_text(messages[index])
+    sections: list[tuple[int, object]] = []
+    for index, message in enumerate(messages):
+        found, value = _section_text(message)
         if found:
-            newest, text = index, value
-            break
+            sections.append((index, value))
 
-    def evidence(start: int) -> list[str]:
-        names: list[str] = []
-        for message in messages[start:]:
-            names.extend(activated_names(dict(message)))
-        return list(dict.fromkeys(names))
+    def verified_epoch(text: object) -> int:
+        try:
+            state = parse_section(text)
+        except ActivationSectionError:
+            return -1
+        return state.epoch if signer.verify(state) else -1
 
-    if newest < 0:
-        names = evidence(0)
-        granted = [n for n in names if n in known]
-        ignored = tuple(n for n in names if n not in known)
-        if not names:
+    floor = max((verified_epoch(text) for _, text in sections), default=-1)
+    if not sections:
+        evidence = _toolsearch_evidence(messages, 0, could_return)
+        if not evidence.names and not evidence.refused:
             return RestoreResult(
                 frozenset(), "none", "no activation section and no ToolSearch results in history"
             )
         return RestoreResult(
-            frozenset(granted),
+            frozenset(),
             "legacy",
-            f"legacy history without a {SECTION_NAME} section: {len(granted)} tool(s) from successful ToolSearch results",
-            ignored=ignored,
+            f"history without a {SECTION_NAME} section (not written by this app): its "
+            f"{len(evidence.names) + len(evidence.refused)} ToolSearch result(s) prove no grant made on "
+            "this installation; nothing restored (call ToolSearch again)",
+            refused_evidence=evidence.refused,
         )
+    newest, text = sections[-1]
+    earlier_floor = max((verified_epoch(t) for _, t in sections[:-1]), default=-1)
+
+    def rejected(reason: str, epoch: int = 0) -> RestoreResult:
+        return RestoreResult(frozenset(), "rejected", reason, epoch=epoch, epoch_floor=floor)
+
     if text is None:
-        return RestoreResult(frozenset(), "rejected", f"the newest {SECTION_NAME} section was removed (null)")
+        return rejected(f"the newest {SECTION_NAME} section was removed (null)")
     try:
         state = parse_section(text)
     except ActivationSectionError as exc:
-        return RestoreResult(
-            frozenset(), "rejected", f"newest {SECTION_NAME} section rejected ({exc.kind}): {exc}"
+        return rejected(f"newest {SECTION_NAME} section rejected ({exc.kind}): {exc}")
+    if state.version < ACTIVATION_VERSION:
+        return rejected(
+            f"newest {SECTION_NAME} section is version {state.version}, written without a MAC "
+            "(before activation was signed); nothing restored",
+            state.epoch,
+        )
+    if not signer.verify(state):
+        return rejected(
+            f"newest {SECTION_NAME} section was written by another installation or for another "
+            "session, or altered (MAC does not verify); nothing restored",
+            state.epoch,
         )
     if state.identity != identity:
-        return RestoreResult(
-            frozenset(),
-            "rejected",
-            f"newest {SECTION_NAME} section belongs to another account, route or catalog (identity mismatch)",
-            epoch=state.epoch,
+        return rejected(
+            f"newest {SECTION_NAME} section belongs to another account, route, permission mode or "
+            "catalog (identity mismatch)",
+            state.epoch,
         )
-    later = evidence(newest + 1)
-    recovered = tuple(n for n in later if n in known and n not in state.active)
+    if state.epoch < earlier_floor:
+        return rejected(
+            f"newest {SECTION_NAME} section has epoch {state.epoch}, older than epoch {earlier_floor} "
+            "recorded before it (an earlier section replayed); nothing restored",
+            state.epoch,
+        )
+    later = _toolsearch_evidence(messages, newest + 1, could_return)
+    recovered = tuple(n for n in later.names if n in known and n not in state.active)
     kept = {n for n in state.active if n in known} | set(recovered)
-    ignored = tuple(n for n in (*state.active, *later) if n not in known)
+    ignored = tuple(n for n in (*state.active, *later.names) if n not in known)
     if recovered:
         return RestoreResult(
             frozenset(kept),
@@ -297,6 +444,8 @@ def restore_activation(
             epoch=state.epoch,
             recovered=recovered,
             ignored=ignored,
+            refused_evidence=later.refused,
+            epoch_floor=floor,
         )
     return RestoreResult(
         frozenset(kept),
@@ -304,4 +453,6 @@ def restore_activation(
         f"{SECTION_NAME} section (epoch {state.epoch})",
         epoch=state.epoch,
         ignored=ignored,
+        refused_evidence=later.refused,
+        epoch_floor=floor,
     )

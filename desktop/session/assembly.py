@@ -14,7 +14,9 @@ from pathlib import Path
 from types import TracebackType
 
 from desktop import __version__
-from desktop.host.accounts import keyring_username, resolve_api_key
+from desktop.host import catalog_cache
+from desktop.host.accounts import credential_env_names, keyring_username, known_secrets, resolve_api_key
+from desktop.host.installation_secret import InstallationSecretError, load_installation_secret
 from desktop.host.journal import JournalWriter, model_order, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
@@ -25,6 +27,7 @@ from desktop.pi.capability import CapabilityStatus, capability_status
 from desktop.pi.delivery import FallbackDelivery
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions
 from desktop.pi.routes import ResolvedModel, Route, resolve_model
+from desktop.session.activation import ActivationSigner
 from desktop.session.compaction import CompactionSettings
 from desktop.session.declarations import CompactionBudget
 from desktop.session.declarations import RouteBinding as DeclarationRoute
@@ -118,6 +121,36 @@ def declaration_route(resolved: ResolvedModel, route: Route) -> DeclarationRoute
     )
 
 
+def _guard_credentials(tools: SessionTools, route: Route, *, read: bool) -> None:
+    """Tool output never carries a credential the app holds (design A9): an account's own
+    ``env:NAME`` joins the credential variables, and the route's keyring key is read now (on the
+    worker or the command's thread) so its value is known to the redaction before any tool runs."""
+    ref = route.account.api_key_ref or ""
+    extra = (ref[4:],) if ref.startswith("env:") and len(ref) > 4 else ()
+    tools.executor.credential_env = credential_env_names(extra)
+    tools.executor.secrets = lambda: known_secrets(extra_env=extra)
+    if read:
+        resolve_api_key(route.provider, keyring_username(route.provider, route.account.name))
+
+
+def activation_signer(session_id: str, *, read_only: bool) -> tuple[ActivationSigner, str | None]:
+    """The signer for this session's ``tool_activation`` sections, and why it is not the
+    installation's when it cannot be (design A8).
+
+    A read-only open never creates the secret (reading never writes); without one nothing in
+    any session can have been sealed here, so a throwaway key, which verifies nothing, is right.
+    """
+    try:
+        secret = load_installation_secret(create=not read_only)
+    except (InstallationSecretError, OSError) as exc:
+        return ActivationSigner.ephemeral(
+            session_id
+        ), f"this installation's activation secret is unusable: {exc}"
+    if secret is None:
+        return ActivationSigner.ephemeral(session_id), "this installation has not sealed any activation yet"
+    return ActivationSigner.from_secret(secret.value, session_id), None
+
+
 def open_session(
     path: Path,
     config: SessionConfig,
@@ -133,17 +166,20 @@ def open_session(
         path.parent.mkdir(parents=True, exist_ok=True)
         writer = JournalWriter.create(path, cwd=str(config.workspace), app_version=__version__)
     try:
+        catalog_cache.install()  # routes resolve against a refreshed catalog when there is one (M1)
         resolved = resolve_model(config.route)
         settings = config.settings if config.settings is not None else load_settings()
         prompt = WorkspacePrompt(config.workspace, user_skills=config.user_skills)
         tools = SessionTools(config.workspace, bridge, settings, skills=LiveSkillIndex(prompt))
         if config.mode is not None:
             tools.executor.mode = config.mode
+        _guard_credentials(tools, config.route, read=not writer.read_only)
         tools.start()
     except BaseException:
         writer.close()
         raise
     prompt_tokens = sum(message_tokens({"role": "user", "content": t}) for t in prompt.sections().values())
+    signer, signer_problem = activation_signer(writer.session_id, read_only=writer.read_only)
     gate = ToolGate(
         tools.catalog,
         tools.executor,
@@ -154,6 +190,8 @@ def open_session(
         ),
         prompt_tokens=prompt_tokens,
         preference=settings.tools.declarations,
+        signer=signer,
+        signer_problem=signer_problem,
     )
     account = config.route.account
     if dispatcher is None:
@@ -183,7 +221,9 @@ def open_session(
         compaction=config.compaction,
     )
     session = OpenSession(writer, runtime, resolved, tools, gate, prompt, config)
+    # A read-only open restores exactly as a writable one would, so ``status`` and the
+    # Activation tab show what the runtime would grant; only the continuation writes.
+    gate.restore(runtime.view().messages)
     if not writer.read_only:
-        gate.restore(runtime.view().messages)
         runtime.continue_session()
     return session

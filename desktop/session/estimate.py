@@ -1,8 +1,9 @@
 """Context size estimation (pi-coding-agent's characters/4 rule, images counted).
 
-Estimates decide *when* to compact and whether fixed declarations fit (SPEC A3, C4), so
+Estimates decide *when* to compact and whether fixed declarations fit (design A3, C4), so
 they err on the high side. While fixed declarations are active the full declared catalog
-is sent on every request and is charged here in full.
+is sent on every request and is charged here in full, and once: a tool declared by a system
+row and listed at request level is one tool in the request, not two.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 import orjson
 
 from desktop.pi.text import system_message_text
-from desktop.pi.types import SystemMessage, Tool
+from desktop.pi.transcript import current_tools
+from desktop.pi.types import Tool
 
 IMAGE_CHARS = 4800
 
@@ -32,11 +34,13 @@ def _block_chars(block: Mapping[str, Any]) -> int:
     return 0
 
 
-def message_tokens(message: Mapping[str, Any]) -> int:
+def message_tokens(message: Mapping[str, Any], *, with_tools: bool = True) -> int:
+    """chars/4 of a message; a system message's ``toolsAdded`` too unless ``with_tools=False``."""
     role = message.get("role")
     if role == "system":
         chars = len(system_message_text(message))  # type: ignore[arg-type]
-        return math.ceil(chars / 4) + tools_tokens(message.get("toolsAdded") or [])
+        tools = tools_tokens(message.get("toolsAdded") or []) if with_tools else 0
+        return math.ceil(chars / 4) + tools
     content = message.get("content")
     if isinstance(content, str):
         return math.ceil(len(content) / 4)
@@ -59,13 +63,14 @@ def usage_tokens(usage: Mapping[str, Any]) -> int:
 def context_tokens(
     messages: Sequence[Mapping[str, Any]],
     *,
-    leading: SystemMessage | None = None,
     request_tools: Sequence[Tool] = (),
 ) -> int:
     """Tokens the next request will carry: the last real usage plus estimates after it.
 
     ``request_tools`` is the request-level tool list (the full catalog under fixed
-    declarations); it is charged on top when no usage figure already covers it.
+    declarations). Before the first usage figure every tool the request carries is charged
+    once: the transcript's current tools and ``request_tools``, by name. After it, only tools
+    declared since (in the system rows after that figure) are added.
     """
     last_usage_index = None
     for index in range(len(messages) - 1, -1, -1):
@@ -76,9 +81,9 @@ def context_tokens(
                 last_usage_index = index
                 break
     if last_usage_index is None:
-        base = sum(message_tokens(m) for m in messages)
-        if leading is not None and (not messages or messages[0] is not leading):
-            base += message_tokens(leading)
-        return base + tools_tokens(request_tools)
+        base = sum(message_tokens(m, with_tools=False) for m in messages)
+        tools = {tool["name"]: tool for tool in current_tools(messages)}
+        tools.update({tool["name"]: tool for tool in request_tools})
+        return base + tools_tokens(tools.values())
     used = usage_tokens(messages[last_usage_index]["usage"])
     return used + sum(message_tokens(m) for m in messages[last_usage_index + 1 :])

@@ -10,6 +10,11 @@ the account or the route changes. It revokes all activation (the model must use 
 again), and names that left the catalog are remembered as removed so a late call to one is
 refused with that reason. Every refusal is an error ``ToolResultMessage`` that states why,
 returned before the Host is involved.
+
+Across processes the same inputs are part of the ``tool_activation`` identity, so a later run
+under another permission mode, account, route, endpoint or catalog restores nothing; and the
+section's MAC (this installation's key, this session's id) makes a copied or edited section
+grant nothing (design A7, A8; docs/architecture.md, "Trust model").
 """
 
 from __future__ import annotations
@@ -17,15 +22,17 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from desktop.host.permissions import PermissionMode
 from desktop.host.tools.catalog import CatalogSnapshot, ToolCatalog, canonical_json
 from desktop.host.tools.executor import HostExecutor, ToolCallRequest, refusal
 from desktop.host.tools.toolsearch import NAME as TOOLSEARCH
+from desktop.host.tools.toolsearch import select
 from desktop.host.tools.types import ToolOutcome
 from desktop.session.activation import (
+    ActivationSigner,
     ActivationState,
     RestoreResult,
     activation_identity,
@@ -100,8 +107,15 @@ class ToolGate:
         budget: CompactionBudget = CompactionBudget(),
         prompt_tokens: int = 0,
         preference: DeclarationPreference = "auto",
+        signer: ActivationSigner | None = None,
+        signer_problem: str | None = None,
     ) -> None:
+        """``signer`` seals and verifies ``tool_activation`` sections (design A8); production passes
+        the installation's (``desktop.session.assembly``). Without one, a throwaway key is used:
+        nothing from another process ever verifies, so the default fails closed."""
         self._catalog = catalog
+        self._signer = signer if signer is not None else ActivationSigner.ephemeral()
+        self._signer_problem = signer_problem
         self._host = host
         self._route = route
         self._budget = budget
@@ -112,6 +126,8 @@ class ToolGate:
         self._removed: dict[str, str] = {}
         self._revoked: dict[str, str] = {}
         self._restore_reason: str | None = None
+        #: What the last ``restore`` granted and why (``status`` and the Activation tab show it).
+        self.last_restore: RestoreResult | None = None
         self._dirty = False
         self._pending_removed: tuple[str, ...] = ()
         self._snapshot = catalog.snapshot()
@@ -136,15 +152,25 @@ class ToolGate:
     def mode(self) -> PermissionMode:
         return self._host.mode
 
+    @property
+    def signer(self) -> ActivationSigner:
+        return self._signer
+
     def identity(self) -> str:
         return activation_identity(
             account=self._route.account,
+            provider=self._route.provider,
             model=self._route.model_id,
             api=self._route.api,
             endpoint=self._route.base_url,
+            mode=self._host.mode.value,
             declarations=self._snapshot.declarations(),
             deferred_names=self._snapshot.deferred_names,
         )
+
+    def could_return(self, arguments: Mapping[str, Any]) -> frozenset[str]:
+        """What a ToolSearch call with ``arguments`` can activate in the current catalog."""
+        return frozenset(select(dict(arguments), self._snapshot.deferred).chosen)
 
     def _key_for(self, snapshot: CatalogSnapshot) -> _EpochKey:
         r = self._route
@@ -231,18 +257,23 @@ class ToolGate:
         """Rebuild activation from history at continuation; never from declarations."""
         with self._lock:
             self.refresh()
-            result = restore_activation(
-                messages, identity=self.identity(), deferred_names=self._snapshot.deferred_names
-            )
+            result = self.verdict(messages)
             self.declarations.adopt_history(messages)
-            self.epoch = max(self.epoch, result.epoch)
+            if result.source in ("section", "section+toolsearch"):
+                self.epoch = max(self.epoch, result.epoch)
+            else:
+                # Whatever is written next must outrank every section this installation wrote
+                # before, so none of them can be replayed as the newest (design A8).
+                self.epoch = max(self.epoch, result.epoch, result.epoch_floor + 1)
             self.state = ActivationState(
                 identity=self.identity(), active=tuple(result.active), epoch=self.epoch
             )
             self._dirty = bool(result.recovered) or result.source in ("legacy", "rejected")
-            self._restore_reason = result.reason if result.source == "rejected" else None
+            untrusted = result.source in ("rejected", "legacy")
+            self._restore_reason = result.reason if untrusted else None
             self._revoked = {}
-            level: Literal["info", "warning"] = "warning" if result.source == "rejected" else "info"
+            self.last_restore = result
+            level: Literal["info", "warning"] = "warning" if untrusted else "info"
             self._notes.append(
                 GateNote(
                     level,
@@ -251,6 +282,34 @@ class ToolGate:
                 )
             )
             return result
+
+    def verdict(self, messages: Sequence[Mapping[str, Any]]) -> RestoreResult:
+        """What restoration would grant from ``messages`` now (read-only; the Activation tab)."""
+        with self._lock:
+            if self._signer_problem is not None:
+                found = restore_activation(
+                    messages,
+                    identity=self.identity(),
+                    deferred_names=self._snapshot.deferred_names,
+                    signer=self._signer,
+                    could_return=self.could_return,
+                )
+                if found.source == "none":
+                    return found
+                return replace(
+                    found,
+                    active=frozenset(),
+                    source="rejected",
+                    recovered=(),
+                    reason=f"{self._signer_problem}; nothing restored",
+                )
+            return restore_activation(
+                messages,
+                identity=self.identity(),
+                deferred_names=self._snapshot.deferred_names,
+                signer=self._signer,
+                could_return=self.could_return,
+            )
 
     # -- the gate ----------------------------------------------------------------------------
 
@@ -319,11 +378,12 @@ class ToolGate:
     def section_text(self) -> str:
         """The current ``tool_activation`` section (for the leading system prompt)."""
         with self._lock:
-            return render_section(self.state)
+            return render_section(self._signer.seal(self.state))
 
     def take_update(self, timestamp: int | None = None) -> dict[str, Any] | None:
         """The system message to append after this turn's tool results, or None if nothing changed."""
         with self._lock:
+            self.refresh()
             if not self._dirty:
                 return None
             # publish() skips schemas already declared, so only new ones become toolsAdded.
@@ -331,7 +391,7 @@ class ToolGate:
             removed, self._pending_removed = self._pending_removed, ()
             self._dirty = False
             return activation_message(
-                self.state, tools_added=added, tools_removed=removed, timestamp=timestamp
+                self._signer.seal(self.state), tools_added=added, tools_removed=removed, timestamp=timestamp
             )
 
     def request_tools(self) -> list[dict[str, Any]]:

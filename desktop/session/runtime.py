@@ -228,14 +228,6 @@ class SessionRuntime:
         self.append([row], on_event)
         return row
 
-    def _system_row(
-        self, message: Mapping[str, Any], *, label: str, anchor_before: str | None = None
-    ) -> dict[str, Any]:
-        fields: dict[str, Any] = {"modelSystem": {"v": 1, "message": dict(message)}, "label": label}
-        if anchor_before is not None:
-            fields["before"] = anchor_before
-        return self._row("system", **fields)
-
     def journal_tool_notes(self, on_event: EventSink | None = None) -> None:
         """Journal the tool layer's notes, skipping one that repeats the last of its kind verbatim
         (reopening a session re-derives the same policy; saying so again is noise)."""
@@ -262,12 +254,10 @@ class SessionRuntime:
     def continue_session(self, on_event: EventSink | None = None) -> dict[str, Any] | None:
         """Continuation: establish the baseline or migrate legacy sections, once (S3, S5).
 
-        An activation update owed by restoration (a recovered ToolSearch result, a rejected
-        section) goes first; the diff then finds whatever else changed since the last run.
+        What restoration owes (a recovered ToolSearch result, a rejected section) is part of
+        the same one diff as whatever else changed since the last run: one row, never two.
         """
-        owed = self.tools.take_update(self._clock())
-        if owed is not None and self.model_rows():
-            self.append([self._system_row(owed, label="tool activation restored at continuation")], on_event)
+        self.tools.take_update(self._clock())
         row = self.sync_system_state(on_event=on_event)
         self.journal_tool_notes(on_event)
         return row
@@ -337,10 +327,15 @@ class SessionRuntime:
                 else:
                     tool_result = self.tools.execute(call, cancel=cancel)
                 results.append(self._row("toolResult", message=tool_result))
-            # Results and the activation update they cause land together, results first (A4).
+            # Results and the system update they cause land together, results first (A4). The
+            # update is the one diff of the desired state, so an activation, a catalog or schema
+            # change and a skill edit made by these tools all reach the very next request (S6).
             update = self.tools.take_update(self._clock())
-            if update is not None:
-                results.append(self._system_row(update, label="tool activation after tool results"))
+            fields = system_row_fields(self.model_rows(), self.desired(), timestamp=self._clock())
+            if fields is not None:
+                if update is not None:
+                    fields["label"] = "tool activation after tool results; " + fields["label"]
+                results.append(self._row("system", **fields))
             self.append(results, emit)
             self.journal_tool_notes(emit)
             if cancel.is_set():

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from desktop.pi.transcript import current_system_message, tool_state_changes
-from desktop.pi.types import Message, SystemMessage, Tool
+from desktop.pi.types import SystemMessage, Tool
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,3 @@ def system_update(
         message["toolsRemoved"] = tools.tools_removed
     message["timestamp"] = timestamp
     return cast(SystemMessage, message)
-
-
-def apply_update(messages: list[Message], update: SystemMessage | None) -> list[Message]:
-    return [*messages, update] if update is not None else messages

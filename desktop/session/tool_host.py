@@ -1,4 +1,10 @@
-"""The runtime's view of the tool gate (``desktop.session.gate.ToolGate``)."""
+"""The runtime's view of the tool gate (``desktop.session.gate.ToolGate``).
+
+Every read the runtime makes (declarations, the activation section) refreshes the gate
+first, so a catalog change (an MCP ``tools/list_changed``, a crash, an extension or schema
+change) starts its epoch and reaches the next request's declarations at once, even between
+two requests of one turn (design A7, S6).
+"""
 
 from __future__ import annotations
 
@@ -17,9 +23,11 @@ class GateToolHost:
         self.gate = gate
 
     def declarations(self) -> list[Tool]:
+        self.gate.refresh()
         return cast(list[Tool], self.gate.request_tools())
 
     def activation_section(self) -> str | None:
+        self.gate.refresh()
         return self.gate.section_text()
 
     def execute(self, call: ToolCall, *, cancel: threading.Event) -> ToolResultMessage:

@@ -33,6 +33,7 @@ def render_activation(info: Mapping[str, Any], dark: bool) -> str:
     )
     rows = [
         ("Active deferred tools", _names(info.get("active"))),
+        ("Restored when the session opened", esc(info.get("restoredAtOpen") or "—")),
         ("Epoch", esc(info.get("epoch", 0))),
         ("Identity (SHA-256)", f"<code>{esc(info.get('identity', ''))}</code>"),
     ]
@@ -43,6 +44,7 @@ def render_activation(info: Mapping[str, Any], dark: bool) -> str:
         ("Model", esc(inputs.get("model", ""))),
         ("API", esc(inputs.get("api", ""))),
         ("Endpoint", f"<code>{esc(inputs.get('endpoint', ''))}</code>"),
+        ("Permission mode", esc(inputs.get("mode", ""))),
         (f"Declarations ({len(declarations)})", _names(declarations)),
         ("Deferred names", _names(inputs.get("deferred"))),
     ]

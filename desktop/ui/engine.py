@@ -113,13 +113,9 @@ def capability_info(resolved: Any, fallback: FallbackDelivery) -> dict[str, Any]
 
 def preview_headers(request: ProviderRequest, api: str) -> dict[str, str]:
     """Redacted headers, with the auth header the client will add shown (redacted) too."""
-    headers = dict(request.headers)
-    try:
-        from desktop.host.providers import with_auth
+    from desktop.host.providers import with_auth
 
-        headers = with_auth(headers, api, PREVIEW_KEY)
-    except ImportError:
-        pass
+    headers = with_auth(dict(request.headers), api, PREVIEW_KEY)
     return ProviderRequest(request.method, request.url, headers, request.body).redacted_headers()
 
 
@@ -190,7 +186,7 @@ def next_messages(runtime: SessionRuntime) -> list[Any]:
 def activation_info(gate: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The Activation tab: live state, its identity inputs, and whether the transcript's newest
     ``tool_activation`` section would be honoured for the current identity (and why not)."""
-    from desktop.session.activation import SECTION_NAME, restore_activation
+    from desktop.session.activation import SECTION_NAME
     from desktop.session.history import context_view
 
     if gate is None:
@@ -200,7 +196,7 @@ def activation_info(gate: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, A
     route = gate.route
     identity = gate.identity()
     messages = context_view(rows).messages
-    verdict = restore_activation(messages, identity=identity, deferred_names=snapshot.deferred_names)
+    verdict = gate.verdict(messages)
     section = None
     for message in reversed(messages):
         sections = message.get("sections") if message.get("role") == "system" else None
@@ -220,6 +216,8 @@ def activation_info(gate: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, A
         "why": why,
         "source": verdict.source,
         "active": list(gate.state.active),
+        # Why the session opened with the grants it has (e.g. a copied file: nothing restored).
+        "restoredAtOpen": gate.last_restore.reason if gate.last_restore is not None else None,
         "epoch": gate.epoch,
         "identity": identity,
         "inputs": {
@@ -227,6 +225,7 @@ def activation_info(gate: Any, rows: Sequence[Mapping[str, Any]]) -> dict[str, A
             "model": route.model_id,
             "api": route.api,
             "endpoint": route.base_url,
+            "mode": gate.mode.value,
             "declarations": [d.get("name") for d in snapshot.declarations()],
             "deferred": sorted(snapshot.deferred_names),
         },

@@ -14,6 +14,7 @@ from desktop import __version__
 from desktop.host import paths
 from desktop.host.first_run import OFFLINE_ENV, initial_route
 from desktop.host.logging_setup import configure_logging, logs_location
+from desktop.host.settings import SettingsError, settings_path, upgrade_settings_file
 from desktop.ui.app_identity import apply_identity
 from desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from desktop.ui.smoke import exit_once_shown, smoke_requested
@@ -29,6 +30,12 @@ def run_gui(args: argparse.Namespace) -> int:
     log_folder = logs_location(data_dir)
     configure_logging(log_folder)
     log.info("Pi Desktop %s starting (frozen=%s)", __version__, getattr(sys, "frozen", False))
+    # Before any event loop: the one start-up write of a settings migration (design D6: the
+    # headless commands only ever migrate in memory).
+    try:
+        upgrade_settings_file(settings_path(data_dir))
+    except (SettingsError, OSError) as exc:
+        log.warning("settings not upgraded: %s", exc)  # the session shows the problem when it opens
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     apply_identity(app)

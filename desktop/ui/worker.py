@@ -144,14 +144,15 @@ class SessionWorker(QObject):
     def start(self, options: Mapping[str, Any]) -> None:
         """First call on the worker thread: emulator, routes, then the session to show."""
         self.thread_id = threading.get_ident()
-        try:
-            from desktop.emulator import Emulator
+        from desktop.emulator import Emulator
 
-            self.emulator = Emulator().start()
-            origin: str | None = self.emulator.url
-        except ImportError:
-            origin = None
-            log.warning("the provider emulator is not available; offline routes are disabled")
+        self.emulator = Emulator().start()
+        origin: str | None = self.emulator.url
+        from desktop.host import catalog_cache
+
+        catalog_cache.install()
+        if not self.offline:  # stale (older than a day) catalogs refresh on their own thread
+            catalog_cache.refresh_in_background()
         keyed = [] if self.offline else self._keyed_providers()
         self.choices = engine.route_choices(origin, keyed)
         wanted = str(options.get("route") or "")
@@ -178,10 +179,8 @@ class SessionWorker(QObject):
 
     def _keyed_providers(self) -> list[str]:
         """Providers of the offered routes that have a key (keyring or environment)."""
-        try:
-            from desktop.host.accounts import keyring_username, resolve_api_key
-        except ImportError:
-            return []
+        from desktop.host.accounts import keyring_username, resolve_api_key
+
         found = []
         for provider in sorted({p.split("/", 1)[0] for p in engine.PUBLISHED_ROUTES}):
             key, _info = resolve_api_key(provider, keyring_username(provider))
@@ -583,23 +582,20 @@ class SessionWorker(QObject):
         self._send_accounts("")
 
     def _send_accounts(self, note: str) -> None:
-        entries: list[dict[str, Any]] = []
-        try:
-            from desktop.host import accounts
+        from desktop.host import accounts
 
-            for provider in accounts.ENV_API_KEYS:
-                _key, info = accounts.resolve_api_key(provider, accounts.keyring_username(provider))
-                entries.append(
-                    {
-                        "provider": provider,
-                        "source": {"keyring": "keyring", "env": f"environment ({info.detail})"}.get(
-                            info.source, "—"
-                        ),
-                        "fingerprint": info.fingerprint,
-                    }
-                )
-        except ImportError:
-            note = note or "Account storage is not available in this build."
+        entries: list[dict[str, Any]] = []
+        for provider in accounts.ENV_API_KEYS:
+            _key, info = accounts.resolve_api_key(provider, accounts.keyring_username(provider))
+            entries.append(
+                {
+                    "provider": provider,
+                    "source": {"keyring": "keyring", "env": f"environment ({info.detail})"}.get(
+                        info.source, "—"
+                    ),
+                    "fingerprint": info.fingerprint,
+                }
+            )
         self.accounts_ready.emit(entries, note)
 
     @Slot(str, str, str)

@@ -10,6 +10,7 @@ tokens, Anthropic breakpoint caching from 1024 tokens for claude-opus-5-5.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,14 +19,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from benchmarks.cache_economics import (
-    PromptShape,
-    measure,
-    new_tokens,
-    prompt_shape,
-    summarize,
-    theoretical_minimum,
-)
+from desktop.bench.accounting import new_tokens, summarize, theoretical_minimum
+from desktop.bench.cache_model import PromptShape, prompt_shape
+from desktop.bench.sending import measure
 from desktop.emulator import Emulator
 from desktop.host.providers.request import WireRequest
 from desktop.pi.routes import emulator_route, resolve_model
@@ -147,21 +143,28 @@ def test_minimum_takes_the_longest_prefix_shared_with_any_earlier_request() -> N
         summarize([], 0)
 
 
-def test_bench_cache_command_writes_the_report(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "QT_QPA_PLATFORM": "offscreen"}
+def test_bench_cache_command_writes_the_report_from_an_installed_package(tmp_path: Path) -> None:
+    """The package alone, copied away from the checkout (no ``benchmarks/``, no ``docs/``),
+    runs the benchmark and writes the report into the current directory."""
+    site = tmp_path / "site"
+    shutil.copytree(REPO / "desktop", site / "desktop", ignore=shutil.ignore_patterns("__pycache__"))
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(site), "QT_QPA_PLATFORM": "offscreen"}
     out = subprocess.run(
-        [sys.executable, "-m", "desktop", "bench", "cache", "--quick", "--out", str(tmp_path)],
-        cwd=tmp_path,
+        [sys.executable, "-m", "desktop", "bench", "cache", "--quick"],
+        cwd=work,
         env=env,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr
+    assert f"wrote {work / 'cache-economics.md'}" in out.stderr
     assert "flash-fixed" in out.stderr and "(fixed)" in out.stderr and "(on-demand)" in out.stderr
-    report = (tmp_path / "cache-economics.md").read_text(encoding="utf-8")
+    report = (work / "cache-economics.md").read_text(encoding="utf-8")
     assert "Quick mode" in report
     for heading in ("chronological against folded", "Fixed against on-demand", "Snapshot against folded"):
         assert heading in report
-    png = (tmp_path / "cache-economics.png").read_bytes()
+    png = (work / "cache-economics.png").read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000

@@ -9,18 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from desktop.host.credentials import API_KEY_ENV
+
 REPO = Path(__file__).resolve().parents[2]
 
 #: Provider key variables cleared so the app starts as on a first run (no key, no network).
-KEY_VARS = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_OAUTH_TOKEN",
-    "OPENAI_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "GEMINI_API_KEY",
-    "OPENROUTER_API_KEY",
-)
+KEY_VARS = tuple(sorted({n for names in API_KEY_ENV.values() for n in names} | {"ANTHROPIC_AUTH_TOKEN"}))
 
 
 def require_tool(name: str, package: str) -> str:

@@ -35,7 +35,7 @@ def test_committed_entry_is_what_the_installer_renders() -> None:
 def test_entry_keys_launch_the_gui_without_a_terminal() -> None:
     entry = read_desktop_entry(DESKTOP_FILE)
     assert entry["Type"] == "Application"
-    assert entry["Exec"] == GUI_COMMAND
+    assert entry["Exec"] == f"{GUI_COMMAND} %F"
     assert entry["Terminal"] == "false"
     assert entry["Icon"] == APP_ID
     assert entry["StartupWMClass"] == APP_ID

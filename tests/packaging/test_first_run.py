@@ -56,8 +56,19 @@ def test_unknown_keyring_entries_are_ignored() -> None:
 
 
 def test_stored_keys_reads_the_app_service() -> None:
-    store = {(KEYRING_SERVICE, "openai"): "sk-x", ("other-service", "anthropic"): "sk-y"}
+    store = {(KEYRING_SERVICE, "openai/default"): "sk-x", ("other-service", "anthropic/default"): "sk-y"}
     assert stored_provider_keys(lambda service, user: store.get((service, user))) == {"openai"}
+
+
+def test_a_bare_provider_entry_is_not_a_key_dispatch_could_use() -> None:
+    """Dispatch reads ``<provider>/<account>``; a first run must not open on a key it cannot find."""
+    store = {(KEYRING_SERVICE, "openai"): "sk-x"}
+    assert stored_provider_keys(lambda service, user: store.get((service, user))) == set()
+
+
+def test_an_anthropic_oauth_token_selects_anthropic_as_dispatch_would_use_it() -> None:
+    route = decide_initial_route({"ANTHROPIC_OAUTH_TOKEN": "sk-ant-oat-1"}, set())
+    assert (route.provider, route.env_var) == ("anthropic", "ANTHROPIC_OAUTH_TOKEN")
 
 
 def test_a_key_saved_by_the_accounts_dialog_is_seen_at_first_run() -> None:
@@ -82,5 +93,7 @@ def test_initial_route_with_no_keyring_backend(monkeypatch: pytest.MonkeyPatch) 
     assert initial_route({**env, "DEEPSEEK_API_KEY": "sk-d"}).provider == "deepseek"
 
 
-def test_every_provider_has_a_key_variable() -> None:
-    assert all(names and all(n.endswith("_KEY") for n in names) for names in PROVIDER_KEY_ENV.values())
+def test_every_first_run_provider_reads_the_shared_credentials_table() -> None:
+    from desktop.host.credentials import API_KEY_ENV
+
+    assert PROVIDER_KEY_ENV and all(PROVIDER_KEY_ENV[p] == API_KEY_ENV[p] for p in PROVIDER_KEY_ENV)

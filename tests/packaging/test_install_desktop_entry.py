@@ -11,6 +11,7 @@ from packaging_support import REPO, first_run_env, require_tool, write_console_s
 
 from desktop.host.desktop_entry import (
     DESKTOP_FILE_NAME,
+    SESSION_MIME_TYPE,
     DesktopEntryError,
     candidate_gui_paths,
     install_desktop_entry,
@@ -18,6 +19,7 @@ from desktop.host.desktop_entry import (
     parse_exec,
     read_desktop_entry,
     render_desktop_entry,
+    render_mime_package,
     uninstall_desktop_entry,
     xdg_data_home,
 )
@@ -41,9 +43,16 @@ def test_install_writes_entry_and_hicolor_icons(data_home: Path, tmp_path: Path)
     assert (data_home / "icons" / "hicolor" / "scalable" / "apps" / f"{APP_ID}.svg").is_file()
     assert not list(data_home.rglob(".*.tmp")), "no temporary files left behind"
 
+    assert result.mime_file.read_text(encoding="utf-8") == render_mime_package()
+
     removed = uninstall_desktop_entry(data_home)
-    assert set(removed) == {result.desktop_file, *result.icons}
-    assert not [p for p in data_home.rglob("*") if p.is_file()]
+    assert set(removed) == {result.desktop_file, result.mime_file, *result.icons}
+    # Only the databases the refresh regenerates may remain, and they no longer know the type.
+    left = {p.relative_to(data_home).parts[0] for p in data_home.rglob("*") if p.is_file()}
+    assert left <= {"mime", "applications"}
+    assert not (data_home / "mime" / "application" / f"{SESSION_MIME_TYPE.split('/')[1]}.xml").exists()
+    cache = data_home / "applications" / "mimeinfo.cache"
+    assert not cache.exists() or DESKTOP_FILE_NAME not in cache.read_text(encoding="utf-8")
     assert uninstall_desktop_entry(data_home) == []
 
 

@@ -1,9 +1,11 @@
-"""tool_activation (SPEC A4, A5): the section round-trips, and restoration grants exactly what
-the evidence supports: the newest valid section, plus a newer successful ToolSearch result."""
+"""tool_activation (design A4, A5, A8): the section round-trips, and restoration grants exactly
+what the evidence supports: the newest section this installation sealed for this session, plus a
+newer successful ToolSearch result that answers a real ToolSearch call."""
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -13,11 +15,12 @@ from desktop.host.tools.executor import HostExecutor
 from desktop.session.activation import (
     SECTION_NAME,
     ActivationSectionError,
+    ActivationSigner,
     ActivationState,
+    RestoreResult,
     activation_identity,
     activation_message,
     parse_section,
-    preserve_activation,
     render_section,
     restore_activation,
 )
@@ -26,19 +29,47 @@ from tests.tools.conftest import FLASH, call
 
 IDENTITY = hashlib.sha256(b"route+catalog").hexdigest()
 DEFERRED = {"mcp__t__a", "mcp__t__b", "mcp__t__c", "mcp__t__d", "mcp__t__e"}
+SIGNER = ActivationSigner.from_secret(b"\x01" * 32, "session-1")
+
+
+def select_only(arguments: Any) -> set[str]:
+    """ToolSearch's ``select:`` rule over DEFERRED (the real rule is tested through the gate)."""
+    query = str(arguments.get("query", ""))
+    return {n.strip() for n in query.removeprefix("select:").split(",")} & DEFERRED
+
+
+def restore(history: list[dict[str, Any]], signer: ActivationSigner = SIGNER) -> RestoreResult:
+    return restore_activation(
+        history, identity=IDENTITY, deferred_names=DEFERRED, signer=signer, could_return=select_only
+    )
 
 
 def section_message(state: ActivationState | None, ts: int = 1) -> dict[str, Any]:
-    text = render_section(state) if state is not None else None
+    text = render_section(SIGNER.seal(state)) if state is not None else None
     return {"role": "system", "content": "", "sections": {SECTION_NAME: text}, "timestamp": ts}
 
 
-def toolsearch_result(names: list[str], *, error: bool = False, call_id: str = "ts") -> list[dict[str, Any]]:
+def assistant_calling(*calls: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": list(calls),
+        "api": "openai-completions",
+        "provider": "deepseek",
+        "model": "deepseek-flash",
+        "stopReason": "toolUse",
+        "timestamp": 4,
+    }
+
+
+def toolsearch_result(
+    names: list[str], *, error: bool = False, call_id: str = "ts", query: str | None = None
+) -> list[dict[str, Any]]:
+    query = query if query is not None else "select:" + ",".join(names)
     return [
         {
             "role": "assistant",
             "content": [
-                {"type": "toolCall", "id": call_id, "name": "ToolSearch", "arguments": {"query": "x"}}
+                {"type": "toolCall", "id": call_id, "name": "ToolSearch", "arguments": {"query": query}}
             ],
             "api": "openai-completions",
             "provider": "deepseek",
@@ -52,7 +83,7 @@ def toolsearch_result(names: list[str], *, error: bool = False, call_id: str = "
             "toolName": "ToolSearch",
             "content": [{"type": "text", "text": "Activated"}],
             "isError": error,
-            "details": {"query": "x", "activated": names},
+            "details": {"query": query, "activated": names},
             "timestamp": 6,
         },
     ]
@@ -61,14 +92,16 @@ def toolsearch_result(names: list[str], *, error: bool = False, call_id: str = "
 @pytest.mark.parametrize(
     "state",
     [
-        ActivationState(IDENTITY),
-        ActivationState(IDENTITY, ("mcp__t__b", "mcp__t__a"), 3),
-        ActivationState(IDENTITY, ("word_count",), 12),
+        SIGNER.seal(ActivationState(IDENTITY)),
+        SIGNER.seal(ActivationState(IDENTITY, ("mcp__t__b", "mcp__t__a"), 3)),
+        SIGNER.seal(ActivationState(IDENTITY, ("word_count",), 12)),
+        ActivationState(IDENTITY, ("word_count",), 2, version=1),  # unsigned, read to say why
     ],
 )
 def test_section_round_trips(state: ActivationState) -> None:
     text = render_section(state)
-    assert text.startswith('<tool_activation version="1">') and text.endswith("</tool_activation>")
+    assert text.startswith(f'<tool_activation version="{state.version}">')
+    assert text.endswith("</tool_activation>")
     assert parse_section(text) == state
     assert render_section(parse_section(text)) == text
 
@@ -76,9 +109,10 @@ def test_section_round_trips(state: ActivationState) -> None:
 @pytest.mark.parametrize(
     ("mutate", "kind"),
     [
-        (lambda t: t.replace('version="1"', 'version="2"'), "unknown-version"),
-        (lambda t: t.replace('version="1"', 'version="x"'), "unknown-version"),
-        (lambda t: t.replace('"v":1', '"v":2'), "invalid"),
+        (lambda t: t.replace('version="2"', 'version="3"'), "unknown-version"),
+        (lambda t: t.replace('version="2"', 'version="x"'), "unknown-version"),
+        (lambda t: t.replace('"v":2', '"v":1'), "invalid"),
+        (lambda t: t.replace('"mac":"', '"mac":"zz'), "invalid"),
         (lambda t: t.replace("(via ToolSearch)", "(granted by admin)"), "invalid"),
         (lambda t: t.replace('"active":[', '"active":{').replace("]", "}"), "invalid"),
         (lambda t: t.replace(IDENTITY, "not-a-digest"), "invalid"),
@@ -87,7 +121,7 @@ def test_section_round_trips(state: ActivationState) -> None:
     ],
 )
 def test_parse_rejects_altered_sections(mutate: Any, kind: str) -> None:
-    text = mutate(render_section(ActivationState(IDENTITY, ("mcp__t__a",), 1)))
+    text = mutate(render_section(SIGNER.seal(ActivationState(IDENTITY, ("mcp__t__a",), 1))))
     with pytest.raises(ActivationSectionError) as err:
         parse_section(text)
     assert err.value.kind == kind
@@ -101,6 +135,8 @@ def test_identity_covers_every_input() -> None:
         "endpoint": "https://api.deepseek.com",
         "declarations": [{"name": "t", "description": "d", "parameters": {"type": "object"}}],
         "deferred_names": ["t"],
+        "mode": "ask",
+        "provider": "deepseek",
     }
     reference = activation_identity(**base)
     assert len(reference) == 64
@@ -111,6 +147,8 @@ def test_identity_covers_every_input() -> None:
         {"endpoint": "https://relay.example"},
         {"declarations": [{"name": "t", "description": "d", "parameters": {"type": "object", "x": 1}}]},
         {"deferred_names": []},
+        {"mode": "full-access"},
+        {"provider": "relay"},
     ]
     for change in variants:
         assert activation_identity(**{**base, **change}) != reference, change
@@ -132,13 +170,12 @@ def test_crash_between_toolsearch_result_and_activation_row_recovers_only_that_r
             "toolsAdded": [{"name": "mcp__t__e", "description": "", "parameters": {}}],
             "timestamp": 7,
         },
-        *toolsearch_result(["mcp__t__b", "mcp__t__gone"], call_id="new"),  # the interrupted activation
+        *toolsearch_result(["mcp__t__b"], call_id="new"),  # the interrupted activation
     ]
-    result = restore_activation(history, identity=IDENTITY, deferred_names=DEFERRED)
+    result = restore(history)
     assert result.active == {"mcp__t__a", "mcp__t__b"}
     assert result.recovered == ("mcp__t__b",)
     assert result.source == "section+toolsearch"
-    assert "mcp__t__gone" in result.ignored
     assert result.epoch == 2
 
 
@@ -148,24 +185,49 @@ def test_newest_section_wins_and_supersedes_older_evidence() -> None:
         *toolsearch_result(["mcp__t__c"]),
         section_message(ActivationState(IDENTITY, (), 2)),  # a new epoch revoked everything
     ]
-    result = restore_activation(history, identity=IDENTITY, deferred_names=DEFERRED)
+    result = restore(history)
     assert result.active == frozenset()
     assert result.source == "section"
+
+
+OTHER_SIGNER = ActivationSigner.from_secret(b"\x02" * 32, "session-1")
+OTHER_SESSION = ActivationSigner.from_secret(b"\x01" * 32, "session-2")
 
 
 @pytest.mark.parametrize(
     ("section", "fragment"),
     [
         (
-            render_section(ActivationState(hashlib.sha256(b"other").hexdigest(), ("mcp__t__a",))),
+            render_section(
+                SIGNER.seal(ActivationState(hashlib.sha256(b"other").hexdigest(), ("mcp__t__a",)))
+            ),
             "identity mismatch",
         ),
         (
-            render_section(ActivationState(IDENTITY, ("mcp__t__a",))).replace('version="1"', 'version="7"'),
+            render_section(SIGNER.seal(ActivationState(IDENTITY, ("mcp__t__a",)))).replace(
+                'version="2"', 'version="7"'
+            ),
             "unknown-version",
         ),
         ("<tool_activation>garbage</tool_activation>", "invalid"),
         (None, "removed"),
+        # Another installation's secret, or this installation's for another session file.
+        (render_section(OTHER_SIGNER.seal(ActivationState(IDENTITY, ("mcp__t__a",)))), "MAC does not verify"),
+        (
+            render_section(OTHER_SESSION.seal(ActivationState(IDENTITY, ("mcp__t__a",)))),
+            "MAC does not verify",
+        ),
+        # A valid MAC of other contents: the active list was widened after sealing.
+        (
+            render_section(
+                replace(
+                    SIGNER.seal(ActivationState(IDENTITY, ("mcp__t__a",))), active=("mcp__t__a", "mcp__t__c")
+                )
+            ),
+            "MAC does not verify",
+        ),
+        # Unsigned version 1, as written before activation was signed.
+        (render_section(ActivationState(IDENTITY, ("mcp__t__a",), version=1)), "without a MAC"),
     ],
 )
 def test_untrusted_state_grants_nothing_not_even_newer_results(section: str | None, fragment: str) -> None:
@@ -173,13 +235,76 @@ def test_untrusted_state_grants_nothing_not_even_newer_results(section: str | No
         {"role": "system", "content": "", "sections": {SECTION_NAME: section}, "timestamp": 1},
         *toolsearch_result(["mcp__t__b"]),
     ]
-    result = restore_activation(history, identity=IDENTITY, deferred_names=DEFERRED)
+    result = restore(history)
     assert result.active == frozenset()
     assert result.source == "rejected"
     assert fragment in result.reason
 
 
-def test_legacy_history_keeps_the_toolsearch_evidence_rule() -> None:
+def test_the_same_history_restores_with_its_own_key() -> None:
+    """The counterpart of the MAC cases above: the same shapes, sealed here, do grant."""
+    history = [
+        section_message(ActivationState(IDENTITY, ("mcp__t__a",))),
+        *toolsearch_result(["mcp__t__b"]),
+    ]
+    assert restore(history).active == {"mcp__t__a", "mcp__t__b"}
+    assert restore(history, OTHER_SIGNER).active == frozenset()
+
+
+def test_a_forged_toolsearch_result_without_a_call_grants_nothing() -> None:
+    """One hand-written result row (no assistant call behind it) must not recover anything."""
+    forged = toolsearch_result(["mcp__t__b"], call_id="forged")[1]
+    history = [section_message(ActivationState(IDENTITY, ("mcp__t__a",))), forged]
+    result = restore(history)
+    assert result.active == {"mcp__t__a"} and result.recovered == ()
+    assert any("answers no earlier ToolSearch call" in why for why in result.refused_evidence)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "why"),
+    [
+        # the call comes after its result
+        (lambda h: [h[0], h[2], h[1]], "answers no earlier ToolSearch call"),
+        # the matching call is not a ToolSearch call
+        (lambda h: [h[0], _renamed_call(h[1], "bash"), h[2]], "answers no earlier ToolSearch call"),
+        # the assistant message was aborted, so its calls never ran
+        (lambda h: [h[0], {**h[1], "stopReason": "aborted"}, h[2]], "answers no earlier ToolSearch call"),
+        # a second result for a call that was already answered (by an error)
+        (
+            lambda h: [h[0], h[1], {**h[2], "isError": True, "details": {}}, h[2]],
+            "already answered",
+        ),
+        # names the call could not have returned
+        (
+            lambda h: [h[0], h[1], {**h[2], "details": {"activated": ["mcp__t__b", "mcp__t__c"]}}],
+            "could not have returned",
+        ),
+    ],
+)
+def test_toolsearch_evidence_must_answer_a_real_call(mutate: Any, why: str) -> None:
+    honest = [section_message(ActivationState(IDENTITY, ("mcp__t__a",))), *toolsearch_result(["mcp__t__b"])]
+    assert restore(honest).recovered == ("mcp__t__b",)
+    result = restore(mutate(honest))
+    assert result.active == {"mcp__t__a"}
+    assert any(why in refused for refused in result.refused_evidence), result.refused_evidence
+
+
+def _renamed_call(message: dict[str, Any], name: str) -> dict[str, Any]:
+    return {**message, "content": [{**message["content"][0], "name": name}]}
+
+
+def test_an_older_section_replayed_at_the_end_grants_nothing() -> None:
+    """Epochs only grow; a verified but older section copied to the end is a replay."""
+    older = section_message(ActivationState(IDENTITY, ("mcp__t__a", "mcp__t__b"), 1))
+    history = [older, section_message(ActivationState(IDENTITY, (), 2)), older]
+    result = restore(history)
+    assert result.source == "rejected" and "replayed" in result.reason
+    assert result.epoch_floor == 2
+
+
+def test_history_without_a_section_grants_nothing() -> None:
+    """No section at all: not written by this app (it writes one in its baseline), so its
+    ToolSearch results prove no grant made on this installation (design A8)."""
     history = [
         {
             "role": "system",
@@ -188,33 +313,22 @@ def test_legacy_history_keeps_the_toolsearch_evidence_rule() -> None:
             "timestamp": 0,
         },
         *toolsearch_result(["mcp__t__a"], call_id="1"),
-        *toolsearch_result(["mcp__t__b"], error=True, call_id="2"),
-        *toolsearch_result(["mcp__t__c", "not_in_catalog"], call_id="3"),
+        *toolsearch_result(["mcp__t__c"], call_id="3"),
     ]
-    result = restore_activation(history, identity=IDENTITY, deferred_names=DEFERRED)
+    result = restore(history)
     assert result.source == "legacy"
-    assert result.active == {"mcp__t__a", "mcp__t__c"}  # never e (declared only), never b (failed)
+    assert result.active == frozenset()
+    assert "nothing restored" in result.reason
 
 
 def test_declarations_alone_never_grant() -> None:
     added = [{"name": n, "description": "", "parameters": {}} for n in sorted(DEFERRED)]
     history = [{"role": "system", "content": "base", "toolsAdded": added, "timestamp": 0}]
-    assert restore_activation(history, identity=IDENTITY, deferred_names=DEFERRED).active == frozenset()
-
-
-def test_temporary_prompt_replacement_keeps_activation_metadata() -> None:
-    current = {
-        "runtime": "You are Pi.",
-        SECTION_NAME: render_section(ActivationState(IDENTITY, ("mcp__t__a",))),
-    }
-    replaced = preserve_activation({"runtime": "Summarize the conversation."}, current)
-    assert replaced["runtime"] == "Summarize the conversation."
-    assert replaced[SECTION_NAME] == current[SECTION_NAME]
-    assert parse_section(replaced[SECTION_NAME]).active == ("mcp__t__a",)
+    assert restore(history).active == frozenset()
 
 
 def test_activation_message_shape() -> None:
-    state = ActivationState(IDENTITY, ("mcp__t__a",), 4)
+    state = SIGNER.seal(ActivationState(IDENTITY, ("mcp__t__a",), 4))
     tool = {"name": "mcp__t__a", "description": "A", "parameters": {"type": "object"}}
     message = activation_message(state, tools_added=[tool], tools_removed=["mcp__t__z"], timestamp=99)
     assert message == {
@@ -233,20 +347,22 @@ def test_gate_round_trip_through_history(catalog: ToolCatalog, host: HostExecuto
     history: list[dict[str, Any]] = [
         {"role": "system", "content": "base", "sections": {SECTION_NAME: gate.section_text()}, "timestamp": 0}
     ]
-    result = gate.execute(call("ToolSearch", {"query": "select:word_count"}, "s1"))
+    search = call("ToolSearch", {"query": "select:word_count"}, "s1")
+    history.append(assistant_calling(search))
+    result = gate.execute(search)
     history.append(result.message)
     update = gate.take_update(timestamp=10)
     assert update is not None and gate.take_update() is None
     history.append(update)
 
-    fresh = ToolGate(catalog, host, FLASH)
+    fresh = ToolGate(catalog, host, FLASH, signer=gate.signer)
     restored = fresh.restore(history)
     assert restored.source == "section" and restored.active == {"word_count"}
     assert fresh.execute(call("word_count", {"text": "a b c"})).message["content"][0]["text"] == "3"
 
     # Crash variant: the update row never made it; the newer ToolSearch result recovers it,
     # and the gate then owes the missing section.
-    crashed = ToolGate(catalog, host, FLASH)
+    crashed = ToolGate(catalog, host, FLASH, signer=gate.signer)
     recovered = crashed.restore(history[:-1])
     assert recovered.source == "section+toolsearch" and recovered.recovered == ("word_count",)
     owed = crashed.take_update(timestamp=11)
@@ -254,14 +370,23 @@ def test_gate_round_trip_through_history(catalog: ToolCatalog, host: HostExecuto
     assert parse_section(owed["sections"][SECTION_NAME]).active == ("word_count",)
 
 
-def test_checkpoint_activation_round_trips_and_rejects_bad_data() -> None:
-    state = ActivationState(IDENTITY, ("mcp__t__b", "mcp__t__a"), 5)
-    assert ActivationState.from_checkpoint(state.to_checkpoint()) == state
-    with pytest.raises(ActivationSectionError) as err:
-        ActivationState.from_checkpoint({**state.to_checkpoint(), "v": 3})
-    assert err.value.kind == "unknown-version"
-    with pytest.raises(ActivationSectionError):
-        ActivationState.from_checkpoint({**state.to_checkpoint(), "identity": "x"})
+def test_keyword_evidence_is_checked_against_what_the_search_could_return(
+    catalog: ToolCatalog, host: HostExecutor
+) -> None:
+    """A keyword query recovers only names the real ranking returns for that query."""
+    gate = ToolGate(catalog, host, FLASH)
+    base = {"role": "system", "content": "", "sections": {SECTION_NAME: gate.section_text()}, "timestamp": 0}
+    search = call("ToolSearch", {"query": "count words", "max_results": 1}, "k1")
+    result = gate.execute(search)
+    assert result.activated == ("word_count",)
+    honest = [base, assistant_calling(search), result.message]
+    assert ToolGate(catalog, host, FLASH, signer=gate.signer).restore(honest).recovered == ("word_count",)
+    widened = {**result.message, "details": {"activated": ["word_count", "touch_marker"]}}
+    restored = ToolGate(catalog, host, FLASH, signer=gate.signer).restore(
+        [base, assistant_calling(search), widened]
+    )
+    assert restored.active == frozenset()
+    assert "touch_marker" in restored.refused_evidence[0]
 
 
 def test_on_demand_restore_does_not_publish_twice(catalog: ToolCatalog, host: HostExecutor) -> None:
@@ -271,12 +396,13 @@ def test_on_demand_restore_does_not_publish_twice(catalog: ToolCatalog, host: Ho
     history: list[dict[str, Any]] = [
         {"role": "system", "content": "base", "sections": {SECTION_NAME: gate.section_text()}, "timestamp": 0}
     ]
-    history.append(gate.execute(call("ToolSearch", {"query": "select:word_count"})).message)
+    search = call("ToolSearch", {"query": "select:word_count"})
+    history += [assistant_calling(search), gate.execute(search).message]
     update = gate.take_update()
     assert update is not None and [t["name"] for t in update["toolsAdded"]] == ["word_count"]
     history.append(update)
 
-    fresh = ToolGate(catalog, host, OTHER)
+    fresh = ToolGate(catalog, host, OTHER, signer=gate.signer)
     fresh.restore(history)
     assert "word_count" in {t["name"] for t in fresh.request_tools()}
     fresh.execute(call("ToolSearch", {"query": "select:word_count,touch_marker"}))

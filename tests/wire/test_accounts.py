@@ -90,16 +90,19 @@ def test_resolution_prefers_the_account_then_the_environment(memory_keyring: Mem
         ("deepseek", "DEEPSEEK_API_KEY"),
         ("mistral", "MISTRAL_API_KEY"),
         ("google", "GEMINI_API_KEY"),
-        ("google", "GOOGLE_API_KEY"),
+        ("anthropic", "ANTHROPIC_OAUTH_TOKEN"),
     ],
 )
 def test_environment_variables_per_provider(provider: str, variable: str) -> None:
     assert accounts.env_api_key(provider, {variable: "value-123"}) == (variable, "value-123")
 
 
-def test_gemini_variable_wins_over_google_variable() -> None:
-    env = {"GOOGLE_API_KEY": "g", "GEMINI_API_KEY": "gem"}
-    assert accounts.env_api_key("google", env) == ("GEMINI_API_KEY", "gem")
+def test_google_reads_gemini_api_key_only_as_pi_ai_does() -> None:
+    assert accounts.env_api_key("google", {"GOOGLE_API_KEY": "g"}) is None
+    assert accounts.env_api_key("google", {"GOOGLE_API_KEY": "g", "GEMINI_API_KEY": "gem"}) == (
+        "GEMINI_API_KEY",
+        "gem",
+    )
 
 
 def test_missing_backend_names_what_to_install_and_keeps_the_offline_route(no_keyring: None) -> None:

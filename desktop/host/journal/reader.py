@@ -10,7 +10,6 @@ reported as ``TornTail`` and left for the writer to move into a sidecar file (T5
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -240,7 +239,3 @@ def _summarize(exc: ValidationError) -> str:
         where = ".".join(str(p) for p in error["loc"]) or "row"
         parts.append(f"{where}: {error['msg']}")
     return "; ".join(parts)
-
-
-def describe_row_error(row: Mapping[str, Any], exc: ValidationError) -> str:
-    return f"row {row.get('id')!r} ({row.get('type')!r}) is invalid: {_summarize(exc)}"

@@ -262,7 +262,3 @@ def parse_row(data: Mapping[str, Any]) -> RowBase:
     if model is None or (isinstance(version, int) and version > SCHEMA_VERSION):
         return OpaqueRow.model_validate(dict(data))
     return model.model_validate(dict(data))
-
-
-def is_opaque(row: RowBase) -> bool:
-    return type(row) is OpaqueRow

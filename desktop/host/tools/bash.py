@@ -135,6 +135,7 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
+        env=dict(ctx.env) if ctx.env is not None else None,
         **extra,
     )
     assert proc.stdout is not None

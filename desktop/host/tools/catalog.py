@@ -38,8 +38,16 @@ def canonical_json(value: object) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
+#: How long a snapshot waits for a provider to finish a change it has announced.
+SETTLE_TIMEOUT = 5.0
+
+
 class DeferredToolProvider(Protocol):
-    """Anything that contributes deferred tools and says when they change."""
+    """Anything that contributes deferred tools and says when they change.
+
+    A provider whose changes arrive asynchronously (``McpHub``) may also have
+    ``settle(timeout) -> bool``; a snapshot waits for it, so an announced change is never missed.
+    """
 
     def deferred_tools(self) -> Sequence[ToolSpec]: ...
 
@@ -115,6 +123,10 @@ class ToolCatalog:
     def snapshot(self) -> CatalogSnapshot:
         with self._lock:
             providers = list(self._providers)
+        for provider in providers:
+            settle = getattr(provider, "settle", None)
+            if callable(settle):
+                settle(SETTLE_TIMEOUT)
         taken = {spec.name for spec in self._core}
         deferred: list[ToolSpec] = []
         conflicts: list[str] = []

@@ -9,24 +9,33 @@ happens after it, in this order, and every refusal returns before the tool body 
 4. workspace confinement of the file tools' path arguments;
 5. approval through the permission bridge when the mode asks;
 6. the tool body; expected failures become error results, never exceptions.
+
+Whatever comes back, refusals included, has every credential value the app holds replaced by
+``<redacted:NAME>`` before anyone journals, shows or sends it (design A9), and commands run
+without the provider credential variables unless the settings allow them.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import orjson
 
+from desktop.host.accounts import credential_env_names, known_secrets
 from desktop.host.permissions import (
     PermissionBridge,
     PermissionMode,
     PermissionRequest,
     decide,
 )
+from desktop.host.redaction import MIN_SECRET_LENGTH, redact_value
 from desktop.host.tools.hooks import HookRunner
 from desktop.host.tools.types import JsonObject, SkillIndex, ToolContext, ToolFailure, ToolOutcome, ToolSpec
 from desktop.host.tools.workspace import WorkspaceEscape, confine
@@ -71,9 +80,23 @@ class HostExecutor:
     temp_dir: Path | None = None
     default_bash_timeout: float | None = None
     remembered: set[str] = field(default_factory=set)
+    #: Environment variables that hold provider credentials (kept from commands unless inherited).
+    credential_env: frozenset[str] = field(default_factory=credential_env_names)
+    #: Settings ``tools.bash.inheritCredentials``.
+    inherit_credentials: bool = False
+    #: Every credential value the app holds, by name (``accounts.known_secrets``).
+    secrets: Callable[[], Mapping[str, str]] = known_secrets
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).absolute()
+
+    def command_env(self) -> dict[str, str] | None:
+        """The environment a command runs with: the process's, minus credential variables."""
+        if self.inherit_credentials:
+            return None
+        fold = str.upper if sys.platform == "win32" else str
+        hidden = {fold(name) for name in self.credential_env}
+        return {name: value for name, value in os.environ.items() if fold(name) not in hidden}
 
     def run(
         self,
@@ -82,6 +105,33 @@ class HostExecutor:
         *,
         deferred_tools: tuple[ToolSpec, ...] = (),
         cancel: threading.Event | None = None,
+    ) -> ToolOutcome:
+        outcome = self._run(spec, call, deferred_tools=deferred_tools, cancel=cancel)
+        return self.redact(outcome)
+
+    def redact(self, outcome: ToolOutcome) -> ToolOutcome:
+        """``outcome`` with every known credential value named instead of shown (design A9)."""
+        secrets = {name: value for name, value in self.secrets().items() if len(value) >= MIN_SECRET_LENGTH}
+        if not secrets:
+            return outcome
+        details = outcome.details
+        spill = details.get("fullOutputPath") if isinstance(details, dict) else None
+        if isinstance(spill, str):
+            _redact_file(Path(spill), secrets)
+        content = tuple(redact_value(dict(block), secrets) for block in outcome.content)
+        return replace(
+            outcome,
+            content=content,  # type: ignore[arg-type]
+            details=redact_value(details, secrets) if details is not None else None,  # type: ignore[arg-type]
+        )
+
+    def _run(
+        self,
+        spec: ToolSpec,
+        call: ToolCallRequest,
+        *,
+        deferred_tools: tuple[ToolSpec, ...],
+        cancel: threading.Event | None,
     ) -> ToolOutcome:
         args = _prepare(spec, call.arguments)
         problem = _validate(spec, args)
@@ -123,6 +173,7 @@ class HostExecutor:
             deferred_tools=deferred_tools,
             skills=self.skills,
             default_bash_timeout=self.default_bash_timeout,
+            env=self.command_env(),
         )
         try:
             return spec.runner(run_args, ctx)
@@ -156,3 +207,29 @@ def _validate(spec: ToolSpec, args: JsonObject) -> str | None:
     first = errors[0]
     where = "/".join(str(part) for part in first.absolute_path) or "(root)"
     return f"{where}: {first.message}"
+
+
+def _redact_file(path: Path, secrets: Mapping[str, str]) -> None:
+    """Rewrite a spilled output file with the known values named, streaming with an overlap so a
+    value split across two reads is still found; replaced atomically."""
+    values = [(f"<redacted:{name}>".encode(), value.encode()) for name, value in secrets.items()]
+    values.sort(key=lambda pair: len(pair[1]), reverse=True)
+    keep = max(len(value) for _, value in values) - 1
+    temp = path.with_name(path.name + ".redacting")
+    try:
+        with path.open("rb") as source, temp.open("wb") as target:
+            carry = b""
+            while chunk := source.read(1 << 20):
+                data = carry + chunk
+                for label, value in values:
+                    data = data.replace(value, label)
+                cut = max(0, len(data) - keep)
+                target.write(data[:cut])
+                carry = data[cut:]
+            for label, value in values:
+                carry = carry.replace(value, label)
+            target.write(carry)
+        os.replace(temp, path)
+    except OSError:
+        temp.unlink(missing_ok=True)
+        raise

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from desktop.host.tools.ignore import glob_to_regex, walk
+from desktop.host.tools.globs import glob_to_regex
+from desktop.host.tools.ignore import walk
 from desktop.host.tools.listing import listing_outcome
 from desktop.host.tools.truncate import (
     DEFAULT_MAX_BYTES,

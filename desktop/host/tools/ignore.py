@@ -1,10 +1,14 @@
-"""A small .gitignore matcher and a workspace walker for ``grep`` and ``find``.
+"""Ignore files with git's semantics and a workspace walker for ``grep`` and ``find``.
 
-pi shells out to ripgrep and fd; Desktop walks in Python so the tools work on every
-platform without extra binaries. The walker honours nested ``.gitignore``/``.ignore``
-files (the common subset: globs, ``**``, ``!`` negation, trailing ``/`` for directories,
-leading or inner ``/`` anchoring), always skips ``.git``, and never follows a symlink, so
-a link inside the workspace cannot lead the search outside it.
+pi shells out to ripgrep and fd; Desktop walks in Python so the tools work on every platform
+without extra binaries. Matching is ``pathspec``'s implementation of git's ignore rules
+(escapes such as ``\\*``, ``\\#``, ``\\!`` and an escaped trailing space, ``**``, negation,
+directory-only and anchored patterns; no ``{a,b}`` alternatives, which git does not have), so a
+file the user's git ignores is the file the tools skip; ``tests/tools/test_ignore_git.py``
+checks it against ``git check-ignore``. Nested ``.gitignore``, ``.ignore`` and ``.fdignore``
+files apply below their directory, deeper and later files winning as in ripgrep. The walker
+always skips ``.git``, prunes ignored directories (so, as in git, nothing under an ignored
+directory is re-included), and never follows a symlink out of the workspace.
 """
 
 from __future__ import annotations
@@ -15,83 +19,68 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
 IGNORE_FILES = (".gitignore", ".ignore", ".fdignore")
 ALWAYS_SKIPPED = frozenset({".git"})
-
-
-def glob_to_regex(pattern: str) -> str:
-    """Translate a glob (``*``, ``?``, ``**``, ``[...]``, ``{a,b}``) to a regex over POSIX paths."""
-    out: list[str] = []
-    i = 0
-    n = len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "*":
-            if pattern.startswith("**", i):
-                i += 2
-                if i < n and pattern[i] == "/":
-                    i += 1
-                    out.append("(?:.*/)?")
-                else:
-                    out.append(".*")
-                continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = pattern.find("]", i + 1)
-            if j < 0:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1 : j].replace("\\", "\\\\")
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append(f"[{body}]")
-                i = j
-        elif c == "{":
-            j = pattern.find("}", i + 1)
-            if j < 0:
-                out.append(re.escape(c))
-            else:
-                options = pattern[i + 1 : j].split(",")
-                out.append("(?:" + "|".join(glob_to_regex(opt) for opt in options) + ")")
-                i = j
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
+#: The group pathspec's regexes use for "matched a directory above this path".
+_DIRECTORY_MARK = "ps_d"
 
 
 @dataclass(frozen=True)
 class _Rule:
     regex: re.Pattern[str]
-    negated: bool
+    ignores: bool
+    """True for an ordinary pattern, False for a ``!`` negation."""
     dir_only: bool
 
 
+def _escaped(text: str, index: int) -> bool:
+    """Whether ``text[index]`` is preceded by an odd number of backslashes."""
+    count = 0
+    while index - count - 1 >= 0 and text[index - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
+
+
+def _compile(line: str) -> _Rule | None:
+    """One ignore-file line as a rule, or None for blanks and comments.
+
+    ``pathspec`` translates git's wildmatch syntax (escapes, ``**``, brackets, anchoring)
+    into a regex. Its regexes also match everything below a matched directory, which is
+    right for a flat list of files but not for a walk: here a match counts only when it is
+    the path itself, and a directory-only pattern (``name/``) is the same pattern without
+    the slash, applied to directories only, as git does.
+    """
+    text = line
+    while text.endswith(" ") and not _escaped(text, len(text) - 1):
+        text = text[:-1]
+    dir_only = text.endswith("/")
+    if dir_only:
+        text = text[:-1]
+        if text.endswith(" ") and not _escaped(text, len(text) - 1):
+            text = text[:-1] + "\\ "  # the space before the slash is part of the name
+    pattern = GitIgnoreSpecPattern(text)
+    if pattern.include is None or pattern.regex is None:
+        return None
+    return _Rule(pattern.regex, pattern.include, dir_only)
+
+
+def _matches(rule: _Rule, rel: str, is_dir: bool) -> bool:
+    if rule.dir_only and not is_dir:
+        return False
+    found = rule.regex.search(rel)
+    # ``ps_d`` marks a match that ended at a directory above ``rel``: that directory's own
+    # verdict was given (and acted on) one level up.
+    return found is not None and found.groupdict().get(_DIRECTORY_MARK) is None
+
+
 class IgnoreRules:
-    """The rules of one ignore file, relative to the directory that holds it."""
+    """The rules of one ignore file, relative to the directory (``base``) that holds it."""
 
     def __init__(self, base: str, lines: list[str]) -> None:
         self.base = base
-        self.rules: list[_Rule] = []
-        for raw in lines:
-            line = raw.rstrip("\n").rstrip("\r")
-            if not line.strip() or line.startswith("#"):
-                continue
-            negated = line.startswith("!")
-            if negated or line.startswith("\\!") or line.startswith("\\#"):
-                line = line[1:]
-            line = line.rstrip(" ")
-            dir_only = line.endswith("/")
-            line = line.rstrip("/")
-            if not line:
-                continue
-            anchored = "/" in line
-            line = line.lstrip("/")
-            body = glob_to_regex(line)
-            regex = f"^{body}(?:/.*)?$" if anchored else f"^(?:.*/)?{body}(?:/.*)?$"
-            self.rules.append(_Rule(re.compile(regex), negated, dir_only))
+        self.rules = [rule for rule in map(_compile, lines) if rule is not None]
 
     def verdict(self, rel: str, is_dir: bool) -> bool | None:
         """True = ignored, False = re-included, None = no rule applies (last match wins)."""
@@ -101,11 +90,8 @@ class IgnoreRules:
             rel = rel[len(self.base) + 1 :]
         result: bool | None = None
         for rule in self.rules:
-            # Ignored directories are pruned by the walker, so a directory-only rule
-            # only ever needs to match the directory entry itself.
-            if (rule.dir_only and not is_dir) or not rule.regex.match(rel):
-                continue
-            result = not rule.negated
+            if _matches(rule, rel, is_dir):
+                result = rule.ignores
         return result
 
 
@@ -123,9 +109,7 @@ def _load_rules(directory: Path, base: str) -> list[IgnoreRules]:
     return found
 
 
-def walk(
-    root: Path, *, include_dirs: bool = False, cancel: object | None = None
-) -> Iterator[tuple[str, Path, bool]]:
+def walk(root: Path, *, include_dirs: bool = False) -> Iterator[tuple[str, Path, bool]]:
     """Yield (relative POSIX path, absolute path, is_dir) under ``root``, ignores applied, sorted."""
     stack: list[tuple[Path, str, list[IgnoreRules]]] = [(root, "", _load_rules(root, ""))]
     while stack:
@@ -143,12 +127,7 @@ def walk(
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            ignored: bool | None = None
-            for rule_set in rules:
-                verdict = rule_set.verdict(rel, is_dir)
-                if verdict is not None:
-                    ignored = verdict
-            if ignored:
+            if is_ignored(rules, rel, is_dir):
                 continue
             if is_dir:
                 if include_dirs:
@@ -157,6 +136,16 @@ def walk(
             elif not entry.is_symlink() or _link_inside(Path(entry.path), root):
                 yield rel, Path(entry.path), False
         stack.extend(reversed(children))
+
+
+def is_ignored(rules: list[IgnoreRules], rel: str, is_dir: bool) -> bool:
+    """The verdict of the last rule set (deepest, then latest file) that has one."""
+    ignored: bool | None = None
+    for rule_set in rules:
+        verdict = rule_set.verdict(rel, is_dir)
+        if verdict is not None:
+            ignored = verdict
+    return bool(ignored)
 
 
 def _link_inside(path: Path, root: Path) -> bool:

@@ -5,7 +5,10 @@ thread. ``McpHub`` owns one dedicated thread with its own event loop, runs one l
 per configured server there, and offers a small blocking API (start, stop, call, tools).
 
 Each server's tools are namespaced ``mcp__<server>__<tool>``. A ``tools/list_changed``
-notification re-lists the server: a changed schema is a catalog change like any other.
+notification re-lists the server: a changed schema is a catalog change like any other. The
+notification is counted the moment it arrives (before the answer of the call that caused it is
+delivered) and ``settle`` waits for the re-list, so the catalog read right after a tool call
+already holds the new schema (design S6: the very next request declares it).
 A server that dies (during a call, or idle: a light ping notices) is reported through
 ``on_event``, its tools leave the catalog, and every other server keeps working.
 """
@@ -73,6 +76,10 @@ class _Server:
     ready: threading.Event = field(default_factory=threading.Event)
     task: asyncio.Task[None] | None = None
     log_path: Path | None = None
+    #: ``tools/list_changed`` notifications whose re-list has not finished yet.
+    relisting: int = 0
+    #: Set once the lifetime task has ended and the server's tools have left the catalog.
+    finished: threading.Event = field(default_factory=threading.Event)
 
 
 class McpHub:
@@ -92,6 +99,7 @@ class McpHub:
         self._logs = logs
         self._listeners: list[Callable[[], None]] = []
         self._lock = threading.RLock()
+        self._settled = threading.Condition(self._lock)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self.events: list[McpEvent] = []
@@ -114,6 +122,7 @@ class McpHub:
     def _launch(self, server: _Server) -> None:
         assert self._loop is not None
         server.ready.clear()
+        server.finished.clear()
         server.status = "starting"
 
         def create() -> None:
@@ -166,6 +175,18 @@ class McpHub:
 
     def status(self) -> dict[str, ServerStatus]:
         return {name: server.status for name, server in self._servers.items()}
+
+    def settle(self, timeout: float = 5.0) -> bool:
+        """Wait until every announced tool-list change has been re-listed (False on timeout).
+
+        Never waits on the hub's own thread, where the re-list runs.
+        """
+        if self._thread is None or threading.current_thread() is self._thread:
+            return True
+        with self._settled:
+            return self._settled.wait_for(
+                lambda: all(server.relisting == 0 for server in self._servers.values()), timeout
+            )
 
     # -- the per-server task (runs on the hub loop) ------------------------------------------
 
@@ -220,6 +241,8 @@ class McpHub:
                 async def on_message(message: Any) -> None:
                     # Re-list outside the dispatcher callback: a request from inside it would wait on itself.
                     if isinstance(message, mcp_types.ToolListChangedNotification):
+                        with self._lock:
+                            server.relisting += 1
                         task = asyncio.ensure_future(self._relist(server, session))
                         relists.add(task)
                         task.add_done_callback(relists.discard)
@@ -275,6 +298,7 @@ class McpHub:
         elif server.status == "stopped":
             self._set_tools(server, {}, {})
             self._emit(server.name, "stopped", f"MCP server {server.name} stopped")
+        server.finished.set()
 
     async def _list(self, server: _Server, session: ClientSession) -> bool:
         listed: list[mcp_types.Tool] = []
@@ -300,8 +324,12 @@ class McpHub:
         try:
             if await self._list(server, session):
                 self._emit(server.name, "tools_changed", f"MCP server {server.name} changed its tools")
-        except MCPError:
+        except (MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError):
             return
+        finally:
+            with self._settled:
+                server.relisting -= 1
+                self._settled.notify_all()
 
     def _spec(self, server: str, name: str, tool: mcp_types.Tool) -> ToolSpec:
         schema: JsonObject = (
@@ -358,6 +386,9 @@ class McpHub:
                     raise ToolFailure(f"MCP tool {name} did not answer within {timeout:g}s") from None
             except MCPError as exc:
                 if "closed" in str(exc).lower():
+                    # The server died: wait (bounded) until its tools have left the catalog, so
+                    # the request after this result no longer declares them (design S6).
+                    server.finished.wait(WATCH_INTERVAL + PING_TIMEOUT + 1)
                     raise ToolFailure(
                         f"MCP server {server.name} crashed or closed the connection during {name}: {exc}"
                     ) from exc

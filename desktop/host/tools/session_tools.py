@@ -51,6 +51,7 @@ class SessionTools:
             hooks=HookRunner(matchers, Path(workspace)) if matchers else None,
             skills=skills,
             temp_dir=temp_dir or cache_dir() / "tool-output",
+            inherit_credentials=self.settings.tools.bash.inheritCredentials,
         )
 
     def start(self) -> None:

@@ -95,21 +95,44 @@ def rank(query: str, tools: Sequence[ToolSpec]) -> list[SearchHit]:
     return hits
 
 
+@dataclass(frozen=True)
+class Selection:
+    """What one ToolSearch call activates against a set of deferred tools (and what it could not)."""
+
+    query: str
+    chosen: tuple[str, ...]
+    missing: tuple[str, ...] = ()
+
+
+def select(args: JsonObject, tools: Sequence[ToolSpec]) -> Selection:
+    """The names a call with ``args`` activates among ``tools``: the one rule both the tool and
+    restoration use, so a journaled result can be checked against what the call could return
+    (design A8)."""
+    query = str(args.get("query", "")).strip()
+    try:
+        limit = max(1, int(args.get("max_results") or DEFAULT_MAX_RESULTS))
+    except (TypeError, ValueError):
+        limit = DEFAULT_MAX_RESULTS
+    by_name = {spec.name: spec for spec in tools}
+    if query.lower().startswith("select:"):
+        wanted = [part.strip() for part in query[len("select:") :].split(",") if part.strip()]
+        return Selection(
+            query,
+            tuple(dict.fromkeys(n for n in wanted if n in by_name)),
+            tuple(n for n in wanted if n not in by_name),
+        )
+    return Selection(query, tuple(hit.name for hit in rank(query, list(by_name.values()))[:limit]))
+
+
 def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
-    query = str(args["query"]).strip()
-    limit = max(1, int(args.get("max_results") or DEFAULT_MAX_RESULTS))
     tools = {spec.name: spec for spec in ctx.deferred_tools}
+    selection = select(args, ctx.deferred_tools)
+    query = selection.query
     if not tools:
         return ToolOutcome.text(
             "No deferred tools are available in this session.", details={"query": query, "activated": []}
         )
-    if query.lower().startswith("select:"):
-        wanted = [part.strip() for part in query[len("select:") :].split(",") if part.strip()]
-        chosen = [name for name in wanted if name in tools]
-        missing = [name for name in wanted if name not in tools]
-    else:
-        chosen = [hit.name for hit in rank(query, list(tools.values()))[:limit]]
-        missing = []
+    chosen, missing = list(selection.chosen), list(selection.missing)
     if not chosen:
         note = f" Unknown names: {', '.join(missing)}." if missing else ""
         return ToolOutcome.text(

@@ -68,6 +68,9 @@ class ToolContext:
     deferred_tools: Sequence[ToolSpec] = ()
     skills: SkillIndex | None = None
     default_bash_timeout: float | None = None
+    #: The environment commands run with; None inherits the process's (design A9: the Host
+    #: passes one without provider credential variables unless the user allows them).
+    env: Mapping[str, str] | None = None
 
 
 ToolRunner = Callable[[JsonObject, ToolContext], ToolOutcome]

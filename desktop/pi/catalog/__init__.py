@@ -10,8 +10,10 @@ from desktop.pi.catalog.catalog import (
     CatalogEntry,
     CatalogSource,
     SourceInfo,
+    active_catalog,
     build_catalog,
     default_catalog,
+    use_catalog,
 )
 from desktop.pi.catalog.errors import CatalogFileError, RouteError
 from desktop.pi.catalog.patches import (
@@ -35,7 +37,9 @@ __all__ = [
     "PatchOutcome",
     "RouteError",
     "SourceInfo",
+    "active_catalog",
     "build_catalog",
     "default_catalog",
     "transport_flags",
+    "use_catalog",
 ]

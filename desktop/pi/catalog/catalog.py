@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -289,15 +289,33 @@ def default_catalog() -> Catalog:
     return build_catalog()
 
 
+_active_source: Callable[[], Catalog] | None = None
+
+
+def use_catalog(source: Callable[[], Catalog] | None) -> None:
+    """Where ``active_catalog`` comes from: the host installs its cache reader here
+    (``desktop.host.catalog_cache.install``); None goes back to the bundled snapshots. The
+    provider layer itself never reads a file."""
+    global _active_source
+    _active_source = source
+
+
+def active_catalog() -> Catalog:
+    """The catalog routes resolve against: the refreshed one when the host installed it."""
+    return _active_source() if _active_source is not None else default_catalog()
+
+
 __all__ = [
     "Catalog",
     "CatalogEntry",
     "CatalogSource",
     "Provenance",
     "SourceInfo",
+    "active_catalog",
     "build_catalog",
     "bundled_models_dev",
     "bundled_pi",
     "default_catalog",
     "normalized_id",
+    "use_catalog",
 ]

@@ -1,14 +1,10 @@
-"""The cache economics report: Markdown tables and a PNG chart drawn with QPainter offscreen.
+"""The cache economics report as Markdown (pure); the chart is drawn by ``desktop.ui.cache_chart``.
 
-Kept apart from the measurement so the figures can be checked without Qt; the chart uses
-``QImage``/``QPainter`` (PySide6 is already a dependency) under the offscreen platform, so it
-needs no display and no plotting library.
+Kept apart from the measurement so the figures can be checked without Qt.
 """
 
 from __future__ import annotations
 
-import itertools
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,14 +40,14 @@ def _ratio(x: float) -> str:
     return f"{x:.2f}×"
 
 
-def _pick(results: Sequence[Any], conversation: str, route: str, strategy: str) -> Any:
+def pick(results: Sequence[Any], conversation: str, route: str, strategy: str) -> Any:
     for r in results:
         if r.conversation == conversation and r.route.key == route and r.strategy == strategy:
             return r
     raise KeyError((conversation, route, strategy))
 
 
-def _routes(results: Sequence[Any], conversation: str) -> list[Any]:
+def route_classes(results: Sequence[Any], conversation: str) -> list[Any]:
     seen: dict[str, Any] = {}
     for r in results:
         if r.conversation == conversation:
@@ -59,7 +55,7 @@ def _routes(results: Sequence[Any], conversation: str) -> list[Any]:
     return list(seen.values())
 
 
-def _conversations(results: Sequence[Any]) -> list[str]:
+def conversation_names(results: Sequence[Any]) -> list[str]:
     return list(dict.fromkeys(r.conversation for r in results))
 
 
@@ -96,7 +92,7 @@ def _events(steps: Sequence[Any]) -> str:
 
 
 def markdown(results: Sequence[Any], specs: Sequence[Any], *, quick: bool) -> str:
-    convs = _conversations(results)
+    convs = conversation_names(results)
     requests = {c: next(r.summary.requests for r in results if r.conversation == c) for c in convs}
     out = [
         "# Cache economics: chronological system state against the alternatives",
@@ -147,9 +143,9 @@ def markdown(results: Sequence[Any], specs: Sequence[Any], *, quick: bool) -> st
     if "long" in convs:
         out += ["## Long conversation: chronological against folded", ""]
         rows = []
-        for route in _routes(results, "long"):
-            c = _pick(results, "long", route.key, "chronological").summary
-            f = _pick(results, "long", route.key, "folded").summary
+        for route in route_classes(results, "long"):
+            c = pick(results, "long", route.key, "chronological").summary
+            f = pick(results, "long", route.key, "folded").summary
             rows.append(
                 [
                     route.label,
@@ -184,7 +180,7 @@ def markdown(results: Sequence[Any], specs: Sequence[Any], *, quick: bool) -> st
             "",
         ]
 
-    flash = [c for c in convs if all(_has(results, c, k) for k in ("flash-fixed", "flash-on-demand"))]
+    flash = [c for c in convs if all(has_run(results, c, k) for k in ("flash-fixed", "flash-on-demand"))]
     if flash:
         out += [
             "## Fixed against on-demand declarations on the deepseek-flash route",
@@ -198,8 +194,8 @@ def markdown(results: Sequence[Any], specs: Sequence[Any], *, quick: bool) -> st
         ]
         rows = []
         for conv in flash:
-            fixed = _pick(results, conv, "flash-fixed", "chronological").summary
-            lazy = _pick(results, conv, "flash-on-demand", "chronological").summary
+            fixed = pick(results, conv, "flash-fixed", "chronological").summary
+            lazy = pick(results, conv, "flash-on-demand", "chronological").summary
             for name, s in (("fixed", fixed), ("on-demand", lazy)):
                 rows.append(
                     [
@@ -224,8 +220,8 @@ def markdown(results: Sequence[Any], specs: Sequence[Any], *, quick: bool) -> st
     same: list[tuple[str, Any, Any]] = []
     differ: list[tuple[str, Any, Any]] = []
     for conv in convs:
-        for route in _routes(results, conv):
-            snap = _pick(results, conv, route.key, "snapshot")
+        for route in route_classes(results, conv):
+            snap = pick(results, conv, route.key, "snapshot")
             n = snap.summary.requests
             (same if snap.same_as_folded == n else differ).append((conv, route, snap))
     out += [
@@ -238,7 +234,7 @@ def markdown(results: Sequence[Any], specs: Sequence[Any], *, quick: bool) -> st
         out.append("The exceptions:")
         out.append("")
         for conv, route, snap in differ:
-            folded = _pick(results, conv, route.key, "folded").summary
+            folded = pick(results, conv, route.key, "folded").summary
             extra = snap.summary.total_input - folded.total_input
             out.append(
                 f"- {conv}, {route.label}: {snap.same_as_folded} of {snap.summary.requests} requests identical; "
@@ -250,9 +246,9 @@ def markdown(results: Sequence[Any], specs: Sequence[Any], *, quick: bool) -> st
     for conv in convs:
         out += [f"## All figures: {conv} conversation", ""]
         rows = []
-        for route in _routes(results, conv):
+        for route in route_classes(results, conv):
             for strategy in STRATEGY_NOTES:
-                r = _pick(results, conv, route.key, strategy)
+                r = pick(results, conv, route.key, strategy)
                 s = r.summary
                 rows.append(
                     [
@@ -289,166 +285,8 @@ def markdown(results: Sequence[Any], specs: Sequence[Any], *, quick: bool) -> st
     return "\n".join(out)
 
 
-def _has(results: Sequence[Any], conversation: str, route: str) -> bool:
+def has_run(results: Sequence[Any], conversation: str, route: str) -> bool:
     return any(r.conversation == conversation and r.route.key == route for r in results)
-
-
-# ---------------------------------------------------------------------------------------------
-# The chart
-# ---------------------------------------------------------------------------------------------
-
-
-def _nice_max(value: float) -> tuple[float, float]:
-    """An axis maximum and tick step (1, 2 or 5 times a power of ten) covering ``value``."""
-    import math
-
-    if value <= 0:
-        return 1.0, 0.2
-    raw = value / 5
-    power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
-    return step * math.ceil(value / step), step
-
-
-def chart(results: Sequence[Any], path: Path) -> None:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QPointF, QRectF, Qt
-    from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter, QPen
-
-    app = QGuiApplication.instance() or QGuiApplication([])
-    width, height = 1400, 1000
-    image = QImage(width, height, QImage.Format.Format_ARGB32)
-    image.fill(QColor("white"))
-    p = QPainter(image)
-    p.setRenderHint(QPainter.RenderHint.Antialiasing)
-    font = QFont("DejaVu Sans", 10)
-    p.setFont(font)
-
-    def text(
-        x: float, y: float, w: float, h: float, s: str, flags: Any, size: int = 10, bold: bool = False
-    ) -> None:
-        f = QFont("DejaVu Sans", size)
-        f.setBold(bold)
-        p.setFont(f)
-        p.setPen(QColor("#1a202c"))
-        p.drawText(QRectF(x, y, w, h), flags, s)
-
-    def bar_panel(rect: QRectF, conversation: str, title: str) -> None:
-        routes = _routes(results, conversation)
-        groups = []
-        for route in routes:
-            bars = [(s, _pick(results, conversation, route.key, s).summary) for s in STRATEGY_NOTES]
-            groups.append((route, bars))
-        top = max(s.uncached for _, bars in groups for _, s in bars)
-        axis_max, step = _nice_max(top / 1000)
-        text(rect.x(), rect.y(), rect.width(), 24, title, Qt.AlignmentFlag.AlignLeft, 12, True)
-        plot = QRectF(rect.x() + 60, rect.y() + 34, rect.width() - 70, rect.height() - 34 - 48)
-        p.setPen(QPen(QColor("#e2e8f0"), 1))
-        tick = 0.0
-        while tick <= axis_max + 1e-9:
-            y = plot.bottom() - plot.height() * tick / axis_max
-            p.setPen(QPen(QColor("#e2e8f0"), 1))
-            p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-            text(rect.x(), y - 8, 54, 16, f"{tick:g}k", Qt.AlignmentFlag.AlignRight, 9)
-            tick += step
-        group_w = plot.width() / len(groups)
-        bar_w = group_w * 0.7 / 3
-        for i, (route, bars) in enumerate(groups):
-            x0 = plot.left() + i * group_w + group_w * 0.15
-            for j, (strategy, s) in enumerate(bars):
-                h = plot.height() * (s.uncached / 1000) / axis_max
-                p.fillRect(QRectF(x0 + j * bar_w, plot.bottom() - h, bar_w - 2, h), QColor(COLORS[strategy]))
-            minimum = bars[0][1].minimum
-            y = plot.bottom() - plot.height() * (minimum / 1000) / axis_max
-            p.setPen(QPen(QColor("#000000"), 2, Qt.PenStyle.DashLine))
-            p.drawLine(QPointF(x0 - 4, y), QPointF(x0 + 3 * bar_w + 2, y))
-            text(
-                x0 - 10,
-                plot.bottom() + 4,
-                3 * bar_w + 20,
-                40,
-                SHORT_LABELS.get(route.key, route.key),
-                Qt.AlignmentFlag.AlignHCenter,
-                9,
-            )
-        p.setPen(QPen(QColor("#4a5568"), 1))
-        p.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
-
-    def line_panel(rect: QRectF, conversation: str, route_key: str, title: str) -> None:
-        series = []
-        for strategy in ("folded", "chronological"):
-            r = _pick(results, conversation, route_key, strategy)
-            values, total = [], 0
-            for row in r.per_request:
-                total += row.uncached
-                values.append(total)
-            series.append(
-                (COLORS[strategy], values, Qt.PenStyle.SolidLine, 5.0 if strategy == "chronological" else 2.5)
-            )
-        floor, total = [], 0
-        for n in _pick(results, conversation, route_key, "chronological").minimum_per_request:
-            total += n
-            floor.append(total)
-        series.append(("#000000", floor, Qt.PenStyle.DashLine, 1.5))
-        top = max(v for _, values, _, _ in series for v in values)
-        axis_max, step = _nice_max(top / 1000)
-        count = len(series[0][1])
-        text(rect.x(), rect.y(), rect.width(), 24, title, Qt.AlignmentFlag.AlignLeft, 12, True)
-        plot = QRectF(rect.x() + 60, rect.y() + 34, rect.width() - 70, rect.height() - 34 - 30)
-        tick = 0.0
-        while tick <= axis_max + 1e-9:
-            y = plot.bottom() - plot.height() * tick / axis_max
-            p.setPen(QPen(QColor("#e2e8f0"), 1))
-            p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-            text(rect.x(), y - 8, 54, 16, f"{tick:g}k", Qt.AlignmentFlag.AlignRight, 9)
-            tick += step
-        for color, values, style, thickness in series:
-            p.setPen(QPen(QColor(color), thickness, style))
-            points = [
-                QPointF(
-                    plot.left() + plot.width() * i / max(1, count - 1),
-                    plot.bottom() - plot.height() * (v / 1000) / axis_max,
-                )
-                for i, v in enumerate(values)
-            ]
-            for a, b in itertools.pairwise(points):
-                p.drawLine(a, b)
-        p.setPen(QPen(QColor("#4a5568"), 1))
-        p.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
-        for i in range(0, count - 5, 10):
-            x = plot.left() + plot.width() * i / max(1, count - 1)
-            text(x - 20, plot.bottom() + 4, 40, 16, str(i + 1), Qt.AlignmentFlag.AlignHCenter, 9)
-        text(plot.right() - 200, plot.bottom() + 4, 200, 16, "request", Qt.AlignmentFlag.AlignRight, 9)
-
-    convs = _conversations(results)
-    text(
-        20, 12, width - 40, 30, "Cumulative uncached input tokens (emulator prompt-cache rules)", 0, 15, True
-    )
-    # Legend
-    x = 20.0
-    for strategy, color in COLORS.items():
-        p.fillRect(QRectF(x, 50, 14, 14), QColor(color))
-        text(x + 20, 48, 150, 18, strategy, Qt.AlignmentFlag.AlignLeft, 10)
-        x += 150
-    p.setPen(QPen(QColor("#000000"), 2, Qt.PenStyle.DashLine))
-    p.drawLine(QPointF(x, 57), QPointF(x + 24, 57))
-    text(x + 30, 48, 320, 18, "theoretical minimum (each token once)", Qt.AlignmentFlag.AlignLeft, 10)
-
-    if "long" in convs:
-        n = _pick(results, "long", _routes(results, "long")[0].key, "chronological").summary.requests
-        bar_panel(QRectF(20, 80, width - 40, 440), "long", f"Long conversation ({n} requests)")
-    if "short" in convs:
-        n = _pick(results, "short", _routes(results, "short")[0].key, "chronological").summary.requests
-        bar_panel(QRectF(20, 540, 700, 440), "short", f"Short conversation ({n} requests)")
-    if "long" in convs and _has(results, "long", "opus-native"):
-        line_panel(
-            QRectF(740, 540, 640, 440), "long", "opus-native", "Long, claude-opus-5-5, request by request"
-        )
-    p.end()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not image.save(str(path)):
-        raise OSError(f"could not write the chart to {path}")
-    del app
 
 
 def write_report(results: Sequence[Any], specs: Sequence[Any], out: Path, *, quick: bool) -> list[Path]:
@@ -456,5 +294,7 @@ def write_report(results: Sequence[Any], specs: Sequence[Any], out: Path, *, qui
     md = out / MARKDOWN
     md.write_text(markdown(results, specs, quick=quick), encoding="utf-8")
     png = out / CHART
+    from desktop.ui.cache_chart import chart  # Qt, loaded only when a report is drawn
+
     chart(results, png)
     return [md, png]
