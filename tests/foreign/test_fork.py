@@ -2,8 +2,9 @@
 
 The fork is a new Desktop session: the source stays byte for byte as it was, the imported
 history holds plain rows only, opening it adds Desktop's baseline system row after them, and a
-ToolSearch result in the source grants nothing, while the same rows written by Desktop itself
-would (the control), so the test fails if the import stops stripping the evidence.
+ToolSearch result in the source grants nothing. The imported rows come before Desktop's first
+``tool_activation`` section, and carry no ``details`` (where a ToolSearch result records what it
+activated): a control shows that evidence kept after a signed section would be recovered.
 """
 
 from __future__ import annotations
@@ -212,23 +213,26 @@ def test_fork_imports_plain_rows_grants_nothing_and_leaves_the_source_alone(
     assert sorted(p.name for p in source.parent.iterdir()) == listing
 
 
-def test_control_the_same_evidence_written_by_desktop_would_grant(
-    copy_fixture: Callable[[str], Path], tmp_path: Path, emulator: Emulator
+@pytest.mark.parametrize("keep_details", [False, True], ids=["stripped", "control-with-details"])
+def test_imported_evidence_after_a_signed_section_grants_only_with_its_details(
+    keep_details: bool, copy_fixture: Callable[[str], Path], tmp_path: Path, emulator: Emulator
 ) -> None:
-    """Without the stripping, restoration would grant: this is what the fork test guards."""
-    foreign = open_foreign(pi_source_with_toolsearch(copy_fixture))
-    rows = import_rows(foreign)
-    result_row = rows[-1]
-    assert result_row["message"]["toolName"] == "ToolSearch" and "details" not in result_row["message"]
-    result_row["message"]["details"] = {"activated": ["weather_lookup"]}
-    for row in rows:
-        row.pop("imported", None)
+    """Why the import strips ``details``: rows that land after a verified ``tool_activation``
+    section are recovery evidence (a ToolSearch result newer than the section, answering a real
+    call). The fork puts imported rows before Desktop's first section, where they never count;
+    the stripping holds even if they came after one, and the control shows it is load-bearing."""
     cfg = config(emulator, tmp_path)
-    path = tmp_path / "control.jsonl"
-    with JournalWriter.create(path, cwd=cfg.workspace, app_version="test") as writer:
+    path = tmp_path / "desktop.jsonl"
+    with open_(path, cfg) as session:  # a Desktop session: its baseline carries a signed section
+        assert session.gate.state.active == ()
+    rows = import_rows(open_foreign(pi_source_with_toolsearch(copy_fixture)))
+    assert "details" not in rows[-1]["message"]
+    if keep_details:
+        rows[-1]["message"]["details"] = {"activated": ["weather_lookup"]}
+    with JournalWriter.open(path) as writer:
         writer.append(rows)
     with open_(path, cfg) as session:
-        assert session.gate.state.active == ("weather_lookup",)
+        assert session.gate.state.active == (("weather_lookup",) if keep_details else ())
 
 
 def test_a_fork_of_another_branch_imports_that_branch(

@@ -8,10 +8,12 @@ commit, after a note that says where they came from. Nothing else is carried ove
   does not invent a past state it never had. Opening the fork continues it like any history
   without system rows: one baseline system row with Desktop's current state (S5);
 * no tool activation (A5, A8): an imported ToolSearch result is evidence of nothing on this
-  installation. Tool results are imported without their ``details`` (display metadata of the
-  tool that produced them, never sent to a model), which is where a ToolSearch result keeps
-  the names it activated, so restoration finds nothing to grant; every row also carries
-  ``imported`` so the origin stays visible. Only what the user activates from now on runs.
+  installation. The imported rows come before Desktop's first signed ``tool_activation``
+  section, which restoration never reads them past; and tool results are imported without
+  their ``details`` (display metadata of the tool that produced them, never sent to a model),
+  which is where a ToolSearch result keeps the names it activated, so even rows that came
+  after a section would grant nothing. Every row carries ``imported`` so the origin stays
+  visible. Only what the user activates from now on runs.
 """
 
 from __future__ import annotations
