@@ -15,6 +15,7 @@ falls back to the environment, and the offline emulator route needs no key at al
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
