@@ -20,7 +20,7 @@ from desktop import __version__
 from desktop.cli._args import EXIT_CODES_HELP, EXIT_USAGE
 
 #: Subcommand modules under ``desktop.cli``, in help order (one line each to add a command).
-COMMANDS = ("payload", "prompt", "chat", "compact", "status", "catalog", "emulator", "bench")
+COMMANDS = ("payload", "prompt", "chat", "compact", "status", "catalog", "emulator", "bench", "whatif")
 
 USAGE = "%(prog)s [-h] [--version] [--data-dir DIR] [PATH ...]\n       %(prog)s [--data-dir DIR] COMMAND ..."
 DESCRIPTION = (

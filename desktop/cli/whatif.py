@@ -1,0 +1,102 @@
+"""`pi-desktop whatif`: what a session would have cost on other routes and strategies (design X3).
+
+Reads any session (Pi Desktop, pi-coding-agent, Claude Code; recognized by content), never
+writes it, replays its requests onto each route with each delivery strategy through the one
+prompt-cache rules module, and prints the table with the assumptions it rests on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from desktop.cli._args import CliError
+
+DEFAULT_ROUTES = "anthropic/claude-opus-5-5,deepseek/deepseek-flash,openai/gpt-5.5"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "whatif",
+        help="replay a session's requests on other routes and strategies: tokens, cache hits, cost",
+        description="What would this session have cost? Replays every request of the session (Pi Desktop, "
+        "pi or Claude Code) on each route and delivery strategy with the providers' cache rules and the "
+        "catalog's prices. Reads the session; never writes it.",
+    )
+    parser.add_argument("session", help="a session file: Pi Desktop, pi-coding-agent or Claude Code (JSONL)")
+    parser.add_argument(
+        "--routes",
+        default=DEFAULT_ROUTES,
+        help=f'comma-separated "provider/model-id" routes (default: {DEFAULT_ROUTES})',
+    )
+    parser.add_argument(
+        "--branch", metavar="LEAF", help="a pi or Claude Code branch by its leaf id (default: current)"
+    )
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=run)
+
+
+def _money(value: float) -> str:
+    return f"${value:,.4f}" if value < 100 else f"${value:,.2f}"
+
+
+def render(result: Any) -> str:
+    lines = [f"session   {result.source} ({result.format}), {result.requests} request(s)", ""]
+    header = (
+        f"{'route':28} {'strategy':36} {'input':>10} {'uncached':>10} {'writes':>9} "
+        f"{'hit':>6} {'cost':>11} {'vs minimum':>11}"
+    )
+    lines.append(header)
+    lines.append("-" * len(header))
+    for route in result.routes:
+        for index, figures in enumerate(route.strategies):
+            name = route.route if index == 0 else ""
+            over = f"{figures.minimum_ratio:.2f}x" if figures.minimum else "-"
+            lines.append(
+                f"{name:28} {figures.strategy:36} {figures.input_tokens:>10,} {figures.uncached_tokens:>10,} "
+                f"{figures.cache_writes:>9,} {figures.hit_ratio:>6.1%} {_money(figures.cost):>11} {over:>11}"
+            )
+        prices = route.prices
+        lines.append(
+            f"{'':28} cache: {route.rule.description}; theoretical minimum {route.minimum:,} uncached tokens; "
+            f"$/M in {prices['input']:g}, out {prices['output']:g}, cache read {prices['cacheRead']:g}, "
+            f"write {prices['cacheWrite']:g}"
+        )
+    lines.append("")
+    lines.append("assumptions")
+    lines.extend(f"  - {text}" for text in result.assumptions)
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from desktop.pi.catalog import RouteError
+    from desktop.pi.projection import ProjectionError
+    from desktop.session.foreign import BranchNotFound
+    from desktop.session.whatif import request_sequence, what_if
+
+    routes = [r.strip() for r in str(args.routes).split(",") if r.strip()]
+    try:
+        if not routes:
+            raise CliError("--routes needs at least one provider/model-id")
+        try:
+            sequence = request_sequence(args.session, leaf=args.branch)
+        except OSError as error:
+            raise CliError(f"{args.session}: cannot be read ({error.strerror or error})") from error
+        except (ValueError, BranchNotFound) as error:
+            raise CliError(str(error)) from error
+        if not sequence.requests:
+            raise CliError(f"{args.session}: the session has no model requests to replay")
+        try:
+            result = what_if(sequence, routes)
+        except (RouteError, ProjectionError) as error:
+            raise CliError(str(error)) from error
+    except CliError as error:
+        print(f"pi-desktop whatif: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        print(render(result))
+    return 0

@@ -1,0 +1,213 @@
+"""List the pi and Claude Code sessions on this machine, grouped by workspace (design X1).
+
+pi keeps ``~/.pi/agent/sessions/--<cwd with / as ->--/<timestamp>_<id>.jsonl`` (the agent dir
+moves with ``PI_CODING_AGENT_DIR``); Claude Code keeps ``~/.claude/projects/<cwd with / as
+->/<session-id>.jsonl`` (the config dir moves with ``CLAUDE_CONFIG_DIR``). A folder name loses
+information (``-`` in a path looks like ``/``), so the workspace shown is the ``cwd`` recorded
+inside the file when the first lines have one, else the folder name.
+
+Listing reads only the head of each file (``HEAD_BYTES``) and writes nothing: no cache, no
+index file, no lock. The home folder and the environment are parameters so tests never read
+the real ones. Every file is listed; one that cannot be read carries its problem.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from desktop.host.foreign.detect import detect_format
+
+HEAD_BYTES = 64 << 10
+TITLE_LIMIT = 120
+SourceFormat = Literal["pi", "claude-code"]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEntry:
+    path: Path
+    format: SourceFormat
+    session_id: str | None
+    cwd: str | None
+    #: The session's name (pi ``session_info``, Claude Code ``summary``) or its first user text.
+    title: str
+    modified: float
+    size: int
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Workspace:
+    format: SourceFormat
+    #: The recorded working directory (or the folder name when no file records one).
+    workspace: str
+    folder: Path
+    sessions: list[SessionEntry] = field(default_factory=list)
+
+    @property
+    def modified(self) -> float:
+        return max((s.modified for s in self.sessions), default=0.0)
+
+
+def pi_sessions_root(home: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    agent = env.get("PI_CODING_AGENT_DIR")
+    if agent:
+        return Path(agent).expanduser() / "sessions"
+    return (home or Path.home()) / ".pi" / "agent" / "sessions"
+
+
+def claude_projects_root(home: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    config = env.get("CLAUDE_CONFIG_DIR")
+    if config:
+        return Path(config).expanduser() / "projects"
+    return (home or Path.home()) / ".claude" / "projects"
+
+
+def _head_objects(path: Path) -> Iterator[dict[str, Any]]:
+    with open(path, "rb") as handle:
+        data = handle.read(HEAD_BYTES)
+    lines = data.split(b"\n")
+    if len(data) == HEAD_BYTES:
+        lines.pop()  # cut mid-line
+    for raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            yield obj
+
+
+def _one_line(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= TITLE_LIMIT else flat[: TITLE_LIMIT - 1] + "…"
+
+
+def _text_of(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return ""
+
+
+def _describe_pi(path: Path, stat: os.stat_result) -> SessionEntry:
+    session_id = cwd = name = first = None
+    for obj in _head_objects(path):
+        kind = obj.get("type")
+        if kind == "session" and session_id is None:
+            session_id = obj.get("id") if isinstance(obj.get("id"), str) else None
+            cwd = obj.get("cwd") if isinstance(obj.get("cwd"), str) else None
+        elif kind == "session_info" and isinstance(obj.get("name"), str):
+            name = obj["name"].strip() or None
+        elif kind == "message" and first is None:
+            message = obj.get("message")
+            if isinstance(message, dict) and message.get("role") == "user":
+                first = _text_of(message.get("content")).strip() or None
+    title = _one_line(name or first or "(no messages)")
+    return SessionEntry(path, "pi", session_id, cwd, title, stat.st_mtime, stat.st_size)
+
+
+def _is_reminder_only(text: str) -> bool:
+    stripped = text.strip()
+    return stripped.startswith(("<system-reminder>", "<command-", "<local-command", "Caveat:"))
+
+
+def _describe_claude(path: Path, stat: os.stat_result) -> SessionEntry:
+    session_id = cwd = summary = first = None
+    for obj in _head_objects(path):
+        kind = obj.get("type")
+        if session_id is None and isinstance(obj.get("sessionId"), str):
+            session_id = obj["sessionId"]
+        if cwd is None and isinstance(obj.get("cwd"), str):
+            cwd = obj["cwd"]
+        if kind == "summary" and isinstance(obj.get("summary"), str):
+            summary = summary or obj["summary"]
+        elif kind in ("ai-title", "custom-title"):
+            title = obj.get("aiTitle") or obj.get("customTitle") or obj.get("title")
+            summary = title if isinstance(title, str) else summary
+        elif kind == "user" and first is None and not obj.get("isMeta") and not obj.get("isSidechain"):
+            message = obj.get("message")
+            text = _text_of(message.get("content")) if isinstance(message, dict) else ""
+            if text.strip() and not _is_reminder_only(text):
+                first = text.strip()
+    title = _one_line(summary or first or "(no messages)")
+    return SessionEntry(path, "claude-code", session_id or path.stem, cwd, title, stat.st_mtime, stat.st_size)
+
+
+def _entry(path: Path, fmt: SourceFormat) -> SessionEntry:
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        return SessionEntry(
+            path, fmt, None, None, path.name, 0.0, 0, f"{path}: cannot be read ({exc.strerror})"
+        )
+    detected = detect_format(path)
+    try:
+        entry = _describe_pi(path, stat) if fmt == "pi" else _describe_claude(path, stat)
+    except OSError as exc:
+        return SessionEntry(
+            path,
+            fmt,
+            None,
+            None,
+            path.name,
+            stat.st_mtime,
+            stat.st_size,
+            f"{path}: cannot be read ({exc.strerror})",
+        )
+    if detected.format != fmt:
+        return SessionEntry(
+            path,
+            fmt,
+            entry.session_id,
+            entry.cwd,
+            path.name,
+            stat.st_mtime,
+            stat.st_size,
+            detected.description,
+        )
+    return entry
+
+
+def _group(root: Path, fmt: SourceFormat) -> list[Workspace]:
+    if not root.is_dir():
+        return []
+    groups: list[Workspace] = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        files = [p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file()]
+        if not files:
+            continue
+        sessions = sorted(
+            (_entry(p, fmt) for p in files), key=lambda s: (s.modified, s.path.name), reverse=True
+        )
+        recorded = next((s.cwd for s in sessions if s.cwd), None)
+        groups.append(Workspace(fmt, recorded or folder.name, folder, sessions))
+    groups.sort(key=lambda g: g.modified, reverse=True)
+    return groups
+
+
+def list_pi_sessions(home: Path | None = None, env: Mapping[str, str] | None = None) -> list[Workspace]:
+    """pi's sessions by workspace, most recently used workspace first."""
+    return _group(pi_sessions_root(home, env), "pi")
+
+
+def list_claude_sessions(home: Path | None = None, env: Mapping[str, str] | None = None) -> list[Workspace]:
+    """Claude Code's transcripts by project, most recently used first (sub-agent files excluded)."""
+    return _group(claude_projects_root(home, env), "claude-code")
+
+
+def browse(home: Path | None = None, env: Mapping[str, str] | None = None) -> list[Workspace]:
+    """Both lists, pi first: the browser's data."""
+    return [*list_pi_sessions(home, env), *list_claude_sessions(home, env)]

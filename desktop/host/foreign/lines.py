@@ -1,0 +1,98 @@
+"""Read a foreign JSONL transcript without ever writing to it (design X1).
+
+pi-coding-agent's own loader appends a missing final newline when it opens a file; Claude Code
+keeps appending to its transcripts while they are open. Pi Desktop only reads: the file is
+opened read-only, never locked, never repaired and never given a sidecar, so another program
+can keep writing it. A line that is not a JSON object is reported with its line number (T9)
+and skipped; every other line is kept, so one bad line never hides the rest of a session.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from desktop.host.journal.reader import Diagnostic
+
+_PREVIEW = 60
+
+
+@dataclass(slots=True)
+class JsonLines:
+    """The JSON objects of a file in file order, each with its 1-based line number."""
+
+    path: Path
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    size: int = 0
+
+
+def read_bytes(path: Path) -> bytes:
+    """The whole file, opened read-only (no lock, no O_CREAT, nothing written)."""
+    with open(path, "rb") as handle:  # "rb": O_RDONLY, never creates or truncates
+        return handle.read()
+
+
+def _preview(raw: bytes) -> str:
+    text = raw[:_PREVIEW].decode("utf-8", errors="replace")
+    more = f"… ({len(raw):,} bytes)" if len(raw) > _PREVIEW else ""
+    return f"{text!r}{more}"
+
+
+def parse_json_lines(path: Path, data: bytes) -> JsonLines:
+    """Split ``data`` into objects; malformed lines become diagnostics naming file and line."""
+    result = JsonLines(path=path, size=len(data))
+    objects = result.objects
+    numbers = result.lines
+    diagnostics = result.diagnostics
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    chunks = data.split(b"\n")
+    last = len(chunks)
+    for number, raw in enumerate(chunks, 1):
+        if not raw or raw.isspace():
+            continue
+        try:
+            obj = loads(raw)
+        except decode_error as exc:
+            torn = number == last
+            why = (
+                "the last line is incomplete (the writing program may still be appending)"
+                if torn
+                else f"this line is not valid JSON ({exc.msg})"
+            )
+            diagnostics.append(
+                Diagnostic(
+                    path,
+                    number,
+                    "warning" if torn else "error",
+                    "torn-tail" if torn else "not-json",
+                    f"{why}; starts with {_preview(raw)}; skipped",
+                )
+            )
+            continue
+        if type(obj) is not dict:
+            diagnostics.append(
+                Diagnostic(
+                    path,
+                    number,
+                    "error",
+                    "not-object",
+                    f"this line is JSON but not an object: {_preview(raw)}",
+                )
+            )
+            continue
+        objects.append(obj)
+        numbers.append(number)
+    return result
+
+
+def read_json_lines(path: str | os.PathLike[str]) -> JsonLines:
+    """Read and split ``path``; raises only ``OSError`` (missing file, no permission)."""
+    where = Path(path)
+    return parse_json_lines(where, read_bytes(where))

@@ -1,0 +1,58 @@
+"""Foreign sessions (pi-coding-agent, Claude Code) as timelines, contexts and requests (design X1).
+
+Plain data and functions for the window and the CLI (no Qt):
+
+* ``detect_format(path)``: "desktop" | "pi" | "claude-code" | unknown with a description.
+* ``open_foreign(path)`` → ``ForeignSession``: ``.timeline(leaf)``, ``.branches()``,
+  ``.context(leaf)``, ``.system_diff(row_id, leaf)``, ``.usage(leaf)``, ``.diagnostics``.
+* ``next_request(session, "provider/model", leaf=...)``: the byte-exact next request.
+* ``fork_to_desktop(session, ...)``: continue it as a new Desktop session (design X2).
+* ``browse(home)``: the pi and Claude Code sessions on this machine by workspace.
+"""
+
+from __future__ import annotations
+
+from desktop.host.foreign import Detected, SessionEntry, Workspace, browse, detect_format
+from desktop.session.foreign import model as kinds
+from desktop.session.foreign.base import BranchNotFound, ForeignSession
+from desktop.session.foreign.claude import ClaudeSession
+from desktop.session.foreign.fork import fork_to_desktop, import_rows
+from desktop.session.foreign.model import (
+    Branch,
+    ForeignContext,
+    SectionChange,
+    SystemDiff,
+    TimelineRow,
+    UsageRecord,
+    row_summary,
+)
+from desktop.session.foreign.open import ForeignOpenError, open_foreign
+from desktop.session.foreign.pi import PiSession
+from desktop.session.foreign.request import next_request, request_options, route_model
+
+__all__ = [
+    "Branch",
+    "BranchNotFound",
+    "ClaudeSession",
+    "Detected",
+    "ForeignContext",
+    "ForeignOpenError",
+    "ForeignSession",
+    "PiSession",
+    "SectionChange",
+    "SessionEntry",
+    "SystemDiff",
+    "TimelineRow",
+    "UsageRecord",
+    "Workspace",
+    "browse",
+    "detect_format",
+    "fork_to_desktop",
+    "import_rows",
+    "kinds",
+    "next_request",
+    "open_foreign",
+    "request_options",
+    "route_model",
+    "row_summary",
+]

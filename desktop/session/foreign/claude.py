@@ -1,0 +1,692 @@
+"""Claude Code transcripts, read-only (design X1).
+
+``~/.claude/projects/<project>/<session>.jsonl`` holds one entry per line: ``user``,
+``assistant``, ``system`` and ``attachment``/``progress`` entries linked by ``uuid`` →
+``parentUuid``, and metadata lines without a ``uuid`` (``summary`` with the ``leafUuid`` it
+names, ``file-history-snapshot``, ``queue-operation``, titles). Observed behaviour this reader
+relies on (documented by the format's public readers and their fixtures):
+
+* An assistant reply is streamed as several entries, one content block each, sharing
+  ``message.id``; each carries the message's usage so far. They form ONE model call: their
+  blocks are merged and the last entry's usage counts, once.
+* A tool result is a ``user`` entry whose content holds ``tool_result`` blocks.
+* Compaction writes a ``system`` entry with ``subtype: "compact_boundary"`` whose
+  ``parentUuid`` is null (the model's context restarts there) and whose ``logicalParentUuid``
+  names the entry before it; the next ``user`` entry carries ``isCompactSummary`` and the
+  summary. The timeline follows the logical link so the whole history stays visible; the
+  context stops at the boundary, as the model's did.
+* ``<system-reminder>`` blocks inside user text are what the harness told the model on the
+  side; ``isMeta`` user entries are injected context; both are rows of their own kind.
+* ``isSidechain`` entries belong to sub-agents and form branches of their own.
+* Synthetic assistant entries for API errors (``isApiErrorMessage``) were never model output
+  and are not part of the model's context.
+
+The system prompt and tool declarations are not recorded in the file, so a context rebuilt
+from it has no system message and says so (``ForeignContext.system_known``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import orjson
+
+from desktop.host.foreign.lines import JsonLines
+from desktop.host.journal.reader import Diagnostic
+from desktop.pi.types import Message
+from desktop.session.foreign import model as k
+from desktop.session.foreign.base import Entry, ForeignSession, paused_gc
+from desktop.session.foreign.model import (
+    ForeignContext,
+    Timeline,
+    TimelineRow,
+    UsageRecord,
+    content_preview,
+    iso_ms,
+)
+
+_REMINDER = re.compile(r"<system-reminder>\s*(.*?)\s*</system-reminder>", re.DOTALL)
+CONVERSATION_TYPES = frozenset({"user", "assistant", "system", "attachment"})
+_STOP_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "tool_use": "toolUse",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "error",
+}
+_USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+SYSTEM_UNKNOWN = (
+    "Claude Code does not record its system prompt or tool declarations in the transcript; "
+    "the context has no system message and the next request declares no tools"
+)
+
+
+def reminders(text: str) -> tuple[list[str], str]:
+    """The ``<system-reminder>`` texts inside ``text`` and what is left without them."""
+    if "<system-reminder>" not in text:
+        return [], text
+    found = [m.group(1) for m in _REMINDER.finditer(text)]
+    return found, _REMINDER.sub("", text) if found else text
+
+
+def claude_usage(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Anthropic usage figures in pi-ai's ``Usage`` shape (cost left at 0: prices are the catalog's)."""
+
+    input_, output, cache_read, cache_write = (
+        v if type(v := raw.get(name)) is int else 0 for name in _USAGE_FIELDS
+    )
+    usage: dict[str, Any] = {
+        "input": input_,
+        "output": output,
+        "cacheRead": cache_read,
+        "cacheWrite": cache_write,
+    }
+    detail = raw.get("cache_creation")
+    if isinstance(detail, dict) and type(hour := detail.get("ephemeral_1h_input_tokens")) is int:
+        usage["cacheWrite1h"] = hour
+    usage["totalTokens"] = input_ + output + cache_read + cache_write
+    usage["cost"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+    return usage
+
+
+def _text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _image_block(block: Mapping[str, Any]) -> dict[str, Any]:
+    source = block.get("source")
+    if isinstance(source, dict) and source.get("type") == "base64":
+        return {
+            "type": "image",
+            "data": str(source.get("data", "")),
+            "mimeType": str(source.get("media_type", "")),
+        }
+    return _text_block("[image not embedded in the transcript]")
+
+
+def _result_content(content: object) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [_text_block(content)]
+    if not isinstance(content, list):
+        return []
+    out: list[dict[str, Any]] = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            out.append(_text_block(str(block.get("text", ""))))
+        elif kind == "image":
+            out.append(_image_block(block))
+        elif kind == "tool_reference":
+            out.append(_text_block(f"[tool loaded: {block.get('tool_name', '?')}]"))
+        else:
+            out.append(_text_block(orjson.dumps(block).decode()))
+    return out
+
+
+def assistant_blocks(content: object) -> list[dict[str, Any]]:
+    """Anthropic content blocks as pi-ai blocks (text, thinking, toolCall)."""
+    if isinstance(content, str):
+        return [_text_block(content)] if content else []
+    out: list[dict[str, Any]] = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            out.append(_text_block(str(block.get("text", ""))))
+        elif kind == "thinking":
+            thinking: dict[str, Any] = {"type": "thinking", "thinking": str(block.get("thinking", ""))}
+            if block.get("signature"):
+                thinking["thinkingSignature"] = block["signature"]
+            out.append(thinking)
+        elif kind == "redacted_thinking":
+            out.append(
+                {
+                    "type": "thinking",
+                    "thinking": "",
+                    "thinkingSignature": str(block.get("data", "")),
+                    "redacted": True,
+                }
+            )
+        elif kind == "tool_use":
+            arguments = block.get("input")
+            out.append(
+                {
+                    "type": "toolCall",
+                    "id": str(block.get("id", "")),
+                    "name": str(block.get("name", "")),
+                    "arguments": arguments if isinstance(arguments, dict) else {},
+                }
+            )
+        else:
+            # Server-side tools (web search and the like) ran at the provider; the reply keeps
+            # them as opaque blocks that a different route could not replay.
+            out.append(_text_block(f"[{kind}: {orjson.dumps(block).decode()[:200]}]"))
+    return out
+
+
+@dataclass
+class _UserParts:
+    results: list[dict[str, Any]] = field(default_factory=list)
+    message: dict[str, Any] | None = None
+    reminders: list[str] = field(default_factory=list)
+    #: True when the user content is nothing but reminders.
+    only_reminders: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UserShape:
+    """What a user entry becomes, without converting it: the timeline's cheap first pass."""
+
+    results: int
+    has_message: bool
+    reminders: list[str]
+    only_reminders: bool
+
+
+def user_shape(entry: Mapping[str, Any]) -> UserShape:
+    """The shape ``user_parts`` will produce (same rules; a test holds them together)."""
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        found, rest = reminders(content)
+        return UserShape(0, True, found, bool(found) and not rest.strip())
+    results = 0
+    blocks = 0
+    visible = False
+    found_all: list[str] = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "tool_result":
+            results += 1
+            continue
+        blocks += 1
+        if kind == "text":
+            found, rest = reminders(str(block.get("text", "")))
+            found_all.extend(found)
+            visible = visible or bool(rest.strip())
+        else:
+            visible = True
+    return UserShape(results, blocks > 0, found_all, blocks > 0 and bool(found_all) and not visible)
+
+
+def user_parts(entry: Mapping[str, Any], tool_names: Mapping[str, str]) -> _UserParts:
+    """A user entry as pi-ai messages: its tool results, then its own message (if any)."""
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    ts = iso_ms(entry.get("timestamp")) or 0
+    parts = _UserParts()
+    if isinstance(content, str):
+        parts.reminders, rest = reminders(content)
+        parts.only_reminders = bool(parts.reminders) and not rest.strip()
+        parts.message = {"role": "user", "content": content, "timestamp": ts}
+        return parts
+    blocks: list[dict[str, Any]] = []
+    visible_text = False
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "tool_result":
+            call_id = str(block.get("tool_use_id", ""))
+            parts.results.append(
+                {
+                    "role": "toolResult",
+                    "toolCallId": call_id,
+                    "toolName": tool_names.get(call_id, "unknown"),
+                    "content": _result_content(block.get("content")),
+                    "isError": bool(block.get("is_error")),
+                    "timestamp": ts,
+                }
+            )
+        elif kind == "text":
+            text = str(block.get("text", ""))
+            found, rest = reminders(text)
+            parts.reminders.extend(found)
+            visible_text = visible_text or bool(rest.strip())
+            blocks.append(_text_block(text))
+        elif kind == "image":
+            visible_text = True
+            blocks.append(_image_block(block))
+        else:
+            visible_text = True
+            blocks.append(_text_block(orjson.dumps(block).decode()))
+    if blocks:
+        parts.message = {"role": "user", "content": blocks, "timestamp": ts}
+        parts.only_reminders = bool(parts.reminders) and not visible_text
+    return parts
+
+
+def reply_message(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One reply from its streamed entries (one content block each, sharing ``message.id``).
+
+    The blocks are concatenated; model, id and time are the first entry's; usage and stop
+    reason the last's (each entry carries the figures so far, the last one the final ones).
+    """
+    first = cast(Mapping[str, Any], entries[0].get("message") or {})
+    last = cast(Mapping[str, Any], entries[-1].get("message") or {})
+    blocks = assistant_blocks(first.get("content"))
+    for entry in entries[1:]:
+        raw = entry.get("message")
+        if isinstance(raw, dict):
+            blocks.extend(assistant_blocks(raw.get("content")))
+    usage = next(
+        (u for e in reversed(entries) if isinstance(u := (e.get("message") or {}).get("usage"), dict)), {}
+    )
+    message = {
+        "role": "assistant",
+        "content": blocks,
+        "api": "anthropic-messages",
+        "provider": "anthropic",
+        "model": str(first.get("model", "unknown")),
+        "usage": claude_usage(usage),
+        "stopReason": _stop_reason(last.get("stop_reason"), blocks),
+        "timestamp": iso_ms(entries[0].get("timestamp")) or 0,
+    }
+    if isinstance(first.get("id"), str):
+        message["responseId"] = first["id"]
+    return message
+
+
+def _stop_reason(raw: object, blocks: Sequence[Mapping[str, Any]]) -> str:
+    if isinstance(raw, str) and raw in _STOP_REASONS:
+        return _STOP_REASONS[raw]
+    return "toolUse" if any(b.get("type") == "toolCall" for b in blocks) else "stop"
+
+
+def _is_api_error(entry: Mapping[str, Any]) -> bool:
+    message = entry.get("message")
+    return bool(entry.get("isApiErrorMessage")) or (
+        isinstance(message, dict) and message.get("model") == "<synthetic>"
+    )
+
+
+def _reply_id(entry: Mapping[str, Any]) -> str | None:
+    message = entry.get("message")
+    value = message.get("id") if isinstance(message, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+@dataclass(eq=False)
+class ClaudeSession(ForeignSession):
+    ID_KEY = "uuid"
+    PARENT_KEYS = ("parentUuid", "logicalParentUuid")
+    #: Lines without a ``uuid``: summaries, titles, file-history snapshots, queue operations.
+    metadata: list[dict[str, Any]] = field(default_factory=list)
+    # Caches: the file is only read, so none of them goes stale.
+    _plans: dict[str | None, list[_Spec]] = field(default_factory=dict, repr=False)
+    _replies: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _user: dict[int, _UserParts] = field(default_factory=dict, repr=False)
+    _names: dict[str, str] | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_lines(cls, read: JsonLines) -> ClaudeSession:
+        entries: list[Entry] = []
+        lines: list[int] = []
+        metadata: list[dict[str, Any]] = []
+        diagnostics = list(read.diagnostics)
+        session_id = cwd = version = None
+        for obj, line in zip(read.objects, read.lines, strict=True):
+            if session_id is None and isinstance(obj.get("sessionId"), str):
+                session_id = obj["sessionId"]
+            if cwd is None and isinstance(obj.get("cwd"), str):
+                cwd = obj["cwd"]
+            if isinstance(obj.get("uuid"), str) and obj["uuid"]:
+                entries.append(obj)
+                lines.append(line)
+                kind = obj.get("type")
+                if kind in ("user", "assistant") and not isinstance(obj.get("message"), dict):
+                    diagnostics.append(
+                        Diagnostic(
+                            read.path,
+                            line,
+                            "error",
+                            "bad-entry",
+                            f"{kind} entry {obj['uuid']} has no 'message' object",
+                        )
+                    )
+            else:
+                metadata.append(obj)
+        version = next((e["version"] for e in reversed(entries) if isinstance(e.get("version"), str)), None)
+        session = cls(
+            format="claude-code",
+            path=read.path,
+            entries=entries,
+            lines=lines,
+            diagnostics=diagnostics,
+            session_id=session_id or read.path.stem,
+            cwd=cwd,
+            version=version,
+            metadata=metadata,
+        )
+        session._link()
+        return session
+
+    # --- tree ----------------------------------------------------------------------------------
+
+    def entry_id(self, entry: Entry) -> str | None:
+        value = entry.get("uuid")
+        return value if isinstance(value, str) else None
+
+    def parent_id(self, entry: Entry) -> str | None:
+        for key in ("parentUuid", "logicalParentUuid"):
+            value = entry.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return None
+
+    @staticmethod
+    def entry_ts(entry: Entry) -> int | None:
+        return iso_ms(entry.get("timestamp"))
+
+    def counts(self, position: int) -> bool:
+        """Bookkeeping entries (``progress``) never end a branch: their parent does."""
+        return self.entries[position].get("type") in CONVERSATION_TYPES
+
+    @property
+    def default_leaf(self) -> str | None:
+        for position in range(len(self.entries) - 1, -1, -1):
+            entry = self.entries[position]
+            if self.counts(position) and not entry.get("isSidechain"):
+                return self.entry_id(entry)
+        return self.entry_id(self.entries[-1]) if self.entries else None
+
+    def is_sidechain(self, position: int) -> bool:
+        return bool(self.entries[position].get("isSidechain"))
+
+    def _summaries(self) -> dict[str, str]:
+        return {
+            str(m["leafUuid"]): str(m.get("summary", ""))
+            for m in self.metadata
+            if m.get("type") == "summary" and isinstance(m.get("leafUuid"), str)
+        }
+
+    @property
+    def title(self) -> str:
+        for meta in reversed(self.metadata):
+            for key in ("customTitle", "aiTitle"):
+                if isinstance(meta.get(key), str) and meta[key].strip():
+                    return str(meta[key]).strip()
+        summaries = self._summaries()
+        leaf = self.default_leaf
+        if leaf in summaries:
+            return summaries[leaf]
+        if summaries:
+            return next(iter(summaries.values()))
+        if not self.entries:
+            return "(no messages)"
+        return self.branch_title(self.ancestors(self.leaf_position(None)))
+
+    def branch_title(self, leaf_first: Iterable[int]) -> str:
+        """The summary Claude Code wrote for this leaf, else the last user text on the branch."""
+        positions = iter(leaf_first)
+        first = next(positions, None)
+        if first is None:
+            return "(no user message)"
+        summary = self._summaries().get(str(self.entry_id(self.entries[first])))
+        if summary:
+            return summary
+        for position in itertools.chain((first,), positions):
+            entry = self.entries[position]
+            if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary"):
+                continue
+            parts = user_parts(entry, {})
+            if parts.message is None or parts.only_reminders or parts.results:
+                continue
+            text = content_preview(parts.message["content"])
+            text = reminders(text)[1]
+            if text.strip():
+                return " ".join(text.split())[:120]
+        return "(no user message)"
+
+    def _context_positions(self, leaf: str | None) -> list[int]:
+        """The model's chain: ``parentUuid`` only, so a compact boundary ends it."""
+        position = self.leaf_position(leaf)
+        out: list[int] = []
+        seen: set[int] = set()
+        while position >= 0 and position not in seen:
+            seen.add(position)
+            out.append(position)
+            parent = self.entries[position].get("parentUuid")
+            position = self.index.get(parent, -1) if isinstance(parent, str) and parent else -1
+        out.reverse()
+        return out
+
+    # --- views ---------------------------------------------------------------------------------
+    #
+    # The timeline is planned in one cheap pass (row kinds, which streamed entries form one
+    # reply, what reaches the model); messages are converted when a row, the context or the
+    # request sequence first needs them, and kept, so every view shares the same dicts.
+
+    def _plan(self, leaf: str | None) -> list[_Spec]:
+        cached = self._plans.get(leaf)
+        if cached is not None:
+            return cached
+        with paused_gc():
+            plan = self._plan_rows(leaf)
+        self._plans[leaf] = plan
+        return plan
+
+    def _plan_rows(self, leaf: str | None) -> list[_Spec]:
+        entries = self.entries
+        context = set(self._context_positions(leaf))
+        specs: list[_Spec] = []
+        append = specs.append
+        replies: dict[str, list[int]] = {}
+        for position in self.path_positions(leaf):
+            entry = entries[position]
+            kind = entry.get("type")
+            uuid = str(entry.get("uuid"))
+            live = position in context
+            side = bool(entry.get("isSidechain"))
+            if kind == "assistant":
+                api_error = _is_api_error(entry)
+                reply = _reply_id(entry)
+                group = replies.get(reply) if reply is not None and not api_error else None
+                if group is not None:
+                    group.append(position)
+                    continue
+                raw = entry.get("message")
+                refused = isinstance(raw, dict) and _STOP_REASONS.get(str(raw.get("stop_reason"))) == "error"
+                group = [position]
+                if reply is not None and not api_error and not refused:
+                    replies[reply] = group
+                row_kind = k.ERROR if api_error or refused else k.ASSISTANT
+                append(_Spec(uuid, row_kind, position, live and not api_error, side, _REPLY, group))
+            elif kind == "user":
+                shape = user_shape(entry)
+                for n in range(shape.results):
+                    append(_Spec(uuid if n == 0 else f"{uuid}#{n}", k.TOOL, position, live, side, n))
+                extra = 0
+                if shape.has_message:
+                    if entry.get("isCompactSummary"):
+                        row_kind = k.COMPACTION_SUMMARY
+                    elif entry.get("isMeta"):
+                        row_kind = k.META
+                    elif shape.only_reminders:
+                        row_kind, extra = k.REMINDER, 1
+                    else:
+                        row_kind = k.USER
+                    append(
+                        _Spec(
+                            uuid if not shape.results else f"{uuid}#u", row_kind, position, live, side, _OWN
+                        )
+                    )
+                    replies.clear()  # a new user turn: no later entry continues an older reply
+                for n in range(extra, len(shape.reminders)):
+                    append(_Spec(f"{uuid}#r{n}", k.REMINDER, position, live, side, _REMINDER0 - n))
+            elif kind == "system":
+                row_kind = k.COMPACTION if entry.get("subtype") == "compact_boundary" else k.NOTE
+                append(_Spec(uuid, row_kind, position, False, side, _NONE))
+            elif kind == "attachment":
+                append(_Spec(uuid, k.ATTACHMENT, position, False, side, _NONE))
+            else:
+                append(_Spec(uuid, k.OTHER, position, False, side, _NONE))
+        return specs
+
+    def _tool_names(self) -> dict[str, str]:
+        if self._names is None:
+            names: dict[str, str] = {}
+            for entry in self.entries:
+                message = entry.get("message") if entry.get("type") == "assistant" else None
+                content = message.get("content") if isinstance(message, dict) else None
+                for block in content if isinstance(content, list) else ():
+                    if isinstance(block, dict) and block.get("type") == "tool_use":
+                        names[str(block.get("id", ""))] = str(block.get("name", ""))
+            self._names = names
+        return self._names
+
+    def _parts(self, position: int) -> _UserParts:
+        parts = self._user.get(position)
+        if parts is None:
+            parts = self._user[position] = user_parts(self.entries[position], self._tool_names())
+        return parts
+
+    def _message(self, spec: _Spec) -> dict[str, Any] | None:
+        if spec.part == _REPLY:
+            first = spec.group[0]
+            message = self._replies.get(first)
+            if message is None:
+                entry = self.entries[first]
+                message = reply_message([self.entries[p] for p in spec.group])
+                if _is_api_error(entry):
+                    message["stopReason"] = "error"
+                    message["errorMessage"] = content_preview(message["content"]) or "API error"
+                self._replies[first] = message
+            return message
+        if spec.part >= 0:
+            return self._parts(spec.position).results[spec.part]
+        if spec.part == _OWN:
+            return self._parts(spec.position).message
+        return None
+
+    def _row(self, spec: _Spec) -> TimelineRow:
+        entry = self.entries[spec.position]
+        message = self._message(spec)
+        text: str | None = None
+        if spec.part <= _REMINDER0:
+            text = self._parts(spec.position).reminders[_REMINDER0 - spec.part]
+        elif spec.kind == k.REMINDER and spec.part == _OWN:
+            text = self._parts(spec.position).reminders[0]
+        elif spec.part == _OWN and message is not None:
+            found, rest = reminders(content_preview(message.get("content")))
+            text = rest if found else None
+        usage = message.get("usage") if spec.part == _REPLY and message is not None else None
+        return TimelineRow(
+            spec.id,
+            spec.kind,
+            self.lines[spec.position],
+            entry,
+            message,
+            usage,
+            None,
+            spec.in_context,
+            spec.sidechain,
+            text,
+        )
+
+    def timeline(self, leaf: str | None = None) -> Timeline:
+        """The branch's rows: planned up front, each converted when first asked for."""
+        plan = self._plan(leaf)
+        return Timeline([spec.kind for spec in plan], lambda index: self._row(plan[index]))
+
+    def context(self, leaf: str | None = None) -> ForeignContext:
+        messages: list[Message] = []
+        sources: list[str] = []
+        with paused_gc():
+            for spec in self._plan(leaf):
+                if not spec.in_context:
+                    continue
+                message = self._message(spec)
+                if message is not None:
+                    messages.append(cast(Message, message))
+                    sources.append(str(self.entries[spec.position].get("uuid")))
+        model = next(
+            (("anthropic", str(m.get("model"))) for m in reversed(messages) if m["role"] == "assistant"), None
+        )
+        return ForeignContext(
+            messages=messages,
+            sources=sources,
+            agent_messages=cast(list[dict[str, Any]], messages),
+            model=model,
+            thinking_level=None,
+            system_known=False,
+            notes=[SYSTEM_UNKNOWN],
+        )
+
+    def usage(self, leaf: str | None = None) -> list[UsageRecord]:
+        records = []
+        for spec in self._plan(leaf):
+            if spec.kind != k.ASSISTANT:
+                continue
+            message = cast(dict[str, Any], self._message(spec))
+            raw = self.entries[spec.group[-1]].get("message")
+            raw_usage = raw.get("usage") if isinstance(raw, dict) else None
+            records.append(
+                UsageRecord(
+                    spec.id,
+                    iso_ms(self.entries[spec.position].get("timestamp")),
+                    "anthropic",
+                    str(message.get("model")),
+                    cast(Mapping[str, Any], message["usage"]),
+                    raw=raw_usage if isinstance(raw_usage, dict) else None,
+                )
+            )
+        return records
+
+    def request_contexts(self, leaf: str | None = None) -> list[tuple[str, list[Message]]]:
+        """Each reply's request: the messages before it, back to the last compact boundary."""
+        out: list[tuple[str, list[Message]]] = []
+        current: list[Message] = []
+        for spec in self._plan(leaf):
+            if spec.kind == k.COMPACTION:
+                current = []
+            if spec.part == _REPLY and _is_api_error(self.entries[spec.position]):
+                continue
+            message = self._message(spec)
+            if message is None:
+                continue
+            if spec.part == _REPLY:
+                out.append((spec.id, list(current)))
+            current.append(cast(Message, message))
+        return out
+
+
+#: ``_Spec.part`` values: >= 0 the n-th tool result of a user entry; the others below.
+_REPLY = -1  # an assistant reply (one or more streamed entries)
+_OWN = -2  # a user entry's own message
+_NONE = -3  # a row without a message
+_REMINDER0 = -10  # -10 - n: the n-th reminder of a user entry, as a row of its own
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    id: str
+    kind: str
+    position: int
+    in_context: bool
+    sidechain: bool
+    part: int
+    #: An assistant reply's entries (the list grows while the plan is made).
+    group: list[int] = field(default_factory=list)
+
+
+__all__ = [
+    "ClaudeSession",
+    "UserShape",
+    "assistant_blocks",
+    "claude_usage",
+    "reminders",
+    "user_parts",
+    "user_shape",
+]

@@ -1,0 +1,46 @@
+"""Open any foreign session file by its content (design X1).
+
+``open_foreign`` reads the file once, read-only, and hands it to the reader of the format its
+first lines show. A file that is not a foreign session raises ``ForeignOpenError`` whose
+message is the one line to show (what the file looks like, which formats are supported);
+a malformed line inside a session is a diagnostic naming its line, and the rest opens.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from desktop.host.foreign.detect import Detected, detect_format
+from desktop.host.foreign.lines import read_json_lines
+from desktop.session.foreign.base import ForeignSession, paused_gc
+from desktop.session.foreign.claude import ClaudeSession
+from desktop.session.foreign.pi import PiSession
+
+
+class ForeignOpenError(ValueError):
+    """The file is not a pi or Claude Code session; ``str()`` is the line to show."""
+
+    def __init__(self, message: str, detected: Detected | None = None) -> None:
+        super().__init__(message)
+        self.detected = detected
+
+
+def open_foreign(path: str | os.PathLike[str]) -> ForeignSession:
+    """Read ``path`` (never writing it) as the pi or Claude Code session its content shows."""
+    where = Path(path)
+    detected = detect_format(where)
+    if detected.format == "desktop":
+        raise ForeignOpenError(
+            f"{where}: a Pi Desktop session; open it as a session, not as a foreign one", detected
+        )
+    if detected.format == "unknown":
+        raise ForeignOpenError(detected.description, detected)
+    with paused_gc():
+        try:
+            read = read_json_lines(where)
+        except OSError as exc:
+            raise ForeignOpenError(f"{where}: cannot be read ({exc.strerror or exc})", detected) from exc
+        if detected.format == "pi":
+            return PiSession.from_lines(read)
+        return ClaudeSession.from_lines(read)

@@ -1,0 +1,465 @@
+"""What would this session have cost on other routes and delivery strategies? (design X3, P6)
+
+A session's request sequence (one request per model call, each with the context the model was
+given) is projected again for every route and strategy, read as that provider's cache reads it
+and folded through a cold cache with the one prompt-cache rules module
+(``desktop.pi.cache_rules``: the emulator and the preview use the same). Prices are the
+catalog's (``desktop.pi.cost``). Everything here is pure but ``request_sequence``, which reads
+the session file (never writing it).
+
+Strategies (delivery of mid-conversation system state, Desktop's three):
+
+* ``chronological``: system updates in place where the route accepts them (its published
+  transport flags), else pi-ai folds them — what Pi Desktop sends;
+* ``folded``: every update folded into the leading system prompt (the route's flags removed);
+* ``attributed``: every update's text as a labelled user message where it happened, tool
+  changes kept as system state (``desktop.pi.delivery``).
+
+Each is also run with **fixed** declarations (every tool the session ever declared, in the
+first request, never changed) when the session changed its tools after the first request;
+``on-demand`` (as recorded) otherwise is the only one.
+
+Figures per route and strategy: input tokens, uncached tokens (fresh input plus cache writes:
+what the provider processed without the cache), cache writes, hit ratio, cost (input side and
+output at the route's prices, the recorded output token counts), and the distance from the
+theoretical minimum: each distinct prompt token uncached once, measured on the append-only
+projection (every system update and tool change appended in place), at the granularity of
+the prompt's parts (a tool, a system block, a message or content block).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from desktop.pi.cache_rules import (
+    CHARS_PER_TOKEN,
+    CacheRule,
+    CacheUsage,
+    Prompt,
+    estimate_tokens,
+    prompt_for_model,
+    simulate,
+)
+from desktop.pi.catalog import default_catalog
+from desktop.pi.catalog.transport import TRANSPORT_FLAGS, without_transport_flags
+from desktop.pi.delivery import attribute_updates
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions, project
+from desktop.pi.routes import resolve_model, route_from_string
+from desktop.pi.transcript import declared_tools
+from desktop.pi.types import Message, Model, SystemMessage, Tool
+
+Delivery = Literal["chronological", "folded", "attributed"]
+DELIVERIES: tuple[Delivery, ...] = ("chronological", "folded", "attributed")
+Declarations = Literal["on-demand", "fixed"]
+#: Requests further apart than this would have found a short-retention cache expired.
+SHORT_TTL_MS = 5 * 60 * 1000
+
+
+# --- the request sequence -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RequestSequence:
+    """Every model call of one branch of a session: what it was given and what it answered."""
+
+    path: Path
+    format: str
+    session_id: str | None
+    #: The context of each request, in pi-ai's neutral shape.
+    requests: list[list[Message]]
+    #: Output tokens the recorded reply reported (0 when unknown).
+    output_tokens: list[int]
+    #: When each reply was recorded (Unix ms), when known.
+    timestamps: list[int | None]
+    #: The file records no system prompt and tools (Claude Code): they are not in the replay.
+    system_known: bool = True
+
+
+def _output(message: Mapping[str, Any] | None) -> int:
+    usage = message.get("usage") if isinstance(message, Mapping) else None
+    value = usage.get("output") if isinstance(usage, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -> RequestSequence:
+    """Read the request sequence of any session file (Desktop, pi, Claude Code); read-only.
+
+    Raises ``ValueError`` with one line naming the file when it is not a session.
+    """
+    from desktop.host.foreign import detect_format
+
+    where = Path(path)
+    detected = detect_format(where)
+    if detected.format == "desktop":
+        return _desktop_sequence(where)
+    if detected.format == "unknown":
+        raise ValueError(detected.description)
+    from desktop.session.foreign import open_foreign
+
+    session = open_foreign(where)
+    contexts = session.request_contexts(leaf)
+    rows = {row.id: row for row in session.timeline(leaf) if row.kind in ("assistant", "error")}
+    outputs = [_output(rows[rid].message if rid in rows else None) for rid, _ in contexts]
+    stamps = [rows[rid].ts if rid in rows else None for rid, _ in contexts]
+    return RequestSequence(
+        where,
+        session.format,
+        session.session_id,
+        [messages for _rid, messages in contexts],
+        outputs,
+        stamps,
+        system_known=session.format != "claude-code",
+    )
+
+
+def _desktop_sequence(path: Path) -> RequestSequence:
+    """A Desktop journal read without its writer (no lock): the context before each reply."""
+    from desktop.host.journal import model_order, read_session
+    from desktop.session.history import context_view, row_message
+
+    log = read_session(path)
+    ordered = model_order(log.rows)
+    requests: list[list[Message]] = []
+    outputs: list[int] = []
+    stamps: list[int | None] = []
+    current: list[Message] = []
+    for index, row in enumerate(ordered):
+        message = row_message(row)
+        if row.get("type") == "assistant" and message is not None:
+            requests.append(list(current))
+            outputs.append(_output(message))
+            ts = message.get("timestamp")
+            stamps.append(ts if isinstance(ts, int) else None)
+        if row.get("type") == "compaction":
+            current = list(context_view(ordered[: index + 1]).messages)
+        elif message is not None:
+            current.append(message)
+    header = log.header or {}
+    session_id = header.get("id")
+    return RequestSequence(
+        path, "desktop", session_id if isinstance(session_id, str) else None, requests, outputs, stamps
+    )
+
+
+# --- strategies -----------------------------------------------------------------------------
+
+
+def changes_tools_later(messages: Sequence[Message]) -> bool:
+    """Whether any system message after the first message adds or removes tools."""
+    return any(m["role"] == "system" and (m.get("toolsAdded") or m.get("toolsRemoved")) for m in messages[1:])
+
+
+def fixed_declarations(messages: Sequence[Message], tools: Sequence[Tool]) -> list[Message]:
+    """``messages`` with ``tools`` declared by the leading system message and never changed."""
+    out: list[Message] = []
+    for index, message in enumerate(messages):
+        if message["role"] != "system":
+            out.append(message)
+            continue
+        rest = {k: v for k, v in message.items() if k not in ("toolsAdded", "toolsRemoved")}
+        if index == 0:
+            out.append(cast(SystemMessage, {**rest, "toolsAdded": list(tools)}))
+        elif rest.get("content") or rest.get("sections"):
+            out.append(cast(SystemMessage, rest))
+    if tools and (not messages or messages[0]["role"] != "system"):
+        head: SystemMessage = {"role": "system", "content": "", "toolsAdded": list(tools), "timestamp": 0}
+        out.insert(0, head)
+    return out
+
+
+def append_only(model: Model) -> Model:
+    """``model`` with every transport flag on: each update is appended in place (the minimum's bodies)."""
+    compat = {**(model.get("compat") or {}), **dict.fromkeys(TRANSPORT_FLAGS, True)}
+    return cast(Model, {**model, "compat": compat})
+
+
+def strategy_messages(
+    delivery: Delivery, model: Model, messages: Sequence[Message]
+) -> tuple[Model, list[Message]]:
+    """The model to project for and the transcript to project, for one delivery strategy."""
+    if delivery == "chronological":
+        return model, list(messages)
+    folded = cast(Model, without_transport_flags(model))
+    if delivery == "folded":
+        return folded, list(messages)
+    return folded, attribute_updates(messages)
+
+
+def prompts_for(
+    model: Model,
+    requests: Sequence[Sequence[Message]],
+    delivery: Delivery,
+    tools: Sequence[Tool] | None,
+    options: RequestOptions,
+) -> list[Prompt]:
+    out = []
+    for messages in requests:
+        transcript = fixed_declarations(messages, tools) if tools is not None else list(messages)
+        target, delivered = strategy_messages(delivery, model, transcript)
+        out.append(prompt_for_model(target, project(target, delivered, options).body))
+    return out
+
+
+# --- the theoretical minimum ------------------------------------------------------------------
+
+
+def fresh_tokens(prompts: Sequence[Prompt]) -> list[int]:
+    """Per request: its tokens past the longest prefix of whole parts any earlier request had.
+
+    The sum is the theoretical minimum of uncached tokens: a perfect cache (no minimum length,
+    no step, no expiry) still processes each of them once.
+    """
+    seen: dict[bytes, int] = {}
+    out: list[int] = []
+    for prompt in prompts:
+        digest, shared, chars, tokens = b"", 0, 0, 0
+        chain: list[tuple[bytes, int]] = []
+        prefix_rule = prompt.rule.kind != "breakpoints"
+        for segment in prompt.segments:
+            digest = hashlib.blake2b(digest + segment.text.encode(), digest_size=16).digest()
+            if prefix_rule:
+                chars += len(segment.text) + 1
+                tokens = chars // CHARS_PER_TOKEN
+            else:
+                tokens += estimate_tokens(segment.text)
+            chain.append((digest, tokens))
+            if digest in seen:
+                shared = tokens
+        seen.update(chain)
+        out.append(max(0, prompt.total_tokens - shared))
+    return out
+
+
+# --- figures ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One route and strategy over the whole sequence."""
+
+    strategy: str
+    requests: int
+    input_tokens: int
+    cache_reads: int
+    cache_writes: int
+    #: Fresh input plus cache writes: what the provider processed without the cache.
+    uncached_tokens: int
+    input_cost: float
+    output_cost: float
+    minimum: int
+    #: Cost after each request (the chart's line).
+    cumulative_cost: list[float] = field(default_factory=list)
+
+    @property
+    def hit_ratio(self) -> float:
+        return self.cache_reads / self.input_tokens if self.input_tokens else 0.0
+
+    @property
+    def cost(self) -> float:
+        return self.input_cost + self.output_cost
+
+    @property
+    def over_minimum(self) -> int:
+        """Uncached tokens beyond the theoretical minimum."""
+        return self.uncached_tokens - self.minimum
+
+    @property
+    def minimum_ratio(self) -> float:
+        """Uncached tokens as a multiple of the theoretical minimum."""
+        return self.uncached_tokens / self.minimum if self.minimum else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "strategy": self.strategy,
+            "requests": self.requests,
+            "inputTokens": self.input_tokens,
+            "uncachedTokens": self.uncached_tokens,
+            "cacheReads": self.cache_reads,
+            "cacheWrites": self.cache_writes,
+            "hitRatio": round(self.hit_ratio, 4),
+            "inputCost": round(self.input_cost, 6),
+            "outputCost": round(self.output_cost, 6),
+            "cost": round(self.cost, 6),
+            "minimumUncachedTokens": self.minimum,
+            "overMinimumTokens": self.over_minimum,
+            "minimumRatio": round(self.minimum_ratio, 4),
+            "cumulativeCost": [round(c, 6) for c in self.cumulative_cost],
+        }
+
+
+def figures(
+    strategy: str, model: Model, usages: Sequence[CacheUsage], outputs: Sequence[int], minimum: int
+) -> Figures:
+    input_cost = output_cost = 0.0
+    cumulative: list[float] = []
+    for usage, output in zip(usages, outputs, strict=True):
+        cost = usage.cost(model, output)
+        output_cost += cost["output"]
+        input_cost += cost["total"] - cost["output"]
+        cumulative.append(input_cost + output_cost)
+    return Figures(
+        strategy,
+        len(usages),
+        sum(u.total for u in usages),
+        sum(u.read for u in usages),
+        sum(u.written for u in usages),
+        sum(u.total - u.read for u in usages),
+        input_cost,
+        output_cost,
+        minimum,
+        cumulative,
+    )
+
+
+@dataclass(frozen=True)
+class RouteResult:
+    route: str
+    api: str
+    rule: CacheRule
+    #: Dollars per million tokens (input, output, cacheRead, cacheWrite).
+    prices: Mapping[str, float]
+    minimum: int
+    strategies: list[Figures]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "route": self.route,
+            "api": self.api,
+            "cacheRule": {"name": self.rule.name, "description": self.rule.description},
+            "pricesPerMillion": dict(self.prices),
+            "minimumUncachedTokens": self.minimum,
+            "strategies": [f.to_json() for f in self.strategies],
+        }
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    source: str
+    format: str
+    requests: int
+    routes: list[RouteResult]
+    assumptions: list[str]
+    catalog: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "session": self.source,
+            "format": self.format,
+            "requests": self.requests,
+            "routes": [r.to_json() for r in self.routes],
+            "assumptions": list(self.assumptions),
+            "catalog": dict(self.catalog),
+        }
+
+
+def _prices(model: Model) -> dict[str, float]:
+    cost: Mapping[str, Any] = model.get("cost") or {}
+    return {k: float(cost.get(k, 0) or 0) for k in ("input", "output", "cacheRead", "cacheWrite")}
+
+
+def replay_route(
+    sequence: RequestSequence,
+    route: str,
+    model: Model,
+    deliveries: Sequence[Delivery] = DELIVERIES,
+) -> RouteResult:
+    """Every strategy of one route over the sequence, each through a cold cache of its own."""
+    options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+    requests = sequence.requests
+    last = requests[-1] if requests else []
+    declared = declared_tools(last) if changes_tools_later(last) else None
+    minimum = sum(fresh_tokens(prompts_for(append_only(model), requests, "chronological", None, options)))
+    results: list[Figures] = []
+    for tools in (None, declared) if declared is not None else (None,):
+        for delivery in deliveries:
+            prompts = prompts_for(model, requests, delivery, tools, options)
+            usages = simulate(prompts)
+            name = delivery if tools is None else f"{delivery}, fixed declarations"
+            results.append(figures(name, model, usages, sequence.output_tokens, minimum))
+    rule = prompt_for_model(model, {}).rule
+    return RouteResult(route, model["api"], rule, _prices(model), minimum, results)
+
+
+def assumptions(sequence: RequestSequence) -> list[str]:
+    """What the figures take for granted, said in the output and the JSON."""
+    catalog = default_catalog().sources
+    out = [
+        "Cache entries are assumed unexpired between requests (no TTL is modelled); retention is "
+        "each API's default as pi-ai sends it ('short': Anthropic 5-minute cache writes).",
+        "Each route and strategy starts from a cold cache; requests are replayed in the recorded order.",
+        "Token counts are the cache rules' estimate (4 characters per token) of each projected request, "
+        "not a provider tokenizer; output tokens are the recorded replies' counts.",
+        f"Prices: the catalog's, per million tokens (pi-ai {catalog.pi_version} snapshot generated "
+        f"{catalog.pi_generated_at or 'at an unknown date'}; models.dev {catalog.models_dev_stamp or 'not loaded'}).",
+        "The theoretical minimum counts each distinct prompt part (tool, system block, message or "
+        "content block) uncached once, on the append-only projection of the same requests.",
+    ]
+    stamps = [t for t in sequence.timestamps if t is not None]
+    late = sum(1 for a, b in itertools.pairwise(stamps) if b - a > SHORT_TTL_MS)
+    if late:
+        out.append(
+            f"{late} request(s) came more than 5 minutes after the previous one: with short retention "
+            "their cache would have expired, so real figures there would be worse."
+        )
+    if not sequence.system_known:
+        out.append(
+            "The file records no system prompt or tool declarations (Claude Code): the replay has "
+            "none, so every route's figures leave out that fixed prefix."
+        )
+    return out
+
+
+def what_if(
+    sequence: RequestSequence,
+    routes: Sequence[str],
+    *,
+    deliveries: Sequence[Delivery] = DELIVERIES,
+    models: Mapping[str, Model] | None = None,
+) -> WhatIf:
+    """The table: every route (a "provider/model" key) by every strategy.
+
+    ``models`` may give the Model for a route key (tests); else the catalog resolves it
+    (raising ``RouteError`` naming an unknown route).
+    """
+    results = []
+    for route in routes:
+        model = (models or {}).get(route) or cast(Model, resolve_model(route_from_string(route)).model)
+        results.append(replay_route(sequence, route, model, deliveries))
+    sources = default_catalog().sources
+    return WhatIf(
+        str(sequence.path),
+        sequence.format,
+        len(sequence.requests),
+        results,
+        assumptions(sequence),
+        {
+            "piVersion": sources.pi_version,
+            "piGeneratedAt": sources.pi_generated_at,
+            "modelsDev": sources.models_dev_stamp,
+        },
+    )
+
+
+__all__ = [
+    "DELIVERIES",
+    "Figures",
+    "RequestSequence",
+    "RouteResult",
+    "WhatIf",
+    "append_only",
+    "assumptions",
+    "changes_tools_later",
+    "figures",
+    "fixed_declarations",
+    "fresh_tokens",
+    "replay_route",
+    "request_sequence",
+    "strategy_messages",
+    "what_if",
+]

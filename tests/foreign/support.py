@@ -1,0 +1,22 @@
+"""Shared paths and helpers for the foreign-session tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+PI = FIXTURES / "pi_sessions"
+CLAUDE = FIXTURES / "claude_code"
+PI_FILES = sorted(p.name for p in PI.glob("*.jsonl"))
+
+
+def pi_expected() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((PI / "expected.json").read_text(encoding="utf-8"))
+    return data
+
+
+def as_json(value: Any) -> Any:
+    """What JSON.stringify would make of ``value`` (the oracle's side went through it)."""
+    return json.loads(json.dumps(value))
