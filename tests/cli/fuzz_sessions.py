@@ -205,7 +205,7 @@ MUTATIONS: dict[str, Callable[[random.Random, bytes], bytes]] = {
 }
 #: Relative frequencies: the cheap, varied mutations dominate; huge lines are rare (they are slow).
 WEIGHTS = {"huge": 1, "crlf": 1, "header": 3, "torn": 2, "flip": 12, "wrong-type": 12, "drop-key": 8}
-SPECIALS = (
+SPECIAL_FILES = (
     "fifo",
     "directory",
     "symlink-to-passwd",
@@ -220,7 +220,7 @@ def cases(base: bytes, count: int, seed: int) -> list[Case]:
     rng = random.Random(seed)
     names = list(MUTATIONS)
     weights = [WEIGHTS.get(name, 5) for name in names]
-    out = [Case(kind=f"special:{kind}", special=kind) for kind in SPECIALS]
+    out = [Case(kind=f"special:{kind}", special=kind) for kind in SPECIAL_FILES]
     while len(out) < count:
         data = base
         kinds = []
