@@ -62,6 +62,7 @@ class TimelineDelegate(QStyledItemDelegate):
         kind = index.data(KIND_ROLE)
         style = kind_style(kind if isinstance(kind, int) else rowinfo.OTHER, dark)
         selected = bool(state & QStyle.StateFlag.State_Selected)
+        hidden_kind = isinstance(kind, int) and rowinfo.filter_kind(kind) == rowinfo.SYSTEM
         painter.save()
         if selected:
             painter.fillRect(rect, palette.color(QPalette.ColorRole.Highlight))
@@ -96,7 +97,7 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setPen(Qt.PenStyle.NoPen)
         fill = QColor(style.accent)
-        if kind == rowinfo.SYSTEM:
+        if hidden_kind:
             fill.setAlpha(170)
         painter.setBrush(fill)
         painter.drawRoundedRect(badge, 4, 4)
@@ -112,10 +113,10 @@ class TimelineDelegate(QStyledItemDelegate):
             right = "anchored"
         right_width = metrics.horizontalAdvance(right) + _PAD if right else 0
         summary_font = QFont(font)
-        if kind in (rowinfo.SYSTEM, rowinfo.STREAMING):
+        if hidden_kind or kind == rowinfo.STREAMING:
             summary_font.setItalic(True)
         painter.setFont(summary_font)
-        painter.setPen(dim if kind == rowinfo.SYSTEM else text_color)
+        painter.setPen(dim if hidden_kind else text_color)
         summary_rect = QRect(x, rect.top(), max(10, rect.right() - x - right_width - _PAD), rect.height())
         text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
         elided = QFontMetrics(summary_font).elidedText(
