@@ -13,6 +13,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from desktop.pi.money import COMPACT_FLOOR, format_cost
 from desktop.ui import rowinfo
 from desktop.ui.theme import is_dark, kind_style
 from desktop.ui.timeline_model import ANCHORED_ROLE, KIND_ROLE, TIME_ROLE, USAGE_ROLE
@@ -33,7 +34,7 @@ def usage_hint(usage: Any) -> str:
     ratio = format_ratio(read / prompt if prompt else None)
     cost = usage.get("cost") or {}
     total = float(cost.get("total", 0.0)) if isinstance(cost, dict) else 0.0
-    return f"in {_short(prompt)} · hit {ratio} · out {_short(int(usage.get('output') or 0))} · ${total:.4f}"
+    return f"in {_short(prompt)} · hit {ratio} · out {_short(int(usage.get('output') or 0))} · {format_cost(total, floor=COMPACT_FLOOR)}"
 
 
 def _short(n: int) -> str:
