@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.pi.money import format_cost
 from desktop.ui.json_highlighter import MAX_CHARS, JsonHighlighter
 from desktop.ui.theme import is_dark
 
@@ -81,7 +82,7 @@ def describe_cache(preview: Mapping[str, Any]) -> str:
     parts = [
         f"<b>Predicted: {cached:,} of {total:,} input tokens cached ({share:.0%}), {uncached:,} uncached</b>"
         + (f", {written:,} written to the cache" if written else "")
-        + (f"; input cost ${float(cost):.4f}" if isinstance(cost, int | float) else "")
+        + (f"; input cost {format_cost(float(cost))}" if isinstance(cost, int | float) else "")
         + "."
     ]
     why = cache.get("why")
