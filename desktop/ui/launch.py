@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop import __version__
 from desktop.host import paths
-from desktop.host.first_run import OFFLINE_ENV, initial_route
+from desktop.host.first_run import OFFLINE_ENV
 from desktop.host.logging_setup import configure_logging, logs_location
 from desktop.host.settings import SettingsError, settings_path, upgrade_settings_file
 from desktop.ui.app_identity import apply_identity
@@ -44,21 +44,20 @@ def run_gui(args: argparse.Namespace) -> int:
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(paths.data_dir(data_dir)))
     follow_system(app)
-    route = initial_route()
-    log.info("initial route: %s (%s)", route.provider, route.reason)
-    # Real routes are offered whenever a key exists (the worker looks, off the GUI thread);
+    # The first launch's route is decided on the worker (it reads the keyring, design G10). Real routes are offered whenever a key exists (the worker looks, off the GUI thread);
     # PI_DESKTOP_OFFLINE keeps the app on the emulator only.
     offline_only = os.environ.get(OFFLINE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
     thread, worker, client = start_worker(data_dir=data_dir, workspace=os.getcwd(), offline=offline_only)
     window = MainWindow(worker, client, log_folder=log_folder)
     window.quit_action.triggered.connect(app.quit)
-    options = window.startup_options()
-    options["initialProvider"] = route.provider
-    client.start.emit(options)
+    started: dict[str, str] = {}
+    worker.started.connect(lambda info: started.update(info))
+    client.start.emit(window.startup_options())
     window.show()
     if smoke_requested(getattr(args, "smoke_test", False)):
-        exit_once_shown(app, window, {"initial-route": route.provider})
+        exit_once_shown(app, window, lambda: {"initial-route": started["initialRoute"]} if started else None)
     status = app.exec()
+    window.close()  # its last settings go to the worker before it shuts down
     stop_worker(thread, worker, client)
     log.info("Pi Desktop exiting with status %s", status)
     return status

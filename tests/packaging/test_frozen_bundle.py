@@ -8,6 +8,7 @@ PYTHONPATH or a source checkout, so everything it needs must be inside the bundl
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from packaging_support import REPO, first_run_env
+from packaging_support import REPO, first_run_env, missing_tool
 
 from desktop.identity import APP_ID
 from desktop.resources import ICON_SIZES
@@ -31,7 +32,8 @@ def tree_size(path: Path) -> int:
 
 @pytest.mark.slow
 def test_frozen_app_shows_its_window_and_exits_cleanly(tmp_path: Path) -> None:
-    pytest.importorskip("PyInstaller", reason="PyInstaller is in the test extra: pip install -e '.[test]'")
+    if importlib.util.find_spec("PyInstaller") is None:
+        missing_tool("PyInstaller is in the test extra: pip install -e '.[test]'")
     dist, work = tmp_path / "dist", tmp_path / "build"
     started = time.monotonic()
     build = subprocess.run(
