@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop import __version__
 from desktop.host import paths
-from desktop.host.first_run import OFFLINE_ENV, initial_route
+from desktop.host.first_run import OFFLINE_ENV
 from desktop.host.logging_setup import configure_logging, logs_location
 from desktop.host.settings import SettingsError, settings_path, upgrade_settings_file
 from desktop.ui.app_identity import apply_identity
@@ -54,9 +54,7 @@ def run_gui(args: argparse.Namespace) -> int:
         if instance is None:
             log.info("handed %d path(s) to the running window; exiting", len(open_paths))
             return 0
-    route = initial_route()
-    log.info("initial route: %s (%s)", route.provider, route.reason)
-    # Real routes are offered whenever a key exists (the worker looks, off the GUI thread);
+    # The first launch's route is decided on the worker (it reads the keyring, design G10). Real routes are offered whenever a key exists (the worker looks, off the GUI thread);
     # PI_DESKTOP_OFFLINE keeps the app on the emulator only.
     offline_only = os.environ.get(OFFLINE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
     thread, worker, client = start_worker(data_dir=data_dir, workspace=os.getcwd(), offline=offline_only)
@@ -64,16 +62,18 @@ def run_gui(args: argparse.Namespace) -> int:
     window.quit_action.triggered.connect(app.quit)
     if instance is not None:
         instance.open_requested.connect(window.open_paths)
+    started: dict[str, str] = {}
+    worker.started.connect(lambda info: started.update(info))
     options = window.startup_options()
     if open_paths:  # pi-desktop PATH: that session instead of the last one (design G8)
         options["session"] = open_paths[0]
         window.remember_also(open_paths[1:])
-    options["initialProvider"] = route.provider
     client.start.emit(options)
     window.show()
     if smoke:
-        exit_once_shown(app, window, {"initial-route": route.provider})
+        exit_once_shown(app, window, lambda: {"initial-route": started["initialRoute"]} if started else None)
     status = app.exec()
+    window.close()  # its last settings go to the worker before it shuts down
     stop_worker(thread, worker, client)
     if instance is not None:
         instance.close()

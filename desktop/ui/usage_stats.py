@@ -113,7 +113,3 @@ def totals(lines: Iterable[UsageLine]) -> UsageTotals:
 
 def format_ratio(ratio: float | None) -> str:
     return "—" if ratio is None else f"{ratio:.0%}"
-
-
-def format_cost(cost: float) -> str:
-    return f"${cost:.4f}" if cost < 1 else f"${cost:,.2f}"

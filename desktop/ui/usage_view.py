@@ -10,7 +10,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from desktop.ui.usage_stats import UsageLine, UsageTotals, format_cost, format_ratio, totals, usage_line
+from desktop.pi.money import format_cost
+from desktop.ui.usage_stats import UsageLine, UsageTotals, format_ratio, totals, usage_line
 
 _HEADERS = ("#", "Time", "Model", "Input", "Cache read", "Cache write", "Output", "Cost", "Hit ratio")
 

@@ -16,7 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-FailureKind = Literal["disk_full", "read_only", "permission", "io", "closed", "invalid_row"]
+FailureKind = Literal[
+    "disk_full", "read_only", "permission", "io", "closed", "invalid_row", "lock", "changed"
+]
+"""Why rows could not be written. ``lock``: the writer lock or its record path is unusable (a
+symlink, a folder); ``changed``: another program replaced, moved or grew the session file under
+the writer, so nothing may be written to it (design T8)."""
 
 _ERRNO_KINDS: dict[int, FailureKind] = {
     errno.ENOSPC: "disk_full",
