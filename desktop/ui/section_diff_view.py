@@ -6,8 +6,8 @@ import difflib
 
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from desktop.session.inspector.section_diff import SectionChange, SectionDiff
 from desktop.ui.html import Colors, badge, esc
-from desktop.ui.section_diff import SectionChange, SectionDiff
 from desktop.ui.theme import is_dark
 
 _STATUS_TEXT = {

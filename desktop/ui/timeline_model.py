@@ -1,4 +1,4 @@
-"""The transcript timeline: a lazy list model over journal rows, and its filter (SPEC G1).
+"""The transcript timeline: a lazy list model over journal rows, and its filter (design G1).
 
 Like Anki's browser table, the model holds only references to the raw row dicts (already
 parsed by the journal reader) plus one byte per row for its kind; everything a view shows is
