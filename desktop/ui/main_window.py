@@ -46,6 +46,7 @@ from desktop.ui.payload_view import PayloadView
 from desktop.ui.permission_dialog import PermissionDialog
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView
+from desktop.ui.slash_commands import SlashCommands, SlashCompleter
 from desktop.ui.timeline_delegate import TimelineDelegate
 from desktop.ui.timeline_model import ROW_ROLE, TimelineFilter, TimelineModel
 from desktop.ui.usage_view import UsageView
@@ -141,7 +142,10 @@ class MainWindow(QMainWindow):
         self.view.verticalScrollBar().rangeChanged.connect(self._range_changed)
 
         self.composer = Composer()
-        self.composer.send_requested.connect(self.send)
+        # A line starting with / is a command, never a message for the model (design G8).
+        self.commands = SlashCommands(self)
+        self.slash_completer = SlashCompleter(self.composer.editor)
+        self.composer.send_requested.connect(self.commands.submit)
         self.composer.stop_requested.connect(self.stop)
 
         top = QHBoxLayout()
@@ -487,11 +491,15 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Stopping…", 3000)
 
     def compact(self) -> None:
+        self.compact_with("")
+
+    def compact_with(self, focus: str) -> None:
+        """Compact now; ``focus`` (``/compact FOCUS``) says what the summary must keep."""
         if self.busy:
             return
         self.busy = True
         self.composer.set_busy(True)
-        self.client.compact.emit()
+        self.client.compact.emit(focus)
 
     @Slot(str)
     def on_turn_started(self, what: str) -> None:
