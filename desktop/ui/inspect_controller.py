@@ -177,6 +177,10 @@ class InspectController(QObject):
 
     def _send_draft(self) -> None:
         text = self.window.composer.editor.toPlainText().strip()
+        if text.startswith("//"):
+            text = text[1:]  # "//text" sends "/text"
+        elif text.startswith("/"):
+            text = ""  # a slash command is not a message the turn would send (design G8)
         self.client.set_draft.emit(text or None)
 
     def refresh_catalogs(self) -> None:

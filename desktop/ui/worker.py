@@ -342,7 +342,7 @@ class SessionWorker(QObject):
         elif fmt in ("pi", "claude-code"):
             self._open_foreign(path)
         else:
-            self.open_problem.emit({"title": "Not a session this app can open", "text": description})
+            self.open_problem.emit({"title": "Could not open this file", "text": description})
 
     def _open_foreign(self, path: Path, leaf: str | None = None) -> None:
         from desktop.session.foreign import ForeignOpenError
@@ -350,7 +350,7 @@ class SessionWorker(QObject):
         try:
             session, info = inspect_ops.open_foreign_info(path, leaf)
         except ForeignOpenError as exc:
-            self.open_problem.emit({"title": "Cannot open this session", "text": str(exc)})
+            self.open_problem.emit({"title": "Could not open this session", "text": str(exc)})
             return
         self._close_session()
         self.foreign, self.foreign_leaf = session, info["foreign"]["leaf"]
@@ -531,8 +531,8 @@ class SessionWorker(QObject):
         """Called from the GUI thread (direct connection): only sets the cancel event."""
         self.cancel.set()
 
-    @Slot()
-    def compact(self) -> None:
+    @Slot(str)
+    def compact(self, focus: str = "") -> None:
         if self.runtime is None or self.closing.is_set():
             self.turn_finished.emit({"stopped": "error", "error": "No session is open.", "requests": 0})
             return
@@ -541,7 +541,7 @@ class SessionWorker(QObject):
         self.turn_started.emit("compact")
         summary: dict[str, Any] = {"stopped": "compacted", "error": None, "requests": 1}
         try:
-            self.runtime.compact(on_event=self.on_event, cancel=self.cancel, reason="manual")
+            self.runtime.compact(on_event=self.on_event, cancel=self.cancel, reason="manual", focus=focus)
         except (SummaryFailed, ValueError) as exc:
             summary = {"stopped": "error", "error": str(exc), "requests": 1}
             self.message.emit("warning", str(exc))
@@ -677,8 +677,10 @@ class SessionWorker(QObject):
             return {"route": key, "error": f"unknown route {key!r}"}
         return inspect_ops.foreign_preview(self.foreign, self.foreign_leaf, choice)
 
-    def preview(self, key: str = "") -> dict[str, Any]:
-        """The next request for the current route (``key`` empty) or another route."""
+    def preview(self, key: str = "", draft: str | None = None) -> dict[str, Any]:
+        """The next request for the current route (``key`` empty) or another route; with
+        ``draft`` (else the composer's text), the first request of the turn that sending it
+        would start."""
         key = key or self.route_key
         choice = self._choice(key)
         if choice is None or self.runtime is None or self.writer is None:
@@ -690,7 +692,7 @@ class SessionWorker(QObject):
             fallback=self.fallback,
             session_id=self.writer.session_id,
             sent=self._sent_bodies.get(key) or self._sent.get(key),
-            draft=self._draft,
+            draft=draft if draft is not None else self._draft,
             check=self._check,
         )
 
@@ -725,7 +727,7 @@ class WorkerClient(QObject):
 
     start = Signal(object)
     send = Signal(str)
-    compact = Signal()
+    compact = Signal(str)
     new_session = Signal(str)
     open_session = Signal(str)
     list_sessions = Signal()

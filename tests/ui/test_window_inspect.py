@@ -158,7 +158,7 @@ def test_unknown_file_and_malformed_lines_are_reported_in_full(harness: Harness)
     w.client.open_session.emit(str(text))
     harness.qtbot.waitUntil(lambda: bool(w.inspect.problems), timeout=TIMEOUT)
     title, message = w.inspect.problems[-1]
-    assert title == "Not a session this app can open"
+    assert title == "Could not open this file"
     assert "supported formats" in message and "pi-coding-agent" in message and str(text) in message
     lines = (PI / "v3_compaction.jsonl").read_bytes().split(b"\n")
     lines.insert(3, b'{"type": "message", broken')

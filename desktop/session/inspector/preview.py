@@ -189,11 +189,15 @@ def route_preview(
 ) -> dict[str, Any]:
     """The payload tab for ``choice``: the current route's next request, or another route's.
 
+    With ``draft`` (the composer's text, or ``/payload next DRAFT``, design G8) it is the
+    first request of the turn that sending the draft would start, as
+    ``SessionRuntime.next_request(draft)`` builds it.
+
     ``sent`` are the bodies sent on that route in this run, oldest first (the provider's
     cache holds what they wrote); without any, the request behind the last reply is
     re-projected and taken as sent, so the cache view and the byte diff are shown from the
-    first preview on. ``draft`` is the composer's text; ``check`` is the last request's
-    prediction against its reported usage, shown with the view.
+    first preview on. ``check`` is the last request's prediction against its reported usage,
+    shown with the view.
     """
     try:
         if current:
@@ -210,7 +214,9 @@ def route_preview(
             if before is not None:
                 history = [request_for_binding(runtime, binding, before).body_bytes]
                 previous_label = "the request behind the last reply, re-projected"
-        label = choice.label + (" — current route" if current else "")
+        label = (
+            choice.label + (" — current route" if current else "") + (" — with your draft" if draft else "")
+        )
         preview = build_preview(
             request,
             label=label,
