@@ -17,8 +17,6 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
-import keyring
-
 from desktop.host.credentials import API_KEY_ENV, KEYRING_SERVICE, env_api_key, keyring_username
 
 log = logging.getLogger(__name__)
@@ -91,4 +89,6 @@ def initial_route(environ: Mapping[str, str] | None = None) -> InitialRoute:
     env = os.environ if environ is None else environ
     if _truthy(env.get(OFFLINE_ENV)):
         return decide_initial_route(env, ())
+    import keyring  # finding a backend is slow; a command that names its route never gets here
+
     return decide_initial_route(env, stored_provider_keys(keyring.get_password))
