@@ -8,7 +8,6 @@ section diffs, the payload text mapping, usage sums) live in their own modules.
 
 from __future__ import annotations
 
-import gc
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -44,6 +43,7 @@ from desktop.ui.composer import Composer
 from desktop.ui.open_files import APP_TITLE, same_file, window_title
 from desktop.ui.payload_view import PayloadView
 from desktop.ui.permission_dialog import PermissionDialog
+from desktop.ui.row_index import RowIndex
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.slash_commands import SlashCommands, SlashCompleter
@@ -294,6 +294,7 @@ class MainWindow(QMainWindow):
 
     def _connect_worker(self) -> None:
         w = self.worker
+        w.session_indexed.connect(self.on_session_indexed)
         w.session_opened.connect(self.on_session_opened)
         w.rows_appended.connect(self.on_rows_appended)
         w.streaming.connect(self.on_streaming)
@@ -367,20 +368,33 @@ class MainWindow(QMainWindow):
     # --- timeline ----------------------------------------------------------------------------
 
     @Slot(object)
-    def on_session_opened(self, info: Mapping[str, Any]) -> None:
-        self.session = dict(info)
-        rows: Sequence[Mapping[str, Any]] = info.get("rows") or []
-        self.timeline.set_rows(rows)
-        # The rows are plain, acyclic and never change: move them out of the cyclic collector's
-        # reach, or each full collection would walk a long session's millions of objects while
-        # the user scrolls (a 100k-row session paused for ~300 ms). Refcounting still frees them.
-        gc.freeze()
-        self.usage_view.set_rows(rows)
+    def on_session_indexed(self, info: Mapping[str, Any]) -> None:
+        """The session's row index, sent before the session is fully open: paint it now."""
+        self._show_index(info["index"])
+
+    def _show_index(self, index: RowIndex) -> None:
+        self.timeline.set_index(index)
+        self.usage_view.set_lines(index.usage, index.usage_total)
+        self._timeline_reset()
+
+    def _timeline_reset(self) -> None:
         self.row_view.show_row(None)
         self.diff_view.clear_diff()
         self._update_notice()
         self.view.scrollToBottom()
         self._follow_tail = True
+
+    @Slot(object)
+    def on_session_opened(self, info: Mapping[str, Any]) -> None:
+        self.session = dict(info)
+        index = info.get("index")
+        if index is None:
+            rows: Sequence[Mapping[str, Any]] = info.get("rows") or []
+            self.timeline.set_rows(rows)
+            self.usage_view.set_rows(rows)
+            self._timeline_reset()
+        elif index is not self.timeline.index_shown:
+            self._show_index(index)
         path = str(info.get("path", ""))
         self._remember_session(path)
         self.session_label.setText(f"{Path(str(info.get('cwd', ''))).name} · {Path(path).name}")
@@ -433,7 +447,9 @@ class MainWindow(QMainWindow):
                 self.diff_view.show_diff(row["diff"])
         else:
             self.diff_view.show_diff(
-                section_diff(self.timeline.rows, position, self.timeline.state_positions(position))
+                section_diff(
+                    self.timeline.rows, position, self.timeline.state_positions(position), self.timeline.ids
+                )
             )
         if self.tabs.currentIndex() == TAB_ROW:
             self.tabs.setCurrentIndex(TAB_DIFF)
