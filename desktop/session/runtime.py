@@ -90,6 +90,8 @@ class SessionRoute:
     identity: dict[str, Any]
     options: RequestOptions = field(default_factory=RequestOptions)
     fallback: FallbackDelivery = "folded"
+    #: Set when no credential was found and the kind in ``options`` is assumed (design P5).
+    credential_note: str | None = None
 
 
 class OrderFn(Protocol):

@@ -143,7 +143,7 @@ def route_preview(
                 previous = request_for_binding(runtime, binding, before).body_bytes
                 previous_label = "the request behind the last reply, re-projected"
         label = choice.label + (" — current route" if current else "")
-        return build_preview(
+        preview = build_preview(
             request,
             label=label,
             api=api,
@@ -151,6 +151,9 @@ def route_preview(
             previous_label=previous_label,
             offline=choice.route.offline,
         )
+        # No credential found: the body assumes the kind the route would use (design P5).
+        preview["credentialNote"] = binding.credential_note
+        return preview
     except Exception as exc:
         log.info("preview for %s failed: %s", choice.key, exc)
         return {"route": choice.label, "error": f"{type(exc).__name__}: {exc}"}
