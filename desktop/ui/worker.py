@@ -51,6 +51,7 @@ from desktop.session.runtime import SessionRuntime
 from desktop.ui.bridge import QtPermissionBridge
 from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
+from desktop.ui.row_index import RowIndex, build_index, bulk_load
 
 if TYPE_CHECKING:
     from desktop.emulator import Emulator
@@ -70,7 +71,11 @@ class SessionWorker(QObject):
     # --- worker -> GUI (one object per signal, never copied by Qt) -----------------------------
     started = Signal(object)
     """{"initialRoute": provider the first launch decided on, "reason": why}"""
+    session_indexed = Signal(object)
+    """{"path", "cwd", "index": RowIndex}: the timeline can paint before the session is open"""
     session_opened = Signal(object)
+    """{"path", "id", "cwd", "readOnly", "diagnostics", "problems"} and either "index" (the
+    RowIndex sent before, when it matches the opened journal) or "rows" (dicts, model order)"""
     rows_appended = Signal(object)
     streaming = Signal(object)
     turn_started = Signal(str)
@@ -261,21 +266,32 @@ class SessionWorker(QObject):
             fallback=self.fallback,
             mode=PermissionMode.parse(self.mode),
         )
-        session = open_session(path, config, bridge=self.bridge)
+        with bulk_load():
+            # First the timeline's index (one pass over the file), so the window paints the
+            # session while the runtime is still being assembled from the same file (design G9).
+            index: RowIndex | None = None
+            try:
+                index = build_index(path)
+            except OSError as exc:
+                log.info("no row index for %s: %s", path, exc)
+            if index is not None:
+                self.session_indexed.emit({"path": str(path), "cwd": str(workspace), "index": index})
+            session = open_session(path, config, bridge=self.bridge)
+            rows = model_order(session.writer.rows)
         self.session = session
         self.writer = session.writer
         self.runtime = session.runtime
         self.resolved = session.resolved
         self._bind(changed=False, publish=False)
         self._sent.clear()
-        rows = model_order(list(session.writer.rows))
+        shown: dict[str, Any] = {"index": index} if _same_rows(index, rows) else {"rows": rows}
         self.session_opened.emit(
             {
                 "path": str(session.writer.path),
                 "id": session.writer.session_id,
                 "cwd": str(workspace),
                 "readOnly": session.writer.read_only_reason,
-                "rows": rows,
+                **shown,
                 "diagnostics": [str(d) for d in session.writer.diagnostics],
                 "problems": list(session.tools.problems),
             }
@@ -406,8 +422,8 @@ class SessionWorker(QObject):
         """Called from the GUI thread (direct connection): only sets the cancel event."""
         self.cancel.set()
 
-    @Slot()
-    def compact(self) -> None:
+    @Slot(str)
+    def compact(self, focus: str = "") -> None:
         if self.runtime is None or self.closing.is_set():
             self.turn_finished.emit({"stopped": "error", "error": "No session is open.", "requests": 0})
             return
@@ -416,7 +432,7 @@ class SessionWorker(QObject):
         self.turn_started.emit("compact")
         summary: dict[str, Any] = {"stopped": "compacted", "error": None, "requests": 1}
         try:
-            self.runtime.compact(on_event=self.on_event, cancel=self.cancel, reason="manual")
+            self.runtime.compact(on_event=self.on_event, cancel=self.cancel, reason="manual", focus=focus)
         except (SummaryFailed, ValueError) as exc:
             summary = {"stopped": "error", "error": str(exc), "requests": 1}
             self.message.emit("warning", str(exc))
@@ -517,9 +533,11 @@ class SessionWorker(QObject):
                 "readOnly": self.writer.read_only_reason if self.writer is not None else None,
             }
             self.status_changed.emit(status)
-        for slot, key in list(self._preview_keys.items()):
-            self._emit_preview(slot, key)
         self.refresh_activation()
+        for slot, key in list(self._preview_keys.items()):
+            if self.closing.is_set():  # a long session's preview takes seconds: not when quitting
+                return
+            self._emit_preview(slot, key)
 
     @Slot(str, str)
     def request_preview(self, slot: str, key: str) -> None:
@@ -531,8 +549,9 @@ class SessionWorker(QObject):
             return
         self.preview_ready.emit(slot, self.preview(key))
 
-    def preview(self, key: str = "") -> dict[str, Any]:
-        """The next request for the current route (``key`` empty) or another route."""
+    def preview(self, key: str = "", draft: str | None = None) -> dict[str, Any]:
+        """The next request for the current route (``key`` empty) or another route; with
+        ``draft``, the first request of the turn that sending it would start."""
         key = key or self.route_key
         choice = self._choice(key)
         if choice is None or self.runtime is None or self.writer is None:
@@ -544,6 +563,7 @@ class SessionWorker(QObject):
             fallback=self.fallback,
             session_id=self.writer.session_id,
             sent=self._sent.get(key),
+            draft=draft,
         )
 
     @Slot()
@@ -552,6 +572,13 @@ class SessionWorker(QObject):
             self.activation_ready.emit(activation_info(None, []))
             return
         self.activation_ready.emit(activation_info(self.session.gate, self.session.runtime.model_rows()))
+
+
+def _same_rows(index: RowIndex | None, rows: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the index lists exactly the opened journal's rows, in the same order."""
+    if index is None or len(index.ids) != len(rows):
+        return False
+    return all(row.get("id") == row_id for row, row_id in zip(rows, index.ids, strict=True))
 
 
 def _write_bytes(path: str, data: bytes) -> str:
@@ -577,7 +604,7 @@ class WorkerClient(QObject):
 
     start = Signal(object)
     send = Signal(str)
-    compact = Signal()
+    compact = Signal(str)
     new_session = Signal(str)
     open_session = Signal(str)
     list_sessions = Signal()
