@@ -10,7 +10,14 @@ from __future__ import annotations
 from desktop.host.journal.ack import Ack
 from desktop.host.journal.errors import JournalFormatError, LocalPreparationFailure, NotAcknowledged
 from desktop.host.journal.order import model_order
-from desktop.host.journal.reader import Diagnostic, SessionLog, SetAside, TornTail, read_session
+from desktop.host.journal.reader import (
+    Diagnostic,
+    SessionLog,
+    SetAside,
+    TornTail,
+    format_diagnostic,
+    read_session,
+)
 from desktop.host.journal.rows import (
     SCHEMA_VERSION,
     AssistantRow,
@@ -52,6 +59,7 @@ __all__ = [
     "ToolResultRow",
     "TornTail",
     "UserRow",
+    "format_diagnostic",
     "model_order",
     "new_row_id",
     "parse_row",
