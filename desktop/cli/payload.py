@@ -118,16 +118,6 @@ def request_from_session(args: argparse.Namespace) -> tuple[ProviderRequest, boo
         return session.runtime.next_request(draft=args.message), session.config.route.offline
 
 
-def sent_headers(request: ProviderRequest, *, offline: bool) -> dict[str, str]:
-    """The headers the dispatch sends (``desktop.session.dispatch.with_credential``), redacted:
-    a credential header when the route has a key, none on the keyless emulator."""
-    from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest
-    from desktop.session.dispatch import with_credential
-
-    headers = with_credential(request.headers, None if offline else CREDENTIAL_PLACEHOLDER)
-    return ProviderRequest(request.method, request.url, headers, request.body).redacted_headers()
-
-
 def run(args: argparse.Namespace) -> int:
     import orjson
 
@@ -150,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.session:
         request, offline = request_from_session(args)
         if args.headers:
+            from desktop.session.inspector.preview import sent_headers
+
             headers = sent_headers(request, offline=offline)
     else:
         raise CliError("give a session file or --context FILE")

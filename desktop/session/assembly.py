@@ -17,7 +17,6 @@ from types import TracebackType
 from desktop import __version__
 from desktop.host import catalog_cache
 from desktop.host.accounts import credential_env_names, keyring_username, known_secrets, resolve_api_key
-from desktop.host.installation_secret import InstallationSecretError, load_installation_secret
 from desktop.host.journal import Diagnostic, JournalWriter, model_order, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
@@ -154,6 +153,8 @@ def activation_signer(session_id: str, *, read_only: bool) -> tuple[ActivationSi
     A read-only open never creates the secret (reading never writes); without one nothing in
     any session can have been sealed here, so a throwaway key, which verifies nothing, is right.
     """
+    from desktop.host.installation_secret import InstallationSecretError, load_installation_secret
+
     try:
         secret = load_installation_secret(create=not read_only)
     except (InstallationSecretError, OSError) as exc:
@@ -201,7 +202,7 @@ def open_session(
         writer.close()
         raise
     prompt_tokens = sum(message_tokens({"role": "user", "content": t}) for t in prompt.sections().values())
-    signer, signer_problem = activation_signer(writer.session_id, read_only=writer.read_only)
+    session_id, read_only = writer.session_id, writer.read_only
     gate = ToolGate(
         tools.catalog,
         tools.executor,
@@ -212,8 +213,7 @@ def open_session(
         ),
         prompt_tokens=prompt_tokens,
         preference=settings.tools.declarations,
-        signer=signer,
-        signer_problem=signer_problem,
+        signer_source=lambda: activation_signer(session_id, read_only=read_only),
     )
     account = config.route.account
     if dispatcher is None and writer.read_only:

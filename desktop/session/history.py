@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from desktop.host.journal.rows import SCHEMA_VERSION as ROW_SCHEMA_VERSION
+from desktop.host.journal.envelope import SCHEMA_VERSION as ROW_SCHEMA_VERSION
 from desktop.pi.types import Message, SystemMessage, UserMessage
 
 MODEL_SYSTEM_VERSION = 1

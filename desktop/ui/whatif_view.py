@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.pi.money import format_cost
 from desktop.ui.theme import is_dark
 
 #: One colour per strategy, in the order the replay lists them (fixed declarations dashed).
@@ -40,10 +41,6 @@ STRATEGY_COLORS: dict[str, str] = {
     "attributed": "#d97706",
 }
 COLUMNS = ("Route", "Strategy", "Input", "Uncached", "Cache writes", "Hit", "Cost", "vs minimum")
-
-
-def money(value: float) -> str:
-    return f"${value:,.4f}" if value < 100 else f"${value:,.2f}"
 
 
 def strategy_color(strategy: str) -> str:
@@ -69,7 +66,7 @@ def table_rows(result: Mapping[str, Any]) -> list[tuple[str, ...]]:
                     f"{int(figures.get('uncachedTokens') or 0):,}",
                     f"{int(figures.get('cacheWrites') or 0):,}",
                     f"{float(figures.get('hitRatio') or 0):.1%}",
-                    money(float(figures.get("cost") or 0)),
+                    format_cost(float(figures.get("cost") or 0)),
                     over,
                 )
             )
@@ -178,7 +175,7 @@ class CostChart(QWidget):
             p.setPen(QPen(grid, 1))
             p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
             p.setPen(ink)
-            p.drawText(QRectF(rect.x(), y - 8, 48, 16), Qt.AlignmentFlag.AlignRight, f"${tick:.4g}")
+            p.drawText(QRectF(rect.x(), y - 8, 48, 16), Qt.AlignmentFlag.AlignRight, format_cost(tick))
             tick += step
         count = max((len(s.get("cumulativeCost") or ()) for s in strategies), default=0)
         for figures in strategies:

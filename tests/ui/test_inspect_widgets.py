@@ -167,3 +167,53 @@ def test_whatif_view_table_chart_and_assumptions(qtbot: Any) -> None:
     chart.set_result(result)
     view.show_result({"error": "boom"})
     assert "boom" in view.status.text() and view.table.rowCount() == len(rows)
+
+
+def test_payload_pane_marks_the_cached_prefix_and_keeps_the_byte_diff_secondary(qtbot: Any) -> None:
+    from desktop.ui.payload_view import PayloadView
+
+    body = b'{"system":"s","messages":[{"role":"user","content":"hello"},{"role":"user","content":"new"}]}'
+    previous = b'{"system":"s","messages":[{"role":"user","content":"hello"}]}'
+    end = body.index(b'{"role":"user","content":"new"}')
+    preview = {
+        "route": "r",
+        "api": "anthropic-messages",
+        "url": "http://x",
+        "headers": {},
+        "body": body,
+        "pretty": body.decode(),
+        "previous": previous,
+        "previousLabel": "the last request sent on this route",
+        "breakBytes": len(previous) - 2,
+        "breakChars": len(previous) - 2,
+        "breakPretty": len(previous) - 2,
+        "tailBytes": 2,
+        "cache": {
+            "total": 4000,
+            "cached": 3000,
+            "written": 500,
+            "cost": 0.0123,
+            "endChars": end,
+            "endPretty": end,
+            "why": "at message 2 (user): it is new since the last request",
+        },
+        "check": {"ok": False, "text": "Reported 2,900 cached: 100 fewer than predicted"},
+    }
+    view = PayloadView()
+    qtbot.addWidget(view)
+    view.show_preview("main", preview)
+    pane = view.main
+    headline = pane.cache.text()
+    assert "Predicted: 3,000 of 4,000 input tokens cached (75%), 1,000 uncached" in headline
+    assert "message 2" in headline and "100 fewer than predicted" in headline and "$0.012" in headline
+    # The misleading byte-share headline is gone; the byte diff is labelled as what it is.
+    assert "match the previous request" not in headline + pane.changes.text()
+    assert pane.changes.text().startswith("What changed since the last request")
+    assert pane.break_position() == end
+    assert pane.jump_to_break() and pane.body.textCursor().position() == end
+    view.changes_box.setChecked(True)
+    assert pane.break_position() == len(previous) - 2
+    assert view.jump_button.text() == "Go to first change"
+    view.show_preview("main", {**preview, "cache": None, "previous": None})
+    assert pane.break_position() is None
+    assert "no earlier request" in pane.changes.text()
