@@ -254,8 +254,9 @@ class SessionRuntime:
         if self._last_notes is None:
             self._last_notes = {}
             for row in self.writer.rows:
-                if row.get("type") == "note":
-                    kind = (row.get("data") or {}).get("kind")
+                data = row.get("data") if row.get("type") == "note" else None
+                if isinstance(data, dict):
+                    kind = data.get("kind")
                     if kind:
                         self._last_notes[kind] = row.get("text", "")
         rows = []
