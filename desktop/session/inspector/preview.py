@@ -257,6 +257,8 @@ def route_preview(
             previous_label=previous_label,
             offline=choice.route.offline,
         )
+        # No credential found: the body assumes the kind the route would use (design P5).
+        preview["credentialNote"] = binding.credential_note
         preview["draft"] = draft
         pretty = preview.pop("prettyMap", None)
         try:
