@@ -93,6 +93,9 @@ def gui_main() -> int:
 
 def open_window(args: argparse.Namespace) -> int:
     """Check the files to open (one line each for a missing or unknown one), then start Qt."""
+    from desktop.ui.quit_signals import catch_quit_signals
+
+    catch_quit_signals()  # from here on SIGTERM/SIGINT quit cleanly, even during start-up (design G10)
     from desktop.cli._files import check_session_file
 
     paths = [str(path) for path in getattr(args, "open_paths", []) or []]
@@ -102,6 +105,16 @@ def open_window(args: argparse.Namespace) -> int:
         except CliError as error:
             return report("", error)
     args.open_paths = paths
+    # A window already running for this data folder takes the files: ask it before loading the
+    # window's modules, so the second launch exits within a fraction of a second (design G8).
+    from desktop.ui.smoke import smoke_requested
+
+    if not smoke_requested(getattr(args, "smoke_test", False)):
+        from desktop.host.paths import data_dir
+        from desktop.ui.single_instance import hand_over_early
+
+        if hand_over_early(data_dir(getattr(args, "data_dir", None)), paths):
+            return 0
     from desktop.ui.launch import run_gui
 
     return run_gui(args)

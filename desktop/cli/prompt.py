@@ -49,10 +49,12 @@ def usage_totals(messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def usage_line(requests: int, stopped: str, totals: Mapping[str, Any]) -> str:
+    from desktop.pi.money import format_cost
+
     return (
         f"# {requests} request(s), stop: {stopped}; input {totals['input']}, "
         f"cache read {totals['cacheRead']}, cache write {totals['cacheWrite']}, output {totals['output']}, "
-        f"cost ${totals['cost']:.6f}"
+        f"cost {format_cost(totals['cost'])}"
     )
 
 

@@ -38,11 +38,9 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _money(value: float) -> str:
-    return f"${value:,.4f}" if value < 100 else f"${value:,.2f}"
-
-
 def render(result: Any) -> str:
+    from desktop.pi.money import format_cost
+
     lines = [f"session   {result.source} ({result.format}), {result.requests} request(s)", ""]
     header = (
         f"{'route':28} {'strategy':36} {'input':>10} {'uncached':>10} {'writes':>9} "
@@ -56,7 +54,7 @@ def render(result: Any) -> str:
             over = f"{figures.minimum_ratio:.2f}x" if figures.minimum else "-"
             lines.append(
                 f"{name:28} {figures.strategy:36} {figures.input_tokens:>10,} {figures.uncached_tokens:>10,} "
-                f"{figures.cache_writes:>9,} {figures.hit_ratio:>6.1%} {_money(figures.cost):>11} {over:>11}"
+                f"{figures.cache_writes:>9,} {figures.hit_ratio:>6.1%} {format_cost(figures.cost):>11} {over:>11}"
             )
         prices = route.prices
         lines.append(
@@ -96,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"pi-desktop whatif: {error}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        from desktop.pi.money import tidy
+
+        print(json.dumps(tidy(result.to_json()), indent=2))
     else:
         print(render(result))
     return 0

@@ -1,4 +1,4 @@
-"""Compaction (SPEC C1–C4): summarize the older part of the context, keep a recent tail.
+"""Compaction (design C1, C2, C3, C4): summarize the older part of the context, keep a recent tail.
 
 Pure planning lives here; the runtime runs the summary request through the session's own
 route and journals the result. The checkpoint stored in the compaction row is the full
@@ -167,14 +167,17 @@ def serialize_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
     return "\n\n".join(lines)
 
 
-def summary_request_context(plan: CompactionPlan, *, timestamp: int) -> Context:
-    """The request that asks the session's own model for the summary."""
+def summary_request_context(plan: CompactionPlan, *, timestamp: int, focus: str = "") -> Context:
+    """The request that asks the session's own model for the summary; ``focus`` (from
+    ``/compact FOCUS`` or ``pi-desktop compact --focus``) says what the summary must keep (design G8)."""
     conversation = serialize_conversation(plan.summarized)
     text = f"<conversation>\n{conversation}\n</conversation>\n\n"
     if plan.previous_summary:
         text += f"<previous-summary>\n{plan.previous_summary}\n</previous-summary>\n\n" + UPDATE_PROMPT
     else:
         text += SUMMARIZE_PROMPT
+    if focus.strip():
+        text += f"\n\nAdditional focus: {focus.strip()}"
     return {
         "systemPrompt": SUMMARIZATION_SYSTEM_PROMPT,
         "messages": [{"role": "user", "content": [{"type": "text", "text": text}], "timestamp": timestamp}],

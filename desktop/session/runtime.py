@@ -1,4 +1,4 @@
-"""The session runtime and its turn loop (SPEC D1).
+"""The session runtime and its turn loop (design D1).
 
 One object per open session, driven from the worker thread. Every step that a request
 depends on is journaled and acknowledged before the request leaves (T3): the user row
@@ -92,6 +92,8 @@ class SessionRoute:
     identity: dict[str, Any]
     options: RequestOptions = field(default_factory=RequestOptions)
     fallback: FallbackDelivery = "folded"
+    #: Set when no credential was found and the kind in ``options`` is assumed (design P5).
+    credential_note: str | None = None
 
 
 class OrderFn(Protocol):
@@ -281,8 +283,9 @@ class SessionRuntime:
         if self._last_notes is None:
             self._last_notes = {}
             for row in self.writer.rows:
-                if row.get("type") == "note":
-                    kind = (row.get("data") or {}).get("kind")
+                data = row.get("data") if row.get("type") == "note" else None
+                if isinstance(data, dict):
+                    kind = data.get("kind")
                     if kind:
                         self._last_notes[kind] = row.get("text", "")
         rows = []
@@ -402,11 +405,13 @@ class SessionRuntime:
         on_event: EventSink | None = None,
         cancel: threading.Event | None = None,
         reason: str = "manual",
+        focus: str = "",
     ) -> dict[str, Any]:
-        """Summarize through the session's own route; journal nothing unless it succeeds (C3)."""
+        """Summarize through the session's own route; journal nothing unless it succeeds (C3).
+        ``focus`` is the user's text of what the summary must keep (design G8)."""
         emit: EventSink = on_event or (lambda _e: None)
         plan = self.plan_compaction()
-        context = summary_request_context(plan, timestamp=self._clock())
+        context = summary_request_context(plan, timestamp=self._clock(), focus=focus)
         request = project(self.route.model, normalize_context(context), self.route.options)
         emit({"type": "compaction_request", "request": request, "reason": reason})
         message = self.dispatcher(

@@ -1,4 +1,4 @@
-"""The accounts dialog: API keys in the OS keyring (SPEC D3, G5).
+"""The accounts dialog: API keys in the OS keyring (design D3, G5).
 
 Keys are stored under the keyring service ``pi-desktop`` with the user name
 ``<provider>/<account>``. The dialog never reads a key back: the worker reports, per
@@ -92,3 +92,52 @@ class AccountsDialog(QDialog):
         self.table.resizeColumnsToContents()
         if message:
             self.status.setText(message)
+
+
+# --- the dialog's background work (run on the worker thread through ``WorkerOps``) -----------------
+
+AccountsReport = tuple[list[dict[str, Any]], str]
+"""(one entry per provider: where its key comes from and a fingerprint, a note for the status line)"""
+
+
+def read_accounts(note: str = "") -> AccountsReport:
+    """Where each provider's key would come from; never the key itself (keyring: worker only)."""
+    from desktop.host import accounts
+
+    entries: list[dict[str, Any]] = []
+    for provider in accounts.ENV_API_KEYS:
+        _key, info = accounts.resolve_api_key(provider, accounts.keyring_username(provider))
+        entries.append(
+            {
+                "provider": provider,
+                "source": {"keyring": "keyring", "env": f"environment ({info.detail})"}.get(info.source, "—"),
+                "fingerprint": info.fingerprint,
+            }
+        )
+    return entries, note
+
+
+def save_key(provider: str, account: str, key: str) -> AccountsReport:
+    try:
+        from desktop.host import accounts
+
+        accounts.set_api_key(accounts.keyring_username(provider, account), key)
+        note = f"Saved the key for {provider}/{account} in the keyring."
+    except Exception as exc:  # KeyringUnavailable, ValueError: the message says what to do
+        note = str(exc)
+    return read_accounts(note)
+
+
+def delete_key(provider: str, account: str) -> AccountsReport:
+    try:
+        from desktop.host import accounts
+
+        removed = accounts.delete_api_key(accounts.keyring_username(provider, account))
+        note = (
+            f"Removed the key for {provider}/{account}."
+            if removed
+            else f"No key stored for {provider}/{account}."
+        )
+    except Exception as exc:
+        note = str(exc)
+    return read_accounts(note)

@@ -1,4 +1,4 @@
-"""The main window: timeline, inspector tabs, composer and selectors (SPEC G1–G5).
+"""The main window: timeline, inspector tabs, composer and selectors (design G1–G5).
 
 The window owns no session state of its own beyond what it displays. It sends requests to
 the worker through ``WorkerClient`` signals and updates itself from the worker's signals;
@@ -8,7 +8,6 @@ section diffs, the payload text mapping, usage sums) live in their own modules.
 
 from __future__ import annotations
 
-import gc
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -18,7 +17,6 @@ from PySide6.QtCore import QByteArray, QModelIndex, QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QApplication,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
@@ -37,21 +35,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui import rowinfo
+from desktop.session.inspector.section_diff import section_diff
+from desktop.ui import accounts_dialog, rowinfo
 from desktop.ui.accounts_dialog import AccountsDialog
 from desktop.ui.activation_view import ActivationView
 from desktop.ui.composer import Composer
+from desktop.ui.open_files import APP_TITLE, same_file, window_title
 from desktop.ui.payload_view import PayloadView
 from desktop.ui.permission_dialog import PermissionDialog
+from desktop.ui.row_index import RowIndex
 from desktop.ui.row_view import RowView
-from desktop.ui.section_diff import section_diff
 from desktop.ui.section_diff_view import SectionDiffView
+from desktop.ui.slash_commands import SlashCommands, SlashCompleter
 from desktop.ui.timeline_delegate import TimelineDelegate
 from desktop.ui.timeline_model import ROW_ROLE, TimelineFilter, TimelineModel
 from desktop.ui.usage_view import UsageView
 from desktop.ui.worker import PERMISSION_MODES, SessionWorker, WorkerClient
 
-WINDOW_TITLE = "Pi Desktop"
+WINDOW_TITLE = APP_TITLE
 MAX_RECENT = 10
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,8 @@ class MainWindow(QMainWindow):
         #: What the window has received, in arrival order (the status bar and tests read these).
         self.turn_results: list[dict[str, Any]] = []
         self.stream_updates = 0
+        #: A file handed over while a turn runs opens when the turn ends (design G8).
+        self.queued_open: str | None = None
 
         self.timeline = TimelineModel(self)
         self.filter = TimelineFilter(self)
@@ -86,6 +89,9 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_menus(log_folder)
         self._connect_worker()
+        from desktop.ui.inspect_controller import InspectController
+
+        self.inspect = InspectController(self)
         self._restore_settings()
 
     # --- construction ---------------------------------------------------------------------
@@ -139,7 +145,10 @@ class MainWindow(QMainWindow):
         self.view.verticalScrollBar().rangeChanged.connect(self._range_changed)
 
         self.composer = Composer()
-        self.composer.send_requested.connect(self.send)
+        # A line starting with / is a command, never a message for the model (design G8).
+        self.commands = SlashCommands(self)
+        self.slash_completer = SlashCompleter(self.composer.editor)
+        self.composer.send_requested.connect(self.commands.submit)
         self.composer.stop_requested.connect(self.stop)
 
         top = QHBoxLayout()
@@ -232,6 +241,10 @@ class MainWindow(QMainWindow):
         self.new_action.setShortcut(QKeySequence.StandardKey.New)
         self.open_action = file_menu.addAction("&Open Session…", self.open_session_dialog)
         self.open_action.setShortcut(QKeySequence.StandardKey.Open)
+        self.browse_action = file_menu.addAction("&Browse pi and Claude Code Sessions…")
+        self.browse_action.setToolTip(
+            "Sessions under ~/.pi/agent/sessions and ~/.claude/projects, by workspace"
+        )
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file_menu.addSeparator()
@@ -261,6 +274,8 @@ class MainWindow(QMainWindow):
 
         settings_menu = menu.addMenu("Se&ttings")
         settings_menu.addAction("&Accounts…", self.show_accounts)
+        self.refresh_catalogs_action = settings_menu.addAction("Refresh &Catalogs")
+        self.refresh_catalogs_action.setToolTip("Download the model catalogs now (capability flags, prices)")
 
         help_menu = menu.addMenu("&Help")
         if log_folder is not None:
@@ -279,6 +294,7 @@ class MainWindow(QMainWindow):
 
     def _connect_worker(self) -> None:
         w = self.worker
+        w.session_indexed.connect(self.on_session_indexed)
         w.session_opened.connect(self.on_session_opened)
         w.rows_appended.connect(self.on_rows_appended)
         w.streaming.connect(self.on_streaming)
@@ -288,9 +304,9 @@ class MainWindow(QMainWindow):
         w.preview_ready.connect(self.payload_view.show_preview)
         w.activation_ready.connect(self.activation_view.show_info)
         w.permission_requested.connect(self.on_permission_requested)
-        w.accounts_ready.connect(self.on_accounts)
         w.sessions_listed.connect(self.on_sessions_listed)
         w.message.connect(self.on_message)
+        self.client.ops.failure.connect(lambda text: self.on_message("error", text))
 
     # --- settings --------------------------------------------------------------------------
 
@@ -314,7 +330,7 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(state)
         else:
             self.splitter.setSizes([720, 560])
-        self.hidden_action.setChecked(settings.value("view/showHidden", False, type=bool))
+        self.hidden_action.setChecked(bool(settings.value("view/showHidden", False, type=bool)))
 
     def startup_options(self) -> dict[str, Any]:
         """What the worker needs to start: the last session, route and modes."""
@@ -351,32 +367,46 @@ class MainWindow(QMainWindow):
 
     # --- timeline ----------------------------------------------------------------------------
 
-    @Slot(dict)
-    def on_session_opened(self, info: Mapping[str, Any]) -> None:
-        self.session = dict(info)
-        rows: Sequence[Mapping[str, Any]] = info.get("rows") or []
-        self.timeline.set_rows(rows)
-        # The rows are plain, acyclic and never change: move them out of the cyclic collector's
-        # reach, or each full collection would walk a long session's millions of objects while
-        # the user scrolls (a 100k-row session paused for ~300 ms). Refcounting still frees them.
-        gc.freeze()
-        self.usage_view.set_rows(rows)
+    @Slot(object)
+    def on_session_indexed(self, info: Mapping[str, Any]) -> None:
+        """The session's row index, sent before the session is fully open: paint it now."""
+        self._show_index(info["index"])
+
+    def _show_index(self, index: RowIndex) -> None:
+        self.timeline.set_index(index)
+        self.usage_view.set_lines(index.usage, index.usage_total)
+        self._timeline_reset()
+
+    def _timeline_reset(self) -> None:
         self.row_view.show_row(None)
         self.diff_view.clear_diff()
         self._update_notice()
         self.view.scrollToBottom()
         self._follow_tail = True
+
+    @Slot(object)
+    def on_session_opened(self, info: Mapping[str, Any]) -> None:
+        self.session = dict(info)
+        index = info.get("index")
+        if index is None:
+            rows: Sequence[Mapping[str, Any]] = info.get("rows") or []
+            self.timeline.set_rows(rows)
+            self.usage_view.set_rows(rows)
+            self._timeline_reset()
+        elif index is not self.timeline.index_shown:
+            self._show_index(index)
         path = str(info.get("path", ""))
         self._remember_session(path)
         self.session_label.setText(f"{Path(str(info.get('cwd', ''))).name} · {Path(path).name}")
+        self.setWindowTitle(window_title(path, str(info.get("cwd", ""))))
         self.session_label.setToolTip(path)
         if info.get("readOnly"):
             self.statusBar().showMessage(str(info["readOnly"]), 15000)
         for problem in (info.get("diagnostics") or [])[:3]:
             self.statusBar().showMessage(problem, 15000)
 
-    @Slot(list)
-    def on_rows_appended(self, rows: list[Mapping[str, Any]]) -> None:
+    @Slot(object)
+    def on_rows_appended(self, rows: Sequence[Mapping[str, Any]]) -> None:
         self.timeline.append_rows(rows)
         self.usage_view.add_rows(rows)
         self._update_notice()
@@ -410,9 +440,17 @@ class MainWindow(QMainWindow):
             self.diff_view.clear_diff("The selected row is not a system or compaction row.")
             return
         position = self.filter.mapToSource(current).row()
-        self.diff_view.show_diff(
-            section_diff(self.timeline.rows, position, self.timeline.state_positions(position))
-        )
+        if "foreign" in row:  # pi / Claude Code: diffed on the worker as pi replays its state (X1)
+            if row.get("diff") is None:
+                self.diff_view.clear_diff("This row changes no system state the file records.")
+            else:
+                self.diff_view.show_diff(row["diff"])
+        else:
+            self.diff_view.show_diff(
+                section_diff(
+                    self.timeline.rows, position, self.timeline.state_positions(position), self.timeline.ids
+                )
+            )
         if self.tabs.currentIndex() == TAB_ROW:
             self.tabs.setCurrentIndex(TAB_DIFF)
 
@@ -484,11 +522,15 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Stopping…", 3000)
 
     def compact(self) -> None:
+        self.compact_with("")
+
+    def compact_with(self, focus: str) -> None:
+        """Compact now; ``focus`` (``/compact FOCUS``) says what the summary must keep."""
         if self.busy:
             return
         self.busy = True
         self.composer.set_busy(True)
-        self.client.compact.emit()
+        self.client.compact.emit(focus)
 
     @Slot(str)
     def on_turn_started(self, what: str) -> None:
@@ -497,12 +539,15 @@ class MainWindow(QMainWindow):
         self.compact_button.setEnabled(False)
         self.statusBar().showMessage("Compacting…" if what == "compact" else "Working…")
 
-    @Slot(dict)
+    @Slot(object)
     def on_turn_finished(self, summary: Mapping[str, Any]) -> None:
         self.busy = False
         self.composer.set_busy(False)
         self.compact_button.setEnabled(True)
         self.turn_results.append(dict(summary))
+        if self.queued_open is not None:
+            path, self.queued_open = self.queued_open, None
+            self.open_path(path)
         error = summary.get("error")
         stopped = summary.get("stopped")
         if error:
@@ -513,7 +558,7 @@ class MainWindow(QMainWindow):
 
     # --- status and selectors ----------------------------------------------------------------
 
-    @Slot(dict)
+    @Slot(object)
     def on_status(self, status: Mapping[str, Any]) -> None:
         self.status = dict(status)
         routes = status.get("routes") or []
@@ -564,7 +609,7 @@ class MainWindow(QMainWindow):
 
     # --- dialogs ----------------------------------------------------------------------------
 
-    @Slot(int, dict)
+    @Slot(int, object)
     def on_permission_requested(self, request_id: int, info: Mapping[str, Any]) -> None:
         dialog = PermissionDialog(request_id, info, self)
         dialog.answered.connect(self._permission_answered)
@@ -585,14 +630,22 @@ class MainWindow(QMainWindow):
             from desktop.host.first_run import PROVIDER_KEY_ENV
 
             dialog = AccountsDialog(list(PROVIDER_KEY_ENV), self)
-            dialog.save_requested.connect(self.client.save_key)
-            dialog.delete_requested.connect(self.client.delete_key)
+            dialog.save_requested.connect(
+                lambda p, a, k: self.client.ops.query(
+                    lambda _w: accounts_dialog.save_key(p, a, k), self.on_accounts
+                )
+            )
+            dialog.delete_requested.connect(
+                lambda p, a: self.client.ops.query(
+                    lambda _w: accounts_dialog.delete_key(p, a), self.on_accounts
+                )
+            )
             self.accounts_dialog = dialog
         self.accounts_dialog.open()
-        self.client.accounts.emit()
+        self.client.ops.query(lambda _w: accounts_dialog.read_accounts(), self.on_accounts)
 
-    @Slot(list, str)
-    def on_accounts(self, entries: list[Mapping[str, Any]], note: str) -> None:
+    def on_accounts(self, report: accounts_dialog.AccountsReport) -> None:
+        entries, note = report
         if self.accounts_dialog is not None:
             self.accounts_dialog.show_accounts(entries, note)
 
@@ -609,22 +662,67 @@ class MainWindow(QMainWindow):
         from desktop.host import paths
 
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open session", str(paths.sessions_dir()), "Pi Desktop sessions (*.jsonl)"
+            self,
+            "Open session",
+            str(paths.sessions_dir()),
+            "Sessions: Pi Desktop, pi, Claude Code (*.jsonl);;All files (*)",
         )
         if path:
-            self.client.open_session.emit(path)
+            self.open_path(path)
+
+    def open_path(self, path: str | Path) -> None:
+        """Open a session file as File → Open does (``pi-desktop PATH``, a second launch; design G8).
+
+        The session already showing only brings the window to the front. While a turn runs the
+        file waits and opens when the turn ends (the turn's rows belong to the open session).
+        """
+        target = str(Path(path).expanduser().absolute())
+        if same_file(target, str(self.session.get("path", ""))):
+            self.bring_to_front()
+            return
+        if self.busy:
+            self.queued_open = target
+            self.statusBar().showMessage(f"{Path(target).name} opens when this turn ends.", 15000)
+            return
+        self.client.open_session.emit(target)
+
+    @Slot(object)
+    def open_paths(self, paths: Sequence[str]) -> None:
+        """A second launch's files: the first opens here, the others wait in File → Open Recent."""
+        self.bring_to_front()
+        if not paths:
+            return
+        self.remember_also(paths[1:])
+        self.open_path(paths[0])
+
+    def remember_also(self, paths: Sequence[str]) -> None:
+        """Files given beside the one that opens: one session per window, the rest go to Recent."""
+        if not paths:
+            return
+        recent = [*(str(p) for p in paths), *self.recent_sessions()]
+        self._save_settings({"session/recent": list(dict.fromkeys(recent))[:MAX_RECENT]})
+        self.statusBar().showMessage(
+            f"One session per window: {len(paths)} more file(s) are in File → Open Recent.", 15000
+        )
+
+    def bring_to_front(self) -> None:
+        if self.isMinimized():
+            self.showNormal()
+        self.show()
+        self.raise_()
+        self.activateWindow()
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
         for path in self.recent_sessions():
             action = self.recent_menu.addAction(Path(path).name)
             action.setToolTip(path)
-            action.triggered.connect(lambda _c=False, p=path: self.client.open_session.emit(p))
+            action.triggered.connect(lambda _c=False, p=path: self.open_path(p))
         if not self.recent_menu.actions():
             self.recent_menu.addAction("(none)").setEnabled(False)
 
-    @Slot(list)
-    def on_sessions_listed(self, sessions: list[Mapping[str, Any]]) -> None:
+    @Slot(object)
+    def on_sessions_listed(self, sessions: Sequence[Mapping[str, Any]]) -> None:
         self.listed_sessions = list(sessions)
 
     def _about(self) -> None:
@@ -636,9 +734,3 @@ class MainWindow(QMainWindow):
             f"<b>Pi Desktop</b> {__version__}<br>A coding agent with a session inspector that keeps "
             "provider prompt caches warm.",
         )
-
-
-def app_instance() -> QApplication:
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    return app

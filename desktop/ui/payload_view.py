@@ -1,15 +1,19 @@
-"""The Payload tab: the next request, byte-exact, with the cache break marked (SPEC G4).
+"""The Payload tab: the next request, byte-exact, with the provider's cache view (G4, P5, P6).
 
-The worker projects the request and sends a plain dict (``SessionWorker.preview``): the exact
-body bytes, redacted headers, the previous request's body on the same route and where the two
-stop sharing a prefix, and an indented rendering with that position mapped into it. This tab
-only shows them: the raw view is the exact bytes, the readable view is the same tokens with
-whitespace added. Copy puts the exact bytes on the clipboard; Save hands them to the worker.
+The worker builds the session's one next request (the runtime's, with the composer's draft)
+and sends a plain dict: the exact body bytes, redacted headers, an indented rendering, the
+cache prediction in the provider's terms (cached and uncached input tokens, cost, where the
+cached prefix ends in the body and why), after a request the prediction checked against the
+usage the provider reported, and, as a secondary "what changed since the last request" view,
+the previous body on the route and where the bytes first differ. This tab only shows them:
+the raw view is the exact bytes, the readable view the same tokens with whitespace added.
+Copy puts the exact bytes on the clipboard; Save hands them to the worker.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from html import escape
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -28,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.pi.money import format_cost
 from desktop.ui.json_highlighter import MAX_CHARS, JsonHighlighter
 from desktop.ui.theme import is_dark
 
@@ -35,28 +40,61 @@ CURRENT_ROUTE = ""
 """Route key meaning "the session's current route"."""
 
 
-def describe_break(preview: Mapping[str, Any]) -> str:
+def describe_changes(preview: Mapping[str, Any]) -> str:
+    """The secondary view: what changed in the body since the last request on this route.
+
+    Only where the bytes first differ and how much is new: a byte prefix of the JSON body is
+    not what a provider caches (its own order and token units decide that; see
+    ``describe_cache``), so no "bytes match" share is given as if it were a cache figure.
+    """
     body: bytes = preview.get("body") or b""
     previous = preview.get("previous")
+    label = preview.get("previousLabel", "the previous request")
     if previous is None:
-        return "No previous request on this route: the whole body is new to the cache."
+        return "What changed since the last request: there is no earlier request on this route."
     shared = int(preview.get("breakBytes") or 0)
-    share = shared / len(body) if body else 0.0
     if shared >= len(body) and len(previous) <= len(body):
-        return f"Identical to the previous request ({len(body):,} bytes)."
+        return f"What changed since the last request ({label}): nothing, the body is identical."
     line = preview.get("breakLine")
-    where = f"; changes start at line {line} of the readable view" if line else ""
+    where = f" from line {line} of the readable view" if line else ""
     tail = int(preview.get("tailBytes") or 0)
-    after = (
-        f" After the break {len(body) - shared - tail:,} bytes are new or changed and the last {tail:,} "
-        "bytes match again (fields after the messages, such as tools and options)."
-        if tail
-        else ""
-    )
+    changed = len(body) - shared - tail
     return (
-        f"Cache prefix: the first {shared:,} of {len(body):,} bytes ({share:.0%}) match the previous request"
-        f" ({preview.get('previousLabel', 'previous request')}){where}.{after}"
+        f"What changed since the last request ({label}): the body differs{where}; "
+        f"{changed:,} bytes are new or changed"
+        + (f", the last {tail:,} bytes (fields after the messages) are unchanged." if tail else ".")
     )
+
+
+def describe_cache(preview: Mapping[str, Any]) -> str:
+    """The headline: the provider's predicted cache use for this request, in its own terms (P6)."""
+    cache = preview.get("cache")
+    if not isinstance(cache, Mapping):
+        return "No cache prediction for this route."
+    if cache.get("error"):
+        return f"No cache prediction: {cache['error']}"
+    total = int(cache.get("total") or 0)
+    cached = int(cache.get("cached") or 0)
+    uncached = int(cache.get("uncached") or total - cached)
+    share = cached / total if total else 0.0
+    written = int(cache.get("written") or 0)
+    cost = cache.get("cost")
+    parts = [
+        f"<b>Predicted: {cached:,} of {total:,} input tokens cached ({share:.0%}), {uncached:,} uncached</b>"
+        + (f" ({written:,} of them written to the cache)" if written else "")
+        + (f"; input cost {format_cost(float(cost))}" if isinstance(cost, int | float) else "")
+        + "."
+    ]
+    why = cache.get("why")
+    if why:
+        parts.append(escape(str(why)))
+    if cache.get("rule"):
+        parts.append(f"<span style='color: gray'>{escape(str(cache['rule']))}</span>")
+    check = preview.get("check")
+    if isinstance(check, Mapping) and check.get("text"):
+        color = "#16a34a" if check.get("ok") else "#dc2626"
+        parts.append(f"<span style='color: {color}'>{escape(str(check['text']))}</span>")
+    return "<br>".join(parts)
 
 
 class PayloadPane(QWidget):
@@ -74,6 +112,13 @@ class PayloadPane(QWidget):
         self.cache = QLabel()
         self.cache.setObjectName(f"{name}Cache")
         self.cache.setWordWrap(True)
+        self.cache.setTextFormat(Qt.TextFormat.RichText)
+        self.changes = QLabel()
+        self.changes.setObjectName(f"{name}Changes")
+        self.changes.setWordWrap(True)
+        #: Which mark the body shows: the end of the provider's cached prefix (the default) or,
+        #: as the secondary view, where the body first differs from the last request.
+        self.mark_changes = False
         self.headers = QPlainTextEdit()
         self.headers.setObjectName(f"{name}Headers")
         self.headers.setReadOnly(True)
@@ -91,6 +136,7 @@ class PayloadPane(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addWidget(self.cache)
+        layout.addWidget(self.changes)
         layout.addWidget(self.headers)
         layout.addWidget(self.body, 1)
 
@@ -105,6 +151,7 @@ class PayloadPane(QWidget):
         if error:
             self.title.setText(f"<b>{preview.get('route', '')}</b>")
             self.cache.setText("")
+            self.changes.setText("")
             self.headers.setPlainText("")
             self._set_text(f"Cannot project this request:\n\n{error}", highlight=False)
             return
@@ -113,7 +160,8 @@ class PayloadPane(QWidget):
             f"<b>{preview.get('route', '')}</b> · {preview.get('api', '')} · "
             f"<code>{preview.get('method', 'POST')} {preview.get('url', '')}</code> · {len(body):,} bytes"
         )
-        self.cache.setText(describe_break(preview))
+        self.cache.setText(describe_cache(preview))
+        self.changes.setText(describe_changes(preview))
         headers = preview.get("headers") or {}
         self.headers.setPlainText("\n".join(f"{k}: {v}" for k, v in headers.items()))
         text = str(preview.get("pretty") or "") if pretty else body.decode("utf-8", errors="replace")
@@ -128,10 +176,28 @@ class PayloadPane(QWidget):
         if highlight:
             self.highlighter = JsonHighlighter(self.body.document(), is_dark(self.palette()))
 
+    def set_mark_changes(self, on: bool) -> None:
+        self.mark_changes = on
+        if self.preview and not self.preview.get("error"):
+            self.mark_break()
+
     def break_position(self) -> int | None:
-        if self.preview.get("previous") is None or self.preview.get("error"):
+        """Where the mark goes: the end of the cached prefix, or the first changed byte."""
+        if self.preview.get("error"):
             return None
-        key = "breakPretty" if self.pretty else "breakChars"
+        if self.mark_changes:
+            if self.preview.get("previous") is None:
+                return None
+            key = "breakPretty" if self.pretty else "breakChars"
+        else:
+            cache = self.preview.get("cache")
+            if not isinstance(cache, Mapping):
+                return None
+            key = "endPretty" if self.pretty else "endChars"
+            value = cache.get(key)
+            if not isinstance(value, int) or value >= len(self.body.toPlainText()):
+                return None
+            return value
         value = self.preview.get(key)
         if not isinstance(value, int):
             return None
@@ -158,9 +224,18 @@ class PayloadPane(QWidget):
         tail.setBackground(QColor("#3a3320" if dark else "#fffbe6"))
         rest.format = tail  # type: ignore[attr-defined]
         span = QTextCursor(self.body.document())
-        span.setPosition(position)
-        end = self.preview.get("changedEndPretty" if self.pretty else "changedEndChars")
-        if isinstance(end, int) and position < end <= len(self.body.toPlainText()):
+        tint_start = position
+        cache = self.preview.get("cache")
+        end: object = None
+        if self.mark_changes:
+            end = self.preview.get("changedEndPretty" if self.pretty else "changedEndChars")
+        elif isinstance(cache, Mapping):  # tint the uncached parts, from where they start
+            end = cache.get("uncachedEndPretty" if self.pretty else "uncachedEndChars")
+            start = cache.get("uncachedStartPretty" if self.pretty else "uncachedStartChars")
+            if isinstance(start, int) and isinstance(end, int) and start < end:
+                tint_start = start
+        span.setPosition(tint_start)
+        if isinstance(end, int) and tint_start < end <= len(self.body.toPlainText()):
             span.setPosition(end, QTextCursor.MoveMode.KeepAnchor)  # only what is new or changed
         else:
             span.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
@@ -218,7 +293,14 @@ class PayloadView(QWidget):
         self.copy_button = QPushButton("Copy")
         self.copy_button.setToolTip("Copy the exact body bytes")
         self.save_button = QPushButton("Save…")
-        self.jump_button = QPushButton("Go to cache break")
+        self.jump_button = QPushButton("Go to cache end")
+        self.jump_button.setToolTip("Scroll to where the provider's cached prefix is predicted to end")
+        self.changes_box = QCheckBox("Changes")
+        self.changes_box.setObjectName("payloadChangesMark")
+        self.changes_box.setToolTip(
+            "Secondary view: mark where the body first differs from the last request on this route "
+            "(a byte diff, not what the provider caches)"
+        )
         self.main = PayloadPane("payloadMain")
         self.compare = PayloadPane("payloadCompare")
         self.compare.hide()
@@ -227,16 +309,21 @@ class PayloadView(QWidget):
         bar.addWidget(self.route_combo, 2)
         bar.addWidget(QLabel("Compare with:"))
         bar.addWidget(self.compare_combo, 2)
-        bar.addWidget(self.pretty_box)
-        bar.addWidget(self.jump_button)
-        bar.addWidget(self.copy_button)
-        bar.addWidget(self.save_button)
+        # The view options on a second row, so the tab stays narrow enough beside the timeline.
+        options = QHBoxLayout()
+        options.addWidget(self.pretty_box)
+        options.addWidget(self.changes_box)
+        options.addStretch(1)
+        options.addWidget(self.jump_button)
+        options.addWidget(self.copy_button)
+        options.addWidget(self.save_button)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.main)
         splitter.addWidget(self.compare)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
+        layout.addLayout(options)
         layout.addWidget(splitter, 1)
         self.route_combo.activated.connect(lambda _i: self.request("main"))
         self.compare_combo.activated.connect(lambda _i: self._compare_changed())
@@ -244,6 +331,7 @@ class PayloadView(QWidget):
         self.copy_button.clicked.connect(self.copy)
         self.save_button.clicked.connect(self.save)
         self.jump_button.clicked.connect(self.main.jump_to_break)
+        self.changes_box.toggled.connect(self._changes_toggled)
 
     def set_routes(self, routes: list[tuple[str, str]]) -> None:
         """(key, label) pairs for the switchers; the first entry stays "current route"."""
@@ -282,6 +370,11 @@ class PayloadView(QWidget):
         pane.show_preview(preview, self.pretty_box.isChecked())
         if pane is self.main:
             self.main_updated.emit(dict(preview))
+
+    def _changes_toggled(self, on: bool) -> None:
+        for pane in (self.main, self.compare):
+            pane.set_mark_changes(on)
+        self.jump_button.setText("Go to first change" if on else "Go to cache end")
 
     def _pretty_toggled(self, pretty: bool) -> None:
         for pane in (self.main, self.compare):

@@ -1,4 +1,8 @@
-"""The Row tab: the selected journal row exactly as stored, indented and coloured."""
+"""The Row tab: the selected journal row as stored, indented and coloured.
+
+Floats are shown rounded to 12 significant digits (``desktop.pi.money.tidy``), so a summed
+cost reads 0.0000564, not 0.000056399999999999995; the journal itself is never changed.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import orjson
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
+from desktop.pi.money import tidy
 from desktop.ui.json_highlighter import MAX_CHARS, JsonHighlighter
 from desktop.ui.theme import is_dark
 
@@ -26,7 +31,7 @@ class RowView(QPlainTextEdit):
         if row is None:
             self.clear()
             return
-        text = orjson.dumps(row, option=orjson.OPT_INDENT_2, default=str).decode()
+        text = orjson.dumps(tidy(row), option=orjson.OPT_INDENT_2, default=str).decode()
         if len(text) > MAX_CHARS:
             self._highlighter.setDocument(None)  # type: ignore[arg-type]
         elif self._highlighter.document() is None:

@@ -38,11 +38,39 @@ KIND_NAMES: Final[dict[int, str]] = {
 #: The kinds a user can filter on, in toolbar order (errors travel with notes).
 FILTER_KINDS: Final[tuple[int, ...]] = (USER, ASSISTANT, TOOL, SYSTEM, COMPACTION, NOTE, OTHER)
 
+#: pi and Claude Code row kinds with no Desktop row type (design X1): each keeps its own code
+#: and badge, and filters with the family it belongs to (what the model is told outside the
+#: conversation hides with the system rows; summaries go with compactions; bookkeeping with notes).
+FOREIGN_KINDS: Final[dict[str, tuple[int, str, int]]] = {
+    "compaction_summary": (9, "summary", COMPACTION),
+    "branch_summary": (10, "branch sum.", COMPACTION),
+    "label": (11, "label", NOTE),
+    "model_change": (12, "model", NOTE),
+    "thinking_level": (13, "thinking", NOTE),
+    "custom_message": (14, "ext. msg", OTHER),
+    "custom": (15, "ext. state", SYSTEM),
+    "session_info": (16, "info", NOTE),
+    "usage": (17, "usage", SYSTEM),
+    "context_edit": (18, "edit", NOTE),
+    "bash": (19, "bash", TOOL),
+    "reminder": (20, "reminder", SYSTEM),
+    "meta": (21, "meta", SYSTEM),
+    "attachment": (22, "attach", SYSTEM),
+    "other": (23, "unknown", SYSTEM),
+    "note": (NOTE, "note", NOTE),
+    "error": (ERROR, "error", NOTE),
+}
+for _code, _name, _bucket in FOREIGN_KINDS.values():
+    KIND_NAMES.setdefault(_code, _name)
+_FOREIGN_BUCKETS: Final[dict[int, int]] = {code: bucket for code, _n, bucket in FOREIGN_KINDS.values()}
+
 _SUMMARY_LIMIT = 400
 
 
 def row_kind(row: Mapping[str, Any]) -> int:
     kind = row.get("type")
+    if kind == "foreign":
+        return FOREIGN_KINDS.get(str(row.get("foreign")), FOREIGN_KINDS["other"])[0]
     if kind == "user":
         return USER
     if kind == "assistant":
@@ -69,7 +97,7 @@ def filter_kind(kind: int) -> int:
         return NOTE
     if kind == STREAMING:
         return ASSISTANT
-    return kind
+    return _FOREIGN_BUCKETS.get(kind, kind)
 
 
 def _one_line(text: str) -> str:
@@ -116,7 +144,8 @@ def system_summary(row: Mapping[str, Any]) -> str:
         return f"system row without modelSystem metadata{': ' + label if label else ''}"
     if meta.get("v") != 1:
         return f"system row with unknown metadata version {meta.get('v')!r} (ignored for the model)"
-    message = meta.get("message") if isinstance(meta.get("message"), Mapping) else {}
+    found = meta.get("message")
+    message: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     sections = message.get("sections") or {}
     parts = []
     if label:
@@ -140,6 +169,8 @@ def system_summary(row: Mapping[str, Any]) -> str:
 def row_summary(row: Mapping[str, Any]) -> str:
     """One line that says what the row is about."""
     kind = row.get("type")
+    if "foreign" in row and isinstance(row.get("summary"), str):
+        return _one_line(row["summary"])  # pi / Claude Code: summarized on the worker
     if kind in ("user", "assistant", "streaming"):
         message = row.get("message")
         text = _message_text(message)
@@ -150,10 +181,11 @@ def row_summary(row: Mapping[str, Any]) -> str:
                 text = f"[{stop}] {why}" + (f" — {text}" if text else "")
         return _one_line(text) or "(empty)"
     if kind == "toolResult":
-        message = row.get("message") if isinstance(row.get("message"), Mapping) else {}
-        name = message.get("toolName", "?")
-        prefix = f"{name} ✗ " if message.get("isError") else f"{name}: "
-        return _one_line(prefix + _message_text(message))
+        found = row.get("message")
+        result: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+        name = result.get("toolName", "?")
+        prefix = f"{name} ✗ " if result.get("isError") else f"{name}: "
+        return _one_line(prefix + _message_text(result))
     if kind == "system":
         return _one_line(system_summary(row))
     if kind == "compaction":
@@ -203,4 +235,6 @@ def row_search_text(row: Mapping[str, Any]) -> str:
                     parts.append(str(value))
     else:
         parts.append(row_summary(row))
+    if "foreign" in row:
+        parts += [str(row.get("foreign")), str(row.get("text") or ""), str(row.get("tag") or "")]
     return " ".join(parts).lower()

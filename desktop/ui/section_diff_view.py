@@ -1,4 +1,4 @@
-"""The Section diff tab: each section a system row changed, before and after (SPEC G2)."""
+"""The Section diff tab: each section a system row changed, before and after (design G2)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import difflib
 
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from desktop.session.inspector.section_diff import SectionChange, SectionDiff
 from desktop.ui.html import Colors, badge, esc
-from desktop.ui.section_diff import SectionChange, SectionDiff
 from desktop.ui.theme import is_dark
 
 _STATUS_TEXT = {

@@ -11,9 +11,15 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+
+from desktop.ui.open_files import app_part
+
+if TYPE_CHECKING:  # the launcher asks smoke_requested() before it pays for QtWidgets
+    from PySide6.QtWidgets import QApplication, QWidget
 
 SMOKE_ENV = "PI_DESKTOP_SMOKE_EXIT"
 TIMEOUT_SECONDS = 60.0
@@ -24,19 +30,23 @@ def smoke_requested(flag: bool) -> bool:
     return flag or os.environ.get(SMOKE_ENV, "").strip() not in ("", "0")
 
 
-def exit_once_shown(app: QApplication, window: QWidget, extra: dict[str, str] | None = None) -> None:
-    """Poll until the window is exposed on screen, print the proof line, and quit cleanly."""
+def exit_once_shown(
+    app: QApplication, window: QWidget, extra: Callable[[], dict[str, str] | None] | None = None
+) -> None:
+    """Poll until the window is exposed on screen (and ``extra`` has its lines, which the
+    worker reports when it starts), print the proof lines, and quit cleanly."""
     deadline = time.monotonic() + TIMEOUT_SECONDS
     timer = QTimer(window)
     timer.setInterval(20)
 
     def check() -> None:
         handle = window.windowHandle()
-        if handle is not None and handle.isExposed():
+        lines = extra() if extra is not None else {}
+        if handle is not None and handle.isExposed() and lines is not None:
             timer.stop()
-            for key, value in (extra or {}).items():
+            for key, value in lines.items():
                 _say(f"{key}: {value}")
-            _say(f"window-shown: {window.windowTitle()}")
+            _say(f"window-shown: {app_part(window.windowTitle())}")
             window.close()
             app.exit(0)
         elif time.monotonic() > deadline:

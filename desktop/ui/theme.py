@@ -108,6 +108,18 @@ _ACCENTS = {
 }
 
 
+#: pi and Claude Code kinds (design X1): their family's colour, with a few of their own.
+_FOREIGN_ACCENTS = {
+    "compaction_summary": ("#0f766e", "#5eead4"),
+    "branch_summary": ("#0891b2", "#67e8f9"),
+    "model_change": ("#475569", "#cbd5e1"),
+    "custom_message": ("#4f46e5", "#a5b4fc"),
+    "reminder": ("#9333ea", "#d8b4fe"),
+}
+for _name, (_code, _label, _bucket) in rowinfo.FOREIGN_KINDS.items():
+    _ACCENTS.setdefault(_code, _FOREIGN_ACCENTS.get(_name, _ACCENTS[_bucket]))
+
+
 def kind_style(kind: int, dark: bool) -> KindStyle:
     light_hex, dark_hex = _ACCENTS.get(kind, _ACCENTS[rowinfo.OTHER])
     accent = QColor(dark_hex if dark else light_hex)

@@ -13,6 +13,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from desktop.pi.money import COMPACT_FLOOR, format_cost
 from desktop.ui import rowinfo
 from desktop.ui.theme import is_dark, kind_style
 from desktop.ui.timeline_model import ANCHORED_ROLE, KIND_ROLE, TIME_ROLE, USAGE_ROLE
@@ -33,7 +34,7 @@ def usage_hint(usage: Any) -> str:
     ratio = format_ratio(read / prompt if prompt else None)
     cost = usage.get("cost") or {}
     total = float(cost.get("total", 0.0)) if isinstance(cost, dict) else 0.0
-    return f"in {_short(prompt)} · hit {ratio} · out {_short(int(usage.get('output') or 0))} · ${total:.4f}"
+    return f"in {_short(prompt)} · hit {ratio} · out {_short(int(usage.get('output') or 0))} · {format_cost(total, floor=COMPACT_FLOOR)}"
 
 
 def _short(n: int) -> str:
@@ -61,6 +62,7 @@ class TimelineDelegate(QStyledItemDelegate):
         kind = index.data(KIND_ROLE)
         style = kind_style(kind if isinstance(kind, int) else rowinfo.OTHER, dark)
         selected = bool(state & QStyle.StateFlag.State_Selected)
+        hidden_kind = isinstance(kind, int) and rowinfo.filter_kind(kind) == rowinfo.SYSTEM
         painter.save()
         if selected:
             painter.fillRect(rect, palette.color(QPalette.ColorRole.Highlight))
@@ -95,7 +97,7 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setPen(Qt.PenStyle.NoPen)
         fill = QColor(style.accent)
-        if kind == rowinfo.SYSTEM:
+        if hidden_kind:
             fill.setAlpha(170)
         painter.setBrush(fill)
         painter.drawRoundedRect(badge, 4, 4)
@@ -111,10 +113,10 @@ class TimelineDelegate(QStyledItemDelegate):
             right = "anchored"
         right_width = metrics.horizontalAdvance(right) + _PAD if right else 0
         summary_font = QFont(font)
-        if kind in (rowinfo.SYSTEM, rowinfo.STREAMING):
+        if hidden_kind or kind == rowinfo.STREAMING:
             summary_font.setItalic(True)
         painter.setFont(summary_font)
-        painter.setPen(dim if kind == rowinfo.SYSTEM else text_color)
+        painter.setPen(dim if hidden_kind else text_color)
         summary_rect = QRect(x, rect.top(), max(10, rect.right() - x - right_width - _PAD), rect.height())
         text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
         elided = QFontMetrics(summary_font).elidedText(

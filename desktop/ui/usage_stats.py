@@ -1,4 +1,4 @@
-"""Per-request usage and session totals from assistant rows (SPEC G5).
+"""Per-request usage and session totals from assistant rows (design G5).
 
 Each assistant row carries pi-ai's ``usage`` (input, output, cacheRead, cacheWrite, cost). The
 hit ratio is the share of the prompt served from the cache: ``cacheRead / (input + cacheRead +
@@ -113,7 +113,3 @@ def totals(lines: Iterable[UsageLine]) -> UsageTotals:
 
 def format_ratio(ratio: float | None) -> str:
     return "—" if ratio is None else f"{ratio:.0%}"
-
-
-def format_cost(cost: float) -> str:
-    return f"${cost:.4f}" if cost < 1 else f"${cost:,.2f}"

@@ -1,4 +1,4 @@
-"""The guided first session: a few real turns against the offline emulator (issue 8).
+"""The guided first session: a few real turns against the offline emulator (design G5).
 
 A first launch with no key opens on the emulator route. Instead of an empty window, the
 worker prepares a small demo workspace (an ``AGENTS.md`` and one skill), runs one turn, edits
@@ -11,7 +11,10 @@ with its result, and the payload preview of the next request.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from desktop.ui.worker import SessionWorker
 
 WELCOME_NOTE = (
     "Welcome to Pi Desktop. You are on the offline emulator route: no API key, no network, replies "
@@ -68,9 +71,14 @@ def change_workspace(folder: Path) -> None:
     (skill / "SKILL.md").write_text(SKILL_CHANGELOG, encoding="utf-8")
 
 
-def seed_welcome(worker: Any, folder: Path) -> None:
-    """Run the guided turns on the worker thread (``worker`` is the SessionWorker)."""
-    worker.runtime.note("info", WELCOME_NOTE, worker._on_event, kind="welcome")
-    worker.run_turn(FIRST_PROMPT)
-    change_workspace(folder)
-    worker.run_turn(SECOND_PROMPT)
+def seed_welcome(worker: SessionWorker, folder: Path) -> None:
+    """Run the guided turns on the worker thread; a quit (or a stop) ends them early."""
+    if worker.runtime is None or worker.closing.is_set():
+        return
+    worker.runtime.note("info", WELCOME_NOTE, worker.on_event, kind="welcome")
+    for prompt in (FIRST_PROMPT, SECOND_PROMPT):
+        if worker.closing.is_set() or worker.cancel.is_set():
+            return
+        if prompt == SECOND_PROMPT:
+            change_workspace(folder)
+        worker.run_turn(prompt)

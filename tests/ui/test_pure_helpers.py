@@ -6,9 +6,9 @@ import json
 
 import orjson
 
+from desktop.session.inspector.payload_text import char_offset, common_prefix, pretty_json
+from desktop.session.inspector.section_diff import section_diff, state_before
 from desktop.ui import rowinfo
-from desktop.ui.payload_text import char_offset, common_prefix, pretty_json
-from desktop.ui.section_diff import section_diff, state_before
 from desktop.ui.usage_stats import totals, usage_lines
 from tests.ui.synthetic import assistant_row, note_row, system_row, tool_row, usage, user_row
 
@@ -150,7 +150,7 @@ def test_usage_totals_and_hit_ratio() -> None:
 
 
 def test_common_suffix_never_overlaps_the_prefix() -> None:
-    from desktop.ui.payload_text import common_suffix
+    from desktop.session.inspector.payload_text import common_suffix
 
     previous = b'{"messages":[1],"tools":[]}'
     current = b'{"messages":[1,2],"tools":[]}'

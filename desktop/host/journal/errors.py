@@ -3,7 +3,7 @@
 Two kinds matter to the rest of the app and must never be confused with provider errors:
 
 * ``LocalPreparationFailure``: a row a request depends on could not be made durable, so the
-  request must not be dispatched (SPEC T3). The runtime shows ``user_message`` as a local
+  request must not be dispatched (design T3). The runtime shows ``user_message`` as a local
   problem ("your disk is full"), not as something the provider did.
 * ``JournalFormatError``: a file is not a session this app can continue; it names the file and
   the line so a user can find and fix it.
@@ -16,7 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-FailureKind = Literal["disk_full", "read_only", "permission", "io", "closed", "invalid_row"]
+FailureKind = Literal[
+    "disk_full", "read_only", "permission", "io", "closed", "invalid_row", "lock", "changed"
+]
+"""Why rows could not be written. ``lock``: the writer lock or its record path is unusable (a
+symlink, a folder); ``changed``: another program replaced, moved or grew the session file under
+the writer, so nothing may be written to it (design T8)."""
 
 _ERRNO_KINDS: dict[int, FailureKind] = {
     errno.ENOSPC: "disk_full",

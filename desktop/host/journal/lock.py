@@ -1,31 +1,69 @@
-"""One writer per session (SPEC T6): an OS lock on a small file beside the session.
+"""One writer per session *file*, not per file name (design T6, T8).
 
-Why a separate ``<session>.lock`` file rather than locking the journal itself: on Windows a locked
-byte range cannot be read by others, and the second window must still be able to read the session.
-The lock file also says who holds it, so the read-only message can name the other window's process.
-The lock file is never deleted: deleting it would let two processes lock two different inodes.
+The lock is taken on the session file itself: an OS lock on an open descriptor of the file, so
+it belongs to the file's identity (device + inode) and every other name of the same file (a
+symlink, a hard link, a path through another mount of the folder) meets the same lock and opens
+read-only with the usual message. ``SessionLock.identity`` records the real path and the
+(device, inode) pair the writer must keep finding at its path before every append.
 
-POSIX uses ``flock`` (per open file, so a second open in the same process is refused too, and it is
-released by the OS when the process dies, even on SIGKILL). Windows uses ``msvcrt.locking`` on one
-byte far past the end of the file (untested here, kept for parity).
+Beside the session, ``<real name>.lock`` is a *record* only: who holds the session (process,
+host, since when), so the read-only message can name the other window. It carries no lock and
+is never trusted: it is created with ``O_EXCL | O_NOFOLLOW | O_CLOEXEC``; an existing one is
+never opened for writing, truncated or rewritten; a fresh record is written to a new temporary
+file and renamed over it (a rename replaces the *name*, never the content of the file the name
+pointed to, so a record that is a hard link to another file leaves that file alone). A record
+path that is a symbolic link, a directory or anything but a regular file is a ``LockPathError``
+and nothing is written: the session opens read-only and says why.
+
+POSIX uses ``flock`` (per open file description, so a second open in the same process is
+refused too, and the OS drops it when the process dies, even on SIGKILL). Windows uses
+``msvcrt.locking`` on one byte far past the end of the file, which keeps the rows readable by
+the read-only window (kept for parity; not exercised on Windows here).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
+import stat
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 _WINDOWS_LOCK_OFFSET = 1 << 30
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_BINARY = getattr(os, "O_BINARY", 0)
+_RECORD_LIMIT = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class FileIdentity:
+    """Which file a writer owns: its real path and the (device, inode) pair behind every name."""
+
+    real_path: Path
+    device: int
+    inode: int
+
+    @classmethod
+    def of(cls, fd: int, path: Path) -> FileIdentity:
+        info = os.fstat(fd)
+        return cls(Path(os.path.realpath(path)), info.st_dev, info.st_ino)
+
+    def same_file(self, info: os.stat_result) -> bool:
+        return (info.st_dev, info.st_ino) == (self.device, self.inode)
 
 
 def lock_path_for(session_path: Path) -> Path:
-    return session_path.with_name(session_path.name + ".lock")
+    """The holder record of a session: beside its *real* path, so symlink aliases share it."""
+    real = Path(os.path.realpath(session_path))
+    return real.with_name(real.name + ".lock")
 
 
 class LockHeld(Exception):
@@ -38,6 +76,17 @@ class LockHeld(Exception):
         super().__init__(self.user_message)
 
 
+class LockPathError(OSError):
+    """The holder record's path is not a regular file (a symlink, a folder, a FIFO, ...)."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        self.user_message = (
+            f"The lock record {path} is {what}, not a regular file, so this session is shown "
+            "read-only and nothing was written. Remove it to continue the session."
+        )
+        super().__init__(errno.EEXIST, self.user_message, str(path))
+
+
 def _describe_holder(holder: dict[str, Any] | None) -> str:
     who = "another Pi Desktop window"
     if holder:
@@ -47,8 +96,8 @@ def _describe_holder(holder: dict[str, Any] | None) -> str:
         if pid == os.getpid() and host == socket.gethostname():
             who = "this same Pi Desktop window (it already has the session open)"
         else:
-            details = [f"process {pid}"] if pid else []
-            if host:
+            details = [f"process {pid}"] if isinstance(pid, int) else []
+            if isinstance(host, str) and host:
                 details.append(f"on {host}")
             if isinstance(since, int):
                 details.append("since " + time.strftime("%H:%M:%S", time.localtime(since / 1000)))
@@ -61,24 +110,49 @@ def _describe_holder(holder: dict[str, Any] | None) -> str:
 
 
 class SessionLock:
-    """An acquired writer lock; release it with ``release`` (the OS also drops it on exit)."""
+    """The writer lock on one session file; release it with ``release`` (the OS also drops it on exit)."""
 
-    def __init__(self, path: Path, fd: int) -> None:
+    def __init__(self, path: Path, fd: int, identity: FileIdentity) -> None:
         self.path = path
+        self.identity = identity
         self._fd: int | None = fd
 
     @classmethod
-    def acquire(cls, path: Path) -> SessionLock:
-        """Take the lock without waiting; raises ``LockHeld`` if taken, ``OSError`` if impossible."""
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+    def acquire(cls, session_path: Path) -> SessionLock:
+        """Lock the file at ``session_path`` without waiting.
+
+        Raises ``LockHeld`` if another writer holds this file (under any name),
+        ``LockPathError`` if the holder record's path is not a regular file, and ``OSError``
+        if the file cannot be opened.
+        """
+        check_record_path(lock_path_for(session_path))
+        fd = os.open(session_path, os.O_RDONLY | _O_CLOEXEC | _O_BINARY)
         try:
-            if not _try_lock(fd):
-                raise LockHeld(path, _read_holder(path))
-            _write_holder(fd)
+            return cls.adopt(fd, session_path)
         except BaseException:
             os.close(fd)
             raise
-        return cls(path, fd)
+
+    @classmethod
+    def adopt(cls, fd: int, session_path: Path) -> SessionLock:
+        """Lock the file open as ``fd`` (owned by the lock from now on) and record the holder."""
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(session_path))
+        identity = FileIdentity.of(fd, session_path)
+        record = lock_path_for(session_path)
+        if not _try_lock(fd):
+            raise LockHeld(record, _read_holder(record))
+        try:
+            _write_record(record)
+        except LockPathError:
+            _unlock(fd)
+            raise
+        except OSError:
+            pass  # the record is information only; the lock on the file is what counts
+        except BaseException:
+            _unlock(fd)
+            raise
+        return cls(session_path, fd, identity)
 
     @property
     def held(self) -> bool:
@@ -93,20 +167,64 @@ class SessionLock:
                 os.close(fd)
 
 
-def _read_holder(path: Path) -> dict[str, Any] | None:
+def check_record_path(record: Path) -> None:
+    """Refuse a record path that is not absent or a regular file, before anything is locked."""
     try:
-        with open(path, "rb") as handle:
-            data = orjson.loads(handle.read(4096).strip() or b"null")
+        info = os.lstat(record)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        raise LockPathError(record, "a symbolic link")
+    if stat.S_ISDIR(info.st_mode):
+        raise LockPathError(record, "a folder")
+    if not stat.S_ISREG(info.st_mode):
+        raise LockPathError(record, "a special file")
+
+
+def _read_holder(record: Path) -> dict[str, Any] | None:
+    """The record's content, read without following a link or blocking on a FIFO."""
+    try:
+        fd = os.open(record, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC | _O_BINARY)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = orjson.loads(os.read(fd, _RECORD_LIMIT).strip() or b"null")
     except (OSError, orjson.JSONDecodeError):
         return None
+    finally:
+        os.close(fd)
     return data if isinstance(data, dict) else None
 
 
-def _write_holder(fd: int) -> None:
+def _write_record(record: Path) -> None:
+    """Publish who holds the session; never writes into a file this call did not create."""
     info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time_ns() // 1_000_000}
-    os.ftruncate(fd, 0)
-    os.lseek(fd, 0, os.SEEK_SET)
-    os.write(fd, orjson.dumps(info) + b"\n")
+    line = orjson.dumps(info) + b"\n"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY
+    try:
+        fd = os.open(record, flags, 0o644)
+    except FileExistsError:
+        check_record_path(record)
+        temp = record.with_name(f".{record.name}.{os.getpid()}.new")
+        temp.unlink(missing_ok=True)
+        fd = os.open(temp, flags, 0o644)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+        try:
+            os.replace(temp, record)  # replaces the name only; a symlink put there meanwhile is not followed
+        except OSError:
+            temp.unlink(missing_ok=True)
+            check_record_path(record)
+            raise
+        return
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
 
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import orjson
-from pydantic import ValidationError
 
+from desktop.host.journal.envelope import SCHEMA_VERSION
 from desktop.host.journal.errors import JournalFormatError
-from desktop.host.journal.rows import SCHEMA_VERSION, RowBase, SessionHeader, parse_row
+from desktop.host.journal.shapes import row_shape_problem
+
+if TYPE_CHECKING:
+    from desktop.host.journal.rows import RowBase, SessionHeader
 
 Severity = Literal["error", "warning"]
 
@@ -31,14 +34,24 @@ class _Report(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
+    """A problem found in a session file, at a line (and, for a row of the wrong shape, a field)."""
+
     path: Path
     line: int
     severity: Severity
     code: str
     message: str
+    field: str | None = None
+    """The dotted path of the offending field inside the row (``checkpoint.message.toolsAdded[0].name``)."""
 
     def __str__(self) -> str:
         return f"{self.path}: line {self.line}: {self.message}"
+
+
+def format_diagnostic(diagnostic: Diagnostic) -> str:
+    """``PATH:LINE: message (field)``, the one line a user is shown for a problem (design T9)."""
+    where = f" ({diagnostic.field})" if diagnostic.field else ""
+    return f"{diagnostic.path}:{diagnostic.line}: {diagnostic.message}{where}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +95,16 @@ class SessionLog:
         return isinstance(version, int) and version > SCHEMA_VERSION
 
     def header_model(self) -> SessionHeader:
+        from desktop.host.journal.rows import SessionHeader
+
         if self.header is None:
             raise self.format_error()
         return SessionHeader.model_validate(self.header)
 
     def model(self, index: int) -> RowBase:
         """Validate one row on demand (raises ``pydantic.ValidationError`` for a malformed row)."""
+        from desktop.host.journal.rows import parse_row
+
         return parse_row(self.rows[index])
 
     def format_error(self) -> JournalFormatError:
@@ -189,6 +206,21 @@ def parse_session(path: Path, data: bytes) -> SessionLog:
             set_aside.append(SetAside(line_no, raw, reason))
             problem(line_no, "duplicate-id", reason + "; the first one is used", "warning")
             continue
+        shape = row_shape_problem(obj) if version <= SCHEMA_VERSION else None
+        if shape is not None:
+            reason = f"{obj['type']} row {row_id} cannot be used: {shape.message}"
+            set_aside.append(SetAside(line_no, raw, reason))
+            diagnostics.append(
+                Diagnostic(
+                    path,
+                    line_no,
+                    "error",
+                    "bad-shape",
+                    reason + "; it is kept in the file and skipped",
+                    shape.field,
+                )
+            )
+            continue
         if version > SCHEMA_VERSION:
             problem(
                 line_no,
@@ -225,17 +257,46 @@ def _parse_header(log: SessionLog, raw: bytes, problem: _Report) -> None:
         )
         log.header = obj
         return
-    try:
-        SessionHeader.model_validate(obj)
-    except ValidationError as exc:
-        problem(1, "header-invalid", f"the session header is invalid: {_summarize(exc)}")
+    problems = header_problems(obj)
+    if problems:
+        problem(1, "header-invalid", f"the session header is invalid: {'; '.join(problems[:3])}")
+        return
+    if type(obj.get("id")) is not str or not obj["id"]:
+        problem(
+            1, "header-invalid", "the session header is invalid: id: the session id must be non-empty text"
+        )
         return
     log.header = obj
 
 
-def _summarize(exc: ValidationError) -> str:
-    parts = []
-    for error in exc.errors()[:3]:
-        where = ".".join(str(p) for p in error["loc"]) or "row"
-        parts.append(f"{where}: {error['msg']}")
-    return "; ".join(parts)
+#: The header's fields and their JSON types, as ``rows.SessionHeader`` declares them (strict: a
+#: bool is not an int); ``tests/journal`` checks that the two agree on a table of headers.
+_HEADER_FIELDS: tuple[tuple[str, type, bool], ...] = (
+    ("id", str, False),
+    ("ts", int, False),
+    ("app", str, False),
+    ("appVersion", str, True),
+    ("cwd", str, True),
+)
+_TYPE_NAMES = {str: "a valid string", int: "a valid integer"}
+
+
+def header_problems(obj: dict[str, Any]) -> list[str]:
+    """What makes a v1 header (``type`` and ``v`` already checked) invalid, field by field.
+
+    The same rules as ``rows.SessionHeader``, without importing pydantic: every read of a
+    session checks its header, and pydantic's import alone costs more than parsing a long
+    session (design D6).
+    """
+    problems: list[str] = []
+    for name, kind, required in _HEADER_FIELDS:
+        if name not in obj:
+            if required:
+                problems.append(f"{name}: Field required")
+            continue
+        value = obj[name]
+        if type(value) is not kind:
+            problems.append(f"{name}: Input should be {_TYPE_NAMES[kind]}")
+        elif name == "id" and not value:
+            problems.append(f"{name}: String should have at least 1 character")
+    return problems

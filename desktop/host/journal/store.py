@@ -1,4 +1,4 @@
-"""Where sessions live and how to find them (SPEC T1).
+"""Where sessions live and how to find them (design T1).
 
 Sessions sit under ``paths.sessions_dir()`` (platformdirs, redirected by ``--data-dir`` or
 ``PI_DESKTOP_DATA_DIR``), one folder per working directory as pi-coding-agent does, so listing the
@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 
 from desktop.host import paths
-from desktop.host.journal.rows import SCHEMA_VERSION, new_row_id
+from desktop.host.journal.envelope import SCHEMA_VERSION, new_row_id
 from desktop.host.journal.writer import JournalWriter
 
 SESSION_SUFFIX = ".jsonl"

@@ -1,4 +1,4 @@
-"""The one writer of a session file (SPEC T1, T3, T5, T6).
+"""The one writer of a session file (design T1, T3, T5, T6).
 
 Write-ahead: ``append`` writes a batch of rows with one ``write`` and one fsync (group commit) and
 only then returns an ``Ack``; the runtime needs that ``Ack`` to dispatch. A failure leaves the file
@@ -20,28 +20,27 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self, TypeAlias
 
 import orjson
-from pydantic import ValidationError
 
 from desktop.host.journal.ack import Ack, issue_ack
 from desktop.host.journal.durable import sync_dir, sync_file, write_all, write_new_file
+from desktop.host.journal.envelope import SCHEMA_VERSION, new_row_id
 from desktop.host.journal.errors import FailureKind, LocalPreparationFailure, NotAcknowledged
-from desktop.host.journal.lock import LockHeld, SessionLock, lock_path_for
+from desktop.host.journal.lock import LockHeld, LockPathError, SessionLock, check_record_path, lock_path_for
 from desktop.host.journal.reader import Diagnostic, SessionLog, SetAside, TornTail, parse_session
-from desktop.host.journal.rows import (
-    ROW_MODELS,
-    SCHEMA_VERSION,
-    RowBase,
-    SessionHeader,
-    new_row_id,
-)
 
-RowLike = RowBase | Mapping[str, Any]
+if TYPE_CHECKING:
+    from desktop.host.journal.rows import RowBase
+
+# The row models (pydantic) load on the first write, not on open: a read-only open never
+# validates a row, and importing pydantic costs more than parsing a long session (design D6).
+RowLike: TypeAlias = "RowBase | Mapping[str, Any]"
 
 _O_BINARY = getattr(os, "O_BINARY", 0)
-_APPENDABLE = frozenset(ROW_MODELS.values())
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_WRITE_FLAGS = os.O_RDWR | os.O_APPEND | _O_CLOEXEC | _O_BINARY
 
 
 class _SessionExists(FileExistsError):
@@ -69,6 +68,9 @@ class JournalWriter:
         self._end = log.end
         self._mutex = threading.Lock()
         self._broken: str | None = None
+        self._broken_kind: FailureKind = "io"
+        self._refusal: FailureKind = "read_only"
+        self._check_path = Path(os.path.abspath(path))
         self._closed = False
         self.torn_sidecar = torn_sidecar
         """Where a torn last line was moved on this open, if there was one."""
@@ -93,6 +95,8 @@ class JournalWriter:
         an empty or half-written session file behind. Raises ``FileExistsError`` if ``path``
         exists and ``LocalPreparationFailure`` if the OS refuses.
         """
+        from desktop.host.journal.rows import SessionHeader
+
         path = Path(path)
         header = SessionHeader(
             id=session_id or new_row_id(),
@@ -108,18 +112,13 @@ class JournalWriter:
             path.parent.mkdir(parents=True, exist_ok=True)
             if created_parent:
                 sync_dir(path.parent.parent)
-            lock = SessionLock.acquire(lock_path_for(path))
-            if path.exists():
+            check_record_path(lock_path_for(path))
+            if path.exists() or path.is_symlink():
                 raise _SessionExists(errno.EEXIST, "a session file already exists", str(path))
-            temp = path.with_name(f".{path.name}.{os.getpid()}.new")
-            temp.unlink(missing_ok=True)
-            try:
-                write_new_file(temp, line)
-                _publish(temp, path)
-            finally:
-                temp.unlink(missing_ok=True)
-            sync_dir(path.parent)
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | _O_BINARY)
+            lock = _create_locked(path, line)
+            fd = os.open(path, _WRITE_FLAGS)
+            if not lock.identity.same_file(os.fstat(fd)):
+                raise _SessionExists(errno.EEXIST, "another file took the session's name", str(path))
         except LockHeld as held:
             raise FileExistsError(errno.EEXIST, held.user_message, str(path)) from held
         except OSError as exc:
@@ -129,6 +128,10 @@ class JournalWriter:
                 lock.release()
             if isinstance(exc, _SessionExists):
                 raise FileExistsError(*exc.args) from None
+            if isinstance(exc, LockPathError):
+                raise LocalPreparationFailure(
+                    exc.user_message, kind="lock", path=path, row_ids=[header.id], cause=exc
+                ) from exc
             raise LocalPreparationFailure.from_os_error(
                 exc, path=path, row_ids=[header.id], doing="creating the session file"
             ) from exc
@@ -146,24 +149,26 @@ class JournalWriter:
         if not path.is_file():
             raise FileNotFoundError(errno.ENOENT, "no session file here", str(path))
         reason = "Opened read-only on request." if read_only else None
+        refusal: FailureKind = "read_only"
         lock: SessionLock | None = None
         fd: int | None = None
         if not read_only:
-            lock, reason = _try_lock(path)
+            lock, reason, refusal = _try_lock(path)
         try:
             if lock is not None:
                 try:
-                    fd = os.open(path, os.O_RDWR | os.O_APPEND | _O_BINARY)
+                    fd = os.open(path, _WRITE_FLAGS)
+                    if not lock.identity.same_file(os.fstat(fd)):
+                        raise OSError(errno.ESTALE, "the file was replaced while it was being opened")
                 except OSError as exc:
                     if isinstance(exc, FileNotFoundError):
                         raise
-                    lock.release()
-                    lock = None
+                    fd, lock = _drop(fd, lock)
                     reason = (
                         f"This session file cannot be written ({exc.strerror or exc}), "
                         "so it is shown read-only."
                     )
-            data = path.read_bytes()
+            data = _read_all(fd) if fd is not None else path.read_bytes()
             log = parse_session(path, data)
             if log.header is None:
                 raise log.format_error()
@@ -190,7 +195,9 @@ class JournalWriter:
         except BaseException:
             _drop(fd, lock)
             raise
-        return cls(path, log, fd=fd, lock=lock, read_only_reason=reason, torn_sidecar=sidecar)
+        writer = cls(path, log, fd=fd, lock=lock, read_only_reason=reason, torn_sidecar=sidecar)
+        writer._refusal = refusal
+        return writer
 
     # --- state --------------------------------------------------------------------------------
 
@@ -261,11 +268,12 @@ class JournalWriter:
                 return issue_ack(self.path, self.session_id, ids, (), 0)
             payload = b"".join(orjson.dumps(d, option=orjson.OPT_APPEND_NEWLINE) for d in fresh.values())
             start = self._end
+            self._check_file(list(fresh))
             try:
                 write_all(self._fd, payload)
                 sync_file(self._fd)
             except OSError as exc:
-                self._roll_back(start)
+                self._roll_back(start, payload)
                 raise LocalPreparationFailure.from_os_error(
                     exc, path=self.path, row_ids=list(fresh), doing="writing to"
                 ) from exc
@@ -288,6 +296,8 @@ class JournalWriter:
 
     def _prepare(self, row: RowLike) -> tuple[str, dict[str, Any]]:
         """Validate a row and return its id and a private JSON copy of it."""
+        from desktop.host.journal.rows import ROW_MODELS, RowBase
+
         try:
             if isinstance(row, RowBase):
                 model = row
@@ -299,11 +309,11 @@ class JournalWriter:
                 if model_type is None:
                     raise ValueError(f"unknown row type {row.get('type')!r}")
                 model = model_type.model_validate(dict(row))
-            if type(model) not in _APPENDABLE:
+            if type(model) not in ROW_MODELS.values():
                 raise ValueError(f"{type(model).__name__} rows cannot be appended")
             if model.v != SCHEMA_VERSION:
                 raise ValueError(f"row version {model.v} is not {SCHEMA_VERSION}")
-        except (ValidationError, ValueError) as exc:
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
             row_id = row.id if isinstance(row, RowBase) else row.get("id")
             raise LocalPreparationFailure(
                 f"Could not save the conversation before sending it: row {row_id!r} is invalid "
@@ -321,19 +331,65 @@ class JournalWriter:
         if self._closed:
             message, kind = "The session was closed; reopen it to continue.", "closed"
         elif self._fd is None:
-            message, kind = f"{self._read_only_reason} Nothing was sent to the model.", "read_only"
+            message, kind = f"{self._read_only_reason} Nothing was sent to the model.", self._refusal
         elif self._broken is not None:
-            message, kind = self._broken, "io"
+            message, kind = self._broken, self._broken_kind
         else:
             return
         raise LocalPreparationFailure(message, kind=kind, path=self.path, row_ids=ids)
 
-    def _roll_back(self, start: int) -> None:
-        """Cut a failed batch off the file so a retry cannot land behind half a row."""
+    def _check_file(self, ids: Sequence[str]) -> None:
+        """Refuse to append unless the path still names the file this writer locked and the
+        file still ends where this writer left it (design T8): another program that replaced,
+        moved or appended to the file would otherwise get rows interleaved with its own."""
+        assert self._fd is not None and self._lock is not None
+        mine = os.fstat(self._fd)
+        try:
+            at_path: os.stat_result | None = os.stat(self._check_path)
+        except OSError:
+            at_path = None
+        if at_path is None or not self._lock.identity.same_file(at_path):
+            problem = (
+                f"the session file {self.path} was replaced, moved or deleted by another program "
+                "since this window opened it"
+            )
+        elif mine.st_size != self._end:
+            problem = (
+                f"another program changed the session file {self.path} (it holds {mine.st_size:,} "
+                f"bytes; this window wrote up to {self._end:,})"
+            )
+        else:
+            return
+        self._broken_kind = "changed"
+        self._broken = (
+            f"Could not save the conversation: {problem}. Nothing was written and nothing was sent; "
+            "reopen the session to continue."
+        )
+        raise LocalPreparationFailure(self._broken, kind="changed", path=self.path, row_ids=ids)
+
+    def _roll_back(self, start: int, payload: bytes) -> None:
+        """Cut a failed batch off the file so a retry cannot land behind half a row.
+
+        Only this writer's own bytes are cut: the file must hold exactly ``start`` bytes plus a
+        prefix of this batch. Anything else (another program appended meanwhile) is left alone
+        and the writer refuses further appends until the session is reopened (design T8).
+        """
         assert self._fd is not None
         try:
-            os.ftruncate(self._fd, start)
-            sync_file(self._fd)
+            size = os.fstat(self._fd).st_size
+            if size == start:
+                return
+            landed = size - start
+            if 0 < landed <= len(payload) and _read_at(self._fd, start, landed) == payload[:landed]:
+                os.ftruncate(self._fd, start)
+                sync_file(self._fd)
+                return
+            self._broken_kind = "changed"
+            self._broken = (
+                f"Could not save the conversation: a failed write could not be undone because "
+                f"another program changed {self.path} meanwhile; nothing was cut from the file. "
+                "Nothing was sent; reopen the session to continue."
+            )
         except OSError as exc:
             self._broken = (
                 f"Could not save the conversation: a failed write could not be undone "
@@ -371,16 +427,72 @@ class JournalWriter:
         self.close()
 
 
-def _try_lock(path: Path) -> tuple[SessionLock | None, str | None]:
+def _try_lock(path: Path) -> tuple[SessionLock | None, str | None, FailureKind]:
     try:
-        return SessionLock.acquire(lock_path_for(path)), None
+        return SessionLock.acquire(path), None, "read_only"
     except LockHeld as held:
-        return None, held.user_message
+        return None, held.user_message, "read_only"
+    except LockPathError as bad:
+        return None, bad.user_message, "lock"
     except OSError as exc:
-        return None, (
-            f"The folder {path.parent} is not writable ({exc.strerror or exc}), "
-            "so this session is shown read-only."
+        return (
+            None,
+            (
+                f"This session file cannot be locked for writing ({exc.strerror or exc}), "
+                "so it is shown read-only."
+            ),
+            "lock",
         )
+
+
+def _create_locked(path: Path, header_line: bytes) -> SessionLock:
+    """Write the header to a new temporary file, lock it, then link it into place: the file is
+    locked before its name exists, so no other writer can ever take it first (design T8)."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.new")
+    temp.unlink(missing_ok=True)
+    fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _O_CLOEXEC | _O_BINARY, 0o644)
+    lock: SessionLock | None = None
+    try:
+        write_all(fd, header_line)
+        sync_file(fd)
+        if os.name == "nt":  # pragma: no cover - an open file cannot be renamed on Windows
+            os.close(fd)
+            _publish(temp, path)
+            return SessionLock.acquire(path)
+        lock = SessionLock.adopt(fd, path)
+        _publish(temp, path)
+        sync_dir(path.parent)
+        return lock
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        elif os.name != "nt":
+            os.close(fd)
+        raise
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def _read_all(fd: int) -> bytes:
+    """The whole file behind ``fd`` (the descriptor the writer locked and checked)."""
+    size = os.fstat(fd).st_size
+    return _read_at(fd, 0, size) if size else b""
+
+
+def _read_at(fd: int, offset: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size > 0:
+        if hasattr(os, "pread"):
+            chunk = os.pread(fd, min(size, 1 << 24), offset)
+        else:  # pragma: no cover - Windows
+            os.lseek(fd, offset, os.SEEK_SET)
+            chunk = os.read(fd, min(size, 1 << 24))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def _drop(fd: int | None, lock: SessionLock | None) -> tuple[None, None]:

@@ -1,0 +1,137 @@
+"""A foreign session as the window's timeline shows it: plain row dicts (design X1, no Qt).
+
+The window's timeline, row view, usage tab and section-diff tab read Pi Desktop journal rows.
+A pi or Claude Code timeline row becomes the same shape where one exists (``user``,
+``assistant``, ``toolResult``, ``system`` with ``modelSystem``, ``compaction``), so those views
+show it unchanged; every other kind (compaction and branch summaries, labels, model changes,
+Claude Code reminders, ...) becomes a ``foreign`` row that keeps its own kind. Every row says
+where it came from (``foreign``: the source kind, ``line``: its line in the file) and whether
+it is in the model's context at the leaf. System and compaction rows carry their section
+diff (``diff``), computed here on the worker so the GUI thread only shows it.
+
+Claude Code records usage without a cost; it is priced here from the catalog when the model
+is known there (design G5), and said so in the row (``costFrom``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict
+from typing import Any
+
+from desktop.session.foreign import model as k
+from desktop.session.foreign.base import ForeignSession
+from desktop.session.foreign.model import Branch, TimelineRow
+
+#: Source kinds shown as the Desktop row type of the same meaning.
+_DESKTOP_TYPES = {
+    k.USER: "user",
+    k.ASSISTANT: "assistant",
+    k.TOOL: "toolResult",
+    k.SYSTEM: "system",
+    k.COMPACTION: "compaction",
+}
+READ_ONLY_NOTE = (
+    "{name}: opened read-only; the file is never changed. Continue in Pi Desktop to keep working on it."
+)
+FORMAT_NAMES = {"pi": "pi-coding-agent session", "claude-code": "Claude Code transcript"}
+
+
+def _priced(message: Mapping[str, Any]) -> dict[str, Any]:
+    """The message with its usage priced from the catalog when it carries no cost (Claude Code)."""
+    usage = message.get("usage")
+    if not isinstance(usage, Mapping):
+        return dict(message)
+    cost = usage.get("cost")
+    if isinstance(cost, Mapping) and float(cost.get("total") or 0) > 0:
+        return dict(message)
+    from desktop.pi.catalog import default_catalog
+    from desktop.pi.cost import calculate_cost
+
+    entry = default_catalog().get(str(message.get("provider") or ""), str(message.get("model") or ""))
+    if entry is None:
+        return dict(message)
+    priced = dict(usage)
+    calculate_cost(entry.model, priced)
+    return {**message, "usage": priced, "costFrom": f"catalog prices for {entry.key}"}
+
+
+def row_dict(
+    row: TimelineRow, session: ForeignSession | None = None, leaf: str | None = None
+) -> dict[str, Any]:
+    """One timeline row as the window's row dict (see the module docstring)."""
+    kind = row.kind
+    out: dict[str, Any] = {
+        "id": row.id,
+        "ts": row.ts,
+        "foreign": kind,
+        "line": row.line,
+        "inContext": row.in_context,
+        "summary": row.summary,
+    }
+    if row.label:
+        out["tag"] = row.label
+    message = row.message
+    desktop_type = _DESKTOP_TYPES.get(kind)
+    if desktop_type in ("user", "assistant", "toolResult") and isinstance(message, Mapping):
+        body = dict(message)
+        if row.usage is not None and "usage" not in body:
+            body["usage"] = dict(row.usage)
+        out["type"] = desktop_type
+        out["message"] = _priced(body) if desktop_type == "assistant" else body
+    elif desktop_type == "system" and isinstance(message, Mapping):
+        out["type"] = "system"
+        out["modelSystem"] = {"v": 1, "message": dict(message)}
+    elif desktop_type == "compaction":
+        entry = row.entry
+        out["type"] = "compaction"
+        tokens = entry.get("tokensBefore")
+        if tokens is None:
+            meta = entry.get("compactMetadata")
+            tokens = meta.get("preTokens") if isinstance(meta, Mapping) else None
+        if isinstance(tokens, int):
+            out["tokensBefore"] = tokens
+        reason = entry.get("reason") or (entry.get("compactMetadata") or {}).get("trigger")
+        if isinstance(reason, str):
+            out["reason"] = reason
+    else:
+        out["type"] = "foreign"
+        out["hidden"] = row.hidden
+        if row.text is not None:
+            out["text"] = row.text
+        elif isinstance(message, Mapping):
+            out["message"] = dict(message)
+    if session is not None and kind in (k.SYSTEM, k.COMPACTION):
+        diff = session.system_diff(row.id, leaf)
+        if diff is not None:
+            out["diff"] = diff
+    return out
+
+
+def branch_dict(branch: Branch) -> dict[str, Any]:
+    data = asdict(branch)
+    data["forkPoint"] = data.pop("fork_point")
+    return data
+
+
+def opened_info(session: ForeignSession, leaf: str | None = None) -> dict[str, Any]:
+    """What ``session_opened`` carries for a foreign session: rows, branches, notes."""
+    leaf = leaf or session.default_leaf
+    rows = [row_dict(row, session, leaf) for row in session.timeline(leaf)]
+    name = FORMAT_NAMES.get(session.format, session.format)
+    return {
+        "path": str(session.path),
+        "id": session.session_id,
+        "cwd": session.cwd or "",
+        "title": session.title,
+        "readOnly": READ_ONLY_NOTE.format(name=name[0].upper() + name[1:]),
+        "rows": rows,
+        "diagnostics": [str(d) for d in session.diagnostics],
+        "problems": [],
+        "foreign": {
+            "format": session.format,
+            "leaf": leaf,
+            "branches": [branch_dict(b) for b in session.branches()],
+            "notes": list(session.context(leaf).notes),
+        },
+    }

@@ -1,0 +1,69 @@
+"""The Activation tab: why the session holds the deferred-tool grants it holds (design A5, A7, A8).
+
+Computed on the worker thread (or in a headless command) from the live gate and the
+model-ordered rows, then shipped to the window as plain data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from desktop.session.gate import ToolGate
+
+
+def activation_info(gate: ToolGate | None, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The Activation tab: live state, its identity inputs, and whether the transcript's newest
+    ``tool_activation`` section would be honoured for the current identity (and why not)."""
+    from desktop.session.activation import SECTION_NAME
+    from desktop.session.history import context_view
+
+    if gate is None:
+        return {"available": False, "why": "No session is open."}
+    gate.refresh()
+    snapshot = gate.snapshot
+    route = gate.route
+    identity = gate.identity()
+    messages = context_view(rows).messages
+    verdict = gate.verdict(messages)
+    section = None
+    for message in reversed(messages):
+        sections = message.get("sections") if message.get("role") == "system" else None
+        if isinstance(sections, Mapping) and SECTION_NAME in sections:
+            section = sections[SECTION_NAME]
+            break
+    if verdict.source == "rejected":
+        valid, why = False, verdict.reason
+    elif section is None:
+        valid, why = True, "nothing recorded yet: " + verdict.reason
+    else:
+        valid, why = True, f"the transcript's section matches the current identity ({verdict.reason})"
+    policy = gate.policy
+    return {
+        "available": True,
+        "valid": valid,
+        "why": why,
+        "source": verdict.source,
+        "active": list(gate.state.active),
+        # Why the session opened with the grants it has (e.g. a copied file: nothing restored).
+        "restoredAtOpen": gate.last_restore.reason if gate.last_restore is not None else None,
+        "epoch": gate.epoch,
+        "identity": identity,
+        "inputs": {
+            "account": route.account,
+            "model": route.model_id,
+            "api": route.api,
+            "endpoint": route.base_url,
+            "mode": gate.mode.value,
+            "declarations": [d.get("name") for d in snapshot.declarations()],
+            "deferred": sorted(snapshot.deferred_names),
+        },
+        "policy": {
+            "mode": policy.mode,
+            "note": policy.note(),
+            "fallback": policy.reason if policy.fallback else None,
+            "functions": policy.function_count,
+            "estimatedTokens": policy.estimated_tokens,
+        },
+        "section": section,
+    }

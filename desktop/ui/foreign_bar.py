@@ -1,0 +1,104 @@
+"""The bar above a foreign session's timeline: what it is, its branch, "Continue in Pi Desktop".
+
+A pi or Claude Code session opens read-only (design X1). This bar says so, offers the branch
+switcher (a pi session is a tree: every leaf is a branch; a Claude Code sub-agent sidechain
+is one too) and the fork into a new Desktop session (design X2). It only emits what the user
+chose; the worker rebuilds the timeline or writes the fork.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
+
+FORMAT_NAMES = {"pi": "pi-coding-agent session", "claude-code": "Claude Code transcript"}
+
+
+def branch_label(branch: Mapping[str, Any]) -> str:
+    """One line for the switcher: title, length, time, and whether it is pi's current leaf."""
+    ts = branch.get("ts")
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(ts / 1000)) if isinstance(ts, int) else ""
+    tags = []
+    if branch.get("current"):
+        tags.append("current")
+    if branch.get("sidechain"):
+        tags.append("sub-agent")
+    tag = f" [{', '.join(tags)}]" if tags else ""
+    title = str(branch.get("title") or branch.get("leaf"))
+    if len(title) > 60:
+        title = title[:59] + "…"
+    return f"{title} — {branch.get('length', 0)} entries{', ' + when if when else ''}{tag}"
+
+
+class ForeignBar(QWidget):
+    branch_chosen = Signal(str)
+    """The leaf id of the branch to show."""
+    continue_requested = Signal(str)
+    """The leaf id to fork from into a new Desktop session."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("foreignBar")
+        self.label = QLabel()
+        self.label.setObjectName("foreignLabel")
+        self.label.setTextFormat(Qt.TextFormat.RichText)
+        self.branches = QComboBox()
+        self.branches.setObjectName("branchSwitcher")
+        self.branches.setToolTip(
+            "Branches of the session tree (each leaf is one); pi continues the current one"
+        )
+        self.branches.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.branches.setMinimumContentsLength(12)
+        self.branches.activated.connect(self._branch_activated)
+        self.continue_button = QPushButton("Continue in Pi Desktop")
+        self.continue_button.setObjectName("continueButton")
+        self.continue_button.setToolTip(
+            "Fork this branch into a new Pi Desktop session: the source file stays untouched "
+            "and no tool activation is carried over"
+        )
+        self.continue_button.clicked.connect(lambda: self.continue_requested.emit(self.current_leaf()))
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        layout.addWidget(QLabel("Branch:"))
+        layout.addWidget(self.branches, 1)
+        layout.addWidget(self.continue_button)
+        self.hide()
+
+    def show_session(self, info: Mapping[str, Any]) -> None:
+        """``info["foreign"]``: format, branches (current first), leaf; or hide for a Desktop session."""
+        foreign = info.get("foreign")
+        if not isinstance(foreign, Mapping):
+            self.hide()
+            return
+        name = FORMAT_NAMES.get(str(foreign.get("format")), str(foreign.get("format")))
+        self.label.setText(f"<b>{name}</b> · read-only")
+        self.set_branches(foreign.get("branches") or [], str(foreign.get("leaf") or ""))
+        self.show()
+
+    def set_branches(self, branches: Sequence[Mapping[str, Any]], leaf: str) -> None:
+        self.branches.blockSignals(True)
+        self.branches.clear()
+        for branch in branches:
+            self.branches.addItem(branch_label(branch), str(branch.get("leaf")))
+            fork = branch.get("forkPoint")
+            self.branches.setItemData(
+                self.branches.count() - 1,
+                f"leaf {branch.get('leaf')}" + (f", forks at {fork}" if fork else ""),
+                Qt.ItemDataRole.ToolTipRole,
+            )
+        self.branches.setCurrentIndex(max(0, self.branches.findData(leaf)))
+        self.branches.setEnabled(self.branches.count() > 1)
+        self.branches.blockSignals(False)
+
+    def current_leaf(self) -> str:
+        return str(self.branches.currentData() or "")
+
+    def _branch_activated(self, _index: int) -> None:
+        leaf = self.current_leaf()
+        if leaf:
+            self.branch_chosen.emit(leaf)

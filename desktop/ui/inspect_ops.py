@@ -1,0 +1,111 @@
+"""The worker's operations for foreign sessions and the what-if replay (design X1, X2, X3).
+
+Plain functions the worker thread calls (no Qt, no signals): each takes what the worker holds
+and returns the plain dict the window is sent. They read files (a session, the folders the
+browser lists) and write one (a fork), so they never run on the GUI thread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, cast
+
+from desktop.session.foreign import ForeignSession
+
+DEFAULT_WHATIF_ROUTES = ("anthropic/claude-opus-5-5", "deepseek/deepseek-flash", "openai/gpt-5.5")
+
+
+def file_format(path: Path) -> tuple[str, str]:
+    """(format, description) of a file by its content: desktop, pi, claude-code or unknown."""
+    from desktop.session.foreign import detect_format
+
+    detected = detect_format(path)
+    return detected.format, detected.description
+
+
+def open_foreign_info(path: Path, leaf: str | None = None) -> tuple[ForeignSession, dict[str, Any]]:
+    """Open a pi or Claude Code session read-only and describe it for the window (X1).
+
+    Raises ``ForeignOpenError`` whose text is the one line to show (unknown format).
+    """
+    from desktop.session.foreign import open_foreign
+    from desktop.session.foreign.display import opened_info
+
+    session = open_foreign(path)
+    return session, opened_info(session, leaf)
+
+
+def branch_info(session: ForeignSession, leaf: str) -> dict[str, Any]:
+    """The same session shown at another branch (the branch switcher)."""
+    from desktop.session.foreign.display import opened_info
+
+    return opened_info(session, leaf)
+
+
+def fork(session: ForeignSession, leaf: str | None, workspace: Path | None, data_dir: str | None) -> Path:
+    """Continue the session in Pi Desktop (X2): the new session's path; the source is untouched."""
+    from desktop.session.foreign import fork_to_desktop
+
+    cwd = Path(session.cwd) if session.cwd and Path(session.cwd).is_dir() else workspace
+    return fork_to_desktop(session, leaf=leaf, workspace=cwd, data_dir=data_dir)
+
+
+def browse_listing(home: Path | None = None) -> dict[str, Any]:
+    """The session browser's data: workspaces and sessions under the pi and Claude Code folders."""
+    from desktop.host.foreign.browser import claude_projects_root, pi_sessions_root
+    from desktop.session.foreign import browse
+    from desktop.ui.session_browser import browse_rows
+
+    return {
+        "workspaces": browse_rows(browse(home=home)),
+        "roots": [str(pi_sessions_root(home)), str(claude_projects_root(home))],
+    }
+
+
+def whatif(path: Path, routes: list[str], leaf: str | None = None) -> dict[str, Any]:
+    """The what-if replay of the session at ``path`` onto ``routes`` (X3), or ``{"error": ...}``."""
+    from desktop.pi.catalog import RouteError
+    from desktop.session.foreign import BranchNotFound, ForeignOpenError
+    from desktop.session.whatif import request_sequence, what_if
+
+    try:
+        result = what_if(request_sequence(path, leaf=leaf), routes).to_json()
+    except (RouteError, BranchNotFound, ForeignOpenError, OSError, ValueError) as exc:
+        return {"error": str(exc), "routes": routes}
+    result["leaf"] = leaf
+    return result
+
+
+def foreign_preview(session: ForeignSession, leaf: str | None, choice: Any) -> dict[str, Any]:
+    """The Payload tab for a pi or Claude Code session: its next request on ``choice``'s route,
+    with the cache view after the session's last request projected on the same route (X1, P6)."""
+    from desktop.pi.projection import project
+    from desktop.pi.routes import resolve_model
+    from desktop.pi.types import Model
+    from desktop.session.foreign import next_request, request_options
+    from desktop.session.inspector.payload_text import pretty_json
+    from desktop.session.inspector.preview import PRETTY_LIMIT, build_preview, cache_figures
+
+    try:
+        model = cast(Model, resolve_model(choice.route).model)
+        request = next_request(session, model, leaf=leaf)
+        contexts = session.request_contexts(leaf)
+        previous = None
+        if contexts:
+            options = request_options(session, session.context(leaf))
+            previous = project(model, contexts[-1][1], options).body_bytes
+        preview = build_preview(
+            request,
+            label=f"{choice.label} — {session.format} session, read-only",
+            api=str(model["api"]),
+            previous=previous,
+            previous_label="the session's last request, projected on this route",
+            offline=choice.route.offline,
+        )
+        preview.pop("prettyMap", None)
+        body = request.body_bytes
+        pretty = pretty_json(body.decode("utf-8", errors="replace")) if len(body) <= PRETTY_LIMIT else None
+        preview["cache"] = cache_figures(model, body, [previous] if previous is not None else [], pretty)
+        return preview
+    except Exception as exc:  # a route without a projection, a broken context: one line
+        return {"route": choice.label, "error": f"{type(exc).__name__}: {exc}"}

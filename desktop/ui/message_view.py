@@ -1,0 +1,130 @@
+"""The Message tab: the selected row, or the transcript around it, as a person reads it (design X4).
+
+One ``QTextBrowser`` shows HTML from ``desktop.ui.message_html``. In conversation mode the
+window hands over only the rows the timeline has on screen (plus a few either side), so a
+100k-row session renders a screenful at a time and the transcript follows the timeline as it
+scrolls. Rendered rows are cached by id and by which of their parts are expanded, so scrolling
+back and forth does not convert the same Markdown again. "Raw JSON" switches to the Row tab.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QImage, QTextDocument
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from desktop.ui.message_html import Rendered, render_row, row_key
+from desktop.ui.theme import is_dark
+
+#: Images wider than this are scaled down to it.
+IMAGE_WIDTH = 480
+_CACHE_SIZE = 400
+
+
+class MessageView(QWidget):
+    raw_requested = Signal()
+    conversation_toggled = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("messageView")
+        self.conversation = QCheckBox("Conversation")
+        self.conversation.setObjectName("conversationToggle")
+        self.conversation.setToolTip(
+            "Show the whole transcript around the timeline's visible rows, scrolling with the timeline"
+        )
+        self.conversation.setAccessibleName("Conversation mode")
+        self.conversation.toggled.connect(self.conversation_toggled)
+        self.raw_button = QPushButton("Raw JSON")
+        self.raw_button.setObjectName("rawJsonButton")
+        self.raw_button.setToolTip("The selected row exactly as stored in the session file (Row tab)")
+        self.raw_button.setAccessibleName("Show raw JSON")
+        self.raw_button.clicked.connect(self.raw_requested)
+        self.browser = QTextBrowser()
+        self.browser.setObjectName("messageBrowser")
+        self.browser.setAccessibleName("Rendered message")
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self._link)
+        self.browser.setPlaceholderText("Select a row in the timeline to read it here.")
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.conversation)
+        bar.addStretch(1)
+        bar.addWidget(self.raw_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.browser, 1)
+        self.expanded: set[str] = set()
+        self.rows: list[Mapping[str, Any]] = []
+        self.focus_key: str | None = None
+        self._cache: OrderedDict[tuple[str, frozenset[str], bool], Rendered] = OrderedDict()
+        self.renders = 0
+        """Rows converted to HTML since start (cache misses); the tests read it."""
+
+    # --- what to show ----------------------------------------------------------------------
+
+    def show_row(self, row: Mapping[str, Any] | None) -> None:
+        self.show_rows([row] if row is not None else [], focus=0)
+
+    def show_rows(self, rows: Sequence[Mapping[str, Any]], focus: int = 0) -> None:
+        """Render ``rows`` and scroll so the row at ``focus`` is at the top."""
+        self.rows = list(rows)
+        self.focus_key = row_key(self.rows[focus], focus) if 0 <= focus < len(self.rows) else None
+        self._render(keep_scroll=False)
+
+    def clear(self) -> None:
+        self.show_rows([])
+
+    @property
+    def html(self) -> str:
+        return self.browser.toHtml()
+
+    # --- rendering ---------------------------------------------------------------------------
+
+    def _rendered(self, row: Mapping[str, Any], index: int, dark: bool) -> Rendered:
+        key = row_key(row, index)
+        mine = frozenset(k for k in self.expanded if k.startswith(key + ":"))
+        cache_key = (key, mine, dark)
+        cached = self._cache.get(cache_key) if row.get("id") and row.get("type") != "streaming" else None
+        if cached is not None:
+            self._cache.move_to_end(cache_key)
+            return cached
+        self.renders += 1
+        rendered = render_row(row, dark=dark, expanded=mine, index=index)
+        if row.get("id") and row.get("type") != "streaming":
+            self._cache[cache_key] = rendered
+            while len(self._cache) > _CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return rendered
+
+    def _render(self, *, keep_scroll: bool) -> None:
+        bar = self.browser.verticalScrollBar()
+        position = bar.value()
+        dark = is_dark(self.palette())
+        parts = [self._rendered(row, index, dark) for index, row in enumerate(self.rows)]
+        document = self.browser.document()
+        for part in parts:
+            for name, data in part.images.items():
+                image = QImage.fromData(data)
+                if not image.isNull() and image.width() > IMAGE_WIDTH:
+                    image = image.scaledToWidth(IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
+                document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
+        self.browser.setHtml("<hr>".join(part.html for part in parts))
+        if keep_scroll:
+            bar.setValue(position)
+        elif self.focus_key is not None and len(self.rows) > 1:
+            self.browser.scrollToAnchor(self.focus_key)
+        else:
+            bar.setValue(0)
+
+    def _link(self, url: QUrl) -> None:
+        target = url.toString()
+        if target.startswith("toggle:"):
+            key = target.removeprefix("toggle:")
+            self.expanded.symmetric_difference_update({key})
+            self._render(keep_scroll=True)

@@ -1,0 +1,337 @@
+"""The "What if" tab: what this session would have cost on other routes (design X3).
+
+The worker replays the session's requests (``desktop.session.whatif``) and sends the plain
+``WhatIf.to_json()`` dict; this tab only shows it: a table per route and strategy, a
+cumulative-cost chart per route drawn with QPainter (one small panel per route, one line per
+strategy, as ``desktop/ui/cache_chart.py`` draws the benchmark's), and the assumptions the
+figures rest on. The route picker asks the worker for another replay; nothing here computes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.pi.money import format_cost
+from desktop.ui.theme import is_dark
+
+#: One colour per strategy, in the order the replay lists them (fixed declarations dashed).
+STRATEGY_COLORS: dict[str, str] = {
+    "chronological": "#2563eb",
+    "folded": "#dc2626",
+    "attributed": "#d97706",
+}
+COLUMNS = ("Route", "Strategy", "Input", "Uncached", "Cache writes", "Hit", "Cost", "vs minimum")
+
+
+def strategy_color(strategy: str) -> str:
+    return STRATEGY_COLORS.get(strategy.split(",", 1)[0], "#6b7280")
+
+
+def table_rows(result: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """The table's cells, one row per route and strategy, formatted as the CLI prints them."""
+    out: list[tuple[str, ...]] = []
+    for route in result.get("routes") or ():
+        for figures in route.get("strategies") or ():
+            minimum = int(figures.get("minimumUncachedTokens") or 0)
+            over = (
+                f"{figures.get('minimumRatio', 0):.2f}x (+{int(figures.get('overMinimumTokens') or 0):,})"
+                if minimum
+                else "–"
+            )
+            out.append(
+                (
+                    str(route.get("route", "")),
+                    str(figures.get("strategy", "")),
+                    f"{int(figures.get('inputTokens') or 0):,}",
+                    f"{int(figures.get('uncachedTokens') or 0):,}",
+                    f"{int(figures.get('cacheWrites') or 0):,}",
+                    f"{float(figures.get('hitRatio') or 0):.1%}",
+                    format_cost(float(figures.get("cost") or 0)),
+                    over,
+                )
+            )
+    return out
+
+
+def assumptions_text(result: Mapping[str, Any]) -> str:
+    catalog = result.get("catalog") or {}
+    head = (
+        f"{result.get('requests', 0)} request(s) of {result.get('format', '?')} session · prices from the "
+        f"catalog (pi-ai {catalog.get('piVersion', '?')}, generated {catalog.get('piGeneratedAt') or 'unknown'}; "
+        f"models.dev {catalog.get('modelsDev') or 'not loaded'})"
+    )
+    lines = [head, *(f"• {text}" for text in result.get("assumptions") or ())]
+    for route in result.get("routes") or ():
+        rule = route.get("cacheRule") or {}
+        lines.append(f"• {route.get('route')}: {rule.get('description', '')}")
+    return "\n".join(lines)
+
+
+def _nice_max(value: float) -> tuple[float, float]:
+    """An axis maximum and tick step (1, 2, 2.5 or 5 times a power of ten) covering ``value``."""
+    if value <= 0:
+        return 1.0, 0.25
+    raw = value / 4
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    return step * math.ceil(value / step), step
+
+
+class CostChart(QWidget):
+    """Cumulative cost after each request: one panel per route, one line per strategy."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("whatIfChart")
+        self.routes: list[Mapping[str, Any]] = []
+        self.setMinimumHeight(180)
+
+    def sizeHint(self) -> QSize:
+        return QSize(600, 260)
+
+    def set_result(self, result: Mapping[str, Any] | None) -> None:
+        self.routes = list((result or {}).get("routes") or ())
+        self.update()
+
+    def panels(self) -> list[QRectF]:
+        """Where each route's panel is drawn (side by side, wrapping to two rows past three)."""
+        count = len(self.routes)
+        if not count:
+            return []
+        columns = count if count <= 3 else math.ceil(count / 2)
+        rows = math.ceil(count / columns)
+        w = self.width() / columns
+        h = (self.height() - 24) / rows
+        return [QRectF((i % columns) * w, 24 + (i // columns) * h, w, h) for i in range(count)]
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        dark = is_dark(self.palette())
+        ink = QColor("#dfe1e5" if dark else "#1f2328")
+        grid = QColor("#3a3d42" if dark else "#e5e7eb")
+        font = QFont(self.font())
+        p.setFont(font)
+        if not self.routes:
+            p.setPen(ink)
+            p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "No replay yet")
+            p.end()
+            return
+        # Legend: strategies by colour, fixed declarations dashed.
+        x = 8.0
+        for name, color in STRATEGY_COLORS.items():
+            p.fillRect(QRectF(x, 8, 12, 12), QColor(color))
+            p.setPen(ink)
+            p.drawText(QRectF(x + 16, 2, 120, 22), Qt.AlignmentFlag.AlignVCenter, name)
+            x += 24 + p.fontMetrics().horizontalAdvance(name)
+        p.setPen(QPen(ink, 1.5, Qt.PenStyle.DashLine))
+        p.drawLine(QPointF(x, 14), QPointF(x + 20, 14))
+        p.setPen(ink)
+        p.drawText(QRectF(x + 24, 2, 220, 22), Qt.AlignmentFlag.AlignVCenter, "fixed declarations")
+        for route, rect in zip(self.routes, self.panels(), strict=True):
+            self._panel(p, route, rect.adjusted(6, 4, -6, -4), ink, grid)
+        p.end()
+
+    def _panel(self, p: QPainter, route: Mapping[str, Any], rect: QRectF, ink: QColor, grid: QColor) -> None:
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.0, small.pointSizeF() * 0.85))
+        bold = QFont(self.font())
+        bold.setBold(True)
+        p.setFont(bold)
+        p.setPen(ink)
+        p.drawText(
+            QRectF(rect.x(), rect.y(), rect.width(), 18), Qt.AlignmentFlag.AlignLeft, str(route["route"])
+        )
+        strategies: Sequence[Mapping[str, Any]] = route.get("strategies") or ()
+        top = max((max(s.get("cumulativeCost") or [0.0]) for s in strategies), default=0.0)
+        axis_max, step = _nice_max(top)
+        plot = QRectF(
+            rect.x() + 52, rect.y() + 24, max(10.0, rect.width() - 60), max(10.0, rect.height() - 44)
+        )
+        p.setFont(small)
+        tick = 0.0
+        while tick <= axis_max + 1e-12:
+            y = plot.bottom() - plot.height() * tick / axis_max
+            p.setPen(QPen(grid, 1))
+            p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+            p.setPen(ink)
+            p.drawText(QRectF(rect.x(), y - 8, 48, 16), Qt.AlignmentFlag.AlignRight, format_cost(tick))
+            tick += step
+        count = max((len(s.get("cumulativeCost") or ()) for s in strategies), default=0)
+        for figures in strategies:
+            values = list(figures.get("cumulativeCost") or ())
+            name = str(figures.get("strategy", ""))
+            style = Qt.PenStyle.DashLine if "fixed" in name else Qt.PenStyle.SolidLine
+            p.setPen(QPen(QColor(strategy_color(name)), 2.0, style))
+            points = [
+                QPointF(
+                    plot.left() + plot.width() * i / max(1, count - 1),
+                    plot.bottom() - plot.height() * v / axis_max,
+                )
+                for i, v in enumerate(values)
+            ]
+            if len(points) == 1:
+                p.drawEllipse(points[0], 2.5, 2.5)
+            for a, b in itertools.pairwise(points):
+                p.drawLine(a, b)
+        p.setPen(QPen(ink, 1))
+        p.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
+        p.drawText(
+            QRectF(plot.left(), plot.bottom() + 2, plot.width(), 16),
+            Qt.AlignmentFlag.AlignRight,
+            f"request {count}",
+        )
+        p.drawText(QRectF(plot.left(), plot.bottom() + 2, plot.width(), 16), Qt.AlignmentFlag.AlignLeft, "1")
+
+
+class WhatIfView(QWidget):
+    """Route picker, the replay's table and chart, and its assumptions."""
+
+    routes_changed = Signal(list)
+    """The routes the user picked (``provider/model`` keys); the worker replays onto them."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("whatIfView")
+        self.result: dict[str, Any] = {}
+        self.route_button = QToolButton()
+        self.route_button.setObjectName("whatIfRoutes")
+        self.route_button.setText("Routes")
+        self.route_button.setToolTip("Which routes to replay the session onto")
+        self.route_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.route_menu = QMenu(self)
+        self.route_button.setMenu(self.route_menu)
+        self.route_actions: dict[str, QAction] = {}
+        self.refresh_button = QPushButton("Recompute")
+        self.refresh_button.setObjectName("whatIfRefresh")
+        self.refresh_button.clicked.connect(self.emit_routes)
+        self.status = QLabel("Open a session to see what it would have cost on other routes.")
+        self.status.setObjectName("whatIfStatus")
+        self.status.setWordWrap(True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setObjectName("whatIfTable")
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.chart = CostChart()
+        self.assumptions = QLabel()
+        self.assumptions.setObjectName("whatIfAssumptions")
+        self.assumptions.setWordWrap(True)
+        self.assumptions.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        bar = QHBoxLayout()
+        bar.addWidget(self.route_button)
+        bar.addWidget(self.refresh_button)
+        bar.addWidget(self.status, 1)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.chart)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.assumptions)
+
+    # --- routes ---------------------------------------------------------------------------------
+
+    def set_route_options(self, routes: Sequence[str], selected: Sequence[str]) -> None:
+        """The routes the picker offers (``provider/model`` keys) and which are ticked."""
+        self.route_menu.clear()
+        self.route_actions = {}
+        for route in routes:
+            action = self.route_menu.addAction(route)
+            action.setCheckable(True)
+            action.setChecked(route in selected)
+            action.toggled.connect(lambda _on: self.emit_routes())
+            self.route_actions[route] = action
+        self._label_button()
+
+    def selected_routes(self) -> list[str]:
+        return [route for route, action in self.route_actions.items() if action.isChecked()]
+
+    def set_selected(self, routes: Sequence[str]) -> None:
+        for route, action in self.route_actions.items():
+            action.blockSignals(True)
+            action.setChecked(route in routes)
+            action.blockSignals(False)
+        self.emit_routes()
+
+    def _label_button(self) -> None:
+        count = len(self.selected_routes())
+        self.route_button.setText(f"Routes ({count})")
+
+    def emit_routes(self) -> None:
+        self._label_button()
+        routes = self.selected_routes()
+        if not routes:
+            self.status.setText("Pick at least one route.")
+            return
+        self.status.setText("Computing on the worker…")
+        self.routes_changed.emit(routes)
+
+    # --- results --------------------------------------------------------------------------------
+
+    def show_result(self, result: Mapping[str, Any]) -> None:
+        """A replay from the worker: ``WhatIf.to_json()``, or ``{"error": ...}``."""
+        if result.get("error"):
+            self.status.setText(f"Cannot replay this session: {result['error']}")
+            return
+        self.result = dict(result)
+        rows = table_rows(result)
+        self.table.setRowCount(len(rows))
+        cheapest = self._cheapest(result)
+        for r, cells in enumerate(rows):
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c >= 2:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if c == 1:
+                    item.setForeground(QColor(strategy_color(text)))
+                if r == cheapest:
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                self.table.setItem(r, c, item)
+        self.chart.set_result(result)
+        self.assumptions.setText(assumptions_text(result))
+        count = int(result.get("requests") or 0)
+        self.status.setText(
+            f"{count} request(s) replayed onto {len(result.get('routes') or ())} route(s); cheapest in bold."
+            if count
+            else "The session has no requests yet: nothing to replay."
+        )
+
+    @staticmethod
+    def _cheapest(result: Mapping[str, Any]) -> int | None:
+        costs = [
+            float(f.get("cost") or 0)
+            for route in result.get("routes") or ()
+            for f in route.get("strategies") or ()
+        ]
+        if not costs or not any(costs):
+            return None
+        return costs.index(min(costs))

@@ -1,0 +1,291 @@
+"""One writer per file identity, not per file name (design T6, T8).
+
+Every other name of an open session (a symlink, a hard link) opens read-only; the holder
+record beside the session is never followed or rewritten; a writer whose file was replaced,
+moved or grown by someone else refuses to append; and a failed batch's rollback never cuts
+bytes this writer did not write.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop.host.journal import JournalWriter, LocalPreparationFailure, NoteRow, UserRow, read_session
+from desktop.host.journal import writer as writer_module
+from tests.cli.helpers import EMULATOR_MODEL, run_main
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX links and flock")
+
+REPO = Path(__file__).resolve().parents[2]
+CHILD = Path(__file__).with_name("journal_child.py")
+HELD = "open for writing in another Pi Desktop window"
+
+
+def note(text: str) -> NoteRow:
+    return NoteRow(level="info", text=text)
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    path = tmp_path / "s.jsonl"
+    with JournalWriter.create(path, cwd="/p", app_version="t") as writer:
+        writer.append([note("first")])
+    return path
+
+
+def spawn_holder(path: Path) -> tuple[subprocess.Popen[str], str]:
+    child = subprocess.Popen(
+        [sys.executable, str(CHILD), "hold", str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+    )
+    assert child.stdout is not None
+    words = child.stdout.readline().split()
+    assert words[0] == "ready", words
+    return child, words[1]
+
+
+def tell(child: subprocess.Popen[str], command: str) -> str:
+    assert child.stdin is not None and child.stdout is not None
+    child.stdin.write(command + "\n")
+    child.stdin.flush()
+    return child.stdout.readline().strip()
+
+
+@pytest.fixture
+def holders() -> Iterator[list[subprocess.Popen[str]]]:
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for child in started:
+        if child.poll() is None:
+            child.kill()
+        child.wait(timeout=10)
+
+
+def aliases(session: Path) -> dict[str, Path]:
+    symlink = session.with_name("alias-symlink.jsonl")
+    symlink.symlink_to(session.name)
+    hardlink = session.with_name("alias-hardlink.jsonl")
+    os.link(session, hardlink)
+    other = session.parent / "elsewhere"
+    other.mkdir()
+    absolute = other / "via-absolute.jsonl"
+    absolute.symlink_to(session)
+    return {"symlink": symlink, "hard link": hardlink, "absolute symlink": absolute}
+
+
+def test_every_alias_opens_read_only_while_another_process_writes(
+    session: Path, holders: list[subprocess.Popen[str]]
+) -> None:
+    child, state = spawn_holder(session)
+    holders.append(child)
+    assert state == "writable"
+    for kind, alias in aliases(session).items():
+        with JournalWriter.open(alias) as second:
+            assert second.read_only, kind
+            assert HELD in (second.read_only_reason or ""), kind
+            with pytest.raises(LocalPreparationFailure) as caught:
+                second.append([note(f"through the {kind}")])
+            assert caught.value.kind == "read_only"
+    assert tell(child, "append").startswith("ACK ")
+    assert [row["text"] for row in read_session(session).rows] == ["first", "from holder"]
+
+
+def test_an_alias_opened_first_holds_the_file_against_the_real_name(session: Path) -> None:
+    for alias in aliases(session).values():
+        with JournalWriter.open(alias) as first, JournalWriter.open(session) as second:
+            assert not first.read_only
+            assert second.read_only and "this same Pi Desktop window" in (second.read_only_reason or "")
+
+
+def test_two_processes_on_two_names_never_both_write(
+    session: Path, holders: list[subprocess.Popen[str]]
+) -> None:
+    names = aliases(session)
+    states = []
+    for path in (names["hard link"], session, names["symlink"]):
+        child, state = spawn_holder(path)
+        holders.append(child)
+        states.append(state)
+    assert states == ["writable", "read-only", "read-only"]
+    first = tell(holders[0], "append")
+    assert first.startswith("ACK ")
+    for child in holders[1:]:
+        child.stdin.write("append\n")  # type: ignore[union-attr]
+        child.stdin.flush()  # type: ignore[union-attr]
+        child.wait(timeout=30)  # the read-only holder's append raises: it dies without an ACK
+        assert child.returncode != 0
+        assert "ACK" not in (child.stdout.read() if child.stdout else "")
+    assert [row["text"] for row in read_session(session).rows] == ["first", "from holder"]
+
+
+def test_a_symlinked_lock_record_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    JournalWriter.create(path, cwd="/p", app_version="t").close()
+    precious = tmp_path / "precious.txt"
+    precious.write_bytes(b"do not overwrite me\n")
+    record = tmp_path / "s.jsonl.lock"
+    record.unlink()
+    record.symlink_to(precious)
+    before = path.read_bytes()
+    with JournalWriter.open(path) as writer:
+        assert writer.read_only
+        reason = writer.read_only_reason or ""
+        assert str(record) in reason and "symbolic link" in reason and "nothing was written" in reason
+        with pytest.raises(LocalPreparationFailure) as caught:
+            writer.append([note("must not land")])
+        assert caught.value.kind == "lock"
+    assert precious.read_bytes() == b"do not overwrite me\n"
+    assert path.read_bytes() == before and record.is_symlink()
+
+
+def test_prompt_with_a_symlinked_lock_record_fails_clearly_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    run = run_main("prompt", str(path), "--model", EMULATOR_MODEL, "--workspace", str(tmp_path), "hi")
+    assert run.code == 0, run.stderr
+    precious = tmp_path / "precious.txt"
+    precious.write_bytes(b"keep\n")
+    record = tmp_path / "s.jsonl.lock"
+    record.unlink()
+    record.symlink_to(precious)
+    before = path.read_bytes()
+    run = run_main("prompt", str(path), "--workspace", str(tmp_path), "again")
+    assert run.code != 0 and "Traceback" not in run.stderr
+    assert "symbolic link" in run.err_lines[-1] and str(record) in run.err_lines[-1]
+    assert precious.read_bytes() == b"keep\n" and path.read_bytes() == before
+
+
+def test_creating_a_session_beside_a_symlinked_lock_record_writes_nothing(tmp_path: Path) -> None:
+    precious = tmp_path / "precious.txt"
+    precious.write_bytes(b"keep\n")
+    (tmp_path / "new.jsonl.lock").symlink_to(precious)
+    with pytest.raises(LocalPreparationFailure) as caught:
+        JournalWriter.create(tmp_path / "new.jsonl", cwd="/p", app_version="t")
+    assert caught.value.kind == "lock"
+    assert not (tmp_path / "new.jsonl").exists() and precious.read_bytes() == b"keep\n"
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "dangling symlink"])
+def test_a_lock_record_that_is_not_a_regular_file_is_an_error(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "s.jsonl"
+    JournalWriter.create(path, cwd="/p", app_version="t").close()
+    record = tmp_path / "s.jsonl.lock"
+    record.unlink()
+    if kind == "folder":
+        record.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(record)
+    else:
+        record.symlink_to(tmp_path / "nowhere")
+    before = path.read_bytes()
+    with JournalWriter.open(path) as writer:
+        assert writer.read_only
+        assert str(record) in (writer.read_only_reason or "")
+        assert "not a regular file" in (writer.read_only_reason or "")
+        with pytest.raises(LocalPreparationFailure) as caught:
+            writer.append([note("must not land")])
+        assert caught.value.kind == "lock"
+    assert path.read_bytes() == before
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_an_existing_record_hard_linked_to_another_file_is_never_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    JournalWriter.create(path, cwd="/p", app_version="t").close()
+    other = tmp_path / "other.txt"
+    other.write_bytes(b"unrelated content\n")
+    record = tmp_path / "s.jsonl.lock"
+    record.unlink()
+    os.link(other, record)
+    with JournalWriter.open(path) as writer:
+        assert not writer.read_only
+        writer.append([note("fine")])
+    assert other.read_bytes() == b"unrelated content\n"
+    assert b'"pid"' in record.read_bytes()  # a fresh record took the name; the old file kept its bytes
+
+
+def test_a_file_replaced_under_the_writer_gets_no_rows(session: Path) -> None:
+    with JournalWriter.open(session) as writer:
+        copy = session.with_name("copy.jsonl")
+        copy.write_bytes(session.read_bytes())
+        os.replace(copy, session)  # an editor's "save": a new file under the same name
+        replaced = session.read_bytes()
+        with pytest.raises(LocalPreparationFailure) as caught:
+            writer.append([note("must not land")])
+        assert caught.value.kind == "changed"
+        assert "replaced, moved or deleted" in caught.value.user_message
+        assert session.read_bytes() == replaced
+        with pytest.raises(LocalPreparationFailure):  # it stays refused until reopened
+            writer.append([note("nor this")])
+    assert [row["text"] for row in read_session(session).rows] == ["first"]
+
+
+def test_a_file_moved_away_under_the_writer_gets_no_rows(session: Path) -> None:
+    with JournalWriter.open(session) as writer:
+        moved = session.with_name("moved.jsonl")
+        os.rename(session, moved)
+        size = moved.stat().st_size
+        with pytest.raises(LocalPreparationFailure) as caught:
+            writer.append([note("must not land")])
+        assert caught.value.kind == "changed"
+        assert moved.stat().st_size == size and not session.exists()
+
+
+def test_a_file_grown_by_someone_else_gets_no_rows(session: Path) -> None:
+    with JournalWriter.open(session) as writer:
+        foreign = b'{"type":"note","v":1,"id":"foreign","ts":1,"level":"info","text":"other program"}\n'
+        with session.open("ab") as handle:
+            handle.write(foreign)
+        grown = session.read_bytes()
+        with pytest.raises(LocalPreparationFailure) as caught:
+            writer.append([note("must not land")])
+        assert caught.value.kind == "changed"
+        assert "another program changed" in caught.value.user_message
+        assert session.read_bytes() == grown
+    assert [row["text"] for row in read_session(session).rows] == ["first", "other program"]
+
+
+def test_rollback_never_cuts_bytes_another_process_appended(
+    session: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The write fails half-way after another process appended a row (the interleaving the
+    kernel allows between two writers on a full disk): nothing that process wrote is cut."""
+    foreign = b'{"type":"note","v":1,"id":"foreign","ts":1,"level":"info","text":"acknowledged elsewhere"}\n'
+
+    def half_then_full_disk_alone(fd: int, data: bytes) -> None:
+        os.write(fd, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def half_then_full_disk(fd: int, data: bytes) -> None:
+        os.write(fd, data[: len(data) // 2])
+        subprocess.run([sys.executable, "-c", f"open({str(session)!r}, 'ab').write({foreign!r})"], check=True)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with JournalWriter.open(session) as writer:
+        start = session.stat().st_size
+        monkeypatch.setattr(writer_module, "write_all", half_then_full_disk_alone)
+        with pytest.raises(LocalPreparationFailure):
+            writer.append([note("half of it landed")])
+        assert session.stat().st_size == start  # its own half batch is cut back
+        monkeypatch.setattr(writer_module, "write_all", half_then_full_disk)
+        with pytest.raises(LocalPreparationFailure) as caught:
+            writer.append([UserRow(message={"role": "user", "content": "x" * 400, "timestamp": 1})])
+        assert caught.value.kind == "disk_full"
+        after = session.read_bytes()
+        assert after.endswith(foreign) and len(after) > start + len(foreign)
+        monkeypatch.undo()
+        with pytest.raises(LocalPreparationFailure) as refused:
+            writer.append([note("after the failure")])
+        assert refused.value.kind == "changed"
+        assert session.read_bytes() == after
