@@ -98,3 +98,25 @@ def test_extra_files_go_to_open_recent(harness: Harness, tmp_path: Path) -> None
     _opened(h, one)
     recent = h.window.recent_sessions()
     assert recent[0] == str(one) and str(two) in recent
+
+
+def test_a_finder_open_event_opens_the_session(harness: Harness, tmp_path: Path) -> None:
+    """macOS delivers Finder's Open to the running app as a QFileOpenEvent (design G8)."""
+    from PySide6.QtGui import QFileOpenEvent
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.ui.single_instance import FileOpenEvents
+
+    h = harness
+    app = QApplication.instance()
+    assert app is not None
+    events = FileOpenEvents(app)
+    app.installEventFilter(events)
+    events.open_requested.connect(h.window.open_paths)
+    try:
+        other = _session(tmp_path, "from-finder.jsonl", "finder-ws")
+        QApplication.sendEvent(app, QFileOpenEvent(str(other)))
+        _opened(h, other)
+        assert h.window.windowTitle() == "from-finder.jsonl · finder-ws — Pi Desktop"
+    finally:
+        app.removeEventFilter(events)
