@@ -1,6 +1,6 @@
 """Which route the window opens on: a real provider only when a key for it exists.
 
-A first launch must work with no key and no network (SPEC D4), so the offline emulator is
+A first launch must work with no key and no network (design D4), so the offline emulator is
 the default and is labelled as such. A key in the OS keyring (saved through the accounts
 dialog) wins over one in the environment, because saving it was a deliberate choice in
 this app; among several, the fixed order below keeps the choice stable between launches.

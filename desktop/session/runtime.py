@@ -1,4 +1,4 @@
-"""The session runtime and its turn loop (SPEC D1).
+"""The session runtime and its turn loop (design D1).
 
 One object per open session, driven from the worker thread. Every step that a request
 depends on is journaled and acknowledged before the request leaves (T3): the user row

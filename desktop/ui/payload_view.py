@@ -81,7 +81,7 @@ def describe_cache(preview: Mapping[str, Any]) -> str:
     cost = cache.get("cost")
     parts = [
         f"<b>Predicted: {cached:,} of {total:,} input tokens cached ({share:.0%}), {uncached:,} uncached</b>"
-        + (f", {written:,} written to the cache" if written else "")
+        + (f" ({written:,} of them written to the cache)" if written else "")
         + (f"; input cost {format_cost(float(cost))}" if isinstance(cost, int | float) else "")
         + "."
     ]

@@ -1,6 +1,6 @@
 """Per-API request projection: (model, transcript, options) -> the exact request.
 
-A projection is a pure function (SPEC P4). The preview in the window and the dispatch
+A projection is a pure function (design P4). The preview in the window and the dispatch
 use the same ``ProviderRequest``, whose body bytes are encoded once, so what the user
 inspects is byte for byte what leaves the machine. Each API lives in its own module and
 registers itself here by name.
