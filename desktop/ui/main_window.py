@@ -330,7 +330,7 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(state)
         else:
             self.splitter.setSizes([720, 560])
-        self.hidden_action.setChecked(settings.value("view/showHidden", False, type=bool))
+        self.hidden_action.setChecked(bool(settings.value("view/showHidden", False, type=bool)))
 
     def startup_options(self) -> dict[str, Any]:
         """What the worker needs to start: the last session, route and modes."""

@@ -239,7 +239,7 @@ class TimelineModel(QAbstractListModel):
         if row is None:
             return ""
         if row is self._streaming:
-            return rowinfo.row_search_text(row)
+            return rowinfo.row_search_text(self._streaming)
         key = str(row.get("id"))
         text = self._search.get(key)
         if text is None:
