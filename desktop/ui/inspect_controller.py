@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QMessageBox, QVBoxLayout
 
+from desktop.session import commands
 from desktop.session.inspector.routes import PUBLISHED_ROUTES
 from desktop.ui import inspect_ops
 from desktop.ui.catalog_status import flags_text
@@ -176,11 +177,9 @@ class InspectController(QObject):
         label.setToolTip(f"{label.toolTip()}\n\n{flags_text(capability)}")
 
     def _send_draft(self) -> None:
-        text = self.window.composer.editor.toPlainText().strip()
-        if text.startswith("//"):
-            text = text[1:]  # "//text" sends "/text"
-        elif text.startswith("/"):
-            text = ""  # a slash command is not a message the turn would send (design G8)
+        # The composer's rule (design G8): a slash command is no message; "//text" sends "/text".
+        parsed = commands.parse(self.window.composer.editor.toPlainText().strip())
+        text = parsed.text if isinstance(parsed, commands.Message) else ""
         self.client.set_draft.emit(text or None)
 
     def refresh_catalogs(self) -> None:
