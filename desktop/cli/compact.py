@@ -13,6 +13,12 @@ def register(subparsers: Any) -> None:
         "compact", help="compact a session now", description="Compact a session now."
     )
     add_session_arguments(parser, approvals=False, creates=False)
+    parser.add_argument(
+        "--focus",
+        default="",
+        metavar="TEXT",
+        help="what the summary must keep (the window's /compact TEXT does the same)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -28,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
             print(preview.describe())
             return 0
         try:
-            row = session.runtime.compact()
+            row = session.runtime.compact(focus=args.focus)
         except NothingToCompact as error:
             raise CliError(str(error)) from error
         except SummaryFailed as error:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Final
 from xml.sax.saxutils import quoteattr
 
-from desktop.host.journal.rows import APP_NAME
+from desktop.host.journal.envelope import APP_NAME
 from desktop.identity import APP_ID, DISPLAY_NAME, GUI_COMMAND
 from desktop.resources import ICON_SIZES, icon_png, icon_svg
 

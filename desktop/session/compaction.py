@@ -232,14 +232,17 @@ def serialize_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
     return "\n\n".join(lines)
 
 
-def summary_request_context(plan: CompactionPlan, *, timestamp: int) -> Context:
-    """The request that asks the session's own model for the summary."""
+def summary_request_context(plan: CompactionPlan, *, timestamp: int, focus: str = "") -> Context:
+    """The request that asks the session's own model for the summary; ``focus`` (from
+    ``/compact FOCUS`` or ``pi-desktop compact --focus``) says what the summary must keep (design G8)."""
     conversation = serialize_conversation(plan.summarized)
     text = f"<conversation>\n{conversation}\n</conversation>\n\n"
     if plan.previous_summary:
         text += f"<previous-summary>\n{plan.previous_summary}\n</previous-summary>\n\n" + UPDATE_PROMPT
     else:
         text += SUMMARIZE_PROMPT
+    if focus.strip():
+        text += f"\n\nAdditional focus: {focus.strip()}"
     return {
         "systemPrompt": SUMMARIZATION_SYSTEM_PROMPT,
         "messages": [{"role": "user", "content": [{"type": "text", "text": text}], "timestamp": timestamp}],

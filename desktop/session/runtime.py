@@ -381,11 +381,13 @@ class SessionRuntime:
         on_event: EventSink | None = None,
         cancel: threading.Event | None = None,
         reason: str = "manual",
+        focus: str = "",
     ) -> dict[str, Any]:
-        """Summarize through the session's own route; journal nothing unless it succeeds (C3)."""
+        """Summarize through the session's own route; journal nothing unless it succeeds (C3).
+        ``focus`` is the user's text of what the summary must keep (design G8)."""
         emit: EventSink = on_event or (lambda _e: None)
         plan = self.plan_compaction()
-        context = summary_request_context(plan, timestamp=self._clock())
+        context = summary_request_context(plan, timestamp=self._clock(), focus=focus)
         request = project(self.route.model, normalize_context(context), self.route.options)
         emit({"type": "compaction_request", "request": request, "reason": reason})
         message = self.dispatcher(

@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import sys
+from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
@@ -17,6 +18,7 @@ from desktop.host.logging_setup import configure_logging, logs_location
 from desktop.host.settings import SettingsError, settings_path, upgrade_settings_file
 from desktop.ui.app_identity import apply_identity
 from desktop.ui.main_window import WINDOW_TITLE, MainWindow
+from desktop.ui.single_instance import claim_or_hand_over, server_name
 from desktop.ui.smoke import exit_once_shown, smoke_requested
 from desktop.ui.theme import follow_system
 from desktop.ui.worker import start_worker, stop_worker
@@ -44,20 +46,36 @@ def run_gui(args: argparse.Namespace) -> int:
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(paths.data_dir(data_dir)))
     follow_system(app)
+    open_paths = [str(Path(p).absolute()) for p in getattr(args, "open_paths", None) or []]
+    smoke = smoke_requested(getattr(args, "smoke_test", False))
+    instance = None
+    if not smoke:  # a self-test always shows its own window
+        instance = claim_or_hand_over(server_name(paths.data_dir(data_dir)), open_paths)
+        if instance is None:
+            log.info("handed %d path(s) to the running window; exiting", len(open_paths))
+            return 0
     # The first launch's route is decided on the worker (it reads the keyring, design G10). Real routes are offered whenever a key exists (the worker looks, off the GUI thread);
     # PI_DESKTOP_OFFLINE keeps the app on the emulator only.
     offline_only = os.environ.get(OFFLINE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
     thread, worker, client = start_worker(data_dir=data_dir, workspace=os.getcwd(), offline=offline_only)
     window = MainWindow(worker, client, log_folder=log_folder)
     window.quit_action.triggered.connect(app.quit)
+    if instance is not None:
+        instance.open_requested.connect(window.open_paths)
     started: dict[str, str] = {}
     worker.started.connect(lambda info: started.update(info))
-    client.start.emit(window.startup_options())
+    options = window.startup_options()
+    if open_paths:  # pi-desktop PATH: that session instead of the last one (design G8)
+        options["session"] = open_paths[0]
+        window.remember_also(open_paths[1:])
+    client.start.emit(options)
     window.show()
-    if smoke_requested(getattr(args, "smoke_test", False)):
+    if smoke:
         exit_once_shown(app, window, lambda: {"initial-route": started["initialRoute"]} if started else None)
     status = app.exec()
     window.close()  # its last settings go to the worker before it shuts down
     stop_worker(thread, worker, client)
+    if instance is not None:
+        instance.close()
     log.info("Pi Desktop exiting with status %s", status)
     return status

@@ -41,16 +41,18 @@ from desktop.ui import accounts_dialog, rowinfo
 from desktop.ui.accounts_dialog import AccountsDialog
 from desktop.ui.activation_view import ActivationView
 from desktop.ui.composer import Composer
+from desktop.ui.open_files import APP_TITLE, same_file, window_title
 from desktop.ui.payload_view import PayloadView
 from desktop.ui.permission_dialog import PermissionDialog
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView
+from desktop.ui.slash_commands import SlashCommands, SlashCompleter
 from desktop.ui.timeline_delegate import TimelineDelegate
 from desktop.ui.timeline_model import ROW_ROLE, TimelineFilter, TimelineModel
 from desktop.ui.usage_view import UsageView
 from desktop.ui.worker import PERMISSION_MODES, SessionWorker, WorkerClient
 
-WINDOW_TITLE = "Pi Desktop"
+WINDOW_TITLE = APP_TITLE
 MAX_RECENT = 10
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,8 @@ class MainWindow(QMainWindow):
         #: What the window has received, in arrival order (the status bar and tests read these).
         self.turn_results: list[dict[str, Any]] = []
         self.stream_updates = 0
+        #: A file handed over while a turn runs opens when the turn ends (design G8).
+        self.queued_open: str | None = None
 
         self.timeline = TimelineModel(self)
         self.filter = TimelineFilter(self)
@@ -138,7 +142,10 @@ class MainWindow(QMainWindow):
         self.view.verticalScrollBar().rangeChanged.connect(self._range_changed)
 
         self.composer = Composer()
-        self.composer.send_requested.connect(self.send)
+        # A line starting with / is a command, never a message for the model (design G8).
+        self.commands = SlashCommands(self)
+        self.slash_completer = SlashCompleter(self.composer.editor)
+        self.composer.send_requested.connect(self.commands.submit)
         self.composer.stop_requested.connect(self.stop)
 
         top = QHBoxLayout()
@@ -368,6 +375,7 @@ class MainWindow(QMainWindow):
         path = str(info.get("path", ""))
         self._remember_session(path)
         self.session_label.setText(f"{Path(str(info.get('cwd', ''))).name} · {Path(path).name}")
+        self.setWindowTitle(window_title(path, str(info.get("cwd", ""))))
         self.session_label.setToolTip(path)
         if info.get("readOnly"):
             self.statusBar().showMessage(str(info["readOnly"]), 15000)
@@ -483,11 +491,15 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Stopping…", 3000)
 
     def compact(self) -> None:
+        self.compact_with("")
+
+    def compact_with(self, focus: str) -> None:
+        """Compact now; ``focus`` (``/compact FOCUS``) says what the summary must keep."""
         if self.busy:
             return
         self.busy = True
         self.composer.set_busy(True)
-        self.client.compact.emit()
+        self.client.compact.emit(focus)
 
     @Slot(str)
     def on_turn_started(self, what: str) -> None:
@@ -502,6 +514,9 @@ class MainWindow(QMainWindow):
         self.composer.set_busy(False)
         self.compact_button.setEnabled(True)
         self.turn_results.append(dict(summary))
+        if self.queued_open is not None:
+            path, self.queued_open = self.queued_open, None
+            self.open_path(path)
         error = summary.get("error")
         stopped = summary.get("stopped")
         if error:
@@ -619,14 +634,56 @@ class MainWindow(QMainWindow):
             self, "Open session", str(paths.sessions_dir()), "Pi Desktop sessions (*.jsonl)"
         )
         if path:
-            self.client.open_session.emit(path)
+            self.open_path(path)
+
+    def open_path(self, path: str | Path) -> None:
+        """Open a session file as File → Open does (``pi-desktop PATH``, a second launch; design G8).
+
+        The session already showing only brings the window to the front. While a turn runs the
+        file waits and opens when the turn ends (the turn's rows belong to the open session).
+        """
+        target = str(Path(path).expanduser().absolute())
+        if same_file(target, str(self.session.get("path", ""))):
+            self.bring_to_front()
+            return
+        if self.busy:
+            self.queued_open = target
+            self.statusBar().showMessage(f"{Path(target).name} opens when this turn ends.", 15000)
+            return
+        self.client.open_session.emit(target)
+
+    @Slot(object)
+    def open_paths(self, paths: Sequence[str]) -> None:
+        """A second launch's files: the first opens here, the others wait in File → Open Recent."""
+        self.bring_to_front()
+        if not paths:
+            return
+        self.remember_also(paths[1:])
+        self.open_path(paths[0])
+
+    def remember_also(self, paths: Sequence[str]) -> None:
+        """Files given beside the one that opens: one session per window, the rest go to Recent."""
+        if not paths:
+            return
+        recent = [*(str(p) for p in paths), *self.recent_sessions()]
+        self._save_settings({"session/recent": list(dict.fromkeys(recent))[:MAX_RECENT]})
+        self.statusBar().showMessage(
+            f"One session per window: {len(paths)} more file(s) are in File → Open Recent.", 15000
+        )
+
+    def bring_to_front(self) -> None:
+        if self.isMinimized():
+            self.showNormal()
+        self.show()
+        self.raise_()
+        self.activateWindow()
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
         for path in self.recent_sessions():
             action = self.recent_menu.addAction(Path(path).name)
             action.setToolTip(path)
-            action.triggered.connect(lambda _c=False, p=path: self.client.open_session.emit(p))
+            action.triggered.connect(lambda _c=False, p=path: self.open_path(p))
         if not self.recent_menu.actions():
             self.recent_menu.addAction("(none)").setEnabled(False)
 

@@ -406,8 +406,8 @@ class SessionWorker(QObject):
         """Called from the GUI thread (direct connection): only sets the cancel event."""
         self.cancel.set()
 
-    @Slot()
-    def compact(self) -> None:
+    @Slot(str)
+    def compact(self, focus: str = "") -> None:
         if self.runtime is None or self.closing.is_set():
             self.turn_finished.emit({"stopped": "error", "error": "No session is open.", "requests": 0})
             return
@@ -416,7 +416,7 @@ class SessionWorker(QObject):
         self.turn_started.emit("compact")
         summary: dict[str, Any] = {"stopped": "compacted", "error": None, "requests": 1}
         try:
-            self.runtime.compact(on_event=self.on_event, cancel=self.cancel, reason="manual")
+            self.runtime.compact(on_event=self.on_event, cancel=self.cancel, reason="manual", focus=focus)
         except (SummaryFailed, ValueError) as exc:
             summary = {"stopped": "error", "error": str(exc), "requests": 1}
             self.message.emit("warning", str(exc))
@@ -531,8 +531,9 @@ class SessionWorker(QObject):
             return
         self.preview_ready.emit(slot, self.preview(key))
 
-    def preview(self, key: str = "") -> dict[str, Any]:
-        """The next request for the current route (``key`` empty) or another route."""
+    def preview(self, key: str = "", draft: str | None = None) -> dict[str, Any]:
+        """The next request for the current route (``key`` empty) or another route; with
+        ``draft``, the first request of the turn that sending it would start."""
         key = key or self.route_key
         choice = self._choice(key)
         if choice is None or self.runtime is None or self.writer is None:
@@ -544,6 +545,7 @@ class SessionWorker(QObject):
             fallback=self.fallback,
             session_id=self.writer.session_id,
             sent=self._sent.get(key),
+            draft=draft,
         )
 
     @Slot()
@@ -577,7 +579,7 @@ class WorkerClient(QObject):
 
     start = Signal(object)
     send = Signal(str)
-    compact = Signal()
+    compact = Signal(str)
     new_session = Signal(str)
     open_session = Signal(str)
     list_sessions = Signal()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -56,3 +57,9 @@ def write_console_script(path: Path, function: str) -> Path:
     )
     path.chmod(0o755)
     return path
+
+
+def xdotool(display: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["xdotool", *args], env={**os.environ, "DISPLAY": display}, capture_output=True, text=True, timeout=20
+    )

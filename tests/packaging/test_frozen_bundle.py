@@ -54,7 +54,8 @@ def test_frozen_app_shows_its_window_and_exits_cleanly(tmp_path: Path) -> None:
     internal = folder / "_internal"
     for size in ICON_SIZES:
         assert (internal / "desktop" / "resources" / f"icon-{size}.png").is_file()
-    assert not list(internal.glob("PySide6/QtNetwork*")), "unneeded Qt modules must stay out"
+    assert not list(internal.glob("PySide6/QtQml*")), "unneeded Qt modules must stay out"
+    assert list(internal.glob("PySide6/QtNetwork*")), "the single-instance socket needs QtNetwork"
     assert not (internal / "PySide6" / "Qt" / "translations").exists()
     if sys.platform == "darwin":
         plist = (dist / "Pi Desktop.app" / "Contents" / "Info.plist").read_text(encoding="utf-8")

@@ -7,15 +7,12 @@ then finds the window by its title and by the WM_CLASS the entry's StartupWMClas
 
 from __future__ import annotations
 
-import os
-import select
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from packaging_support import first_run_env, require_tool, write_console_script
+from packaging_support import first_run_env, require_tool, write_console_script, xdotool
 
 from desktop.host.desktop_entry import (
     DesktopEntryError,
@@ -26,35 +23,7 @@ from desktop.host.desktop_entry import (
 )
 from desktop.identity import APP_ID, GUI_COMMAND
 from desktop.ui.launch import WINDOW_TITLE
-
-
-@pytest.fixture
-def x_display() -> Iterator[str]:
-    xvfb = require_tool("Xvfb", "xvfb")
-    read_end, write_end = os.pipe()
-    server = subprocess.Popen(
-        [xvfb, "-displayfd", str(write_end), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        pass_fds=(write_end,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_end)
-    try:
-        ready, _, _ = select.select([read_end], [], [], 20)
-        number = os.read(read_end, 64).decode().strip() if ready else ""
-        if not number:
-            pytest.fail("Xvfb did not report a display number within 20s")
-        yield f":{number}"
-    finally:
-        os.close(read_end)
-        server.terminate()
-        server.wait(timeout=10)
-
-
-def xdotool(display: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["xdotool", *args], env={**os.environ, "DISPLAY": display}, capture_output=True, text=True, timeout=20
-    )
+from desktop.ui.open_files import app_part
 
 
 def gui_executable(tmp_path: Path) -> Path:
@@ -72,7 +41,7 @@ def wait_for_window(display: str, app: subprocess.Popen[str], timeout: float = 6
     while time.monotonic() < deadline:
         if app.poll() is not None:
             pytest.fail(f"the app exited with {app.returncode} before showing a window")
-        found = xdotool(display, "search", "--onlyvisible", "--name", f"^{WINDOW_TITLE}$")
+        found = xdotool(display, "search", "--onlyvisible", "--name", f"{WINDOW_TITLE}$")
         if found.returncode == 0 and found.stdout.split():
             return found.stdout.split()[0]
         time.sleep(0.2)
@@ -97,7 +66,7 @@ def test_desktop_entry_exec_opens_the_main_window(x_display: str, tmp_path: Path
     )
     try:
         window = wait_for_window(x_display, app)
-        assert xdotool(x_display, "getwindowname", window).stdout.strip() == WINDOW_TITLE
+        assert app_part(xdotool(x_display, "getwindowname", window).stdout.strip()) == WINDOW_TITLE
         by_class = xdotool(x_display, "search", "--class", f"^{APP_ID}$").stdout.split()
         assert window in by_class, "WM_CLASS must match the entry's StartupWMClass"
 

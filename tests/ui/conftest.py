@@ -11,6 +11,7 @@ import pytest
 IGNORED_QT_MESSAGES = (
     r"This plugin does not support propagateSizeHints\(\)",
     r"This plugin does not support raise\(\)",
+    r"This plugin does not support grabbing the keyboard",
     r"QFont::setPointSizeF: Point size <= 0",
 )
 

@@ -1,4 +1,4 @@
-"""The crash-safe transcript journal (SPEC §2, T1–T7).
+"""The crash-safe transcript journal (design T1–T7).
 
 A session is one append-only JSONL file: a header line, then one row per line. The writer
 acknowledges rows only once they are fsynced (``Ack``); a failed write is a
@@ -7,27 +7,57 @@ acknowledges rows only once they are fsynced (``Ack``); a failed write is a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from desktop.host.journal.ack import Ack
+from desktop.host.journal.envelope import SCHEMA_VERSION, new_row_id
 from desktop.host.journal.errors import JournalFormatError, LocalPreparationFailure, NotAcknowledged
 from desktop.host.journal.order import model_order
 from desktop.host.journal.reader import Diagnostic, SessionLog, SetAside, TornTail, read_session
-from desktop.host.journal.rows import (
-    SCHEMA_VERSION,
-    AssistantRow,
-    CompactionRow,
-    ModelSystem,
-    NoteRow,
-    OpaqueRow,
-    RowBase,
-    SessionHeader,
-    SystemRow,
-    ToolResultRow,
-    UserRow,
-    new_row_id,
-    parse_row,
-)
 from desktop.host.journal.store import SessionInfo, SessionStore
 from desktop.host.journal.writer import JournalWriter
+
+if TYPE_CHECKING:
+    from desktop.host.journal.rows import (
+        AssistantRow,
+        CompactionRow,
+        ModelSystem,
+        NoteRow,
+        OpaqueRow,
+        RowBase,
+        SessionHeader,
+        SystemRow,
+        ToolResultRow,
+        UserRow,
+        parse_row,
+    )
+
+#: Names served by ``rows`` (pydantic): imported on first use, so reading a session and the
+#: read-only commands never load pydantic (design D6).
+_ROW_MODEL_NAMES = frozenset(
+    {
+        "AssistantRow",
+        "CompactionRow",
+        "ModelSystem",
+        "NoteRow",
+        "OpaqueRow",
+        "RowBase",
+        "SessionHeader",
+        "SystemRow",
+        "ToolResultRow",
+        "UserRow",
+        "parse_row",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ROW_MODEL_NAMES:
+        from desktop.host.journal import rows
+
+        return getattr(rows, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "SCHEMA_VERSION",

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import orjson
-from pydantic import ValidationError
 
+from desktop.host.journal.envelope import SCHEMA_VERSION
 from desktop.host.journal.errors import JournalFormatError
-from desktop.host.journal.rows import SCHEMA_VERSION, RowBase, SessionHeader, parse_row
+
+if TYPE_CHECKING:
+    from desktop.host.journal.rows import RowBase, SessionHeader
 
 Severity = Literal["error", "warning"]
 
@@ -82,12 +84,16 @@ class SessionLog:
         return isinstance(version, int) and version > SCHEMA_VERSION
 
     def header_model(self) -> SessionHeader:
+        from desktop.host.journal.rows import SessionHeader
+
         if self.header is None:
             raise self.format_error()
         return SessionHeader.model_validate(self.header)
 
     def model(self, index: int) -> RowBase:
         """Validate one row on demand (raises ``pydantic.ValidationError`` for a malformed row)."""
+        from desktop.host.journal.rows import parse_row
+
         return parse_row(self.rows[index])
 
     def format_error(self) -> JournalFormatError:
@@ -225,17 +231,41 @@ def _parse_header(log: SessionLog, raw: bytes, problem: _Report) -> None:
         )
         log.header = obj
         return
-    try:
-        SessionHeader.model_validate(obj)
-    except ValidationError as exc:
-        problem(1, "header-invalid", f"the session header is invalid: {_summarize(exc)}")
+    problems = header_problems(obj)
+    if problems:
+        problem(1, "header-invalid", f"the session header is invalid: {'; '.join(problems[:3])}")
         return
     log.header = obj
 
 
-def _summarize(exc: ValidationError) -> str:
-    parts = []
-    for error in exc.errors()[:3]:
-        where = ".".join(str(p) for p in error["loc"]) or "row"
-        parts.append(f"{where}: {error['msg']}")
-    return "; ".join(parts)
+#: The header's fields and their JSON types, as ``rows.SessionHeader`` declares them (strict: a
+#: bool is not an int); ``tests/journal`` checks that the two agree on a table of headers.
+_HEADER_FIELDS: tuple[tuple[str, type, bool], ...] = (
+    ("id", str, False),
+    ("ts", int, False),
+    ("app", str, False),
+    ("appVersion", str, True),
+    ("cwd", str, True),
+)
+_TYPE_NAMES = {str: "a valid string", int: "a valid integer"}
+
+
+def header_problems(obj: dict[str, Any]) -> list[str]:
+    """What makes a v1 header (``type`` and ``v`` already checked) invalid, field by field.
+
+    The same rules as ``rows.SessionHeader``, without importing pydantic: every read of a
+    session checks its header, and pydantic's import alone costs more than parsing a long
+    session (design D6).
+    """
+    problems: list[str] = []
+    for name, kind, required in _HEADER_FIELDS:
+        if name not in obj:
+            if required:
+                problems.append(f"{name}: Field required")
+            continue
+        value = obj[name]
+        if type(value) is not kind:
+            problems.append(f"{name}: Input should be {_TYPE_NAMES[kind]}")
+        elif name == "id" and not value:
+            problems.append(f"{name}: String should have at least 1 character")
+    return problems

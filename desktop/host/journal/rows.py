@@ -1,17 +1,15 @@
-"""The row shapes of a session file (SPEC T1, T2; docs in /work/notes/interfaces.md).
+"""The row shapes of a session file (design T1, T2), as pydantic models.
 
 Every model allows extra fields so a row written by a newer app survives a round trip through an
 older one unchanged (T7). Models are built on demand (``parse_row``), never for every row on open:
-the reader keeps raw dicts so opening a long session costs little more than parsing its JSON.
+the reader keeps raw dicts so opening a long session costs little more than parsing its JSON,
+and it does not even import this module (pydantic alone costs more than parsing a long session;
+the envelope constants and row ids live in ``envelope``).
 Messages stay plain dicts in pi-ai's JSON shape; only their ``role`` is checked here.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
-import threading
-import time
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
@@ -25,65 +23,12 @@ from pydantic import (
     model_validator,
 )
 
-SCHEMA_VERSION = 1
-"""Version of the row envelope (``v`` on the header and on every row)."""
-
-MODEL_SYSTEM_VERSION = 1
-"""Version of the ``modelSystem`` and compaction ``checkpoint`` metadata."""
-
-APP_NAME = "pi-desktop"
-
-ROW_TYPES = ("user", "assistant", "toolResult", "system", "compaction", "note")
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
-# --- row ids ---------------------------------------------------------------------------------
-
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-_RANDOM_BITS = 80
-
-
-class _IdClock:
-    """ULID-style ids: 48 bits of milliseconds, then 80 bits that only grow within a millisecond.
-
-    Ids sort in creation order within a process and stay unique across processes (random part).
-    After ``fork`` the child draws fresh randomness, so parent and child never continue the same run.
-    """
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.reset()
-
-    def reset(self) -> None:
-        self.last_ms = -1
-        self.last_rand = 0
-
-    def next(self) -> str:
-        with self.lock:
-            ms = now_ms()
-            if ms <= self.last_ms:
-                ms, rand = self.last_ms, self.last_rand + 1
-                if rand >= 1 << _RANDOM_BITS:
-                    ms, rand = ms + 1, secrets.randbits(_RANDOM_BITS - 1)
-            else:
-                rand = secrets.randbits(_RANDOM_BITS - 1)  # headroom to count up within one ms
-            self.last_ms, self.last_rand = ms, rand
-        value = (ms << _RANDOM_BITS) | rand
-        return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
-
-
-_CLOCK = _IdClock()
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_CLOCK.reset)
-
-
-def new_row_id() -> str:
-    """A new time-ordered unique row id (26 characters, Crockford base32)."""
-    return _CLOCK.next()
-
+from desktop.host.journal.envelope import APP_NAME as APP_NAME
+from desktop.host.journal.envelope import MODEL_SYSTEM_VERSION as MODEL_SYSTEM_VERSION
+from desktop.host.journal.envelope import ROW_TYPES as ROW_TYPES
+from desktop.host.journal.envelope import SCHEMA_VERSION as SCHEMA_VERSION
+from desktop.host.journal.envelope import new_row_id as new_row_id
+from desktop.host.journal.envelope import now_ms as now_ms
 
 # --- models ----------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 
 from desktop.host import paths
-from desktop.host.journal.rows import SCHEMA_VERSION, new_row_id
+from desktop.host.journal.envelope import SCHEMA_VERSION, new_row_id
 from desktop.host.journal.writer import JournalWriter
 
 SESSION_SUFFIX = ".jsonl"

@@ -20,30 +20,27 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self, TypeAlias
 
 import orjson
-from pydantic import ValidationError
 
 from desktop.host.journal.ack import Ack, issue_ack
 from desktop.host.journal.durable import sync_dir, sync_file, write_all, write_new_file
+from desktop.host.journal.envelope import SCHEMA_VERSION, new_row_id
 from desktop.host.journal.errors import FailureKind, LocalPreparationFailure, NotAcknowledged
 from desktop.host.journal.lock import LockHeld, LockPathError, SessionLock, check_record_path, lock_path_for
 from desktop.host.journal.reader import Diagnostic, SessionLog, SetAside, TornTail, parse_session
-from desktop.host.journal.rows import (
-    ROW_MODELS,
-    SCHEMA_VERSION,
-    RowBase,
-    SessionHeader,
-    new_row_id,
-)
 
-RowLike = RowBase | Mapping[str, Any]
+if TYPE_CHECKING:
+    from desktop.host.journal.rows import RowBase
+
+# The row models (pydantic) load on the first write, not on open: a read-only open never
+# validates a row, and importing pydantic costs more than parsing a long session (design D6).
+RowLike: TypeAlias = "RowBase | Mapping[str, Any]"
 
 _O_BINARY = getattr(os, "O_BINARY", 0)
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _WRITE_FLAGS = os.O_RDWR | os.O_APPEND | _O_CLOEXEC | _O_BINARY
-_APPENDABLE = frozenset(ROW_MODELS.values())
 
 
 class _SessionExists(FileExistsError):
@@ -98,6 +95,8 @@ class JournalWriter:
         an empty or half-written session file behind. Raises ``FileExistsError`` if ``path``
         exists and ``LocalPreparationFailure`` if the OS refuses.
         """
+        from desktop.host.journal.rows import SessionHeader
+
         path = Path(path)
         header = SessionHeader(
             id=session_id or new_row_id(),
@@ -297,6 +296,8 @@ class JournalWriter:
 
     def _prepare(self, row: RowLike) -> tuple[str, dict[str, Any]]:
         """Validate a row and return its id and a private JSON copy of it."""
+        from desktop.host.journal.rows import ROW_MODELS, RowBase
+
         try:
             if isinstance(row, RowBase):
                 model = row
@@ -308,11 +309,11 @@ class JournalWriter:
                 if model_type is None:
                     raise ValueError(f"unknown row type {row.get('type')!r}")
                 model = model_type.model_validate(dict(row))
-            if type(model) not in _APPENDABLE:
+            if type(model) not in ROW_MODELS.values():
                 raise ValueError(f"{type(model).__name__} rows cannot be appended")
             if model.v != SCHEMA_VERSION:
                 raise ValueError(f"row version {model.v} is not {SCHEMA_VERSION}")
-        except (ValidationError, ValueError) as exc:
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
             row_id = row.id if isinstance(row, RowBase) else row.get("id")
             raise LocalPreparationFailure(
                 f"Could not save the conversation before sending it: row {row_id!r} is invalid "

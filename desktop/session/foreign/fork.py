@@ -25,7 +25,7 @@ from typing import Any
 
 from desktop import __version__
 from desktop.host.journal import SessionStore, new_row_id
-from desktop.host.journal.rows import now_ms
+from desktop.host.journal.envelope import now_ms
 from desktop.session.foreign.base import ForeignSession
 
 IMPORTED_ROLES = ("user", "assistant", "toolResult")

@@ -122,8 +122,12 @@ def route_preview(
     fallback: FallbackDelivery,
     session_id: str,
     sent: bytes | None,
+    draft: str | None = None,
 ) -> dict[str, Any]:
     """The payload tab for ``choice``: the current route's next request, or another route's.
+
+    With ``draft`` (``/payload next DRAFT``, design G8) it is the first request of the turn that
+    sending the draft would start, as ``SessionRuntime.next_request(draft)`` builds it.
 
     ``sent`` is the body last sent on that route; without one, the request behind the last
     reply is re-projected, so the cache break is shown from the first preview on.
@@ -134,7 +138,10 @@ def route_preview(
         else:
             binding = preview_binding(choice.route, fallback, session_id)
         api = str(binding.model["api"])
-        request = request_for_binding(runtime, binding, next_messages(runtime))
+        messages = next_messages(runtime)
+        if draft is not None:
+            messages.append(runtime.draft_message(draft))
+        request = request_for_binding(runtime, binding, messages)
         previous = sent
         previous_label = "the last request sent on this route"
         if previous is None:
@@ -142,7 +149,9 @@ def route_preview(
             if before is not None:
                 previous = request_for_binding(runtime, binding, before).body_bytes
                 previous_label = "the request behind the last reply, re-projected"
-        label = choice.label + (" — current route" if current else "")
+        label = (
+            choice.label + (" — current route" if current else "") + (" — with your draft" if draft else "")
+        )
         return build_preview(
             request,
             label=label,

@@ -1,0 +1,169 @@
+"""One running window per user and data folder: a second launch hands its files over (design G8).
+
+``pi-desktop PATH`` from a shell or "Open with Pi Desktop" in a file manager starts a new
+process. If a window is already running for the same user and data folder, that process
+connects to the running one's local socket, sends the absolute paths as one JSON line, waits
+for ``ok`` and exits 0; the running window opens the file (or just comes to the front when it
+is already showing that session). Different ``--data-dir`` values are different instances, so
+tests and a second profile never meet.
+
+The socket name is a hash of the user name and the resolved data folder (never the path
+itself: it would leak into ``/tmp`` and may be too long for a Unix socket). A socket left
+behind by a crashed instance refuses connections; it is removed and claimed. Two launches at
+the same moment cannot both win: the loser's ``listen`` fails, its probe then reaches the
+winner, and it hands over like any later launch.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtNetwork import QAbstractSocket, QLocalServer, QLocalSocket
+
+log = logging.getLogger(__name__)
+
+SERVER_PREFIX = "pi-desktop-"
+#: How long a second launch waits for the running window's answer before starting its own.
+HANDOVER_TIMEOUT_MS = 5000
+#: A request larger than this is not a list of paths; the connection is dropped.
+MAX_REQUEST_BYTES = 1 << 20
+ACK = b"ok\n"
+
+
+def server_name(data_dir: str | os.PathLike[str]) -> str:
+    """The local socket name for this user and data folder (short, no path in it)."""
+    try:
+        user = getpass.getuser()
+    except Exception:  # no login name (a container without passwd entry): the uid still separates users
+        user = str(getattr(os, "getuid", lambda: "")())
+    folder = os.path.normcase(str(Path(data_dir).expanduser().absolute()))
+    digest = hashlib.sha256(f"{user}\0{folder}".encode()).hexdigest()[:24]
+    return SERVER_PREFIX + digest
+
+
+def encode_request(paths: Sequence[str]) -> bytes:
+    return json.dumps({"open": [str(p) for p in paths]}).encode("utf-8") + b"\n"
+
+
+def decode_request(data: bytes) -> list[str] | None:
+    """The paths of one request line, or ``None`` for anything that is not one."""
+    try:
+        value = json.loads(data.split(b"\n", 1)[0])
+    except (ValueError, UnicodeDecodeError):
+        return None
+    paths = value.get("open") if isinstance(value, dict) else None
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        return None
+    return list(paths)
+
+
+def hand_over(name: str, paths: Sequence[str], timeout_ms: int = HANDOVER_TIMEOUT_MS) -> bool:
+    """Give ``paths`` to a running instance; ``True`` once it acknowledged them."""
+    socket = QLocalSocket()
+    socket.connectToServer(name)
+    if not socket.waitForConnected(min(timeout_ms, 1000)):
+        return False
+    try:
+        socket.write(encode_request(paths))
+        if not socket.waitForBytesWritten(timeout_ms):
+            log.warning("the running instance did not take the request: %s", socket.errorString())
+            return False
+        received = b""
+        while b"\n" not in received:
+            if not socket.waitForReadyRead(timeout_ms):
+                log.warning("the running instance did not answer within %d ms", timeout_ms)
+                return False
+            received += bytes(socket.readAll().data())
+        return received.startswith(ACK)
+    finally:
+        socket.abort()
+
+
+class InstanceServer(QObject):
+    """The running window's end: each request's paths arrive as ``open_requested(list[str])``."""
+
+    open_requested = Signal(object)
+
+    def __init__(self, name: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.name = name
+        self.server = QLocalServer(self)
+        self.server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self.server.newConnection.connect(self._accept)
+
+    def listen(self) -> bool:
+        """Claim the name; a stale socket (nobody answers on it) is removed first."""
+        if self.server.listen(self.name):
+            return True
+        if self.server.serverError() != QAbstractSocket.SocketError.AddressInUseError:
+            log.warning("single-instance socket %s: %s", self.name, self.server.errorString())
+            return False
+        if _answers(self.name):
+            return False  # a live instance won the race: hand over to it instead
+        log.info("removing the stale single-instance socket %s", self.name)
+        QLocalServer.removeServer(self.name)
+        return self.server.listen(self.name)
+
+    def close(self) -> None:
+        self.server.close()
+
+    def _accept(self) -> None:
+        while self.server.hasPendingConnections():
+            socket = self.server.nextPendingConnection()
+            buffer = bytearray()
+            socket.readyRead.connect(lambda s=socket, b=buffer: self._read(s, b))
+            socket.disconnected.connect(socket.deleteLater)
+
+    def _read(self, socket: QLocalSocket, buffer: bytearray) -> None:
+        buffer += bytes(socket.readAll().data())
+        if b"\n" not in buffer:
+            if len(buffer) > MAX_REQUEST_BYTES:
+                socket.abort()
+            return
+        paths = decode_request(bytes(buffer))
+        if paths is None:
+            log.warning("ignored a malformed single-instance request")
+            socket.abort()
+            return
+        log.info("a second launch handed over %d path(s)", len(paths))
+        self.open_requested.emit(paths)
+        socket.write(ACK)
+        socket.flush()
+        socket.disconnectFromServer()
+
+
+def _answers(name: str) -> bool:
+    probe = QLocalSocket()
+    probe.connectToServer(name)
+    connected = probe.waitForConnected(500)
+    probe.abort()
+    return bool(connected)
+
+
+def hand_over_early(data_dir: str | os.PathLike[str], paths: Sequence[str]) -> bool:
+    """The launcher's fast path: before the window's modules load, give ``paths`` to a running
+    window for this data folder (``True``: done, exit 0)."""
+    return hand_over(server_name(data_dir), [str(Path(p).absolute()) for p in paths])
+
+
+def claim_or_hand_over(name: str, paths: Sequence[str]) -> InstanceServer | None:
+    """``None`` when a running instance took ``paths`` (this process should exit 0); else the
+    server this process now runs (it may not be listening if the socket could not be claimed)."""
+    server = InstanceServer(name)
+    for _attempt in range(3):
+        if hand_over(name, paths):
+            server.deleteLater()
+            return None
+        if server.listen():
+            return server
+        if not _answers(name):
+            break
+    log.warning("running without the single-instance socket %s", name)
+    return server

@@ -1,0 +1,186 @@
+"""Slash commands in the composer, and their completion as the user types ``/`` (design G8).
+
+The composer hands every submitted text to ``SlashCommands.submit``. A text starting with
+``/`` is parsed by ``desktop.session.commands`` and carried out here, never sent to the model;
+``//text`` sends ``/text``; anything else goes to the window's ``send`` unchanged. A mistyped
+command puts the text back in the composer and says what is known, so nothing typed is lost.
+
+``SlashCompleter`` offers the commands in a ``QCompleter`` popup while the composer holds a
+single line that starts with ``/``; Tab or Enter takes the highlighted one, Esc closes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, QObject, QStringListModel, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit
+
+from desktop.session import commands
+from desktop.session.commands import Command, Message, Problem
+
+if TYPE_CHECKING:
+    from desktop.ui.main_window import MainWindow
+
+#: Completions after which the user types an argument: the completer leaves a space after them.
+_TAKES_ARGUMENT = {"/payload next", "/compact", "/model", "/mode"}
+
+
+def capability_line(status: Mapping[str, Any]) -> str:
+    """``/capability status`` as one status line: the route, its delivery path and why."""
+    capability = status.get("capability") or {}
+    if not capability:
+        return "Capability status: no route yet (the session is still opening)."
+    label = capability.get("label") or status.get("routeKey") or "the current route"
+    delivery = capability.get("delivery") or "unknown"
+    line = f"{label}: system updates go as {delivery}"
+    tool_path = capability.get("toolPath")
+    if tool_path:
+        line += f"; tool changes as {tool_path}"
+    reason = capability.get("reason")
+    if reason:
+        line += f". Why: {reason}"
+    if capability.get("offline"):
+        line += " (offline emulator)"
+    return line
+
+
+class SlashCommands(QObject):
+    """Carries out the composer's commands on the window (which owns the worker client)."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        #: What each submitted text became, in order (``Message``, ``Command`` or ``Problem``).
+        self.handled: list[commands.Parsed] = []
+
+    def submit(self, text: str) -> None:
+        parsed = commands.parse(text)
+        self.handled.append(parsed)
+        if isinstance(parsed, Message):
+            self.window.send(parsed.text)
+        elif isinstance(parsed, Problem):
+            self._say(parsed.text)
+            editor = self.window.composer.editor
+            if not editor.toPlainText():
+                editor.setPlainText(text.strip())
+                editor.moveCursor(editor.textCursor().MoveOperation.End)
+        else:
+            self._run(parsed)
+
+    def _say(self, text: str) -> None:
+        self.window.statusBar().showMessage(text, 30000)
+
+    def _run(self, command: Command) -> None:
+        window = self.window
+        if command.name == "help":
+            self._say("Commands: " + commands.known_commands() + " · //text sends /text")
+            window.composer.editor.setToolTip(commands.help_text())
+        elif command.name == "capability":
+            self._say(capability_line(window.status))
+        elif command.name == "payload":
+            self._payload_next(command.argument)
+        elif command.name == "compact":
+            if window.busy:
+                self._say("A turn is running; /compact waits until it ends.")
+                return
+            window.compact_with(command.argument)
+        elif command.name == "model":
+            self._model(command.argument)
+        elif command.name == "mode":
+            self._mode(command.argument)
+
+    def _payload_next(self, draft: str) -> None:
+        from desktop.ui.main_window import TAB_PAYLOAD
+
+        window = self.window
+        window.tabs.setCurrentIndex(TAB_PAYLOAD)
+        if not draft:
+            window.client.request_preview.emit("main", "")
+            self._say("Payload tab: the exact next request on the current route.")
+            return
+        window.client.ops.query(
+            lambda worker: worker.preview("", draft=draft),
+            lambda preview: window.payload_view.show_preview("main", preview),
+            label="previewing the draft's request",
+        )
+        self._say("Payload tab: the exact first request of sending your draft.")
+
+    def _model(self, wanted: str) -> None:
+        window = self.window
+        keys = [str(entry.get("key", "")) for entry in window.status.get("routes") or []]
+        key = commands.match_route(wanted, keys)
+        if key is None:
+            offered = ", ".join(k.removeprefix("emulator/") for k in keys) or "none yet"
+            self._say(f"No route {wanted}. Offered: {offered}.")
+            return
+        window.client.set_route.emit(key)
+        self._say(f"Route: {key}")
+
+    def _mode(self, name: str) -> None:
+        from desktop.ui.worker import PERMISSION_MODES
+
+        mode = name.strip().lower()
+        if mode not in PERMISSION_MODES:
+            self._say(f"Unknown mode {name}. Modes: {', '.join(PERMISSION_MODES)}.")
+            return
+        self.window.client.set_mode.emit(mode)
+        self._say(f"Permission mode: {mode}")
+
+
+class SlashCompleter(QObject):
+    """A ``QCompleter`` popup over the composer while its one line starts with ``/``."""
+
+    def __init__(self, editor: QPlainTextEdit) -> None:
+        super().__init__(editor)
+        self.editor = editor
+        self.completer = QCompleter(QStringListModel(commands.completions(), self), self)
+        self.completer.setWidget(editor)
+        self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        self.completer.activated.connect(self._insert)
+        editor.textChanged.connect(self._update)
+        self.popup().installEventFilter(self)  # after QCompleter's own filter, so it runs first
+
+    def popup(self) -> QAbstractItemView:
+        popup = self.completer.popup()
+        assert popup is not None  # a QCompleter always has one once it has a widget
+        return popup
+
+    def popup_visible(self) -> bool:
+        return self.popup().isVisible()
+
+    def _update(self) -> None:
+        text = self.editor.toPlainText()
+        offering = text.startswith("/") and not text.startswith("//") and "\n" not in text
+        if offering:
+            self.completer.setCompletionPrefix(text)
+            exact = self.completer.completionCount() == 1 and self.completer.currentCompletion() == text
+            offering = self.completer.completionCount() > 0 and not exact
+        if not offering:
+            self.popup().hide()
+            return
+        self.popup().setCurrentIndex(self.completer.completionModel().index(0, 0))
+        rect = self.editor.cursorRect()
+        rect.setWidth(self.popup().sizeHintForColumn(0) + 24)
+        self.completer.complete(rect)
+
+    def _insert(self, completion: str) -> None:
+        text = completion + (" " if completion in _TAKES_ARGUMENT else "")
+        self.editor.setPlainText(text)
+        self.editor.moveCursor(self.editor.textCursor().MoveOperation.End)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Enter or Tab on the open popup takes the highlighted command (QCompleter would also
+        pass the key on to the composer, which would add a new line or move the focus)."""
+        if watched is self.popup() and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Tab):
+                index = self.popup().currentIndex()
+                self.popup().hide()
+                if index.isValid():
+                    self._insert(str(index.data()))
+                return True
+        return super().eventFilter(watched, event)

@@ -1,0 +1,150 @@
+"""``pi-desktop PATH`` opens that session, and a second launch hands its file over (design G8).
+
+Real processes on a real X server: the first launch's window title names the session it was
+given; a second launch with another session exits 0 and the *first* process's window (the same
+X window) now shows that session; a third launch naming the session already showing only
+raises the window. A stale socket left by a crashed instance does not stop a new one.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from packaging_support import first_run_env, require_tool, write_console_script, xdotool
+
+from desktop.host.journal.writer import JournalWriter
+from desktop.identity import APP_ID
+from desktop.ui.single_instance import server_name
+
+TIMEOUT = 60.0
+
+
+def _session(path: Path, workspace: Path) -> Path:
+    workspace.mkdir()
+    JournalWriter.create(path, cwd=workspace, app_version="0.1.0").close()
+    return path
+
+
+def _titles(display: str) -> dict[str, str]:
+    """Visible windows whose title ends with the app name, by X window id."""
+    found = xdotool(display, "search", "--onlyvisible", "--name", "Pi Desktop$").stdout.split()
+    return {w: xdotool(display, "getwindowname", w).stdout.strip() for w in found}
+
+
+def _wait_title(display: str, title: str, app: subprocess.Popen[str]) -> str:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        if app.poll() is not None:
+            pytest.fail(f"the first launch exited with {app.returncode}: {app.communicate()[1][-2000:]}")
+        for window, name in _titles(display).items():
+            if name == title:
+                return window
+        time.sleep(0.2)
+    pytest.fail(f"no window titled {title!r} within {TIMEOUT:.0f}s; saw {_titles(display)}")
+
+
+def test_a_second_launch_hands_its_file_to_the_running_window(x_display: str, tmp_path: Path) -> None:
+    require_tool("xdotool", "xdotool")
+    first = _session(tmp_path / "first-session.jsonl", tmp_path / "alpha-ws")
+    second = _session(tmp_path / "second-session.jsonl", tmp_path / "beta-ws")
+    (tmp_path / "bin").mkdir()
+    cli = write_console_script(tmp_path / "bin" / "pi-desktop", "desktop.app:main")
+    app_data = tmp_path / "app-data"
+    env = first_run_env(DISPLAY=x_display, QT_QPA_PLATFORM="xcb", PI_DESKTOP_DATA_DIR=str(app_data))
+    env.pop("PI_DESKTOP_SMOKE_EXIT", None)
+
+    started = time.monotonic()
+    app = subprocess.Popen(
+        [str(cli), str(first)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        window = _wait_title(x_display, "first-session.jsonl · alpha-ws — Pi Desktop", app)
+        first_start = time.monotonic() - started
+
+        # Another session, from another folder, with a relative path: the running window opens it.
+        started = time.monotonic()
+        handed = subprocess.run(
+            [sys.executable, str(cli), "second-session.jsonl"],
+            env=env,
+            cwd=second.parent,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+        second_run = time.monotonic() - started
+        assert handed.returncode == 0, handed.stderr
+        assert _wait_title(x_display, "second-session.jsonl · beta-ws — Pi Desktop", app) == window
+        assert len(_titles(x_display)) == 1, "the second launch must not show a window of its own"
+        # It loads no window modules: well under the time the first launch took to show its window.
+        assert second_run < first_start, (second_run, first_start)
+
+        # The session already showing: the window only comes to the front.
+        again = subprocess.run(
+            [sys.executable, str(cli), str(second)], env=env, capture_output=True, text=True, timeout=TIMEOUT
+        )
+        assert again.returncode == 0, again.stderr
+        assert list(_titles(x_display).values()) == ["second-session.jsonl · beta-ws — Pi Desktop"]
+
+        assert xdotool(x_display, "windowfocus", "--sync", window).returncode == 0
+        assert xdotool(x_display, "key", "--clearmodifiers", "ctrl+q").returncode == 0
+        _out, err = app.communicate(timeout=30)
+    finally:
+        if app.poll() is None:
+            app.kill()
+            app.communicate()
+    assert app.returncode == 0, err
+    log = (app_data / "logs" / "pi-desktop.log").read_text(encoding="utf-8")
+    assert log.count("a second launch handed over 1 path(s)") == 2
+    recent = (app_data / "pi-desktop" / f"{APP_ID}.ini").read_text(encoding="utf-8")
+    assert "first-session.jsonl" in recent and "second-session.jsonl" in recent
+
+
+def test_a_stale_socket_from_a_crashed_instance_is_claimed(
+    x_display: str, tmp_path: Path, qapp: object
+) -> None:
+    """A socket file nobody listens on (the process died) does not block the next launch."""
+    if sys.platform == "win32":
+        pytest.skip("named pipes vanish with their process; no stale file on Windows")
+    from PySide6.QtNetwork import QLocalServer
+
+    app_data = tmp_path / "app-data"
+    probe = QLocalServer()
+    assert probe.listen(server_name(app_data)), probe.errorString()
+    stale_path = probe.fullServerName()
+    probe.close()
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(stale_path)  # bound, never listening, left behind: what a killed instance leaves
+    dead.close()
+    assert Path(stale_path).exists()
+
+    session = _session(tmp_path / "after-crash.jsonl", tmp_path / "ws")
+    (tmp_path / "bin").mkdir()
+    cli = write_console_script(tmp_path / "bin" / "pi-desktop", "desktop.app:main")
+    env = first_run_env(DISPLAY=x_display, QT_QPA_PLATFORM="xcb", PI_DESKTOP_DATA_DIR=str(app_data))
+    env.pop("PI_DESKTOP_SMOKE_EXIT", None)
+    app = subprocess.Popen(
+        [str(cli), str(session)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        _wait_title(x_display, "after-crash.jsonl · ws — Pi Desktop", app)
+        # The new instance owns the name: a later launch reaches it instead of starting a window.
+        other = _session(tmp_path / "later.jsonl", tmp_path / "later-ws")
+        handed = subprocess.run(
+            [sys.executable, str(cli), str(other)], env=env, capture_output=True, text=True, timeout=TIMEOUT
+        )
+        assert handed.returncode == 0, handed.stderr
+        _wait_title(x_display, "later.jsonl · later-ws — Pi Desktop", app)
+        assert len(_titles(x_display)) == 1
+    finally:
+        app.terminate()
+        app.communicate(timeout=30)

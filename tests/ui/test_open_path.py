@@ -1,0 +1,100 @@
+"""``MainWindow.open_path``: what ``pi-desktop PATH`` and a second launch call (design G8).
+
+On the real worker thread with the in-process emulator: the title names the session and its
+workspace; the session already showing is not reopened; a file handed over during a turn waits
+for the turn to end and then opens; an unknown file gets File → Open's message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.host.journal.writer import JournalWriter
+from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+
+
+@pytest.fixture
+def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    workspace = tmp_path / "home-ws"
+    workspace.mkdir()
+    h = Harness(qtbot, workspace)
+    h.start()
+    yield h
+    h.close()
+
+
+def _session(tmp_path: Path, name: str, folder: str) -> Path:
+    workspace = tmp_path / folder
+    workspace.mkdir()
+    path = tmp_path / name
+    JournalWriter.create(path, cwd=workspace, app_version="0.1.0").close()
+    return path
+
+
+def _opened(h: Harness, path: Path) -> None:
+    h.qtbot.waitUntil(lambda: h.window.session.get("path") == str(path), timeout=TURN_TIMEOUT)
+
+
+def test_the_title_names_the_session_and_its_workspace(harness: Harness, tmp_path: Path) -> None:
+    h = harness
+    assert h.window.windowTitle().endswith(" · home-ws — Pi Desktop")
+    other = _session(tmp_path, "other.jsonl", "other-ws")
+    h.window.open_path(other)
+    _opened(h, other)
+    assert h.window.windowTitle() == "other.jsonl · other-ws — Pi Desktop"
+    assert h.window.recent_sessions()[0] == str(other)
+
+
+def test_the_session_already_showing_is_not_reopened(harness: Harness, tmp_path: Path) -> None:
+    h = harness
+    opened: list[str] = []
+    h.client.open_session.connect(opened.append)
+    current = Path(h.window.session["path"])
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(current)
+    h.window.open_paths([str(link)])
+    h.window.open_path(current)
+    assert opened == []
+    other = _session(tmp_path, "other.jsonl", "other-ws")
+    h.window.open_path(other)
+    assert opened == [str(other)]
+
+
+def test_a_file_handed_over_during_a_turn_opens_when_the_turn_ends(harness: Harness, tmp_path: Path) -> None:
+    h = harness
+    first = h.window.session["path"]
+    other = _session(tmp_path, "queued.jsonl", "queued-ws")
+    h.window.send("Say something short.")
+    h.window.open_path(other)  # the turn is running: the file waits
+    assert h.window.queued_open == str(other)
+    assert h.window.session["path"] == first
+    result = h.wait_turn(1)
+    assert result["error"] is None
+    _opened(h, other)
+    assert h.window.queued_open is None
+    assert h.window.windowTitle() == "queued.jsonl · queued-ws — Pi Desktop"
+
+
+def test_an_unknown_file_gets_the_open_dialogs_message(harness: Harness, tmp_path: Path) -> None:
+    h = harness
+    first = h.window.session["path"]
+    unknown = tmp_path / "events.jsonl"
+    unknown.write_text('{"type":"event","v":1}\n', encoding="utf-8")
+    h.window.open_path(unknown)
+    h.qtbot.waitUntil(lambda: "Could not open" in h.window.statusBar().currentMessage(), timeout=TURN_TIMEOUT)
+    assert str(unknown) in h.window.statusBar().currentMessage()
+    assert h.window.session["path"] == first
+
+
+def test_extra_files_go_to_open_recent(harness: Harness, tmp_path: Path) -> None:
+    h = harness
+    one = _session(tmp_path, "one.jsonl", "one-ws")
+    two = _session(tmp_path, "two.jsonl", "two-ws")
+    h.window.open_paths([str(one), str(two)])
+    _opened(h, one)
+    recent = h.window.recent_sessions()
+    assert recent[0] == str(one) and str(two) in recent

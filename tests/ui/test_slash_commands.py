@@ -1,0 +1,197 @@
+"""Slash commands in the composer: each one acts in the window and none is sent to the model (design G8).
+
+Real worker thread, real in-process emulator: every request the app makes is recorded by the
+emulator, so "never sent to the model" is a count of its requests (and, for the commands that do
+ask the model, the text of what was sent).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop.session.commands import Command, Problem
+from desktop.ui.main_window import TAB_PAYLOAD, TAB_ROW
+from tests.ui.test_window_turn import ROUTE, TURN_TIMEOUT, Harness
+
+
+@pytest.fixture
+def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    h = Harness(qtbot, workspace)
+    h.start()
+    yield h
+    h.close()
+
+
+def requests(h: Harness) -> list[Any]:
+    return list(h.worker.emulator.requests)
+
+
+def type_and_send(h: Harness, text: str) -> None:
+    editor = h.window.composer.editor
+    editor.setPlainText(text)
+    h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+
+def status_text(h: Harness) -> str:
+    return h.window.statusBar().currentMessage()
+
+
+def settle(h: Harness) -> None:
+    """Let queued work on the worker finish: a round trip through it answers after everything before."""
+    done: list[bool] = []
+    h.client.ops.query(lambda _w: True, done.append)
+    h.qtbot.waitUntil(lambda: bool(done), timeout=TURN_TIMEOUT)
+
+
+def test_capability_status_is_the_status_line(harness: Harness) -> None:
+    h = harness
+    before = len(requests(h))
+    type_and_send(h, "/capability status")
+    capability = h.window.status["capability"]
+    line = status_text(h)
+    assert line.startswith(f"{capability['label']}: system updates go as {capability['delivery']}")
+    assert f"Why: {capability['reason']}" in line
+    assert h.window.composer.editor.toPlainText() == ""
+    settle(h)
+    assert len(requests(h)) == before and not h.window.busy
+
+
+def test_payload_next_opens_the_tab_on_the_exact_next_request(harness: Harness) -> None:
+    h = harness
+    h.window.tabs.setCurrentIndex(TAB_ROW)
+    before = len(requests(h))
+    shown = len(h.previews)
+    type_and_send(h, "/payload next Please list the files.")
+    assert h.window.tabs.currentIndex() == TAB_PAYLOAD
+    h.qtbot.waitUntil(lambda: len(h.previews) > shown, timeout=TURN_TIMEOUT)
+    preview = h.previews[-1]
+    assert preview.get("error") is None, preview
+    assert "with your draft" in preview["route"]
+    assert b"Please list the files." in preview["body"]
+    assert len(requests(h)) == before, "the command itself must not reach the model"
+
+    # Sending that draft sends exactly the previewed bytes.
+    type_and_send(h, "Please list the files.")
+    assert h.wait_turn(1)["error"] is None
+    assert requests(h)[before].body == preview["body"]
+
+    # Without a draft: the next request of the session as it stands.
+    shown = len(h.previews)
+    type_and_send(h, "/payload next")
+    h.qtbot.waitUntil(lambda: len(h.previews) > shown, timeout=TURN_TIMEOUT)
+    assert "with your draft" not in h.previews[-1]["route"]
+    assert len(requests(h)) == before + 1
+
+
+def test_compact_with_a_focus_asks_for_that_focus(harness: Harness) -> None:
+    h = harness
+    type_and_send(h, "Tell me about the project.")
+    assert h.wait_turn(1)["error"] is None
+    before = len(requests(h))
+    type_and_send(h, "/compact keep the file names")
+    result = h.wait_turn(2)
+    assert result["error"] is None, result
+    sent = requests(h)[before:]
+    assert len(sent) == 1, "one summary request, and no message for the model"
+    assert b"Additional focus: keep the file names" in sent[0].body
+    assert all(b"/compact" not in r.body for r in requests(h))
+    assert any(r.get("type") == "compaction" for r in h.rows())
+
+
+def test_model_switches_the_route(harness: Harness) -> None:
+    h = harness
+    before = len(requests(h))
+    assert h.window.status["routeKey"] == ROUTE
+    type_and_send(h, "/model openai/gpt-5.5")
+    h.qtbot.waitUntil(
+        lambda: h.window.status.get("routeKey") == "emulator/openai/gpt-5.5", timeout=TURN_TIMEOUT
+    )
+    type_and_send(h, "/model nobody/nothing")
+    assert status_text(h).startswith("No route nobody/nothing. Offered: ")
+    assert "openai/gpt-5.5" in status_text(h)
+    settle(h)
+    assert h.window.status["routeKey"] == "emulator/openai/gpt-5.5"
+    assert len(requests(h)) == before
+
+
+def test_mode_sets_the_permission_mode(harness: Harness) -> None:
+    h = harness
+    before = len(requests(h))
+    type_and_send(h, "/mode read-only")
+    h.qtbot.waitUntil(lambda: h.window.status.get("mode") == "read-only", timeout=TURN_TIMEOUT)
+    assert h.window.mode_combo.currentText() == "read-only"
+    type_and_send(h, "/mode yolo")
+    assert status_text(h) == "Unknown mode yolo. Modes: ask, accept-edits, read-only, full-access."
+    settle(h)
+    assert h.window.status["mode"] == "read-only"
+    assert len(requests(h)) == before
+
+
+def test_help_lists_the_commands(harness: Harness) -> None:
+    h = harness
+    before = len(requests(h))
+    type_and_send(h, "/help")
+    for usage in (
+        "/capability status",
+        "/payload next",
+        "/compact [focus]",
+        "/model PROVIDER/ID",
+        "/mode NAME",
+    ):
+        assert usage in status_text(h)
+    settle(h)
+    assert len(requests(h)) == before
+
+
+def test_an_unknown_command_says_so_and_keeps_the_text(harness: Harness) -> None:
+    h = harness
+    before = len(requests(h))
+    type_and_send(h, "/forge payload next")
+    assert status_text(h).startswith("Unknown command /forge. Known commands: /capability status,")
+    assert h.window.composer.editor.toPlainText() == "/forge payload next"
+    assert h.window.commands.handled[-1] == Problem(status_text(h))
+    settle(h)
+    assert len(requests(h)) == before and not h.window.busy and h.finished == []
+
+
+def test_a_double_slash_sends_a_literal_slash(harness: Harness) -> None:
+    h = harness
+    before = len(requests(h))
+    type_and_send(h, "//etc/hosts is the file I mean")
+    assert h.wait_turn(1)["error"] is None
+    sent = requests(h)[before:]
+    assert sent and b"/etc/hosts is the file I mean" in sent[0].body
+    assert b"//etc/hosts" not in sent[0].body
+    user_rows = [r for r in h.rows() if r.get("type") == "user"]
+    assert user_rows[-1]["message"]["content"] == "/etc/hosts is the file I mean"
+
+
+def test_typing_a_slash_offers_the_commands(harness: Harness) -> None:
+    h = harness
+    editor = h.window.composer.editor
+    completer = h.window.slash_completer
+    editor.setFocus()
+    h.qtbot.keyClicks(editor, "/ca")
+    h.qtbot.waitUntil(completer.popup_visible, timeout=5000)
+    assert completer.completer.currentCompletion() == "/capability status"
+    h.qtbot.keyClick(completer.popup(), Qt.Key.Key_Return)
+    assert editor.toPlainText() == "/capability status"
+    assert not completer.popup_visible()
+    assert h.window.commands.handled == [], "picking a completion does not run it"
+    h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert h.window.commands.handled == [Command("capability")]
+
+    editor.clear()
+    h.qtbot.keyClicks(editor, "/mo")
+    h.qtbot.waitUntil(completer.popup_visible, timeout=5000)
+    assert completer.completer.completionCount() == 2  # /model and /mode
+    editor.clear()
+    h.qtbot.keyClicks(editor, "hello /mo")
+    assert not completer.popup_visible()
