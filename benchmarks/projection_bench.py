@@ -1,4 +1,4 @@
-"""Projection benchmark (issue 3): time to build the next request for a long transcript.
+"""Projection benchmark (design P1, P7): time to build the next request for a long transcript.
 
 For each API (one representative catalog model) and each transcript size, measures the time
 to project the transcript and encode the body bytes, best of ``--repeat`` warm runs, and, when

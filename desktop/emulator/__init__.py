@@ -1,4 +1,4 @@
-"""A deterministic provider emulator on loopback (SPEC D4): see ``server`` for the paths,
+"""A deterministic provider emulator on loopback (design D4): see ``server`` for the paths,
 ``script`` for the reply conventions, ``cache`` for prompt-cache rules, ``faults`` for
 fault injection."""
 

@@ -1,4 +1,4 @@
-"""API keys for provider accounts (SPEC D3): the OS keyring first, environment variables second.
+"""API keys for provider accounts (design D3): the OS keyring first, environment variables second.
 
 Keys are stored with ``keyring`` under service ``pi-desktop`` and the account name as
 user name; nothing here writes a key to a file or a log, and everything that describes a
@@ -18,10 +18,6 @@ import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-import keyring
-import keyring.backends.fail
-import keyring.errors
 
 from desktop.host.credentials import API_KEY_ENV as ENV_API_KEYS
 from desktop.host.credentials import KEYRING_SERVICE as SERVICE
@@ -87,11 +83,17 @@ def _check_account(account: str) -> None:
 
 def keyring_available() -> bool:
     """True when a real backend is active (not keyring's ``fail`` placeholder)."""
+    import keyring
+    import keyring.backends.fail
+
     backend = keyring.get_keyring()
     return not isinstance(backend, keyring.backends.fail.Keyring) and getattr(backend, "priority", 1) > 0
 
 
 def set_api_key(account: str, key: str) -> None:
+    import keyring
+    import keyring.errors
+
     _check_account(account)
     if not key or not key.strip():
         raise ValueError(f"The API key for account {account!r} is empty; paste the key and try again")
@@ -105,6 +107,9 @@ def set_api_key(account: str, key: str) -> None:
 
 def get_api_key(account: str) -> str | None:
     """The stored key, or None when there is none; KeyringUnavailable without a backend."""
+    import keyring
+    import keyring.errors
+
     _check_account(account)
     try:
         value = keyring.get_password(SERVICE, account)
@@ -147,6 +152,9 @@ def known_secrets(env: Mapping[str, str] | None = None, extra_env: tuple[str, ..
 
 def delete_api_key(account: str) -> bool:
     """Remove the stored key; False when there was none."""
+    import keyring
+    import keyring.errors
+
     _check_account(account)
     try:
         keyring.delete_password(SERVICE, account)

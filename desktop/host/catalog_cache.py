@@ -25,9 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final, Literal
-
-import httpx
+from typing import TYPE_CHECKING, Final, Literal
 
 from desktop.host import paths
 from desktop.pi.catalog import (
@@ -42,6 +40,9 @@ from desktop.pi.catalog import (
 )
 from desktop.pi.catalog.models_dev import parse_models_dev
 from desktop.pi.catalog.pi_snapshot import parse_pi_catalog
+
+if TYPE_CHECKING:
+    import httpx
 
 CatalogKind = Literal["models.dev", "pi"]
 
@@ -127,6 +128,8 @@ def refresh_catalog(
         raise CatalogRefreshError(
             f"no URL configured for the {kind} catalog: set {PI_CATALOG_URL_ENV} to a pi_catalog.json URL"
         )
+    import httpx  # only a refresh downloads; reading the cache must not pay for the HTTP client
+
     try:
         if client is None:
             with httpx.Client(timeout=timeout, follow_redirects=True) as own:

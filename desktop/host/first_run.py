@@ -1,6 +1,6 @@
 """Which route the window opens on: a real provider only when a key for it exists.
 
-A first launch must work with no key and no network (SPEC D4), so the offline emulator is
+A first launch must work with no key and no network (design D4), so the offline emulator is
 the default and is labelled as such. A key in the OS keyring (saved through the accounts
 dialog) wins over one in the environment, because saving it was a deliberate choice in
 this app; among several, the fixed order below keeps the choice stable between launches.
@@ -16,8 +16,6 @@ import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
-
-import keyring
 
 from desktop.host.credentials import API_KEY_ENV, KEYRING_SERVICE, env_api_key, keyring_username
 
@@ -91,4 +89,6 @@ def initial_route(environ: Mapping[str, str] | None = None) -> InitialRoute:
     env = os.environ if environ is None else environ
     if _truthy(env.get(OFFLINE_ENV)):
         return decide_initial_route(env, ())
+    import keyring  # finding a backend is slow; a command that names its route never gets here
+
     return decide_initial_route(env, stored_provider_keys(keyring.get_password))

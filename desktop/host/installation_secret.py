@@ -27,9 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import keyring
-import keyring.errors
-
 from desktop.host import paths
 from desktop.host.accounts import SERVICE, keyring_available
 
@@ -141,6 +138,9 @@ def _create_file(path: Path) -> bytes:
 
 def _from_keyring(path: Path, *, create: bool) -> InstallationSecret | None:
     """The keyring's secret; None when the keyring cannot be used (the file is used instead)."""
+    import keyring
+    import keyring.errors
+
     where = f"the OS keyring (service {SERVICE!r}, user {KEYRING_USER!r})"
     try:
         stored = keyring.get_password(SERVICE, KEYRING_USER)
@@ -176,6 +176,8 @@ def load_installation_secret(
     ``InstallationSecretError`` when one exists but is unsafe or unreadable. Blocking (the
     keyring may talk D-Bus): call it on the worker or in a headless command, never the GUI thread.
     """
+    import keyring
+
     path = secret_path(data_dir)
     backend = keyring.get_keyring() if keyring_available() else None
     key = (str(path.absolute()), id(backend))

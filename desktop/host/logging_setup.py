@@ -2,7 +2,7 @@
 
 A double-clicked app has no terminal, so the log file is the only place a failure leaves a
 trace; users attach it to bug reports, which is why keys are scrubbed before anything is
-written (SPEC D3: keys never in files or logs). Redaction runs twice: a filter rewrites each
+written (design D3: keys never in files or logs). Redaction runs twice: a filter rewrites each
 record's message (so any handler it is attached to is safe), and the formatter scrubs the
 final text again, which also covers tracebacks and exception messages.
 """

@@ -1,4 +1,4 @@
-"""Capability status: how system updates and tool changes reach the model on a route (SPEC P3).
+"""Capability status: how system updates and tool changes reach the model on a route (design P3).
 
 It follows pi-ai 1.0.3's rules: later system messages stay in place only when
 ``supportsMidConvoSystemMessages`` is on *and* the API has a mid-conversation path (Google and

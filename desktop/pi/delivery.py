@@ -1,4 +1,4 @@
-"""Fallback delivery of mid-conversation system updates (SPEC P3).
+"""Fallback delivery of mid-conversation system updates (design P3).
 
 A route with native support sends each system update in place. Other routes get one of
 two per-session fallbacks: *folded* (Pi's default: the projection rebuilds the leading

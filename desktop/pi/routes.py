@@ -1,4 +1,4 @@
-"""Routes: which published model a session talks to, and through which account (SPEC M2).
+"""Routes: which published model a session talks to, and through which account (design M2).
 
 A route keeps the *published identity* (provider, model id, API, endpoint as Pi publishes them)
 separate from the *account* (key reference, optional endpoint override, extra headers), because

@@ -1,7 +1,7 @@
 """How system state becomes prompt text (pi-ai ``utils/text.ts``).
 
-The update framing (SPEC P2) is request-time only: it is rendered here at projection time
-and never stored in the transcript (SPEC T7).
+The update framing (design P2) is request-time only: it is rendered here at projection time
+and never stored in the transcript (design T7).
 """
 
 from __future__ import annotations

@@ -17,10 +17,10 @@ from types import TracebackType
 from desktop import __version__
 from desktop.host import catalog_cache
 from desktop.host.accounts import credential_env_names, keyring_username, known_secrets, resolve_api_key
-from desktop.host.installation_secret import InstallationSecretError, load_installation_secret
-from desktop.host.journal import JournalWriter, model_order, new_row_id
+from desktop.host.journal import Diagnostic, JournalWriter, model_order, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
+from desktop.host.providers.credential_kind import RouteCredential, route_credential
 from desktop.host.settings import Settings, load_settings
 from desktop.host.tools.session_tools import SessionTools
 from desktop.host.tools.types import SkillIndex
@@ -77,6 +77,12 @@ class OpenSession:
     gate: ToolGate
     prompt: WorkspacePrompt
     config: SessionConfig
+    journal_problems: list[Diagnostic] = field(default_factory=list)
+    """Every problem the reader found in the session file (design T9): lines set aside in the
+    middle of the file (garbage, duplicate ids, rows of the wrong shape), rows of a newer
+    version read as unknown, a torn last line. Each names the file, the line and, for a wrong
+    shape, the field (``format_diagnostic``). The window shows them as a banner; the command
+    line prints them on stderr."""
 
     @property
     def read_only(self) -> bool:
@@ -105,12 +111,30 @@ def refuse_dispatch(
     raise RuntimeError("a read-only session sends no requests")
 
 
-def route_binding(resolved: ResolvedModel, fallback: FallbackDelivery, session_id: str) -> SessionRoute:
+def route_binding(
+    resolved: ResolvedModel,
+    fallback: FallbackDelivery,
+    session_id: str,
+    credential: RouteCredential | None = None,
+) -> SessionRoute:
+    """The runtime's binding: the model, and the options every request of the route uses.
+
+    The credential stays the placeholder; its *kind* is looked up where dispatch finds the key
+    (``route_credential``), so the body is the one dispatch sends (design P5).
+    """
+    if credential is None:
+        credential = route_credential(resolved.model, resolved.route)
     return SessionRoute(
         model=resolved.model,  # type: ignore[arg-type]
         identity=resolved.journal_route(),
-        options=RequestOptions(session_id=session_id, api_key=CREDENTIAL_PLACEHOLDER, env=projection_env()),
+        options=RequestOptions(
+            session_id=session_id,
+            api_key=CREDENTIAL_PLACEHOLDER,
+            env=projection_env(),
+            credential_kind=credential.kind,
+        ),
         fallback=fallback,
+        credential_note=credential.note(),
     )
 
 
@@ -148,6 +172,8 @@ def activation_signer(session_id: str, *, read_only: bool) -> tuple[ActivationSi
     A read-only open never creates the secret (reading never writes); without one nothing in
     any session can have been sealed here, so a throwaway key, which verifies nothing, is right.
     """
+    from desktop.host.installation_secret import InstallationSecretError, load_installation_secret
+
     try:
         secret = load_installation_secret(create=not read_only)
     except (InstallationSecretError, OSError) as exc:
@@ -195,7 +221,7 @@ def open_session(
         writer.close()
         raise
     prompt_tokens = sum(message_tokens({"role": "user", "content": t}) for t in prompt.sections().values())
-    signer, signer_problem = activation_signer(writer.session_id, read_only=writer.read_only)
+    session_id, read_only = writer.session_id, writer.read_only
     gate = ToolGate(
         tools.catalog,
         tools.executor,
@@ -206,8 +232,7 @@ def open_session(
         ),
         prompt_tokens=prompt_tokens,
         preference=settings.tools.declarations,
-        signer=signer,
-        signer_problem=signer_problem,
+        signer_source=lambda: activation_signer(session_id, read_only=read_only),
     )
     account = config.route.account
     if dispatcher is None and writer.read_only:
@@ -239,7 +264,9 @@ def open_session(
         new_id=new_row_id,
         compaction=config.compaction,
     )
-    session = OpenSession(writer, runtime, resolved, tools, gate, prompt, config)
+    session = OpenSession(
+        writer, runtime, resolved, tools, gate, prompt, config, journal_problems=list(writer.diagnostics)
+    )
     # A read-only open restores exactly as a writable one would, so ``status`` and the
     # Activation tab show what the runtime would grant; only the continuation writes.
     gate.restore(runtime.view().messages)

@@ -56,6 +56,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "/help", "list these commands"),
 )
 BY_NAME = {spec.name: spec for spec in COMMANDS}
+#: Prefixes pi users type before a command (``/forge payload next`` is ``/payload next``).
+ALIASES = frozenset({"forge"})
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,8 @@ def parse(text: str) -> Parsed:
     word, _space, argument = line[1:].strip().partition(" ")
     name = word.lower()
     argument = argument.strip()
+    if name in ALIASES and argument:  # pi's own spelling: /forge payload next
+        return parse("/" + argument + ("\n" + rest if rest else ""))
     spec = BY_NAME.get(name)
     if spec is None:
         shown = f"/{word}" if word else "/"

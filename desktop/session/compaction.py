@@ -1,4 +1,4 @@
-"""Compaction (SPEC C1–C4): summarize the older part of the context, keep a recent tail.
+"""Compaction (design C1, C2, C3, C4): summarize the older part of the context, keep a recent tail.
 
 Pure planning lives here; the runtime runs the summary request through the session's own
 route and journals the result. The checkpoint stored in the compaction row is the full

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -48,6 +48,9 @@ from desktop.session.declarations import (
     RouteBinding,
     decide_policy,
 )
+
+#: Gives the installation's signer and why it is not usable (None when it is), on first need.
+SignerSource = Callable[[], tuple[ActivationSigner, str | None]]
 
 GateStage = Literal["unknown", "removed", "not-activated", "revoked"]
 
@@ -109,13 +112,20 @@ class ToolGate:
         preference: DeclarationPreference = "auto",
         signer: ActivationSigner | None = None,
         signer_problem: str | None = None,
+        signer_source: SignerSource | None = None,
     ) -> None:
         """``signer`` seals and verifies ``tool_activation`` sections (design A8); production passes
         the installation's (``desktop.session.assembly``). Without one, a throwaway key is used:
-        nothing from another process ever verifies, so the default fails closed."""
+        nothing from another process ever verifies, so the default fails closed.
+
+        ``signer_source`` gives the signer and its problem on first need instead: the first seal,
+        or a restore from a history that holds something to verify. A history without any
+        activation section or ToolSearch result never reads the installation secret, so a
+        read-only ``status`` does not load the keyring for nothing (design D6)."""
         self._catalog = catalog
         self._signer = signer if signer is not None else ActivationSigner.ephemeral()
         self._signer_problem = signer_problem
+        self._signer_source = signer_source
         self._host = host
         self._route = route
         self._budget = budget
@@ -154,7 +164,14 @@ class ToolGate:
 
     @property
     def signer(self) -> ActivationSigner:
+        self._resolve_signer()
         return self._signer
+
+    def _resolve_signer(self) -> None:
+        with self._lock:
+            if self._signer_source is not None:
+                self._signer, self._signer_problem = self._signer_source()
+                self._signer_source = None
 
     def identity(self) -> str:
         return activation_identity(
@@ -286,6 +303,19 @@ class ToolGate:
     def verdict(self, messages: Sequence[Mapping[str, Any]]) -> RestoreResult:
         """What restoration would grant from ``messages`` now (read-only; the Activation tab)."""
         with self._lock:
+            if self._signer_source is not None:
+                # Without a section nothing is verified (the throwaway signer is not consulted),
+                # and "none" does not depend on the signer: only then is the secret not read.
+                found = restore_activation(
+                    messages,
+                    identity=self.identity(),
+                    deferred_names=self._snapshot.deferred_names,
+                    signer=self._signer,
+                    could_return=self.could_return,
+                )
+                if found.source == "none":
+                    return found
+                self._resolve_signer()
             if self._signer_problem is not None:
                 found = restore_activation(
                     messages,
@@ -378,7 +408,7 @@ class ToolGate:
     def section_text(self) -> str:
         """The current ``tool_activation`` section (for the leading system prompt)."""
         with self._lock:
-            return render_section(self._signer.seal(self.state))
+            return render_section(self.signer.seal(self.state))
 
     def take_update(self, timestamp: int | None = None) -> dict[str, Any] | None:
         """The system message to append after this turn's tool results, or None if nothing changed."""
@@ -391,7 +421,7 @@ class ToolGate:
             removed, self._pending_removed = self._pending_removed, ()
             self._dirty = False
             return activation_message(
-                self._signer.seal(self.state), tools_added=added, tools_removed=removed, timestamp=timestamp
+                self.signer.seal(self.state), tools_added=added, tools_removed=removed, timestamp=timestamp
             )
 
     def request_tools(self) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""The session runtime and its turn loop (SPEC D1).
+"""The session runtime and its turn loop (design D1).
 
 One object per open session, driven from the worker thread. Every step that a request
 depends on is journaled and acknowledged before the request leaves (T3): the user row
@@ -93,6 +93,8 @@ class SessionRoute:
     identity: dict[str, Any]
     options: RequestOptions = field(default_factory=RequestOptions)
     fallback: FallbackDelivery = "folded"
+    #: Set when no credential was found and the kind in ``options`` is assumed (design P5).
+    credential_note: str | None = None
 
 
 class OrderFn(Protocol):
@@ -256,8 +258,9 @@ class SessionRuntime:
         if self._last_notes is None:
             self._last_notes = {}
             for row in self.writer.rows:
-                if row.get("type") == "note":
-                    kind = (row.get("data") or {}).get("kind")
+                data = row.get("data") if row.get("type") == "note" else None
+                if isinstance(data, dict):
+                    kind = data.get("kind")
                     if kind:
                         self._last_notes[kind] = row.get("text", "")
         rows = []

@@ -1,4 +1,4 @@
-"""Desktop's replaceable system prompt sections (SPEC S1, S2).
+"""Desktop's replaceable system prompt sections (design S1, S2).
 
 The prompt is a set of named sections rather than one string, so that a change appends
 only the section that changed (or its ``null`` tombstone) and everything before it stays

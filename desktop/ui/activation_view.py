@@ -1,4 +1,4 @@
-"""The Activation tab: which deferred tools may run, bound to what, and why (SPEC G3).
+"""The Activation tab: which deferred tools may run, bound to what, and why (design G3).
 
 The worker sends a plain dict (see ``SessionWorker.activation_info``); this pane only renders
 it, so the view never reaches into the tools layer itself.

@@ -8,7 +8,6 @@ section diffs, the payload text mapping, usage sums) live in their own modules.
 
 from __future__ import annotations
 
-import gc
 import html
 import logging
 from collections.abc import Mapping, Sequence
@@ -50,6 +49,7 @@ from desktop.ui.message_view import MessageView
 from desktop.ui.open_files import APP_TITLE, same_file, window_title
 from desktop.ui.payload_view import PayloadView
 from desktop.ui.permission_dialog import PermissionDialog
+from desktop.ui.row_index import RowIndex
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.slash_commands import SlashCommands, SlashCompleter
@@ -113,6 +113,9 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_menus(log_folder)
         self._connect_worker()
+        from desktop.ui.inspect_controller import InspectController
+
+        self.inspect = InspectController(self)
         self._restore_settings()
 
     # --- construction ---------------------------------------------------------------------
@@ -290,6 +293,10 @@ class MainWindow(QMainWindow):
         self.new_action.setShortcut(QKeySequence.StandardKey.New)
         self.open_action = file_menu.addAction("&Open Session…", self.open_session_dialog)
         self.open_action.setShortcut(QKeySequence.StandardKey.Open)
+        self.browse_action = file_menu.addAction("&Browse pi and Claude Code Sessions…")
+        self.browse_action.setToolTip(
+            "Sessions under ~/.pi/agent/sessions and ~/.claude/projects, by workspace"
+        )
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file_menu.addSeparator()
@@ -319,6 +326,8 @@ class MainWindow(QMainWindow):
 
         settings_menu = menu.addMenu("Se&ttings")
         settings_menu.addAction("&Accounts…", self.show_accounts)
+        self.refresh_catalogs_action = settings_menu.addAction("Refresh &Catalogs")
+        self.refresh_catalogs_action.setToolTip("Download the model catalogs now (capability flags, prices)")
 
         help_menu = menu.addMenu("&Help")
         self.help_action = help_menu.addAction("&What am I looking at?", self.show_help)
@@ -343,6 +352,7 @@ class MainWindow(QMainWindow):
 
     def _connect_worker(self) -> None:
         w = self.worker
+        w.session_indexed.connect(self.on_session_indexed)
         w.session_opened.connect(self.on_session_opened)
         w.rows_appended.connect(self.on_rows_appended)
         w.streaming.connect(self.on_streaming)
@@ -378,7 +388,7 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(state)
         else:
             self.splitter.setSizes([720, 560])
-        self.hidden_action.setChecked(settings.value("view/showHidden", False, type=bool))
+        self.hidden_action.setChecked(bool(settings.value("view/showHidden", False, type=bool)))
 
     def startup_options(self) -> dict[str, Any]:
         """What the worker needs to start: the last session, route and modes."""
@@ -416,20 +426,33 @@ class MainWindow(QMainWindow):
     # --- timeline ----------------------------------------------------------------------------
 
     @Slot(object)
-    def on_session_opened(self, info: Mapping[str, Any]) -> None:
-        self.session = dict(info)
-        rows: Sequence[Mapping[str, Any]] = info.get("rows") or []
-        self.timeline.set_rows(rows)
-        # The rows are plain, acyclic and never change: move them out of the cyclic collector's
-        # reach, or each full collection would walk a long session's millions of objects while
-        # the user scrolls (a 100k-row session paused for ~300 ms). Refcounting still frees them.
-        gc.freeze()
-        self.usage_view.set_rows(rows)
+    def on_session_indexed(self, info: Mapping[str, Any]) -> None:
+        """The session's row index, sent before the session is fully open: paint it now."""
+        self._show_index(info["index"])
+
+    def _show_index(self, index: RowIndex) -> None:
+        self.timeline.set_index(index)
+        self.usage_view.set_lines(index.usage, index.usage_total)
+        self._timeline_reset()
+
+    def _timeline_reset(self) -> None:
         self.row_view.show_row(None)
         self.diff_view.clear_diff()
         self._update_notice()
         self.view.scrollToBottom()
         self._follow_tail = True
+
+    @Slot(object)
+    def on_session_opened(self, info: Mapping[str, Any]) -> None:
+        self.session = dict(info)
+        index = info.get("index")
+        if index is None:
+            rows: Sequence[Mapping[str, Any]] = info.get("rows") or []
+            self.timeline.set_rows(rows)
+            self.usage_view.set_rows(rows)
+            self._timeline_reset()
+        elif index is not self.timeline.index_shown:
+            self._show_index(index)
         path = str(info.get("path", ""))
         self._remember_session(path)
         self.session_label.setText(f"{Path(str(info.get('cwd', ''))).name} · {Path(path).name}")
@@ -520,9 +543,17 @@ class MainWindow(QMainWindow):
             self.diff_view.clear_diff("The selected row is not a system or compaction row.")
             return
         position = self.filter.mapToSource(current).row()
-        self.diff_view.show_diff(
-            section_diff(self.timeline.rows, position, self.timeline.state_positions(position))
-        )
+        if "foreign" in row:  # pi / Claude Code: diffed on the worker as pi replays its state (X1)
+            if row.get("diff") is None:
+                self.diff_view.clear_diff("This row changes no system state the file records.")
+            else:
+                self.diff_view.show_diff(row["diff"])
+        else:
+            self.diff_view.show_diff(
+                section_diff(
+                    self.timeline.rows, position, self.timeline.state_positions(position), self.timeline.ids
+                )
+            )
         if self.tabs.currentIndex() in (TAB_MESSAGE, TAB_ROW):
             self.tabs.setCurrentIndex(TAB_DIFF)
 
@@ -791,7 +822,10 @@ class MainWindow(QMainWindow):
         from desktop.host import paths
 
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open session", str(paths.sessions_dir()), "Pi Desktop sessions (*.jsonl)"
+            self,
+            "Open session",
+            str(paths.sessions_dir()),
+            "Sessions: Pi Desktop, pi, Claude Code (*.jsonl);;All files (*)",
         )
         if path:
             self.open_path(path)

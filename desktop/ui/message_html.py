@@ -335,7 +335,7 @@ def _system_html(row: Mapping[str, Any], row_key: str, expanded: frozenset[str],
         key = f"{row_key}:section:{name}"
         if value is None:
             out.append(
-                f'<p style="margin: 2px 0">§ <b>{esc(name)}</b> <i style="color: {c.removed_fg}">removed (tombstone)</i></p>'
+                f'<p style="margin: 2px 0">&sect; <b>{esc(name)}</b> <i style="color: {c.removed_fg}">removed (tombstone)</i></p>'
             )
             continue
         text = str(value)

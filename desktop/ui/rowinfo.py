@@ -144,7 +144,8 @@ def system_summary(row: Mapping[str, Any]) -> str:
         return f"system row without modelSystem metadata{': ' + label if label else ''}"
     if meta.get("v") != 1:
         return f"system row with unknown metadata version {meta.get('v')!r} (ignored for the model)"
-    message = meta.get("message") if isinstance(meta.get("message"), Mapping) else {}
+    found = meta.get("message")
+    message: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     sections = message.get("sections") or {}
     parts = []
     if label:
@@ -180,10 +181,11 @@ def row_summary(row: Mapping[str, Any]) -> str:
                 text = f"[{stop}] {why}" + (f" — {text}" if text else "")
         return _one_line(text) or "(empty)"
     if kind == "toolResult":
-        message = row.get("message") if isinstance(row.get("message"), Mapping) else {}
-        name = message.get("toolName", "?")
-        prefix = f"{name} ✗ " if message.get("isError") else f"{name}: "
-        return _one_line(prefix + _message_text(message))
+        found = row.get("message")
+        result: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+        name = result.get("toolName", "?")
+        prefix = f"{name} ✗ " if result.get("isError") else f"{name}: "
+        return _one_line(prefix + _message_text(result))
     if kind == "system":
         return _one_line(system_summary(row))
     if kind == "compaction":

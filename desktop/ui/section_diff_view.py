@@ -1,4 +1,4 @@
-"""The Section diff tab: each section a system row changed, before and after (SPEC G2)."""
+"""The Section diff tab: each section a system row changed, before and after (design G2)."""
 
 from __future__ import annotations
 

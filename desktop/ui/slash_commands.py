@@ -33,17 +33,12 @@ def capability_line(status: Mapping[str, Any]) -> str:
     capability = status.get("capability") or {}
     if not capability:
         return "Capability status: no route yet (the session is still opening)."
-    label = capability.get("label") or status.get("routeKey") or "the current route"
-    delivery = capability.get("delivery") or "unknown"
-    line = f"{label}: system updates go as {delivery}"
-    tool_path = capability.get("toolPath")
-    if tool_path:
-        line += f"; tool changes as {tool_path}"
-    reason = capability.get("reason")
-    if reason:
-        line += f". Why: {reason}"
-    if capability.get("offline"):
-        line += " (offline emulator)"
+    route = status.get("routeKey") or capability.get("label") or "the current route"
+    line = f"{route}: system updates as {capability.get('delivery') or 'unknown'}"
+    if capability.get("toolPath"):
+        line += f", tool changes as {capability['toolPath']}"
+    if capability.get("reason"):
+        line += f". Why: {capability['reason']}"
     return line
 
 

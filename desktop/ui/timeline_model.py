@@ -1,10 +1,11 @@
-"""The transcript timeline: a lazy list model over journal rows, and its filter (design G1).
+"""The transcript timeline: a lazy list model over journal rows, and its filter (design G1, G9).
 
-Like Anki's browser table, the model holds only references to the raw row dicts (already
-parsed by the journal reader) plus one byte per row for its kind; everything a view shows is
-computed inside ``data()`` for the rows on screen and cached by row id. Filtering by kind and
-hiding system rows read that byte array, so a 100,000-row session filters without touching
-the row dicts; only a text search reads them.
+Like Anki's browser table, the model holds no rows of a long session: it holds the worker's
+``RowIndex`` (per row: byte offset, length, kind byte, id) and reads and decodes a row from the
+file only when a view asks for it (``data()`` for the rows on screen), keeping the recent ones.
+Rows journaled while the window is open arrive as dicts and are kept as they are. Filtering by
+kind and hiding system rows read the kind bytes, so a 100,000-row session filters without
+touching a row; only a text search reads the rows.
 
 Rows are kept in *model order* (what the model sees): a system row anchored ``before`` a user
 row is inserted in front of it when it arrives. A streaming assistant reply is one virtual
@@ -16,7 +17,8 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from itertools import compress
+from typing import Any, Final, overload
 
 from PySide6.QtCore import (
     QAbstractListModel,
@@ -26,6 +28,7 @@ from PySide6.QtCore import (
 )
 
 from desktop.ui import rowinfo
+from desktop.ui.row_index import RowIndex, RowReader
 
 KIND_ROLE: Final = Qt.ItemDataRole.UserRole + 1
 ROW_ROLE: Final = Qt.ItemDataRole.UserRole + 2
@@ -36,28 +39,58 @@ ANCHORED_ROLE: Final = Qt.ItemDataRole.UserRole + 6
 
 _CACHE_LIMIT = 4096
 AnyIndex = QModelIndex | QPersistentModelIndex
+Ref = int | Mapping[str, Any]
+"""A row of the timeline: an entry of the row index (read on demand), or a row held in memory."""
+
+
+class TimelineRows(Sequence[Mapping[str, Any]]):
+    """The timeline's rows as a sequence; each one is read when asked for."""
+
+    def __init__(self, model: TimelineModel) -> None:
+        self._model = model
+
+    def __len__(self) -> int:
+        return len(self._model._refs)
+
+    @overload
+    def __getitem__(self, position: int) -> Mapping[str, Any]: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[Mapping[str, Any]]: ...
+    def __getitem__(self, position: int | slice) -> Mapping[str, Any] | list[Mapping[str, Any]]:
+        if isinstance(position, slice):
+            return [self._model._resolve(ref) for ref in self._model._refs[position]]
+        return self._model._resolve(self._model._refs[position])
 
 
 class TimelineModel(QAbstractListModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[Mapping[str, Any]] = []
+        self._refs: list[Ref] = []
+        self._ids: list[str | None] = []
         self._kinds = bytearray()
+        self._reader: RowReader | None = None
         self._cache: dict[str, tuple[str, str]] = {}
         self._search: dict[str, str] = {}
         self._streaming: dict[str, Any] | None = None
+        self.index_shown: RowIndex | None = None
 
     # --- the Qt model -------------------------------------------------------------------------
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:
         if parent.isValid():
             return 0
-        return len(self._rows) + (1 if self._streaming is not None else 0)
+        return len(self._refs) + (1 if self._streaming is not None else 0)
+
+    def _resolve(self, ref: Ref) -> Mapping[str, Any]:
+        if isinstance(ref, int):
+            assert self._reader is not None
+            return self._reader.row(ref)
+        return ref
 
     def row_at(self, position: int) -> Mapping[str, Any] | None:
-        if 0 <= position < len(self._rows):
-            return self._rows[position]
-        if position == len(self._rows) and self._streaming is not None:
+        if 0 <= position < len(self._refs):
+            return self._resolve(self._refs[position])
+        if position == len(self._refs) and self._streaming is not None:
             return self._streaming
         return None
 
@@ -69,19 +102,20 @@ class TimelineModel(QAbstractListModel):
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        row = self.row_at(index.row())
+        position = index.row()
+        if role == KIND_ROLE:
+            return self.kind_at(position)
+        if role == ID_ROLE:
+            return self._ids[position] if position < len(self._ids) else "<streaming>"
+        row = self.row_at(position)
         if row is None:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(row)[0]
-        if role == KIND_ROLE:
-            return self.kind_at(index.row())
         if role == TIME_ROLE:
             return self._display(row)[1]
         if role == ROW_ROLE:
             return row
-        if role == ID_ROLE:
-            return row.get("id")
         if role == USAGE_ROLE:
             return rowinfo.row_usage(row)
         if role == ANCHORED_ROLE:
@@ -106,17 +140,46 @@ class TimelineModel(QAbstractListModel):
 
     @property
     def rows(self) -> Sequence[Mapping[str, Any]]:
-        return self._rows
+        """Every row in model order, each read on demand (a view, not a copy)."""
+        return TimelineRows(self)
+
+    @property
+    def ids(self) -> Sequence[str | None]:
+        return self._ids
+
+    def set_index(self, index: RowIndex) -> None:
+        """Show a session from its row index: no row is read until it is painted."""
+        self.beginResetModel()
+        self._close_reader()
+        self._reader = RowReader(index)
+        self._refs = list(range(len(index)))
+        self._ids = list(index.ids)
+        self._kinds = bytearray(index.kinds)
+        self._reset_caches()
+        self.index_shown = index
+        self.endResetModel()
 
     def set_rows(self, rows_in_model_order: Sequence[Mapping[str, Any]]) -> None:
+        """Show rows held in memory (a session whose rows did not come with an index)."""
         self.beginResetModel()
-        self._rows = list(rows_in_model_order)
+        self._close_reader()
+        self._refs = list(rows_in_model_order)
+        self._ids = [_row_id(r) for r in rows_in_model_order]
         kind = rowinfo.row_kind
-        self._kinds = bytearray([kind(r) for r in self._rows])
+        self._kinds = bytearray([kind(r) for r in rows_in_model_order])
+        self._reset_caches()
+        self.index_shown = None
+        self.endResetModel()
+
+    def _reset_caches(self) -> None:
         self._cache.clear()
         self._search.clear()
         self._streaming = None
-        self.endResetModel()
+
+    def _close_reader(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     def append_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Add journaled rows; a system row anchored before a present row goes in front of it."""
@@ -128,27 +191,23 @@ class TimelineModel(QAbstractListModel):
                 continue
             self._insert(position, [row])
         if tail:
-            self._insert(len(self._rows), tail)
+            self._insert(len(self._refs), tail)
 
     def _anchor_position(self, row: Mapping[str, Any]) -> int | None:
         if row.get("type") != "system" or not isinstance(row.get("before"), str):
             return None
-        target = row["before"]
-        # Anchors point at the turn's user row, written just before: search from the end.
-        for position in range(len(self._rows) - 1, -1, -1):
-            if self._rows[position].get("id") == target:
-                return position
-        return None
+        return self.position_of(row["before"])
 
     def _insert(self, position: int, rows: list[Mapping[str, Any]]) -> None:
         self.beginInsertRows(QModelIndex(), position, position + len(rows) - 1)
-        self._rows[position:position] = rows
+        self._refs[position:position] = rows
+        self._ids[position:position] = [_row_id(r) for r in rows]
         self._kinds[position:position] = bytes(rowinfo.row_kind(r) for r in rows)
         self.endInsertRows()
 
     def set_streaming(self, message: Mapping[str, Any] | None) -> None:
         """Show (or update, or remove) the in-progress assistant reply as the last row."""
-        end = len(self._rows)
+        end = len(self._refs)
         if message is None:
             if self._streaming is not None:
                 self.beginRemoveRows(QModelIndex(), end, end)
@@ -180,7 +239,7 @@ class TimelineModel(QAbstractListModel):
         if row is None:
             return ""
         if row is self._streaming:
-            return rowinfo.row_search_text(row)
+            return rowinfo.row_search_text(self._streaming)
         key = str(row.get("id"))
         text = self._search.get(key)
         if text is None:
@@ -189,10 +248,16 @@ class TimelineModel(QAbstractListModel):
         return text
 
     def position_of(self, row_id: str) -> int | None:
-        for position in range(len(self._rows) - 1, -1, -1):
-            if self._rows[position].get("id") == row_id:
+        ids = self._ids
+        for position in range(len(ids) - 1, -1, -1):
+            if ids[position] == row_id:
                 return position
         return None
+
+
+def _row_id(row: Mapping[str, Any]) -> str | None:
+    value = row.get("id")
+    return value if isinstance(value, str) else None
 
 
 class TimelineFilter(QAbstractListModel):
@@ -200,7 +265,7 @@ class TimelineFilter(QAbstractListModel):
 
     A flat list model in front of the timeline: a proxy in role, a list model in type, so Qt's
     own C++ ``index()`` serves the view's per-row layout calls. Its row mapping is computed in
-    bulk from the model's kind bytes (a ``bytes.translate`` plus one regex scan), not with a
+    bulk from the model's kind bytes (a ``bytes.translate`` plus ``itertools.compress``), not with a
     Python callback per row as ``QSortFilterProxyModel`` would: toggling hidden rows on a
     100,000-row session costs a few milliseconds instead of a 200 ms pause. Appends are mapped
     incrementally; a filter change keeps the selection through the persistent indexes.
@@ -238,7 +303,7 @@ class TimelineFilter(QAbstractListModel):
         if last < first:
             return []
         mask = self._kind_bytes(first, last).translate(self._accept)
-        rows = [first + m.start() for m in _ONE.finditer(mask)]
+        rows = list(compress(range(first, last + 1), mask))
         if self._needle:
             search = self._source.search_text
             rows = [r for r in rows if self._needle in search(r)]
@@ -377,6 +442,3 @@ class TimelineFilter(QAbstractListModel):
 
     def filtered_out(self) -> int:
         return self.timeline.rowCount() - self.rowCount()
-
-
-_ONE = re.compile(b"\x01")

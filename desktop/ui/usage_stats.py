@@ -1,4 +1,4 @@
-"""Per-request usage and session totals from assistant rows (SPEC G5).
+"""Per-request usage and session totals from assistant rows (design G5).
 
 Each assistant row carries pi-ai's ``usage`` (input, output, cacheRead, cacheWrite, cost). The
 hit ratio is the share of the prompt served from the cache: ``cacheRead / (input + cacheRead +

@@ -78,6 +78,13 @@ class UsageModel(QAbstractTableModel):
         self.total = totals(self.lines)
         self.endResetModel()
 
+    def set_lines(self, lines: Sequence[UsageLine], total: UsageTotals) -> None:
+        """Usage already extracted and summed (on the worker, while the session was indexed)."""
+        self.beginResetModel()
+        self.lines = list(lines)
+        self.total = total
+        self.endResetModel()
+
     def add_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
         new = [line for row in rows if (line := usage_line(row)) is not None]
         if not new:
@@ -127,6 +134,12 @@ class UsageView(QWidget):
         self._pending = rows
         if self.isVisible():
             self._load()
+
+    def set_lines(self, lines: Sequence[UsageLine], total: UsageTotals) -> None:
+        """A long session's usage, extracted on the worker: no pass over the rows here."""
+        self._pending = None
+        self.model.set_lines(lines, total)
+        self._refresh()
 
     def _load(self) -> None:
         rows, self._pending = self._pending, None

@@ -1,6 +1,6 @@
 // Dev-only: dump pi-ai's published chat model catalog to desktop/pi/catalog/data/pi_catalog.json.
 //
-// The Pi catalog is the only source of the five transcript transport flags (SPEC M1), so the app
+// The Pi catalog is the only source of the five transcript transport flags (design M1), so the app
 // ships a byte-for-byte snapshot of what the pinned pi-ai publishes: every chat model of every
 // built-in provider, each object exactly as pi-ai hands it to its request projections (no fields
 // renamed, dropped or defaulted). Regenerate after bumping the version in package.json:

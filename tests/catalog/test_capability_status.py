@@ -1,4 +1,4 @@
-"""Capability status (SPEC P3) follows the provider-support table and pi-ai's flag rules."""
+"""Capability status (design P3) follows the provider-support table and pi-ai's flag rules."""
 
 from __future__ import annotations
 

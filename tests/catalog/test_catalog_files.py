@@ -124,3 +124,16 @@ def test_newer_models_dev_file_supplies_prices() -> None:
     assert catalog.get("anthropic", "claude-opus-4-7").model["cost"]["input"] == 123.0  # type: ignore[union-attr]
     stale = build_catalog(models_dev_cached=CatalogSource("api.json", orjson.dumps(bundled.providers)))
     assert stale.sources.models_dev_origin.startswith("bundled") and "not newer" in stale.notes[0]
+
+
+def test_the_bundled_snapshots_pass_every_check_the_start_skips() -> None:
+    """Each start reads the bundled snapshots without the per-entry checks (design D6), because
+    they ship with the app: this is where they are checked, entry by entry, as a refreshed
+    copy would be."""
+    from desktop.pi.catalog import models_dev, pi_snapshot
+
+    pi = pi_snapshot.parse_pi_catalog(pi_snapshot.bundled_bytes(), "bundled", check=True)
+    md = models_dev.parse_models_dev(models_dev.bundled_bytes(), "bundled", check=True)
+    assert len(pi.models) > 100 and len(md.providers) > 10
+    trusted = bundled_models_dev()
+    assert trusted.stamp == md.stamp and trusted.providers == md.providers

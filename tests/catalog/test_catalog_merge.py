@@ -1,4 +1,4 @@
-"""Merging (SPEC M1): models.dev limits, prices and modalities; Pi compat and transport flags."""
+"""Merging (design M1): models.dev limits, prices and modalities; Pi compat and transport flags."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The deepseek-flash correction: one removable patch on the single Pi catalog (SPEC M3)."""
+"""The deepseek-flash correction: one removable patch on the single Pi catalog (design M3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Routes (SPEC M2): flags only for the exact published binding; everything else falls back."""
+"""Routes (design M2): flags only for the exact published binding; everything else falls back."""
 
 from __future__ import annotations
 

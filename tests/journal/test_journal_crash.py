@@ -1,4 +1,4 @@
-"""SPEC T5 with real processes: writers killed by SIGKILL at random moments lose nothing acknowledged.
+"""Crash safety (design T5) with real processes: writers killed by SIGKILL at random moments lose nothing acknowledged.
 
 A zygote process forks one writer child per round; the test kills it after a random delay (so kills
 land during open, torn-tail recovery, ``write``, ``fsync`` or between batches), then checks the file

@@ -1,4 +1,4 @@
-"""SPEC T3: a write the OS refuses is a LocalPreparationFailure; the retry with the same ids lands once.
+"""Write-ahead (design T3): a write the OS refuses is a LocalPreparationFailure; the retry with the same ids lands once.
 
 Root ignores file permissions, so the failures here are ones the kernel enforces for everybody:
 RLIMIT_FSIZE (EFBIG, in a child process), a full tmpfs (ENOSPC; needs mount rights, skipped

@@ -1,4 +1,4 @@
-"""SPEC T6: one writer per session; a second process gets a read-only view and is told why."""
+"""One writer per session (design T6): a second process gets a read-only view and is told why."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Row models (SPEC T1, T2, T7): shapes, unknown fields kept, ids unique and time-ordered."""
+"""Row models (design T1, T2, T7): shapes, unknown fields kept, ids unique and time-ordered."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Writer basics (SPEC T1, T3, T4): header, group commit, acks, idempotent retry, model order, store."""
+"""Writer basics (design T1, T3, T4): header, group commit, acks, idempotent retry, model order, store."""
 
 from __future__ import annotations
 

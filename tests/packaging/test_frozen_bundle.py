@@ -22,7 +22,7 @@ from desktop.identity import APP_ID
 from desktop.resources import ICON_SIZES
 from desktop.ui.launch import WINDOW_TITLE
 
-SPEC = REPO / "packaging" / "pyinstaller" / "pi-desktop.spec"
+SPEC_FILE = REPO / "packaging" / "pyinstaller" / "pi-desktop.spec"
 MAX_BUNDLE_MB = 260
 
 
@@ -38,7 +38,7 @@ def test_frozen_app_shows_its_window_and_exits_cleanly(tmp_path: Path) -> None:
     started = time.monotonic()
     build = subprocess.run(
         [sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN",
-         "--distpath", str(dist), "--workpath", str(work), str(SPEC)],
+         "--distpath", str(dist), "--workpath", str(work), str(SPEC_FILE)],
         cwd=tmp_path,
         env=first_run_env(),
         capture_output=True,

@@ -8,6 +8,8 @@ raises the window. A stale socket left by a crashed instance does not stop a new
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -148,3 +150,74 @@ def test_a_stale_socket_from_a_crashed_instance_is_claimed(
     finally:
         app.terminate()
         app.communicate(timeout=30)
+
+
+def test_a_file_manager_opens_sessions_with_the_installed_entry(x_display: str, tmp_path: Path) -> None:
+    """``gio open FILE`` (what GNOME Files runs on a double-click) starts the app on the session
+    through the entry's ``Exec ... %F`` and the session MIME type; a second file reaches that window."""
+    require_tool("xdotool", "xdotool")
+    gio = require_tool("gio", "libglib2.0-bin")
+    require_tool("update-mime-database", "shared-mime-info")
+    require_tool("update-desktop-database", "desktop-file-utils")
+    from desktop.host.desktop_entry import install_desktop_entry
+
+    first = _session(tmp_path / "picked.jsonl", tmp_path / "files-ws")
+    second = _session(tmp_path / "picked-next.jsonl", tmp_path / "next-ws")
+    data_home = tmp_path / "share"
+    (tmp_path / "bin").mkdir()
+    gui = write_console_script(tmp_path / "bin" / "pi-desktop-gui", "desktop.app:gui_main")
+    assert install_desktop_entry(data_home, gui).notes == ()
+    app_data = tmp_path / "app-data"
+    env = first_run_env(
+        DISPLAY=x_display,
+        QT_QPA_PLATFORM="xcb",
+        PI_DESKTOP_DATA_DIR=str(app_data),
+        HOME=str(tmp_path),
+        XDG_DATA_HOME=str(data_home),
+        XDG_DATA_DIRS="/usr/local/share:/usr/share",
+        XDG_CURRENT_DESKTOP="GNOME",
+    )
+    env.pop("PI_DESKTOP_SMOKE_EXIT", None)
+
+    def gio_open(path: Path) -> None:
+        # The app inherits gio's output: a file, not a pipe, or gio's run would wait for the app.
+        with (tmp_path / "gio-open.log").open("a") as log:
+            done = subprocess.run([gio, "open", str(path)], env=env, stdout=log, stderr=log, timeout=TIMEOUT)
+        assert done.returncode == 0, (tmp_path / "gio-open.log").read_text()
+
+    gio_open(first)
+    deadline = time.monotonic() + TIMEOUT
+    window = ""
+    while not window and time.monotonic() < deadline:
+        window = next(
+            (w for w, t in _titles(x_display).items() if t == "picked.jsonl · files-ws — Pi Desktop"), ""
+        )
+        time.sleep(0.2)
+    assert window, f"no window for the opened session; saw {_titles(x_display)}"
+    pid = int(xdotool(x_display, "getwindowpid", window).stdout.strip())
+    try:
+        gio_open(second)
+        deadline = time.monotonic() + TIMEOUT
+        while (
+            time.monotonic() < deadline
+            and _titles(x_display).get(window) != "picked-next.jsonl · next-ws — Pi Desktop"
+        ):
+            time.sleep(0.2)
+        assert _titles(x_display) == {window: "picked-next.jsonl · next-ws — Pi Desktop"}
+    finally:
+        xdotool(x_display, "windowfocus", "--sync", window)
+        xdotool(x_display, "key", "--clearmodifiers", "ctrl+q")
+        deadline = time.monotonic() + 30
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if _alive(pid):  # the app this test launched (through gio) did not quit: end it
+            os.kill(pid, signal.SIGKILL)
+    assert "exiting with status 0" in (app_data / "logs" / "pi-desktop.log").read_text(encoding="utf-8")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -86,7 +86,7 @@ def test_url_and_headers_match_pi_ai(case: dict[str, Any]) -> None:
 
 
 def test_fixture_set_is_broad() -> None:
-    """Issue 3 asks for at least 60 cases covering every API."""
+    """At least 60 cases, covering every API (design P1)."""
     apis = {c["model"]["api"] for c in CASES}
     assert len(CASES) >= 60, len(CASES)
     assert apis >= {

@@ -1,4 +1,4 @@
-"""Projection is pure (SPEC P4): projecting twice gives the same bytes and never edits the transcript.
+"""Projection is pure (design P4): projecting twice gives the same bytes and never edits the transcript.
 
 Converters share block objects with the transcript where nothing changes (no per-message
 copies), so any in-place edit would leak into the caller's history and the next request.

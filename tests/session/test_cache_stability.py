@@ -1,4 +1,4 @@
-"""Cache stability (issue 4): on flagged routes every request extends the previous one.
+"""Cache stability (design P4, P6): on flagged routes every request extends the previous one.
 
 Each request body is read in its provider's cache order by the emulator's own readers
 (Anthropic: tools, system, message blocks; chat: tools, then messages; cache markers left

@@ -1,4 +1,4 @@
-"""Declarations over real requests (issue 6): on the verified deepseek-flash route the
+"""Declarations over real requests (design A2, A3): on the verified deepseek-flash route the
 request-level tool list never changes while ToolSearch activates tools; elsewhere a deferred
 schema first appears in the request after its activation, and an unactivated one never runs."""
 

@@ -37,6 +37,8 @@ from tests.cli.helpers import EMULATOR_MODEL, make_session, run_main
         ("/model openai/gpt-5.5", Command("model", "openai/gpt-5.5")),
         ("/mode read-only", Command("mode", "read-only")),
         ("/help", Command("help")),
+        ("/forge payload next", Command("payload")),
+        ("/forge capability status", Command("capability")),
     ],
 )
 def test_parse(text: str, parsed: object) -> None:
@@ -47,9 +49,11 @@ def test_parse(text: str, parsed: object) -> None:
     ("text", "starts"),
     [
         (
-            "/forge payload next",
-            "Unknown command /forge. Known commands: /capability status, /payload next [draft],",
+            "/frobnicate",
+            "Unknown command /frobnicate. Known commands: /capability status, /payload next [draft],",
         ),
+        ("/forge", "Unknown command /forge."),
+        ("/forge launch", "Unknown command /launch."),
         ("/", "Unknown command /. Known commands:"),
         ("/capability", "Usage: /capability status"),
         ("/capability everything", "Usage: /capability status"),
@@ -103,8 +107,23 @@ def test_compact_focus_goes_into_the_summary_request() -> None:
 
 
 def test_the_compact_command_takes_a_focus(tmp_path: Path) -> None:
+    """``pi-desktop compact --focus TEXT`` asks the model for that focus (seen by the emulator)."""
+    from desktop.emulator import Emulator
+
     path = make_session(tmp_path, "s.jsonl", "hello", "more words here")
-    run = run_main("compact", str(path), "--model", EMULATOR_MODEL, "--focus", "the parser")
-    assert run.code == 0, run.stderr
+    with Emulator() as emulator:
+        run = run_main(
+            "compact",
+            str(path),
+            "--model",
+            EMULATOR_MODEL,
+            "--emulator",
+            emulator.url,
+            "--focus",
+            "the parser",
+        )
+        assert run.code == 0, run.stderr
+        sent = emulator.requests
+    assert len(sent) == 1 and b"Additional focus: the parser" in sent[0].body
     assert json.loads(path.read_text().splitlines()[-1])["type"] == "compaction"
     assert "--focus TEXT" in run_main("compact", "--help").stdout

@@ -1,4 +1,4 @@
-"""Declaration policy (SPEC A2, A3, C4): fixed complete declarations on the verified Flash
+"""Declaration policy (design A2, A3, C4): fixed complete declarations on the verified Flash
 binding, on-demand schemas everywhere else, and a logged (never truncating) fallback."""
 
 from __future__ import annotations

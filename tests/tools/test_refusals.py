@@ -1,4 +1,4 @@
-"""The refusal matrix (SPEC A5-A7): every refusal is an error tool result stating its reason,
+"""The refusal matrix (design A5, A6, A7): every refusal is an error tool result stating its reason,
 returned before any side effect (the probe file is never written, the command never runs)."""
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def test_capability_status_is_the_status_line(harness: Harness) -> None:
     type_and_send(h, "/capability status")
     capability = h.window.status["capability"]
     line = status_text(h)
-    assert line.startswith(f"{capability['label']}: system updates go as {capability['delivery']}")
+    assert line.startswith(f"{ROUTE}: system updates as {capability['delivery']}, tool changes as ")
     assert f"Why: {capability['reason']}" in line
     assert h.window.composer.editor.toPlainText() == ""
     settle(h)
@@ -153,9 +153,9 @@ def test_help_lists_the_commands(harness: Harness) -> None:
 def test_an_unknown_command_says_so_and_keeps_the_text(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
-    type_and_send(h, "/forge payload next")
-    assert status_text(h).startswith("Unknown command /forge. Known commands: /capability status,")
-    assert h.window.composer.editor.toPlainText() == "/forge payload next"
+    type_and_send(h, "/frobnicate the widgets")
+    assert status_text(h).startswith("Unknown command /frobnicate. Known commands: /capability status,")
+    assert h.window.composer.editor.toPlainText() == "/frobnicate the widgets"
     assert h.window.commands.handled[-1] == Problem(status_text(h))
     settle(h)
     assert len(requests(h)) == before and not h.window.busy and h.finished == []

@@ -1,4 +1,4 @@
-"""The acknowledgement a request needs before it may be dispatched (SPEC T3).
+"""The acknowledgement a request needs before it may be dispatched (design T3).
 
 Only ``JournalWriter`` can issue an ``Ack`` (the constructor checks a private seal), and it issues
 one only after the rows are flushed and fsynced. The runtime asks ``ack.require(turn_row_ids)``

@@ -3,7 +3,7 @@
 Two kinds matter to the rest of the app and must never be confused with provider errors:
 
 * ``LocalPreparationFailure``: a row a request depends on could not be made durable, so the
-  request must not be dispatched (SPEC T3). The runtime shows ``user_message`` as a local
+  request must not be dispatched (design T3). The runtime shows ``user_message`` as a local
   problem ("your disk is full"), not as something the provider did.
 * ``JournalFormatError``: a file is not a session this app can continue; it names the file and
   the line so a user can find and fix it.

@@ -1,4 +1,4 @@
-"""Model order beside journal order (SPEC T4).
+"""Model order beside journal order (design T4).
 
 The user row of a turn is written before the system updates of that turn are known; those system
 rows carry ``before: <user row id>`` and the model must see them in front of that user row. Journal

@@ -1,4 +1,4 @@
-"""Where sessions live and how to find them (SPEC T1).
+"""Where sessions live and how to find them (design T1).
 
 Sessions sit under ``paths.sessions_dir()`` (platformdirs, redirected by ``--data-dir`` or
 ``PI_DESKTOP_DATA_DIR``), one folder per working directory as pi-coding-agent does, so listing the

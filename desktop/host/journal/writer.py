@@ -1,4 +1,4 @@
-"""The one writer of a session file (SPEC T1, T3, T5, T6).
+"""The one writer of a session file (design T1, T3, T5, T6).
 
 Write-ahead: ``append`` writes a batch of rows with one ``write`` and one fsync (group commit) and
 only then returns an ``Ack``; the runtime needs that ``Ack`` to dispatch. A failure leaves the file

@@ -193,4 +193,4 @@ def _format(sink: _Output) -> tuple[str, JsonObject | None]:
     return text, details
 
 
-SPEC = ToolSpec(NAME, DESCRIPTION, PARAMETERS, effect="execute", runner=run)
+TOOL_SPEC = ToolSpec(NAME, DESCRIPTION, PARAMETERS, effect="execute", runner=run)

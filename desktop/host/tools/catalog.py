@@ -21,15 +21,15 @@ from desktop.host.tools import bash, edit, find, grep, ls, read, skill, toolsear
 from desktop.host.tools.types import JsonObject, ToolSpec
 
 CORE_TOOLS: tuple[ToolSpec, ...] = (
-    read.SPEC,
-    write.SPEC,
-    edit.SPEC,
-    bash.SPEC,
-    ls.SPEC,
-    grep.SPEC,
-    find.SPEC,
-    toolsearch.SPEC,
-    skill.SPEC,
+    read.TOOL_SPEC,
+    write.TOOL_SPEC,
+    edit.TOOL_SPEC,
+    bash.TOOL_SPEC,
+    ls.TOOL_SPEC,
+    grep.TOOL_SPEC,
+    find.TOOL_SPEC,
+    toolsearch.TOOL_SPEC,
+    skill.TOOL_SPEC,
 )
 
 

@@ -178,6 +178,6 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     )
 
 
-SPEC = ToolSpec(
+TOOL_SPEC = ToolSpec(
     NAME, DESCRIPTION, PARAMETERS, effect="write", runner=run, path_args=("path",), prepare=prepare_arguments
 )

@@ -53,6 +53,6 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     return listing_outcome(found, limit=limit_notice)
 
 
-SPEC = ToolSpec(
+TOOL_SPEC = ToolSpec(
     NAME, DESCRIPTION, PARAMETERS, effect="read", runner=run, path_args=("path",), default_path="."
 )

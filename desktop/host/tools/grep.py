@@ -120,6 +120,6 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     )
 
 
-SPEC = ToolSpec(
+TOOL_SPEC = ToolSpec(
     NAME, DESCRIPTION, PARAMETERS, effect="read", runner=run, path_args=("path",), default_path="."
 )

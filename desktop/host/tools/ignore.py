@@ -19,8 +19,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
 IGNORE_FILES = (".gitignore", ".ignore", ".fdignore")
 ALWAYS_SKIPPED = frozenset({".git"})
 #: The group pathspec's regexes use for "matched a directory above this path".
@@ -52,6 +50,8 @@ def _compile(line: str) -> _Rule | None:
     the path itself, and a directory-only pattern (``name/``) is the same pattern without
     the slash, applied to directories only, as git does.
     """
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern  # on the first walk, not at start
+
     text = line
     while text.endswith(" ") and not _escaped(text, len(text) - 1):
         text = text[:-1]

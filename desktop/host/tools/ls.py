@@ -50,6 +50,6 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     return listing_outcome(results, limit=(notice, "entryLimitReached", limit) if limit_hit else None)
 
 
-SPEC = ToolSpec(
+TOOL_SPEC = ToolSpec(
     NAME, DESCRIPTION, PARAMETERS, effect="read", runner=run, path_args=("path",), default_path="."
 )

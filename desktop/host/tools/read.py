@@ -95,4 +95,4 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     return ToolOutcome.text(cut.content)
 
 
-SPEC = ToolSpec(NAME, DESCRIPTION, PARAMETERS, effect="read", runner=run, path_args=("path",))
+TOOL_SPEC = ToolSpec(NAME, DESCRIPTION, PARAMETERS, effect="read", runner=run, path_args=("path",))

@@ -40,4 +40,4 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     )
 
 
-SPEC = ToolSpec(NAME, DESCRIPTION, PARAMETERS, effect="read", runner=run)
+TOOL_SPEC = ToolSpec(NAME, DESCRIPTION, PARAMETERS, effect="read", runner=run)

@@ -157,4 +157,4 @@ def activated_names(result: JsonObject) -> list[str]:
     return [name for name in names if isinstance(name, str)]
 
 
-SPEC = ToolSpec(NAME, DESCRIPTION, PARAMETERS, effect="read", runner=run)
+TOOL_SPEC = ToolSpec(NAME, DESCRIPTION, PARAMETERS, effect="read", runner=run)

@@ -43,4 +43,4 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     return ToolOutcome.text(f"Successfully wrote {len(content)} bytes to {shown}")
 
 
-SPEC = ToolSpec(NAME, DESCRIPTION, PARAMETERS, effect="write", runner=run, path_args=("path",))
+TOOL_SPEC = ToolSpec(NAME, DESCRIPTION, PARAMETERS, effect="write", runner=run, path_args=("path",))

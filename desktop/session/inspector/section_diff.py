@@ -56,6 +56,7 @@ def state_before(
     rows_in_model_order: Sequence[Mapping[str, Any]],
     index: int,
     state_positions: Sequence[int] | None = None,
+    ids: Sequence[str | None] | None = None,
 ) -> dict[str, Any] | None:
     """The replayed system message in force just before ``rows_in_model_order[index]``.
 
@@ -63,6 +64,8 @@ def state_before(
     and compaction rows (``state_positions``, if the caller already knows them), plus the first
     kept row of each compaction, so ``context_view`` finds the retained tail exactly as it does
     over the full history. Same result, a fraction of the work: this runs on the GUI thread.
+    ``ids`` (the row ids in the same order, if the caller has them) finds those kept rows
+    without reading every row (design G9).
     """
     rows = rows_in_model_order
     if state_positions is None:
@@ -70,7 +73,9 @@ def state_before(
     positions = [i for i in state_positions if i < index]
     kept = {rows[i].get("firstKeptId") for i in positions if rows[i].get("type") == "compaction"}
     if kept:
-        positions = sorted({*positions, *(i for i in range(index) if rows[i].get("id") in kept)})
+        if ids is None:
+            ids = [rows[i].get("id") for i in range(index)]
+        positions = sorted({*positions, *(i for i in range(index) if ids[i] in kept)})
     view = context_view([rows[i] for i in positions])
     message = current_system_message(view.messages)
     return dict(message) if message is not None else None
@@ -85,13 +90,16 @@ def _status(before: str | None, after: str | None, present_before: bool) -> Stat
 
 
 def section_diff(
-    rows_in_model_order: Sequence[Mapping[str, Any]], index: int, state_positions: Sequence[int] | None = None
+    rows_in_model_order: Sequence[Mapping[str, Any]],
+    index: int,
+    state_positions: Sequence[int] | None = None,
+    ids: Sequence[str | None] | None = None,
 ) -> SectionDiff:
     """The diff for the system or compaction row at ``index`` of the model-order rows."""
     row = rows_in_model_order[index]
     row_id = str(row.get("id", "?"))
     kind = row.get("type")
-    before = state_before(rows_in_model_order, index, state_positions) or {}
+    before = state_before(rows_in_model_order, index, state_positions, ids) or {}
     old_sections: dict[str, str] = dict(before.get("sections") or {})
     old_tools = {t["name"]: t for t in before.get("toolsAdded") or ()}
     update: Mapping[str, Any]

@@ -1,0 +1,260 @@
+"""Open a 100,000-row session the way a user does, with a stall probe running (design G9).
+
+Run from the repository root (offscreen, no display needed)::
+
+    PYTHONPATH=$PWD python benchmarks/open_bench.py [--rows 100000] [--rounds 3] [--json out.json]
+
+Each measurement runs in a fresh subprocess (its peak memory is its own), and the sides are
+interleaved round by round; the report gives min and median of each:
+
+* ``parse``: the anchor, a bare ``orjson.loads`` of every line of the file (GC on, as a
+  program that just reads the file would run);
+* ``parse-gc-off``: the same with the cyclic collector off (the anchor's best case);
+* ``open``: the real application path. A ``QApplication``, the worker thread from
+  ``start_worker``, the ``MainWindow``; an empty session is open first, then the user "picks"
+  the file (``client.open_session``, what File → Open emits). A 5 ms ``QTimer`` probe runs from
+  the pick on and records every gap in the GUI event loop. Reported: time to the timeline's
+  first paint with rows, the longest stall until then, the time until the session is fully
+  open (runtime ready, ``session_opened`` handled and painted) and the longest stall until
+  then, and the resident-memory high-water mark above the resident memory at the pick
+  (``/proc/self/clear_refs`` resets the mark), at first paint and when fully open.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _status_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def _reset_peak() -> bool:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def phase_parse(path: Path, gc_off: bool) -> dict[str, Any]:
+    import gc
+
+    import orjson
+
+    if gc_off:
+        gc.disable()
+    start = time.perf_counter()
+    with open(path, "rb") as handle:
+        rows = [orjson.loads(line) for line in handle]
+    return {"seconds": time.perf_counter() - start, "rows": len(rows) - 1}
+
+
+def phase_open(path: Path, work: Path) -> dict[str, Any]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.ui.main_window import MainWindow
+    from desktop.ui.worker import start_worker, stop_worker
+
+    app = QApplication.instance() or QApplication([])
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(work / "qsettings"))
+    workspace = work / "workspace"
+    workspace.mkdir(exist_ok=True)
+    thread, worker, client = start_worker(data_dir=str(work / "data"), workspace=str(workspace))
+    window = MainWindow(worker, client)
+    window.resize(1280, 800)
+    window.show()
+    client.start.emit({"firstRun": False})
+    deadline = time.monotonic() + 120
+    while not window.session and time.monotonic() < deadline:
+        app.processEvents()
+    for _ in range(20):
+        app.processEvents()
+
+    marks: dict[str, float] = {}
+    gaps: list[tuple[float, float]] = []
+
+    class Paints(QObject):
+        def eventFilter(self, _obj: Any, event: Any) -> bool:
+            if event.type() == QEvent.Type.Paint:
+                now = time.perf_counter()
+                if "paint" not in marks and window.timeline.rowCount() > 100:
+                    marks["paint"] = now
+                    marks["paint_hwm_kb"] = _status_kb("VmHWM")
+                if "opened" in marks and "ready" not in marks:
+                    marks["ready"] = now
+            return False
+
+    paints = Paints()
+    window.view.viewport().installEventFilter(paints)
+    last = [time.perf_counter()]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append((now, now - last[0]))
+        last[0] = now
+
+    probe = QTimer()
+    probe.setInterval(5)
+    probe.timeout.connect(tick)
+    window_opened = window.on_session_opened
+
+    def opened(info: Any) -> None:
+        window_opened(info)
+        marks["opened"] = time.perf_counter()
+        window.view.viewport().update()
+
+    window_indexed = window.on_session_indexed
+
+    def indexed(info: Any) -> None:
+        marks["indexed"] = time.perf_counter()
+        window_indexed(info)
+        marks["indexed_done"] = time.perf_counter()
+
+    worker.session_indexed.disconnect(window.on_session_indexed)
+    worker.session_indexed.connect(indexed)
+    worker.session_opened.disconnect(window.on_session_opened)
+    worker.session_opened.connect(opened)
+    probe.start()
+    app.processEvents()
+    rss_before = _status_kb("VmRSS")
+    peak_reset = _reset_peak()
+    last[0] = pick = time.perf_counter()
+    client.open_session.emit(str(path))  # what File → Open emits once the user picked the file
+    deadline = time.monotonic() + 300
+    while "ready" not in marks and time.monotonic() < deadline:
+        app.processEvents()
+    end = time.perf_counter()
+    probe.stop()
+    hwm = _status_kb("VmHWM")
+    window.close()
+    stop_worker(thread, worker, client)
+
+    def worst(until: float) -> float:
+        return max((gap for at, gap in gaps if pick < at <= until + 0.005), default=end - pick)
+
+    paint = marks.get("paint", end)
+    ready = marks.get("ready", end)
+    return {
+        "first_paint": paint - pick,
+        "stall_to_paint": worst(paint),
+        "indexed": marks.get("indexed", end) - pick,
+        "index_slot": marks.get("indexed_done", end) - marks.get("indexed", end),
+        "ready": ready - pick,
+        "stall_to_ready": worst(ready),
+        "ticks": len(gaps),
+        "worst_gaps": sorted(
+            ((round(at - pick, 3), round(gap, 3)) for at, gap in gaps if gap > 0.03), key=lambda g: -g[1]
+        )[:8],
+        "rows": window.timeline.rowCount(),
+        "rss_before_mb": rss_before / 1024,
+        "peak_reset": peak_reset,
+        "peak_to_paint_mb": (marks.get("paint_hwm_kb", hwm) - rss_before) / 1024,
+        "peak_to_ready_mb": (hwm - rss_before) / 1024,
+    }
+
+
+def _child(phase: str, path: Path) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
+    with tempfile.TemporaryDirectory() as work:
+        out = subprocess.run(
+            [sys.executable, __file__, "--phase", phase, "--file", str(path), "--work", work],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def make_file(path: Path, rows: int) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    sys.path.insert(0, str(ROOT))
+    from timeline_bench import make_session
+
+    make_session(path, rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--phase", help=argparse.SUPPRESS)
+    parser.add_argument("--file", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phase:
+        if args.phase == "open":
+            result = phase_open(args.file, args.work)
+        else:
+            result = phase_parse(args.file, gc_off=args.phase == "parse-gc-off")
+        print(json.dumps(result))
+        return 0
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "long.jsonl"
+        make_file(path, args.rows)
+        size_mb = path.stat().st_size / 2**20
+        runs: dict[str, list[dict[str, Any]]] = {"parse": [], "parse-gc-off": [], "open": []}
+        for _ in range(args.rounds):  # interleaved: one of each per round
+            for phase in runs:
+                runs[phase].append(_child(phase, path))
+
+    def stat(phase: str, key: str) -> tuple[float, float]:
+        values = [run[key] for run in runs[phase]]
+        return min(values), statistics.median(values)
+
+    parse = stat("parse", "seconds")
+    parse_off = stat("parse-gc-off", "seconds")
+    report: dict[str, Any] = {"rows": args.rows, "file_mb": round(size_mb, 1), "rounds": args.rounds}
+    for key in ("first_paint", "stall_to_paint", "ready", "stall_to_ready"):
+        low, mid = stat("open", key)
+        report[key] = {"min": round(low, 3), "median": round(mid, 3)}
+    report["parse"] = {"min": round(parse[0], 3), "median": round(parse[1], 3)}
+    report["parse_gc_off"] = {"min": round(parse_off[0], 3), "median": round(parse_off[1], 3)}
+    paint = stat("open", "first_paint")
+    report["first_paint_over_parse"] = {
+        "min": round(paint[0] / parse[0], 2),
+        "median": round(paint[1] / parse[1], 2),
+    }
+    report["first_paint_over_parse_gc_off"] = {
+        "min": round(paint[0] / parse_off[0], 2),
+        "median": round(paint[1] / parse_off[1], 2),
+    }
+    for key in ("peak_to_paint_mb", "peak_to_ready_mb"):
+        low, mid = stat("open", key)
+        report[key.replace("_mb", "_over_file")] = {
+            "min": round(low / size_mb, 2),
+            "median": round(mid / size_mb, 2),
+        }
+    report["rss_before_mb"] = round(stat("open", "rss_before_mb")[1], 1)
+    report["peak_reset"] = all(run["peak_reset"] for run in runs["open"])
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,187 @@
+"""Opening a 100,000-row session through the real worker keeps the window live (design G9).
+
+The user picks the file (``client.open_session``, what File → Open emits); the worker indexes
+it, sends the index as one object, and the window paints the timeline while the runtime is
+still being assembled. A 5 ms timer probe runs from the pick to the first paint and records
+every gap in the GUI event loop. Timings are ratios against a bare ``orjson`` parse of the
+same file measured in the same test, and bounds are generous: the machine may be loaded.
+``benchmarks/open_bench.py`` reports the exact figures.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from PySide6.QtCore import QEvent, QObject, QTimer
+
+from desktop.ui.main_window import MainWindow
+from desktop.ui.row_index import RowIndex, build_index
+from desktop.ui.timeline_model import ROW_ROLE
+from desktop.ui.worker import start_worker, stop_worker
+
+SIZES = [pytest.param(20_000, id="20k"), pytest.param(100_000, id="100k", marks=pytest.mark.slow)]
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture(scope="module", params=SIZES)
+def long_session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from timeline_bench import make_session
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    path = tmp_path_factory.mktemp("long") / "long.jsonl"
+    make_session(path, request.param)
+    return path
+
+
+class Paints(QObject):
+    """Records when the timeline first paints with the long session's rows in it."""
+
+    def __init__(self, window: MainWindow, rows: int) -> None:
+        super().__init__()
+        self.window = window
+        self.rows = rows
+        self.first: float | None = None
+
+    def eventFilter(self, _obj: QObject, event: QEvent) -> bool:
+        painted = event.type() == QEvent.Type.Paint
+        if painted and self.first is None and self.window.timeline.rowCount() >= self.rows:
+            self.first = time.perf_counter()
+        return False
+
+
+@pytest.fixture
+def window(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[tuple[MainWindow, Any]]:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    thread, worker, client = start_worker(data_dir=str(tmp_path / "data"), workspace=str(workspace))
+    window = MainWindow(worker, client)
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    client.start.emit({"firstRun": False})
+    qtbot.waitUntil(lambda: bool(window.session), timeout=60_000)
+    yield window, client
+    window.close()
+    stop_worker(thread, worker, client)
+
+
+def test_a_long_session_opens_without_stalling_the_window(
+    window: tuple[MainWindow, Any], long_session: Path, qtbot: Any
+) -> None:
+    win, client = window
+    start = time.perf_counter()
+    with open(long_session, "rb") as handle:
+        parsed = [orjson.loads(line) for line in handle]
+    parse_seconds = time.perf_counter() - start
+    rows = len(parsed) - 1
+    del parsed
+
+    paints = Paints(win, rows)
+    win.view.viewport().installEventFilter(paints)
+    ticks: list[float] = []
+    probe = QTimer()
+    probe.setInterval(5)
+    probe.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    probe.start()
+    qtbot.wait(50)
+    pick = time.perf_counter()
+    client.open_session.emit(str(long_session))
+    qtbot.waitUntil(lambda: paints.first is not None, timeout=120_000)
+    qtbot.wait(50)
+    probe.stop()
+    first_paint = paints.first
+    assert first_paint is not None
+
+    # The probe ran through the whole operation, before and after the pick and past the paint.
+    during = [t for t in ticks if pick <= t <= first_paint]
+    assert ticks[0] < pick and ticks[-1] > first_paint
+    assert len(during) >= 10, f"the event loop ran only {len(during)} times while the session opened"
+    marks = [pick, *during, first_paint]
+    worst = max(b - a for a, b in itertools.pairwise(marks))
+    elapsed = first_paint - pick
+    print(
+        f"\nopen {rows:,} rows: first paint {elapsed:.2f} s = {elapsed / parse_seconds:.2f}x an orjson parse "
+        f"({parse_seconds:.2f} s); worst stall {worst * 1000:.0f} ms over {len(during)} ticks"
+    )
+    # Generous on a loaded machine; the benchmark holds the real targets (50 ms, 1.5x).
+    assert worst <= max(0.25 * elapsed, 0.2), f"the GUI stalled {worst * 1000:.0f} ms"
+    assert elapsed <= 4 * parse_seconds, f"first paint took {elapsed / parse_seconds:.1f}x a bare parse"
+
+    # The window holds the index, not the rows: only the rows painted were read from the file.
+    timeline = win.timeline
+    assert isinstance(timeline.index_shown, RowIndex)
+    assert len(timeline.index_shown) >= rows
+    reader = timeline._reader
+    assert reader is not None and len(reader._cache) < 500
+    # A row read on demand is the row in the file.
+    last = win.filter.index(win.filter.rowCount() - 1, 0)
+    row = last.data(ROW_ROLE)
+    position = win.filter.mapToSource(last).row()
+    assert row["id"] == timeline.index_shown.ids[position] and row["type"] != "system"
+
+
+def test_the_index_lists_the_journal_rows_in_model_order(tmp_path: Path) -> None:
+    """Same rows, same order as the journal reader and ``model_order``; torn tails and bad lines
+    are left out exactly as the reader leaves them out."""
+    from desktop.host.journal import JournalWriter, model_order
+
+    path = tmp_path / "s.jsonl"
+    writer = JournalWriter.create(path, cwd="/w", app_version="test")
+    writer.append(
+        [
+            {"type": "user", "v": 1, "id": "u1", "ts": 1, "message": {"role": "user", "content": "hi"}},
+            {
+                "type": "system",
+                "v": 1,
+                "id": "s1",
+                "ts": 2,
+                "before": "u1",
+                "label": "sections",
+                "modelSystem": {"v": 1, "message": {"role": "system", "content": "", "sections": {"a": "b"}}},
+            },
+            {
+                "type": "assistant",
+                "v": 1,
+                "id": "a1",
+                "ts": 3,
+                "route": {"provider": "p", "model": "m", "api": "anthropic-messages", "baseUrl": "x"},
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "hello"}],
+                    "usage": {
+                        "input": 3,
+                        "output": 2,
+                        "cacheRead": 1,
+                        "cacheWrite": 0,
+                        "cost": {"total": 0.5},
+                    },
+                    "stopReason": "stop",
+                    "model": "m",
+                },
+            },
+        ]
+    )
+    writer.close()
+    with open(path, "ab") as handle:
+        handle.write(b"not json\n")
+        handle.write(orjson.dumps({"type": "note", "v": 1, "id": "u1", "ts": 4, "text": "dup"}) + b"\n")
+        handle.write(b'{"type": "note", "v": 1, "id": "torn"')
+    index = build_index(path)
+    with JournalWriter.open(path, read_only=True) as journal:
+        expected = [row["id"] for row in model_order(journal.rows)]
+    assert list(index.ids) == expected == ["s1", "u1", "a1"]
+    assert [line.row_id for line in index.usage] == ["a1"] and index.usage_total.cost == 0.5
+    raw = path.read_bytes()
+    for entry, row_id in enumerate(index.ids):
+        start = index.offsets[entry]
+        assert orjson.loads(raw[start : start + index.lengths[entry]])["id"] == row_id
