@@ -90,6 +90,8 @@ class SessionRoute:
     identity: dict[str, Any]
     options: RequestOptions = field(default_factory=RequestOptions)
     fallback: FallbackDelivery = "folded"
+    #: Set when no credential was found and the kind in ``options`` is assumed (design P5).
+    credential_note: str | None = None
 
 
 class OrderFn(Protocol):
@@ -252,8 +254,9 @@ class SessionRuntime:
         if self._last_notes is None:
             self._last_notes = {}
             for row in self.writer.rows:
-                if row.get("type") == "note":
-                    kind = (row.get("data") or {}).get("kind")
+                data = row.get("data") if row.get("type") == "note" else None
+                if isinstance(data, dict):
+                    kind = data.get("kind")
                     if kind:
                         self._last_notes[kind] = row.get("text", "")
         rows = []

@@ -94,6 +94,7 @@ class InspectController(QObject):
         else:
             editor.setReadOnly(False)
             editor.setPlaceholderText("Ask Pi… (Ctrl+Enter to send, Esc to stop)")
+        editor.viewport().update()  # the placeholder is painted only on a viewport repaint
         self._session_grew()
 
     def _continue(self, leaf: str) -> None:
@@ -172,7 +173,8 @@ class InspectController(QObject):
         if not pi:
             return
         label = self.window.capability_label
-        label.setText(f"{label.text()} · flags: {pi.get('origin')}, {pi.get('age')} old")
+        origin = str(pi.get("origin") or "").split(" ", 1)[0]  # "bundled" / "refreshed"
+        label.setText(f"{label.text()} · flags: {origin}, {pi.get('age')} old")
         label.setToolTip(f"{label.toolTip()}\n\n{flags_text(capability)}")
 
     def _send_draft(self) -> None:
