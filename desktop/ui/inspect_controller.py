@@ -68,15 +68,13 @@ class InspectController(QObject):
         window.refresh_catalogs_action.triggered.connect(self.refresh_catalogs)
 
         worker = window.worker
-        worker.session_opened.connect(self._session_opened)
         worker.turn_finished.connect(lambda _summary: self._session_grew())
         worker.open_problem.connect(self._open_problem)
-        worker.status_changed.connect(self._status)  # after the window's own handler
 
     # --- foreign sessions ----------------------------------------------------------------------
 
-    @Slot(object)
-    def _session_opened(self, info: Mapping[str, Any]) -> None:
+    def session_opened(self, info: Mapping[str, Any]) -> None:
+        """Called by the window's own handler, after it showed the session."""
         foreign = info.get("foreign")
         self.foreign = dict(foreign) if isinstance(foreign, Mapping) else None
         self.bar.show_session(info)
@@ -166,9 +164,9 @@ class InspectController(QObject):
 
     # --- payload draft and catalogs -------------------------------------------------------------
 
-    @Slot(object)
-    def _status(self, status: Mapping[str, Any]) -> None:
-        """The route status says where each capability flag came from and how old it is (M1)."""
+    def status_changed(self, status: Mapping[str, Any]) -> None:
+        """After the window's own handler: the route status says where each capability flag
+        came from and how old it is (M1)."""
         capability = status.get("capability") or {}
         pi = (capability.get("catalogs") or {}).get("pi") or {}
         if not pi:

@@ -404,6 +404,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(str(info["readOnly"]), 15000)
         for problem in (info.get("diagnostics") or [])[:3]:
             self.statusBar().showMessage(problem, 15000)
+        self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
 
     @Slot(object)
     def on_rows_appended(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -595,6 +596,7 @@ class MainWindow(QMainWindow):
                 "session/fallback": status.get("fallback", "folded"),
             }
         )
+        self.inspect.status_changed(status)  # where the flags came from, how old
 
     def _route_chosen(self, _index: int) -> None:
         key = self.route_combo.currentData()
