@@ -19,7 +19,7 @@ from desktop.host.settings import SettingsError, settings_path, upgrade_settings
 from desktop.ui.app_identity import apply_identity
 from desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from desktop.ui.quit_signals import quit_on_signals
-from desktop.ui.single_instance import claim_or_hand_over, server_name
+from desktop.ui.single_instance import FileOpenEvents, claim_or_hand_over, server_name
 from desktop.ui.smoke import exit_once_shown, smoke_requested
 from desktop.ui.theme import follow_system
 from desktop.ui.worker import start_worker, stop_worker
@@ -64,6 +64,9 @@ def run_gui(args: argparse.Namespace) -> int:
     window.quit_action.triggered.connect(app.quit)
     if instance is not None:
         instance.open_requested.connect(window.open_paths)
+    file_events = FileOpenEvents(app)
+    app.installEventFilter(file_events)
+    file_events.open_requested.connect(window.open_paths)
     started: dict[str, str] = {}
     worker.started.connect(lambda info: started.update(info))
     options = window.startup_options()

@@ -410,6 +410,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(str(info["readOnly"]), 15000)
         for problem in (info.get("diagnostics") or [])[:3]:
             self.statusBar().showMessage(problem, 15000)
+        self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
 
     @Slot(object)
     def on_rows_appended(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -481,7 +482,7 @@ class MainWindow(QMainWindow):
 
     def _update_notice(self) -> None:
         hidden = self.filter.hidden_system_rows()
-        shown_system = self.timeline.count_kind(rowinfo.SYSTEM) if self.filter.show_hidden else 0
+        shown_system = self.timeline.count_hidden_kinds() if self.filter.show_hidden else 0
         filtered = self.filter.filtered_out() - hidden
         parts = []
         if hidden:
@@ -601,6 +602,7 @@ class MainWindow(QMainWindow):
                 "session/fallback": status.get("fallback", "folded"),
             }
         )
+        self.inspect.status_changed(status)  # where the flags came from, how old
 
     def _route_chosen(self, _index: int) -> None:
         key = self.route_combo.currentData()
