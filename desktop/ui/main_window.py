@@ -476,7 +476,7 @@ class MainWindow(QMainWindow):
 
     def _update_notice(self) -> None:
         hidden = self.filter.hidden_system_rows()
-        shown_system = self.timeline.count_kind(rowinfo.SYSTEM) if self.filter.show_hidden else 0
+        shown_system = self.timeline.count_hidden_kinds() if self.filter.show_hidden else 0
         filtered = self.filter.filtered_out() - hidden
         parts = []
         if hidden:
