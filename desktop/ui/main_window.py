@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import logging
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ from desktop.session.inspector.section_diff import section_diff
 from desktop.ui import accounts_dialog, rowinfo
 from desktop.ui.accounts_dialog import AccountsDialog
 from desktop.ui.activation_view import ActivationView
+from desktop.ui.after_paint import AfterPaint
 from desktop.ui.banner import BannerArea
 from desktop.ui.composer import Composer
 from desktop.ui.glossary import tooltip
@@ -427,8 +429,12 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def on_session_indexed(self, info: Mapping[str, Any]) -> None:
-        """The session's row index, sent before the session is fully open: paint it now."""
+        """The session's row index, sent before the session is fully open: paint it now, then
+        let the worker go on (``painted``), so the first paint never waits for the GIL."""
         self._show_index(info["index"])
+        painted = info.get("painted")
+        if isinstance(painted, threading.Event):
+            AfterPaint(self.view.viewport(), painted.set)
 
     def _show_index(self, index: RowIndex) -> None:
         self.timeline.set_index(index)
@@ -474,6 +480,7 @@ class MainWindow(QMainWindow):
                 + "\n".join(problems[:20])
                 + (f"\n… and {count - 20} more (see the log)" if count > 20 else ""),
             )
+        self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
 
     @Slot(object)
     def on_rows_appended(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -578,7 +585,7 @@ class MainWindow(QMainWindow):
 
     def _update_notice(self) -> None:
         hidden = self.filter.hidden_system_rows()
-        shown_system = self.timeline.count_kind(rowinfo.SYSTEM) if self.filter.show_hidden else 0
+        shown_system = self.timeline.count_hidden_kinds() if self.filter.show_hidden else 0
         filtered = self.filter.filtered_out() - hidden
         parts = []
         if hidden:
@@ -752,6 +759,7 @@ class MainWindow(QMainWindow):
                 "session/fallback": status.get("fallback", "folded"),
             }
         )
+        self.inspect.status_changed(status)  # where the flags came from, how old
 
     def _route_chosen(self, _index: int) -> None:
         key = self.route_combo.currentData()
