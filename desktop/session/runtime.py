@@ -63,7 +63,10 @@ class ToolHost(Protocol):
 
     def declarations(self) -> list[Tool]: ...
 
-    def activation_section(self) -> str | None: ...
+    def activation_section(self, *, for_comparison: bool = False) -> str | None:
+        """The ``tool_activation`` section; ``for_comparison`` when only whether it differs from
+        the history matters (its MAC may then be unsealed by the installation's key)."""
+        ...
 
     def execute(self, call: ToolCall, *, cancel: threading.Event) -> ToolResultMessage: ...
 
@@ -157,15 +160,23 @@ class SessionRuntime:
             self._ordered = (count, ordered, view)
         return view
 
-    def desired(self) -> DesiredState:
+    def desired(self, *, for_comparison: bool = False) -> DesiredState:
         sections = dict(self.prompt.sections())
-        activation = self.tools.activation_section()
+        activation = self.tools.activation_section(for_comparison=for_comparison)
         if activation:
             sections["tool_activation"] = activation
         return DesiredState(sections, self.tools.declarations())
 
     def pending_system_fields(self) -> dict[str, Any] | None:
         return system_row_fields(self.model_rows(), self.desired(), timestamp=self._clock())
+
+    def has_pending_update(self) -> bool:
+        """Whether the next turn appends a system update (``status``): the same diff as
+        ``pending_system_fields``, without reading the installation secret for a MAC nobody sees."""
+        rows = self.model_rows()
+        desired = self.desired(for_comparison=True)
+        fields = system_row_fields(rows, desired, timestamp=0, messages=self.view().messages)
+        return fields is not None
 
     def request_for(self, messages: Sequence[Message]) -> ProviderRequest:
         delivered = deliver(messages, self.route.model, self.route.fallback)

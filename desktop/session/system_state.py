@@ -62,9 +62,15 @@ def system_row_fields(
     *,
     timestamp: int,
     anchor_before: str | None = None,
+    messages: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any] | None:
-    """The payload of the hidden system row to append, or None when the state is current."""
-    messages = context_messages(rows_in_model_order)
+    """The payload of the hidden system row to append, or None when the state is current.
+
+    ``messages`` is the context view of those rows when the caller already holds it (built
+    once per command, design D6); without it the view is built here.
+    """
+    if messages is None:
+        messages = context_messages(rows_in_model_order)
     state = effective_state(messages)
     update = system_update(state, desired.sections, desired.tools, timestamp=timestamp)
     if update is None:
