@@ -93,6 +93,9 @@ def gui_main() -> int:
 
 def open_window(args: argparse.Namespace) -> int:
     """Check the files to open (one line each for a missing or unknown one), then start Qt."""
+    from desktop.ui.quit_signals import catch_quit_signals
+
+    catch_quit_signals()  # from here on SIGTERM/SIGINT quit cleanly, even during start-up (design G10)
     from desktop.cli._files import check_session_file
 
     paths = [str(path) for path in getattr(args, "open_paths", []) or []]

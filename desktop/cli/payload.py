@@ -2,10 +2,13 @@
 
 For a session the request is the runtime's own next request (design P5): the session is opened
 read-only through the same assembly as ``prompt`` (route, workspace sections, tools, the
-pending system update, the runtime's request options), and ``--message TEXT`` adds the user
-message the turn would append, so the output is byte for byte the first body that
-``pi-desktop prompt SESSION TEXT`` then sends (P4). With ``--headers`` the method, URL and the
-headers the dispatch sends come first, credentials redacted; no key is ever read for a preview.
+pending system update, the runtime's request options, the kind of credential the route uses),
+and ``--message TEXT`` adds the user message the turn would append, so the output is byte for
+byte the first body that ``pi-desktop prompt SESSION TEXT`` then sends (P4). The credential's
+kind is looked up where dispatch finds the key (``route_credential``); the key itself is never
+printed or put in the request, and with none found the kind the route would use is assumed and
+a note on standard error says so. With ``--headers`` the method, URL and the headers the
+dispatch sends come first, credentials redacted.
 ``--context DOC`` projects a pi-ai style request document instead.
 """
 
@@ -110,12 +113,15 @@ def render(request: ProviderRequest, headers: dict[str, str] | None) -> bytes:
     return out + request.body_bytes + b"\n"
 
 
-def request_from_session(args: argparse.Namespace) -> tuple[ProviderRequest, bool]:
-    """The session's next request through the runtime, and whether the route is offline."""
+def request_from_session(args: argparse.Namespace) -> tuple[ProviderRequest, bool, str | None]:
+    """The session's next request through the runtime, whether the route is offline, and the
+    note saying which credential kind the preview assumed when no credential was found (P5)."""
     from desktop.cli._session import opened
 
     with opened(args, read_only=True) as (session, _emulator):
-        return session.runtime.next_request(draft=args.message), session.config.route.offline
+        route = session.runtime.route
+        request = session.runtime.next_request(draft=args.message)
+        return request, session.config.route.offline, route.credential_note
 
 
 def run(args: argparse.Namespace) -> int:
@@ -138,7 +144,9 @@ def run(args: argparse.Namespace) -> int:
         if args.headers:
             headers = request.redacted_headers()
     elif args.session:
-        request, offline = request_from_session(args)
+        request, offline, note = request_from_session(args)
+        if note is not None:
+            sys.stderr.write(f"pi-desktop payload: note: {note}\n")
         if args.headers:
             from desktop.session.inspector.preview import sent_headers
 

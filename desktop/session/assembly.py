@@ -17,9 +17,10 @@ from types import TracebackType
 from desktop import __version__
 from desktop.host import catalog_cache
 from desktop.host.accounts import credential_env_names, keyring_username, known_secrets, resolve_api_key
-from desktop.host.journal import JournalWriter, model_order, new_row_id
+from desktop.host.journal import Diagnostic, JournalWriter, model_order, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
+from desktop.host.providers.credential_kind import RouteCredential, route_credential
 from desktop.host.settings import Settings, load_settings
 from desktop.host.tools.session_tools import SessionTools
 from desktop.host.tools.types import SkillIndex
@@ -76,6 +77,12 @@ class OpenSession:
     gate: ToolGate
     prompt: WorkspacePrompt
     config: SessionConfig
+    journal_problems: list[Diagnostic] = field(default_factory=list)
+    """Every problem the reader found in the session file (design T9): lines set aside in the
+    middle of the file (garbage, duplicate ids, rows of the wrong shape), rows of a newer
+    version read as unknown, a torn last line. Each names the file, the line and, for a wrong
+    shape, the field (``format_diagnostic``). The window shows them as a banner; the command
+    line prints them on stderr."""
 
     @property
     def read_only(self) -> bool:
@@ -104,12 +111,30 @@ def refuse_dispatch(
     raise RuntimeError("a read-only session sends no requests")
 
 
-def route_binding(resolved: ResolvedModel, fallback: FallbackDelivery, session_id: str) -> SessionRoute:
+def route_binding(
+    resolved: ResolvedModel,
+    fallback: FallbackDelivery,
+    session_id: str,
+    credential: RouteCredential | None = None,
+) -> SessionRoute:
+    """The runtime's binding: the model, and the options every request of the route uses.
+
+    The credential stays the placeholder; its *kind* is looked up where dispatch finds the key
+    (``route_credential``), so the body is the one dispatch sends (design P5).
+    """
+    if credential is None:
+        credential = route_credential(resolved.model, resolved.route)
     return SessionRoute(
         model=resolved.model,  # type: ignore[arg-type]
         identity=resolved.journal_route(),
-        options=RequestOptions(session_id=session_id, api_key=CREDENTIAL_PLACEHOLDER, env=projection_env()),
+        options=RequestOptions(
+            session_id=session_id,
+            api_key=CREDENTIAL_PLACEHOLDER,
+            env=projection_env(),
+            credential_kind=credential.kind,
+        ),
         fallback=fallback,
+        credential_note=credential.note(),
     )
 
 
@@ -239,7 +264,9 @@ def open_session(
         new_id=new_row_id,
         compaction=config.compaction,
     )
-    session = OpenSession(writer, runtime, resolved, tools, gate, prompt, config)
+    session = OpenSession(
+        writer, runtime, resolved, tools, gate, prompt, config, journal_problems=list(writer.diagnostics)
+    )
     # A read-only open restores exactly as a writable one would, so ``status`` and the
     # Activation tab show what the runtime would grant; only the continuation writes.
     gate.restore(runtime.view().messages)

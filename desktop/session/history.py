@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from desktop.host.journal.envelope import SCHEMA_VERSION as ROW_SCHEMA_VERSION
 from desktop.pi.types import Message, SystemMessage, UserMessage
 
 MODEL_SYSTEM_VERSION = 1
@@ -26,8 +27,17 @@ COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
 Row = Mapping[str, Any]
 
 
+def understood(row: Row) -> bool:
+    """A row of this app's schema version. A newer row is kept in the file but read as unknown:
+    its shape was checked against nothing this app knows (design T7, T9)."""
+    version = row.get("v", 1)
+    return type(version) is int and version <= ROW_SCHEMA_VERSION
+
+
 def row_message(row: Row) -> Message | None:
     """The neutral message a row contributes, if any."""
+    if not understood(row):
+        return None
     kind = row.get("type")
     if kind in ("user", "assistant", "toolResult"):
         message = row.get("message")
@@ -63,7 +73,7 @@ def checkpoint_message(row: Row) -> SystemMessage | None:
 
 def last_compaction_index(rows: Sequence[Row]) -> int | None:
     for index in range(len(rows) - 1, -1, -1):
-        if rows[index].get("type") == "compaction":
+        if rows[index].get("type") == "compaction" and understood(rows[index]):
             return index
     return None
 

@@ -62,24 +62,34 @@ def system_row_fields(
     *,
     timestamp: int,
     anchor_before: str | None = None,
-    messages: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any] | None:
-    """The payload of the hidden system row to append, or None when the state is current.
+    """The payload of the hidden system row to append, or None when the state is current."""
+    return system_fields_for(
+        context_messages(rows_in_model_order),
+        has_model_system_rows(rows_in_model_order),
+        desired,
+        timestamp=timestamp,
+        anchor_before=anchor_before,
+    )
 
-    ``messages`` is the context view of those rows when the caller already holds it (built
-    once per command, design D6); without it the view is built here.
-    """
-    if messages is None:
-        messages = context_messages(rows_in_model_order)
+
+def system_fields_for(
+    messages: Sequence[Mapping[str, Any]],
+    has_model_system: bool,
+    desired: DesiredState,
+    *,
+    timestamp: int,
+    anchor_before: str | None = None,
+) -> dict[str, Any] | None:
+    """``system_row_fields`` from the context's messages (its system messages suffice) and
+    whether any row carries model-system metadata, as the runtime keeps them (design P7)."""
     state = effective_state(messages)
     update = system_update(state, desired.sections, desired.tools, timestamp=timestamp)
     if update is None:
         return None
     fields: dict[str, Any] = {
         "modelSystem": {"v": MODEL_SYSTEM_VERSION, "message": update},
-        "label": update_label(
-            state.sections, update, baseline=not has_model_system_rows(rows_in_model_order)
-        ),
+        "label": update_label(state.sections, update, baseline=not has_model_system),
     }
     if anchor_before is not None:
         fields["before"] = anchor_before

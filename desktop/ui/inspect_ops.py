@@ -8,7 +8,7 @@ browser lists) and write one (a fork), so they never run on the GUI thread.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from desktop.session.foreign import ForeignSession
 
@@ -74,3 +74,38 @@ def whatif(path: Path, routes: list[str], leaf: str | None = None) -> dict[str, 
         return {"error": str(exc), "routes": routes}
     result["leaf"] = leaf
     return result
+
+
+def foreign_preview(session: ForeignSession, leaf: str | None, choice: Any) -> dict[str, Any]:
+    """The Payload tab for a pi or Claude Code session: its next request on ``choice``'s route,
+    with the cache view after the session's last request projected on the same route (X1, P6)."""
+    from desktop.pi.projection import project
+    from desktop.pi.routes import resolve_model
+    from desktop.pi.types import Model
+    from desktop.session.foreign import next_request, request_options
+    from desktop.session.inspector.payload_text import pretty_json
+    from desktop.session.inspector.preview import PRETTY_LIMIT, build_preview, cache_figures
+
+    try:
+        model = cast(Model, resolve_model(choice.route).model)
+        request = next_request(session, model, leaf=leaf)
+        contexts = session.request_contexts(leaf)
+        previous = None
+        if contexts:
+            options = request_options(session, session.context(leaf))
+            previous = project(model, contexts[-1][1], options).body_bytes
+        preview = build_preview(
+            request,
+            label=f"{choice.label} — {session.format} session, read-only",
+            api=str(model["api"]),
+            previous=previous,
+            previous_label="the session's last request, projected on this route",
+            offline=choice.route.offline,
+        )
+        preview.pop("prettyMap", None)
+        body = request.body_bytes
+        pretty = pretty_json(body.decode("utf-8", errors="replace")) if len(body) <= PRETTY_LIMIT else None
+        preview["cache"] = cache_figures(model, body, [previous] if previous is not None else [], pretty)
+        return preview
+    except Exception as exc:  # a route without a projection, a broken context: one line
+        return {"route": choice.label, "error": f"{type(exc).__name__}: {exc}"}

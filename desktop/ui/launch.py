@@ -18,7 +18,8 @@ from desktop.host.logging_setup import configure_logging, logs_location
 from desktop.host.settings import SettingsError, settings_path, upgrade_settings_file
 from desktop.ui.app_identity import apply_identity
 from desktop.ui.main_window import WINDOW_TITLE, MainWindow
-from desktop.ui.single_instance import claim_or_hand_over, server_name
+from desktop.ui.quit_signals import quit_on_signals
+from desktop.ui.single_instance import FileOpenEvents, claim_or_hand_over, server_name
 from desktop.ui.smoke import exit_once_shown, smoke_requested
 from desktop.ui.theme import follow_system
 from desktop.ui.worker import start_worker, stop_worker
@@ -46,6 +47,7 @@ def run_gui(args: argparse.Namespace) -> int:
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(paths.data_dir(data_dir)))
     follow_system(app)
+    signals = quit_on_signals(app)  # noqa: F841  (kept alive until the window closes)
     open_paths = [str(Path(p).absolute()) for p in getattr(args, "open_paths", None) or []]
     smoke = smoke_requested(getattr(args, "smoke_test", False))
     instance = None
@@ -54,14 +56,17 @@ def run_gui(args: argparse.Namespace) -> int:
         if instance is None:
             log.info("handed %d path(s) to the running window; exiting", len(open_paths))
             return 0
-    # The first launch's route is decided on the worker (it reads the keyring, design G10). Real routes are offered whenever a key exists (the worker looks, off the GUI thread);
-    # PI_DESKTOP_OFFLINE keeps the app on the emulator only.
+    # The first launch's route is decided on the worker (it reads the keyring, design G10). Real
+    # routes are offered whenever a key exists; PI_DESKTOP_OFFLINE keeps the app on the emulator.
     offline_only = os.environ.get(OFFLINE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
     thread, worker, client = start_worker(data_dir=data_dir, workspace=os.getcwd(), offline=offline_only)
     window = MainWindow(worker, client, log_folder=log_folder)
     window.quit_action.triggered.connect(app.quit)
     if instance is not None:
         instance.open_requested.connect(window.open_paths)
+    file_events = FileOpenEvents(app)
+    app.installEventFilter(file_events)
+    file_events.open_requested.connect(window.open_paths)
     started: dict[str, str] = {}
     worker.started.connect(lambda info: started.update(info))
     options = window.startup_options()

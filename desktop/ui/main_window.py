@@ -89,6 +89,9 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_menus(log_folder)
         self._connect_worker()
+        from desktop.ui.inspect_controller import InspectController
+
+        self.inspect = InspectController(self)
         self._restore_settings()
 
     # --- construction ---------------------------------------------------------------------
@@ -238,6 +241,10 @@ class MainWindow(QMainWindow):
         self.new_action.setShortcut(QKeySequence.StandardKey.New)
         self.open_action = file_menu.addAction("&Open Session…", self.open_session_dialog)
         self.open_action.setShortcut(QKeySequence.StandardKey.Open)
+        self.browse_action = file_menu.addAction("&Browse pi and Claude Code Sessions…")
+        self.browse_action.setToolTip(
+            "Sessions under ~/.pi/agent/sessions and ~/.claude/projects, by workspace"
+        )
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file_menu.addSeparator()
@@ -267,6 +274,8 @@ class MainWindow(QMainWindow):
 
         settings_menu = menu.addMenu("Se&ttings")
         settings_menu.addAction("&Accounts…", self.show_accounts)
+        self.refresh_catalogs_action = settings_menu.addAction("Refresh &Catalogs")
+        self.refresh_catalogs_action.setToolTip("Download the model catalogs now (capability flags, prices)")
 
         help_menu = menu.addMenu("&Help")
         if log_folder is not None:
@@ -321,7 +330,7 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(state)
         else:
             self.splitter.setSizes([720, 560])
-        self.hidden_action.setChecked(settings.value("view/showHidden", False, type=bool))
+        self.hidden_action.setChecked(bool(settings.value("view/showHidden", False, type=bool)))
 
     def startup_options(self) -> dict[str, Any]:
         """What the worker needs to start: the last session, route and modes."""
@@ -395,6 +404,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(str(info["readOnly"]), 15000)
         for problem in (info.get("diagnostics") or [])[:3]:
             self.statusBar().showMessage(problem, 15000)
+        self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
 
     @Slot(object)
     def on_rows_appended(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -431,11 +441,17 @@ class MainWindow(QMainWindow):
             self.diff_view.clear_diff("The selected row is not a system or compaction row.")
             return
         position = self.filter.mapToSource(current).row()
-        self.diff_view.show_diff(
-            section_diff(
-                self.timeline.rows, position, self.timeline.state_positions(position), self.timeline.ids
+        if "foreign" in row:  # pi / Claude Code: diffed on the worker as pi replays its state (X1)
+            if row.get("diff") is None:
+                self.diff_view.clear_diff("This row changes no system state the file records.")
+            else:
+                self.diff_view.show_diff(row["diff"])
+        else:
+            self.diff_view.show_diff(
+                section_diff(
+                    self.timeline.rows, position, self.timeline.state_positions(position), self.timeline.ids
+                )
             )
-        )
         if self.tabs.currentIndex() == TAB_ROW:
             self.tabs.setCurrentIndex(TAB_DIFF)
 
@@ -460,7 +476,7 @@ class MainWindow(QMainWindow):
 
     def _update_notice(self) -> None:
         hidden = self.filter.hidden_system_rows()
-        shown_system = self.timeline.count_kind(rowinfo.SYSTEM) if self.filter.show_hidden else 0
+        shown_system = self.timeline.count_hidden_kinds() if self.filter.show_hidden else 0
         filtered = self.filter.filtered_out() - hidden
         parts = []
         if hidden:
@@ -580,6 +596,7 @@ class MainWindow(QMainWindow):
                 "session/fallback": status.get("fallback", "folded"),
             }
         )
+        self.inspect.status_changed(status)  # where the flags came from, how old
 
     def _route_chosen(self, _index: int) -> None:
         key = self.route_combo.currentData()
@@ -647,7 +664,10 @@ class MainWindow(QMainWindow):
         from desktop.host import paths
 
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open session", str(paths.sessions_dir()), "Pi Desktop sessions (*.jsonl)"
+            self,
+            "Open session",
+            str(paths.sessions_dir()),
+            "Sessions: Pi Desktop, pi, Claude Code (*.jsonl);;All files (*)",
         )
         if path:
             self.open_path(path)

@@ -63,6 +63,11 @@ FOREIGN_KINDS: Final[dict[str, tuple[int, str, int]]] = {
 for _code, _name, _bucket in FOREIGN_KINDS.values():
     KIND_NAMES.setdefault(_code, _name)
 _FOREIGN_BUCKETS: Final[dict[int, int]] = {code: bucket for code, _n, bucket in FOREIGN_KINDS.values()}
+#: Kind codes hidden with the system rows (the "show hidden rows" toggle brings them back).
+HIDDEN_CODES: Final[tuple[int, ...]] = (
+    SYSTEM,
+    *sorted({c for c, b in _FOREIGN_BUCKETS.items() if b == SYSTEM}),
+)
 
 _SUMMARY_LIMIT = 400
 
@@ -144,7 +149,8 @@ def system_summary(row: Mapping[str, Any]) -> str:
         return f"system row without modelSystem metadata{': ' + label if label else ''}"
     if meta.get("v") != 1:
         return f"system row with unknown metadata version {meta.get('v')!r} (ignored for the model)"
-    message = meta.get("message") if isinstance(meta.get("message"), Mapping) else {}
+    found = meta.get("message")
+    message: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     sections = message.get("sections") or {}
     parts = []
     if label:
@@ -180,10 +186,11 @@ def row_summary(row: Mapping[str, Any]) -> str:
                 text = f"[{stop}] {why}" + (f" — {text}" if text else "")
         return _one_line(text) or "(empty)"
     if kind == "toolResult":
-        message = row.get("message") if isinstance(row.get("message"), Mapping) else {}
-        name = message.get("toolName", "?")
-        prefix = f"{name} ✗ " if message.get("isError") else f"{name}: "
-        return _one_line(prefix + _message_text(message))
+        found = row.get("message")
+        result: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+        name = result.get("toolName", "?")
+        prefix = f"{name} ✗ " if result.get("isError") else f"{name}: "
+        return _one_line(prefix + _message_text(result))
     if kind == "system":
         return _one_line(system_summary(row))
     if kind == "compaction":

@@ -88,20 +88,22 @@ class SlashCommands(QObject):
             self._mode(command.argument)
 
     def _payload_next(self, draft: str) -> None:
+        """The Payload tab on the next request. A draft goes back into the composer: the preview
+        follows the composer's text, and Ctrl+Enter then sends exactly the request shown."""
         from desktop.ui.main_window import TAB_PAYLOAD
 
         window = self.window
         window.tabs.setCurrentIndex(TAB_PAYLOAD)
-        if not draft:
-            window.client.request_preview.emit("main", "")
-            self._say("Payload tab: the exact next request on the current route.")
+        if draft:
+            editor = window.composer.editor
+            editor.setPlainText(draft)
+            editor.moveCursor(editor.textCursor().MoveOperation.End)
+            self._say(
+                "Payload tab: the first request of sending the draft in the composer (Ctrl+Enter sends it)."
+            )
             return
-        window.client.ops.query(
-            lambda worker: worker.preview("", draft=draft),
-            lambda preview: window.payload_view.show_preview("main", preview),
-            label="previewing the draft's request",
-        )
-        self._say("Payload tab: the exact first request of sending your draft.")
+        window.client.request_preview.emit("main", "")
+        self._say("Payload tab: the exact next request on the current route.")
 
     def _model(self, wanted: str) -> None:
         window = self.window

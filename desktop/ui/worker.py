@@ -38,6 +38,7 @@ from desktop.host.journal import JournalWriter, SessionStore
 from desktop.pi.delivery import FALLBACKS, FallbackDelivery
 from desktop.pi.routes import ResolvedModel, Route
 from desktop.session.assembly import OpenSession
+from desktop.session.foreign import ForeignSession
 from desktop.session.inspector import preview as inspector_preview
 from desktop.session.inspector.activation import activation_info
 from desktop.session.inspector.routes import (
@@ -48,7 +49,9 @@ from desktop.session.inspector.routes import (
     route_choices,
 )
 from desktop.session.runtime import SessionRuntime
+from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
+from desktop.ui.catalog_status import route_flags
 from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
 from desktop.ui.row_index import RowIndex, build_index, bulk_load
@@ -59,6 +62,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PERMISSION_MODES = ("ask", "accept-edits", "read-only", "full-access")
+HISTORY = 8
+"""Bodies per route the cache view remembers (the provider's cache holds what they wrote)."""
 STREAM_INTERVAL = 0.04
 """Seconds between streamed snapshots sent to the GUI (coalesced; the final one always goes)."""
 
@@ -87,6 +92,8 @@ class SessionWorker(QObject):
     sessions_listed = Signal(object)
     message = Signal(str, str)
     op_finished = Signal(object)
+    open_problem = Signal(object)
+    """{"title", "text"}: a file that could not be opened, said in full (design X1)."""
 
     def __init__(
         self, *, data_dir: str | None = None, workspace: str | None = None, offline: bool = True
@@ -111,6 +118,17 @@ class SessionWorker(QObject):
         self.mode = "ask"
         self.fallback: FallbackDelivery = "folded"
         self._sent: dict[str, bytes] = {}
+        #: Bodies sent on each route in this run, oldest first (the cache view's history, P6).
+        self._sent_bodies: dict[str, list[bytes]] = {}
+        #: The request in flight: (route key, body, the bodies sent before it on that route).
+        self._dispatched: tuple[str, bytes, list[bytes]] | None = None
+        #: The last request's cache prediction against the provider's reported usage.
+        self._check: dict[str, Any] | None = None
+        #: The composer's text: the preview is the first request of that turn (design P5).
+        self._draft: str | None = None
+        #: A pi or Claude Code session shown read-only instead of a Desktop one (design X1).
+        self.foreign: ForeignSession | None = None
+        self.foreign_leaf: str | None = None
         self._preview_keys: dict[str, str] = {"main": ""}
         self._last_stream = 0.0
         self.thread_id: int | None = None
@@ -153,7 +171,7 @@ class SessionWorker(QObject):
         path = options.get("session")
         try:
             if path and Path(str(path)).is_file():
-                self._open(Path(str(path)))
+                self._open_any(Path(str(path)))
             elif self._first_run(options.get("firstRun", "auto")):
                 self._welcome()
             else:
@@ -260,6 +278,9 @@ class SessionWorker(QObject):
                 Path(cwd) if cwd and Path(cwd).is_dir() else Path(self.default_workspace or os.getcwd())
             )
         self._close_session()
+        self.foreign = self.foreign_leaf = None
+        self._sent_bodies.clear()
+        self._check = None
         config = SessionConfig(
             route=choice.route,
             workspace=workspace,
@@ -321,10 +342,93 @@ class SessionWorker(QObject):
     @Slot(str)
     def open_session(self, path: str) -> None:
         try:
-            self._open(Path(path))
+            self._open_any(Path(path))
         except Exception as exc:
             log.exception("open failed")
             self.message.emit("error", f"Could not open {path}: {exc}")
+
+    # --- foreign sessions (design X1, X2) ------------------------------------------------------
+
+    def _open_any(self, path: Path) -> None:
+        """Open ``path`` as what its content shows: a Desktop session, a pi or Claude Code
+        session (read-only), or say what it looks like and which formats are supported."""
+        fmt, description = inspect_ops.file_format(path)
+        if fmt == "desktop":
+            self._open(path)
+        elif fmt in ("pi", "claude-code"):
+            self._open_foreign(path)
+        else:
+            self.open_problem.emit({"title": "Could not open this file", "text": description})
+
+    def _open_foreign(self, path: Path, leaf: str | None = None) -> None:
+        from desktop.session.foreign import ForeignOpenError
+
+        try:
+            session, info = inspect_ops.open_foreign_info(path, leaf)
+        except ForeignOpenError as exc:
+            self.open_problem.emit({"title": "Could not open this session", "text": str(exc)})
+            return
+        self._close_session()
+        self.foreign, self.foreign_leaf = session, info["foreign"]["leaf"]
+        self._sent_bodies.clear()
+        self._sent.clear()
+        self._check = None
+        self.session_opened.emit(info)
+        self._publish_state()
+
+    @Slot(str)
+    def select_branch(self, leaf: str) -> None:
+        """Show another branch of the open pi or Claude Code session."""
+        if self.foreign is None:
+            return
+        try:
+            info = inspect_ops.branch_info(self.foreign, leaf)
+        except KeyError as exc:
+            self.message.emit("error", str(exc))
+            return
+        self.foreign_leaf = leaf
+        self.session_opened.emit(info)
+        self._publish_state()
+
+    @Slot(str)
+    def continue_foreign(self, leaf: str) -> None:
+        """Continue in Pi Desktop (X2): fork into a new Desktop session and open it."""
+        if self.foreign is None:
+            return
+        try:
+            path = inspect_ops.fork(
+                self.foreign,
+                leaf or self.foreign_leaf,
+                Path(self.default_workspace or os.getcwd()),
+                self.data_dir,
+            )
+            self._open(path)
+        except Exception as exc:
+            log.exception("continuing the session failed")
+            self.message.emit("error", f"Could not continue the session in Pi Desktop: {exc}")
+            return
+        self.message.emit("info", f"Continued in a new Pi Desktop session: {path}")
+
+    def session_path(self) -> Path | None:
+        """The file of what is shown: the foreign session or the Desktop journal."""
+        if self.foreign is not None:
+            return self.foreign.path
+        return self.writer.path if self.writer is not None else None
+
+    def refresh_catalogs(self) -> list[str]:
+        """Refresh the catalogs now (design M1) and re-resolve the route, so its flags follow."""
+        from desktop.host.catalog_cache import refresh_catalogs
+
+        outcomes = refresh_catalogs()
+        if self.session is not None:
+            self._bind(changed=True, publish=False)
+        elif self._choice() is not None:
+            from desktop.pi.routes import resolve_model
+
+            choice = self._choice()
+            assert choice is not None
+            self.resolved = resolve_model(choice.route)
+        return [outcome.summary() for outcome in outcomes]
 
     @Slot()
     def list_sessions(self) -> None:
@@ -349,11 +453,17 @@ class SessionWorker(QObject):
             row = event["row"]
             if row.get("type") == "assistant":
                 self.streaming.emit(None)
+                self._check_prediction(row)
             self.rows_appended.emit((row,))
             return
         if kind == "request":
             request = event["request"]
-            self._sent[self.route_key] = request.body_bytes
+            body = request.body_bytes
+            history = self._sent_bodies.setdefault(self.route_key, [])
+            self._dispatched = (self.route_key, body, history[-HISTORY:])
+            history.append(body)
+            del history[:-HISTORY]
+            self._sent[self.route_key] = body
             return
         if kind == "stream":  # the HTTP dispatcher wraps the client's pi-ai events
             event = event.get("event") or {}
@@ -367,6 +477,21 @@ class SessionWorker(QObject):
                 )
 
     _on_event = on_event  # the name the welcome session used before
+
+    def _check_prediction(self, row: Mapping[str, Any]) -> None:
+        """The request just answered: its cache prediction against the reported usage (P6)."""
+        dispatched, self._dispatched = self._dispatched, None
+        message = row.get("message")
+        usage = message.get("usage") if isinstance(message, Mapping) else None
+        if dispatched is None or not isinstance(usage, Mapping) or self.runtime is None:
+            return
+        key, body, before = dispatched
+        if key != self.route_key:
+            return
+        try:
+            self._check = inspector_preview.check_text(self.runtime.route.model, body, before, usage)
+        except Exception as exc:
+            log.info("checking the cache prediction failed: %s", exc)
 
     def prepare_turn(self) -> None:
         """Called directly at the moment the user asks for a turn or a compaction: the only
@@ -528,8 +653,11 @@ class SessionWorker(QObject):
                 "routeKey": self.route_key,
                 "mode": self.mode,
                 "fallback": self.fallback,
-                "capability": capability_info(self.resolved, self.fallback),
-                "path": str(self.writer.path) if self.writer is not None else "",
+                "capability": {
+                    **capability_info(self.resolved, self.fallback),
+                    **route_flags(self.resolved),
+                },
+                "path": str(self.session_path() or ""),
                 "readOnly": self.writer.read_only_reason if self.writer is not None else None,
             }
             self.status_changed.emit(status)
@@ -545,13 +673,32 @@ class SessionWorker(QObject):
         self._emit_preview(slot, key)
 
     def _emit_preview(self, slot: str, key: str) -> None:
+        if self.foreign is not None:
+            self.preview_ready.emit(slot, self.foreign_preview(key))
+            return
         if self.runtime is None:
             return
         self.preview_ready.emit(slot, self.preview(key))
 
+    @Slot(object)
+    def set_draft(self, draft: str | None) -> None:
+        """The composer's text changed (debounced by the window): the previews follow it."""
+        self._draft = draft or None
+        for slot, key in list(self._preview_keys.items()):
+            self._emit_preview(slot, key)
+
+    def foreign_preview(self, key: str = "") -> dict[str, Any]:
+        """The next request of the pi or Claude Code session at the shown branch, on any route."""
+        key = key or self.route_key
+        choice = self._choice(key)
+        if choice is None or self.foreign is None:
+            return {"route": key, "error": f"unknown route {key!r}"}
+        return inspect_ops.foreign_preview(self.foreign, self.foreign_leaf, choice)
+
     def preview(self, key: str = "", draft: str | None = None) -> dict[str, Any]:
         """The next request for the current route (``key`` empty) or another route; with
-        ``draft``, the first request of the turn that sending it would start."""
+        ``draft`` (else the composer's text), the first request of the turn that sending it
+        would start."""
         key = key or self.route_key
         choice = self._choice(key)
         if choice is None or self.runtime is None or self.writer is None:
@@ -562,8 +709,9 @@ class SessionWorker(QObject):
             current=key == self.route_key,
             fallback=self.fallback,
             session_id=self.writer.session_id,
-            sent=self._sent.get(key),
-            draft=draft,
+            sent=self._sent_bodies.get(key) or self._sent.get(key),
+            draft=draft if draft is not None else self._draft,
+            check=self._check,
         )
 
     @Slot()
@@ -612,6 +760,9 @@ class WorkerClient(QObject):
     set_mode = Signal(str)
     set_fallback = Signal(str)
     request_preview = Signal(str, str)
+    set_draft = Signal(object)
+    select_branch = Signal(str)
+    continue_foreign = Signal(str)
     refresh_activation = Signal()
     save_bytes = Signal(str, bytes)
     save_settings = Signal(object)
@@ -640,6 +791,9 @@ class WorkerClient(QObject):
             (self.set_mode, worker.set_mode),
             (self.set_fallback, worker.set_fallback),
             (self.request_preview, worker.request_preview),
+            (self.set_draft, worker.set_draft),
+            (self.select_branch, worker.select_branch),
+            (self.continue_foreign, worker.continue_foreign),
             (self.refresh_activation, worker.refresh_activation),
             (self.shutdown, worker.shutdown),
         )

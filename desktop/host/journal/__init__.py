@@ -13,7 +13,14 @@ from desktop.host.journal.ack import Ack
 from desktop.host.journal.envelope import SCHEMA_VERSION, new_row_id
 from desktop.host.journal.errors import JournalFormatError, LocalPreparationFailure, NotAcknowledged
 from desktop.host.journal.order import model_order
-from desktop.host.journal.reader import Diagnostic, SessionLog, SetAside, TornTail, read_session
+from desktop.host.journal.reader import (
+    Diagnostic,
+    SessionLog,
+    SetAside,
+    TornTail,
+    format_diagnostic,
+    read_session,
+)
 from desktop.host.journal.store import SessionInfo, SessionStore
 from desktop.host.journal.writer import JournalWriter
 
@@ -82,6 +89,7 @@ __all__ = [
     "ToolResultRow",
     "TornTail",
     "UserRow",
+    "format_diagnostic",
     "model_order",
     "new_row_id",
     "parse_row",

@@ -18,6 +18,7 @@ import orjson
 
 from desktop.host.journal.envelope import SCHEMA_VERSION
 from desktop.host.journal.errors import JournalFormatError
+from desktop.host.journal.shapes import row_shape_problem
 
 if TYPE_CHECKING:
     from desktop.host.journal.rows import RowBase, SessionHeader
@@ -33,14 +34,24 @@ class _Report(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
+    """A problem found in a session file, at a line (and, for a row of the wrong shape, a field)."""
+
     path: Path
     line: int
     severity: Severity
     code: str
     message: str
+    field: str | None = None
+    """The dotted path of the offending field inside the row (``checkpoint.message.toolsAdded[0].name``)."""
 
     def __str__(self) -> str:
         return f"{self.path}: line {self.line}: {self.message}"
+
+
+def format_diagnostic(diagnostic: Diagnostic) -> str:
+    """``PATH:LINE: message (field)``, the one line a user is shown for a problem (design T9)."""
+    where = f" ({diagnostic.field})" if diagnostic.field else ""
+    return f"{diagnostic.path}:{diagnostic.line}: {diagnostic.message}{where}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +206,21 @@ def parse_session(path: Path, data: bytes) -> SessionLog:
             set_aside.append(SetAside(line_no, raw, reason))
             problem(line_no, "duplicate-id", reason + "; the first one is used", "warning")
             continue
+        shape = row_shape_problem(obj) if version <= SCHEMA_VERSION else None
+        if shape is not None:
+            reason = f"{obj['type']} row {row_id} cannot be used: {shape.message}"
+            set_aside.append(SetAside(line_no, raw, reason))
+            diagnostics.append(
+                Diagnostic(
+                    path,
+                    line_no,
+                    "error",
+                    "bad-shape",
+                    reason + "; it is kept in the file and skipped",
+                    shape.field,
+                )
+            )
+            continue
         if version > SCHEMA_VERSION:
             problem(
                 line_no,
@@ -234,6 +260,11 @@ def _parse_header(log: SessionLog, raw: bytes, problem: _Report) -> None:
     problems = header_problems(obj)
     if problems:
         problem(1, "header-invalid", f"the session header is invalid: {'; '.join(problems[:3])}")
+        return
+    if type(obj.get("id")) is not str or not obj["id"]:
+        problem(
+            1, "header-invalid", "the session header is invalid: id: the session id must be non-empty text"
+        )
         return
     log.header = obj
 

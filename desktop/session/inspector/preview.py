@@ -1,21 +1,28 @@
-"""The next request as the payload tab and ``pi-desktop payload`` show it (design G4).
+"""The next request as the payload tab and ``pi-desktop payload`` show it (design G4, P5, P6).
 
 One function builds the headers the dispatch really sends (``sent_headers``), so the window's
 preview and the command line's ``--headers`` cannot drift apart; ``route_preview`` is the
 payload tab's whole computation: the exact bytes for the current route or another one, the
-readable rendering, and the cache break against the previous request on that route.
+readable rendering, the cache view in the provider's terms (``desktop.pi.cache_view``:
+cached and uncached tokens, cost, where the cached prefix ends and why) and, as a secondary
+view, where the bytes first differ from the previous request on that route.
+
+The current route's body is the runtime's one next request (``SessionRuntime.next_request``,
+what ``pi-desktop payload`` prints and the turn's first dispatch sends), the composer's
+draft included; another route projects the same messages with its own binding.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from desktop.pi.delivery import FallbackDelivery
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest
 from desktop.pi.routes import Route, resolve_model
+from desktop.pi.types import Message
 from desktop.session.inspector.payload_text import char_offset, common_prefix, common_suffix, pretty_json
 from desktop.session.inspector.routes import RouteChoice
 from desktop.session.runtime import SessionRoute, SessionRuntime
@@ -68,6 +75,7 @@ def build_preview(
         "headers": sent_headers(request, offline=offline),
         "body": body,
         "pretty": pretty.text if pretty is not None else raw,
+        "prettyMap": pretty,
         "previous": previous,
         "previousLabel": previous_label,
     }
@@ -105,13 +113,99 @@ def request_for_binding(
     return project(binding.model, deliver(messages, binding.model, binding.fallback), binding.options)
 
 
-def next_messages(runtime: SessionRuntime) -> list[Any]:
-    """The context of the next request: the history plus the system update it would carry."""
+def next_messages(runtime: SessionRuntime, draft: str | None = None) -> list[Any]:
+    """The context of the next request: the history plus the system update it would carry and,
+    with ``draft``, the user message the turn would journal (as ``next_request`` builds it)."""
     messages = list(runtime.view().messages)
     pending = runtime.pending_system_fields()
     if pending is not None:
         messages.append(pending["modelSystem"]["message"])
+    if draft is not None:
+        messages.append(cast(Message, runtime.draft_message(draft)))
     return messages
+
+
+def cache_figures(
+    model: Mapping[str, Any], body: bytes, sent: Sequence[bytes], pretty: Any | None
+) -> dict[str, Any]:
+    """The cache view of ``body`` after the bodies ``sent`` on the route (design P6, G4): the
+    provider's predicted cached and uncached tokens, cost, where the cached prefix ends (as a
+    position in the raw and the readable text) and why."""
+    from desktop.pi.cache_view import predict
+
+    prediction = predict(model, body, sent)
+    marker, start, end = cached_spans(model, body, prediction.usage.read_segments)
+    end_chars = char_offset(body, marker)
+    start_chars, tint_chars = char_offset(body, start), char_offset(body, end)
+    return {
+        "total": prediction.total,
+        "cached": prediction.cached,
+        "written": prediction.written,
+        # Uncached as the what-if counts it: fresh input plus cache writes, everything the
+        # provider processes without the cache; ``fresh`` alone is the rest of the prompt.
+        "uncached": prediction.total - prediction.cached,
+        "fresh": prediction.uncached,
+        "cost": float(prediction.cost.get("total", 0.0)),
+        "why": prediction.why,
+        "rule": prediction.rule.description,
+        "endsAfter": prediction.ends_after,
+        "firstChange": prediction.first_change,
+        "tolerance": prediction.tolerance,
+        "markerByte": prediction.marker_byte,
+        "endChars": end_chars,
+        "endPretty": pretty.position(end_chars) if pretty is not None else end_chars,
+        # The uncached part as one span of the body (from its first to its last segment).
+        "uncachedStartChars": start_chars,
+        "uncachedStartPretty": pretty.position(start_chars) if pretty is not None else start_chars,
+        "uncachedEndChars": tint_chars,
+        "uncachedEndPretty": pretty.position(tint_chars) if pretty is not None else tint_chars,
+    }
+
+
+def cached_spans(model: Mapping[str, Any], body: bytes, whole: int) -> tuple[int, int, int]:
+    """Byte offsets in ``body``: where the last wholly cached part *in the provider's cache
+    order* ends (the marker; a request's JSON order differs: Anthropic caches tools first but
+    the body lists them after the messages), and the span the uncached parts cover."""
+    import orjson
+
+    from desktop.pi.cache_rules import json_span, prompt_for_model
+
+    decoded = orjson.loads(body)
+    segments = prompt_for_model(model, decoded).segments
+
+    def span(index: int) -> tuple[int, int] | None:
+        try:
+            return json_span(decoded, segments[index].path)
+        except (KeyError, IndexError):
+            return None
+
+    last = span(whole - 1) if whole > 0 else None
+    rest = [s for s in (span(i) for i in range(whole, len(segments))) if s is not None]
+    marker = last[1] if last is not None else 0
+    if not rest:
+        return marker, len(body), len(body)
+    return marker, min(a for a, _ in rest), max(b for _, b in rest)
+
+
+def check_text(
+    model: Mapping[str, Any], body: bytes, sent: Sequence[bytes], usage: Mapping[str, Any]
+) -> dict[str, Any]:
+    """After a request: its prediction (from the bodies sent before it) against the usage the
+    provider reported, as the payload tab shows it."""
+    from desktop.pi.cache_view import check, predict
+
+    prediction = predict(model, body, sent)
+    verdict = check(prediction, usage)
+    reported = int(usage.get("cacheRead") or 0)
+    if verdict.ok:
+        unit = "exactly" if verdict.tolerance == 0 else f"within {verdict.tolerance:,} tokens"
+        text = (
+            f"Last request: predicted {verdict.predicted_cached:,} cached tokens, the provider reported "
+            f"{reported:,} — the prediction held ({unit})."
+        )
+    else:
+        text = f"Last request: the prediction missed — {verdict.mismatch}."
+    return {"ok": verdict.ok, "text": text, "predicted": verdict.predicted_cached, "reported": reported}
 
 
 def route_preview(
@@ -121,45 +215,60 @@ def route_preview(
     current: bool,
     fallback: FallbackDelivery,
     session_id: str,
-    sent: bytes | None,
+    sent: bytes | Sequence[bytes] | None,
     draft: str | None = None,
+    check: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The payload tab for ``choice``: the current route's next request, or another route's.
 
-    With ``draft`` (``/payload next DRAFT``, design G8) it is the first request of the turn that
-    sending the draft would start, as ``SessionRuntime.next_request(draft)`` builds it.
+    With ``draft`` (the composer's text, or ``/payload next DRAFT``, design G8) it is the
+    first request of the turn that sending the draft would start, as
+    ``SessionRuntime.next_request(draft)`` builds it.
 
-    ``sent`` is the body last sent on that route; without one, the request behind the last
-    reply is re-projected, so the cache break is shown from the first preview on.
+    ``sent`` are the bodies sent on that route in this run, oldest first (the provider's
+    cache holds what they wrote); without any, the request behind the last reply is
+    re-projected and taken as sent, so the cache view and the byte diff are shown from the
+    first preview on. ``check`` is the last request's prediction against its reported usage,
+    shown with the view.
     """
     try:
         if current:
             binding = for_preview(runtime.route)
+            request = runtime.next_request(draft=draft)  # the runtime's one next request (P5)
         else:
             binding = preview_binding(choice.route, fallback, session_id)
+            request = request_for_binding(runtime, binding, next_messages(runtime, draft))
         api = str(binding.model["api"])
-        messages = next_messages(runtime)
-        if draft is not None:
-            messages.append(runtime.draft_message(draft))
-        request = request_for_binding(runtime, binding, messages)
-        previous = sent
+        history = [sent] if isinstance(sent, bytes) else list(sent or ())
         previous_label = "the last request sent on this route"
-        if previous is None:
+        if not history:
             before = previous_messages(runtime)
             if before is not None:
-                previous = request_for_binding(runtime, binding, before).body_bytes
+                history = [request_for_binding(runtime, binding, before).body_bytes]
                 previous_label = "the request behind the last reply, re-projected"
         label = (
             choice.label + (" — current route" if current else "") + (" — with your draft" if draft else "")
         )
-        return build_preview(
+        preview = build_preview(
             request,
             label=label,
             api=api,
-            previous=previous,
+            previous=history[-1] if history else None,
             previous_label=previous_label,
             offline=choice.route.offline,
         )
+        # No credential found: the body assumes the kind the route would use (design P5).
+        preview["credentialNote"] = binding.credential_note
+        preview["draft"] = draft
+        pretty = preview.pop("prettyMap", None)
+        try:
+            preview["cache"] = cache_figures(binding.model, request.body_bytes, history, pretty)
+        except Exception as exc:  # a body the rules cannot read: say so, keep the preview
+            log.info("cache view for %s failed: %s", choice.key, exc)
+            preview["cache"] = {"error": f"{type(exc).__name__}: {exc}"}
+        if check is not None and current:
+            preview["check"] = dict(check)
+        return preview
     except Exception as exc:
         log.info("preview for %s failed: %s", choice.key, exc)
         return {"route": choice.label, "error": f"{type(exc).__name__}: {exc}"}

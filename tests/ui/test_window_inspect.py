@@ -1,0 +1,306 @@
+"""The inspector in the window, through the real worker thread (X1, X2, X3, P5, P6, M1).
+
+Foreign sessions opened by content with their branch switcher, section diffs, usage and
+preview; "Continue in Pi Desktop"; the session browser; an unknown file and malformed lines
+reported in full; the What-if tab computed on the worker and following the session as it
+grows; the payload preview following the composer's draft byte for byte with the cache view
+checked against the emulator's usage; and the catalog refresh changing the route status.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop.session.foreign import next_request, open_foreign
+from desktop.session.foreign.request import route_model
+from desktop.ui import inspect_ops, rowinfo
+from desktop.ui.main_window import TAB_DIFF, TAB_PAYLOAD, TAB_USAGE, MainWindow
+from desktop.ui.timeline_model import ROW_ROLE
+from desktop.ui.worker import start_worker, stop_worker
+from tests.catalog.conftest import find_model, pi_doc  # noqa: F401  (fixtures)
+from tests.foreign.support import CLAUDE, PI
+
+ROUTE = "emulator/anthropic/claude-opus-5-5"
+TIMEOUT = 30_000
+
+
+class Harness:
+    def __init__(self, qtbot: Any, tmp_path: Path) -> None:
+        self.qtbot = qtbot
+        self.tmp = tmp_path
+        self.data = tmp_path / "data"
+        self.thread, self.worker, self.client = start_worker(
+            data_dir=str(self.data), workspace=str(tmp_path), offline=True
+        )
+        self.window = MainWindow(self.worker, self.client)
+        qtbot.addWidget(self.window)
+        self.previews: list[dict[str, Any]] = []
+        self.window.payload_view.main_updated.connect(self.previews.append)
+
+    def start(self, session: Path | None = None, route: str = ROUTE) -> None:
+        self.window.show()
+        self.qtbot.waitExposed(self.window)
+        self.client.start.emit(
+            {
+                "route": route,
+                "mode": "ask",
+                "fallback": "folded",
+                "firstRun": False,
+                "session": str(session or ""),
+            }
+        )
+        self.qtbot.waitUntil(lambda: bool(self.window.session) and bool(self.previews), timeout=TIMEOUT)
+
+    @property
+    def shown(self) -> dict[str, Any]:
+        """The session the window shows (set on the GUI thread when it arrives)."""
+        return self.window.session
+
+    def leaf(self) -> str | None:
+        foreign = self.shown.get("foreign")
+        return foreign.get("leaf") if isinstance(foreign, dict) else None
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.window.timeline.rows]
+
+    def select(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        f = self.window.filter
+        for i in range(f.rowCount()):
+            row = f.index(i, 0).data(ROW_ROLE)
+            if predicate(row):
+                self.window.view.setCurrentIndex(f.index(i, 0))
+                return dict(row)
+        raise AssertionError("no such row on screen")
+
+
+@pytest.fixture
+def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    h = Harness(qtbot, tmp_path)
+    yield h
+    h.window.close()
+    stop_worker(h.thread, h.worker, h.client)
+
+
+def copy(source: Path, target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(source.read_bytes())
+    return target
+
+
+def test_pi_session_opens_read_only_with_branches_diffs_and_preview(harness: Harness) -> None:
+    path = copy(PI / "v3_branches.jsonl", harness.tmp / "elsewhere" / "named-anything.jsonl")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    harness.start(path)
+    w = harness.window
+    bar = w.inspect.bar
+    assert not bar.isHidden() and bar.branches.count() == 3
+    assert w.composer.editor.isReadOnly()
+    kinds = [r["foreign"] for r in harness.rows()]
+    assert {"system", "model_change", "label", "custom_message", "bash"} <= set(kinds)
+    # The system row is hidden until asked for, then shows pi's section diff.
+    assert w.filter.hidden_system_rows() >= 1
+    w.set_show_hidden(True)
+    harness.select(lambda r: r.get("foreign") == "system")
+    assert w.tabs.currentIndex() == TAB_DIFF
+    assert w.diff_view.current is not None and [c.name for c in w.diff_view.current.changes] == [
+        "preamble",
+        "cwd",
+    ]
+    # The preview is the session's next request on the current route, byte for byte.
+    session = open_foreign(path)
+    expected = next_request(session, route_model("anthropic/claude-opus-5-5"), leaf="3ff4cdd5")
+    w.tabs.setCurrentIndex(TAB_PAYLOAD)
+    harness.qtbot.waitUntil(lambda: w.payload_view.main.body_bytes == expected.body_bytes, timeout=TIMEOUT)
+    assert "Predicted:" in w.payload_view.main.cache.text()
+    # Another branch: the timeline is rebuilt for it.
+    bar.branches.setCurrentIndex(bar.branches.findData("03d30125"))
+    bar.branches.activated.emit(bar.branches.currentIndex())
+    harness.qtbot.waitUntil(lambda: harness.leaf() == "03d30125", timeout=TIMEOUT)
+    assert any("Try again" in rowinfo.row_summary(r) for r in harness.rows())
+    assert bar.current_leaf() == "03d30125"
+    # Continue in Pi Desktop: a new Desktop session, the source untouched.
+    harness.qtbot.mouseClick(bar.continue_button, Qt.MouseButton.LeftButton)
+    harness.qtbot.waitUntil(lambda: "foreign" not in harness.shown, timeout=TIMEOUT)
+    new = Path(harness.shown["path"])
+    assert new != path and harness.data in new.parents
+    assert bar.isHidden() and not w.composer.editor.isReadOnly()
+    assert any(r.get("imported") for r in harness.rows())
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+
+
+def test_claude_session_usage_and_reminders(harness: Harness) -> None:
+    path = copy(CLAUDE / "basic.jsonl", harness.tmp / "t.jsonl")
+    harness.start(path)
+    w = harness.window
+    rows = harness.rows()
+    assert [r["foreign"] for r in rows].count("reminder") == 2
+    # Reminders, meta messages and unknown entries hide with the system rows, and the notice
+    # counts them as hidden (the "show" link brings them back), not as filtered out.
+    hidden = sum(r["foreign"] in ("reminder", "meta", "other") for r in rows)
+    assert hidden == 4 and w.filter.hidden_system_rows() == hidden
+    assert w.filter.filtered_out() == hidden and "4 hidden system rows" in w.hidden_notice.text()
+    assert w.inspect.bar.branches.count() == 4  # three branches and a sub-agent sidechain
+    w.tabs.setCurrentIndex(TAB_USAGE)
+    replies = [r for r in rows if r["type"] == "assistant"]
+    assert w.usage_view.model.rowCount() == len(replies) == 6
+    assert all(line.cost > 0 for line in w.usage_view.model.lines)
+
+
+def test_unknown_file_and_malformed_lines_are_reported_in_full(harness: Harness) -> None:
+    harness.start()
+    w = harness.window
+    text = harness.tmp / "notes.jsonl"
+    text.write_text("just some notes\nnot json\n")
+    w.client.open_session.emit(str(text))
+    harness.qtbot.waitUntil(lambda: bool(w.inspect.problems), timeout=TIMEOUT)
+    title, message = w.inspect.problems[-1]
+    assert title == "Could not open this file"
+    assert "supported formats" in message and "pi-coding-agent" in message and str(text) in message
+    lines = (PI / "v3_compaction.jsonl").read_bytes().split(b"\n")
+    lines.insert(3, b'{"type": "message", broken')
+    bad = harness.tmp / "bad.jsonl"
+    bad.write_bytes(b"\n".join(lines))
+    w.client.open_session.emit(str(bad))
+    harness.qtbot.waitUntil(lambda: len(w.inspect.problems) >= 2, timeout=TIMEOUT)
+    _title, message = w.inspect.problems[-1]
+    assert "line 4" in message and "the rest opened" in message
+    harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(bad), timeout=TIMEOUT)
+    assert harness.shown["foreign"]["format"] == "pi"  # and the rest opened
+
+
+def test_session_browser_lists_home_sessions_and_opens_one(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(harness.tmp))
+    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    pi = copy(PI / "v3_compaction.jsonl", harness.tmp / ".pi/agent/sessions/--w--/s.jsonl")
+    copy(CLAUDE / "compact.jsonl", harness.tmp / ".claude/projects/-w/c.jsonl")
+    harness.start()
+    w = harness.window
+    w.browse_action.trigger()
+    browser = w.inspect.browser
+    assert browser is not None
+    harness.qtbot.waitUntil(lambda: len(browser.session_paths()) == 2, timeout=TIMEOUT)
+    item = browser.tree.topLevelItem(0 if browser.tree.topLevelItem(0).text(1) == "pi" else 1).child(0)
+    browser.tree.setCurrentItem(item)
+    harness.qtbot.mouseClick(browser.open_button, Qt.MouseButton.LeftButton)
+    harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(pi), timeout=TIMEOUT)
+
+
+def test_whatif_tab_is_computed_on_the_worker_and_follows_the_session(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: list[int] = []
+    real = inspect_ops.whatif
+
+    def recording(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        threads.append(threading.get_ident())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(inspect_ops, "whatif", recording)
+    harness.start(route="emulator/deepseek/deepseek-flash")
+    w = harness.window
+    view = w.inspect.whatif
+    w.composer.editor.setPlainText("Say hello")
+    w.composer.submit()
+    harness.qtbot.waitUntil(lambda: len(w.turn_results) == 1, timeout=TIMEOUT)
+    w.tabs.setCurrentIndex(w.inspect.whatif_index)
+    harness.qtbot.waitUntil(lambda: view.result.get("requests") == 1, timeout=TIMEOUT)
+    assert view.table.rowCount() >= 3 * 3  # three routes by three strategies
+    assert threads and threading.get_ident() not in threads
+    w.composer.editor.setPlainText("And again")
+    w.composer.submit()
+    harness.qtbot.waitUntil(lambda: view.result.get("requests") == 2, timeout=TIMEOUT)
+    assert "unexpired" in view.assumptions.text()
+
+
+def test_preview_follows_the_draft_and_equals_the_sent_body(harness: Harness) -> None:
+    harness.start()
+    w = harness.window
+    w.tabs.setCurrentIndex(TAB_PAYLOAD)
+    w.composer.editor.setPlainText("  Please list the files  ")
+    harness.qtbot.waitUntil(
+        lambda: harness.previews[-1].get("draft") == "Please list the files", timeout=TIMEOUT
+    )
+    preview = harness.previews[-1]
+    assert b"Please list the files" in preview["body"]
+    cache = preview["cache"]
+    assert cache["total"] > 0 and cache["cached"] + cache["uncached"] == cache["total"]
+    sent_before = len(harness.worker.emulator.requests)
+    w.composer.submit()
+    harness.qtbot.waitUntil(lambda: len(w.turn_results) == 1, timeout=TIMEOUT)
+    first = harness.worker.emulator.requests[sent_before]
+    assert first.body == preview["body"]  # byte for byte what the turn sent (design P5)
+    # After the request: the prediction is checked against the usage the emulator reported.
+    harness.qtbot.waitUntil(lambda: "check" in harness.previews[-1], timeout=TIMEOUT)
+    check = harness.previews[-1]["check"]
+    assert check["ok"], check
+    assert "held" in w.payload_view.main.cache.text()
+
+
+class _CatalogHandler(BaseHTTPRequestHandler):
+    body: ClassVar[bytes] = b""
+
+    def do_GET(self) -> None:
+        ok = self.path == "/pi_catalog.json"
+        self.send_response(200 if ok else 404)
+        self.send_header("Content-Length", str(len(self.body) if ok else 0))
+        self.end_headers()
+        if ok:
+            self.wfile.write(self.body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_refresh_catalogs_changes_the_route_status(
+    harness: Harness,
+    monkeypatch: pytest.MonkeyPatch,
+    pi_doc: dict[str, Any],  # noqa: F811
+    find_model: Callable[[dict[str, Any], str, str], dict[str, Any]],  # noqa: F811
+) -> None:
+    from desktop.host import catalog_cache
+    from desktop.pi.catalog.transport import SYSTEM_MESSAGES
+
+    opus = find_model(pi_doc, "anthropic", "claude-opus-5-5")
+    opus["compat"][SYSTEM_MESSAGES] = False  # the flag that changed upstream
+    pi_doc["generatedAt"] = "2999-01-01T00:00:00Z"
+    pi_doc["source"]["version"] = "9.9.9"
+    _CatalogHandler.body = orjson.dumps(pi_doc)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _CatalogHandler)
+    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    serving.start()
+    monkeypatch.setenv("PI_DESKTOP_DATA_DIR", str(harness.data))
+    monkeypatch.setenv(
+        catalog_cache.PI_CATALOG_URL_ENV, f"http://127.0.0.1:{server.server_address[1]}/pi_catalog.json"
+    )
+    monkeypatch.setenv(
+        catalog_cache.MODELS_DEV_URL_ENV, f"http://127.0.0.1:{server.server_address[1]}/none.json"
+    )
+    try:
+        harness.start()
+        w = harness.window
+        before = w.status["capability"]
+        assert before["delivery"] == "native system sections"
+        assert "flags: bundled" in w.capability_label.text()
+        w.refresh_catalogs_action.trigger()
+        harness.qtbot.waitUntil(lambda: "flags: refreshed" in w.capability_label.text(), timeout=TIMEOUT)
+        after = w.status["capability"]
+        flag = next(f for f in after["flags"] if f["flag"] == SYSTEM_MESSAGES)
+        assert flag["value"] is False and "9.9.9" in flag["from"]
+        assert after["delivery"] == "folded" and after["catalogs"]["pi"]["origin"] == "refreshed copy"
+        assert "flags: refreshed" in w.capability_label.text()
+        assert SYSTEM_MESSAGES in w.capability_label.toolTip()
+    finally:
+        server.shutdown()
+        server.server_close()
