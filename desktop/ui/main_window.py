@@ -9,6 +9,7 @@ section diffs, the payload text mapping, usage sums) live in their own modules.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from desktop.session.inspector.section_diff import section_diff
 from desktop.ui import accounts_dialog, rowinfo
 from desktop.ui.accounts_dialog import AccountsDialog
 from desktop.ui.activation_view import ActivationView
+from desktop.ui.after_paint import AfterPaint
 from desktop.ui.composer import Composer
 from desktop.ui.open_files import APP_TITLE, same_file, window_title
 from desktop.ui.payload_view import PayloadView
@@ -369,8 +371,12 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def on_session_indexed(self, info: Mapping[str, Any]) -> None:
-        """The session's row index, sent before the session is fully open: paint it now."""
+        """The session's row index, sent before the session is fully open: paint it now, then
+        let the worker go on (``painted``), so the first paint never waits for the GIL."""
         self._show_index(info["index"])
+        painted = info.get("painted")
+        if isinstance(painted, threading.Event):
+            AfterPaint(self.view.viewport(), painted.set)
 
     def _show_index(self, index: RowIndex) -> None:
         self.timeline.set_index(index)
@@ -404,6 +410,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(str(info["readOnly"]), 15000)
         for problem in (info.get("diagnostics") or [])[:3]:
             self.statusBar().showMessage(problem, 15000)
+        self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
 
     @Slot(object)
     def on_rows_appended(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -475,7 +482,7 @@ class MainWindow(QMainWindow):
 
     def _update_notice(self) -> None:
         hidden = self.filter.hidden_system_rows()
-        shown_system = self.timeline.count_kind(rowinfo.SYSTEM) if self.filter.show_hidden else 0
+        shown_system = self.timeline.count_hidden_kinds() if self.filter.show_hidden else 0
         filtered = self.filter.filtered_out() - hidden
         parts = []
         if hidden:
@@ -595,6 +602,7 @@ class MainWindow(QMainWindow):
                 "session/fallback": status.get("fallback", "folded"),
             }
         )
+        self.inspect.status_changed(status)  # where the flags came from, how old
 
     def _route_chosen(self, _index: int) -> None:
         key = self.route_combo.currentData()

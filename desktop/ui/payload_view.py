@@ -224,13 +224,18 @@ class PayloadPane(QWidget):
         tail.setBackground(QColor("#3a3320" if dark else "#fffbe6"))
         rest.format = tail  # type: ignore[attr-defined]
         span = QTextCursor(self.body.document())
-        span.setPosition(position)
-        end = (
-            self.preview.get("changedEndPretty" if self.pretty else "changedEndChars")
-            if self.mark_changes
-            else None
-        )
-        if isinstance(end, int) and position < end <= len(self.body.toPlainText()):
+        tint_start = position
+        cache = self.preview.get("cache")
+        end: object = None
+        if self.mark_changes:
+            end = self.preview.get("changedEndPretty" if self.pretty else "changedEndChars")
+        elif isinstance(cache, Mapping):  # tint the uncached parts, from where they start
+            end = cache.get("uncachedEndPretty" if self.pretty else "uncachedEndChars")
+            start = cache.get("uncachedStartPretty" if self.pretty else "uncachedStartChars")
+            if isinstance(start, int) and isinstance(end, int) and start < end:
+                tint_start = start
+        span.setPosition(tint_start)
+        if isinstance(end, int) and tint_start < end <= len(self.body.toPlainText()):
             span.setPosition(end, QTextCursor.MoveMode.KeepAnchor)  # only what is new or changed
         else:
             span.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
@@ -288,9 +293,9 @@ class PayloadView(QWidget):
         self.copy_button = QPushButton("Copy")
         self.copy_button.setToolTip("Copy the exact body bytes")
         self.save_button = QPushButton("Save…")
-        self.jump_button = QPushButton("Go to cached prefix end")
+        self.jump_button = QPushButton("Go to cache end")
         self.jump_button.setToolTip("Scroll to where the provider's cached prefix is predicted to end")
-        self.changes_box = QCheckBox("Changes since last request")
+        self.changes_box = QCheckBox("Changes")
         self.changes_box.setObjectName("payloadChangesMark")
         self.changes_box.setToolTip(
             "Secondary view: mark where the body first differs from the last request on this route "
@@ -304,17 +309,21 @@ class PayloadView(QWidget):
         bar.addWidget(self.route_combo, 2)
         bar.addWidget(QLabel("Compare with:"))
         bar.addWidget(self.compare_combo, 2)
-        bar.addWidget(self.pretty_box)
-        bar.addWidget(self.changes_box)
-        bar.addWidget(self.jump_button)
-        bar.addWidget(self.copy_button)
-        bar.addWidget(self.save_button)
+        # The view options on a second row, so the tab stays narrow enough beside the timeline.
+        options = QHBoxLayout()
+        options.addWidget(self.pretty_box)
+        options.addWidget(self.changes_box)
+        options.addStretch(1)
+        options.addWidget(self.jump_button)
+        options.addWidget(self.copy_button)
+        options.addWidget(self.save_button)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.main)
         splitter.addWidget(self.compare)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
+        layout.addLayout(options)
         layout.addWidget(splitter, 1)
         self.route_combo.activated.connect(lambda _i: self.request("main"))
         self.compare_combo.activated.connect(lambda _i: self._compare_changed())
@@ -365,7 +374,7 @@ class PayloadView(QWidget):
     def _changes_toggled(self, on: bool) -> None:
         for pane in (self.main, self.compare):
             pane.set_mark_changes(on)
-        self.jump_button.setText("Go to first change" if on else "Go to cached prefix end")
+        self.jump_button.setText("Go to first change" if on else "Go to cache end")
 
     def _pretty_toggled(self, pretty: bool) -> None:
         for pane in (self.main, self.compare):

@@ -63,6 +63,11 @@ FOREIGN_KINDS: Final[dict[str, tuple[int, str, int]]] = {
 for _code, _name, _bucket in FOREIGN_KINDS.values():
     KIND_NAMES.setdefault(_code, _name)
 _FOREIGN_BUCKETS: Final[dict[int, int]] = {code: bucket for code, _n, bucket in FOREIGN_KINDS.values()}
+#: Kind codes hidden with the system rows (the "show hidden rows" toggle brings them back).
+HIDDEN_CODES: Final[tuple[int, ...]] = (
+    SYSTEM,
+    *sorted({c for c, b in _FOREIGN_BUCKETS.items() if b == SYSTEM}),
+)
 
 _SUMMARY_LIMIT = 400
 

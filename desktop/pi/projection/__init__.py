@@ -130,11 +130,14 @@ class ProviderRequest:
     url: str
     headers: dict[str, str]
     body: JsonObject
+    #: Builds ``body_bytes`` from bytes kept by the incremental projection (design P7); the
+    #: result equals ``orjson.dumps(body)``.
+    encoder: Callable[[], bytes] | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def body_bytes(self) -> bytes:
         """The one encoding of the body, shared by preview and dispatch."""
-        return orjson.dumps(self.body)
+        return self.encoder() if self.encoder is not None else orjson.dumps(self.body)
 
     def redacted_headers(self) -> dict[str, str]:
         """Headers safe to show: secrets replaced, never partially revealed."""
