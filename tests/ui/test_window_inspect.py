@@ -143,6 +143,11 @@ def test_claude_session_usage_and_reminders(harness: Harness) -> None:
     w = harness.window
     rows = harness.rows()
     assert [r["foreign"] for r in rows].count("reminder") == 2
+    # Reminders, meta messages and unknown entries hide with the system rows, and the notice
+    # counts them as hidden (the "show" link brings them back), not as filtered out.
+    hidden = sum(r["foreign"] in ("reminder", "meta", "other") for r in rows)
+    assert hidden == 4 and w.filter.hidden_system_rows() == hidden
+    assert w.filter.filtered_out() == hidden and "4 hidden system rows" in w.hidden_notice.text()
     assert w.inspect.bar.branches.count() == 4  # three branches and a sub-agent sidechain
     w.tabs.setCurrentIndex(TAB_USAGE)
     replies = [r for r in rows if r["type"] == "assistant"]
