@@ -24,8 +24,19 @@ from desktop.ui.smoke import exit_once_shown, smoke_requested
 from desktop.ui.theme import follow_system
 from desktop.ui.worker import start_worker, stop_worker
 
-__all__ = ["WINDOW_TITLE", "run_gui"]
+__all__ = ["WINDOW_TITLE", "refuse_in_window", "run_gui"]
 log = logging.getLogger(__name__)
+
+
+def refuse_in_window(text: str) -> int:
+    """The no-console launcher's refusal of a file (design G8): one message box, exit code 2."""
+    from PySide6.QtWidgets import QMessageBox
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    apply_identity(app)
+    QMessageBox.critical(None, WINDOW_TITLE, text)
+    return 2
 
 
 def run_gui(args: argparse.Namespace) -> int:

@@ -72,7 +72,6 @@ class SlashCommands(QObject):
         window = self.window
         if command.name == "help":
             self._say("Commands: " + commands.known_commands() + " · //text sends /text")
-            window.composer.editor.setToolTip(commands.help_text())
         elif command.name == "capability":
             self._say(capability_line(window.status))
         elif command.name == "payload":
@@ -139,6 +138,8 @@ class SlashCompleter(QObject):
         self.completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self.completer.activated.connect(self._insert)
         editor.textChanged.connect(self._update)
+        if not editor.toolTip():  # hovering the composer says what typing / offers
+            editor.setToolTip("Type / for a command:\n" + commands.help_text())
         self.popup().installEventFilter(self)  # after QCompleter's own filter, so it runs first
 
     def popup(self) -> QAbstractItemView:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from desktop.host.journal.writer import JournalWriter
-from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+from tests.ui.test_window_turn import ROUTE, TURN_TIMEOUT, Harness
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 PI_SESSION = next(iter(sorted((FIXTURES / "pi_sessions").glob("*.jsonl"))))
@@ -142,3 +142,28 @@ def test_a_finder_open_event_opens_the_session(harness: Harness, tmp_path: Path)
         assert h.window.windowTitle() == "from-finder.jsonl · finder-ws — Pi Desktop"
     finally:
         app.removeEventFilter(events)
+
+
+def test_a_pi_session_given_at_start_opens_read_only(
+    qtbot: Any, tmp_path: Path, qsettings_isolated: Path
+) -> None:
+    """``pi-desktop PI_SESSION``: the launcher passes the path as the session to start on."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    h = Harness(qtbot, workspace)
+    try:
+        h.window.show()
+        h.client.start.emit(
+            {
+                "route": ROUTE,
+                "mode": "ask",
+                "fallback": "folded",
+                "firstRun": False,
+                "session": str(PI_SESSION),
+            }
+        )
+        _opened(h, PI_SESSION)
+        assert h.window.inspect.foreign is not None
+        assert h.window.windowTitle().startswith(f"{PI_SESSION.name} · ")
+    finally:
+        h.close()

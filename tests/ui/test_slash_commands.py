@@ -155,6 +155,7 @@ def test_help_lists_the_commands(harness: Harness) -> None:
         "/mode NAME",
     ):
         assert usage in status_text(h)
+        assert usage in h.window.composer.editor.toolTip()
     settle(h)
     assert len(requests(h)) == before
 
