@@ -23,9 +23,12 @@ from desktop.pi.transcript import normalize_context
 from desktop.pi.types import AssistantMessage, Message, Model, Tool, ToolCall, ToolResultMessage
 from desktop.session.compaction import (
     CompactionPlan,
+    CompactionPreview,
     CompactionSettings,
+    compacted_tokens,
     compaction_row_fields,
     plan_compaction,
+    preview_compaction,
     should_compact,
     summary_request_context,
 )
@@ -227,7 +230,8 @@ class SessionRuntime:
         the system update anchored before the new user message, then the message, exactly as
         ``run_turn`` journals them (model order puts an anchored update right before its user
         row, and both land at the end). Timestamps are "now" here and "now" at the turn; no
-        projection writes a message timestamp into the body, and the only rule that reads them
+        projection but ``pi-messages`` (which forwards the transcript as is) writes a message
+        timestamp into the body, and the only rule that reads them
         (which usage still describes its prefix) compares them with earlier assistant rows, so
         the bytes do not depend on when the preview was made. A draft that would trigger
         automatic compaction is the exception: the turn then sends the summary request first.
@@ -241,7 +245,8 @@ class SessionRuntime:
         return self.context_request(extra)
 
     def context_tokens(self) -> int:
-        return context_tokens(self.view().messages, request_tools=self.tools.declarations())
+        view = self.view()
+        return context_tokens(view.messages, request_tools=self.tools.declarations(), usage_from=view.fresh)
 
     # --- writing ------------------------------------------------------------------------------
 
@@ -409,6 +414,10 @@ class SessionRuntime:
     def plan_compaction(self) -> CompactionPlan:
         return plan_compaction(self.view(), self.compaction)
 
+    def preview_compaction(self) -> CompactionPreview:
+        """What ``compact`` would summarize and the estimated tokens before and after (C1)."""
+        return preview_compaction(self.view(), self.compaction)
+
     def compact(
         self,
         *,
@@ -438,6 +447,8 @@ class SessionRuntime:
             activation={"section": activation} if activation else None,
             route=self.route.identity,
         )
+        fields["rowsSummarized"] = len(plan.summarized)
+        fields["tokensAfter"] = compacted_tokens(plan, self.view(), summary)
         row = self._row("compaction", reason=reason, usage=message["usage"], **fields)
         self.append([row], emit)
         return row
