@@ -66,7 +66,7 @@ def phase_parse(path: Path, gc_off: bool) -> dict[str, Any]:
 
 def phase_open(path: Path, work: Path) -> dict[str, Any]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
+    from PySide6.QtCore import QEvent, QObject, QSettings, QTimer, Slot
     from PySide6.QtWidgets import QApplication
 
     from desktop.ui.main_window import MainWindow
@@ -114,24 +114,22 @@ def phase_open(path: Path, work: Path) -> dict[str, Any]:
     probe = QTimer()
     probe.setInterval(5)
     probe.timeout.connect(tick)
-    window_opened = window.on_session_opened
 
-    def opened(info: Any) -> None:
-        window_opened(info)
-        marks["opened"] = time.perf_counter()
-        window.view.viewport().update()
+    class Marks(QObject):
+        """Lives on the GUI thread, so the worker's signals reach it queued, after the window's."""
 
-    window_indexed = window.on_session_indexed
+        @Slot(object)
+        def indexed(self, _info: Any) -> None:
+            marks["indexed_done"] = time.perf_counter()
 
-    def indexed(info: Any) -> None:
-        marks["indexed"] = time.perf_counter()
-        window_indexed(info)
-        marks["indexed_done"] = time.perf_counter()
+        @Slot(object)
+        def opened(self, _info: Any) -> None:
+            marks["opened"] = time.perf_counter()
+            window.view.viewport().update()
 
-    worker.session_indexed.disconnect(window.on_session_indexed)
-    worker.session_indexed.connect(indexed)
-    worker.session_opened.disconnect(window.on_session_opened)
-    worker.session_opened.connect(opened)
+    recorder = Marks()
+    worker.session_indexed.connect(recorder.indexed)
+    worker.session_opened.connect(recorder.opened)
     probe.start()
     app.processEvents()
     rss_before = _status_kb("VmRSS")
@@ -155,8 +153,7 @@ def phase_open(path: Path, work: Path) -> dict[str, Any]:
     return {
         "first_paint": paint - pick,
         "stall_to_paint": worst(paint),
-        "indexed": marks.get("indexed", end) - pick,
-        "index_slot": marks.get("indexed_done", end) - marks.get("indexed", end),
+        "indexed": marks.get("indexed_done", end) - pick,
         "ready": ready - pick,
         "stall_to_ready": worst(ready),
         "ticks": len(gaps),

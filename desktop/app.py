@@ -88,22 +88,32 @@ def gui_main() -> int:
     status = run_launcher_flags(args)
     if status is not None:
         return status
-    return open_window(args)
+    return open_window(args, console=False)
 
 
-def open_window(args: argparse.Namespace) -> int:
-    """Check the files to open (one line each for a missing or unknown one), then start Qt."""
-    from desktop.ui.quit_signals import catch_quit_signals
+def open_window(args: argparse.Namespace, *, console: bool = True) -> int:
+    """Check the files to open, then start Qt (or hand them to the window already running).
 
-    catch_quit_signals()  # from here on SIGTERM/SIGINT quit cleanly, even during start-up (design G10)
+    A missing file, or one that is no session the window can open, is refused before Qt starts
+    with the text the window's File → Open shows for it (design G8): one line on the terminal,
+    or a message box for the no-console launcher (a file manager shows no terminal).
+    """
     from desktop.cli._files import check_session_file
+    from desktop.host.foreign.detect import detect_format
 
     paths = [str(path) for path in getattr(args, "open_paths", []) or []]
     for path in paths:
         try:
             check_session_file(Path(path))
+            detected = detect_format(Path(path))
+            if detected.format == "unknown":
+                raise CliError(detected.description)
         except CliError as error:
-            return report("", error)
+            if console:
+                return report("", error)
+            from desktop.ui.launch import refuse_in_window
+
+            return refuse_in_window(error.message if error.path is None else f"{error.path}: {error.message}")
     args.open_paths = paths
     # A window already running for this data folder takes the files: ask it before loading the
     # window's modules, so the second launch exits within a fraction of a second (design G8).

@@ -47,11 +47,21 @@ def _attributed(message: SystemMessage) -> list[Message]:
     return out
 
 
-def attribute_updates(messages: Sequence[Message]) -> list[Message]:
+def attribute_updates(
+    messages: Sequence[Message],
+    *,
+    start: int = 0,
+    checkpoints: list[tuple[int, int]] | None = None,
+) -> list[Message]:
     """Turn every later system message's text into a labelled user message in place.
 
     An update that lands between a tool call and its results is held until the results
     are in, so a user message never separates a call from its answer.
+
+    At a user message nothing is held or pending, so the output before it is final: with
+    ``checkpoints`` each user message's (input index, output length) is recorded there, and a
+    later call may resume at such a message (``start`` is its input index) with the same
+    result (design P7).
     """
     result: list[Message] = []
     held: list[Message] = []
@@ -61,7 +71,7 @@ def attribute_updates(messages: Sequence[Message]) -> list[Message]:
         result.extend(held)
         held.clear()
 
-    for index, message in enumerate(messages):
+    for index, message in enumerate(messages, start):
         raw = cast(Mapping[str, Any], message)
         role = raw["role"]
         if role == "system" and index > 0:
@@ -79,6 +89,8 @@ def attribute_updates(messages: Sequence[Message]) -> list[Message]:
         else:
             pending = set()
             flush()
+            if checkpoints is not None and role == "user":
+                checkpoints.append((index, len(result)))
         result.append(message)
     flush()
     return result

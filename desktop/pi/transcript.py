@@ -119,7 +119,8 @@ def declaration_bytes(tool: Mapping[str, Any]) -> bytes:
 
 
 def declarations_equal(left: Mapping[str, Any], right: Mapping[str, Any]) -> bool:
-    return declaration_bytes(left) == declaration_bytes(right)
+    # Equal mappings declare the same tool; only differing ones need the canonical bytes.
+    return left == right or declaration_bytes(left) == declaration_bytes(right)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from desktop.host.accounts import credential_env_names, keyring_username, known_
 from desktop.host.journal import Diagnostic, JournalWriter, model_order, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
+from desktop.host.providers.credential_kind import RouteCredential, route_credential
 from desktop.host.settings import Settings, load_settings
 from desktop.host.tools.session_tools import SessionTools
 from desktop.host.tools.types import SkillIndex
@@ -110,12 +111,30 @@ def refuse_dispatch(
     raise RuntimeError("a read-only session sends no requests")
 
 
-def route_binding(resolved: ResolvedModel, fallback: FallbackDelivery, session_id: str) -> SessionRoute:
+def route_binding(
+    resolved: ResolvedModel,
+    fallback: FallbackDelivery,
+    session_id: str,
+    credential: RouteCredential | None = None,
+) -> SessionRoute:
+    """The runtime's binding: the model, and the options every request of the route uses.
+
+    The credential stays the placeholder; its *kind* is looked up where dispatch finds the key
+    (``route_credential``), so the body is the one dispatch sends (design P5).
+    """
+    if credential is None:
+        credential = route_credential(resolved.model, resolved.route)
     return SessionRoute(
         model=resolved.model,  # type: ignore[arg-type]
         identity=resolved.journal_route(),
-        options=RequestOptions(session_id=session_id, api_key=CREDENTIAL_PLACEHOLDER, env=projection_env()),
+        options=RequestOptions(
+            session_id=session_id,
+            api_key=CREDENTIAL_PLACEHOLDER,
+            env=projection_env(),
+            credential_kind=credential.kind,
+        ),
         fallback=fallback,
+        credential_note=credential.note(),
     )
 
 

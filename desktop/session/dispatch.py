@@ -17,16 +17,24 @@ from desktop.host.providers.client import send_streaming
 from desktop.host.providers.cloud_auth import CloudAuth
 from desktop.host.providers.request import WireRequest
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest
+from desktop.pi.projection.codex_responses import ACCOUNT_PLACEHOLDER, account_id
 from desktop.pi.types import AssistantMessage, Model
 from desktop.session.runtime import EventSink
 
 
 def with_credential(headers: Mapping[str, str], api_key: str | None) -> dict[str, str]:
-    """Swap the projection's placeholder for the real key; without a key (the offline
-    emulator), drop the headers that would only carry the placeholder."""
-    if api_key:
-        return {k: v.replace(CREDENTIAL_PLACEHOLDER, api_key) for k, v in headers.items()}
-    return {k: v for k, v in headers.items() if CREDENTIAL_PLACEHOLDER not in v}
+    """Swap the projection's placeholders for the real key (and, for Codex, the ChatGPT
+    account id the key carries); without a key (the offline emulator), drop the headers that
+    would only carry a placeholder."""
+    placeholders = (CREDENTIAL_PLACEHOLDER, ACCOUNT_PLACEHOLDER)
+    if not api_key:
+        return {k: v for k, v in headers.items() if not any(p in v for p in placeholders)}
+    out: dict[str, str] = {}
+    for name, value in headers.items():
+        if ACCOUNT_PLACEHOLDER in value:
+            value = value.replace(ACCOUNT_PLACEHOLDER, account_id(api_key))
+        out[name] = value.replace(CREDENTIAL_PLACEHOLDER, api_key)
+    return out
 
 
 class HttpDispatcher:

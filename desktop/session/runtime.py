@@ -18,19 +18,24 @@ from typing import Any, Protocol, cast
 
 from desktop.pi.delivery import FallbackDelivery, deliver
 from desktop.pi.projection import ProviderRequest, RequestOptions, project
+from desktop.pi.projection.incremental import IncrementalProjection
 from desktop.pi.transcript import normalize_context
 from desktop.pi.types import AssistantMessage, Message, Model, Tool, ToolCall, ToolResultMessage
 from desktop.session.compaction import (
     CompactionPlan,
+    CompactionPreview,
     CompactionSettings,
+    compacted_tokens,
     compaction_row_fields,
     plan_compaction,
+    preview_compaction,
     should_compact,
     summary_request_context,
 )
+from desktop.session.context_log import ContextLog
 from desktop.session.estimate import context_tokens
-from desktop.session.history import ContextView, context_view
-from desktop.session.system_state import DesiredState, system_row_fields
+from desktop.session.history import ContextView
+from desktop.session.system_state import DesiredState, system_fields_for
 
 Event = Mapping[str, Any]
 EventSink = Callable[[Event], None]
@@ -63,7 +68,10 @@ class ToolHost(Protocol):
 
     def declarations(self) -> list[Tool]: ...
 
-    def activation_section(self) -> str | None: ...
+    def activation_section(self, *, for_comparison: bool = False) -> str | None:
+        """The ``tool_activation`` section; ``for_comparison`` when only whether it differs from
+        the history matters (its MAC may then be unsealed by the installation's key)."""
+        ...
 
     def execute(self, call: ToolCall, *, cancel: threading.Event) -> ToolResultMessage: ...
 
@@ -90,6 +98,8 @@ class SessionRoute:
     identity: dict[str, Any]
     options: RequestOptions = field(default_factory=RequestOptions)
     fallback: FallbackDelivery = "folded"
+    #: Set when no credential was found and the kind in ``options`` is assumed (design P5).
+    credential_note: str | None = None
 
 
 class OrderFn(Protocol):
@@ -137,39 +147,75 @@ class SessionRuntime:
         self._undispatched: list[str] = []
         self._last_ack: Any = None
         self._last_notes: dict[str, str] | None = None
-        self._ordered: tuple[int, list[dict[str, Any]], ContextView | None] | None = None
+        self._log = ContextLog(order)
+        #: Incremental projections by route (design P7), the session's own route first; each
+        #: with the point of the context log it last projected.
+        self._projections: dict[int, tuple[SessionRoute, IncrementalProjection, tuple[int, int] | None]] = {}
 
     # --- reading ------------------------------------------------------------------------------
 
     def model_rows(self) -> list[dict[str, Any]]:
-        """Rows in model order; recomputed only when the journal grew (it is append-only)."""
-        rows = self.writer.rows
-        if self._ordered is None or self._ordered[0] != len(rows):
-            self._ordered = (len(rows), self._order(list(rows)), None)
-        return self._ordered[1]
+        """Rows in model order, kept up to date as the journal grows (design P7). The list is
+        the runtime's own: read it, do not keep or change it."""
+        self._log.sync(self.writer.rows)
+        return self._log.ordered
 
     def view(self) -> ContextView:
-        self.model_rows()
-        assert self._ordered is not None
-        count, ordered, view = self._ordered
-        if view is None:
-            view = context_view(ordered)
-            self._ordered = (count, ordered, view)
-        return view
+        """The model's context; its lists are the runtime's own and change with the journal."""
+        self._log.sync(self.writer.rows)
+        return self._log.view
 
-    def desired(self) -> DesiredState:
+    def desired(self, *, for_comparison: bool = False) -> DesiredState:
         sections = dict(self.prompt.sections())
-        activation = self.tools.activation_section()
+        activation = self.tools.activation_section(for_comparison=for_comparison)
         if activation:
             sections["tool_activation"] = activation
         return DesiredState(sections, self.tools.declarations())
 
+    def _system_fields(
+        self, *, anchor_before: str | None = None, for_comparison: bool = False
+    ) -> dict[str, Any] | None:
+        """The one system row the desired state needs, from the kept context (no full replay)."""
+        self._log.sync(self.writer.rows)
+        return system_fields_for(
+            self._log.system_messages(),
+            self._log.has_model_system,
+            self.desired(for_comparison=for_comparison),
+            timestamp=self._clock(),
+            anchor_before=anchor_before,
+        )
+
     def pending_system_fields(self) -> dict[str, Any] | None:
-        return system_row_fields(self.model_rows(), self.desired(), timestamp=self._clock())
+        return self._system_fields()
+
+    def has_pending_update(self) -> bool:
+        """Whether the next turn appends a system update (``status``): the same diff as
+        ``pending_system_fields``, without reading the installation secret for a MAC nobody sees."""
+        return self._system_fields(for_comparison=True) is not None
 
     def request_for(self, messages: Sequence[Message]) -> ProviderRequest:
+        """A full projection of ``messages`` on the session's route (any list of messages)."""
         delivered = deliver(messages, self.route.model, self.route.fallback)
         return project(self.route.model, delivered, self.route.options)
+
+    def context_request(
+        self, extra: Sequence[Message] = (), route: SessionRoute | None = None
+    ) -> ProviderRequest:
+        """The request for the current context plus ``extra`` on ``route`` (the session's by
+        default), built incrementally: byte-equal to ``request_for`` of the same messages,
+        at a cost that follows what changed since the previous request (design P7)."""
+        route = route or self.route
+        self._log.sync(self.writer.rows)
+        entry = self._projections.get(id(route))
+        if entry is None or entry[0] is not route:
+            if len(self._projections) >= 4:
+                self._projections.pop(next(iter(self._projections)))
+            entry = (route, IncrementalProjection(route.model, route.options, route.fallback), None)
+        _route, engine, mark = entry
+        stable = self._log.stable_since(mark)
+        request = engine.request(self._log.view.messages, stable, extra)
+        self._projections[id(route)] = (route, engine, self._log.mark())
+        return request
 
     def draft_message(self, content: str | list[dict[str, Any]]) -> dict[str, Any]:
         """The user message ``run_turn`` journals for ``content`` (one rule for preview and turn)."""
@@ -189,16 +235,17 @@ class SessionRuntime:
         the bytes do not depend on when the preview was made. A draft that would trigger
         automatic compaction is the exception: the turn then sends the summary request first.
         """
-        messages = self.view().messages
+        extra: list[Message] = []
         pending = self.pending_system_fields()
         if pending is not None:
-            messages = [*messages, pending["modelSystem"]["message"]]
+            extra.append(pending["modelSystem"]["message"])
         if draft is not None:
-            messages = [*messages, cast(Message, self.draft_message(draft))]
-        return self.request_for(messages)
+            extra.append(cast(Message, self.draft_message(draft)))
+        return self.context_request(extra)
 
     def context_tokens(self) -> int:
-        return context_tokens(self.view().messages, request_tools=self.tools.declarations())
+        view = self.view()
+        return context_tokens(view.messages, request_tools=self.tools.declarations(), usage_from=view.fresh)
 
     # --- writing ------------------------------------------------------------------------------
 
@@ -237,9 +284,7 @@ class SessionRuntime:
         self, *, anchor_before: str | None = None, on_event: EventSink | None = None
     ) -> dict[str, Any] | None:
         """Append the one hidden system row that brings the transcript to the desired state."""
-        fields = system_row_fields(
-            self.model_rows(), self.desired(), timestamp=self._clock(), anchor_before=anchor_before
-        )
+        fields = self._system_fields(anchor_before=anchor_before)
         if fields is None:
             return None
         row = self._row("system", **fields)
@@ -314,7 +359,7 @@ class SessionRuntime:
             if cancel.is_set():
                 result.stopped = "aborted"
                 break
-            request = self.request_for(self.view().messages)
+            request = self.context_request()
             self._require_durable()
             emit({"type": "request", "request": request})
             message = self.dispatcher(request, self.route.model, on_event=emit, cancel=cancel)
@@ -348,7 +393,7 @@ class SessionRuntime:
             # update is the one diff of the desired state, so an activation, a catalog or schema
             # change and a skill edit made by these tools all reach the very next request (S6).
             update = self.tools.take_update(self._clock())
-            fields = system_row_fields(self.model_rows(), self.desired(), timestamp=self._clock())
+            fields = self._system_fields()
             if fields is not None:
                 if update is not None:
                     fields["label"] = "tool activation after tool results; " + fields["label"]
@@ -367,6 +412,10 @@ class SessionRuntime:
 
     def plan_compaction(self) -> CompactionPlan:
         return plan_compaction(self.view(), self.compaction)
+
+    def preview_compaction(self) -> CompactionPreview:
+        """What ``compact`` would summarize and the estimated tokens before and after (C1)."""
+        return preview_compaction(self.view(), self.compaction)
 
     def compact(
         self,
@@ -397,6 +446,8 @@ class SessionRuntime:
             activation={"section": activation} if activation else None,
             route=self.route.identity,
         )
+        fields["rowsSummarized"] = len(plan.summarized)
+        fields["tokensAfter"] = compacted_tokens(plan, self.view(), summary)
         row = self._row("compaction", reason=reason, usage=message["usage"], **fields)
         self.append([row], emit)
         return row

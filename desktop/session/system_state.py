@@ -64,16 +64,32 @@ def system_row_fields(
     anchor_before: str | None = None,
 ) -> dict[str, Any] | None:
     """The payload of the hidden system row to append, or None when the state is current."""
-    messages = context_messages(rows_in_model_order)
+    return system_fields_for(
+        context_messages(rows_in_model_order),
+        has_model_system_rows(rows_in_model_order),
+        desired,
+        timestamp=timestamp,
+        anchor_before=anchor_before,
+    )
+
+
+def system_fields_for(
+    messages: Sequence[Mapping[str, Any]],
+    has_model_system: bool,
+    desired: DesiredState,
+    *,
+    timestamp: int,
+    anchor_before: str | None = None,
+) -> dict[str, Any] | None:
+    """``system_row_fields`` from the context's messages (its system messages suffice) and
+    whether any row carries model-system metadata, as the runtime keeps them (design P7)."""
     state = effective_state(messages)
     update = system_update(state, desired.sections, desired.tools, timestamp=timestamp)
     if update is None:
         return None
     fields: dict[str, Any] = {
         "modelSystem": {"v": MODEL_SYSTEM_VERSION, "message": update},
-        "label": update_label(
-            state.sections, update, baseline=not has_model_system_rows(rows_in_model_order)
-        ),
+        "label": update_label(state.sections, update, baseline=not has_model_system),
     }
     if anchor_before is not None:
         fields["before"] = anchor_before

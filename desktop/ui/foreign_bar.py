@@ -52,7 +52,7 @@ class ForeignBar(QWidget):
             "Branches of the session tree (each leaf is one); pi continues the current one"
         )
         self.branches.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.branches.setMinimumContentsLength(24)
+        self.branches.setMinimumContentsLength(12)
         self.branches.activated.connect(self._branch_activated)
         self.continue_button = QPushButton("Continue in Pi Desktop")
         self.continue_button.setObjectName("continueButton")

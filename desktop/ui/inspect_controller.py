@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QMessageBox, QVBoxLayout
 
+from desktop.session import commands
 from desktop.session.inspector.routes import PUBLISHED_ROUTES
 from desktop.ui import inspect_ops
 from desktop.ui.catalog_status import flags_text
@@ -67,15 +68,13 @@ class InspectController(QObject):
         window.refresh_catalogs_action.triggered.connect(self.refresh_catalogs)
 
         worker = window.worker
-        worker.session_opened.connect(self._session_opened)
         worker.turn_finished.connect(lambda _summary: self._session_grew())
         worker.open_problem.connect(self._open_problem)
-        worker.status_changed.connect(self._status)  # after the window's own handler
 
     # --- foreign sessions ----------------------------------------------------------------------
 
-    @Slot(object)
-    def _session_opened(self, info: Mapping[str, Any]) -> None:
+    def session_opened(self, info: Mapping[str, Any]) -> None:
+        """Called by the window's own handler, after it showed the session."""
         foreign = info.get("foreign")
         self.foreign = dict(foreign) if isinstance(foreign, Mapping) else None
         self.bar.show_session(info)
@@ -94,6 +93,7 @@ class InspectController(QObject):
         else:
             editor.setReadOnly(False)
             editor.setPlaceholderText("Ask Pi… (Ctrl+Enter to send, Esc to stop)")
+        editor.viewport().update()  # the placeholder is painted only on a viewport repaint
         self._session_grew()
 
     def _continue(self, leaf: str) -> None:
@@ -108,11 +108,11 @@ class InspectController(QObject):
         """A problem in full where the user looks: the window's banner area when it has one,
         else the status bar and a (non-modal) message box."""
         self.problems.append((title, text))
+        self.window.statusBar().showMessage(f"{title}: {text.splitlines()[0] if text else ''}", 15000)
         banners = getattr(self.window, "banners", None)
         if banners is not None and hasattr(banners, "show_message"):
             banners.show_message(level, f"{title}: {text}")
             return
-        self.window.statusBar().showMessage(f"{title}: {text.splitlines()[0] if text else ''}", 15000)
         box = QMessageBox(
             QMessageBox.Icon.Warning if level != "error" else QMessageBox.Icon.Critical,
             title,
@@ -164,23 +164,22 @@ class InspectController(QObject):
 
     # --- payload draft and catalogs -------------------------------------------------------------
 
-    @Slot(object)
-    def _status(self, status: Mapping[str, Any]) -> None:
-        """The route status says where each capability flag came from and how old it is (M1)."""
+    def status_changed(self, status: Mapping[str, Any]) -> None:
+        """After the window's own handler: the route status says where each capability flag
+        came from and how old it is (M1)."""
         capability = status.get("capability") or {}
         pi = (capability.get("catalogs") or {}).get("pi") or {}
         if not pi:
             return
         label = self.window.capability_label
-        label.setText(f"{label.text()} · flags: {pi.get('origin')}, {pi.get('age')} old")
+        origin = str(pi.get("origin") or "").split(" ", 1)[0]  # "bundled" / "refreshed"
+        label.setText(f"{label.text()} · flags: {origin}, {pi.get('age')} old")
         label.setToolTip(f"{label.toolTip()}\n\n{flags_text(capability)}")
 
     def _send_draft(self) -> None:
-        text = self.window.composer.editor.toPlainText().strip()
-        if text.startswith("//"):
-            text = text[1:]  # "//text" sends "/text"
-        elif text.startswith("/"):
-            text = ""  # a slash command is not a message the turn would send (design G8)
+        # The composer's rule (design G8): a slash command is no message; "//text" sends "/text".
+        parsed = commands.parse(self.window.composer.editor.toPlainText().strip())
+        text = parsed.text if isinstance(parsed, commands.Message) else ""
         self.client.set_draft.emit(text or None)
 
     def refresh_catalogs(self) -> None:

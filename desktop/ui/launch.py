@@ -19,13 +19,24 @@ from desktop.host.settings import SettingsError, settings_path, upgrade_settings
 from desktop.ui.app_identity import apply_identity
 from desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from desktop.ui.quit_signals import quit_on_signals
-from desktop.ui.single_instance import claim_or_hand_over, server_name
+from desktop.ui.single_instance import FileOpenEvents, claim_or_hand_over, server_name
 from desktop.ui.smoke import exit_once_shown, smoke_requested
 from desktop.ui.theme import follow_system
 from desktop.ui.worker import start_worker, stop_worker
 
-__all__ = ["WINDOW_TITLE", "run_gui"]
+__all__ = ["WINDOW_TITLE", "refuse_in_window", "run_gui"]
 log = logging.getLogger(__name__)
+
+
+def refuse_in_window(text: str) -> int:
+    """The no-console launcher's refusal of a file (design G8): one message box, exit code 2."""
+    from PySide6.QtWidgets import QMessageBox
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    apply_identity(app)
+    QMessageBox.critical(None, WINDOW_TITLE, text)
+    return 2
 
 
 def run_gui(args: argparse.Namespace) -> int:
@@ -64,6 +75,9 @@ def run_gui(args: argparse.Namespace) -> int:
     window.quit_action.triggered.connect(app.quit)
     if instance is not None:
         instance.open_requested.connect(window.open_paths)
+    file_events = FileOpenEvents(app)
+    app.installEventFilter(file_events)
+    file_events.open_requested.connect(window.open_paths)
     started: dict[str, str] = {}
     worker.started.connect(lambda info: started.update(info))
     options = window.startup_options()

@@ -17,7 +17,15 @@ from html import escape
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import (
+    QColor,
+    QFontDatabase,
+    QGuiApplication,
+    QResizeEvent,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -33,8 +41,12 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.pi.money import format_cost
+from desktop.ui.glossary import tooltip
 from desktop.ui.json_highlighter import MAX_CHARS, JsonHighlighter
 from desktop.ui.theme import is_dark
+
+#: Below this width the comparison goes under the main request instead of beside it.
+SIDE_BY_SIDE_WIDTH = 900
 
 CURRENT_ROUTE = ""
 """Route key meaning "the session's current route"."""
@@ -111,6 +123,7 @@ class PayloadPane(QWidget):
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.cache = QLabel()
         self.cache.setObjectName(f"{name}Cache")
+        self.cache.setToolTip(tooltip("cache break", "cached tokens"))
         self.cache.setWordWrap(True)
         self.cache.setTextFormat(Qt.TextFormat.RichText)
         self.changes = QLabel()
@@ -224,13 +237,18 @@ class PayloadPane(QWidget):
         tail.setBackground(QColor("#3a3320" if dark else "#fffbe6"))
         rest.format = tail  # type: ignore[attr-defined]
         span = QTextCursor(self.body.document())
-        span.setPosition(position)
-        end = (
-            self.preview.get("changedEndPretty" if self.pretty else "changedEndChars")
-            if self.mark_changes
-            else None
-        )
-        if isinstance(end, int) and position < end <= len(self.body.toPlainText()):
+        tint_start = position
+        cache = self.preview.get("cache")
+        end: object = None
+        if self.mark_changes:
+            end = self.preview.get("changedEndPretty" if self.pretty else "changedEndChars")
+        elif isinstance(cache, Mapping):  # tint the uncached parts, from where they start
+            end = cache.get("uncachedEndPretty" if self.pretty else "uncachedEndChars")
+            start = cache.get("uncachedStartPretty" if self.pretty else "uncachedStartChars")
+            if isinstance(start, int) and isinstance(end, int) and start < end:
+                tint_start = start
+        span.setPosition(tint_start)
+        if isinstance(end, int) and tint_start < end <= len(self.body.toPlainText()):
             span.setPosition(end, QTextCursor.MoveMode.KeepAnchor)  # only what is new or changed
         else:
             span.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
@@ -288,9 +306,10 @@ class PayloadView(QWidget):
         self.copy_button = QPushButton("Copy")
         self.copy_button.setToolTip("Copy the exact body bytes")
         self.save_button = QPushButton("Save…")
-        self.jump_button = QPushButton("Go to cached prefix end")
+        self.save_button.setToolTip("Save the exact body bytes to a file")
+        self.jump_button = QPushButton("Go to cache end")
         self.jump_button.setToolTip("Scroll to where the provider's cached prefix is predicted to end")
-        self.changes_box = QCheckBox("Changes since last request")
+        self.changes_box = QCheckBox("Changes")
         self.changes_box.setObjectName("payloadChangesMark")
         self.changes_box.setToolTip(
             "Secondary view: mark where the body first differs from the last request on this route "
@@ -299,23 +318,33 @@ class PayloadView(QWidget):
         self.main = PayloadPane("payloadMain")
         self.compare = PayloadPane("payloadCompare")
         self.compare.hide()
+        # Two rows, so the tab fits a 1280-pixel window beside the timeline (design G7).
         bar = QHBoxLayout()
-        bar.addWidget(QLabel("Route:"))
+        route_label = QLabel("&Route:")
+        route_label.setBuddy(self.route_combo)
+        compare_label = QLabel("Com&pare with:")
+        compare_label.setBuddy(self.compare_combo)
+        bar.addWidget(route_label)
         bar.addWidget(self.route_combo, 2)
-        bar.addWidget(QLabel("Compare with:"))
+        bar.addWidget(compare_label)
         bar.addWidget(self.compare_combo, 2)
-        bar.addWidget(self.pretty_box)
-        bar.addWidget(self.changes_box)
-        bar.addWidget(self.jump_button)
-        bar.addWidget(self.copy_button)
-        bar.addWidget(self.save_button)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.main)
-        splitter.addWidget(self.compare)
+        # The view options on a second row, so the tab stays narrow enough beside the timeline.
+        options = QHBoxLayout()
+        options.addWidget(self.pretty_box)
+        options.addWidget(self.changes_box)
+        options.addStretch(1)
+        options.addWidget(self.jump_button)
+        options.addWidget(self.copy_button)
+        options.addWidget(self.save_button)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("payloadSplitter")
+        self.splitter.addWidget(self.main)
+        self.splitter.addWidget(self.compare)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
-        layout.addWidget(splitter, 1)
+        layout.addLayout(options)
+        layout.addWidget(self.splitter, 1)
         self.route_combo.activated.connect(lambda _i: self.request("main"))
         self.compare_combo.activated.connect(lambda _i: self._compare_changed())
         self.pretty_box.toggled.connect(self._pretty_toggled)
@@ -323,6 +352,12 @@ class PayloadView(QWidget):
         self.save_button.clicked.connect(self.save)
         self.jump_button.clicked.connect(self.main.jump_to_break)
         self.changes_box.toggled.connect(self._changes_toggled)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Side by side when there is room, one above the other when narrow (design G7)."""
+        super().resizeEvent(event)
+        wide = event.size().width() >= SIDE_BY_SIDE_WIDTH
+        self.splitter.setOrientation(Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical)
 
     def set_routes(self, routes: list[tuple[str, str]]) -> None:
         """(key, label) pairs for the switchers; the first entry stays "current route"."""
@@ -365,7 +400,7 @@ class PayloadView(QWidget):
     def _changes_toggled(self, on: bool) -> None:
         for pane in (self.main, self.compare):
             pane.set_mark_changes(on)
-        self.jump_button.setText("Go to first change" if on else "Go to cached prefix end")
+        self.jump_button.setText("Go to first change" if on else "Go to cache end")
 
     def _pretty_toggled(self, pretty: bool) -> None:
         for pane in (self.main, self.compare):

@@ -63,6 +63,11 @@ FOREIGN_KINDS: Final[dict[str, tuple[int, str, int]]] = {
 for _code, _name, _bucket in FOREIGN_KINDS.values():
     KIND_NAMES.setdefault(_code, _name)
 _FOREIGN_BUCKETS: Final[dict[int, int]] = {code: bucket for code, _n, bucket in FOREIGN_KINDS.values()}
+#: Kind codes hidden with the system rows (the "show hidden rows" toggle brings them back).
+HIDDEN_CODES: Final[tuple[int, ...]] = (
+    SYSTEM,
+    *sorted({c for c, b in _FOREIGN_BUCKETS.items() if b == SYSTEM}),
+)
 
 _SUMMARY_LIMIT = 400
 
@@ -190,8 +195,13 @@ def row_summary(row: Mapping[str, Any]) -> str:
         return _one_line(system_summary(row))
     if kind == "compaction":
         tokens = row.get("tokensBefore")
+        after = row.get("tokensAfter")
+        count = row.get("rowsSummarized")
         reason = row.get("reason", "")
-        head = f"compacted {tokens:,} tokens" if isinstance(tokens, int) else "compacted"
+        if isinstance(count, int) and isinstance(tokens, int) and isinstance(after, int):
+            head = f"compacted {count} rows: ~{tokens:,} → ~{after:,} tokens"
+        else:  # rows written before the figures were recorded
+            head = f"compacted {tokens:,} tokens" if isinstance(tokens, int) else "compacted"
         if reason:
             head += f" ({reason})"
         return _one_line(f"{head}: {row.get('summary', '')}")

@@ -24,7 +24,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtGui import QFileOpenEvent
 from PySide6.QtNetwork import QAbstractSocket, QLocalServer, QLocalSocket
 
 log = logging.getLogger(__name__)
@@ -167,3 +168,19 @@ def claim_or_hand_over(name: str, paths: Sequence[str]) -> InstanceServer | None
             break
     log.warning("running without the single-instance socket %s", name)
     return server
+
+
+class FileOpenEvents(QObject):
+    """macOS: Finder's Open (and a drop on the Dock icon) reach the running app as a
+    ``QFileOpenEvent``, not as arguments; installed on the application, they open like a
+    second launch's files do."""
+
+    open_requested = Signal(object)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.FileOpen and isinstance(event, QFileOpenEvent):
+            path = event.file()
+            if path:
+                self.open_requested.emit([path])
+                return True
+        return super().eventFilter(watched, event)

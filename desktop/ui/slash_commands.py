@@ -72,7 +72,6 @@ class SlashCommands(QObject):
         window = self.window
         if command.name == "help":
             self._say("Commands: " + commands.known_commands() + " · //text sends /text")
-            window.composer.editor.setToolTip(commands.help_text())
         elif command.name == "capability":
             self._say(capability_line(window.status))
         elif command.name == "payload":
@@ -88,20 +87,22 @@ class SlashCommands(QObject):
             self._mode(command.argument)
 
     def _payload_next(self, draft: str) -> None:
+        """The Payload tab on the next request. A draft goes back into the composer: the preview
+        follows the composer's text, and Ctrl+Enter then sends exactly the request shown."""
         from desktop.ui.main_window import TAB_PAYLOAD
 
         window = self.window
         window.tabs.setCurrentIndex(TAB_PAYLOAD)
-        if not draft:
-            window.client.request_preview.emit("main", "")
-            self._say("Payload tab: the exact next request on the current route.")
+        if draft:
+            editor = window.composer.editor
+            editor.setPlainText(draft)
+            editor.moveCursor(editor.textCursor().MoveOperation.End)
+            self._say(
+                "Payload tab: the first request of sending the draft in the composer (Ctrl+Enter sends it)."
+            )
             return
-        window.client.ops.query(
-            lambda worker: worker.preview("", draft=draft),
-            lambda preview: window.payload_view.show_preview("main", preview),
-            label="previewing the draft's request",
-        )
-        self._say("Payload tab: the exact first request of sending your draft.")
+        window.client.request_preview.emit("main", "")
+        self._say("Payload tab: the exact next request on the current route.")
 
     def _model(self, wanted: str) -> None:
         window = self.window
@@ -137,6 +138,8 @@ class SlashCompleter(QObject):
         self.completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self.completer.activated.connect(self._insert)
         editor.textChanged.connect(self._update)
+        if not editor.toolTip():  # hovering the composer says what typing / offers
+            editor.setToolTip("Type / for a command:\n" + commands.help_text())
         self.popup().installEventFilter(self)  # after QCompleter's own filter, so it runs first
 
     def popup(self) -> QAbstractItemView:

@@ -229,6 +229,11 @@ class TimelineModel(QAbstractListModel):
     def count_kind(self, kind: int) -> int:
         return self._kinds.count(kind)
 
+    def count_hidden_kinds(self) -> int:
+        """Rows the "show hidden rows" toggle governs: system rows, and the pi / Claude Code
+        kinds that travel with them (reminders, meta, attachments, extension state)."""
+        return sum(self._kinds.count(kind) for kind in rowinfo.HIDDEN_CODES)
+
     def state_positions(self, before: int) -> list[int]:
         """Positions of system and compaction rows before ``before`` (found in the kind bytes)."""
         wanted = re.compile(bytes([ord("["), rowinfo.SYSTEM, rowinfo.COMPACTION, ord("]")]))
@@ -438,7 +443,7 @@ class TimelineFilter(QAbstractListModel):
             self._refilter()
 
     def hidden_system_rows(self) -> int:
-        return 0 if self._show_hidden else self.timeline.count_kind(rowinfo.SYSTEM)
+        return 0 if self._show_hidden else self.timeline.count_hidden_kinds()
 
     def filtered_out(self) -> int:
         return self.timeline.rowCount() - self.rowCount()

@@ -64,6 +64,8 @@ log = logging.getLogger(__name__)
 PERMISSION_MODES = ("ask", "accept-edits", "read-only", "full-access")
 HISTORY = 8
 """Bodies per route the cache view remembers (the provider's cache holds what they wrote)."""
+PAINT_WAIT = 1.0
+"""Seconds the worker waits for the window to paint a session's index before going on."""
 STREAM_INTERVAL = 0.04
 """Seconds between streamed snapshots sent to the GUI (coalesced; the final one always goes)."""
 
@@ -77,7 +79,8 @@ class SessionWorker(QObject):
     started = Signal(object)
     """{"initialRoute": provider the first launch decided on, "reason": why}"""
     session_indexed = Signal(object)
-    """{"path", "cwd", "index": RowIndex}: the timeline can paint before the session is open"""
+    """{"path", "cwd", "index": RowIndex, "painted": threading.Event the window sets once it has
+    painted}: the timeline can paint before the session is open"""
     session_opened = Signal(object)
     """{"path", "id", "cwd", "readOnly", "diagnostics", "problems"} and either "index" (the
     RowIndex sent before, when it matches the opened journal) or "rows" (dicts, model order)"""
@@ -287,6 +290,7 @@ class SessionWorker(QObject):
             fallback=self.fallback,
             mode=PermissionMode.parse(self.mode),
         )
+        self.bridge.workspace = str(workspace)
         with bulk_load():
             # First the timeline's index (one pass over the file), so the window paints the
             # session while the runtime is still being assembled from the same file (design G9).
@@ -296,7 +300,13 @@ class SessionWorker(QObject):
             except OSError as exc:
                 log.info("no row index for %s: %s", path, exc)
             if index is not None:
-                self.session_indexed.emit({"path": str(path), "cwd": str(workspace), "index": index})
+                painted = threading.Event()
+                self.session_indexed.emit(
+                    {"path": str(path), "cwd": str(workspace), "index": index, "painted": painted}
+                )
+                # Let the window paint before the journal is read again: the two would share
+                # the GIL, and the first paint would wait for it (bounded: a hidden window).
+                painted.wait(PAINT_WAIT)
             session = open_session(path, config, bridge=self.bridge)
             rows = model_order(session.writer.rows)
         self.session = session

@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,3 +140,47 @@ def test_a_few_quits_at_random_moments_exit_cleanly(tmp_path: Path) -> None:
 def test_fifty_quits_at_random_moments_under_load_exit_cleanly(tmp_path: Path) -> None:
     with cpu_load(2):
         check(quit_many(tmp_path, 50, seed=50))
+
+
+# --- a stop is never lost (in process, on the real worker thread) ---------------------------------
+
+
+def test_a_stop_right_after_send_stops_that_turn(
+    qtbot: Any, tmp_path: Path, qsettings_isolated: Path
+) -> None:
+    """The stop arrives before the worker has even picked the turn up: it still stops it."""
+    from tests.ui.test_window_turn import Harness
+
+    h = Harness(qtbot, tmp_path)
+    try:
+        h.start()
+        h.window.send("A long story please. [[words:3000]]")
+        h.window.stop()  # queued behind nothing: the worker may not have started the turn yet
+        result = h.wait_turn(1)
+        assert result["stopped"] == "aborted"
+        # The next turn starts with the stop cleared.
+        h.window.send("And now a short one.")
+        assert h.wait_turn(2)["stopped"] == "stop"
+    finally:
+        h.close()
+
+
+def test_a_stop_during_start_up_stops_the_welcome_turns(
+    qtbot: Any, tmp_path: Path, qsettings_isolated: Path
+) -> None:
+    from tests.ui.test_window_turn import Harness
+
+    h = Harness(qtbot, tmp_path)
+    try:
+        h.window.show()
+        h.client.start.emit({"firstRun": True})
+        h.client.stop.emit()  # while the worker starts the emulator and the guided session
+        qtbot.waitUntil(lambda: bool(h.window.session), timeout=60_000)
+        qtbot.wait(300)
+        assert [r["stopped"] for r in h.finished] in ([], ["aborted"])
+        # At most the first guided turn began before the stop landed, and it was stopped.
+        assert [r["type"] for r in h.rows()].count("user") == len(h.finished)
+        h.window.send("Hello after the stop.")
+        assert h.wait_turn(len(h.finished) + 1)["stopped"] == "stop"
+    finally:
+        h.close()

@@ -14,7 +14,11 @@ from typing import Any
 import pytest
 
 from desktop.host.journal.writer import JournalWriter
-from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+from tests.ui.test_window_turn import ROUTE, TURN_TIMEOUT, Harness
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+PI_SESSION = next(iter(sorted((FIXTURES / "pi_sessions").glob("*.jsonl"))))
+CLAUDE_SESSION = next(iter(sorted((FIXTURES / "claude_code").rglob("*.jsonl"))))
 
 
 @pytest.fixture
@@ -79,15 +83,33 @@ def test_a_file_handed_over_during_a_turn_opens_when_the_turn_ends(harness: Harn
     assert h.window.windowTitle() == "queued.jsonl · queued-ws — Pi Desktop"
 
 
-def test_an_unknown_file_gets_the_open_dialogs_message(harness: Harness, tmp_path: Path) -> None:
+def test_an_unknown_file_gets_the_open_dialogs_message(
+    harness: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
     h = harness
     first = h.window.session["path"]
     unknown = tmp_path / "events.jsonl"
     unknown.write_text('{"type":"event","v":1}\n', encoding="utf-8")
+    problems = h.window.inspect.problems
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *_a, **_k: (str(unknown), ""))
+    h.window.open_session_dialog()
+    h.qtbot.waitUntil(lambda: len(problems) == 1, timeout=TURN_TIMEOUT)
     h.window.open_path(unknown)
-    h.qtbot.waitUntil(lambda: "Could not open" in h.window.statusBar().currentMessage(), timeout=TURN_TIMEOUT)
-    assert str(unknown) in h.window.statusBar().currentMessage()
+    h.qtbot.waitUntil(lambda: len(problems) == 2, timeout=TURN_TIMEOUT)
+    assert problems[1] == problems[0]
+    assert str(unknown) in problems[1][1] and "not a session this app can open" in problems[1][1]
     assert h.window.session["path"] == first
+
+
+def test_pi_and_claude_code_sessions_open_read_only(harness: Harness) -> None:
+    h = harness
+    for fixture in (PI_SESSION, CLAUDE_SESSION):
+        h.window.open_path(fixture)
+        _opened(h, fixture)
+        assert h.window.inspect.foreign is not None
+        assert h.window.windowTitle().startswith(f"{fixture.name} · ")
 
 
 def test_extra_files_go_to_open_recent(harness: Harness, tmp_path: Path) -> None:
@@ -98,3 +120,50 @@ def test_extra_files_go_to_open_recent(harness: Harness, tmp_path: Path) -> None
     _opened(h, one)
     recent = h.window.recent_sessions()
     assert recent[0] == str(one) and str(two) in recent
+
+
+def test_a_finder_open_event_opens_the_session(harness: Harness, tmp_path: Path) -> None:
+    """macOS delivers Finder's Open to the running app as a QFileOpenEvent (design G8)."""
+    from PySide6.QtGui import QFileOpenEvent
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.ui.single_instance import FileOpenEvents
+
+    h = harness
+    app = QApplication.instance()
+    assert app is not None
+    events = FileOpenEvents(app)
+    app.installEventFilter(events)
+    events.open_requested.connect(h.window.open_paths)
+    try:
+        other = _session(tmp_path, "from-finder.jsonl", "finder-ws")
+        QApplication.sendEvent(app, QFileOpenEvent(str(other)))
+        _opened(h, other)
+        assert h.window.windowTitle() == "from-finder.jsonl · finder-ws — Pi Desktop"
+    finally:
+        app.removeEventFilter(events)
+
+
+def test_a_pi_session_given_at_start_opens_read_only(
+    qtbot: Any, tmp_path: Path, qsettings_isolated: Path
+) -> None:
+    """``pi-desktop PI_SESSION``: the launcher passes the path as the session to start on."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    h = Harness(qtbot, workspace)
+    try:
+        h.window.show()
+        h.client.start.emit(
+            {
+                "route": ROUTE,
+                "mode": "ask",
+                "fallback": "folded",
+                "firstRun": False,
+                "session": str(PI_SESSION),
+            }
+        )
+        _opened(h, PI_SESSION)
+        assert h.window.inspect.foreign is not None
+        assert h.window.windowTitle().startswith(f"{PI_SESSION.name} · ")
+    finally:
+        h.close()

@@ -70,23 +70,32 @@ def test_payload_next_opens_the_tab_on_the_exact_next_request(harness: Harness) 
     shown = len(h.previews)
     type_and_send(h, "/payload next Please list the files.")
     assert h.window.tabs.currentIndex() == TAB_PAYLOAD
-    h.qtbot.waitUntil(lambda: len(h.previews) > shown, timeout=TURN_TIMEOUT)
+    editor = h.window.composer.editor
+    assert editor.toPlainText() == "Please list the files.", "the draft waits in the composer"
+    h.qtbot.waitUntil(
+        lambda: len(h.previews) > shown and "with your draft" in h.previews[-1]["route"], timeout=TURN_TIMEOUT
+    )
     preview = h.previews[-1]
     assert preview.get("error") is None, preview
-    assert "with your draft" in preview["route"]
     assert b"Please list the files." in preview["body"]
     assert len(requests(h)) == before, "the command itself must not reach the model"
 
     # Sending that draft sends exactly the previewed bytes.
-    type_and_send(h, "Please list the files.")
+    h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert h.wait_turn(1)["error"] is None
     assert requests(h)[before].body == preview["body"]
 
     # Without a draft: the next request of the session as it stands.
+    h.window.tabs.setCurrentIndex(TAB_ROW)
     shown = len(h.previews)
     type_and_send(h, "/payload next")
-    h.qtbot.waitUntil(lambda: len(h.previews) > shown, timeout=TURN_TIMEOUT)
-    assert "with your draft" not in h.previews[-1]["route"]
+    assert h.window.tabs.currentIndex() == TAB_PAYLOAD and editor.toPlainText() == ""
+    h.qtbot.waitUntil(
+        lambda: len(h.previews) > shown and "with your draft" not in h.previews[-1]["route"],
+        timeout=TURN_TIMEOUT,
+    )
+    assert b"Please list the files." in h.previews[-1]["body"]  # now part of the history
+    settle(h)
     assert len(requests(h)) == before + 1
 
 
@@ -146,6 +155,7 @@ def test_help_lists_the_commands(harness: Harness) -> None:
         "/mode NAME",
     ):
         assert usage in status_text(h)
+        assert usage in h.window.composer.editor.toolTip()
     settle(h)
     assert len(requests(h)) == before
 

@@ -143,6 +143,11 @@ def test_claude_session_usage_and_reminders(harness: Harness) -> None:
     w = harness.window
     rows = harness.rows()
     assert [r["foreign"] for r in rows].count("reminder") == 2
+    # Reminders, meta messages and unknown entries hide with the system rows, and the notice
+    # counts them as hidden (the "show" link brings them back), not as filtered out.
+    hidden = sum(r["foreign"] in ("reminder", "meta", "other") for r in rows)
+    assert hidden == 4 and w.filter.hidden_system_rows() == hidden
+    assert w.filter.filtered_out() == hidden and "4 hidden system rows" in w.hidden_notice.text()
     assert w.inspect.bar.branches.count() == 4  # three branches and a sub-agent sidechain
     w.tabs.setCurrentIndex(TAB_USAGE)
     replies = [r for r in rows if r["type"] == "assistant"]
@@ -287,14 +292,14 @@ def test_refresh_catalogs_changes_the_route_status(
         w = harness.window
         before = w.status["capability"]
         assert before["delivery"] == "native system sections"
-        assert "flags: bundled snapshot" in w.capability_label.text()
+        assert "flags: bundled" in w.capability_label.text()
         w.refresh_catalogs_action.trigger()
-        harness.qtbot.waitUntil(lambda: "refreshed copy" in w.capability_label.text(), timeout=TIMEOUT)
+        harness.qtbot.waitUntil(lambda: "flags: refreshed" in w.capability_label.text(), timeout=TIMEOUT)
         after = w.status["capability"]
         flag = next(f for f in after["flags"] if f["flag"] == SYSTEM_MESSAGES)
         assert flag["value"] is False and "9.9.9" in flag["from"]
         assert after["delivery"] == "folded" and after["catalogs"]["pi"]["origin"] == "refreshed copy"
-        assert "flags: refreshed copy" in w.capability_label.text()
+        assert "flags: refreshed" in w.capability_label.text()
         assert SYSTEM_MESSAGES in w.capability_label.toolTip()
     finally:
         server.shutdown()

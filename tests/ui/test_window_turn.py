@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+from PySide6.QtWidgets import QMessageBox
 
 from desktop.ui import rowinfo
 from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_USAGE, MainWindow
@@ -99,6 +100,7 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
 
     asked = approve_next_permission(h)
     assert asked["tool"] == "bash" and "echo hello-from-bash" in asked["summary"]
+    assert Path(asked["cwd"]).name == "workspace"  # the prompt names the working directory
     result = h.wait_turn(1)
     assert result["error"] is None and result["stopped"] == "stop"
 
@@ -163,13 +165,28 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     )
     assert window.payload_view.main.body_bytes == after["body"]
 
-    # Compact: the button journals a compaction row that the timeline shows.
+    # Compact: the button's tooltip and confirmation say what will happen (design C1), then the
+    # compaction row the timeline shows says what did.
+    # Planned again on the worker after each turn.
+    h.qtbot.waitUntil(
+        lambda: window.compaction_preview is not None and window.compaction_preview.possible,
+        timeout=TURN_TIMEOUT,
+    )
+    preview = window.compaction_preview
+    assert preview is not None and preview.rows > 0
+    assert f"~{preview.tokens_before:,} → ~{preview.tokens_after:,} tokens" in window.compact_button.toolTip()
     h.qtbot.mouseClick(window.compact_button, Qt.MouseButton.LeftButton)
+    confirm = window.compact_confirm
+    assert confirm is not None and f"summarizes {preview.rows} row" in confirm.informativeText()
+    confirm.button(QMessageBox.StandardButton.Yes).click()
     compacted = h.wait_turn(2)
     assert compacted["error"] is None, compacted
     assert window.timeline.kind_at(len(h.rows()) - 1) == rowinfo.COMPACTION
     comp = h.rows()[-1]
     assert comp["type"] == "compaction" and comp["summary"]
+    assert comp["rowsSummarized"] == preview.rows and comp["tokensBefore"] == preview.tokens_before
+    shown = window.timeline.index(len(h.rows()) - 1).data(Qt.ItemDataRole.DisplayRole)
+    assert shown.startswith(f"compacted {preview.rows} rows: ~{preview.tokens_before:,} → ~")
     window.tabs.setCurrentIndex(TAB_USAGE)
     assert window.usage_view.model.rowCount() == 3  # two replies and the summary request
     assert "3 requests" in window.usage_view.summary.text()
@@ -248,6 +265,12 @@ def test_gui_never_stalls_during_a_streamed_turn_with_a_tool(harness: Harness) -
     h.worker.emulator.inject(Fault("slow_stream", at_event=1, delay=0.002), times=4)
     clock.start()
     probe.start()
+    # What the machine's own load does to the probe with the app idle (other processes on a
+    # busy machine delay timers too); the turn may add at most 100 ms to that.
+    h.qtbot.wait(500)
+    idle_worst = max(gaps[1:], default=0.0)
+    gaps.clear()
+    clock.restart()
     auto.start()
     started = time.monotonic()
     h.window.send('Explain, at length. [[words:3000]] [[tool:bash {"command": "sleep 0.3; echo done"}]]')
@@ -260,8 +283,11 @@ def test_gui_never_stalls_during_a_streamed_turn_with_a_tool(harness: Harness) -
     assert h.finished[0]["error"] is None and h.finished[1]["error"] is None
     assert h.streamed > 3, "the long answer should arrive in several streamed updates"
     worst = max(gaps[1:])
-    print(f"\nstall probe: {len(gaps)} ticks over {elapsed:.2f}s, worst gap {worst * 1000:.1f} ms")
-    assert worst < 0.100, f"the GUI event loop stalled for {worst * 1000:.0f} ms"
+    print(
+        f"\nstall probe: {len(gaps)} ticks over {elapsed:.2f}s, worst gap {worst * 1000:.1f} ms "
+        f"(idle: {idle_worst * 1000:.1f} ms)"
+    )
+    assert worst < 0.100 + 2 * idle_worst, f"the GUI event loop stalled for {worst * 1000:.0f} ms"
 
 
 def test_escape_stops_a_streaming_turn(harness: Harness) -> None:

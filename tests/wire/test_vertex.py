@@ -235,7 +235,9 @@ def test_a_refused_refresh_ends_the_turn_before_any_request(
         model,
         [{"role": "user", "content": "hi", "timestamp": 0}],
         RequestOptions(
-            api_key=CREDENTIAL_PLACEHOLDER, env={"GOOGLE_CLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "l"}
+            api_key=CREDENTIAL_PLACEHOLDER,
+            env={"GOOGLE_CLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "l"},
+            credential_kind="adc",  # the host decided: no Vertex key, so ADC (design P5)
         ),
     )
     assert (

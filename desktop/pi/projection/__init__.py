@@ -17,6 +17,12 @@ from typing import Any, ClassVar
 
 import orjson
 
+from desktop.pi.projection._credential import (
+    CREDENTIAL_KINDS,
+    CREDENTIAL_PLACEHOLDER,
+    CredentialKind,
+    resolve_kind,
+)
 from desktop.pi.transcript import normalize_context
 from desktop.pi.types import Context, JsonObject, Message, Model
 
@@ -34,10 +40,20 @@ PROJECTORS: dict[str, str] = {
     "pi-messages": "pi_messages",
 }
 
-#: Stands in for the account's key at projection time. Projections place it wherever their API
-#: carries the credential; the Host swaps in the real key just before sending, so a preview or a
-#: journal never holds a secret while its bytes stay those of the dispatch.
-CREDENTIAL_PLACEHOLDER = "<api-key>"
+#: ``CREDENTIAL_PLACEHOLDER`` stands in for the account's key at projection time. Projections
+#: place it wherever their API carries the credential; the Host swaps in the real key just
+#: before sending, so a preview or a journal never holds a secret while its bytes stay those of
+#: the dispatch. The *kind* of credential is passed apart (``RequestOptions.credential_kind``).
+__all__ = [
+    "CREDENTIAL_KINDS",
+    "CREDENTIAL_PLACEHOLDER",
+    "CredentialKind",
+    "ProjectionError",
+    "ProviderRequest",
+    "RequestOptions",
+    "project",
+    "resolve_kind",
+]
 
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization"})
 
@@ -67,6 +83,9 @@ class RequestOptions:
     extra: Mapping[str, Any] = field(default_factory=dict)
     #: Environment values pi-ai would read (e.g. ``PI_CACHE_RETENTION``); passed in, never read here.
     env: Mapping[str, str] = field(default_factory=dict)
+    #: The kind of credential the route uses, decided by the host (design P5); ``None``: a real
+    #: ``api_key`` is read as pi-ai reads it, the placeholder stands for the API's usual kind.
+    credential_kind: CredentialKind | None = None
 
     _NAMES: ClassVar[dict[str, str]] = {
         "sessionId": "session_id",
@@ -111,11 +130,14 @@ class ProviderRequest:
     url: str
     headers: dict[str, str]
     body: JsonObject
+    #: Builds ``body_bytes`` from bytes kept by the incremental projection (design P7); the
+    #: result equals ``orjson.dumps(body)``.
+    encoder: Callable[[], bytes] | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def body_bytes(self) -> bytes:
         """The one encoding of the body, shared by preview and dispatch."""
-        return orjson.dumps(self.body)
+        return self.encoder() if self.encoder is not None else orjson.dumps(self.body)
 
     def redacted_headers(self) -> dict[str, str]:
         """Headers safe to show: secrets replaced, never partially revealed."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
+from desktop.pi.projection._facts import TranscriptFacts
 from desktop.pi.projection._js import js_length, js_stringify
 from desktop.pi.text import system_message_text
 from desktop.pi.types import Model
@@ -147,6 +148,8 @@ def _last_usage_with_gaps(messages: Sequence[Mapping[str, Any]]) -> tuple[int, i
 
 def estimate_context_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
     """pi-ai ``estimateContextTokens``: last trustworthy usage plus an estimate of what follows."""
+    if isinstance(messages, TranscriptFacts) and messages.context_tokens is not None:
+        return messages.context_tokens  # the incremental projection's estimate of the full history
     last = _last_usage(messages)
     if last is None:
         return sum(estimate_message_tokens(m) for m in messages)

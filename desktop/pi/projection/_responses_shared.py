@@ -19,6 +19,7 @@ from typing import Any, cast
 import orjson
 
 from desktop.pi.projection import ProjectionError
+from desktop.pi.projection._facts import TranscriptFacts
 from desktop.pi.projection._js import js_length, js_stringify, sanitize_surrogates, short_hash
 from desktop.pi.projection._strict import (
     grammar_input_properties,
@@ -110,7 +111,8 @@ def build_input(model: Model, messages: Sequence[Message], route: ResponsesRoute
         transcript, route.supports_additional_tools or route.supports_tool_search
     )
     grammar = grammar_input_properties(declared_tools(transcript), route.tool_options.supports_grammar_tools)
-    return ResponsesInput(transcript, tools, convert_input(model, transcript, route, tools, grammar))
+    facts = messages if isinstance(messages, TranscriptFacts) else None
+    return ResponsesInput(transcript, tools, convert_input(model, transcript, route, tools, grammar, facts))
 
 
 def reasoning_param(model: Model, effort: str | None, send_off: bool = True) -> dict[str, Any] | None:
@@ -278,8 +280,14 @@ def convert_input(
     route: ResponsesRoute,
     transcript_tools: TranscriptTools,
     grammar: Mapping[str, str],
+    facts: TranscriptFacts | None = None,
 ) -> list[Any]:
-    """The ``input`` item list for an already resolved (folded or in-place) transcript."""
+    """The ``input`` item list for an already resolved (folded or in-place) transcript.
+
+    Assistant items are named after their message position (``msg_pi_<n>``), so a stand-in
+    transcript of the incremental projection passes the position its first message stands at
+    and watches where given messages land (design P7).
+    """
     provider = model["provider"]
     api = model["api"]
     model_id = model["id"]
@@ -334,8 +342,11 @@ def convert_input(
     )
     append = out.append
     image_input = "image" in model["input"]
-    msg_index = 0
+    msg_index = facts.position_base if facts is not None else 0
+    watched = facts.watched if facts is not None else None
     for source_index, message in enumerate(cast(list[dict[str, Any]], transformed)):
+        if watched and id(message) in watched:
+            watched[id(message)] = msg_index
         role = message["role"]
         if role == "assistant":
             same_provider_api = message.get("provider") == provider and message.get("api") == api

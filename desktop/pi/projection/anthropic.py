@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from desktop.pi.projection import ProviderRequest, RequestOptions
+from desktop.pi.projection import ProviderRequest, RequestOptions, resolve_kind
 from desktop.pi.projection._budget import (
     adjust_max_tokens_for_thinking,
     base_max_tokens,
@@ -163,10 +163,6 @@ def normalize_tool_call_id(call_id: str, _model: Model | None = None, _source: A
 
 def _claude_code_name(name: str) -> str:
     return _CLAUDE_CODE_TOOLS.get(name.lower(), name)
-
-
-def _is_oauth_token(api_key: str | None) -> bool:
-    return bool(api_key) and "sk-ant-oat" in (api_key or "")
 
 
 # --- tools ----------------------------------------------------------------------------
@@ -516,7 +512,7 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     compat = _Compat(model)
     thinking = _resolve_thinking(model, messages, options, compat)
     resolved = resolve_transcript(messages, compat.mid_convo_system)
-    oauth = _is_oauth_token(options.api_key) and model["provider"] != "github-copilot"
+    oauth = resolve_kind(model, options) == "oauth" and model["provider"] != "github-copilot"
     retention = resolve_cache_retention(options)
     cache_control = _cache_control(retention, compat)
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
+from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions, resolve_kind
 from desktop.pi.projection._budget import (
     adjust_max_tokens_for_thinking,
     base_max_tokens,
@@ -394,15 +394,16 @@ def endpoint_url(model: Model, options: RequestOptions) -> str:
     return f"https://bedrock-runtime.{region}.{suffix}{path}"
 
 
-def _headers(options: RequestOptions) -> dict[str, str]:
+def _headers(model: Model, options: RequestOptions) -> dict[str, str]:
     headers = {"content-type": "application/json"}
     for key, value in merge_headers(options.headers).items():
         # SigV4 and auth headers belong to the signer, never to the caller.
         if not key.startswith("x-amz-") and key not in _RESERVED_HEADERS:
             headers[key] = value
     skip_auth = options.env_value("AWS_BEDROCK_SKIP_AUTH") == "1"
+    # A bearer token (the account's Bedrock API key) or SigV4: the host decides (design P5).
     token = options.api_key or options.env_value("AWS_BEARER_TOKEN_BEDROCK")
-    if token and not skip_auth:
+    if token and not skip_auth and resolve_kind(model, options) == "bearer":
         headers["authorization"] = f"Bearer {token}"
     return headers
 
@@ -445,4 +446,4 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     fields = _reasoning_fields(model, options, level, budgets)
     if fields is not None:
         body["additionalModelRequestFields"] = fields
-    return ProviderRequest("POST", endpoint_url(model, options), _headers(options), body)
+    return ProviderRequest("POST", endpoint_url(model, options), _headers(model, options), body)

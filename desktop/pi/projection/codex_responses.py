@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProjectionError, ProviderRequest, RequestOptions
 from desktop.pi.projection._headers import merge_headers, pi_user_agent
 from desktop.pi.projection._js import js_value
 from desktop.pi.projection._responses_shared import (
@@ -33,6 +33,9 @@ from desktop.pi.types import Message, Model
 
 TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode"})
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
+#: Stands in for the ChatGPT account id of the placeholder's token; the host fills it in from
+#: the real token when sending (``desktop.session.dispatch.with_credential``).
+ACCOUNT_PLACEHOLDER = "<chatgpt-account-id>"
 DEFAULT_INSTRUCTIONS = "You are a helpful assistant."
 JWT_CLAIM_PATH = "https://api.openai.com/auth"
 _BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
@@ -82,7 +85,8 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
         raise ProjectionError(
             f"No API key for provider: {model['provider']}; pass RequestOptions.api_key (pi-ai options.apiKey)"
         )
-    account = account_id(token)
+    # The placeholder has no account in it: the host fills the account id in when sending.
+    account = ACCOUNT_PLACEHOLDER if token == CREDENTIAL_PLACEHOLDER else account_id(token)
     compat: Mapping[str, Any] = model.get("compat") or {}
     route = ResponsesRoute.from_compat(
         compat,

@@ -11,10 +11,9 @@ project/location path, as the SDK's collection-scoped base URL does.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import quote
 
-from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions
+from desktop.pi.projection import ProjectionError, ProviderRequest, RequestOptions, resolve_kind
 from desktop.pi.projection._google_shared import (
     base_url_has_api_version,
     build_body,
@@ -26,17 +25,14 @@ from desktop.pi.types import Message, Model
 
 API_VERSION = "v1"
 GLOBAL_ENDPOINT = "https://aiplatform.googleapis.com"
-#: pi-ai's marker for "use Application Default Credentials" in place of a key.
-ADC_MARKER = "gcp-vertex-credentials"
-_PLACEHOLDER_KEY = re.compile(r"<[^>]+>")
 
 
-def vertex_api_key(options: RequestOptions) -> str | None:
-    """The API key, or None when ADC applies (no key, the ADC marker or a ``<placeholder>``)."""
-    key = (options.api_key or "").strip()
-    if not key or key == ADC_MARKER or _PLACEHOLDER_KEY.fullmatch(key):
+def vertex_api_key(model: Model, options: RequestOptions) -> str | None:
+    """The API key (or the placeholder standing for it), or None when ADC applies: the host
+    decided ADC (design P5), or, as pi-ai reads a real key, no key or the ADC marker."""
+    if resolve_kind(model, options) == "adc":
         return None
-    return key
+    return (options.api_key or "").strip() or None
 
 
 def _custom_base_url(model: Model) -> str | None:
@@ -73,7 +69,7 @@ def _endpoint(model: Model, api_key: str | None, options: RequestOptions) -> str
 
 
 def project(model: Model, messages: list[Message], options: RequestOptions) -> ProviderRequest:
-    api_key = vertex_api_key(options)
+    api_key = vertex_api_key(model, options)
     url = _endpoint(model, api_key, options) + stream_suffix(model, vertex=True)
     body = build_body(model, messages, options, "google-vertex")
     headers = merged_headers(model, options)

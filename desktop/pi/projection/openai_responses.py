@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from desktop.pi.projection import ProviderRequest, RequestOptions
+from desktop.pi.projection import ProviderRequest, RequestOptions, resolve_kind
 from desktop.pi.projection._budget import base_max_tokens
 from desktop.pi.projection._cache import resolve_cache_retention
 from desktop.pi.projection._headers import client_api_key, copilot_headers, merge_headers, pi_user_agent
@@ -72,12 +72,12 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     max_tokens = base_max_tokens(model, messages, options)
     cache_retention = resolve_cache_retention(options)
     cache_session_id = None if cache_retention == "none" else options.session_id
-    # Sign in with ChatGPT (a non-"sk-" credential sent straight to OpenAI) rejects some fields.
+    # Sign in with ChatGPT (a ChatGPT token sent straight to OpenAI) rejects some fields. The
+    # kind comes from the host (design P5); pi-ai reads it off the key ("sk-" or not).
     omit_unsupported = (
         model["provider"] == "openai"
         and model["baseUrl"] == OPENAI_BASE_URL
-        and options.api_key is not None
-        and not options.api_key.startswith("sk-")
+        and resolve_kind(model, options) == "chatgpt"
     )
     route = ResponsesRoute.from_compat(
         model.get("compat") or {}, TOOL_CALL_PROVIDERS, default_strict=False, strict_by_default=False

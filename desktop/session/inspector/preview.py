@@ -134,7 +134,9 @@ def cache_figures(
     from desktop.pi.cache_view import predict
 
     prediction = predict(model, body, sent)
-    end_chars = char_offset(body, prediction.marker_byte)
+    marker, start, end = cached_spans(model, body, prediction.usage.read_segments)
+    end_chars = char_offset(body, marker)
+    start_chars, tint_chars = char_offset(body, start), char_offset(body, end)
     return {
         "total": prediction.total,
         "cached": prediction.cached,
@@ -152,7 +154,37 @@ def cache_figures(
         "markerByte": prediction.marker_byte,
         "endChars": end_chars,
         "endPretty": pretty.position(end_chars) if pretty is not None else end_chars,
+        # The uncached part as one span of the body (from its first to its last segment).
+        "uncachedStartChars": start_chars,
+        "uncachedStartPretty": pretty.position(start_chars) if pretty is not None else start_chars,
+        "uncachedEndChars": tint_chars,
+        "uncachedEndPretty": pretty.position(tint_chars) if pretty is not None else tint_chars,
     }
+
+
+def cached_spans(model: Mapping[str, Any], body: bytes, whole: int) -> tuple[int, int, int]:
+    """Byte offsets in ``body``: where the last wholly cached part *in the provider's cache
+    order* ends (the marker; a request's JSON order differs: Anthropic caches tools first but
+    the body lists them after the messages), and the span the uncached parts cover."""
+    import orjson
+
+    from desktop.pi.cache_rules import json_span, prompt_for_model
+
+    decoded = orjson.loads(body)
+    segments = prompt_for_model(model, decoded).segments
+
+    def span(index: int) -> tuple[int, int] | None:
+        try:
+            return json_span(decoded, segments[index].path)
+        except (KeyError, IndexError):
+            return None
+
+    last = span(whole - 1) if whole > 0 else None
+    rest = [s for s in (span(i) for i in range(whole, len(segments))) if s is not None]
+    marker = last[1] if last is not None else 0
+    if not rest:
+        return marker, len(body), len(body)
+    return marker, min(a for a, _ in rest), max(b for _, b in rest)
 
 
 def check_text(
@@ -225,6 +257,8 @@ def route_preview(
             previous_label=previous_label,
             offline=choice.route.offline,
         )
+        # No credential found: the body assumes the kind the route would use (design P5).
+        preview["credentialNote"] = binding.credential_note
         preview["draft"] = draft
         pretty = preview.pop("prettyMap", None)
         try:

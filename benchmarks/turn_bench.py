@@ -1,0 +1,209 @@
+"""Turn benchmark (design P7): CPU to prepare the next request after a turn, by session size.
+
+A session of N rows is written to a real journal (the projection benchmark's tool-heavy
+transcripts, one per API) and opened by a ``SessionRuntime``. Each measured turn is
+``run_turn("...")`` exactly as the window or ``pi-desktop chat`` runs it: the user row is
+appended and fsynced, the system state diffed, the compaction estimate taken, and the request
+built; the thread CPU time from the call to the moment the dispatcher receives the request is
+the turn's *prepare* time. The dispatcher then answers at once (a finished assistant message,
+no network), so the next turn starts from a session one turn longer. ``encode`` is the extra
+CPU to produce the body bytes the dispatcher would send.
+
+The anchor is the same session at 1,000 rows, measured in the same run, interleaved round by
+round with the large one; min and median over all measured turns. Target: prepare at 50,000
+rows within 2x of prepare at 1,000 rows for every API, and under 20 ms on anthropic-messages,
+openai-completions and openai-responses. ``full`` is what a from-scratch projection of the
+same messages costs (the previous behaviour), for scale.
+
+Run: ``PYTHONPATH=. python benchmarks/turn_bench.py [--sizes 1000,50000] [--rounds 5]
+[--turns 4] [--apis anthropic-messages,...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from projection_bench import ROUTES, _catalog_model, _options, transcript
+
+from desktop.host.journal import JournalWriter, model_order
+from desktop.host.journal.rows import new_row_id
+from desktop.pi.delivery import deliver
+from desktop.pi.projection import ProviderRequest, project
+from desktop.pi.types import AssistantMessage, Message, Model, Tool, ToolCall, ToolResultMessage
+from desktop.session.runtime import EventSink, SessionRoute, SessionRuntime
+from desktop.session.state import effective_state
+
+
+class _Tools:
+    """The session's current declarations, unchanged (a turn without tool traffic)."""
+
+    def __init__(self, tools: list[Tool]) -> None:
+        self._tools = tools
+
+    def declarations(self) -> list[Tool]:
+        return self._tools
+
+    def activation_section(self) -> str | None:
+        return None
+
+    def execute(self, call: ToolCall, *, cancel: threading.Event) -> ToolResultMessage:
+        raise AssertionError("the benchmark's answers call no tools")
+
+    def take_update(self, timestamp: int) -> Mapping[str, Any] | None:
+        return None
+
+    def take_notes(self) -> list[tuple[str, str, dict[str, Any]]]:
+        return []
+
+
+class _Prompt:
+    def __init__(self, sections: dict[str, str]) -> None:
+        self._sections = sections
+
+    def sections(self) -> dict[str, str]:
+        return self._sections
+
+
+class _Answer:
+    """Records when the request arrived (thread CPU) and answers at once."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.prepared: float | None = None
+        self.encode: float = 0.0
+        self.turn = 0
+
+    def __call__(
+        self, request: ProviderRequest, model: Model, *, on_event: EventSink, cancel: threading.Event
+    ) -> AssistantMessage:
+        self.prepared = time.thread_time()
+        request.body_bytes  # noqa: B018 - what the dispatcher sends
+        self.encode = time.thread_time() - self.prepared
+        self.turn += 1
+        usage = {
+            "input": 5000 + self.turn,
+            "output": 40,
+            "cacheRead": 4000,
+            "cacheWrite": 0,
+            "totalTokens": 9040 + self.turn,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        }
+        return {  # type: ignore[return-value]
+            "role": "assistant",
+            "content": [{"type": "text", "text": f"Answer {self.turn}: the tests pass."}],
+            "api": model["api"],
+            "provider": model["provider"],
+            "model": model["id"],
+            "usage": usage,
+            "stopReason": "stop",
+            "timestamp": int(time.time() * 1000),
+        }
+
+
+def _identity(model: Model) -> dict[str, Any]:
+    return {
+        "provider": model["provider"],
+        "model": model["id"],
+        "api": model["api"],
+        "baseUrl": model["baseUrl"],
+    }
+
+
+def _row(message: Mapping[str, Any], identity: dict[str, Any]) -> dict[str, Any]:
+    role = message["role"]
+    base = {"v": 1, "id": new_row_id(), "ts": message.get("timestamp", 0)}
+    if role == "system":
+        return {**base, "type": "system", "modelSystem": {"v": 1, "message": dict(message)}, "label": "bench"}
+    if role == "assistant":
+        return {**base, "type": role, "message": dict(message), "route": identity}
+    return {**base, "type": role, "message": dict(message)}
+
+
+class Session:
+    def __init__(self, folder: Path, api: str, size: int) -> None:
+        provider, model_id, pi_options, env = ROUTES[api]
+        self.model = _catalog_model(provider, model_id)
+        self.options = _options(pi_options, env)
+        messages = transcript(self.model, size)[:-1]  # the turn brings its own user message
+        self.writer = JournalWriter.create(folder / f"{api}-{size}.jsonl", cwd=folder, app_version="bench")
+        rows = [_row(m, _identity(self.model)) for m in messages]
+        for start in range(0, len(rows), 2000):
+            self.writer.append(rows[start : start + 2000])
+        state = effective_state(messages)
+        self.answer = _Answer(self.model)
+        self.runtime = SessionRuntime(
+            self.writer,
+            SessionRoute(self.model, _identity(self.model), self.options),
+            self.answer,
+            _Tools(state.tools),
+            _Prompt(state.sections),
+            order=model_order,
+            new_id=new_row_id,
+        )
+        self.turn(warm=True)
+
+    def turn(self, warm: bool = False) -> tuple[float, float]:
+        start = time.thread_time()
+        result = self.runtime.run_turn("Now run the tests and tell me what failed.")
+        assert result.stopped == "stop", result
+        assert self.answer.prepared is not None
+        return (self.answer.prepared - start) * 1000, self.answer.encode * 1000
+
+    def full_ms(self) -> float:
+        messages: Sequence[Message] = self.runtime.view().messages
+        start = time.thread_time()
+        project(self.model, deliver(messages, self.model, "folded"), self.options).body_bytes  # noqa: B018
+        return (time.thread_time() - start) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1000,50000")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--turns", type=int, default=4, help="measured turns per session per round")
+    parser.add_argument("--apis", default=",".join(ROUTES))
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    small, large = sizes[0], sizes[-1]
+    print(
+        f"{'api':<26}{'rows':>7}{'prepare min':>13}{'median':>9}{'encode':>9}{'full':>9}"
+        f"{'ratio min':>11}{'median':>8}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        for api in args.apis.split(","):
+            sessions = {size: Session(Path(tmp), api, size) for size in sizes}
+            times: dict[int, list[float]] = {size: [] for size in sizes}
+            encodes: dict[int, list[float]] = {size: [] for size in sizes}
+            for _round in range(args.rounds):
+                for size in sizes:  # interleaved: every round visits every size
+                    for _ in range(args.turns):
+                        prepare, encode = sessions[size].turn()
+                        times[size].append(prepare)
+                        encodes[size].append(encode)
+            for size in sizes:
+                full = sessions[size].full_ms()
+                ratio_min = min(times[size]) / min(times[small])
+                ratio_median = statistics.median(times[size]) / statistics.median(times[small])
+                print(
+                    f"{api:<26}{size:>7}{min(times[size]):>13.2f}{statistics.median(times[size]):>9.2f}"
+                    f"{statistics.median(encodes[size]):>9.2f}{full:>9.1f}"
+                    f"{ratio_min:>11.2f}{ratio_median:>8.2f}"
+                )
+            for session in sessions.values():
+                session.writer.close()
+            del sessions
+    print(f"prepare/encode/full in ms of thread CPU; ratio = {large} rows over {small} rows (target <= 2.0)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""The kept model order and context equal the full functions after any appends (design P7, T4)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from desktop.host.journal import model_order
+from desktop.session.context_log import ContextLog
+from desktop.session.history import context_view
+
+
+def _row(rng: random.Random, rows: list[dict[str, Any]], n: int) -> dict[str, Any]:
+    kind = rng.choice(["user", "assistant", "system", "system", "note", "compaction", "toolResult"])
+    row_id = rng.choice([f"r{n}", f"r{n}", f"r{n}", f"r{rng.randint(0, n + 3)}"])  # repeats and forward names
+    row: dict[str, Any] = {"type": kind, "v": 1, "id": row_id, "ts": n}
+    if kind in ("user", "assistant", "toolResult"):
+        role = kind
+        row["message"] = {"role": role, "content": [{"type": "text", "text": f"m{n}"}], "timestamp": n}
+    elif kind == "system":
+        row["modelSystem"] = {"v": 1, "message": {"role": "system", "content": f"s{n}", "timestamp": n}}
+        users = [r["id"] for r in rows[-6:] if r["type"] == "user"]
+        choice = rng.random()
+        if users and choice < 0.5:
+            row["before"] = users[-1]
+        elif choice < 0.6:
+            row["before"] = f"r{rng.randint(0, n + 3)}"
+    elif kind == "compaction":
+        if rows and rng.random() < 0.7:
+            row["firstKeptId"] = rng.choice(rows)["id"]
+        row["summary"] = f"sum{n}"
+        if rng.random() < 0.5:
+            row["checkpoint"] = {"v": 1, "message": {"role": "system", "content": "cp", "timestamp": n}}
+    return row
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_kept_order_and_view_equal_full_rebuild(rng: random.Random) -> None:
+    rows: list[dict[str, Any]] = []
+    log = ContextLog(model_order)
+    mark = None
+    previous: list[Any] = []
+    for _turn in range(rng.randint(1, 60)):
+        for _ in range(rng.randint(1, 3)):
+            rows.append(_row(rng, rows, len(rows)))
+        log.sync(rows)
+        ordered = model_order(rows)
+        assert log.ordered == ordered
+        full = context_view(ordered)
+        assert log.view.messages == full.messages
+        assert [id(s) for s in log.view.sources] == [id(s) for s in full.sources]
+        assert (log.view.prefix, log.view.previous_summary) == (full.prefix, full.previous_summary)
+        assert log.system_messages() == [m for m in full.messages if m["role"] == "system"]
+        stable = log.stable_since(mark)
+        assert all(a is b for a, b in zip(previous[:stable], log.view.messages[:stable], strict=True))
+        mark, previous = log.mark(), list(log.view.messages)
+
+
+def test_appends_in_turn_order_never_rebuild() -> None:
+    rows: list[dict[str, Any]] = []
+    log = ContextLog(model_order)
+    for turn in range(200):
+        user = {
+            "type": "user",
+            "v": 1,
+            "id": f"u{turn}",
+            "message": {"role": "user", "content": "q", "timestamp": turn},
+        }
+        rows.append(user)
+        log.sync(rows)
+        rows.append(
+            {
+                "type": "system",
+                "v": 1,
+                "id": f"s{turn}",
+                "before": f"u{turn}",
+                "modelSystem": {"v": 1, "message": {"role": "system", "content": "x", "timestamp": turn}},
+            }
+        )
+        rows.append(
+            {
+                "type": "assistant",
+                "v": 1,
+                "id": f"a{turn}",
+                "message": {"role": "assistant", "content": [], "timestamp": turn},
+            }
+        )
+        log.sync(rows)
+    assert log.rebuilds == 0
+    assert log.ordered == model_order(rows)

@@ -1,0 +1,90 @@
+"""The runtime's next request is incremental and byte-equal to a full rebuild (design P7).
+
+Real turns on the loopback emulator, through the journal on disk: plain turns, tool turns, a
+compaction, a route change and a fallback change, each followed by the request the runtime
+would send next (with and without a draft) compared with a full projection of the same
+messages.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.emulator import Emulator
+from desktop.host.permissions import headless_bridge
+from desktop.host.settings import Settings
+from desktop.pi.routes import emulator_route, resolve_model
+from desktop.session.assembly import OpenSession, SessionConfig, open_session, route_binding
+from desktop.session.runtime import SessionRuntime
+
+
+@pytest.fixture
+def emulator() -> Iterator[Emulator]:
+    with Emulator() as emu:
+        yield emu
+
+
+def _open(tmp_path: Path, emu: Emulator, model: str) -> OpenSession:
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    (workspace / "notes.txt").write_text("remember the milk", encoding="utf-8")
+    cfg = SessionConfig(
+        route=emulator_route(model, emu.url, emulated=True),
+        workspace=workspace,
+        settings=Settings(),
+        user_skills=workspace / "no-user-skills",
+    )
+    return open_session(tmp_path / "s.jsonl", cfg, bridge=headless_bridge(yes=True, no=False))
+
+
+def _check(runtime: SessionRuntime) -> None:
+    messages: list[Any] = list(runtime.view().messages)
+    pending = runtime.pending_system_fields()
+    extra = [pending["modelSystem"]["message"]] if pending else []
+    assert runtime.next_request().body_bytes == runtime.request_for([*messages, *extra]).body_bytes
+    draft = runtime.draft_message("what next?")
+    assert (
+        runtime.next_request("what next?").body_bytes
+        == runtime.request_for([*messages, *extra, draft]).body_bytes  # type: ignore[list-item]
+    )
+
+
+@pytest.mark.parametrize(
+    "model",
+    ["anthropic/claude-opus-5-5", "openai/gpt-5.5", "deepseek/deepseek-flash", "google/gemini-2.5-pro"],
+)
+def test_next_request_equals_full_rebuild_through_turns(
+    tmp_path: Path, emulator: Emulator, model: str
+) -> None:
+    call = json.dumps({"path": "notes.txt"})
+    with _open(tmp_path, emulator, model) as session:
+        runtime = session.runtime
+        for turn in range(6):
+            text = f"turn {turn} [[tool:read {call}]]" if turn % 2 else f"turn {turn} " + "pad " * 50
+            assert runtime.run_turn(text).stopped == "stop"
+            _check(runtime)
+        engine = next(iter(runtime._projections.values()))[1]
+        rebuilds = engine.rebuilds
+        runtime.run_turn("one more")
+        _check(runtime)
+        assert engine.rebuilds == rebuilds  # the turn's requests were spliced, not rebuilt
+
+        runtime.compact()
+        _check(runtime)
+        runtime.run_turn("after the compaction")
+        _check(runtime)
+
+        runtime.route = replace(runtime.route, fallback="attributed")  # a fallback change
+        _check(runtime)
+        runtime.run_turn("attributed now")
+        _check(runtime)
+
+        other = resolve_model(emulator_route("mistral/devstral-latest", emulator.url, emulated=True))
+        runtime.route = route_binding(other, "folded", session.writer.session_id)  # a route change
+        _check(runtime)
