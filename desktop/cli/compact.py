@@ -29,13 +29,18 @@ def run(args: argparse.Namespace) -> int:
 
     with opened(args, create=False) as (session, _emulator):
         require_writable(session)
-        before = session.runtime.context_tokens()
+        preview = session.runtime.preview_compaction()
+        if not preview.possible:
+            print(preview.describe())
+            return 0
         try:
             row = session.runtime.compact(focus=args.focus)
         except NothingToCompact as error:
             raise CliError(str(error)) from error
         except SummaryFailed as error:
             raise CliError(str(error), code=EXIT_TURN_FAILED) from error
-        after = session.runtime.context_tokens()
-    print(f"compacted: ~{before} -> ~{after} tokens; retained tail starts at row {row['firstKeptId']}")
+    print(
+        f"compacted {row['rowsSummarized']} rows: ~{row['tokensBefore']:,} → ~{row['tokensAfter']:,} tokens; "
+        f"retained tail starts at row {row['firstKeptId']}"
+    )
     return 0

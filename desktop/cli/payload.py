@@ -8,13 +8,15 @@ byte the first body that ``pi-desktop prompt SESSION TEXT`` then sends (P4). The
 kind is looked up where dispatch finds the key (``route_credential``); the key itself is never
 printed or put in the request, and with none found the kind the route would use is assumed and
 a note on standard error says so. With ``--headers`` the method, URL and the headers the
-dispatch sends come first, credentials redacted.
-``--context DOC`` projects a pi-ai style request document instead.
+dispatch sends come first, credentials redacted. ``--context DOC`` projects a pi-ai style
+request document instead, as pi-ai's ``streamSimple`` would (its default max tokens, the
+process environment it reads, the provider's key variable).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,7 +89,21 @@ def _check_context(context: Any) -> None:
             )
 
 
-def request_from_context_document(document: Any, endpoint: str | None = None) -> ProviderRequest:
+def request_from_context_document(
+    document: Any, endpoint: str | None = None, notes: list[str] | None = None
+) -> ProviderRequest:
+    """The request pi-ai's ``streamSimple`` builds for ``document`` (what pi-coding-agent calls).
+
+    As ``streamSimple`` does, it reads the process environment (``GOOGLE_CLOUD_PROJECT``,
+    ``AZURE_OPENAI_RESOURCE_NAME``, ``PI_CACHE_RETENTION``, ... after the document's scoped
+    ``options.env``) and takes the provider's key variable when ``options.apiKey`` is absent.
+    The key itself never enters the request: the placeholder does, with the key's kind (design
+    P5); with no key anywhere the route's usual kind is assumed and a line is added to ``notes``.
+    """
+    from dataclasses import replace
+
+    from desktop.host.providers.cloud_auth import projection_env
+    from desktop.host.providers.credential_kind import key_credential
     from desktop.pi.projection import CREDENTIAL_PLACEHOLDER as PREVIEW_KEY
     from desktop.pi.projection import RequestOptions, project
     from desktop.pi.transcript import normalize_context
@@ -99,7 +115,16 @@ def request_from_context_document(document: Any, endpoint: str | None = None) ->
     model = _model_from_spec(document["model"], endpoint)
     context = document.get("context")
     _check_context(context)
-    options = RequestOptions.from_pi({"apiKey": PREVIEW_KEY, **(document.get("options") or {})})
+    given = dict(document.get("options") or {})
+    key = given.pop("apiKey", None)
+    scoped_env = given.get("env")
+    scoped: dict[str, Any] = scoped_env if isinstance(scoped_env, dict) else {}
+    environment = {**os.environ, **{k: str(v) for k, v in scoped.items() if v}}
+    credential = key_credential(model, key if isinstance(key, str) else None, environment)
+    if notes is not None and credential.note() is not None:
+        notes.append(str(credential.note()))
+    options = RequestOptions.from_pi({**given, "apiKey": PREVIEW_KEY}, env=projection_env())
+    options = replace(options, credential_kind=credential.kind)
     return project(model, normalize_context(context), options)  # type: ignore[arg-type]
 
 
@@ -140,7 +165,10 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"cannot read {path}: {error.strerror}") from error
         except orjson.JSONDecodeError as error:
             raise CliError(f"{path} is not valid JSON: {error}") from error
-        request = request_from_context_document(document, args.endpoint)
+        notes: list[str] = []
+        request = request_from_context_document(document, args.endpoint, notes)
+        for line in notes:
+            sys.stderr.write(f"pi-desktop payload: note: {line}\n")
         if args.headers:
             headers = request.redacted_headers()
     elif args.session:

@@ -92,7 +92,7 @@ def collect(session: Any) -> dict[str, Any]:
             "fallback": gate.policy.fallback,
         },
         "activation": activation(gate),
-        "pendingUpdate": runtime.pending_system_fields() is not None,
+        "pendingUpdate": runtime.has_pending_update(),
         "contextTokens": runtime.context_tokens(),
         "contextWindow": session.resolved.model.get("contextWindow"),
     }

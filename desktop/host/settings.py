@@ -26,16 +26,18 @@ older app ignores ``version`` and ``appliedMigrations`` like any other unknown k
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
+import types
+import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Self
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from desktop.host.paths import data_dir
 
@@ -51,89 +53,202 @@ class SettingsError(Exception):
     """The settings file is unreadable or invalid; the message names the file and the field."""
 
 
-class McpServerConfig(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class SettingsValueError(ValueError):
+    """One invalid value: where it is (``hooks.PreToolUse.0.matcher``) and what is wrong."""
+
+    def __init__(self, loc: tuple[str | int, ...], problem: str) -> None:
+        self.loc = loc
+        self.problem = problem
+        super().__init__(f"{'.'.join(str(part) for part in loc) or 'settings'}: {problem}")
+
+
+# The models below are plain dataclasses checked by ``_check`` against their annotations:
+# every command reads the settings, and importing pydantic costs more than a whole read-only
+# command (design D6). Like the models they replace, each keeps unknown keys (``model_extra``),
+# accepts a mapping for a nested model, and names the field of a bad value.
+
+_TYPE_PROBLEMS = {
+    str: "Input should be a valid string",
+    bool: "Input should be a valid boolean",
+    int: "Input should be a valid integer",
+    float: "Input should be a valid number",
+}
+
+
+def _check(value: Any, kind: Any, loc: tuple[str | int, ...]) -> Any:
+    """``value`` as ``kind`` (an annotation the models use), or ``SettingsValueError``."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is typing.Literal:
+        if value not in args:
+            allowed = ", ".join(repr(a) for a in args)
+            raise SettingsValueError(loc, f"Input should be one of {allowed}, not {value!r}")
+        return value
+    if origin in (types.UnionType, typing.Union):
+        if value is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _check(value, inner, loc)
+    if origin is list:
+        if not isinstance(value, list):
+            raise SettingsValueError(loc, "Input should be a valid list")
+        return [_check(item, args[0], (*loc, index)) for index, item in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise SettingsValueError(loc, "Input should be a valid dictionary")
+        return {_check(key, args[0], loc): _check(item, args[1], (*loc, key)) for key, item in value.items()}
+    if isinstance(kind, type) and issubclass(kind, _Model):
+        if isinstance(value, kind):
+            return value
+        if not isinstance(value, dict):
+            raise SettingsValueError(loc, "Input should be a valid dictionary or instance")
+        return kind.model_validate(value, loc=loc)
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if type(value) is not kind:
+        raise SettingsValueError(loc, _TYPE_PROBLEMS.get(kind, f"Input should be {kind.__name__}"))
+    return value
+
+
+#: Each model's field annotations, resolved once (on first use, never at import).
+_FIELD_TYPES: dict[type, dict[str, Any]] = {}
+
+
+def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
+    return dataclasses.fields(cls)  # type: ignore[arg-type]
+
+
+class _Model:
+    """A dataclass that checks its fields on construction and keeps unknown keys."""
+
+    model_extra: dict[str, Any]
+
+    @classmethod
+    def _field_types(cls) -> dict[str, Any]:
+        hints = _FIELD_TYPES.get(cls)
+        if hints is None:
+            every = typing.get_type_hints(cls)
+            hints = _FIELD_TYPES[cls] = {f.name: every[f.name] for f in _fields(cls)}
+        return hints
+
+    def __post_init__(self) -> None:
+        self._loc: tuple[str | int, ...] = getattr(self, "_loc", ())
+        for name, kind in self._field_types().items():
+            setattr(self, name, _check(getattr(self, name), kind, (*self._loc, name)))
+        if not hasattr(self, "model_extra"):
+            self.model_extra = {}
+        self._validate()
+
+    def _validate(self) -> None:
+        """Checks across a field's value (a regular expression, a name rule)."""
+
+    @classmethod
+    def model_validate(cls, raw: Any, *, loc: tuple[str | int, ...] = ()) -> Self:
+        if not isinstance(raw, dict):
+            raise SettingsValueError(loc, "Input should be a valid dictionary")
+        known = cls._field_types()
+        required = [f.name for f in _fields(cls) if _required(f)]
+        for name in required:
+            if name not in raw:
+                raise SettingsValueError((*loc, name), "Field required")
+        model = cls.__new__(cls)
+        model._loc = loc
+        model.model_extra = {k: v for k, v in raw.items() if k not in known}
+        for field in _fields(cls):
+            if field.name in raw:
+                value = raw[field.name]
+            elif field.default is not dataclasses.MISSING:
+                value = field.default
+            else:
+                value = typing.cast(Callable[[], Any], field.default_factory)()
+            object.__setattr__(model, field.name, value)
+        model.__post_init__()
+        return model
+
+
+def _required(field: dataclasses.Field[Any]) -> bool:
+    return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+
+
+@dataclass
+class McpServerConfig(_Model):
     command: str
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    args: list[str] = dataclasses.field(default_factory=list)
+    env: dict[str, str] = dataclasses.field(default_factory=dict)
     cwd: str | None = None
     disabled: bool = False
     startupTimeout: float = 20.0
     callTimeout: float = 120.0
 
 
-class HookCommand(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    type: Literal["command"] = "command"
+@dataclass
+class HookCommand(_Model):
     command: str
+    type: Literal["command"] = "command"
     timeout: float = 30.0
 
 
-class HookMatcher(BaseModel):
-    model_config = ConfigDict(extra="allow")
+@dataclass
+class HookMatcher(_Model):
     matcher: str = ""
-    hooks: list[HookCommand] = Field(default_factory=list)
+    hooks: list[HookCommand] = dataclasses.field(default_factory=list)
 
-    @field_validator("matcher")
-    @classmethod
-    def _valid_regex(cls, value: str) -> str:
+    def _validate(self) -> None:
         try:
-            re.compile(value)
+            re.compile(self.matcher)
         except re.error as exc:
-            raise ValueError(f"matcher {value!r} is not a valid regular expression: {exc}") from exc
-        return value
+            raise SettingsValueError(
+                (*self._loc, "matcher"), f"matcher {self.matcher!r} is not a valid regular expression: {exc}"
+            ) from exc
 
 
-class HooksConfig(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    PreToolUse: list[HookMatcher] = Field(default_factory=list)
+@dataclass
+class HooksConfig(_Model):
+    PreToolUse: list[HookMatcher] = dataclasses.field(default_factory=list)
 
 
-class PermissionsConfig(BaseModel):
-    model_config = ConfigDict(extra="allow")
+@dataclass
+class PermissionsConfig(_Model):
     mode: Literal["ask", "accept-edits", "read-only", "full-access"] = "ask"
 
 
-class BashConfig(BaseModel):
+@dataclass
+class BashConfig(_Model):
     """``inheritCredentials``: ``false`` (default) runs ``bash`` without the provider credential
     variables (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``, ...) in its
     environment, so a command the model runs cannot read them; ``true`` passes them through
     (known values are still redacted from what the command prints, design A9)."""
 
-    model_config = ConfigDict(extra="allow")
     inheritCredentials: bool = False
 
 
-class ToolsConfig(BaseModel):
+@dataclass
+class ToolsConfig(_Model):
     """``declarations``: ``"auto"`` (the route decides: the complete catalog from the first
     request on the verified deepseek-flash binding, on demand elsewhere) or ``"on-demand"``
     (publish deferred schemas only when ToolSearch activates them, on every route).
     ``bash``: see ``BashConfig``."""
 
-    model_config = ConfigDict(extra="allow")
     declarations: Literal["auto", "on-demand"] = "auto"
-    bash: BashConfig = Field(default_factory=BashConfig)
+    bash: BashConfig = dataclasses.field(default_factory=BashConfig)
 
 
-class Settings(BaseModel):
-    model_config = ConfigDict(extra="allow")
+@dataclass
+class Settings(_Model):
     version: int = SETTINGS_VERSION
-    appliedMigrations: list[str] = Field(default_factory=list)
-    permissions: PermissionsConfig = Field(default_factory=PermissionsConfig)
-    mcpServers: dict[str, McpServerConfig] = Field(default_factory=dict)
-    hooks: HooksConfig = Field(default_factory=HooksConfig)
-    extensions: list[str] = Field(default_factory=list)
-    tools: ToolsConfig = Field(default_factory=ToolsConfig)
+    appliedMigrations: list[str] = dataclasses.field(default_factory=list)
+    permissions: PermissionsConfig = dataclasses.field(default_factory=PermissionsConfig)
+    mcpServers: dict[str, McpServerConfig] = dataclasses.field(default_factory=dict)
+    hooks: HooksConfig = dataclasses.field(default_factory=HooksConfig)
+    extensions: list[str] = dataclasses.field(default_factory=list)
+    tools: ToolsConfig = dataclasses.field(default_factory=ToolsConfig)
 
-    @field_validator("mcpServers")
-    @classmethod
-    def _server_names(cls, value: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
-        for name in value:
+    def _validate(self) -> None:
+        for name in self.mcpServers:
             if not SERVER_NAME.match(name):
-                raise ValueError(
-                    f"MCP server name {name!r} must be 1-40 letters, digits, '_' or '-' (it prefixes tool names)"
+                raise SettingsValueError(
+                    (*self._loc, "mcpServers"),
+                    f"MCP server name {name!r} must be 1-40 letters, digits, '_' or '-' (it prefixes tool names)",
                 )
-        return value
 
 
 RawSettings = dict[str, Any]
@@ -232,11 +347,8 @@ def load_settings(path: Path | None = None) -> Settings:
         )
     try:
         return Settings.model_validate(migrated.raw)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
-        raise SettingsError(f"{target}: {problems}") from exc
+    except SettingsValueError as exc:
+        raise SettingsError(f"{target}: {exc}") from exc
 
 
 def upgrade_settings_file(path: Path | None = None) -> tuple[str, ...]:

@@ -337,7 +337,8 @@ def _toolsearch_evidence(
         first_answer = isinstance(call_id, str) and call_id not in answered
         if isinstance(call_id, str):
             answered.add(call_id)
-        listed = activated_names(dict(message))
+        # Only a ToolSearch result can list names; others skip the copy (long sessions, design D6).
+        listed = activated_names(dict(message)) if message.get("toolName") == TOOLSEARCH else []
         if index < start or not listed:
             continue
         if not first_answer:

@@ -19,7 +19,7 @@ from desktop.pi.text import content_text
 from desktop.pi.transcript import current_system_message
 from desktop.pi.types import Context, Message, SystemMessage
 from desktop.session.estimate import message_tokens
-from desktop.session.history import CHECKPOINT_VERSION, ContextView
+from desktop.session.history import CHECKPOINT_VERSION, ContextView, summary_message
 
 RESERVE_TOKENS = 16_384
 KEEP_RECENT_TOKENS = 20_000
@@ -139,6 +139,71 @@ def plan_compaction(view: ContextView, settings: CompactionSettings) -> Compacti
         checkpoint=checkpoint,
         tokens_before=sum(message_tokens(m) for m in messages),
         previous_summary=view.previous_summary,
+    )
+
+
+#: What a summary is assumed to weigh before it exists: the structured format's usual size.
+SUMMARY_ESTIMATE_TOKENS = 1_200
+
+
+@dataclass(frozen=True)
+class CompactionPreview:
+    """What compacting now would do, in the figures a person checks first (design C1).
+
+    Both token figures use the same chars/4 estimate, so they compare with each other; the
+    summary's own size is ``SUMMARY_ESTIMATE_TOKENS`` until the model has written it.
+    """
+
+    #: False when there is nothing to compact yet; ``reason`` then says why.
+    possible: bool
+    reason: str = ""
+    #: Messages the summary would replace.
+    rows: int = 0
+    #: The journal row where the retained tail starts (the cut point) and its one-line text.
+    first_kept_id: str = ""
+    first_kept_text: str = ""
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+    def describe(self) -> str:
+        if not self.possible:
+            return f"nothing to compact yet: {self.reason}"
+        return (
+            f"summarize {self.rows} row{'s' if self.rows != 1 else ''} before row {self.first_kept_id}: "
+            f"~{self.tokens_before:,} → ~{self.tokens_after:,} tokens"
+        )
+
+
+def estimate_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
+    return sum(message_tokens(m) for m in messages)
+
+
+def preview_compaction(view: ContextView, settings: CompactionSettings) -> CompactionPreview:
+    """Plan as ``plan_compaction`` does and report the figures, without asking the model."""
+    try:
+        plan = plan_compaction(view, settings)
+    except NothingToCompact as error:
+        tokens = estimate_tokens(view.messages)
+        return CompactionPreview(False, str(error), tokens_before=tokens, tokens_after=tokens)
+    tail = view.messages[plan.first_kept_index :]
+    after = message_tokens(plan.checkpoint) + SUMMARY_ESTIMATE_TOKENS + estimate_tokens(tail)
+    first = view.messages[plan.first_kept_index]
+    text = " ".join(content_text(first.get("content") or "").split())  # type: ignore[arg-type]
+    return CompactionPreview(
+        True,
+        rows=len(plan.summarized),
+        first_kept_id=plan.first_kept_id,
+        first_kept_text=text[:80] + ("…" if len(text) > 80 else ""),
+        tokens_before=plan.tokens_before,
+        tokens_after=min(after, plan.tokens_before),
+    )
+
+
+def compacted_tokens(plan: CompactionPlan, view: ContextView, summary: str) -> int:
+    """The estimated context after compacting with ``summary``: checkpoint, summary, tail."""
+    tail = view.messages[plan.first_kept_index :]
+    return (
+        message_tokens(plan.checkpoint) + message_tokens(summary_message(summary, 0)) + estimate_tokens(tail)
     )
 
 

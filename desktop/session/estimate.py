@@ -64,16 +64,19 @@ def context_tokens(
     messages: Sequence[Mapping[str, Any]],
     *,
     request_tools: Sequence[Tool] = (),
+    usage_from: int = 0,
 ) -> int:
     """Tokens the next request will carry: the last real usage plus estimates after it.
 
     ``request_tools`` is the request-level tool list (the full catalog under fixed
     declarations). Before the first usage figure every tool the request carries is charged
     once: the transcript's current tools and ``request_tools``, by name. After it, only tools
-    declared since (in the system rows after that figure) are added.
+    declared since (in the system rows after that figure) are added. Usage figures before
+    ``usage_from`` are not trusted: after a compaction the retained tail's figures measured
+    the context that the summary replaced.
     """
     last_usage_index = None
-    for index in range(len(messages) - 1, -1, -1):
+    for index in range(len(messages) - 1, usage_from - 1, -1):
         message = messages[index]
         if message.get("role") == "assistant" and message.get("stopReason") not in ("error", "aborted"):
             usage = message.get("usage")

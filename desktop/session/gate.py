@@ -405,10 +405,19 @@ class ToolGate:
 
     # -- what the runtime appends and sends --------------------------------------------------
 
-    def section_text(self) -> str:
-        """The current ``tool_activation`` section (for the leading system prompt)."""
+    def section_text(self, *, for_comparison: bool = False) -> str:
+        """The current ``tool_activation`` section (for the leading system prompt).
+
+        ``for_comparison``: the text is only compared with the history's (is an update due?).
+        While the installation's signer is unresolved, restore found no section in the history
+        (it resolves it for any section it must verify), so this section differs from the
+        history's whatever its MAC: the throwaway signer seals it and the keyring stays closed
+        (design A8, D6). Such a text is never journaled or sent.
+        """
         with self._lock:
-            return render_section(self.signer.seal(self.state))
+            unresolved = self._signer_source is not None
+            signer = self._signer if for_comparison and unresolved else self.signer
+            return render_section(signer.seal(self.state))
 
     def take_update(self, timestamp: int | None = None) -> dict[str, Any] | None:
         """The system message to append after this turn's tool results, or None if nothing changed."""

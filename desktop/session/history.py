@@ -88,6 +88,9 @@ class ContextView:
     #: How many leading messages were synthesized from the last compaction (checkpoint, summary).
     prefix: int = 0
     previous_summary: str | None = None
+    #: Index of the first message journaled after the last compaction. Usage figures of earlier
+    #: messages (the retained tail) measured the context before it was compacted (design C1).
+    fresh: int = 0
 
 
 def context_view(rows: Sequence[Row]) -> ContextView:
@@ -119,12 +122,13 @@ def context_view(rows: Sequence[Row]) -> ContextView:
                 messages.append(message)
                 sources.append(row)
         start = compaction + 1
+    fresh = len(messages)
     for row in rows[start:]:
         message = row_message(row)
         if message is not None:
             messages.append(message)
             sources.append(row)
-    return ContextView(messages, sources, prefix, previous_summary)
+    return ContextView(messages, sources, prefix, previous_summary, fresh)
 
 
 def context_messages(rows: Sequence[Row]) -> list[Message]:

@@ -23,9 +23,12 @@ from desktop.pi.transcript import normalize_context
 from desktop.pi.types import AssistantMessage, Message, Model, Tool, ToolCall, ToolResultMessage
 from desktop.session.compaction import (
     CompactionPlan,
+    CompactionPreview,
     CompactionSettings,
+    compacted_tokens,
     compaction_row_fields,
     plan_compaction,
+    preview_compaction,
     should_compact,
     summary_request_context,
 )
@@ -65,7 +68,10 @@ class ToolHost(Protocol):
 
     def declarations(self) -> list[Tool]: ...
 
-    def activation_section(self) -> str | None: ...
+    def activation_section(self, *, for_comparison: bool = False) -> str | None:
+        """The ``tool_activation`` section; ``for_comparison`` when only whether it differs from
+        the history matters (its MAC may then be unsealed by the installation's key)."""
+        ...
 
     def execute(self, call: ToolCall, *, cancel: threading.Event) -> ToolResultMessage: ...
 
@@ -159,26 +165,33 @@ class SessionRuntime:
         self._log.sync(self.writer.rows)
         return self._log.view
 
-    def desired(self) -> DesiredState:
+    def desired(self, *, for_comparison: bool = False) -> DesiredState:
         sections = dict(self.prompt.sections())
-        activation = self.tools.activation_section()
+        activation = self.tools.activation_section(for_comparison=for_comparison)
         if activation:
             sections["tool_activation"] = activation
         return DesiredState(sections, self.tools.declarations())
 
-    def _system_fields(self, *, anchor_before: str | None = None) -> dict[str, Any] | None:
+    def _system_fields(
+        self, *, anchor_before: str | None = None, for_comparison: bool = False
+    ) -> dict[str, Any] | None:
         """The one system row the desired state needs, from the kept context (no full replay)."""
         self._log.sync(self.writer.rows)
         return system_fields_for(
             self._log.system_messages(),
             self._log.has_model_system,
-            self.desired(),
+            self.desired(for_comparison=for_comparison),
             timestamp=self._clock(),
             anchor_before=anchor_before,
         )
 
     def pending_system_fields(self) -> dict[str, Any] | None:
         return self._system_fields()
+
+    def has_pending_update(self) -> bool:
+        """Whether the next turn appends a system update (``status``): the same diff as
+        ``pending_system_fields``, without reading the installation secret for a MAC nobody sees."""
+        return self._system_fields(for_comparison=True) is not None
 
     def request_for(self, messages: Sequence[Message]) -> ProviderRequest:
         """A full projection of ``messages`` on the session's route (any list of messages)."""
@@ -231,7 +244,8 @@ class SessionRuntime:
         return self.context_request(extra)
 
     def context_tokens(self) -> int:
-        return context_tokens(self.view().messages, request_tools=self.tools.declarations())
+        view = self.view()
+        return context_tokens(view.messages, request_tools=self.tools.declarations(), usage_from=view.fresh)
 
     # --- writing ------------------------------------------------------------------------------
 
@@ -399,6 +413,10 @@ class SessionRuntime:
     def plan_compaction(self) -> CompactionPlan:
         return plan_compaction(self.view(), self.compaction)
 
+    def preview_compaction(self) -> CompactionPreview:
+        """What ``compact`` would summarize and the estimated tokens before and after (C1)."""
+        return preview_compaction(self.view(), self.compaction)
+
     def compact(
         self,
         *,
@@ -428,6 +446,8 @@ class SessionRuntime:
             activation={"section": activation} if activation else None,
             route=self.route.identity,
         )
+        fields["rowsSummarized"] = len(plan.summarized)
+        fields["tokensAfter"] = compacted_tokens(plan, self.view(), summary)
         row = self._row("compaction", reason=reason, usage=message["usage"], **fields)
         self.append([row], emit)
         return row

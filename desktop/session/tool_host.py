@@ -26,9 +26,9 @@ class GateToolHost:
         self.gate.refresh()
         return cast(list[Tool], self.gate.request_tools())
 
-    def activation_section(self) -> str | None:
+    def activation_section(self, *, for_comparison: bool = False) -> str | None:
         self.gate.refresh()
-        return self.gate.section_text()
+        return self.gate.section_text(for_comparison=for_comparison)
 
     def execute(self, call: ToolCall, *, cancel: threading.Event) -> ToolResultMessage:
         return cast(ToolResultMessage, self.gate.execute(call, cancel=cancel).message)

@@ -11,6 +11,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from desktop.ui.glossary import term
 from desktop.ui.html import Colors, badge, esc
 from desktop.ui.theme import is_dark
 
@@ -20,12 +21,37 @@ def _names(values: Any, empty: str = "none") -> str:
     return esc(", ".join(items)) if items else f"<i>{empty}</i>"
 
 
+#: The glossary entry that explains each label of the table (its tooltip; design G7).
+LABEL_TERMS = {
+    "Active deferred tools": "deferred tool",
+    "Restored when the session opened": "activation",
+    "Epoch": "epoch",
+    "Identity (SHA-256)": "identity",
+    "Account": "identity",
+    "Model": "identity",
+    "API": "identity",
+    "Endpoint": "identity",
+    "Permission mode": "permission mode",
+    "Declarations": "declaration policy",
+    "Deferred names": "deferred tool",
+    "Declaration policy": "declaration policy",
+    "Fallback reason": "on-demand",
+    "Functions / estimated schema tokens": "fixed",
+}
+
+
+def label_term(label: str) -> str:
+    """The label with its explanation as a tooltip; a label without one is a ``KeyError``."""
+    key = label.split(" (", 1)[0] if label.startswith("Declarations (") else label
+    return term(label, LABEL_TERMS[key])
+
+
 def render_activation(info: Mapping[str, Any], dark: bool) -> str:
     c = Colors(dark)
     if not info.get("available", True):
         return f"<p><i>{esc(info.get('why', 'The tools layer is not available.'))}</i></p>"
     valid = bool(info.get("valid"))
-    out = ["<h3 style='margin-bottom: 2px'>Tool activation</h3>"]
+    out = [f"<h3 style='margin-bottom: 2px'>{term('Tool activation', 'activation')}</h3>"]
     out.append(
         "<p>"
         + badge("valid" if valid else "not valid", c.ok if valid else c.bad)
@@ -70,7 +96,7 @@ def render_activation(info: Mapping[str, Any], dark: bool) -> str:
             )
         )
     table = "".join(
-        f"<tr><td valign='top' style='color: {c.muted}; padding-right: 12px'>{esc(k)}</td><td>{v}</td></tr>"
+        f"<tr><td valign='top' style='color: {c.muted}; padding-right: 12px'>{label_term(k)}</td><td>{v}</td></tr>"
         for k, v in rows
     )
     out.append(f"<table cellspacing='0' cellpadding='3'>{table}</table>")

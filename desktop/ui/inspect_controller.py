@@ -108,11 +108,11 @@ class InspectController(QObject):
         """A problem in full where the user looks: the window's banner area when it has one,
         else the status bar and a (non-modal) message box."""
         self.problems.append((title, text))
+        self.window.statusBar().showMessage(f"{title}: {text.splitlines()[0] if text else ''}", 15000)
         banners = getattr(self.window, "banners", None)
         if banners is not None and hasattr(banners, "show_message"):
             banners.show_message(level, f"{title}: {text}")
             return
-        self.window.statusBar().showMessage(f"{title}: {text.splitlines()[0] if text else ''}", 15000)
         box = QMessageBox(
             QMessageBox.Icon.Warning if level != "error" else QMessageBox.Icon.Critical,
             title,

@@ -8,6 +8,7 @@ section diffs, the payload text mapping, usage sums) live in their own modules.
 
 from __future__ import annotations
 
+import html
 import logging
 import threading
 from collections.abc import Mapping, Sequence
@@ -36,12 +37,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.session.compaction import CompactionPreview
 from desktop.session.inspector.section_diff import section_diff
 from desktop.ui import accounts_dialog, rowinfo
 from desktop.ui.accounts_dialog import AccountsDialog
 from desktop.ui.activation_view import ActivationView
 from desktop.ui.after_paint import AfterPaint
+from desktop.ui.banner import BannerArea
 from desktop.ui.composer import Composer
+from desktop.ui.glossary import tooltip
+from desktop.ui.help_page import HelpPage
+from desktop.ui.message_view import MessageView
 from desktop.ui.open_files import APP_TITLE, same_file, window_title
 from desktop.ui.payload_view import PayloadView
 from desktop.ui.permission_dialog import PermissionDialog
@@ -58,7 +64,21 @@ WINDOW_TITLE = APP_TITLE
 MAX_RECENT = 10
 log = logging.getLogger(__name__)
 
-TAB_ROW, TAB_DIFF, TAB_ACTIVATION, TAB_PAYLOAD, TAB_USAGE = range(5)
+TAB_MESSAGE, TAB_ROW, TAB_DIFF, TAB_ACTIVATION, TAB_PAYLOAD, TAB_USAGE = range(6)
+#: The window never gets smaller than this; every pane still fits (design G7).
+MINIMUM_SIZE = (960, 600)
+
+
+def compaction_text(preview: CompactionPreview) -> str:
+    """The compaction preview in words, for the button's tooltip and the confirmation."""
+    if not preview.possible:
+        return f"nothing to compact yet: {html.escape(preview.reason)}."
+    cut = f" (“{html.escape(preview.first_kept_text)}”)" if preview.first_kept_text else ""
+    return (
+        f"summarizes {preview.rows} row{'s' if preview.rows != 1 else ''}; the retained tail starts at row "
+        f"<code>{html.escape(preview.first_kept_id)}</code>{cut}. Estimated context: "
+        f"~{preview.tokens_before:,} → ~{preview.tokens_after:,} tokens."
+    )
 
 
 class MainWindow(QMainWindow):
@@ -81,6 +101,10 @@ class MainWindow(QMainWindow):
         #: What the window has received, in arrival order (the status bar and tests read these).
         self.turn_results: list[dict[str, Any]] = []
         self.stream_updates = 0
+        #: What compacting now would do, from the worker (None until it has answered).
+        self.compaction_preview: CompactionPreview | None = None
+        self.compact_confirm: QMessageBox | None = None
+        self.help_page: HelpPage | None = None
         #: A file handed over while a turn runs opens when the turn ends (design G8).
         self.queued_open: str | None = None
 
@@ -103,6 +127,7 @@ class MainWindow(QMainWindow):
         self.search.setObjectName("timelineSearch")
         self.search.setPlaceholderText("Search the transcript (Ctrl+F)")
         self.search.setClearButtonEnabled(True)
+        self.search.setAccessibleName("Search the transcript")
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(200)
@@ -111,6 +136,7 @@ class MainWindow(QMainWindow):
         self.kinds_button = QPushButton("Kinds")
         self.kinds_button.setObjectName("kindsButton")
         self.kinds_button.setToolTip("Show or hide rows by kind")
+        self.kinds_button.setAccessibleName("Row kinds")
         self.kinds_menu = QMenu(self)
         self.kind_actions: dict[int, QAction] = {}
         for kind in rowinfo.FILTER_KINDS:
@@ -132,6 +158,8 @@ class MainWindow(QMainWindow):
 
         self.view = QListView()
         self.view.setObjectName("timelineView")
+        self.view.setAccessibleName("Timeline")
+        self.view.setToolTip(tooltip("timeline"))
         self.view.setModel(self.filter)
         self.view.setItemDelegate(TimelineDelegate(self.view))
         self.view.setUniformItemSizes(True)
@@ -167,11 +195,20 @@ class MainWindow(QMainWindow):
 
         self.tabs = QTabWidget()
         self.tabs.setObjectName("detailTabs")
+        self.tabs.setAccessibleName("Detail tabs")
+        self.message_view = MessageView()
+        self.message_view.raw_requested.connect(lambda: self.tabs.setCurrentIndex(TAB_ROW))
+        self.message_view.conversation_toggled.connect(lambda _on: self._sync_conversation())
+        self._conversation_timer = QTimer(self)
+        self._conversation_timer.setSingleShot(True)
+        self._conversation_timer.setInterval(60)
+        self._conversation_timer.timeout.connect(self._sync_conversation)
         self.row_view = RowView()
         self.diff_view = SectionDiffView()
         self.activation_view = ActivationView()
         self.payload_view = PayloadView()
         self.usage_view = UsageView()
+        self.tabs.addTab(self.message_view, "Message")
         self.tabs.addTab(self.row_view, "Row")
         self.tabs.addTab(self.diff_view, "Section diff")
         self.tabs.addTab(self.activation_view, "Activation")
@@ -186,7 +223,16 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-        self.setCentralWidget(self.splitter)
+        self.splitter.setChildrenCollapsible(False)
+        self.banners = BannerArea()
+        central = QWidget()
+        central_layout = QVBoxLayout(central)
+        central_layout.setContentsMargins(0, 0, 0, 0)
+        central_layout.setSpacing(0)
+        central_layout.addWidget(self.banners)
+        central_layout.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
+        self.setMinimumSize(*MINIMUM_SIZE)
         self.session_label = QLabel()
         self.statusBar().addPermanentWidget(self.session_label)
         self._update_notice()
@@ -197,20 +243,20 @@ class MainWindow(QMainWindow):
         bar.setMovable(False)
         self.route_combo = QComboBox()
         self.route_combo.setObjectName("routeCombo")
-        self.route_combo.setToolTip("Model and route for the next request")
+        self.route_combo.setToolTip(tooltip("route"))
+        self.route_combo.setAccessibleName("Route")
         self.route_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.route_combo.activated.connect(self._route_chosen)
         self.mode_combo = QComboBox()
         self.mode_combo.setObjectName("modeCombo")
-        self.mode_combo.setToolTip("Permission mode: what tools may do without asking")
+        self.mode_combo.setToolTip(tooltip("permission mode"))
+        self.mode_combo.setAccessibleName("Permission mode")
         self.mode_combo.addItems(list(PERMISSION_MODES))
         self.mode_combo.activated.connect(lambda _i: self.client.set_mode.emit(self.mode_combo.currentText()))
         self.fallback_combo = QComboBox()
         self.fallback_combo.setObjectName("fallbackCombo")
-        self.fallback_combo.setToolTip(
-            "How system updates reach routes without native support: folded into the leading prompt "
-            "(Pi's default) or as attributed user updates"
-        )
+        self.fallback_combo.setToolTip(tooltip("fallback", "folded", "attributed"))
+        self.fallback_combo.setAccessibleName("Fallback for system updates")
         self.fallback_combo.addItem("folded", "folded")
         self.fallback_combo.addItem("attributed updates", "attributed")
         self.fallback_combo.activated.connect(
@@ -218,16 +264,22 @@ class MainWindow(QMainWindow):
         )
         self.capability_label = QLabel()
         self.capability_label.setObjectName("capabilityLabel")
+        self.capability_label.setToolTip(tooltip("capability"))
         self.compact_button = QPushButton("Compact")
         self.compact_button.setObjectName("compactButton")
-        self.compact_button.setToolTip("Summarize older turns now (Ctrl+Shift+K)")
+        self.compact_button.setToolTip(tooltip("compaction"))
+        self.compact_button.setAccessibleName("Compact the session")
         self.compact_button.clicked.connect(self.compact)
-        bar.addWidget(QLabel(" Route "))
-        bar.addWidget(self.route_combo)
-        bar.addWidget(QLabel("  Mode "))
-        bar.addWidget(self.mode_combo)
-        bar.addWidget(QLabel("  Fallback "))
-        bar.addWidget(self.fallback_combo)
+        for text, combo, term in (
+            (" &Route ", self.route_combo, "route"),
+            ("  &Mode ", self.mode_combo, "permission mode"),
+            ("  Fa&llback ", self.fallback_combo, "fallback"),
+        ):
+            label = QLabel(text)
+            label.setBuddy(combo)  # Alt+R, Alt+M, Alt+F reach the selector from the keyboard
+            label.setToolTip(tooltip(term))
+            bar.addWidget(label)
+            bar.addWidget(combo)
         bar.addSeparator()
         bar.addWidget(self.capability_label)
         spacer = QWidget()
@@ -280,6 +332,11 @@ class MainWindow(QMainWindow):
         self.refresh_catalogs_action.setToolTip("Download the model catalogs now (capability flags, prices)")
 
         help_menu = menu.addMenu("&Help")
+        self.help_action = help_menu.addAction("&What am I looking at?", self.show_help)
+        self.help_action.setObjectName("helpAction")
+        self.help_action.setShortcut(QKeySequence.StandardKey.HelpContents)
+        if self.help_action.shortcut().isEmpty():
+            self.help_action.setShortcut(QKeySequence("F1"))
         if log_folder is not None:
             from desktop.ui.show_logs import show_logs_action
 
@@ -291,6 +348,7 @@ class MainWindow(QMainWindow):
             self.compact_action,
             self.hidden_action,
             self.find_action,
+            self.help_action,
         ):
             self.addAction(action)
 
@@ -406,10 +464,22 @@ class MainWindow(QMainWindow):
         self.session_label.setText(f"{Path(str(info.get('cwd', ''))).name} · {Path(path).name}")
         self.setWindowTitle(window_title(path, str(info.get("cwd", ""))))
         self.session_label.setToolTip(path)
+        self.message_view.clear()
+        self.banners.clear()
+        self.refresh_compaction_preview()
         if info.get("readOnly"):
             self.statusBar().showMessage(str(info["readOnly"]), 15000)
-        for problem in (info.get("diagnostics") or [])[:3]:
-            self.statusBar().showMessage(problem, 15000)
+            self.banners.show_message("info", str(info["readOnly"]))
+        problems = [str(p) for p in info.get("diagnostics") or ()]
+        if problems:
+            self.statusBar().showMessage(problems[0], 15000)
+            count = len(problems)
+            self.banners.show_message(
+                "warning",
+                f"{Path(path).name}: {count} line{'s' if count != 1 else ''} set aside while reading:\n"
+                + "\n".join(problems[:20])
+                + (f"\n… and {count - 20} more (see the log)" if count > 20 else ""),
+            )
         self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
 
     @Slot(object)
@@ -435,15 +505,48 @@ class MainWindow(QMainWindow):
     def _scrolled(self, value: int) -> None:
         bar = self.view.verticalScrollBar()
         self._follow_tail = value >= bar.maximum() - 2
+        if self.message_view.conversation.isChecked():
+            self._conversation_timer.start()
+
+    #: Rows rendered beyond the timeline's visible ones in conversation mode, either side.
+    CONVERSATION_MARGIN = 3
+
+    def _sync_conversation(self, focus: QModelIndex | None = None) -> None:
+        """Conversation mode: render the rows the timeline shows, the top one (or ``focus``) first.
+
+        Only a screenful is rendered, so a 100k-row session costs what a short one does (X4).
+        """
+        if not self.message_view.conversation.isChecked():
+            current = self.view.currentIndex()
+            row = current.data(ROW_ROLE) if current.isValid() else None
+            self.message_view.show_row(row if isinstance(row, Mapping) else None)
+            return
+        count = self.filter.rowCount()
+        if count == 0:
+            self.message_view.clear()
+            return
+        top = self.view.indexAt(self.view.viewport().rect().topLeft())
+        bottom = self.view.indexAt(self.view.viewport().rect().bottomLeft())
+        first = top.row() if top.isValid() else 0
+        last = bottom.row() if bottom.isValid() else count - 1
+        anchor = focus.row() if focus is not None and focus.isValid() else first
+        start = max(0, min(first, anchor) - self.CONVERSATION_MARGIN)
+        stop = min(count, max(last, anchor) + self.CONVERSATION_MARGIN + 1)
+        rows = [self.filter.index(i, 0).data(ROW_ROLE) for i in range(start, stop)]
+        self.message_view.show_rows([r for r in rows if isinstance(r, Mapping)], focus=anchor - start)
 
     def _row_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid():
             return
         row = current.data(ROW_ROLE)
         self.row_view.show_row(row)
+        if self.message_view.conversation.isChecked():
+            self._sync_conversation(focus=current)
+        else:
+            self.message_view.show_row(row if isinstance(row, Mapping) else None)
         if not isinstance(row, Mapping) or row.get("type") not in ("system", "compaction"):
             if self.tabs.currentIndex() == TAB_DIFF:
-                self.tabs.setCurrentIndex(TAB_ROW)
+                self.tabs.setCurrentIndex(TAB_MESSAGE)
             self.diff_view.clear_diff("The selected row is not a system or compaction row.")
             return
         position = self.filter.mapToSource(current).row()
@@ -458,7 +561,7 @@ class MainWindow(QMainWindow):
                     self.timeline.rows, position, self.timeline.state_positions(position), self.timeline.ids
                 )
             )
-        if self.tabs.currentIndex() == TAB_ROW:
+        if self.tabs.currentIndex() in (TAB_MESSAGE, TAB_ROW):
             self.tabs.setCurrentIndex(TAB_DIFF)
 
     def set_show_hidden(self, show: bool) -> None:
@@ -529,7 +632,47 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Stopping…", 3000)
 
     def compact(self) -> None:
-        self.compact_with("")
+        """The Compact button and Ctrl+Shift+K: say what will happen, then ask (design C1)."""
+        if self.busy:
+            return
+        preview = self.compaction_preview
+        if preview is None:
+            self.compact_with("")
+            return
+        if not preview.possible:
+            self.banners.show_message("info", f"Nothing to compact yet: {preview.reason}.")
+            return
+        box = QMessageBox(self)
+        box.setObjectName("compactConfirm")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Compact this session?")
+        box.setText(f"<b>Compact {preview.rows} rows into a summary?</b>")
+        box.setInformativeText(compaction_text(preview))
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Yes).setText("Compact")
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.finished.connect(
+            lambda result: self.compact_with("") if result == QMessageBox.StandardButton.Yes else None
+        )
+        self.compact_confirm = box
+        box.open()
+
+    def refresh_compaction_preview(self) -> None:
+        """Ask the worker what compacting now would do; the button's tooltip shows it."""
+        self.client.ops.query(
+            lambda worker: worker.runtime.preview_compaction() if worker.runtime is not None else None,
+            self._on_compaction_preview,
+            label="planning the compaction preview",
+        )
+
+    def _on_compaction_preview(self, preview: CompactionPreview | None) -> None:
+        self.compaction_preview = preview
+        head = (
+            "<qt><p><b>Compact</b> (Ctrl+Shift+K): " + compaction_text(preview) + "</p></qt>"
+            if preview is not None
+            else ""
+        )
+        self.compact_button.setToolTip(head + tooltip("compaction", "retained tail"))
 
     def compact_with(self, focus: str) -> None:
         """Compact now; ``focus`` (``/compact FOCUS``) says what the summary must keep."""
@@ -559,9 +702,11 @@ class MainWindow(QMainWindow):
         stopped = summary.get("stopped")
         if error:
             self.statusBar().showMessage(f"Stopped ({stopped}): {error}", 15000)
+            self.banners.show_message("error", f"The turn stopped ({stopped}): {error}")
         else:
             self.statusBar().showMessage(f"Done ({stopped})", 4000)
         self.composer.editor.setFocus()
+        self.refresh_compaction_preview()
 
     # --- status and selectors ----------------------------------------------------------------
 
@@ -592,8 +737,20 @@ class MainWindow(QMainWindow):
         }.get(delivery, "gray")
         offline = " · <b>offline emulator</b>" if capability.get("offline") else ""
         self.capability_label.setText(f"<span style='color: {color}'>●</span> {delivery}{offline}")
+        explained = {
+            "native system sections": "native system sections",
+            "attributed user updates": "attributed",
+            "folded": "folded",
+        }.get(delivery)
         self.capability_label.setToolTip(
-            f"{capability.get('summary', '')}\n\n{capability.get('explanation', '')}\n\nRoute: {capability.get('reason', '')}"
+            "<qt><p>"
+            + "</p><p>".join(
+                html.escape(str(capability.get(k, "")))
+                for k in ("summary", "explanation")
+                if capability.get(k)
+            )
+            + f"</p><p>Route: {html.escape(str(capability.get('reason', '')))}</p></qt>"
+            + (tooltip(explained) if explained else "")
         )
         self._save_settings(
             {
@@ -611,7 +768,10 @@ class MainWindow(QMainWindow):
 
     @Slot(str, str)
     def on_message(self, level: str, text: str) -> None:
+        """Errors and warnings stay in a banner above the panes; the status bar repeats them."""
         self.statusBar().showMessage(text, 15000)
+        if level in ("error", "warning"):
+            self.banners.show_message(level, text)
         if level == "error":
             log.error("%s", text)
 
@@ -732,6 +892,23 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def on_sessions_listed(self, sessions: Sequence[Mapping[str, Any]]) -> None:
         self.listed_sessions = list(sessions)
+
+    def shortcuts(self) -> list[tuple[str, str]]:
+        """Every menu action with a shortcut, as (what, keys), for the help page."""
+        found: list[tuple[str, str]] = []
+        for menu_action in self.menuBar().actions():
+            menu = menu_action.menu()
+            for action in menu.actions() if isinstance(menu, QMenu) else ():
+                keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+                if keys:
+                    found.append((action.text().replace("&", "").rstrip("…"), keys))
+        return found
+
+    def show_help(self) -> None:
+        if self.help_page is None:
+            self.help_page = HelpPage(self.shortcuts(), self)
+        self.help_page.show()
+        self.help_page.raise_()
 
     def _about(self) -> None:
         from desktop import __version__

@@ -17,7 +17,15 @@ from html import escape
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import (
+    QColor,
+    QFontDatabase,
+    QGuiApplication,
+    QResizeEvent,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -33,8 +41,12 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.pi.money import format_cost
+from desktop.ui.glossary import tooltip
 from desktop.ui.json_highlighter import MAX_CHARS, JsonHighlighter
 from desktop.ui.theme import is_dark
+
+#: Below this width the comparison goes under the main request instead of beside it.
+SIDE_BY_SIDE_WIDTH = 900
 
 CURRENT_ROUTE = ""
 """Route key meaning "the session's current route"."""
@@ -111,6 +123,7 @@ class PayloadPane(QWidget):
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.cache = QLabel()
         self.cache.setObjectName(f"{name}Cache")
+        self.cache.setToolTip(tooltip("cache break", "cached tokens"))
         self.cache.setWordWrap(True)
         self.cache.setTextFormat(Qt.TextFormat.RichText)
         self.changes = QLabel()
@@ -293,6 +306,7 @@ class PayloadView(QWidget):
         self.copy_button = QPushButton("Copy")
         self.copy_button.setToolTip("Copy the exact body bytes")
         self.save_button = QPushButton("Save…")
+        self.save_button.setToolTip("Save the exact body bytes to a file")
         self.jump_button = QPushButton("Go to cache end")
         self.jump_button.setToolTip("Scroll to where the provider's cached prefix is predicted to end")
         self.changes_box = QCheckBox("Changes")
@@ -304,10 +318,15 @@ class PayloadView(QWidget):
         self.main = PayloadPane("payloadMain")
         self.compare = PayloadPane("payloadCompare")
         self.compare.hide()
+        # Two rows, so the tab fits a 1280-pixel window beside the timeline (design G7).
         bar = QHBoxLayout()
-        bar.addWidget(QLabel("Route:"))
+        route_label = QLabel("&Route:")
+        route_label.setBuddy(self.route_combo)
+        compare_label = QLabel("Com&pare with:")
+        compare_label.setBuddy(self.compare_combo)
+        bar.addWidget(route_label)
         bar.addWidget(self.route_combo, 2)
-        bar.addWidget(QLabel("Compare with:"))
+        bar.addWidget(compare_label)
         bar.addWidget(self.compare_combo, 2)
         # The view options on a second row, so the tab stays narrow enough beside the timeline.
         options = QHBoxLayout()
@@ -317,14 +336,15 @@ class PayloadView(QWidget):
         options.addWidget(self.jump_button)
         options.addWidget(self.copy_button)
         options.addWidget(self.save_button)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.main)
-        splitter.addWidget(self.compare)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("payloadSplitter")
+        self.splitter.addWidget(self.main)
+        self.splitter.addWidget(self.compare)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
         layout.addLayout(options)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.splitter, 1)
         self.route_combo.activated.connect(lambda _i: self.request("main"))
         self.compare_combo.activated.connect(lambda _i: self._compare_changed())
         self.pretty_box.toggled.connect(self._pretty_toggled)
@@ -332,6 +352,12 @@ class PayloadView(QWidget):
         self.save_button.clicked.connect(self.save)
         self.jump_button.clicked.connect(self.main.jump_to_break)
         self.changes_box.toggled.connect(self._changes_toggled)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Side by side when there is room, one above the other when narrow (design G7)."""
+        super().resizeEvent(event)
+        wide = event.size().width() >= SIDE_BY_SIDE_WIDTH
+        self.splitter.setOrientation(Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical)
 
     def set_routes(self, routes: list[tuple[str, str]]) -> None:
         """(key, label) pairs for the switchers; the first entry stays "current route"."""

@@ -195,8 +195,13 @@ def row_summary(row: Mapping[str, Any]) -> str:
         return _one_line(system_summary(row))
     if kind == "compaction":
         tokens = row.get("tokensBefore")
+        after = row.get("tokensAfter")
+        count = row.get("rowsSummarized")
         reason = row.get("reason", "")
-        head = f"compacted {tokens:,} tokens" if isinstance(tokens, int) else "compacted"
+        if isinstance(count, int) and isinstance(tokens, int) and isinstance(after, int):
+            head = f"compacted {count} rows: ~{tokens:,} → ~{after:,} tokens"
+        else:  # rows written before the figures were recorded
+            head = f"compacted {tokens:,} tokens" if isinstance(tokens, int) else "compacted"
         if reason:
             head += f" ({reason})"
         return _one_line(f"{head}: {row.get('summary', '')}")

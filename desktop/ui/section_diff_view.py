@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import html
 
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from desktop.session.inspector.section_diff import SectionChange, SectionDiff
+from desktop.ui.glossary import explain, term
 from desktop.ui.html import Colors, badge, esc
 from desktop.ui.theme import is_dark
 
@@ -17,6 +19,14 @@ _STATUS_TEXT = {
     "unchanged": "re-sent unchanged",
     "dropped": "dropped at compaction",
 }
+
+
+def _status_badge(status: str, color: str) -> str:
+    """The change's badge; a removal explains what a tombstone is on hover (design G7)."""
+    text = badge(_STATUS_TEXT[status], color)
+    if status == "removed":
+        return f'<span title="{html.escape(explain("tombstone").text, quote=True)}">{text}</span>'
+    return text
 
 
 def _columns(change: SectionChange, c: Colors) -> tuple[str, str]:
@@ -49,8 +59,8 @@ def render_section_diff(diff: SectionDiff, dark: bool) -> str:
     out = [f'<h3 style="margin-bottom: 2px">{esc(diff.label or "system row")}</h3>']
     meta = [f"row <code>{esc(diff.row_id)}</code>"]
     if diff.anchored_before:
-        meta.append(f"anchored before <code>{esc(diff.anchored_before)}</code>")
-    meta.append(f"{diff.sections_before} → {diff.sections_after} live sections")
+        meta.append(f"{term('anchored', 'anchored')} before <code>{esc(diff.anchored_before)}</code>")
+    meta.append(f"{diff.sections_before} → {diff.sections_after} live {term('sections', 'section')}")
     out.append(f'<p style="color: {c.muted}; margin-top: 0">{" · ".join(meta)}</p>')
     if diff.problem:
         out.append(f'<p style="color: {c.warn}">{esc(diff.problem)}</p>')
@@ -70,8 +80,8 @@ def render_section_diff(diff: SectionDiff, dark: bool) -> str:
             continue
         left, right = _columns(change, c)
         out.append(
-            f'<p style="margin-bottom: 2px"><b>{esc(change.name)}</b> '
-            f"{badge(_STATUS_TEXT[change.status], status_color[change.status])}</p>"
+            f'<p style="margin-bottom: 2px"><b>{term(change.name, "section")}</b> '
+            f"{_status_badge(change.status, status_color[change.status])}</p>"
         )
         out.append(
             f'<table width="100%" cellspacing="0" cellpadding="4" style="border: 1px solid {c.border};'

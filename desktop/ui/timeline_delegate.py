@@ -1,5 +1,8 @@
 """Paints one timeline row: a kind stripe and badge, the time, the summary, usage figures.
 
+The summary always keeps room (``row_layout``): the usage figures yield to it when the
+timeline is narrow and are in the row's tooltip at any width, in words (design G7).
+
 Every row has the same height (the view sets ``uniformItemSizes``), so scrolling a long
 session only paints what is on screen. Hidden system rows are drawn dimmed and italic so
 they read as "not part of the chat" even when shown.
@@ -7,19 +10,28 @@ they read as "not part of the chat" even when shown.
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QHelpEvent, QPainter, QPalette, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolTip,
+)
 
 from desktop.pi.money import COMPACT_FLOOR, format_cost
 from desktop.ui import rowinfo
+from desktop.ui.glossary import tooltip
+from desktop.ui.message_html import usage_line
 from desktop.ui.theme import is_dark, kind_style
 from desktop.ui.timeline_model import ANCHORED_ROLE, KIND_ROLE, TIME_ROLE, USAGE_ROLE
 from desktop.ui.usage_stats import format_ratio
 
-_BADGE_WIDTH = 100
+_BADGE_WIDTH = 92
 _TIME_WIDTH = 64
 _STRIPE = 4
 _PAD = 8
@@ -37,6 +49,20 @@ def usage_hint(usage: Any) -> str:
     return f"in {_short(prompt)} · hit {ratio} · out {_short(int(usage.get('output') or 0))} · {format_cost(total, floor=COMPACT_FLOOR)}"
 
 
+def row_tooltip(index: QModelIndex | QPersistentModelIndex) -> str:
+    """The row's text in full (a few hundred characters) and its figures in words."""
+    kind = index.data(KIND_ROLE)
+    summary = html.escape(str(index.data(Qt.ItemDataRole.DisplayRole) or ""))
+    parts = [f"<p>{summary}</p>"] if summary else []
+    usage = index.data(USAGE_ROLE)
+    if kind == rowinfo.ASSISTANT and isinstance(usage, dict):
+        parts.append(f"<p>{html.escape(usage_line(usage))}</p>")
+        parts.append(tooltip("cached tokens", "uncached tokens"))
+    elif kind == rowinfo.SYSTEM:
+        parts.append(tooltip("hidden system row", *(("anchored",) if index.data(ANCHORED_ROLE) else ())))
+    return "<qt>" + "".join(parts) + "</qt>" if parts else ""
+
+
 def _short(n: int) -> str:
     if n >= 1_000_000:
         return f"{n / 1_000_000:.1f}M"
@@ -47,7 +73,44 @@ def _short(n: int) -> str:
     return str(n)
 
 
+#: The row's text keeps at least this much room; the usage column yields to it (design G7).
+MIN_TEXT_WIDTH = 240
+
+
+def row_layout(rect: QRect, metrics: QFontMetrics, right: str) -> tuple[QRect, QRect | None]:
+    """Where a row's text and its right-hand figures go; the figures yield when room is short.
+
+    The text starts after the stripe, the time and the badge. The figures (usage, "anchored")
+    are drawn only if the text keeps ``MIN_TEXT_WIDTH`` and more than half of the row; otherwise
+    they move to the row's tooltip, so a narrow timeline still shows what each row says.
+    """
+    x = rect.left() + _STRIPE + _PAD + _TIME_WIDTH + _BADGE_WIDTH
+    available = rect.right() - x - _PAD
+    right_width = metrics.horizontalAdvance(right) + _PAD if right else 0
+    if right and available - right_width >= max(MIN_TEXT_WIDTH, available // 2):
+        text = QRect(x, rect.top(), available - right_width, rect.height())
+        figures = QRect(rect.right() - right_width - _PAD, rect.top(), right_width, rect.height())
+        return text, figures
+    return QRect(x, rect.top(), max(10, available), rect.height()), None
+
+
 class TimelineDelegate(QStyledItemDelegate):
+    def helpEvent(
+        self,
+        event: QHelpEvent,
+        view: QAbstractItemView,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> bool:
+        """Hovering a row shows its whole first line and, for an answer, its usage in words."""
+        if event.type() != QEvent.Type.ToolTip or not index.isValid():
+            return super().helpEvent(event, view, option, index)
+        text = row_tooltip(index)
+        if not text:
+            return super().helpEvent(event, view, option, index)
+        QToolTip.showText(event.globalPos(), text, view)
+        return True
+
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         height = QFontMetrics(option.font).height() + 12  # type: ignore[attr-defined]
         return QSize(400, height)
@@ -111,13 +174,12 @@ class TimelineDelegate(QStyledItemDelegate):
             right = usage_hint(index.data(USAGE_ROLE))
         elif kind == rowinfo.SYSTEM and index.data(ANCHORED_ROLE):
             right = "anchored"
-        right_width = metrics.horizontalAdvance(right) + _PAD if right else 0
+        summary_rect, right_rect = row_layout(rect, metrics, right)
         summary_font = QFont(font)
         if hidden_kind or kind == rowinfo.STREAMING:
             summary_font.setItalic(True)
         painter.setFont(summary_font)
         painter.setPen(dim if hidden_kind else text_color)
-        summary_rect = QRect(x, rect.top(), max(10, rect.right() - x - right_width - _PAD), rect.height())
         text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
         elided = QFontMetrics(summary_font).elidedText(
             text, Qt.TextElideMode.ElideRight, summary_rect.width()
@@ -125,12 +187,22 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.drawText(
             summary_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), elided
         )
-        if right:
+        if right_rect is not None:
             painter.setFont(font)
             painter.setPen(dim)
             painter.drawText(
-                QRect(rect.right() - right_width - _PAD, rect.top(), right_width, rect.height()),
-                int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight),
-                right,
+                right_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight), right
             )
+        if state & QStyle.StateFlag.State_HasFocus:
+            # A visible focus ring for keyboard users (design G7): the current row, outlined.
+            pen = QPen(
+                palette.color(
+                    QPalette.ColorRole.Highlight if not selected else QPalette.ColorRole.HighlightedText
+                )
+            )
+            pen.setWidth(1)
+            pen.setStyle(Qt.PenStyle.DotLine)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(rect.adjusted(0, 0, -1, -1))
         painter.restore()

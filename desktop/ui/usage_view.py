@@ -11,8 +11,17 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from desktop.pi.money import format_cost
+from desktop.ui.glossary import tooltip
 from desktop.ui.usage_stats import UsageLine, UsageTotals, format_ratio, totals, usage_line
 
+#: The glossary entry behind each figure's column header (its tooltip; design G7).
+HEADER_TERMS = {
+    "Input": "uncached tokens",
+    "Cache read": "cached tokens",
+    "Cache write": "cache write",
+    "Hit ratio": "hit ratio",
+    "Model": "route",
+}
 _HEADERS = ("#", "Time", "Model", "Input", "Cache read", "Cache write", "Output", "Cost", "Hit ratio")
 
 
@@ -31,8 +40,12 @@ class UsageModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return _HEADERS[section]
+        if role == Qt.ItemDataRole.ToolTipRole and _HEADERS[section] in HEADER_TERMS:
+            return tooltip(HEADER_TERMS[_HEADERS[section]])
         return None
 
     def data(

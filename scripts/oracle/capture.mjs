@@ -112,6 +112,7 @@ async function capture(testCase) {
     context: testCase.context,
     options: testCase.options ?? {},
     ...(testCase.env ? { env: testCase.env } : {}),
+    ...(testCase.meta ? { meta: testCase.meta } : {}),
     request,
     body,
     bodyText,

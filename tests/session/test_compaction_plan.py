@@ -98,3 +98,47 @@ def test_compacted_view_leads_with_checkpoint_then_summary_then_tail() -> None:
 def test_nothing_to_compact_is_a_clear_error() -> None:
     with pytest.raises(NothingToCompact):
         plan_compaction(context_view(rows_for_turns(0)), CompactionSettings())
+
+
+def test_preview_names_rows_cut_and_tokens_before_and_after() -> None:
+    """The Compact button and the CLI show this before anything is sent (design C1)."""
+    from desktop.session.compaction import compacted_tokens, preview_compaction
+
+    rows = rows_for_turns(30)
+    settings = CompactionSettings(keep_recent_tokens=1000)
+    view = context_view(rows)
+    preview = preview_compaction(view, settings)
+    plan = plan_compaction(view, settings)
+    assert preview.possible and preview.first_kept_id == plan.first_kept_id
+    assert preview.rows == len(plan.summarized) > 0
+    assert preview.tokens_before == plan.tokens_before
+    assert 0 < preview.tokens_after < preview.tokens_before / 2
+    assert preview.first_kept_text.startswith("u" * 10) or preview.first_kept_text == ""
+    assert f"~{preview.tokens_before:,} → ~{preview.tokens_after:,} tokens" in preview.describe()
+    # After the summary exists, the same estimate with its real size.
+    assert compacted_tokens(plan, view, "short") < preview.tokens_after
+
+
+def test_preview_says_nothing_to_compact_yet() -> None:
+    from desktop.session.compaction import preview_compaction
+
+    preview = preview_compaction(context_view(rows_for_turns(0)), CompactionSettings())
+    assert not preview.possible
+    assert preview.describe().startswith("nothing to compact yet: ")
+
+
+def test_usage_measured_before_a_compaction_is_not_trusted_after_it() -> None:
+    """The retained tail's usage figures measured the uncompacted context (design C1)."""
+    from desktop.session.estimate import context_tokens
+
+    rows = rows_for_turns(10)
+    for row in rows:
+        if row["type"] == "assistant":
+            row["message"]["usage"] = {"input": 50_000, "output": 10, "cacheRead": 0, "cacheWrite": 0}
+    plan = plan_compaction(context_view(rows), CompactionSettings(keep_recent_tokens=500))
+    fields = compaction_row_fields(plan, "SUMMARY", activation=None, route={"provider": "p"})
+    rows.append({"type": "compaction", "id": "cmp", "ts": 5, **fields})
+    view = context_view(rows)
+    assert view.fresh == len(view.messages)
+    assert context_tokens(view.messages) >= 50_000  # the stale figure
+    assert context_tokens(view.messages, usage_from=view.fresh) < 5_000

@@ -379,3 +379,25 @@ def test_a_compaction_checkpoint_carries_activation_across_a_reopen(
             assert restore is not None and restore.source == "section" and restore.active == {"word_count"}
             session.runtime.run_turn(COUNT)
             assert _last_result(session)["content"][0]["text"] == "words=3"
+
+
+def test_status_pending_check_agrees_with_the_pending_row_and_reads_the_secret_only_when_needed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``has_pending_update`` (what ``status`` shows) is the same diff as the pending row; on a
+    history without a section it does not resolve the installation's signer (design A8, D6)."""
+    with Emulator() as emu:
+        path = _activated_session(emu, tmp_path, monkeypatch)
+        rows = path.read_text().splitlines()
+        bare = tmp_path / "bare.jsonl"  # the header and the user's first message: no section yet
+        bare.write_text(
+            rows[0] + "\n" + next(r for r in rows if '"type":"user"' in r.replace(" ", "")) + "\n"
+        )
+        for session_file, has_section in ((bare, False), (path, True)):
+            with _open(session_file, _config(emu, tmp_path), read_only=True) as session:
+                pending = session.runtime.has_pending_update()
+                assert (session.gate._signer_source is None) == has_section
+                assert pending == (session.runtime.pending_system_fields() is not None)
+                assert session.gate._signer_source is None  # the full row needs the real MAC
+        with _open(bare, _config(emu, tmp_path), read_only=True) as session:
+            assert session.runtime.has_pending_update() is True

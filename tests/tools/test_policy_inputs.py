@@ -4,6 +4,7 @@ extension loading."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -212,3 +213,22 @@ def test_headless_bridge_from_flags() -> None:
     assert quiet.answer is False and "--yes" in quiet.reason
     with pytest.raises(ValueError, match="contradict"):
         headless_bridge(yes=True, no=True)
+
+
+def test_settings_name_the_field_of_a_wrong_type_and_keep_unknown_keys_at_every_level(tmp_path: Path) -> None:
+    """Settings are checked without pydantic (design D6); a bad value still names its field."""
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for raw, field in [
+        ({"tools": {"bash": {"inheritCredentials": "yes"}}}, "tools.bash.inheritCredentials"),
+        ({"mcpServers": {"a": {"command": "x", "startupTimeout": "soon"}}}, "mcpServers.a.startupTimeout"),
+        ({"mcpServers": {"a": {"args": []}}}, "mcpServers.a.command: Field required"),
+        ({"permissions": {"mode": "yolo"}}, "permissions.mode"),
+        ({"extensions": ["ok", 3]}, "extensions.1"),
+    ]:
+        path.write_text(json.dumps(raw))
+        with pytest.raises(SettingsError, match=re.escape(field)):
+            load_settings()
+    path.write_text(json.dumps({"mcpServers": {"a": {"command": "x", "startupTimeout": 5, "note": 1}}}))
+    server = load_settings().mcpServers["a"]
+    assert server.startupTimeout == 5.0 and server.model_extra == {"note": 1}

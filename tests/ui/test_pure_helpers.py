@@ -188,3 +188,14 @@ def test_state_before_matches_a_full_replay_at_every_row() -> None:
     for index in range(len(rows) + 1):
         full = current_system_message(context_view(rows[:index]).messages)
         assert state_before(rows, index) == (dict(full) if full else None), index
+
+
+def test_compaction_row_says_rows_and_tokens_before_and_after() -> None:
+    row = {
+        "type": "compaction",
+        "id": "c",
+        "rowsSummarized": 12,
+        "tokensBefore": 31_000,
+        "tokensAfter": 4_200,
+    }
+    assert rowinfo.row_summary(row).startswith("compacted 12 rows: ~31,000 → ~4,200 tokens")

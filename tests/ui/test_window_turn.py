@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+from PySide6.QtWidgets import QMessageBox
 
 from desktop.ui import rowinfo
 from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_USAGE, MainWindow
@@ -163,13 +164,28 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     )
     assert window.payload_view.main.body_bytes == after["body"]
 
-    # Compact: the button journals a compaction row that the timeline shows.
+    # Compact: the button's tooltip and confirmation say what will happen (design C1), then the
+    # compaction row the timeline shows says what did.
+    # Planned again on the worker after each turn.
+    h.qtbot.waitUntil(
+        lambda: window.compaction_preview is not None and window.compaction_preview.possible,
+        timeout=TURN_TIMEOUT,
+    )
+    preview = window.compaction_preview
+    assert preview is not None and preview.rows > 0
+    assert f"~{preview.tokens_before:,} → ~{preview.tokens_after:,} tokens" in window.compact_button.toolTip()
     h.qtbot.mouseClick(window.compact_button, Qt.MouseButton.LeftButton)
+    confirm = window.compact_confirm
+    assert confirm is not None and f"summarizes {preview.rows} row" in confirm.informativeText()
+    confirm.button(QMessageBox.StandardButton.Yes).click()
     compacted = h.wait_turn(2)
     assert compacted["error"] is None, compacted
     assert window.timeline.kind_at(len(h.rows()) - 1) == rowinfo.COMPACTION
     comp = h.rows()[-1]
     assert comp["type"] == "compaction" and comp["summary"]
+    assert comp["rowsSummarized"] == preview.rows and comp["tokensBefore"] == preview.tokens_before
+    shown = window.timeline.index(len(h.rows()) - 1).data(Qt.ItemDataRole.DisplayRole)
+    assert shown.startswith(f"compacted {preview.rows} rows: ~{preview.tokens_before:,} → ~")
     window.tabs.setCurrentIndex(TAB_USAGE)
     assert window.usage_view.model.rowCount() == 3  # two replies and the summary request
     assert "3 requests" in window.usage_view.summary.text()

@@ -29,9 +29,11 @@ from desktop.host.providers.request import RequestAuthorizer
 
 BEDROCK_API = "bedrock-converse-stream"
 VERTEX_API = "google-vertex"
-#: Environment values the Bedrock and Vertex projections read (pi-ai reads the process
-#: environment; projections are pure, so these are passed in). None of them is a secret.
+#: Environment values the projections read, as pi-ai 1.0.3 reads them from the process
+#: environment (``getProviderEnvValue``, the OpenAI SDK's organization and project); projections
+#: are pure, so these are passed in. None of them is a secret: keys travel as the placeholder.
 PROJECTION_ENV = (
+    "PI_CACHE_RETENTION",
     "AWS_REGION",
     "AWS_DEFAULT_REGION",
     "AWS_PROFILE",
@@ -40,11 +42,17 @@ PROJECTION_ENV = (
     "GOOGLE_CLOUD_PROJECT",
     "GCLOUD_PROJECT",
     "GOOGLE_CLOUD_LOCATION",
+    "AZURE_OPENAI_BASE_URL",
+    "AZURE_OPENAI_RESOURCE_NAME",
+    "AZURE_OPENAI_API_VERSION",
+    "AZURE_OPENAI_DEPLOYMENT_NAME_MAP",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
 )
 
 
 def projection_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The non-secret cloud settings from the environment, for ``RequestOptions.env``."""
+    """The non-secret settings pi-ai reads from the environment, for ``RequestOptions.env``."""
     env = os.environ if environ is None else environ
     return {name: env[name] for name in PROJECTION_ENV if env.get(name)}
 

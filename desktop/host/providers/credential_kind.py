@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop.host.accounts import resolve_api_key
-from desktop.host.credentials import API_KEY_ENV, keyring_username
+from desktop.host.credentials import API_KEY_ENV, env_api_key, keyring_username
 from desktop.pi.projection import CredentialKind
 from desktop.pi.projection._credential import DESCRIPTIONS, kind_of_key, usual_kind
 from desktop.pi.routes import Route
@@ -92,3 +92,25 @@ def route_credential(
     if kind == "sigv4":
         return RouteCredential(kind, "the AWS credential chain (no Bedrock API key found)")
     return RouteCredential(kind, source, assumed=True)
+
+
+def key_credential(
+    model: Mapping[str, Any], key: str | None, env: Mapping[str, str] | None = None
+) -> RouteCredential:
+    """The kind for a pi-ai style call (``payload --context``): ``key`` when the caller gave one,
+    else the provider's variable in ``env`` (the process environment), as pi-ai's
+    ``streamSimple`` looks one up; without either, the kind the route would use, assumed."""
+    source_env = os.environ if env is None else env
+    provider = str(model.get("provider", ""))
+    if key is not None and key.strip():
+        return RouteCredential(kind_of_key(model, key), "the document's options.apiKey")
+    found = env_api_key(provider, source_env)
+    if found is not None:
+        name, value = found
+        return RouteCredential(kind_of_key(model, value), f"environment variable {name}")
+    api = str(model.get("api", ""))
+    kind = _keyless_kind(api)
+    names = " or ".join(API_KEY_ENV.get(provider, ()))
+    if kind in ("adc", "sigv4"):
+        return RouteCredential(kind, f"no key in {names or 'the environment'}")
+    return RouteCredential(kind, f"no options.apiKey{', ' + names if names else ''}", assumed=True)
