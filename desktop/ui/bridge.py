@@ -7,8 +7,12 @@ the answer and sets an event. A stop (the worker's cancel event) ends the wait w
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
@@ -25,6 +29,8 @@ class QtPermissionBridge(QObject):
         self._lock = threading.Lock()
         self._waiting: dict[int, tuple[threading.Event, list[tuple[bool, bool]]]] = {}
         self.cancel = cancel
+        #: The open session's workspace: the prompt names it, and relative paths resolve in it.
+        self.workspace = ""
 
     def request_permission(self, request: PermissionRequest) -> PermissionAnswer:
         request_id = next(self._ids)
@@ -41,6 +47,8 @@ class QtPermissionBridge(QObject):
                 "arguments": dict(request.arguments),
                 "summary": request.summary,
                 "mode": request.mode.value,
+                "cwd": self.workspace,
+                "diff": change_diff(request.tool_name, request.arguments, self.workspace),
             },
         )
         try:
@@ -63,3 +71,59 @@ class QtPermissionBridge(QObject):
                 return
             waiting[1].append((allowed, remember))
             waiting[0].set()
+
+
+#: A file larger than this is not read for the prompt's diff (its new content is still shown).
+DIFF_READ_LIMIT = 1_000_000
+
+
+def _current_text(path: str, workspace: str) -> str | None:
+    """The file's text now; None when it does not exist, is too large or is not text."""
+    target = Path(path) if Path(path).is_absolute() or not workspace else Path(workspace) / path
+    try:
+        if not target.is_file() or target.stat().st_size > DIFF_READ_LIMIT:
+            return None
+        return target.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def change_diff(tool: str, arguments: Mapping[str, Any], workspace: str) -> str:
+    """The unified diff a ``write`` or ``edit`` call would make, for the permission prompt (G7).
+
+    Runs on the worker thread (it reads the file). ``write`` compares with the file as it is now
+    (a new file is all additions); ``edit`` applies each replacement to the current text when it
+    matches, else shows the replacements themselves. Other tools have no diff ("").
+    """
+    path = str(arguments.get("path", "") or "")
+    if tool not in ("write", "edit") or not path:
+        return ""
+    current = _current_text(path, workspace)
+    if tool == "write":
+        new = str(arguments.get("content", ""))
+        old = current or ""
+        return _diff(path, old, new, created=current is None)
+    pairs = [
+        (str(e.get("oldText", "")), str(e.get("newText", "")))
+        for e in arguments.get("edits") or ()
+        if isinstance(e, Mapping)
+    ]
+    if "oldText" in arguments:
+        pairs.append((str(arguments.get("oldText", "")), str(arguments.get("newText", ""))))
+    if current is not None and pairs and all(old in current for old, _new in pairs):
+        updated = current
+        for old, new in pairs:
+            updated = updated.replace(old, new, 1)
+        return _diff(path, current, updated)
+    return "\n".join(_diff(path, old, new) for old, new in pairs)
+
+
+def _diff(path: str, old: str, new: str, *, created: bool = False) -> str:
+    lines = difflib.unified_diff(
+        old.splitlines(),
+        new.splitlines(),
+        "/dev/null" if created else f"a/{path}",
+        f"b/{path}",
+        lineterm="",
+    )
+    return "\n".join(lines)

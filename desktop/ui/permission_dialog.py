@@ -11,22 +11,54 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
     QLabel,
-    QPlainTextEdit,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop.ui.html import esc
+from desktop.ui.banner import printable
+from desktop.ui.glossary import tooltip
+from desktop.ui.html import Colors, esc
+from desktop.ui.theme import is_dark
+
+#: What each permission mode means for the next calls, in one line (design G7).
+MODE_CONSEQUENCES = {
+    "ask": "Mode “ask”: every file change and every command waits for your answer; reads never ask.",
+    "accept-edits": "Mode “accept-edits”: file changes in the workspace run without asking; commands and "
+    "external tools ask.",
+    "read-only": "Mode “read-only”: file changes and commands are refused without asking.",
+    "full-access": "Mode “full-access”: everything runs without asking.",
+}
+_EFFECT_WORDS = {"write": "change files", "execute": "run a command", "external": "use an external tool"}
+
+
+def diff_html(diff: str, dark: bool) -> str:
+    """A unified diff with added and removed lines tinted."""
+    c = Colors(dark)
+    lines = []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---", "@@")):
+            style = f"color: {c.muted}"
+        elif line.startswith("+"):
+            style = f"background: {c.added_bg}; color: {c.added_fg}"
+        elif line.startswith("-"):
+            style = f"background: {c.removed_bg}; color: {c.removed_fg}"
+        else:
+            style = ""
+        lines.append(f'<div style="{style}">{esc(line) or "&nbsp;"}</div>')
+    return f'<div style="font-family: monospace; white-space: pre-wrap">{"".join(lines)}</div>'
 
 
 class PermissionDialog(QDialog):
+    """Everything needed to judge one call: where, exactly what, and what the mode means."""
+
     answered = Signal(int, bool, bool)
     """(request id, allowed, remember for this session)"""
 
@@ -36,31 +68,53 @@ class PermissionDialog(QDialog):
         self.request_id = request_id
         self.info = dict(info)
         self._sent = False
-        self.setWindowTitle(f"Allow {info.get('tool', 'tool')}?")
-        effect = info.get("effect", "")
+        tool = str(info.get("tool", "tool"))
+        self.setWindowTitle(f"Allow {tool}?")
+        self.resize(720, 520)
+        effect = str(info.get("effect", ""))
+        cwd = str(info.get("cwd", "") or "")
         summary = QLabel(
-            f"<b>{esc(info.get('tool', '?'))}</b> wants to "
-            f"{esc({'write': 'change files', 'execute': 'run a command', 'external': 'use an external tool'}.get(str(effect), str(effect)))}:"
-            f"<br><code>{esc(info.get('summary', ''))}</code>"
-            f"<br><span style='color: gray'>Permission mode: {esc(info.get('mode', ''))}</span>"
+            f"<b>{esc(tool)}</b> wants to {esc(_EFFECT_WORDS.get(effect, effect))}"
+            + (f" in <code>{esc(cwd)}</code>" if cwd else "")
+            + ":"
         )
+        summary.setObjectName("permissionSummary")
         summary.setWordWrap(True)
-        args = QPlainTextEdit(orjson.dumps(info.get("arguments") or {}, option=orjson.OPT_INDENT_2).decode())
-        args.setReadOnly(True)
-        args.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        args.setMaximumHeight(180)
-        self.remember = QCheckBox(f"Allow {info.get('tool', 'this tool')} for the rest of this session")
+        summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        arguments = info.get("arguments") or {}
+        diff = str(info.get("diff", "") or "")
+        self.detail = QTextBrowser()
+        self.detail.setObjectName("permissionDetail")
+        self.detail.setAccessibleName("What the tool will do")
+        self.detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        if diff:
+            self.detail.setHtml(diff_html(diff, is_dark(self.palette())))
+        elif tool == "bash" and isinstance(arguments, Mapping) and "command" in arguments:
+            self.detail.setPlainText(printable(str(arguments["command"])))  # the whole command
+        else:
+            self.detail.setPlainText(
+                printable(orjson.dumps(arguments, option=orjson.OPT_INDENT_2, default=str).decode())
+            )
+        mode = str(info.get("mode", ""))
+        self.consequence = QLabel(MODE_CONSEQUENCES.get(mode, f"Permission mode: {mode}"))
+        self.consequence.setObjectName("permissionMode")
+        self.consequence.setWordWrap(True)
+        self.consequence.setToolTip(tooltip("permission mode"))
+        self.remember = QCheckBox(f"Allow {tool} for the rest of this session")
         buttons = QDialogButtonBox()
         self.allow_button = buttons.addButton("Allow", QDialogButtonBox.ButtonRole.AcceptRole)
         self.deny_button = buttons.addButton("Deny", QDialogButtonBox.ButtonRole.RejectRole)
         self.allow_button.setObjectName("allowButton")
         self.deny_button.setObjectName("denyButton")
+        self.allow_button.setAccessibleName(f"Allow {tool}")
+        self.deny_button.setAccessibleName(f"Deny {tool}")
         self.deny_button.setDefault(True)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(summary)
-        layout.addWidget(args)
+        layout.addWidget(self.detail, 1)
+        layout.addWidget(self.consequence)
         layout.addWidget(self.remember)
         layout.addWidget(buttons)
         self.finished.connect(self._send)

@@ -290,6 +290,7 @@ class SessionWorker(QObject):
             fallback=self.fallback,
             mode=PermissionMode.parse(self.mode),
         )
+        self.bridge.workspace = str(workspace)
         with bulk_load():
             # First the timeline's index (one pass over the file), so the window paints the
             # session while the runtime is still being assembled from the same file (design G9).

@@ -100,6 +100,7 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
 
     asked = approve_next_permission(h)
     assert asked["tool"] == "bash" and "echo hello-from-bash" in asked["summary"]
+    assert Path(asked["cwd"]).name == "workspace"  # the prompt names the working directory
     result = h.wait_turn(1)
     assert result["error"] is None and result["stopped"] == "stop"
 

@@ -19,9 +19,10 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from desktop.pi.catalog import CatalogEntry
 from desktop.session.foreign import model as k
 from desktop.session.foreign.base import ForeignSession
-from desktop.session.foreign.model import Branch, TimelineRow
+from desktop.session.foreign.model import Branch, SystemDiff, TimelineRow
 
 #: Source kinds shown as the Desktop row type of the same meaning.
 _DESKTOP_TYPES = {
@@ -37,6 +38,23 @@ READ_ONLY_NOTE = (
 FORMAT_NAMES = {"pi": "pi-coding-agent session", "claude-code": "Claude Code transcript"}
 
 
+_ENTRIES: dict[tuple[int, str, str], CatalogEntry | None] = {}
+
+
+def _catalog_entry(provider: str, model_id: str) -> CatalogEntry | None:
+    """The catalog in use's entry for a recorded model: looked up once per model and catalog
+    (a refreshed catalog is a new object), not once per reply."""
+    from desktop.pi.catalog import active_catalog
+
+    catalog = active_catalog()
+    key = (id(catalog), provider, model_id)
+    if key not in _ENTRIES:
+        if len(_ENTRIES) > 256:
+            _ENTRIES.clear()
+        _ENTRIES[key] = catalog.get(provider, model_id)
+    return _ENTRIES[key]
+
+
 def _priced(message: Mapping[str, Any]) -> dict[str, Any]:
     """The message with its usage priced from the catalog when it carries no cost (Claude Code)."""
     usage = message.get("usage")
@@ -45,10 +63,9 @@ def _priced(message: Mapping[str, Any]) -> dict[str, Any]:
     cost = usage.get("cost")
     if isinstance(cost, Mapping) and float(cost.get("total") or 0) > 0:
         return dict(message)
-    from desktop.pi.catalog import default_catalog
     from desktop.pi.cost import calculate_cost
 
-    entry = default_catalog().get(str(message.get("provider") or ""), str(message.get("model") or ""))
+    entry = _catalog_entry(str(message.get("provider") or ""), str(message.get("model") or ""))
     if entry is None:
         return dict(message)
     priced = dict(usage)
@@ -56,9 +73,7 @@ def _priced(message: Mapping[str, Any]) -> dict[str, Any]:
     return {**message, "usage": priced, "costFrom": f"catalog prices for {entry.key}"}
 
 
-def row_dict(
-    row: TimelineRow, session: ForeignSession | None = None, leaf: str | None = None
-) -> dict[str, Any]:
+def row_dict(row: TimelineRow, diffs: Mapping[str, SystemDiff] | None = None) -> dict[str, Any]:
     """One timeline row as the window's row dict (see the module docstring)."""
     kind = row.kind
     out: dict[str, Any] = {
@@ -101,10 +116,8 @@ def row_dict(
             out["text"] = row.text
         elif isinstance(message, Mapping):
             out["message"] = dict(message)
-    if session is not None and kind in (k.SYSTEM, k.COMPACTION):
-        diff = session.system_diff(row.id, leaf)
-        if diff is not None:
-            out["diff"] = diff
+    if diffs is not None and row.id in diffs:
+        out["diff"] = diffs[row.id]
     return out
 
 
@@ -117,7 +130,8 @@ def branch_dict(branch: Branch) -> dict[str, Any]:
 def opened_info(session: ForeignSession, leaf: str | None = None) -> dict[str, Any]:
     """What ``session_opened`` carries for a foreign session: rows, branches, notes."""
     leaf = leaf or session.default_leaf
-    rows = [row_dict(row, session, leaf) for row in session.timeline(leaf)]
+    diffs = session.system_diffs(leaf)  # one pass over the branch, not one per system row
+    rows = [row_dict(row, diffs) for row in session.timeline(leaf)]
     name = FORMAT_NAMES.get(session.format, session.format)
     return {
         "path": str(session.path),
