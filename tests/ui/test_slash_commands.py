@@ -167,6 +167,7 @@ def test_an_unknown_command_says_so_and_keeps_the_text(harness: Harness) -> None
     assert status_text(h).startswith("Unknown command /frobnicate. Known commands: /capability status,")
     assert h.window.composer.editor.toPlainText() == "/frobnicate the widgets"
     assert h.window.commands.handled[-1] == Problem(status_text(h))
+    assert h.window.banners.banners[0].text == status_text(h), "the whole text, in a banner"
     settle(h)
     assert len(requests(h)) == before and not h.window.busy and h.finished == []
 
