@@ -222,6 +222,19 @@ def foreign_context(path: Path) -> Callable[[], object]:
     return run
 
 
+def foreign_window(path: Path) -> Callable[[], object]:
+    """The window's open of a foreign session: every row as the timeline's row dict, with its
+    summary, pi's section diffs and priced usage (``opened_info``, on the worker)."""
+    from desktop.session.foreign.display import opened_info
+
+    def run() -> object:
+        info = opened_info(open_foreign(path))
+        assert info["rows"] and not info["diagnostics"]
+        return info
+
+    return run
+
+
 def desktop_open(path: Path) -> Callable[[], object]:
     """The window's open of a Desktop session: the journal read and model order."""
 
@@ -260,6 +273,8 @@ def main() -> None:
             "desktop: open to timeline": desktop_open(files["desktop"]),
             "pi: open to timeline": foreign_open(files["pi"]),
             "claude-code: open to timeline": foreign_open(files["claude-code"]),
+            "pi: open to window rows": foreign_window(files["pi"]),
+            "claude-code: open to window rows": foreign_window(files["claude-code"]),
             "desktop: open + context": desktop_context(files["desktop"]),
             "pi: open + context": foreign_context(files["pi"]),
             "claude-code: open + context": foreign_context(files["claude-code"]),

@@ -217,3 +217,19 @@ def test_payload_pane_marks_the_cached_prefix_and_keeps_the_byte_diff_secondary(
     view.show_preview("main", {**preview, "cache": None, "previous": None})
     assert pane.break_position() is None
     assert "no earlier request" in pane.changes.text()
+
+
+def test_one_pass_diffs_equal_each_rows_own_diff() -> None:
+    """The window diffs every system row of a branch in one pass (``system_diffs``); each must be
+    what ``system_diff`` replays for that row alone, on every branch of every pi fixture."""
+    checked = 0
+    for path in sorted(PI.glob("*.jsonl")):
+        session = open_foreign(path)
+        for branch in session.branches():
+            diffs = session.system_diffs(branch.leaf)
+            rows = [r for r in session.timeline(branch.leaf) if r.kind in ("system", "compaction")]
+            assert set(diffs) == {r.id for r in rows}
+            for row in rows:
+                assert diffs[row.id] == session.system_diff(row.id, branch.leaf)
+                checked += 1
+    assert checked == 19  # every system and compaction row of every branch of the fixtures
