@@ -38,24 +38,24 @@ READ_ONLY_NOTE = (
 FORMAT_NAMES = {"pi": "pi-coding-agent session", "claude-code": "Claude Code transcript"}
 
 
-_ENTRIES: dict[tuple[int, str, str], CatalogEntry | None] = {}
+class Prices:
+    """The catalog in use, read once per open: its entry for each recorded model, looked up
+    once per model rather than once per reply."""
+
+    def __init__(self) -> None:
+        from desktop.pi.catalog import active_catalog
+
+        self.catalog = active_catalog()
+        self.entries: dict[tuple[str, str], CatalogEntry | None] = {}
+
+    def entry(self, provider: str, model_id: str) -> CatalogEntry | None:
+        key = (provider, model_id)
+        if key not in self.entries:
+            self.entries[key] = self.catalog.get(provider, model_id)
+        return self.entries[key]
 
 
-def _catalog_entry(provider: str, model_id: str) -> CatalogEntry | None:
-    """The catalog in use's entry for a recorded model: looked up once per model and catalog
-    (a refreshed catalog is a new object), not once per reply."""
-    from desktop.pi.catalog import active_catalog
-
-    catalog = active_catalog()
-    key = (id(catalog), provider, model_id)
-    if key not in _ENTRIES:
-        if len(_ENTRIES) > 256:
-            _ENTRIES.clear()
-        _ENTRIES[key] = catalog.get(provider, model_id)
-    return _ENTRIES[key]
-
-
-def _priced(message: Mapping[str, Any]) -> dict[str, Any]:
+def _priced(message: Mapping[str, Any], prices: Prices) -> dict[str, Any]:
     """The message with its usage priced from the catalog when it carries no cost (Claude Code)."""
     usage = message.get("usage")
     if not isinstance(usage, Mapping):
@@ -65,7 +65,7 @@ def _priced(message: Mapping[str, Any]) -> dict[str, Any]:
         return dict(message)
     from desktop.pi.cost import calculate_cost
 
-    entry = _catalog_entry(str(message.get("provider") or ""), str(message.get("model") or ""))
+    entry = prices.entry(str(message.get("provider") or ""), str(message.get("model") or ""))
     if entry is None:
         return dict(message)
     priced = dict(usage)
@@ -73,7 +73,9 @@ def _priced(message: Mapping[str, Any]) -> dict[str, Any]:
     return {**message, "usage": priced, "costFrom": f"catalog prices for {entry.key}"}
 
 
-def row_dict(row: TimelineRow, diffs: Mapping[str, SystemDiff] | None = None) -> dict[str, Any]:
+def row_dict(
+    row: TimelineRow, diffs: Mapping[str, SystemDiff] | None = None, prices: Prices | None = None
+) -> dict[str, Any]:
     """One timeline row as the window's row dict (see the module docstring)."""
     kind = row.kind
     out: dict[str, Any] = {
@@ -93,7 +95,7 @@ def row_dict(row: TimelineRow, diffs: Mapping[str, SystemDiff] | None = None) ->
         if row.usage is not None and "usage" not in body:
             body["usage"] = dict(row.usage)
         out["type"] = desktop_type
-        out["message"] = _priced(body) if desktop_type == "assistant" else body
+        out["message"] = _priced(body, prices or Prices()) if desktop_type == "assistant" else body
     elif desktop_type == "system" and isinstance(message, Mapping):
         out["type"] = "system"
         out["modelSystem"] = {"v": 1, "message": dict(message)}
@@ -131,7 +133,8 @@ def opened_info(session: ForeignSession, leaf: str | None = None) -> dict[str, A
     """What ``session_opened`` carries for a foreign session: rows, branches, notes."""
     leaf = leaf or session.default_leaf
     diffs = session.system_diffs(leaf)  # one pass over the branch, not one per system row
-    rows = [row_dict(row, diffs) for row in session.timeline(leaf)]
+    prices = Prices()
+    rows = [row_dict(row, diffs, prices) for row in session.timeline(leaf)]
     name = FORMAT_NAMES.get(session.format, session.format)
     return {
         "path": str(session.path),
