@@ -222,6 +222,22 @@ def foreign_context(path: Path) -> Callable[[], object]:
     return run
 
 
+def foreign_window(path: Path) -> Callable[[], object]:
+    """The window's open of a foreign session: what the worker sends (``open_foreign_info``:
+    the lazy rows' kind bytes, pi's section diffs, the priced usage lines, the branches), then
+    the first screen's rows as the timeline builds them."""
+    from desktop.ui.inspect_ops import open_foreign_info
+
+    def run() -> object:
+        _session, info = open_foreign_info(path)
+        rows = info["foreignRows"]
+        first = [rows.row(i) for i in range(max(0, len(rows) - FIRST_PAINT), len(rows))]
+        assert len(first) == FIRST_PAINT and not info["diagnostics"]
+        return info
+
+    return run
+
+
 def desktop_open(path: Path) -> Callable[[], object]:
     """The window's open of a Desktop session: the journal read and model order."""
 
@@ -260,6 +276,8 @@ def main() -> None:
             "desktop: open to timeline": desktop_open(files["desktop"]),
             "pi: open to timeline": foreign_open(files["pi"]),
             "claude-code: open to timeline": foreign_open(files["claude-code"]),
+            "pi: open to window rows": foreign_window(files["pi"]),
+            "claude-code: open to window rows": foreign_window(files["claude-code"]),
             "desktop: open + context": desktop_context(files["desktop"]),
             "pi: open + context": foreign_context(files["pi"]),
             "claude-code: open + context": foreign_context(files["claude-code"]),

@@ -142,7 +142,7 @@ def _workspace(args: argparse.Namespace) -> Path:
 
 @contextlib.contextmanager
 def opened(
-    args: argparse.Namespace, *, read_only: bool = False, create: bool = True
+    args: argparse.Namespace, *, read_only: bool = False, create: bool = True, builds_requests: bool = True
 ) -> Iterator[tuple[OpenSession, Any]]:
     """Open the session for the command; yields (session, the in-process emulator or None).
 
@@ -202,7 +202,9 @@ def opened(
             mode=PermissionMode(mode) if mode else None,
             compaction=CompactionSettings(),
         )
-        session = open_session(path, config, bridge=bridge, read_only=read_only, journal=journal)
+        session = open_session(
+            path, config, bridge=bridge, read_only=read_only, journal=journal, builds_requests=builds_requests
+        )
         journal = None  # the session owns it now
         with session:
             _report_tools(command, session)

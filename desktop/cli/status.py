@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     from desktop.cli._session import opened
 
     args.yes, args.no = False, True
-    with opened(args, read_only=True) as (session, _emulator):
+    with opened(args, read_only=True, builds_requests=False) as (session, _emulator):
         info = collect(session)
     if args.json:
         print(json.dumps(info, indent=2))

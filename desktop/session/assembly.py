@@ -20,7 +20,7 @@ from desktop.host.accounts import credential_env_names, keyring_username, known_
 from desktop.host.journal import Diagnostic, JournalWriter, model_order, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
-from desktop.host.providers.credential_kind import RouteCredential, route_credential
+from desktop.host.providers.credential_kind import RouteCredential, route_credential, unread_credential
 from desktop.host.settings import Settings, load_settings
 from desktop.host.tools.session_tools import SessionTools
 from desktop.host.tools.types import SkillIndex
@@ -193,12 +193,14 @@ def open_session(
     dispatcher: Dispatcher | None = None,
     read_only: bool = False,
     journal: JournalWriter | None = None,
+    builds_requests: bool = True,
 ) -> OpenSession:
     """Open (or create) the session at ``path`` and make it ready for the next turn.
 
     ``journal`` is a session the caller already opened (the command line reads read-only
     sessions itself, so a FIFO is refused before it is opened and the file is parsed once);
-    it is closed with the session.
+    it is closed with the session. ``builds_requests=False`` (``status``) leaves the credential
+    unread: its kind only shapes request bodies, and such a session never projects one.
     """
     if journal is not None:
         writer = journal
@@ -256,7 +258,12 @@ def open_session(
         dispatcher = HttpDispatcher(key, cloud=cloud)
     runtime = SessionRuntime(
         writer,
-        route_binding(resolved, config.fallback, writer.session_id),
+        route_binding(
+            resolved,
+            config.fallback,
+            writer.session_id,
+            None if builds_requests else unread_credential(resolved.model),
+        ),
         dispatcher,
         GateToolHost(gate),
         prompt,

@@ -257,7 +257,8 @@ class SessionRuntime:
         the system update anchored before the new user message, then the message, exactly as
         ``run_turn`` journals them (model order puts an anchored update right before its user
         row, and both land at the end). Timestamps are "now" here and "now" at the turn; no
-        projection writes a message timestamp into the body, and the only rule that reads them
+        projection but ``pi-messages`` (which forwards the transcript as is) writes a message
+        timestamp into the body, and the only rule that reads them
         (which usage still describes its prefix) compares them with earlier assistant rows, so
         the bytes do not depend on when the preview was made. A draft that would trigger
         automatic compaction is the exception: the turn then sends the summary request first.

@@ -57,7 +57,7 @@ class SlashCommands(QObject):
         if isinstance(parsed, Message):
             self.window.send(parsed.text)
         elif isinstance(parsed, Problem):
-            self._say(parsed.text)
+            self._warn(parsed.text)
             editor = self.window.composer.editor
             if not editor.toPlainText():
                 editor.setPlainText(text.strip())
@@ -67,6 +67,11 @@ class SlashCommands(QObject):
 
     def _say(self, text: str) -> None:
         self.window.statusBar().showMessage(text, 30000)
+
+    def _warn(self, text: str) -> None:
+        """A mistyped command: the status line, and a banner that shows the whole text (G7)."""
+        self._say(text)
+        self.window.banners.show_message("warning", text)
 
     def _run(self, command: Command) -> None:
         window = self.window
@@ -110,7 +115,7 @@ class SlashCommands(QObject):
         key = commands.match_route(wanted, keys)
         if key is None:
             offered = ", ".join(k.removeprefix("emulator/") for k in keys) or "none yet"
-            self._say(f"No route {wanted}. Offered: {offered}.")
+            self._warn(f"No route {wanted}. Offered: {offered}.")
             return
         window.client.set_route.emit(key)
         self._say(f"Route: {key}")
@@ -120,7 +125,7 @@ class SlashCommands(QObject):
 
         mode = name.strip().lower()
         if mode not in PERMISSION_MODES:
-            self._say(f"Unknown mode {name}. Modes: {', '.join(PERMISSION_MODES)}.")
+            self._warn(f"Unknown mode {name}. Modes: {', '.join(PERMISSION_MODES)}.")
             return
         self.window.client.set_mode.emit(mode)
         self._say(f"Permission mode: {mode}")
@@ -146,9 +151,6 @@ class SlashCompleter(QObject):
         popup = self.completer.popup()
         assert popup is not None  # a QCompleter always has one once it has a widget
         return popup
-
-    def popup_visible(self) -> bool:
-        return self.popup().isVisible()
 
     def _update(self) -> None:
         text = self.editor.toPlainText()

@@ -8,6 +8,10 @@ Modes:
   hold <session>     opens the session for writing and holds it until stdin says ``close``.
   bigwrite <session> starts one very long append so the parent can kill it in the middle.
   fsize <session>    runs appends under RLIMIT_FSIZE so the OS refuses the write (EFBIG).
+  prompts <log dir>  imports the whole app once, then forks one child per ``fork <argv as JSON>``
+                     command that runs the real command line (``desktop.app.main``, exactly what the
+                     ``pi-desktop`` script runs) with its output in ``<log dir>/<pid>.out``; the
+                     parent kills it with SIGKILL at a moment of its choosing.
 
 Every line written to stdout goes through one ``os.write`` (atomic on a pipe), never through the
 inherited ``sys.stdout`` buffer, so a killed child can never leave a half message.
@@ -21,6 +25,7 @@ import random
 import resource
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -215,6 +220,68 @@ def fsize(session: Path) -> None:
     emit(orjson.dumps(report).decode())
 
 
+# --- prompts ---------------------------------------------------------------------------------
+
+
+def prompts(log_dir: Path) -> None:
+    """Fork ``pi-desktop`` command lines on demand; the interpreter start and imports are paid once."""
+    # What ``prompt`` loads on its way, so each child starts where the user's process would be
+    # after its imports (no threads are started here: fork copies only this one).
+    import desktop.cli._session
+    import desktop.cli.compact
+    import desktop.cli.prompt
+    import desktop.host.journal.rows
+    import desktop.session.assembly
+    import desktop.session.dispatch  # noqa: F401
+    from desktop.app import main
+    from desktop.pi.catalog import active_catalog
+
+    active_catalog()
+    emit("ready")
+    for line in sys.stdin:
+        command, _, arg = line.strip().partition(" ")
+        if command == "fork":
+            argv = orjson.loads(arg)
+            pid = os.fork()
+            if pid == 0:
+                code = 4
+                try:
+                    out = os.open(
+                        log_dir / f"{os.getpid()}.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644
+                    )
+                    null = os.open(os.devnull, os.O_RDONLY)
+                    os.dup2(null, 0)
+                    os.dup2(out, 1)
+                    os.dup2(out, 2)
+                    code = main(argv)
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                finally:
+                    os._exit(code)
+            emit("forked", pid)
+        elif command == "warm":
+            # One real command in this process first (on a scratch session), so the lazy imports
+            # and caches are loaded once here instead of in every child.
+            saved = os.dup(1), os.dup(2)
+            out = os.open(log_dir / "warm.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(out, 1)
+            os.dup2(out, 2)
+            try:
+                code = main(orjson.loads(arg))
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os.dup2(saved[0], 1)
+                os.dup2(saved[1], 2)
+            emit("warmed", code, threading.active_count())
+        elif command == "wait":
+            pid = int(arg)
+            _, status = os.waitpid(pid, 0)
+            emit("dead", pid, status)
+        elif command == "quit":
+            return
+
+
 if __name__ == "__main__":
     mode, target = sys.argv[1], Path(sys.argv[2])
-    {"zygote": zygote, "hold": hold, "fsize": fsize, "bigwrite": bigwrite}[mode](target)
+    {"zygote": zygote, "hold": hold, "fsize": fsize, "bigwrite": bigwrite, "prompts": prompts}[mode](target)

@@ -14,6 +14,7 @@ from desktop.host.journal import LocalPreparationFailure, model_order
 from desktop.host.permissions import headless_bridge
 from desktop.host.settings import Settings
 from desktop.pi.routes import emulator_route
+from desktop.pi.text import system_message_text
 from desktop.session.assembly import OpenSession, SessionConfig, open_session
 from desktop.session.runtime import SummaryFailed
 
@@ -110,7 +111,9 @@ def test_compaction_across_restart(tmp_path: Path, emulator: Emulator) -> None:
         result = session.runtime.run_turn("after the restart")
         assert result.stopped == "stop"
         sent = emulator.requests[-1].json()
-        assert sent["system"][0]["text"] == view.messages[0]["content"] or sent["messages"]
+        # The restored checkpoint is the request's system prompt, ahead of the summary and the tail.
+        assert sent["system"][0]["text"] == system_message_text(view.messages[0])
+        assert "compacted" in json.dumps(sent["messages"][0])
 
 
 def test_second_continuation_appends_nothing(tmp_path: Path, emulator: Emulator) -> None:

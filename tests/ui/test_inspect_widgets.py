@@ -217,3 +217,37 @@ def test_payload_pane_marks_the_cached_prefix_and_keeps_the_byte_diff_secondary(
     view.show_preview("main", {**preview, "cache": None, "previous": None})
     assert pane.break_position() is None
     assert "no earlier request" in pane.changes.text()
+
+
+def test_one_pass_diffs_equal_each_rows_own_diff() -> None:
+    """The window diffs every system row of a branch in one pass (``system_diffs``); each must be
+    what ``system_diff`` replays for that row alone, on every branch of every pi fixture."""
+    checked = 0
+    for path in sorted(PI.glob("*.jsonl")):
+        session = open_foreign(path)
+        for branch in session.branches():
+            diffs = session.system_diffs(branch.leaf)
+            rows = [r for r in session.timeline(branch.leaf) if r.kind in ("system", "compaction")]
+            assert set(diffs) == {r.id for r in rows}
+            for row in rows:
+                assert diffs[row.id] == session.system_diff(row.id, branch.leaf)
+                checked += 1
+    assert checked == 19  # every system and compaction row of every branch of the fixtures
+
+
+def test_foreign_rows_kind_bytes_match_the_rows_and_nothing_is_built_up_front() -> None:
+    """The window paints a foreign branch from kind bytes computed without building a row; each
+    byte must be what ``row_kind`` says of the row once it is built (X1)."""
+    from desktop.session.foreign.display import Prices
+    from desktop.ui.foreign_rows import ForeignRows
+
+    checked = 0
+    for path in [*sorted(PI.glob("*.jsonl")), *sorted(CLAUDE.glob("*.jsonl"))]:
+        session = open_foreign(path)
+        for branch in session.branches():
+            reader = ForeignRows(session.timeline(branch.leaf), session.system_diffs(branch.leaf), Prices())
+            assert len(reader._cache) == 0  # nothing built to open it
+            for entry, code in enumerate(reader.kinds):
+                assert rowinfo.row_kind(reader.row(entry)) == code, (path.name, entry)
+                checked += 1
+    assert checked >= 190  # every row of every branch of the fixtures

@@ -167,6 +167,7 @@ def test_an_unknown_command_says_so_and_keeps_the_text(harness: Harness) -> None
     assert status_text(h).startswith("Unknown command /frobnicate. Known commands: /capability status,")
     assert h.window.composer.editor.toPlainText() == "/frobnicate the widgets"
     assert h.window.commands.handled[-1] == Problem(status_text(h))
+    assert h.window.banners.banners[0].text == status_text(h), "the whole text, in a banner"
     settle(h)
     assert len(requests(h)) == before and not h.window.busy and h.finished == []
 
@@ -189,19 +190,19 @@ def test_typing_a_slash_offers_the_commands(harness: Harness) -> None:
     completer = h.window.slash_completer
     editor.setFocus()
     h.qtbot.keyClicks(editor, "/ca")
-    h.qtbot.waitUntil(completer.popup_visible, timeout=5000)
+    h.qtbot.waitUntil(completer.popup().isVisible, timeout=5000)
     assert completer.completer.currentCompletion() == "/capability status"
     h.qtbot.keyClick(completer.popup(), Qt.Key.Key_Return)
     assert editor.toPlainText() == "/capability status"
-    assert not completer.popup_visible()
+    assert not completer.popup().isVisible()
     assert h.window.commands.handled == [], "picking a completion does not run it"
     h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert h.window.commands.handled == [Command("capability")]
 
     editor.clear()
     h.qtbot.keyClicks(editor, "/mo")
-    h.qtbot.waitUntil(completer.popup_visible, timeout=5000)
+    h.qtbot.waitUntil(completer.popup().isVisible, timeout=5000)
     assert completer.completer.completionCount() == 2  # /model and /mode
     editor.clear()
     h.qtbot.keyClicks(editor, "hello /mo")
-    assert not completer.popup_visible()
+    assert not completer.popup().isVisible()

@@ -76,6 +76,16 @@ def _lookup(route: Route, env: Mapping[str, str]) -> tuple[str | None, str]:
     return None, f"keyring entry {user}" + (f", {names}" if names else "")
 
 
+def unread_credential(model: Mapping[str, Any]) -> RouteCredential:
+    """For a command that builds no request (``status``): the kind the route would use, without
+    reading the keyring (whose backend search costs more than the whole command, design D6)."""
+    return RouteCredential(
+        _keyless_kind(str(model.get("api", ""))),
+        "not looked up: this command builds no request",
+        assumed=True,
+    )
+
+
 def route_credential(
     model: Mapping[str, Any], route: Route, *, env: Mapping[str, str] | None = None
 ) -> RouteCredential:

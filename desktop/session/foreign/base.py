@@ -244,3 +244,7 @@ class ForeignSession(ABC):
     def system_diff(self, row_id: str, leaf: str | None = None) -> SystemDiff | None:
         """What a system or compaction row changed (None: the format records no system state)."""
         return None
+
+    def system_diffs(self, leaf: str | None = None) -> dict[str, SystemDiff]:
+        """Every system and compaction row's diff on the branch, by row id, in one pass."""
+        return {}

@@ -19,9 +19,10 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from desktop.pi.catalog import CatalogEntry
 from desktop.session.foreign import model as k
 from desktop.session.foreign.base import ForeignSession
-from desktop.session.foreign.model import Branch, TimelineRow
+from desktop.session.foreign.model import Branch, SystemDiff, TimelineRow
 
 #: Source kinds shown as the Desktop row type of the same meaning.
 _DESKTOP_TYPES = {
@@ -37,7 +38,24 @@ READ_ONLY_NOTE = (
 FORMAT_NAMES = {"pi": "pi-coding-agent session", "claude-code": "Claude Code transcript"}
 
 
-def _priced(message: Mapping[str, Any]) -> dict[str, Any]:
+class Prices:
+    """The catalog in use, read once per open: its entry for each recorded model, looked up
+    once per model rather than once per reply."""
+
+    def __init__(self) -> None:
+        from desktop.pi.catalog import active_catalog
+
+        self.catalog = active_catalog()
+        self.entries: dict[tuple[str, str], CatalogEntry | None] = {}
+
+    def entry(self, provider: str, model_id: str) -> CatalogEntry | None:
+        key = (provider, model_id)
+        if key not in self.entries:
+            self.entries[key] = self.catalog.get(provider, model_id)
+        return self.entries[key]
+
+
+def _priced(message: Mapping[str, Any], prices: Prices) -> dict[str, Any]:
     """The message with its usage priced from the catalog when it carries no cost (Claude Code)."""
     usage = message.get("usage")
     if not isinstance(usage, Mapping):
@@ -45,10 +63,9 @@ def _priced(message: Mapping[str, Any]) -> dict[str, Any]:
     cost = usage.get("cost")
     if isinstance(cost, Mapping) and float(cost.get("total") or 0) > 0:
         return dict(message)
-    from desktop.pi.catalog import default_catalog
     from desktop.pi.cost import calculate_cost
 
-    entry = default_catalog().get(str(message.get("provider") or ""), str(message.get("model") or ""))
+    entry = prices.entry(str(message.get("provider") or ""), str(message.get("model") or ""))
     if entry is None:
         return dict(message)
     priced = dict(usage)
@@ -57,7 +74,7 @@ def _priced(message: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def row_dict(
-    row: TimelineRow, session: ForeignSession | None = None, leaf: str | None = None
+    row: TimelineRow, diffs: Mapping[str, SystemDiff] | None = None, prices: Prices | None = None
 ) -> dict[str, Any]:
     """One timeline row as the window's row dict (see the module docstring)."""
     kind = row.kind
@@ -78,7 +95,7 @@ def row_dict(
         if row.usage is not None and "usage" not in body:
             body["usage"] = dict(row.usage)
         out["type"] = desktop_type
-        out["message"] = _priced(body) if desktop_type == "assistant" else body
+        out["message"] = _priced(body, prices or Prices()) if desktop_type == "assistant" else body
     elif desktop_type == "system" and isinstance(message, Mapping):
         out["type"] = "system"
         out["modelSystem"] = {"v": 1, "message": dict(message)}
@@ -101,10 +118,8 @@ def row_dict(
             out["text"] = row.text
         elif isinstance(message, Mapping):
             out["message"] = dict(message)
-    if session is not None and kind in (k.SYSTEM, k.COMPACTION):
-        diff = session.system_diff(row.id, leaf)
-        if diff is not None:
-            out["diff"] = diff
+    if diffs is not None and row.id in diffs:
+        out["diff"] = diffs[row.id]
     return out
 
 
@@ -114,10 +129,21 @@ def branch_dict(branch: Branch) -> dict[str, Any]:
     return data
 
 
-def opened_info(session: ForeignSession, leaf: str | None = None) -> dict[str, Any]:
-    """What ``session_opened`` carries for a foreign session: rows, branches, notes."""
+def opened_info(session: ForeignSession, leaf: str | None = None, *, rows: bool = True) -> dict[str, Any]:
+    """What ``session_opened`` carries for a foreign session: rows, branches, notes.
+
+    With ``rows=False`` no row is built: ``timeline`` (lazy), ``diffs`` and ``prices`` come
+    instead, for the window to build the rows it paints (``desktop.ui.foreign_rows``).
+    """
     leaf = leaf or session.default_leaf
-    rows = [row_dict(row, session, leaf) for row in session.timeline(leaf)]
+    diffs = session.system_diffs(leaf)  # one pass over the branch, not one per system row
+    prices = Prices()
+    timeline = session.timeline(leaf)
+    shown: dict[str, Any] = (
+        {"rows": [row_dict(row, diffs, prices) for row in timeline]}
+        if rows
+        else {"timeline": timeline, "diffs": diffs, "prices": prices}
+    )
     name = FORMAT_NAMES.get(session.format, session.format)
     return {
         "path": str(session.path),
@@ -125,13 +151,12 @@ def opened_info(session: ForeignSession, leaf: str | None = None) -> dict[str, A
         "cwd": session.cwd or "",
         "title": session.title,
         "readOnly": READ_ONLY_NOTE.format(name=name[0].upper() + name[1:]),
-        "rows": rows,
+        **shown,
         "diagnostics": [str(d) for d in session.diagnostics],
         "problems": [],
         "foreign": {
             "format": session.format,
             "leaf": leaf,
             "branches": [branch_dict(b) for b in session.branches()],
-            "notes": list(session.context(leaf).notes),
         },
     }

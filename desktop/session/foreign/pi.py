@@ -357,25 +357,36 @@ class PiSession(ForeignSession):
         in its favour), later system messages patch sections by name (``null`` removes one)
         and add or remove tools.
         """
+        return self._diffs(leaf, stop=row_id).get(row_id)
+
+    def system_diffs(self, leaf: str | None = None) -> dict[str, SystemDiff]:
+        """Every system and compaction row's diff on the branch in one pass (the window shows
+        them all: one ``system_diff`` per row would walk the branch once per row)."""
+        return self._diffs(leaf)
+
+    def _diffs(self, leaf: str | None, stop: str | None = None) -> dict[str, SystemDiff]:
         sections: dict[str, str] = {}
         tools: dict[str, Mapping[str, Any]] = {}
+        out: dict[str, SystemDiff] = {}
         for entry in self._path(leaf):
             kind = entry.get("type")
+            if kind not in ("message", "compaction"):
+                continue
             is_system = kind == "message" and entry_kind(entry) == k.SYSTEM
-            if str(entry.get("id")) == row_id:
-                if kind == "compaction":
-                    return _compaction_diff(row_id, entry, sections, tools)
-                if is_system:
-                    return _system_diff(row_id, cast(Mapping[str, Any], entry["message"]), sections, tools)
-                return None
+            row_id = str(entry.get("id"))
             if kind == "compaction":
+                out[row_id] = _compaction_diff(row_id, entry, sections, tools)
                 sections, tools = {}, {}
                 checkpoint = entry.get("systemMessage")
                 if isinstance(checkpoint, Mapping):
                     _apply(checkpoint, sections, tools)
             elif is_system:
-                _apply(cast(Mapping[str, Any], entry["message"]), sections, tools)
-        return None
+                message = cast(Mapping[str, Any], entry["message"])
+                out[row_id] = _system_diff(row_id, message, sections, tools)
+                _apply(message, sections, tools)
+            if row_id == stop:
+                break
+        return out
 
 
 def _apply(message: Mapping[str, Any], sections: dict[str, str], tools: dict[str, Mapping[str, Any]]) -> None:
