@@ -98,6 +98,11 @@ def open_window(args: argparse.Namespace, *, console: bool = True) -> int:
     with the text the window's File → Open shows for it (design G8): one line on the terminal,
     or a message box for the no-console launcher (a file manager shows no terminal).
     """
+    from desktop.ui.quit_signals import catch_quit_signals
+
+    # First: from here on SIGTERM/SIGINT quit the window cleanly, even during start-up (design
+    # G10; tests/ui/test_clean_exit.py signals the app from the moment it logs that it starts).
+    catch_quit_signals()
     from desktop.cli._files import check_session_file
     from desktop.host.foreign.detect import detect_format
 

@@ -32,10 +32,10 @@ def main() -> int:
         os.environ["PI_DESKTOP_THEME"] = "dark"
 
     from PySide6.QtCore import QCoreApplication, QSettings, Qt
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QMessageBox
 
     from desktop.ui.app_identity import apply_identity
-    from desktop.ui.main_window import TAB_ACTIVATION, TAB_PAYLOAD, TAB_USAGE, MainWindow
+    from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_PAYLOAD, TAB_USAGE, MainWindow
     from desktop.ui.theme import apply_theme
     from desktop.ui.timeline_model import ROW_ROLE
     from desktop.ui.worker import start_worker, stop_worker
@@ -129,10 +129,13 @@ def main() -> int:
     dialog.allow_button.click()
     wait(lambda: len(window.turn_results) >= 3)
 
-    window.compact_button.click()
+    wait(lambda: window.compaction_preview is not None and window.compaction_preview.possible)
+    window.compact_button.click()  # asks first, with the preview (design C1)
+    assert window.compact_confirm is not None
+    window.compact_confirm.button(QMessageBox.StandardButton.Yes).click()
     wait(lambda: len(window.turn_results) >= 4)
     window.view.setCurrentIndex(window.filter.index(window.filter.rowCount() - 1, 0))
-    window.tabs.setCurrentIndex(1)
+    window.tabs.setCurrentIndex(TAB_DIFF)
     window.view.scrollToBottom()
     shot("compaction.png")
     window.close()

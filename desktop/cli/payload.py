@@ -128,11 +128,12 @@ def request_from_context_document(
     return project(model, normalize_context(context), options)  # type: ignore[arg-type]
 
 
-def render(request: ProviderRequest, headers: dict[str, str] | None) -> bytes:
-    """The body (and, given ``headers``, the request line and headers first) as printed."""
+def render(request: ProviderRequest, headers: dict[str, str] | None, notes: list[str] | None = None) -> bytes:
+    """The body (and, given ``headers``, the request line, ``# note`` lines and headers first)."""
     out = b""
     if headers is not None:
         lines = [f"{request.method} {request.url}"]
+        lines += [f"# note: {note}" for note in notes or ()]
         lines += [f"{k}: {v}" for k, v in headers.items()]
         out += ("\n".join(lines) + "\n\n").encode()
     return out + request.body_bytes + b"\n"
@@ -153,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
     import orjson
 
     headers: dict[str, str] | None = None
+    notes: list[str] = []  # e.g. the credential kind a preview assumed (design P5)
     if args.context and args.message is not None:
         raise CliError(
             "--message previews a turn of a session; a --context document already holds its messages"
@@ -165,21 +167,19 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"cannot read {path}: {error.strerror}") from error
         except orjson.JSONDecodeError as error:
             raise CliError(f"{path} is not valid JSON: {error}") from error
-        notes: list[str] = []
         request = request_from_context_document(document, args.endpoint, notes)
-        for line in notes:
-            sys.stderr.write(f"pi-desktop payload: note: {line}\n")
         if args.headers:
             headers = request.redacted_headers()
     elif args.session:
         request, offline, note = request_from_session(args)
-        if note is not None:
-            sys.stderr.write(f"pi-desktop payload: note: {note}\n")
+        notes += [note] if note is not None else []
         if args.headers:
             from desktop.session.inspector.preview import sent_headers
 
             headers = sent_headers(request, offline=offline)
     else:
         raise CliError("give a session file or --context FILE")
-    sys.stdout.buffer.write(render(request, headers))
+    for line in notes:
+        sys.stderr.write(f"pi-desktop payload: note: {line}\n")
+    sys.stdout.buffer.write(render(request, headers, notes))
     return 0

@@ -150,8 +150,9 @@ SUMMARY_ESTIMATE_TOKENS = 1_200
 class CompactionPreview:
     """What compacting now would do, in the figures a person checks first (design C1).
 
-    Both token figures use the same chars/4 estimate, so they compare with each other; the
-    summary's own size is ``SUMMARY_ESTIMATE_TOKENS`` until the model has written it.
+    Both token figures use the same chars/4 estimate, so they compare with each other; until
+    the model has written it, the summary is taken as ``SUMMARY_ESTIMATE_TOKENS`` or half of
+    what it replaces, whichever is smaller.
     """
 
     #: False when there is nothing to compact yet; ``reason`` then says why.
@@ -186,7 +187,9 @@ def preview_compaction(view: ContextView, settings: CompactionSettings) -> Compa
         tokens = estimate_tokens(view.messages)
         return CompactionPreview(False, str(error), tokens_before=tokens, tokens_after=tokens)
     tail = view.messages[plan.first_kept_index :]
-    after = message_tokens(plan.checkpoint) + SUMMARY_ESTIMATE_TOKENS + estimate_tokens(tail)
+    # A summary is shorter than what it replaces: at most the usual size, at most half.
+    summary = min(SUMMARY_ESTIMATE_TOKENS, max(1, estimate_tokens(plan.summarized) // 2))
+    after = message_tokens(plan.checkpoint) + summary + estimate_tokens(tail)
     first = view.messages[plan.first_kept_index]
     text = " ".join(content_text(first.get("content") or "").split())  # type: ignore[arg-type]
     return CompactionPreview(
@@ -195,7 +198,7 @@ def preview_compaction(view: ContextView, settings: CompactionSettings) -> Compa
         first_kept_id=plan.first_kept_id,
         first_kept_text=text[:80] + ("…" if len(text) > 80 else ""),
         tokens_before=plan.tokens_before,
-        tokens_after=min(after, plan.tokens_before),
+        tokens_after=after,
     )
 
 

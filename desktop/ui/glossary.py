@@ -168,7 +168,7 @@ GLOSSARY: Final[dict[str, Term]] = {
     "timeline": Term(
         "Timeline",
         "Every journal row in order. The coloured badge says what a row is; assistant rows "
-        "show tokens, cache hit ratio and cost on a second line.",
+        "end with tokens, cache hit ratio and cost (in the tooltip when the timeline is narrow).",
     ),
 }
 

@@ -46,21 +46,20 @@ def picture(name: str, dark: bool) -> QImage:
     ink = QColor("#e8eaed" if dark else "#1f2328")
     muted = QColor("#9aa0a6" if dark else "#6a737d")
     if name == "timeline-row":
-        image, p = _canvas(520, 70, dark)
-        p.fillRect(QRect(10, 10, 4, 44), QColor("#7c3aed"))
+        image, p = _canvas(600, 58, dark)
+        p.fillRect(QRect(4, 6, 4, 24), QColor("#7c3aed"))
         p.setPen(muted)
-        p.drawText(QRect(22, 10, 60, 22), Qt.AlignmentFlag.AlignVCenter, "12:04:31")
-        _box(p, QRect(86, 14, 80, 16), "#7c3aed", "ASSISTANT")
+        p.drawText(QRect(14, 6, 60, 24), Qt.AlignmentFlag.AlignVCenter, "12:04:31")
+        _box(p, QRect(76, 10, 80, 16), "#7c3aed", "ASSISTANT")
         p.setPen(ink)
-        p.drawText(QRect(176, 10, 330, 22), Qt.AlignmentFlag.AlignVCenter, "The tests pass now; I changed…")
+        p.drawText(QRect(164, 6, 200, 24), Qt.AlignmentFlag.AlignVCenter, "The tests pass now; I chang…")
         p.setPen(muted)
-        p.drawText(
-            QRect(176, 32, 330, 22), Qt.AlignmentFlag.AlignVCenter, "in 2.1k · hit 87% · out 11 · $0.0006"
-        )
+        right = Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight
+        p.drawText(QRect(360, 6, 236, 24), right, "in 2.1k · hit 87% · out 11 · $0.0006")
         p.setPen(QPen(muted, 1, Qt.PenStyle.DashLine))
-        for x, label in ((12, "kind"), (120, "badge"), (300, "text, then usage")):
-            p.drawLine(QPoint(x, 56), QPoint(x, 62))
-            p.drawText(QRect(x - 30, 56, 160, 14), Qt.AlignmentFlag.AlignLeft, "   " + label)
+        for x, label in ((16, "time"), (78, "badge"), (166, "text"), (410, "usage (yields when narrow)")):
+            p.drawLine(QPoint(x, 32), QPoint(x, 38))
+            p.drawText(QRect(x, 38, 190, 18), Qt.AlignmentFlag.AlignLeft, label)
     elif name == "anchored":
         image, p = _canvas(520, 96, dark)
         p.setPen(ink)
@@ -111,9 +110,10 @@ at the bottom left, where you type.</p>
 <h3>The timeline</h3>
 <p><img src="picture:timeline-row"></p>
 <p>Each row has a coloured stripe and badge for its kind (user, assistant, tool, system,
-compaction, note or error), the time, and its text. Assistant rows add a second line: prompt
+compaction, note or error), the time, and its text. Assistant rows end with their figures: prompt
 tokens (<i>in</i>), the share read from the provider's cache (<i>hit</i>), output tokens
-(<i>out</i>) and the cost. Hover any row for the whole figure. Search with Ctrl+F; the
+(<i>out</i>) and the cost; when the timeline is narrow the figures give way to the text. Hover a
+row for its whole text and the figures in words. Search with Ctrl+F; the
 <b>Kinds</b> button hides kinds you do not need.</p>
 
 <h3>Hidden system rows</h3>

@@ -73,11 +73,11 @@ def compaction_text(preview: CompactionPreview) -> str:
     """The compaction preview in words, for the button's tooltip and the confirmation."""
     if not preview.possible:
         return f"nothing to compact yet: {html.escape(preview.reason)}."
-    cut = f" (“{html.escape(preview.first_kept_text)}”)" if preview.first_kept_text else ""
+    cut = f" “{html.escape(preview.first_kept_text)}”" if preview.first_kept_text else ""
     return (
-        f"summarizes {preview.rows} row{'s' if preview.rows != 1 else ''}; the retained tail starts at row "
-        f"<code>{html.escape(preview.first_kept_id)}</code>{cut}. Estimated context: "
-        f"~{preview.tokens_before:,} → ~{preview.tokens_after:,} tokens."
+        f"summarizes {preview.rows} row{'s' if preview.rows != 1 else ''}; the newest rows stay as they are, "
+        f"from row <code>{html.escape(preview.first_kept_id)}</code>{cut}.<br>Estimated context: "
+        f"<b>~{preview.tokens_before:,} → ~{preview.tokens_after:,} tokens</b>."
     )
 
 
@@ -452,7 +452,12 @@ class MainWindow(QMainWindow):
     def on_session_opened(self, info: Mapping[str, Any]) -> None:
         self.session = dict(info)
         index = info.get("index")
-        if index is None:
+        foreign_rows = info.get("foreignRows")
+        if foreign_rows is not None:  # a pi / Claude Code branch: rows built as painted (X1)
+            self.timeline.set_reader(foreign_rows)
+            self.usage_view.set_lines(*info["usage"])
+            self._timeline_reset()
+        elif index is None:
             rows: Sequence[Mapping[str, Any]] = info.get("rows") or []
             self.timeline.set_rows(rows)
             self.usage_view.set_rows(rows)
@@ -648,6 +653,7 @@ class MainWindow(QMainWindow):
         box.setWindowTitle("Compact this session?")
         box.setText(f"<b>Compact {preview.rows} rows into a summary?</b>")
         box.setInformativeText(compaction_text(preview))
+        box.setStyleSheet("QLabel#qt_msgbox_informativelabel { min-width: 460px; }")
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
         box.button(QMessageBox.StandardButton.Yes).setText("Compact")
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)

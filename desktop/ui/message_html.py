@@ -188,7 +188,7 @@ def tool_call_html(block: Mapping[str, Any], c: Colors) -> str:
     name = str(block.get("name", "?"))
     arguments = block.get("arguments")
     args: Mapping[str, Any] = arguments if isinstance(arguments, Mapping) else {}
-    head = f'<p style="margin: 6px 0 2px 0"><b>🔧 {esc(name)}</b>'
+    head = f'<p style="margin: 6px 0 2px 0"><b>→ {esc(name)}</b>'
     path = str(args.get("path", "") or args.get("file_path", ""))
     if name == "edit" and path:
         pairs = edit_pairs(args)

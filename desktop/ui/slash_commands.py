@@ -152,9 +152,6 @@ class SlashCompleter(QObject):
         assert popup is not None  # a QCompleter always has one once it has a widget
         return popup
 
-    def popup_visible(self) -> bool:
-        return self.popup().isVisible()
-
     def _update(self) -> None:
         text = self.editor.toPlainText()
         offering = text.startswith("/") and not text.startswith("//") and "\n" not in text

@@ -109,3 +109,25 @@ def test_payload_shows_the_credential_header_redacted_on_a_real_route(tmp_path: 
     head = out.stdout.decode().split("\n\n", 1)[0]
     assert head.startswith("POST https://api.anthropic.com/v1/messages")
     assert "x-api-key: <redacted>" in head.splitlines()
+
+
+def test_payload_says_when_it_assumes_the_credential_kind(tmp_path: Path) -> None:
+    """No credential anywhere: the body is built for the route's kind (an API key) and the
+    command says it assumed it; with an OAuth token in the environment the body is built for
+    that kind, silently (design P5)."""
+    from tests.cli.helpers import run_process
+
+    with Emulator() as emu:
+        model = ["--model", "emulator/anthropic/claude-opus-5-5", "--emulator", emu.url]
+        assert cli("prompt", "s.jsonl", *model, "hi", cwd=tmp_path).returncode == 0
+    real = ["payload", "s.jsonl", "--model", "anthropic/claude-opus-5-5", "--headers"]
+    assumed = run_process(*real, cwd=tmp_path)
+    assert assumed.code == 0, assumed.stderr
+    assert "assumes an API key" in assumed.stderr
+    head = assumed.stdout.split("\n\n", 1)[0].splitlines()
+    assert head[1].startswith("# note: no credential found") and "x-api-key: <redacted>" in head
+    oauth = run_process(*real, cwd=tmp_path, env={"ANTHROPIC_OAUTH_TOKEN": "sk-ant-oat01-not-a-real-token"})
+    assert oauth.code == 0, oauth.stderr
+    assert "note" not in oauth.stderr and "not-a-real-token" not in oauth.stdout
+    assert "anthropic-beta: " in oauth.stdout and "oauth-2025-04-20" in oauth.stdout
+    assert '"You are Claude Code' in oauth.stdout.split("\n\n", 1)[1]

@@ -132,7 +132,10 @@ def check(results: list[Quit]) -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and process groups")
 def test_a_few_quits_at_random_moments_exit_cleanly(tmp_path: Path) -> None:
-    check(quit_many(tmp_path, 4, seed=12))
+    results = quit_many(tmp_path, 4, seed=12)
+    # And at the very first moment the app says it starts (its handlers must be in place).
+    results.append(quit_once(tmp_path / "first-moment", 0.0, signal.SIGTERM))
+    check(results)
 
 
 @pytest.mark.slow

@@ -190,19 +190,19 @@ def test_typing_a_slash_offers_the_commands(harness: Harness) -> None:
     completer = h.window.slash_completer
     editor.setFocus()
     h.qtbot.keyClicks(editor, "/ca")
-    h.qtbot.waitUntil(completer.popup_visible, timeout=5000)
+    h.qtbot.waitUntil(completer.popup().isVisible, timeout=5000)
     assert completer.completer.currentCompletion() == "/capability status"
     h.qtbot.keyClick(completer.popup(), Qt.Key.Key_Return)
     assert editor.toPlainText() == "/capability status"
-    assert not completer.popup_visible()
+    assert not completer.popup().isVisible()
     assert h.window.commands.handled == [], "picking a completion does not run it"
     h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert h.window.commands.handled == [Command("capability")]
 
     editor.clear()
     h.qtbot.keyClicks(editor, "/mo")
-    h.qtbot.waitUntil(completer.popup_visible, timeout=5000)
+    h.qtbot.waitUntil(completer.popup().isVisible, timeout=5000)
     assert completer.completer.completionCount() == 2  # /model and /mode
     editor.clear()
     h.qtbot.keyClicks(editor, "hello /mo")
-    assert not completer.popup_visible()
+    assert not completer.popup().isVisible()
