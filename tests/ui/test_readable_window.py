@@ -198,3 +198,44 @@ def test_controls_reachable_and_named(window: MainWindow) -> None:
         window.message_view.browser,
     ):
         assert widget.accessibleName(), widget.objectName()
+
+
+def test_a_session_with_a_bad_line_opens_with_a_banner_naming_it(
+    qtbot, tmp_path: Path, qsettings_isolated: Path
+) -> None:
+    """The real worker reads a real file: the set-aside line is named where the user looks."""
+    from tests.cli.helpers import make_session
+    from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+
+    path = make_session(tmp_path, "s.jsonl", "hello")
+    with path.open("ab") as handle:
+        handle.write(b'{"type": "user", "broken \xff\n')
+    h = Harness(qtbot, tmp_path)
+    h.start()
+    try:
+        h.window.open_path(path)
+        qtbot.waitUntil(lambda: h.window.session.get("path") == str(path), timeout=TURN_TIMEOUT)
+        qtbot.waitUntil(lambda: bool(h.window.banners.banners), timeout=TURN_TIMEOUT)
+        text = "\n".join(b.text for b in h.window.banners.banners)
+        assert "s.jsonl" in text and "line" in text, text
+        assert "\ufffd" not in text and "xff" in text  # the invalid byte escaped, never garbled
+    finally:
+        h.close()
+
+
+def test_accounts_table_keeps_every_column_in_view(qtbot) -> None:
+    from desktop.ui.accounts_dialog import AccountsDialog
+
+    dialog = AccountsDialog(["anthropic", "openai"])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    long_source = "keyring: pi-desktop/anthropic/" + "a-very-long-account-name-" * 6
+    dialog.show_accounts(
+        [{"provider": "anthropic", "source": long_source, "fingerprint": "sha256:1a2b3c4d"}], "1 account"
+    )
+    qtbot.waitUntil(lambda: dialog.table.viewport().width() > 0)
+    header = dialog.table.horizontalHeader()
+    total = sum(header.sectionSize(i) for i in range(3))
+    assert total <= dialog.table.viewport().width() + 1
+    assert header.sectionSize(2) >= header.sectionSizeHint(2) - 1  # the fingerprint is whole
+    assert dialog.table.item(0, 1).toolTip() == long_source

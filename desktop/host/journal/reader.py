@@ -123,7 +123,8 @@ def read_session(path: Path) -> SessionLog:
 
 
 def _preview(raw: bytes) -> str:
-    text = raw[:_PREVIEW].decode("utf-8", errors="replace")
+    """The line's start for a message: invalid bytes as ``\\xff`` escapes, never garbled (G7)."""
+    text = raw[:_PREVIEW].decode("utf-8", errors="backslashreplace")
     more = f"… ({len(raw):,} bytes)" if len(raw) > _PREVIEW else ""
     return f"{text!r}{more}"
 
