@@ -239,3 +239,15 @@ def test_accounts_table_keeps_every_column_in_view(qtbot) -> None:
     assert total <= dialog.table.viewport().width() + 1
     assert header.sectionSize(2) >= header.sectionSizeHint(2) - 1  # the fingerprint is whole
     assert dialog.table.item(0, 1).toolTip() == long_source
+
+
+def test_route_comparison_stacks_when_narrow(window: MainWindow, qtbot) -> None:
+    from desktop.ui.payload_view import SIDE_BY_SIDE_WIDTH
+
+    payload = window.payload_view
+    window.tabs.setCurrentWidget(payload)
+    qtbot.waitUntil(lambda: payload.width() > 0)
+    assert payload.width() < SIDE_BY_SIDE_WIDTH  # beside the timeline at 1280x800
+    assert payload.splitter.orientation() == Qt.Orientation.Vertical
+    payload.resize(SIDE_BY_SIDE_WIDTH + 100, 600)
+    assert payload.splitter.orientation() == Qt.Orientation.Horizontal
