@@ -223,13 +223,16 @@ def foreign_context(path: Path) -> Callable[[], object]:
 
 
 def foreign_window(path: Path) -> Callable[[], object]:
-    """The window's open of a foreign session: every row as the timeline's row dict, with its
-    summary, pi's section diffs and priced usage (``opened_info``, on the worker)."""
-    from desktop.session.foreign.display import opened_info
+    """The window's open of a foreign session: what the worker sends (``open_foreign_info``:
+    the lazy rows' kind bytes, pi's section diffs, the priced usage lines, the branches), then
+    the first screen's rows as the timeline builds them."""
+    from desktop.ui.inspect_ops import open_foreign_info
 
     def run() -> object:
-        info = opened_info(open_foreign(path))
-        assert info["rows"] and not info["diagnostics"]
+        _session, info = open_foreign_info(path)
+        rows = info["foreignRows"]
+        first = [rows.row(i) for i in range(max(0, len(rows) - FIRST_PAINT), len(rows))]
+        assert len(first) == FIRST_PAINT and not info["diagnostics"]
         return info
 
     return run

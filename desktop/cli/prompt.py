@@ -45,6 +45,9 @@ def usage_totals(messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         for key in ("input", "output", "cacheRead", "cacheWrite"):
             totals[key] += int(usage.get(key, 0) or 0)
         totals["cost"] += float((usage.get("cost") or {}).get("total", 0.0) or 0.0)
+    from desktop.pi.money import tidy
+
+    totals["cost"] = tidy(totals["cost"])  # a sum of products: shown without float noise (G7)
     return totals
 
 

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from desktop.cli._args import CliError
+from desktop.cli._boundary import location, say
 
 DEFAULT_ROUTES = "anthropic/claude-opus-5-5,deepseek/deepseek-flash,openai/gpt-5.5"
 
@@ -84,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"{args.session}: cannot be read ({error.strerror or error})") from error
         except (ValueError, BranchNotFound) as error:
             raise CliError(str(error)) from error
+        for problem in sequence.problems:  # set-aside lines are never skipped silently (design T9)
+            say("whatif", f"{problem.severity}: {problem.message}", location(problem.path, problem.line))
         if not sequence.requests:
             raise CliError(f"{args.session}: the session has no model requests to replay")
         try:

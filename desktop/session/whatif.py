@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from desktop.host.journal.reader import Diagnostic
 from desktop.pi.cache_rules import (
     CHARS_PER_TOKEN,
     CacheRule,
@@ -79,6 +80,8 @@ class RequestSequence:
     timestamps: list[int | None]
     #: The file records no system prompt and tools (Claude Code): they are not in the replay.
     system_known: bool = True
+    #: Lines the reader set aside or read as unknown, each with file, line and field (design T9).
+    problems: tuple[Diagnostic, ...] = ()
 
 
 def _output(message: Mapping[str, Any] | None) -> int:
@@ -115,6 +118,7 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
         outputs,
         stamps,
         system_known=session.format != "claude-code",
+        problems=tuple(session.diagnostics),
     )
 
 
@@ -143,7 +147,13 @@ def _desktop_sequence(path: Path) -> RequestSequence:
     header = log.header or {}
     session_id = header.get("id")
     return RequestSequence(
-        path, "desktop", session_id if isinstance(session_id, str) else None, requests, outputs, stamps
+        path,
+        "desktop",
+        session_id if isinstance(session_id, str) else None,
+        requests,
+        outputs,
+        stamps,
+        problems=tuple(log.diagnostics),
     )
 
 

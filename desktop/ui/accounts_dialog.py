@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -41,7 +42,14 @@ class AccountsDialog(QDialog):
         self.resize(620, 420)
         self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels(["Provider", "Key from", "Fingerprint"])
-        self.table.horizontalHeader().setStretchLastSection(True)
+        # Every column stays in view: provider and fingerprint fit their text, "Key from" takes
+        # the rest and elides in the middle (the whole text is the cell's tooltip; design G7).
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setAccessibleName("Accounts")
         self.table.verticalHeader().setVisible(False)
         self.provider = QComboBox()
         self.provider.addItems(list(providers))
@@ -88,8 +96,9 @@ class AccountsDialog(QDialog):
         self.table.setRowCount(len(entries))
         for row, entry in enumerate(entries):
             for column, key in enumerate(("provider", "source", "fingerprint")):
-                self.table.setItem(row, column, QTableWidgetItem(str(entry.get(key, ""))))
-        self.table.resizeColumnsToContents()
+                item = QTableWidgetItem(str(entry.get(key, "")))
+                item.setToolTip(item.text())
+                self.table.setItem(row, column, item)
         if message:
             self.status.setText(message)
 

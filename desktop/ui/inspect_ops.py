@@ -29,17 +29,55 @@ def open_foreign_info(path: Path, leaf: str | None = None) -> tuple[ForeignSessi
     Raises ``ForeignOpenError`` whose text is the one line to show (unknown format).
     """
     from desktop.session.foreign import open_foreign
-    from desktop.session.foreign.display import opened_info
 
     session = open_foreign(path)
-    return session, opened_info(session, leaf)
+    return session, branch_info(session, leaf)
 
 
-def branch_info(session: ForeignSession, leaf: str) -> dict[str, Any]:
-    """The same session shown at another branch (the branch switcher)."""
+def branch_info(session: ForeignSession, leaf: str | None) -> dict[str, Any]:
+    """The session at a branch as the window shows it: the rows as a reader that builds the
+    ones painted (``ForeignRows``), and the branch's usage, priced, for the Usage tab."""
     from desktop.session.foreign.display import opened_info
+    from desktop.ui.foreign_rows import ForeignRows
+    from desktop.ui.usage_stats import totals
 
-    return opened_info(session, leaf)
+    info = opened_info(session, leaf, rows=False)
+    timeline, diffs, prices = info.pop("timeline"), info.pop("diffs"), info.pop("prices")
+    reader = ForeignRows(timeline, diffs, prices)
+    lines = _usage_lines(session, info["foreign"]["leaf"], prices)
+    info["foreignRows"] = reader
+    info["usage"] = (lines, totals(lines))
+    return info
+
+
+def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list[Any]:
+    """The Usage tab's lines of a foreign branch: each model call, priced from the catalog when
+    the file records no cost (Claude Code)."""
+    from desktop.pi.cost import calculate_cost
+    from desktop.ui.usage_stats import UsageLine
+
+    lines = []
+    for record in session.usage(leaf):
+        usage = dict(record.usage)
+        cost = usage.get("cost")
+        total = float(cost.get("total") or 0) if isinstance(cost, dict) else 0.0
+        if total <= 0:
+            entry = prices.entry(record.provider, record.model)
+            if entry is not None:
+                total = float(calculate_cost(entry.model, usage).get("total", 0.0))
+        lines.append(
+            UsageLine(
+                record.row_id,
+                int(record.ts or 0),
+                record.model,
+                int(usage.get("input") or 0),
+                int(usage.get("cacheRead") or 0),
+                int(usage.get("cacheWrite") or 0),
+                int(usage.get("output") or 0),
+                total,
+            )
+        )
+    return lines
 
 
 def fork(session: ForeignSession, leaf: str | None, workspace: Path | None, data_dir: str | None) -> Path:

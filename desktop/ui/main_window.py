@@ -452,7 +452,12 @@ class MainWindow(QMainWindow):
     def on_session_opened(self, info: Mapping[str, Any]) -> None:
         self.session = dict(info)
         index = info.get("index")
-        if index is None:
+        foreign_rows = info.get("foreignRows")
+        if foreign_rows is not None:  # a pi / Claude Code branch: rows built as painted (X1)
+            self.timeline.set_reader(foreign_rows)
+            self.usage_view.set_lines(*info["usage"])
+            self._timeline_reset()
+        elif index is None:
             rows: Sequence[Mapping[str, Any]] = info.get("rows") or []
             self.timeline.set_rows(rows)
             self.usage_view.set_rows(rows)

@@ -119,6 +119,7 @@ def _message_text(message: Any) -> str:
     if not isinstance(content, list):
         return ""
     parts: list[str] = []
+    thoughts: list[str] = []
     for block in content:
         if not isinstance(block, Mapping):
             continue
@@ -126,12 +127,13 @@ def _message_text(message: Any) -> str:
         if kind == "text":
             parts.append(str(block.get("text", "")))
         elif kind == "thinking":
-            parts.append("(thinking) " + str(block.get("thinking", ""))[:80])
+            thoughts.append("(thinking) " + str(block.get("thinking", ""))[:80])
         elif kind == "toolCall":
             parts.append(f"→ {block.get('name', '?')}({_args_preview(block.get('arguments'))})")
         elif kind == "image":
             parts.append("[image]")
-    return " ".join(parts)
+    # The answer first, so a narrow timeline row shows what was said, not the thinking (G7).
+    return " ".join(parts + thoughts)
 
 
 def _args_preview(arguments: Any) -> str:

@@ -28,6 +28,7 @@ from PySide6.QtCore import (
 )
 
 from desktop.ui import rowinfo
+from desktop.ui.foreign_rows import ForeignRows
 from desktop.ui.row_index import RowIndex, RowReader
 
 KIND_ROLE: Final = Qt.ItemDataRole.UserRole + 1
@@ -68,7 +69,7 @@ class TimelineModel(QAbstractListModel):
         self._refs: list[Ref] = []
         self._ids: list[str | None] = []
         self._kinds = bytearray()
-        self._reader: RowReader | None = None
+        self._reader: RowReader | ForeignRows | None = None
         self._cache: dict[str, tuple[str, str]] = {}
         self._search: dict[str, str] = {}
         self._streaming: dict[str, Any] | None = None
@@ -157,6 +158,18 @@ class TimelineModel(QAbstractListModel):
         self._kinds = bytearray(index.kinds)
         self._reset_caches()
         self.index_shown = index
+        self.endResetModel()
+
+    def set_reader(self, reader: ForeignRows) -> None:
+        """Show rows a reader builds when they are painted (a pi or Claude Code branch, X1)."""
+        self.beginResetModel()
+        self._close_reader()
+        self._reader = reader
+        self._refs = list(range(len(reader)))
+        self._ids = [None] * len(reader)  # ids come with the rows; nothing here looks them up
+        self._kinds = bytearray(reader.kinds)
+        self._reset_caches()
+        self.index_shown = None
         self.endResetModel()
 
     def set_rows(self, rows_in_model_order: Sequence[Mapping[str, Any]]) -> None:

@@ -67,6 +67,13 @@ def test_sigkill_at_random_moments_keeps_every_acknowledged_row_exactly_once(tmp
             tag, pid_text = read_line(zygote.stdout).split()
             assert tag == "forked"
             pid = int(pid_text)
+            early: list[str] = []
+            if round_no % 2:
+                # Every other round the delay starts at the child's first acknowledgement, so kills
+                # land between and inside batches however slowly a busy machine opens the session;
+                # the other rounds count from the fork and also hit the open and the recovery.
+                while not early or early[-1].startswith("BEGIN "):
+                    early.append(read_line(zygote.stdout))  # stops at an ACK (or a complaint)
             time.sleep(rng.uniform(0.0, 0.04))
             os.kill(pid, signal.SIGKILL)
             zygote.stdin.write(f"wait {pid}\n")
@@ -75,7 +82,7 @@ def test_sigkill_at_random_moments_keeps_every_acknowledged_row_exactly_once(tmp
             pending: list[str] | None = None
             had_retry = bool(retry)
             while True:
-                line = read_line(zygote.stdout)
+                line = early.pop(0) if early else read_line(zygote.stdout)
                 tag, *rest = line.split(" ")
                 if tag == "dead":
                     assert int(rest[0]) == pid
@@ -124,8 +131,9 @@ def test_sigkill_at_random_moments_keeps_every_acknowledged_row_exactly_once(tmp
     assert Counter(r["id"] for r in final.rows) == Counter({i: 1 for i in set(final.ids)})
     assert len(set(acked)) == len(acked), "an id was acknowledged twice as new"
     assert set(acked) <= set(final.ids)
-    # The run must actually have exercised something: many acks, and some retries across a kill.
-    assert len(acked) > KILLS
+    # The run must actually have exercised something: an acknowledgement in every other round at
+    # least, and some retries across a kill.
+    assert len(acked) > KILLS // 2
     elapsed = time.monotonic() - started
     print(
         f"\n{KILLS} kills in {elapsed:.1f}s: {len(acked)} acknowledged rows, {len(final.rows)} rows "
@@ -413,6 +421,12 @@ def test_sigkill_of_the_real_prompt_command_never_loses_or_repeats_a_written_row
 
 def _alive(pid: int) -> bool:
     """Whether a grandchild still runs (a zombie counts as gone: it is waiting to be reaped)."""
+    if not os.path.isdir("/proc"):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             return handle.read().split(b") ", 1)[1][:1] != b"Z"

@@ -260,10 +260,18 @@ def test_problem_lines_are_on_the_opened_session_for_the_window(base_session: Pa
         assert problems[2].field == "message.content"
         # the newer row is kept in the file but never given to the model as a message
         assert all(m.get("content") != {"shape": "new"} for m in session.runtime.view().messages)
-    run = run_main("payload", str(path), "--workspace", str(tmp_path))
-    assert run.code == 0, run.stderr
-    for number in range(at + 1, at + 5):
-        assert any(f"({path}:{number})" in line for line in run.err_lines), (number, run.err_lines)
+    for argv in (
+        ["payload", "--workspace", str(tmp_path)],
+        ["whatif", "--routes", "deepseek/deepseek-flash"],
+    ):
+        run = run_main(argv[0], str(path), *argv[1:])
+        assert run.code == 0, run.stderr
+        for number in range(at + 1, at + 5):
+            assert any(f"({path}:{number})" in line for line in run.err_lines), (
+                argv[0],
+                number,
+                run.err_lines,
+            )
 
 
 def test_a_header_without_an_id_is_not_a_session_rather_than_a_crash(tmp_path: Path) -> None:

@@ -43,3 +43,12 @@ def test_tidy_removes_float_noise_and_keeps_the_rest() -> None:
     }
     assert tidy(row) == {"usage": {"cost": {"total": 0.0000564}, "input": 12}, "text": "0.1", "xs": [0.3]}
     assert "99999" not in repr(tidy(row))
+
+
+def test_cli_usage_totals_carry_no_float_noise() -> None:
+    from desktop.cli.prompt import usage_totals
+
+    costs = [0.1, 0.2, 0.000056399999999999995]
+    messages = [{"usage": {"input": 1, "output": 1, "cost": {"total": c}}} for c in costs]
+    totals = usage_totals(messages)
+    assert repr(totals["cost"]) == "0.3000564"

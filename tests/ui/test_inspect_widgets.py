@@ -233,3 +233,21 @@ def test_one_pass_diffs_equal_each_rows_own_diff() -> None:
                 assert diffs[row.id] == session.system_diff(row.id, branch.leaf)
                 checked += 1
     assert checked == 19  # every system and compaction row of every branch of the fixtures
+
+
+def test_foreign_rows_kind_bytes_match_the_rows_and_nothing_is_built_up_front() -> None:
+    """The window paints a foreign branch from kind bytes computed without building a row; each
+    byte must be what ``row_kind`` says of the row once it is built (X1)."""
+    from desktop.session.foreign.display import Prices
+    from desktop.ui.foreign_rows import ForeignRows
+
+    checked = 0
+    for path in [*sorted(PI.glob("*.jsonl")), *sorted(CLAUDE.glob("*.jsonl"))]:
+        session = open_foreign(path)
+        for branch in session.branches():
+            reader = ForeignRows(session.timeline(branch.leaf), session.system_diffs(branch.leaf), Prices())
+            assert len(reader._cache) == 0  # nothing built to open it
+            for entry, code in enumerate(reader.kinds):
+                assert rowinfo.row_kind(reader.row(entry)) == code, (path.name, entry)
+                checked += 1
+    assert checked >= 190  # every row of every branch of the fixtures

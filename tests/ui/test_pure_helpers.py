@@ -199,3 +199,20 @@ def test_compaction_row_says_rows_and_tokens_before_and_after() -> None:
         "tokensAfter": 4_200,
     }
     assert rowinfo.row_summary(row).startswith("compacted 12 rows: ~31,000 → ~4,200 tokens")
+
+
+def test_an_answer_with_thinking_shows_the_answer_first() -> None:
+    row = {
+        "type": "assistant",
+        "id": "a",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "long musing"},
+                {"type": "text", "text": "The fix."},
+            ],
+            "stopReason": "stop",
+        },
+    }
+    assert rowinfo.row_summary(row).startswith("The fix.")
+    assert "long musing" in rowinfo.row_search_text(row)

@@ -221,3 +221,33 @@ def test_a_session_with_a_bad_line_opens_with_a_banner_naming_it(
         assert "\ufffd" not in text and "xff" in text  # the invalid byte escaped, never garbled
     finally:
         h.close()
+
+
+def test_accounts_table_keeps_every_column_in_view(qtbot) -> None:
+    from desktop.ui.accounts_dialog import AccountsDialog
+
+    dialog = AccountsDialog(["anthropic", "openai"])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    long_source = "keyring: pi-desktop/anthropic/" + "a-very-long-account-name-" * 6
+    dialog.show_accounts(
+        [{"provider": "anthropic", "source": long_source, "fingerprint": "sha256:1a2b3c4d"}], "1 account"
+    )
+    qtbot.waitUntil(lambda: dialog.table.viewport().width() > 0)
+    header = dialog.table.horizontalHeader()
+    total = sum(header.sectionSize(i) for i in range(3))
+    assert total <= dialog.table.viewport().width() + 1
+    assert header.sectionSize(2) >= header.sectionSizeHint(2) - 1  # the fingerprint is whole
+    assert dialog.table.item(0, 1).toolTip() == long_source
+
+
+def test_route_comparison_stacks_when_narrow(window: MainWindow, qtbot) -> None:
+    from desktop.ui.payload_view import SIDE_BY_SIDE_WIDTH
+
+    payload = window.payload_view
+    window.tabs.setCurrentWidget(payload)
+    qtbot.waitUntil(lambda: payload.width() > 0)
+    assert payload.width() < SIDE_BY_SIDE_WIDTH  # beside the timeline at 1280x800
+    assert payload.splitter.orientation() == Qt.Orientation.Vertical
+    payload.resize(SIDE_BY_SIDE_WIDTH + 100, 600)
+    assert payload.splitter.orientation() == Qt.Orientation.Horizontal

@@ -1,14 +1,18 @@
-"""The one writer of a session file (design T1, T3, T5, T6).
+"""The one writer of a session file (design T1, T3, T5, T6, T8).
 
 Write-ahead: ``append`` writes a batch of rows with one ``write`` and one fsync (group commit) and
 only then returns an ``Ack``; the runtime needs that ``Ack`` to dispatch. A failure leaves the file
-exactly as it was before the batch (the partial write is truncated away) and raises
+exactly as it was before the batch (the partial write is truncated away, but only when the file
+holds nothing but this writer's bytes after the batch start) and raises
 ``LocalPreparationFailure``; the retry re-uses the row ids and an id the writer already holds is
 treated as done, so a retry never duplicates a row.
 
-On open the writer takes the OS lock (a second opener gets a read-only view with a message saying
-why), moves a torn last line into ``<session>.torn-<n>`` so the next append cannot merge with it,
-and fsyncs once so every row it reads back is durable before it can be acknowledged again.
+On open the writer takes the OS lock on the file itself (``lock.py``: every other name of the
+same file gets a read-only view with a message saying why), moves a torn last line into
+``<session>.torn-<n>`` so the next append cannot merge with it, and fsyncs once so every row it
+reads back is durable before it can be acknowledged again. Before every append it checks that
+its path still names the file it locked and that the file ends where its last batch ended; a
+file replaced, moved or grown by another program is refused (kind ``changed``), never written.
 """
 
 from __future__ import annotations

@@ -129,12 +129,21 @@ def branch_dict(branch: Branch) -> dict[str, Any]:
     return data
 
 
-def opened_info(session: ForeignSession, leaf: str | None = None) -> dict[str, Any]:
-    """What ``session_opened`` carries for a foreign session: rows, branches, notes."""
+def opened_info(session: ForeignSession, leaf: str | None = None, *, rows: bool = True) -> dict[str, Any]:
+    """What ``session_opened`` carries for a foreign session: rows, branches, notes.
+
+    With ``rows=False`` no row is built: ``timeline`` (lazy), ``diffs`` and ``prices`` come
+    instead, for the window to build the rows it paints (``desktop.ui.foreign_rows``).
+    """
     leaf = leaf or session.default_leaf
     diffs = session.system_diffs(leaf)  # one pass over the branch, not one per system row
     prices = Prices()
-    rows = [row_dict(row, diffs, prices) for row in session.timeline(leaf)]
+    timeline = session.timeline(leaf)
+    shown: dict[str, Any] = (
+        {"rows": [row_dict(row, diffs, prices) for row in timeline]}
+        if rows
+        else {"timeline": timeline, "diffs": diffs, "prices": prices}
+    )
     name = FORMAT_NAMES.get(session.format, session.format)
     return {
         "path": str(session.path),
@@ -142,13 +151,12 @@ def opened_info(session: ForeignSession, leaf: str | None = None) -> dict[str, A
         "cwd": session.cwd or "",
         "title": session.title,
         "readOnly": READ_ONLY_NOTE.format(name=name[0].upper() + name[1:]),
-        "rows": rows,
+        **shown,
         "diagnostics": [str(d) for d in session.diagnostics],
         "problems": [],
         "foreign": {
             "format": session.format,
             "leaf": leaf,
             "branches": [branch_dict(b) for b in session.branches()],
-            "notes": list(session.context(leaf).notes),
         },
     }
