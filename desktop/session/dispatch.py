@@ -31,7 +31,7 @@ def with_credential(headers: Mapping[str, str], api_key: str | None) -> dict[str
         return {k: v for k, v in headers.items() if not any(p in v for p in placeholders)}
     out: dict[str, str] = {}
     for name, value in headers.items():
-        if ACCOUNT_PLACEHOLDER in value:
+        if ACCOUNT_PLACEHOLDER in value and api_key != CREDENTIAL_PLACEHOLDER:  # not in a preview
             value = value.replace(ACCOUNT_PLACEHOLDER, account_id(api_key))
         out[name] = value.replace(CREDENTIAL_PLACEHOLDER, api_key)
     return out
