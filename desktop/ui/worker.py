@@ -499,7 +499,10 @@ class SessionWorker(QObject):
         if key != self.route_key:
             return
         try:
-            self._check = inspector_preview.check_text(self.runtime.route.model, body, before, usage)
+            self._check = {
+                **inspector_preview.check_text(self.runtime.route.model, body, before, usage),
+                "routeKey": key,
+            }
         except Exception as exc:
             log.info("checking the cache prediction failed: %s", exc)
 
@@ -721,7 +724,8 @@ class SessionWorker(QObject):
             session_id=self.writer.session_id,
             sent=self._sent_bodies.get(key) or self._sent.get(key),
             draft=draft if draft is not None else self._draft,
-            check=self._check,
+            # The last request's check belongs to the route it was sent on.
+            check=self._check if self._check and self._check.get("routeKey") == key else None,
         )
 
     @Slot()
