@@ -53,7 +53,7 @@ class _Tools:
     def declarations(self) -> list[Tool]:
         return self._tools
 
-    def activation_section(self) -> str | None:
+    def activation_section(self, *, for_comparison: bool = False) -> str | None:
         return None
 
     def execute(self, call: ToolCall, *, cancel: threading.Event) -> ToolResultMessage:

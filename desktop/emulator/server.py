@@ -244,6 +244,9 @@ def _has_auth(wire: str, family: str, headers: Mapping[str, str], query: str) ->
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    #: Stream events go out as written: with Nagle's algorithm a small write on a kept-alive
+    #: connection waits for the client's delayed acknowledgement (about 40 ms).
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:

@@ -94,6 +94,9 @@ class OpenSession:
     def close(self) -> None:
         self.tools.stop()
         self.writer.close()
+        close = getattr(self.runtime.dispatcher, "close", None)
+        if callable(close):
+            close()
 
     def __enter__(self) -> OpenSession:
         return self

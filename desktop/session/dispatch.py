@@ -13,8 +13,9 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import cast
 
-from desktop.host.providers.client import send_streaming
+from desktop.host.providers.client import send_streaming, tls_context
 from desktop.host.providers.cloud_auth import CloudAuth
+from desktop.host.providers.pool import SessionHttp
 from desktop.host.providers.request import WireRequest
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest
 from desktop.pi.projection.codex_responses import ACCOUNT_PLACEHOLDER, account_id
@@ -31,16 +32,25 @@ def with_credential(headers: Mapping[str, str], api_key: str | None) -> dict[str
         return {k: v for k, v in headers.items() if not any(p in v for p in placeholders)}
     out: dict[str, str] = {}
     for name, value in headers.items():
-        if ACCOUNT_PLACEHOLDER in value:
+        if ACCOUNT_PLACEHOLDER in value and api_key != CREDENTIAL_PLACEHOLDER:  # not in a preview
             value = value.replace(ACCOUNT_PLACEHOLDER, account_id(api_key))
         out[name] = value.replace(CREDENTIAL_PLACEHOLDER, api_key)
     return out
 
 
 class HttpDispatcher:
+    """Sends the session's requests over one pooled client with keep-alive (design D2)."""
+
     def __init__(self, api_key: Callable[[], str | None], *, cloud: CloudAuth | None = None) -> None:
         self._api_key = api_key
         self._cloud = cloud if cloud is not None else CloudAuth()
+        self._pool: SessionHttp | None = None
+
+    def close(self) -> None:
+        """Close the pooled connections (the session is closing or its route changed)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
     def __call__(
         self, request: ProviderRequest, model: Model, *, on_event: EventSink, cancel: threading.Event
@@ -54,5 +64,9 @@ class HttpDispatcher:
         def forward(event: object) -> None:
             on_event({"type": "stream", "event": event})
 
-        message = send_streaming(wire, model=model, cancel=cancel, on_event=forward, authorize=authorize)
+        if self._pool is None:
+            self._pool = SessionHttp.create(verify=tls_context())
+        message = send_streaming(
+            wire, model=model, cancel=cancel, on_event=forward, authorize=authorize, pool=self._pool
+        )
         return cast(AssistantMessage, message)

@@ -35,6 +35,7 @@ from desktop.session.compaction import (
 from desktop.session.context_log import ContextLog
 from desktop.session.estimate import context_tokens
 from desktop.session.history import ContextView
+from desktop.session.state import EffectiveState, effective_state
 from desktop.session.system_state import DesiredState, system_fields_for
 
 Event = Mapping[str, Any]
@@ -148,6 +149,10 @@ class SessionRuntime:
         self._last_ack: Any = None
         self._last_notes: dict[str, str] | None = None
         self._log = ContextLog(order)
+        #: The replayed system state and the system messages it was replayed from.
+        self._state: tuple[list[Message], EffectiveState] | None = None
+        #: The desired sections and declarations found current against ``_state``.
+        self._current: tuple[dict[str, str], list[Tool]] | None = None
         #: Incremental projections by route (design P7), the session's own route first; each
         #: with the point of the context log it last projected.
         self._projections: dict[int, tuple[SessionRoute, IncrementalProjection, tuple[int, int] | None]] = {}
@@ -177,13 +182,35 @@ class SessionRuntime:
     ) -> dict[str, Any] | None:
         """The one system row the desired state needs, from the kept context (no full replay)."""
         self._log.sync(self.writer.rows)
-        return system_fields_for(
-            self._log.system_messages(),
+        systems = self._log.system_messages()
+        cached = self._state
+        if (
+            cached is None
+            or len(cached[0]) != len(systems)
+            or any(a is not b for a, b in zip(cached[0], systems, strict=True))
+        ):
+            cached = self._state = (systems, effective_state(systems))
+            self._current = None
+        desired = self.desired(for_comparison=for_comparison)
+        # The same state and the same desired sections and declarations (the same objects)
+        # as last time, when nothing was owed: still nothing, without comparing every tool.
+        current = self._current
+        if (
+            current is not None
+            and current[0] == desired.sections
+            and len(current[1]) == len(desired.tools)
+            and all(a is b for a, b in zip(current[1], desired.tools, strict=True))
+        ):
+            return None
+        fields = system_fields_for(
+            cached[1],
             self._log.has_model_system,
-            self.desired(for_comparison=for_comparison),
+            desired,
             timestamp=self._clock(),
             anchor_before=anchor_before,
         )
+        self._current = (desired.sections, list(desired.tools)) if fields is None else None
+        return fields
 
     def pending_system_fields(self) -> dict[str, Any] | None:
         return self._system_fields()

@@ -18,7 +18,7 @@ from typing import Any
 from desktop.pi.types import SystemMessage, Tool
 from desktop.session.history import MODEL_SYSTEM_VERSION, context_messages
 from desktop.session.sections import SKILLS_HEADER, is_skill_entry
-from desktop.session.state import effective_state, system_update
+from desktop.session.state import EffectiveState, effective_state, system_update
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def system_row_fields(
 ) -> dict[str, Any] | None:
     """The payload of the hidden system row to append, or None when the state is current."""
     return system_fields_for(
-        context_messages(rows_in_model_order),
+        effective_state(context_messages(rows_in_model_order)),
         has_model_system_rows(rows_in_model_order),
         desired,
         timestamp=timestamp,
@@ -74,16 +74,15 @@ def system_row_fields(
 
 
 def system_fields_for(
-    messages: Sequence[Mapping[str, Any]],
+    state: EffectiveState,
     has_model_system: bool,
     desired: DesiredState,
     *,
     timestamp: int,
     anchor_before: str | None = None,
 ) -> dict[str, Any] | None:
-    """``system_row_fields`` from the context's messages (its system messages suffice) and
-    whether any row carries model-system metadata, as the runtime keeps them (design P7)."""
-    state = effective_state(messages)
+    """``system_row_fields`` from the replayed state and whether any row carries model-system
+    metadata, as the runtime keeps them (design P7)."""
     update = system_update(state, desired.sections, desired.tools, timestamp=timestamp)
     if update is None:
         return None

@@ -434,7 +434,8 @@ class MainWindow(QMainWindow):
         self._show_index(info["index"])
         painted = info.get("painted")
         if isinstance(painted, threading.Event):
-            AfterPaint(self.view.viewport(), painted.set)
+            bar = self.view.verticalScrollBar()
+            AfterPaint(self.view.viewport(), painted.set, settled=bar.maximum)
 
     def _show_index(self, index: RowIndex) -> None:
         self.timeline.set_index(index)

@@ -95,3 +95,13 @@ def test_first_request_and_unknown_cache_say_so() -> None:
     assert "nothing is cached yet" in predict(DEEPSEEK, chat("A" * 995)).why
     pi = {"api": "pi-messages", "provider": "pi", "id": "x", "cost": {}}
     assert "No prompt cache is known" in predict(pi, orjson.dumps({"messages": []})).why
+
+
+def test_check_scales_to_a_real_tokenizer_total() -> None:
+    """A real provider counts its own tokens: the prediction is scaled to the reported total."""
+    prediction = predict(DEEPSEEK, chat("A" * 995, "B" * 222, "C" * 227), [chat("A" * 995)])
+    assert (prediction.total, prediction.cached) == (384, 256)
+    # 768 real tokens: the predicted two thirds read are 512; one 64-token unit plus 1% allowed.
+    assert check(prediction, {"input": 256, "cacheRead": 512, "cacheWrite": 0}).ok
+    assert check(prediction, {"input": 190, "cacheRead": 578, "cacheWrite": 0}).ok
+    assert not check(prediction, {"input": 0, "cacheRead": 768, "cacheWrite": 0}).ok

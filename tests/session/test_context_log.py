@@ -53,7 +53,11 @@ def test_kept_order_and_view_equal_full_rebuild(rng: random.Random) -> None:
         full = context_view(ordered)
         assert log.view.messages == full.messages
         assert [id(s) for s in log.view.sources] == [id(s) for s in full.sources]
-        assert (log.view.prefix, log.view.previous_summary) == (full.prefix, full.previous_summary)
+        assert (log.view.prefix, log.view.previous_summary, log.view.fresh) == (
+            full.prefix,
+            full.previous_summary,
+            full.fresh,
+        )
         assert log.system_messages() == [m for m in full.messages if m["role"] == "system"]
         stable = log.stable_since(mark)
         assert all(a is b for a, b in zip(previous[:stable], log.view.messages[:stable], strict=True))

@@ -246,6 +246,10 @@ def test_preview_follows_the_draft_and_equals_the_sent_body(harness: Harness) ->
     check = harness.previews[-1]["check"]
     assert check["ok"], check
     assert "held" in w.payload_view.main.cache.text()
+    # The check belongs to the route the request went to: another route shows none.
+    w.client.set_route.emit("emulator/deepseek/deepseek-flash")
+    harness.qtbot.waitUntil(lambda: "deepseek" in str(harness.previews[-1].get("route")), timeout=TIMEOUT)
+    assert "check" not in harness.previews[-1] and "held" not in w.payload_view.main.cache.text()
 
 
 class _CatalogHandler(BaseHTTPRequestHandler):

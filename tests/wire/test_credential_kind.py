@@ -128,6 +128,9 @@ def test_codex_account_is_filled_in_when_sending() -> None:
     assert preview.body == real.body
     assert with_credential(preview.headers, token) == real.headers
     assert "acct-42" not in orjson.dumps(preview.headers).decode()
+    # The preview's headers (the placeholder standing for the key) keep the account placeholder.
+    shown = with_credential(preview.headers, CREDENTIAL_PLACEHOLDER)
+    assert shown["chatgpt-account-id"] == "<chatgpt-account-id>"
 
 
 def test_offline_routes_need_no_credential() -> None:

@@ -10,8 +10,10 @@ neutral events through ``on_event`` as they are parsed. Guarantees:
   ``stopReason: "aborted"`` — never a message presented as complete.
 * Failures end in ``stopReason: "error"`` with an ``errorMessage`` naming the provider,
   HTTP status and the provider's own error text; the API key never appears in it.
-* Streaming connections are not pooled, so every socket is known from the moment it
-  connects and cancellation works even while waiting for the first byte.
+* Every socket is known from the moment it connects, so cancellation works even while
+  waiting for the first byte: with a session's pooled client (``SessionHttp``, keep-alive)
+  its watcher shuts the pool's sockets down; without one, each request gets a client of its
+  own that keeps no connection.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import httpx
 from desktop.host.providers.auth import with_auth
 from desktop.host.providers.errors import host_of, http_error_message, provider_label
 from desktop.host.providers.extras import AuthUnavailable
+from desktop.host.providers.pool import SessionHttp
 from desktop.host.providers.request import ProjectedRequest, RequestAuthorizer
 from desktop.host.providers.retry import (
     DEFAULT_RETRY,
@@ -133,13 +136,16 @@ def send_streaming(
     client: httpx.Client | None = None,
     rng: random.Random | None = None,
     authorize: RequestAuthorizer | None = None,
+    pool: SessionHttp | None = None,
 ) -> AssistantMessage:
     """Send ``request`` for pi-ai ``model`` (api, provider, id, cost) and return the final message.
 
     ``api_key`` is added as the API's auth header unless ``request.headers`` already has
     one. ``authorize`` (SigV4 signing, a cloud bearer token) runs before every attempt over
     the final headers and body; when it cannot authenticate the message ends as an error
-    naming what is missing, without a request being sent. The returned message always has a
+    naming what is missing, without a request being sent. With ``pool`` the session's pooled
+    client carries the request (keep-alive) and its watcher serves ``cancel``. The returned
+    message always has a
     terminal stop reason: ``stop``, ``length`` or ``toolUse`` when the stream completed,
     ``error`` or ``aborted`` otherwise.
     """
@@ -148,12 +154,17 @@ def send_streaming(
     emit = on_event or (lambda event: None)
     label = provider_label(str(model.get("provider", "")))
     headers = with_auth(request.headers, str(model.get("api", "")), api_key)
-    watch = _SocketWatch(cancel)
-    owns_client = client is None
-    http = client or httpx.Client(
-        limits=httpx.Limits(max_keepalive_connections=0), follow_redirects=False, verify=tls_context()
-    )
-    attempt = 0
+    watch: _SocketWatch | None = None
+    if pool is not None:
+        http, trace = pool.client, pool.trace
+        watching: contextlib.AbstractContextManager[None] = pool.watching(cancel)
+    else:
+        watch = _SocketWatch(cancel)
+        http = client or httpx.Client(
+            limits=httpx.Limits(max_keepalive_connections=0), follow_redirects=False, verify=tls_context()
+        )
+        trace, watching = watch.trace, contextlib.nullcontext()
+    owns_client = client is None and pool is None
 
     def deliver(events: list[StreamEvent]) -> None:
         for event in events:
@@ -163,39 +174,77 @@ def send_streaming(
         return cancel is not None and cancel.is_set()
 
     try:
-        while True:
+        with watching:
+            return _send(
+                http,
+                request,
+                headers,
+                parser,
+                deliver,
+                cancelled,
+                trace,
+                timeouts,
+                label,
+                secrets,
+                authorize,
+                policy,
+                rng,
+                cancel,
+            )
+    finally:
+        if watch is not None:
+            watch.close()
+        if owns_client:
+            http.close()
+
+
+def _send(
+    http: httpx.Client,
+    request: ProjectedRequest,
+    headers: dict[str, str],
+    parser: StreamParser,
+    deliver: Callable[[list[StreamEvent]], None],
+    cancelled: Callable[[], bool],
+    trace: Callable[[str, Mapping[str, Any]], None],
+    timeouts: Timeouts,
+    label: str,
+    secrets: list[str],
+    authorize: RequestAuthorizer | None,
+    policy: RetryPolicy,
+    rng: random.Random | None,
+    cancel: threading.Event | None,
+) -> AssistantMessage:
+    """The attempts of one request, with retries before the first byte."""
+    attempt = 0
+    while True:
+        if cancelled():
+            deliver(parser.abort())
+            return parser.result()
+        try:
+            sent = _authorized(request, headers, authorize, secrets)
+            _attempt(http, request, sent, parser, deliver, cancelled, trace, timeouts, label, secrets)
+            return parser.result()
+        except AuthUnavailable as exc:
+            deliver(parser.fail(redact_text(f"{label}: {exc}", secrets)))
+            return parser.result()
+        except _Retry as retry:
             if cancelled():
                 deliver(parser.abort())
                 return parser.result()
+            if attempt >= policy.max_retries:
+                deliver(parser.fail(redact_text(f"{retry} (after {attempt + 1} attempts)", secrets)))
+                return parser.result()
             try:
-                sent = _authorized(request, headers, authorize, secrets)
-                _attempt(http, request, sent, parser, deliver, cancelled, watch, timeouts, label, secrets)
+                delay = retry_delay(policy, attempt, retry.headers, rng)
+            except RetryDelayTooLong as too_long:
+                deliver(parser.fail(redact_text(f"{too_long}. {retry}", secrets)))
                 return parser.result()
-            except AuthUnavailable as exc:
-                deliver(parser.fail(redact_text(f"{label}: {exc}", secrets)))
+            attempt += 1
+            if cancel is not None and cancel.wait(delay):
+                deliver(parser.abort())
                 return parser.result()
-            except _Retry as retry:
-                if cancelled():
-                    deliver(parser.abort())
-                    return parser.result()
-                if attempt >= policy.max_retries:
-                    deliver(parser.fail(redact_text(f"{retry} (after {attempt + 1} attempts)", secrets)))
-                    return parser.result()
-                try:
-                    delay = retry_delay(policy, attempt, retry.headers, rng)
-                except RetryDelayTooLong as too_long:
-                    deliver(parser.fail(redact_text(f"{too_long}. {retry}", secrets)))
-                    return parser.result()
-                attempt += 1
-                if cancel is not None and cancel.wait(delay):
-                    deliver(parser.abort())
-                    return parser.result()
-                if cancel is None and delay > 0:
-                    threading.Event().wait(delay)
-    finally:
-        watch.close()
-        if owns_client:
-            http.close()
+            if cancel is None and delay > 0:
+                threading.Event().wait(delay)
 
 
 #: Headers whose values an authorizer adds as credentials (scrubbed from error text).
@@ -227,7 +276,7 @@ def _attempt(
     parser: StreamParser,
     deliver: Callable[[list[StreamEvent]], None],
     cancelled: Callable[[], bool],
-    watch: _SocketWatch,
+    trace: Callable[[str, Mapping[str, Any]], None],
     timeouts: Timeouts,
     label: str,
     secrets: list[str],
@@ -242,7 +291,7 @@ def _attempt(
             headers=headers,
             content=request.body,
             timeout=timeouts.httpx(),
-            extensions={"trace": watch.trace},
+            extensions={"trace": trace},
         ) as response:
             if response.status_code >= 400:
                 body = _read_error_body(response, cancelled)

@@ -38,9 +38,9 @@ random sessions for all ten APIs.
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, cast, overload
 
 import orjson
 
@@ -224,7 +224,7 @@ class IncrementalProjection:
         self._trailing: int | None = None
         self._head_cache: tuple[list[Message], int] | None = None
         self._systems_cache: tuple[int, Message | None, list[Message]] | None = None
-        self._lead_cache: tuple[tuple[int, int], tuple[list[Message], int, bytes]] | None = None
+        self._lead_cache: tuple[tuple[int, int], tuple[list[Message], int, bytes, int]] | None = None
         self._standins = self._make_standins()
         #: Full projections since creation (for tests and benchmarks).
         self.rebuilds = 0
@@ -327,22 +327,22 @@ class IncrementalProjection:
             if paused:
                 gc.enable()
 
-    def _full(self, delivered: list[Message]) -> ProviderRequest:
+    def _full(self, delivered: Sequence[Message]) -> ProviderRequest:
         self.rebuilds += 1
         paused = gc.isenabled()
         gc.disable()
         try:
-            return self._project(self.model, delivered, self.options)
+            return self._project(self.model, list(delivered), self.options)
         finally:
             if paused:
                 gc.enable()
 
     def _deliver(
         self, messages: Sequence[Message], stable: int, extra: Sequence[Message]
-    ) -> tuple[list[Message], int, int]:
+    ) -> tuple[Sequence[Message], int, int]:
         """The delivered messages, how many lead unchanged, and where commits may end."""
         if not self._attributed:
-            return [*messages, *extra], stable, len(messages)
+            return _Joined(messages, extra), stable, len(messages)
         # Attributed updates: resume at the last user message known unchanged (nothing is held
         # there) and keep the delivered output before the last user message of ``messages``.
         checkpoints = self._checkpoints
@@ -359,9 +359,9 @@ class IncrementalProjection:
             checkpoints.append((index, kept + length))
             limit = kept + length
         self._delivered.extend(tail[: limit - kept])
-        return [*self._delivered, *tail[limit - kept :]], kept, limit
+        return _Joined(self._delivered, tail[limit - kept :]), kept, limit
 
-    def _incremental(self, delivered: list[Message], stable: int, limit: int) -> ProviderRequest:
+    def _incremental(self, delivered: Sequence[Message], stable: int, limit: int) -> ProviderRequest:
         if stable < self._done.end:
             self._rollback(stable)
         tail_keys: list[bytes] = []
@@ -415,10 +415,24 @@ class IncrementalProjection:
         elif not self._in_place_systems():
             replay = current_system_message(systems)
             compact = [replay] if replay is not None else []
+        elif self._names_only(systems[0]):
+            compact = [systems[0], *_names_equivalent(systems)]
         else:
             compact = [systems[0], *_tool_equivalent(systems)]
         self._systems_cache = (len(systems), systems[-1] if systems else None, compact)
         return compact
+
+    def _names_only(self, lead: Message) -> bool:
+        """Anthropic with native tool changes keeps the leading tools at request level and
+        sends later ones by value where they happened; of the later system messages it reads
+        only whether any tool is declared now, so their tool names stand for them."""
+        compat = self.model.get("compat") or {}
+        return bool(
+            self.model["api"] == "anthropic-messages"
+            and compat.get("supportsMidConvoSystemMessages")
+            and compat.get("supportsMidConvoToolChanges")
+            and cast(Mapping[str, Any], lead).get("toolsAdded")
+        )
 
     def _skeleton(self) -> list[Message]:
         """The stand-ins for the committed history: its system messages and its surroundings."""
@@ -439,14 +453,14 @@ class IncrementalProjection:
             wire = wire[key]
         return request, cast(list[Any], wire)
 
-    def _systems(self, delivered: list[Message]) -> list[Message]:
+    def _systems(self, delivered: Sequence[Message]) -> list[Message]:
         """The committed system messages (or their equivalent), then the tail's."""
         return [
             *self._committed_systems(),
             *(m for m in delivered[self._done.end :] if m["role"] == "system"),
         ]
 
-    def _check_leading(self, delivered: list[Message]) -> None:
+    def _check_leading(self, delivered: Sequence[Message]) -> None:
         if (
             self._in_place_systems()
             and delivered[0]["role"] != "system"
@@ -454,7 +468,7 @@ class IncrementalProjection:
         ):
             raise _Unsupported("in-place system messages without a leading one")
 
-    def _lead(self) -> tuple[list[Message], int, bytes]:
+    def _lead(self) -> tuple[list[Message], int, bytes, int]:
         """The stand-ins for the committed history, the Responses position to start them at
         (so that what follows lands at the committed position), and how the finished-turn
         stand-in encodes when a message follows it (unmarked). Kept per committed state."""
@@ -473,8 +487,8 @@ class IncrementalProjection:
                 raise _Unsupported("position probe not converted")
             base = done.position - seen
         _request, wire = self._run([*lead, probe], 0, base)
-        standin = orjson.dumps(wire[_find(wire, _TEXT_MARK, 0)])
-        result = (lead, base, standin)
+        at = _find(wire, _TEXT_MARK, 0)
+        result = (lead, base, orjson.dumps(wire[at]), at)
         self._lead_cache = (key, result)
         return result
 
@@ -506,7 +520,7 @@ class IncrementalProjection:
             self._trailing = len(wire) - 1 - _find(wire, _TEXT_MARK, 0)
         return self._trailing
 
-    def _head(self, delivered: list[Message]) -> int:
+    def _head(self, delivered: Sequence[Message]) -> int:
         """How many leading items the prompt head takes (the folded prompt, or the leading
         system message where later ones stay in place); kept per set of system messages."""
         systems = self._systems(delivered)
@@ -524,7 +538,7 @@ class IncrementalProjection:
         self._head_cache = (systems, count)
         return count
 
-    def _commit(self, delivered: list[Message], end: int) -> None:
+    def _commit(self, delivered: Sequence[Message], end: int) -> None:
         done = self._done
         start = done.end
         segment = delivered[start:end]
@@ -535,11 +549,11 @@ class IncrementalProjection:
             first = self._head(delivered)
             base = 0
         else:
-            lead, base, _standin = self._lead()
+            lead, base, _standin, at = self._lead()
         _request, wire = self._run([*lead, *segment, tail_user, *later], 0, base)
         if start:
-            first = _find(wire, _TEXT_MARK, 0) + 1
-        stop = _find(wire, _USER_MARK, first)
+            first = _find(wire, _TEXT_MARK, at) + 1
+        stop = _rfind(wire, _USER_MARK, first)
         items = wire[first:stop]
         encoded = b",".join(orjson.dumps(item) for item in items)
 
@@ -577,14 +591,14 @@ class IncrementalProjection:
             )
         )
 
-    def _splice(self, delivered: list[Message]) -> ProviderRequest:
+    def _splice(self, delivered: Sequence[Message]) -> ProviderRequest:
         done = self._done
         tail = delivered[done.end :]
         tokens = done.estimate.with_tail(tail)
-        lead, base, standin = self._lead()
+        lead, base, standin, at = self._lead()
         head_count = self._head(delivered)
         request, wire = self._run([*lead, *tail], tokens, base)
-        at = _find(wire, _TEXT_MARK, 0)
+        at = _find(wire, _TEXT_MARK, at)
         head = wire[:head_count]
         rest = wire[at + 1 :]
         if len(rest) <= self._trailer() or orjson.dumps(wire[at]) != standin:
@@ -624,15 +638,79 @@ def _tool_equivalent(systems: Sequence[Message]) -> list[Message]:
     ]
 
 
+def _names_equivalent(systems: Sequence[Message]) -> list[Message]:
+    """One message that leaves the same tool names current after ``systems[0]`` as
+    ``systems[1:]`` do, with empty definitions."""
+    lead = {tool["name"] for tool in cast(Mapping[str, Any], systems[0]).get("toolsAdded") or ()}
+    if not any(_tool_key(m) is not None for m in systems[1:]):
+        return []
+    current = [tool["name"] for tool in current_tools(systems)]
+    now = set(current)
+    changes: dict[str, Any] = {}
+    if gone := [{"name": name} for name in lead if name not in now]:
+        changes["toolsRemoved"] = gone
+    if new := [
+        {"name": n, "description": "", "parameters": {"type": "object"}} for n in current if n not in lead
+    ]:
+        changes["toolsAdded"] = new
+    return [_tool_message(**changes)] if changes else []
+
+
 def _tool_message(**tools: Any) -> Message:
     return cast(Message, {"role": "system", "content": "", **tools, "timestamp": 0})
 
 
 def _find(wire: Sequence[Any], mark: bytes, start: int) -> int:
-    for index in range(start, len(wire)):
+    """The first item from ``start`` on that carries ``mark`` (``start`` is a good guess: the
+    stand-ins sit where the committed state put them)."""
+    if start < len(wire) and mark in orjson.dumps(wire[start]):
+        return start
+    for index in range(len(wire)):
         if mark in orjson.dumps(wire[index]):
             return index
     raise _Unsupported("stand-in item not found")
+
+
+def _rfind(wire: Sequence[Any], mark: bytes, start: int) -> int:
+    """The last item at or after ``start`` that carries ``mark``."""
+    for index in range(len(wire) - 1, start - 1, -1):
+        if mark in orjson.dumps(wire[index]):
+            return index
+    raise _Unsupported("stand-in item not found")
+
+
+class _Joined(Sequence[Message]):
+    """``first + second`` without copying ``first`` (a long history plus this request's extras)."""
+
+    __slots__ = ("_first", "_second", "_split")
+
+    def __init__(self, first: Sequence[Message], second: Sequence[Message]) -> None:
+        self._first = first
+        self._second = second
+        self._split = len(first)
+
+    def __len__(self) -> int:
+        return self._split + len(self._second)
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Message]: ...
+    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+        split = self._split
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                raise ValueError("only contiguous slices")
+            head = list(self._first[start : min(stop, split)]) if start < split else []
+            return head + list(self._second[max(start - split, 0) : max(stop - split, 0)])
+        if index < 0:
+            index += len(self)
+        return self._first[index] if index < split else self._second[index - split]
+
+    def __iter__(self) -> Iterator[Message]:
+        yield from self._first
+        yield from self._second
 
 
 def _with_list(body: Mapping[str, Any], path: tuple[str, ...], items: list[Any]) -> dict[str, Any]:

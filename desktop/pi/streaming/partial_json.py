@@ -279,49 +279,95 @@ _CLOSERS = {"{": "}", "[": "]"}
 
 
 class StreamingJson:
-    """Tool-call arguments arriving in deltas, re-read after each one like ``parse_streaming_json``.
+    """Tool-call arguments arriving in deltas, read like ``parse_streaming_json`` as they grow.
 
-    pi-ai re-parses the whole text per delta, which is quadratic in Python for a long
-    argument (a file being written). This keeps the bracket/string state of what has
-    arrived, so the common case (inside a string value, or after a complete value) is
-    closed with the right quotes and brackets and read by orjson in C. Whenever that
-    completion is not valid JSON (a dangling key, a half literal, a trailing comma) the
-    exact port decides, so the value is always what ``parse_streaming_json`` returns.
+    pi-ai re-parses the whole text after every delta, which is quadratic: a file of 1 MB
+    written by a tool call arrives in tens of thousands of deltas. Here the text is kept as
+    chunks and scanned once, delta by delta, for its bracket and string state, so reading it
+    means closing the open strings and brackets and letting orjson parse the result in C;
+    whenever that completion is not valid JSON (a dangling key, a half literal, a trailing
+    comma) the exact port decides, so every value read is what ``parse_streaming_json``
+    returns for the text so far.
+
+    Up to ``EXACT_UP_TO`` characters the value is read after every delta, exactly as pi-ai
+    shows it. Beyond that it is read again once the text has grown by ``GROWTH`` since the last
+    reading, and in between a delta returns the last value read: the work stays linear in the
+    length of the arguments (a geometric series of readings) while the preview still grows.
+    The final value is read from ``text`` by the stream parsers, exactly.
     """
 
-    __slots__ = ("_in_string", "_pos", "_stack", "text")
+    #: Arguments up to this length are read after every delta.
+    EXACT_UP_TO = 16_384
+    #: Longer ones are read again when they have grown by this factor.
+    GROWTH = 1.25
+
+    __slots__ = ("_chunks", "_escape_at", "_in_string", "_length", "_read_at", "_skip", "_stack", "_value")
 
     def __init__(self, text: str = "") -> None:
-        self.text = ""
-        self._pos = 0
+        self._chunks: list[str] = []
+        self._length = 0
         self._stack: list[str] = []
         self._in_string = False
+        #: Characters of an escape still to skip (-1: the character after a backslash decides).
+        self._skip = 0
+        #: Where the escape still arriving starts, or -1.
+        self._escape_at = -1
+        self._value: Any = None
+        self._read_at = -1
         if text:
             self.append(text)
 
-    def append(self, delta: str) -> Any:
-        self.text += delta
-        self._scan()
-        return self.value()
+    @property
+    def text(self) -> str:
+        """Everything received so far."""
+        chunks = self._chunks
+        if len(chunks) > 1:
+            chunks[:] = ["".join(chunks)]
+        return chunks[0] if chunks else ""
 
-    def _scan(self) -> None:
-        text, i, n = self.text, self._pos, len(self.text)
+    def append(self, delta: str) -> Any:
+        if delta:
+            self._scan(delta, self._length)
+            self._chunks.append(delta)
+            self._length += len(delta)
+        if (
+            self._read_at < 0
+            or self._length <= self.EXACT_UP_TO
+            or self._length >= self._read_at * self.GROWTH
+        ):
+            self._value = self.value()
+            self._read_at = self._length
+        return self._value
+
+    def _scan(self, text: str, offset: int) -> None:
+        """Advance the bracket and string state over one delta (each character seen once)."""
         stack = self._stack
+        i, n = 0, len(text)
+        if self._skip:
+            if self._skip < 0:  # the character after a backslash: \u takes four more
+                self._skip = 5 if text[0] == "u" else 1
+            taken = min(self._skip, n)
+            self._skip -= taken
+            i = taken
+            if not self._skip:
+                self._escape_at = -1
         while i < n:
             if self._in_string:
                 match = _STRING_STOP.search(text, i)
                 if match is None:
-                    i = n
-                    break
+                    return
                 j = match.start()
                 if text[j] == '"':
                     self._in_string = False
                     i = j + 1
                     continue
-                width = 6 if j + 1 < n and text[j + 1] == "u" else 2
+                if j + 1 >= n:
+                    self._escape_at, self._skip = offset + j, -1
+                    return
+                width = 6 if text[j + 1] == "u" else 2
                 if j + width > n:
-                    i = j  # an escape still arriving: re-read it with the next delta
-                    break
+                    self._escape_at, self._skip = offset + j, j + width - n
+                    return
                 i = j + width
                 continue
             ch = text[i]
@@ -332,7 +378,6 @@ class StreamingJson:
             elif ch in "}]" and stack:
                 stack.pop()
             i += 1
-        self._pos = i
 
     def value(self) -> Any:
         text = self.text
@@ -341,8 +386,8 @@ class StreamingJson:
         closers = "".join(_CLOSERS[opener] for opener in reversed(self._stack))
         if not self._in_string:
             candidate = text + closers
-        elif self._pos < len(text):
-            candidate = text[: self._pos] + '"' + closers  # drop the escape still arriving
+        elif self._escape_at >= 0:
+            candidate = text[: self._escape_at] + '"' + closers  # drop the escape still arriving
         else:
             # partial-json trims the whole text first, even inside an open string.
             body = text.rstrip(JS_WHITESPACE)

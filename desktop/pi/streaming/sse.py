@@ -31,7 +31,9 @@ class SseDecoder:
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._pending = ""
+        #: The unfinished last line, in pieces: a long line (a whole tool call in one event)
+        #: arrives over many chunks and is joined once, when its line break comes.
+        self._pending: list[str] = []
         self._event: str | None = None
         self._data: list[str] = []
         self.bytes_in = 0
@@ -41,19 +43,25 @@ class SseDecoder:
 
     def feed(self, chunk: bytes) -> list[SseEvent]:
         self.bytes_in += len(chunk)
-        text = self._pending + self._decoder.decode(chunk)
-        if not text:
+        decoded = self._decoder.decode(chunk)
+        if not decoded:
             return []
+        pending = self._pending
+        if "\n" not in decoded and "\r" not in decoded and not (pending and pending[-1].endswith("\r")):
+            pending.append(decoded)  # still inside one line
+            return []
+        text = "".join(pending) + decoded
         # A trailing CR may be the first half of CRLF: keep it until the next chunk decides.
         hold_cr = text.endswith("\r")
         lines = _LINE_BREAK.split(text[:-1] if hold_cr else text)
-        self._pending = lines.pop() + ("\r" if hold_cr else "")
+        rest = lines.pop() + ("\r" if hold_cr else "")
+        self._pending = [rest] if rest else []
         return self._lines(lines)
 
     def close(self) -> list[SseEvent]:
         """End of body: decode what is left and deliver a final unterminated event."""
-        text = self._pending + self._decoder.decode(b"", final=True)
-        self._pending = ""
+        text = "".join(self._pending) + self._decoder.decode(b"", final=True)
+        self._pending = []
         lines = _LINE_BREAK.split(text)
         last = lines.pop()  # never followed by a line break
         events = self._lines(lines)
