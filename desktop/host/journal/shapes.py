@@ -40,8 +40,18 @@ class ShapeError(Exception):
 
 
 def row_shape_problem(row: Mapping[str, Any]) -> ShapeError | None:
-    """Why this row cannot be used (the field and what is wrong with it), or ``None``."""
-    check = _ROWS.get(row.get("type"))  # type: ignore[arg-type]
+    """Why this row cannot be used (the field and what is wrong with it), or ``None``.
+
+    The common rows (user, assistant, tool result) first go through a flat check that answers
+    only "fits" or "look closer"; a row it does not pass is checked field by field below, which
+    names the field. The flat check accepts nothing the detailed one refuses, so the answer is
+    the same, at about a third of the cost per row (design T9).
+    """
+    kind = row.get("type")
+    fits = _FITS.get(kind)  # type: ignore[arg-type]
+    if fits is not None and fits(row):
+        return None
+    check = _ROWS.get(kind)  # type: ignore[arg-type]
     if check is None:
         return None
     try:
@@ -334,4 +344,168 @@ _ROWS: dict[str, Callable[[Mapping[str, Any]], None]] = {
     "system": _system_row,
     "compaction": _compaction_row,
     "note": _note_row,
+}
+
+
+# --- the flat check of the common rows ----------------------------------------------------------
+# Each ``_fits_*`` returns True only for a row the checks above accept; anything else (including
+# every row with a problem) goes to them for the field and the message. No per-field calls: a
+# session is mostly these three kinds, and this runs once per row on every read.
+
+
+def _fits_usage(usage: object) -> bool:
+    if type(usage) is not dict:
+        return False
+    for key in _USAGE_NUMBERS:
+        value = usage.get(key)
+        if value is not None and type(value) is not int and type(value) is not float:
+            return False
+    cost = usage.get("cost")
+    if cost is None:
+        return True
+    if type(cost) is not dict:
+        return False
+    for key in _COST_NUMBERS:
+        value = cost.get(key)
+        if value is not None and type(value) is not int and type(value) is not float:
+            return False
+    return True
+
+
+def _fits_user_blocks(content: object) -> bool:
+    """User and tool result content blocks: text and image."""
+    if type(content) is not list:
+        return False
+    for block in content:
+        if type(block) is not dict:
+            return False
+        kind = block.get("type")
+        if kind == "text":
+            if type(block.get("text")) is not str:
+                return False
+            signature = block.get("textSignature")
+            if signature is not None and type(signature) is not str:
+                return False
+        elif kind == "image":
+            if type(block.get("data")) is not str or type(block.get("mimeType")) is not str:
+                return False
+        else:
+            return False
+    return True
+
+
+def _fits_envelope(row: Mapping[str, Any], role: str) -> dict[str, Any] | None:
+    """The row's message when ``ts`` and the message's role and ``timestamp`` fit."""
+    ts = row.get("ts")
+    if ts is not None and type(ts) is not int:
+        return None
+    message = row.get("message")
+    if type(message) is not dict or message.get("role") != role:
+        return None
+    timestamp = message.get("timestamp")
+    if timestamp is not None and type(timestamp) is not int:
+        return None
+    return message
+
+
+def _fits_user(row: Mapping[str, Any]) -> bool:
+    message = _fits_envelope(row, "user")
+    if message is None or "content" not in message:
+        return False
+    content = message["content"]
+    return type(content) is str or _fits_user_blocks(content)
+
+
+def _fits_tool_result(row: Mapping[str, Any]) -> bool:
+    message = _fits_envelope(row, "toolResult")
+    if message is None:
+        return False
+    if type(message.get("toolCallId")) is not str or type(message.get("toolName")) is not str:
+        return False
+    is_error = message.get("isError")
+    if is_error is not None and type(is_error) is not bool:
+        return False
+    usage = message.get("usage")
+    if usage is not None and not _fits_usage(usage):
+        return False
+    return _fits_user_blocks(message.get("content"))
+
+
+_ASSISTANT_TEXT_KEYS = (
+    "api",
+    "provider",
+    "model",
+    "stopReason",
+    "errorMessage",
+    "responseId",
+    "responseModel",
+)
+
+
+def _fits_assistant(row: Mapping[str, Any]) -> bool:
+    message = _fits_envelope(row, "assistant")
+    if message is None:
+        return False
+    content = message.get("content")
+    if type(content) is not list:
+        return False
+    for block in content:
+        if type(block) is not dict:
+            return False
+        kind = block.get("type")
+        if kind == "text":
+            if type(block.get("text")) is not str:
+                return False
+            signature = block.get("textSignature")
+            if signature is not None and type(signature) is not str:
+                return False
+        elif kind == "thinking":
+            if type(block.get("thinking")) is not str:
+                return False
+            signature = block.get("thinkingSignature")
+            if signature is not None and type(signature) is not str:
+                return False
+            redacted = block.get("redacted")
+            if redacted is not None and type(redacted) is not bool:
+                return False
+        elif kind == "toolCall":
+            if (
+                type(block.get("id")) is not str
+                or type(block.get("name")) is not str
+                or type(block.get("arguments")) is not dict
+            ):
+                return False
+            signature = block.get("thoughtSignature")
+            if signature is not None and type(signature) is not str:
+                return False
+            namespace = block.get("namespace")
+            if namespace is not None and type(namespace) is not str:
+                return False
+        else:
+            return False
+    for key in _ASSISTANT_TEXT_KEYS:
+        value = message.get(key)
+        if value is not None and type(value) is not str:
+            return False
+    usage = message.get("usage")
+    if usage is not None and not _fits_usage(usage):
+        return False
+    route = row.get("route")
+    if type(route) is not dict:
+        return False
+    if (
+        type(route.get("provider")) is not str
+        or type(route.get("model")) is not str
+        or type(route.get("api")) is not str
+        or type(route.get("baseUrl")) is not str
+    ):
+        return False
+    account = route.get("account")
+    return account is None or type(account) is str
+
+
+_FITS: dict[str, Callable[[Mapping[str, Any]], bool]] = {
+    "user": _fits_user,
+    "assistant": _fits_assistant,
+    "toolResult": _fits_tool_result,
 }
