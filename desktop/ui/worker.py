@@ -64,8 +64,8 @@ log = logging.getLogger(__name__)
 PERMISSION_MODES = ("ask", "accept-edits", "read-only", "full-access")
 HISTORY = 8
 """Bodies per route the cache view remembers (the provider's cache holds what they wrote)."""
-PAINT_WAIT = 1.0
-"""Seconds the worker waits for the window to paint a session's index before going on."""
+PAINT_WAIT = 3.0
+"""Seconds the worker waits at most for the window to paint and lay out a session's index."""
 STREAM_INTERVAL = 0.04
 """Seconds between streamed snapshots sent to the GUI (coalesced; the final one always goes)."""
 
@@ -304,8 +304,9 @@ class SessionWorker(QObject):
                 self.session_indexed.emit(
                     {"path": str(path), "cwd": str(workspace), "index": index, "painted": painted}
                 )
-                # Let the window paint before the journal is read again: the two would share
-                # the GIL, and the first paint would wait for it (bounded: a hidden window).
+                # Let the window paint and lay the rows out before the journal is read again:
+                # the two would share the GIL, and every layout call into the item model would
+                # wait for it (bounded, for a window that never paints).
                 painted.wait(PAINT_WAIT)
             session = open_session(path, config, bridge=self.bridge)
             rows = model_order(session.writer.rows)
