@@ -227,6 +227,9 @@ class IncrementalProjection:
         self._head_cache: tuple[list[Message], int] | None = None
         self._systems_cache: tuple[int, Message | None, list[Message]] | None = None
         self._tool_names: set[str] = set()
+        self._standin: bytes | None = None
+        #: Where the finished-turn stand-in was last found among the items.
+        self._at = 0
         self._lead_cache: tuple[tuple[int, int], tuple[list[Message], int, bytes, int]] | None = None
         self._standins = self._make_standins()
         #: Full projections since creation (for tests and benchmarks).
@@ -497,6 +500,15 @@ class IncrementalProjection:
         lead = self._skeleton()
         probe = self._standins["user"]
         base = 0
+        if not self._positions:
+            # Elsewhere the stand-in encodes the same whatever precedes it: probe it once, and
+            # let the previous index guide the search (``_find`` checks it).
+            if self._standin is None:
+                _request, wire = self._run([probe, self._standins["text"], probe], 0)
+                self._standin = orjson.dumps(wire[_find(wire, _TEXT_MARK, 0)])
+            result = (lead, 0, self._standin, self._at)
+            self._lead_cache = (key, result)
+            return result
         if self._positions:
             facts = TranscriptFacts([*lead, probe], context_tokens=0, watch=(probe,))
             self._project(self.model, facts, self.options)
@@ -571,6 +583,7 @@ class IncrementalProjection:
         _request, wire = self._run([*lead, *segment, tail_user, *later], 0, base)
         if start:
             first = _find(wire, _TEXT_MARK, at) + 1
+            self._at = first - 1
         stop = _rfind(wire, _USER_MARK, first)
         items = wire[first:stop]
         encoded = b",".join(orjson.dumps(item) for item in items)
@@ -618,7 +631,7 @@ class IncrementalProjection:
         lead, base, standin, at = self._lead()
         head_count = self._head(delivered)
         request, wire = self._run([*lead, *tail], tokens, base, self._has_tools(tail))
-        at = _find(wire, _TEXT_MARK, at)
+        at = self._at = _find(wire, _TEXT_MARK, at)
         head = wire[:head_count]
         rest = wire[at + 1 :]
         if len(rest) <= self._trailer() or orjson.dumps(wire[at]) != standin:
