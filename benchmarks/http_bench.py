@@ -78,6 +78,9 @@ def _start_emulator() -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("the emulator did not start")
 
 
+CANCEL = threading.Event()
+
+
 def _measure(family: Any, remote: _Remote, rounds: int, requests: int) -> tuple[list[float], list[float]]:
     """Seconds per request, bare and ours, interleaved round by round."""
     wire = family.request(remote, "system", [("user", "hello there")])
@@ -95,7 +98,7 @@ def _measure(family: Any, remote: _Remote, rounds: int, requests: int) -> tuple[
                 pass
 
     def ours() -> None:
-        message = dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())
+        message = dispatcher(request, model, on_event=lambda _e: None, cancel=CANCEL)
         assert message["stopReason"] == "stop", message.get("errorMessage")
 
     bare()

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from desktop.cli import build_parser, split_open_paths
+from desktop.cli import build_parser, command_word, split_open_paths
 from desktop.cli._args import EXIT_USAGE, CliError
 from desktop.cli._boundary import report, run_handler
 
@@ -26,15 +26,16 @@ DATA_DIR_ENV = "PI_DESKTOP_DATA_DIR"  # desktop.host.paths.DATA_DIR_ENV, without
 
 
 @functools.cache
-def parser() -> argparse.ArgumentParser:
-    """The parser, built once per process (in-process callers such as tests run many commands)."""
-    return build_parser()
+def parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser (of one command, or all), built once per process (in-process callers such as
+    tests run many commands)."""
+    return build_parser(only)
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     """Parse the command line; ``args.open_paths`` lists the session files to open in the window."""
     words, open_paths = split_open_paths(argv)
-    args = parser().parse_args(words)
+    args = parser(command_word(words)).parse_args(words)
     args.open_paths = open_paths
     return args
 

@@ -44,7 +44,10 @@ class CliParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: {one_line(message)} (see `{self.prog} --help`)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``only`` (a command name) just that command's subparser, for a
+    command line that runs it: registering every command costs more than the command's own
+    parsing, and a headless start is timed (design D6)."""
     parser = CliParser(
         prog="pi-desktop",
         usage=USAGE,
@@ -56,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_common_options(parser)
     add_launcher_options(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", prog="pi-desktop")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         module = importlib.import_module(f"desktop.cli.{name}")
         module.register(subparsers)
     for choice in subparsers.choices.values():
@@ -94,6 +97,23 @@ def add_launcher_options(parser: argparse.ArgumentParser) -> None:
     )
     # Packaged-build self-test: show the window, print "window-shown: <title>", exit 0.
     parser.add_argument("--smoke-test", action="store_true", help=argparse.SUPPRESS)
+
+
+def command_word(words: Sequence[str]) -> str | None:
+    """The command a parsed command line runs, or None when it asks for the top-level help or
+    version, opens the window, or names no command (then the whole parser is needed)."""
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word in ("-h", "--help", "--version", "--"):
+            return None
+        if word in _VALUE_OPTIONS:
+            index += 2
+            continue
+        if not word.startswith("-") or word == "-":
+            return word if word in COMMANDS else None
+        index += 1
+    return None
 
 
 def split_open_paths(argv: Sequence[str]) -> tuple[list[str], list[str]]:

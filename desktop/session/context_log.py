@@ -42,6 +42,8 @@ class ContextLog:
         self._positions: list[int] = []
         #: Indices of the system messages in ``view.messages``.
         self.system_indices: list[int] = []
+        #: Changes whenever the context's system messages change (cheap cache key for consumers).
+        self.systems_version = 0
         self._ids: set[Any] = set()
         #: Ids more than one row carries (only a damaged or hand-edited journal has them).
         self._repeated: set[Any] = set()
@@ -148,6 +150,7 @@ class ContextLog:
         ]
         self.view = view
         self.system_indices = [i for i, m in enumerate(view.messages) if m["role"] == "system"]
+        self.systems_version += 1
 
     # --- view -----------------------------------------------------------------------------------
 
@@ -160,7 +163,10 @@ class ContextLog:
         cut = bisect_left(positions, first, lo=view.prefix)
         del messages[cut:], sources[cut:], positions[cut:]
         systems = self.system_indices
-        del systems[bisect_left(systems, cut) :]
+        drop = bisect_left(systems, cut)
+        if drop < len(systems):
+            del systems[drop:]
+            self.systems_version += 1
         ordered = self.ordered
         for position in range(first, len(ordered)):
             row = ordered[position]
@@ -168,6 +174,7 @@ class ContextLog:
             if message is not None:
                 if message["role"] == "system":
                     systems.append(len(messages))
+                    self.systems_version += 1
                 messages.append(message)
                 sources.append(row)
                 positions.append(position)

@@ -149,13 +149,13 @@ class SessionRuntime:
         self._last_ack: Any = None
         self._last_notes: dict[str, str] | None = None
         self._log = ContextLog(order)
-        #: The replayed system state and the system messages it was replayed from.
-        self._state: tuple[list[Message], EffectiveState] | None = None
+        #: The replayed system state and the context log's systems version it was replayed at.
+        self._state: tuple[int, EffectiveState] | None = None
         #: The desired sections and declarations found current against ``_state``.
         self._current: tuple[dict[str, str], list[Tool]] | None = None
         #: Incremental projections by route (design P7), the session's own route first; each
         #: with the point of the context log it last projected.
-        self._projections: dict[int, tuple[SessionRoute, IncrementalProjection, tuple[int, int] | None]] = {}
+        self._projections: list[tuple[SessionRoute, IncrementalProjection, tuple[int, int] | None]] = []
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -182,14 +182,10 @@ class SessionRuntime:
     ) -> dict[str, Any] | None:
         """The one system row the desired state needs, from the kept context (no full replay)."""
         self._log.sync(self.writer.rows)
-        systems = self._log.system_messages()
+        version = self._log.systems_version
         cached = self._state
-        if (
-            cached is None
-            or len(cached[0]) != len(systems)
-            or any(a is not b for a, b in zip(cached[0], systems, strict=True))
-        ):
-            cached = self._state = (systems, effective_state(systems))
+        if cached is None or cached[0] != version:
+            cached = self._state = (version, effective_state(self._log.system_messages()))
             self._current = None
         desired = self.desired(for_comparison=for_comparison)
         # The same state and the same desired sections and declarations (the same objects)
@@ -230,25 +226,32 @@ class SessionRuntime:
     ) -> ProviderRequest:
         """The request for the current context plus ``extra`` on ``route`` (the session's by
         default), built incrementally: byte-equal to ``request_for`` of the same messages,
-        at a cost that follows what changed since the previous request (design P7)."""
+        at a cost that follows what changed since the previous request (design P7). Up to four
+        routes keep their projection (the window previews other routes side by side)."""
         route = route or self.route
         self._log.sync(self.writer.rows)
-        entry = self._projections.get(id(route))
-        if entry is None or entry[0] is not route:
-            if len(self._projections) >= 4:
-                self._projections.pop(next(iter(self._projections)))
+        entries = self._projections
+        found = next((i for i, entry in enumerate(entries) if entry[0] is route or entry[0] == route), None)
+        entry: tuple[SessionRoute, IncrementalProjection, tuple[int, int] | None]
+        if found is None:
+            if len(entries) >= 4:
+                entries.pop(0)
             entry = (route, IncrementalProjection(route.model, route.options, route.fallback), None)
+        else:
+            entry = entries.pop(found)
         _route, engine, mark = entry
         stable = self._log.stable_since(mark)
         request = engine.request(self._log.view.messages, stable, extra)
-        self._projections[id(route)] = (route, engine, self._log.mark())
+        entries.append((route, engine, self._log.mark()))
         return request
 
     def draft_message(self, content: str | list[dict[str, Any]]) -> dict[str, Any]:
         """The user message ``run_turn`` journals for ``content`` (one rule for preview and turn)."""
         return {"role": "user", "content": content, "timestamp": self._clock()}
 
-    def next_request(self, draft: str | list[dict[str, Any]] | None = None) -> ProviderRequest:
+    def next_request(
+        self, draft: str | list[dict[str, Any]] | None = None, route: SessionRoute | None = None
+    ) -> ProviderRequest:
         """The one next request of this session (design P5): what the window, ``pi-desktop
         payload`` and the turn's first dispatch send, including the system update the next
         turn would append.
@@ -269,7 +272,7 @@ class SessionRuntime:
             extra.append(pending["modelSystem"]["message"])
         if draft is not None:
             extra.append(cast(Message, self.draft_message(draft)))
-        return self.context_request(extra)
+        return self.context_request(extra, route)
 
     def context_tokens(self) -> int:
         view = self.view()

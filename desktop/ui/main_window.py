@@ -534,7 +534,10 @@ class MainWindow(QMainWindow):
         top = self.view.indexAt(self.view.viewport().rect().topLeft())
         bottom = self.view.indexAt(self.view.viewport().rect().bottomLeft())
         first = top.row() if top.isValid() else 0
-        last = bottom.row() if bottom.isValid() else count - 1
+        # Below the last row, or before a batched layout has reached it: one screenful, never
+        # the whole session.
+        per_screen = self.view.viewport().height() // max(1, self.view.sizeHintForRow(0)) + 1
+        last = bottom.row() if bottom.isValid() else min(count - 1, first + per_screen)
         anchor = focus.row() if focus is not None and focus.isValid() else first
         start = max(0, min(first, anchor) - self.CONVERSATION_MARGIN)
         stop = min(count, max(last, anchor) + self.CONVERSATION_MARGIN + 1)

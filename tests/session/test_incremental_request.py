@@ -69,7 +69,7 @@ def test_next_request_equals_full_rebuild_through_turns(
             text = f"turn {turn} [[tool:read {call}]]" if turn % 2 else f"turn {turn} " + "pad " * 50
             assert runtime.run_turn(text).stopped == "stop"
             _check(runtime)
-        engine = next(iter(runtime._projections.values()))[1]
+        engine = runtime._projections[-1][1]
         rebuilds = engine.rebuilds
         runtime.run_turn("one more")
         _check(runtime)

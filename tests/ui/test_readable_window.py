@@ -251,3 +251,9 @@ def test_route_comparison_stacks_when_narrow(window: MainWindow, qtbot) -> None:
     assert payload.splitter.orientation() == Qt.Orientation.Vertical
     payload.resize(SIDE_BY_SIDE_WIDTH + 100, 600)
     assert payload.splitter.orientation() == Qt.Orientation.Horizontal
+
+
+def test_conversation_mode_never_renders_the_whole_session_before_layout(window: MainWindow) -> None:
+    open_rows(window, session_rows(3000))
+    window.message_view.conversation.setChecked(True)  # at once, before the batched layout ran
+    assert 0 < len(window.message_view.rows) < 120

@@ -3,8 +3,8 @@
 The incremental next request (design P7) projects a short stand-in transcript (the system
 messages, a few stand-in messages and the tail) instead of the whole history. Two things a
 projector computes from the whole history are passed in here instead: pi-ai's context
-estimate (it sets ``max_tokens``) and, for the Responses APIs, the running message position
-that names assistant items (``msg_pi_<n>``). Full projections never see this type.
+estimate (it sets ``max_tokens``), for the Responses APIs the running message position that
+names assistant items (``msg_pi_<n>``), and for Anthropic whether any tool is declared now. Full projections never see this type.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ class TranscriptFacts(list[Any]):
         context_tokens: int | None = None,
         position_base: int = 0,
         watch: Iterable[Any] = (),
+        has_tools: bool | None = None,
     ) -> None:
         super().__init__(messages)
         #: pi-ai's ``estimateContextTokens`` of the full transcript.
@@ -31,3 +32,6 @@ class TranscriptFacts(list[Any]):
         self.position_base = position_base
         #: id(message) -> the Responses position it was converted at (-1 until seen).
         self.watched: dict[int, int] = {id(message): -1 for message in watch}
+        #: Whether the full transcript declares any tool now (Anthropic's tool-streaming beta
+        #: reads it when later tools travel in place and the stand-ins carry none of them).
+        self.has_tools = has_tools

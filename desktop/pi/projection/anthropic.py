@@ -35,6 +35,7 @@ from desktop.pi.projection._budget import (
     clamp_thinking_budget_to_answer_room,
 )
 from desktop.pi.projection._cache import resolve_cache_retention
+from desktop.pi.projection._facts import TranscriptFacts
 from desktop.pi.projection._headers import copilot_headers, last_header_value, merge_headers
 from desktop.pi.projection._js import js_blank, sanitize_surrogates
 from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
@@ -535,9 +536,9 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
         definitions if native_tool_changes else None,
     )
     request_tools = initial_tools if native_tool_changes else current_tools(resolved)
-    betas = _beta_features(
-        model, options, oauth, native_tool_changes, bool(current_tools(resolved)), thinking, compat
-    )
+    known = messages.has_tools if isinstance(messages, TranscriptFacts) else None
+    has_tools = bool(current_tools(resolved)) if known is None else known
+    betas = _beta_features(model, options, oauth, native_tool_changes, has_tools, thinking, compat)
 
     body: JsonObject = {
         "model": model["id"],

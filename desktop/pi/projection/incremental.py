@@ -173,7 +173,7 @@ class _Estimate:
 @dataclass
 class _Segment:
     end: int
-    encoded: bytes
+    encoded: int
     objects: int
     estimate: _Estimate
     systems: int
@@ -189,6 +189,8 @@ class _Committed:
     end: int = 0
     segments: list[_Segment] = field(default_factory=list)
     objects: list[Any] = field(default_factory=list)
+    #: Each segment's encoded items (empty segments left out), in order.
+    encoded: list[bytes] = field(default_factory=list)
     systems: list[Message] = field(default_factory=list)
     tool_history: bool = False
     tool_keys: list[bytes] = field(default_factory=list)
@@ -224,6 +226,10 @@ class IncrementalProjection:
         self._trailing: int | None = None
         self._head_cache: tuple[list[Message], int] | None = None
         self._systems_cache: tuple[int, Message | None, list[Message]] | None = None
+        self._tool_names: set[str] = set()
+        self._standin: bytes | None = None
+        #: Where the finished-turn stand-in was last found among the items.
+        self._at = 0
         self._lead_cache: tuple[tuple[int, int], tuple[list[Message], int, bytes, int]] | None = None
         self._standins = self._make_standins()
         #: Full projections since creation (for tests and benchmarks).
@@ -252,6 +258,7 @@ class IncrementalProjection:
         last = done.segments[-1]
         done.end = last.end
         del done.objects[last.objects :]
+        del done.encoded[last.encoded :]
         del done.systems[last.systems :]
         del done.tool_keys[last.tool_keys :]
         done.tool_history = last.tool_history
@@ -416,11 +423,25 @@ class IncrementalProjection:
             replay = current_system_message(systems)
             compact = [replay] if replay is not None else []
         elif self._names_only(systems[0]):
-            compact = [systems[0], *_names_equivalent(systems)]
+            compact = [systems[0]]  # the rest is whether any tool is declared (``_has_tools``)
+            self._tool_names = {tool["name"] for tool in current_tools(systems)}
         else:
             compact = [systems[0], *_tool_equivalent(systems)]
         self._systems_cache = (len(systems), systems[-1] if systems else None, compact)
         return compact
+
+    def _has_tools(self, tail: Sequence[Message]) -> bool | None:
+        """Whether any tool is declared after ``tail``, where the stand-ins leave it out."""
+        done = self._done
+        if not done.systems or not self._in_place_systems() or not self._names_only(done.systems[0]):
+            return None
+        names = set(self._tool_names)
+        for message in tail:
+            if message["role"] == "system":
+                raw = cast(Mapping[str, Any], message)
+                names.difference_update(ref["name"] for ref in raw.get("toolsRemoved") or ())
+                names.update(tool["name"] for tool in raw.get("toolsAdded") or ())
+        return bool(names)
 
     def _names_only(self, lead: Message) -> bool:
         """Anthropic with native tool changes keeps the leading tools at request level and
@@ -444,9 +465,9 @@ class IncrementalProjection:
         return lead
 
     def _run(
-        self, messages: list[Message], tokens: int | None, base: int = 0
+        self, messages: list[Message], tokens: int | None, base: int = 0, has_tools: bool | None = None
     ) -> tuple[ProviderRequest, list[Any]]:
-        facts = TranscriptFacts(messages, context_tokens=tokens, position_base=base)
+        facts = TranscriptFacts(messages, context_tokens=tokens, position_base=base, has_tools=has_tools)
         request = self._project(self.model, facts, self.options)
         wire: Any = request.body
         for key in self._path:
@@ -479,6 +500,15 @@ class IncrementalProjection:
         lead = self._skeleton()
         probe = self._standins["user"]
         base = 0
+        if not self._positions:
+            # Elsewhere the stand-in encodes the same whatever precedes it: probe it once, and
+            # let the previous index guide the search (``_find`` checks it).
+            if self._standin is None:
+                _request, wire = self._run([probe, self._standins["text"], probe], 0)
+                self._standin = orjson.dumps(wire[_find(wire, _TEXT_MARK, 0)])
+            result = (lead, 0, self._standin, self._at)
+            self._lead_cache = (key, result)
+            return result
         if self._positions:
             facts = TranscriptFacts([*lead, probe], context_tokens=0, watch=(probe,))
             self._project(self.model, facts, self.options)
@@ -553,6 +583,7 @@ class IncrementalProjection:
         _request, wire = self._run([*lead, *segment, tail_user, *later], 0, base)
         if start:
             first = _find(wire, _TEXT_MARK, at) + 1
+            self._at = first - 1
         stop = _rfind(wire, _USER_MARK, first)
         items = wire[first:stop]
         encoded = b",".join(orjson.dumps(item) for item in items)
@@ -576,12 +607,14 @@ class IncrementalProjection:
             elif not done.tool_history and _has_tool_traffic(message):
                 done.tool_history = True
         done.objects.extend(items)
+        if encoded:
+            done.encoded.append(encoded)
         done.end = end
         done.position = position
         done.segments.append(
             _Segment(
                 end,
-                encoded,
+                len(done.encoded),
                 len(done.objects),
                 done.estimate.copy(),
                 len(done.systems),
@@ -597,8 +630,8 @@ class IncrementalProjection:
         tokens = done.estimate.with_tail(tail)
         lead, base, standin, at = self._lead()
         head_count = self._head(delivered)
-        request, wire = self._run([*lead, *tail], tokens, base)
-        at = _find(wire, _TEXT_MARK, at)
+        request, wire = self._run([*lead, *tail], tokens, base, self._has_tools(tail))
+        at = self._at = _find(wire, _TEXT_MARK, at)
         head = wire[:head_count]
         rest = wire[at + 1 :]
         if len(rest) <= self._trailer() or orjson.dumps(wire[at]) != standin:
@@ -611,7 +644,7 @@ class IncrementalProjection:
             b'["' + _PLACEHOLDER.encode() + b'"]'
         )
         parts = [orjson.dumps(item) for item in head]
-        parts += [segment.encoded for segment in done.segments if segment.encoded]
+        parts += done.encoded
         parts += [orjson.dumps(item) for item in rest]
 
         def encode() -> bytes:
@@ -636,24 +669,6 @@ def _tool_equivalent(systems: Sequence[Message]) -> list[Message]:
         _tool_message(toolsRemoved=[{"name": tool["name"]} for tool in declared]),
         *([_tool_message(toolsAdded=current)] if (current := current_tools(systems)) else []),
     ]
-
-
-def _names_equivalent(systems: Sequence[Message]) -> list[Message]:
-    """One message that leaves the same tool names current after ``systems[0]`` as
-    ``systems[1:]`` do, with empty definitions."""
-    lead = {tool["name"] for tool in cast(Mapping[str, Any], systems[0]).get("toolsAdded") or ()}
-    if not any(_tool_key(m) is not None for m in systems[1:]):
-        return []
-    current = [tool["name"] for tool in current_tools(systems)]
-    now = set(current)
-    changes: dict[str, Any] = {}
-    if gone := [{"name": name} for name in lead if name not in now]:
-        changes["toolsRemoved"] = gone
-    if new := [
-        {"name": n, "description": "", "parameters": {"type": "object"}} for n in current if n not in lead
-    ]:
-        changes["toolsAdded"] = new
-    return [_tool_message(**changes)] if changes else []
 
 
 def _tool_message(**tools: Any) -> Message:

@@ -17,12 +17,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any
 
 from desktop.pi.delivery import FallbackDelivery
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest
 from desktop.pi.routes import Route, resolve_model
-from desktop.pi.types import Message
 from desktop.session.inspector.payload_text import char_offset, common_prefix, common_suffix, pretty_json
 from desktop.session.inspector.routes import RouteChoice
 from desktop.session.runtime import SessionRoute, SessionRuntime
@@ -111,18 +110,6 @@ def request_for_binding(
     from desktop.pi.projection import project
 
     return project(binding.model, deliver(messages, binding.model, binding.fallback), binding.options)
-
-
-def next_messages(runtime: SessionRuntime, draft: str | None = None) -> list[Any]:
-    """The context of the next request: the history plus the system update it would carry and,
-    with ``draft``, the user message the turn would journal (as ``next_request`` builds it)."""
-    messages = list(runtime.view().messages)
-    pending = runtime.pending_system_fields()
-    if pending is not None:
-        messages.append(pending["modelSystem"]["message"])
-    if draft is not None:
-        messages.append(cast(Message, runtime.draft_message(draft)))
-    return messages
 
 
 def cache_figures(
@@ -237,7 +224,7 @@ def route_preview(
             request = runtime.next_request(draft=draft)  # the runtime's one next request (P5)
         else:
             binding = preview_binding(choice.route, fallback, session_id)
-            request = request_for_binding(runtime, binding, next_messages(runtime, draft))
+            request = runtime.next_request(draft=draft, route=binding)  # the same, on another route
         api = str(binding.model["api"])
         history = [sent] if isinstance(sent, bytes) else list(sent or ())
         previous_label = "the last request sent on this route"
