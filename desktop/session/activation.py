@@ -325,9 +325,15 @@ def _toolsearch_evidence(
         role = message.get("role")
         if role == "assistant" and message.get("stopReason") == "toolUse":
             for block in message.get("content") or ():
-                if isinstance(block, Mapping) and block.get("type") == "toolCall":
+                # ``type(...) is dict`` first: rows are dicts, and the abstract check costs more
+                # than the rest of this loop on a long session (design D6).
+                if (
+                    (type(block) is dict or isinstance(block, Mapping))
+                    and block.get("name") == TOOLSEARCH
+                    and block.get("type") == "toolCall"
+                ):
                     call_id = block.get("id")
-                    if isinstance(call_id, str) and call_id not in calls and block.get("name") == TOOLSEARCH:
+                    if isinstance(call_id, str) and call_id not in calls:
                         args = block.get("arguments")
                         calls[call_id] = (index, args if isinstance(args, Mapping) else {})
             continue
