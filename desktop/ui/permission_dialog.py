@@ -70,7 +70,6 @@ class PermissionDialog(QDialog):
         self._sent = False
         tool = str(info.get("tool", "tool"))
         self.setWindowTitle(f"Allow {tool}?")
-        self.resize(720, 520)
         effect = str(info.get("effect", ""))
         cwd = str(info.get("cwd", "") or "")
         summary = QLabel(
@@ -95,6 +94,11 @@ class PermissionDialog(QDialog):
             self.detail.setPlainText(
                 printable(orjson.dumps(arguments, option=orjson.OPT_INDENT_2, default=str).decode())
             )
+        # As tall as what it shows (a one-line command stays one line), at most about 24 lines.
+        shown_lines = self.detail.document().lineCount() if not diff else diff.count("\n") + 1
+        spacing = self.detail.fontMetrics().lineSpacing()
+        self.detail.setMinimumHeight(min(shown_lines + 1, 4) * spacing + 16)
+        self.detail.setMaximumHeight(min(shown_lines + 1, 24) * spacing + 16)
         mode = str(info.get("mode", ""))
         self.consequence = QLabel(MODE_CONSEQUENCES.get(mode, f"Permission mode: {mode}"))
         self.consequence.setObjectName("permissionMode")
@@ -118,6 +122,7 @@ class PermissionDialog(QDialog):
         layout.addWidget(self.remember)
         layout.addWidget(buttons)
         self.finished.connect(self._send)
+        self.resize(720, self.sizeHint().height())
 
     def _send(self, result: int) -> None:
         if self._sent:
