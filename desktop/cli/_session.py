@@ -149,12 +149,13 @@ def opened(
     A read-only open parses the file once and never locks it; a writable one creates the
     file only with ``create`` and only once the route and the credential checked out.
     """
-    from desktop import __version__
-    from desktop.host.journal import JournalWriter
-    from desktop.host.permissions import PermissionMode, headless_bridge
-    from desktop.pi.routes import resolve_model
-    from desktop.session.assembly import SessionConfig, open_session
-    from desktop.session.compaction import CompactionSettings
+    with lasting() if read_only else contextlib.nullcontext():  # the engine's modules stay too
+        from desktop import __version__
+        from desktop.host.journal import JournalWriter
+        from desktop.host.permissions import PermissionMode, headless_bridge
+        from desktop.pi.routes import resolve_model
+        from desktop.session.assembly import SessionConfig, open_session
+        from desktop.session.compaction import CompactionSettings
 
     command = str(getattr(args, "command", "") or "")
     path = Path(args.session)
