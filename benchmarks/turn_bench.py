@@ -10,7 +10,13 @@ no network), so the next turn starts from a session one turn longer. ``encode`` 
 CPU to produce the body bytes the dispatcher would send.
 
 The anchor is the same session at 1,000 rows, measured in the same run, interleaved round by
-round with the large one; min and median over all measured turns. Target: prepare at 50,000
+round with the large one; min and median over all measured turns. Only the history's length
+differs between the sizes: the transcripts add a tool every 100 turns, so a 50,000-row session
+would otherwise declare 83 tools against 7 at 1,000 rows, and the per-turn cost of rendering
+the request's tool list would be counted as growth with history. Every smaller session is
+therefore given the largest one's tool additions, in the same order, compressed into its own
+section updates (``_same_tools``): at the measured turn every size declares the same tools in
+the same order, with the same system prompt and sections, through the same kind of rows. Target: prepare at 50,000
 rows within 2x of prepare at 1,000 rows for every API, and under 20 ms on anthropic-messages,
 openai-completions and openai-responses. ``full`` is what a from-scratch projection of the
 same messages costs (the previous behaviour), for scale.
@@ -29,7 +35,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -129,23 +135,58 @@ def _row(message: Mapping[str, Any], identity: dict[str, Any]) -> dict[str, Any]
     return {**base, "type": role, "message": dict(message)}
 
 
+def _added(messages: Sequence[Mapping[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The ``toolsAdded`` of every section update after the first system message, in order."""
+    return [list(m["toolsAdded"]) for m in messages[1:] if m["role"] == "system" and m.get("toolsAdded")]
+
+
+def _same_tools(messages: Sequence[Message], additions: list[list[dict[str, Any]]]) -> list[Message]:
+    """``messages`` with its tool additions replaced by ``additions``, spread over its own updates.
+
+    The shorter history gets exactly the longer one's additions, in the same order, so both
+    declare the same tool list at the measured turn (design P7: cost grows with the turn, not
+    with the history, so only the history may differ).
+    """
+    flat = [tool for batch in additions for tool in batch]
+    out: list[dict[str, Any]] = [dict(m) for m in messages]
+    updates = [i for i, m in enumerate(out) if i > 0 and m["role"] == "system"]
+    for i in updates:
+        out[i].pop("toolsAdded", None)
+    if flat:
+        if not updates:
+            raise SystemExit("the smaller session has no section update to carry the tool additions")
+        per = -(-len(flat) // len(updates))  # ceiling division
+        for k, i in enumerate(updates):
+            chunk = flat[k * per : (k + 1) * per]
+            if chunk:
+                out[i]["toolsAdded"] = chunk
+    return cast(list[Message], out)
+
+
 class Session:
-    def __init__(self, folder: Path, api: str, size: int) -> None:
+    def __init__(
+        self, folder: Path, api: str, size: int, additions: list[list[dict[str, Any]]] | None = None
+    ) -> None:
         provider, model_id, pi_options, env = ROUTES[api]
         self.model = _catalog_model(provider, model_id)
         self.options = _options(pi_options, env)
         messages = transcript(self.model, size)[:-1]  # the turn brings its own user message
+        if additions is not None:
+            messages = _same_tools(messages, additions)
+        self.additions = _added(messages)
         self.writer = JournalWriter.create(folder / f"{api}-{size}.jsonl", cwd=folder, app_version="bench")
         rows = [_row(m, _identity(self.model)) for m in messages]
         for start in range(0, len(rows), 2000):
             self.writer.append(rows[start : start + 2000])
         state = effective_state(messages)
+        self.size = size
+        self.tools = _Tools(state.tools)
         self.answer = _Answer(self.model)
         self.runtime = SessionRuntime(
             self.writer,
             SessionRoute(self.model, _identity(self.model), self.options),
             self.answer,
-            _Tools(state.tools),
+            self.tools,
             _Prompt(state.sections),
             order=model_order,
             new_id=new_row_id,
@@ -181,7 +222,14 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as tmp:
         for api in args.apis.split(","):
-            sessions = {size: Session(Path(tmp), api, size) for size in sizes}
+            largest = Session(Path(tmp), api, max(sizes))
+            additions = largest.additions
+            sessions = {
+                size: largest if size == largest.size else Session(Path(tmp), api, size, additions)
+                for size in sizes
+            }
+            declared = {size: [t["name"] for t in s.tools.declarations()] for size, s in sessions.items()}
+            assert all(names == declared[large] for names in declared.values()), "tool sets differ"
             times: dict[int, list[float]] = {size: [] for size in sizes}
             encodes: dict[int, list[float]] = {size: [] for size in sizes}
             for _round in range(args.rounds):

@@ -8,10 +8,12 @@ open descriptor (so a file swapped for a FIFO in between is refused too) and rea
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -94,18 +96,30 @@ def read_regular_file(path: Path, *, limit: int | None = None) -> bytes:
         os.close(fd)
 
 
+@contextlib.contextmanager
+def lasting() -> Iterator[None]:
+    """For what a read-only command makes once and keeps until it ends (the parsed session, the
+    catalogs, the opened session): no cyclic collection while it is made (tens of thousands of
+    new containers, none of them garbage), and afterwards it moves to the permanent generation,
+    so later collections, and the one at exit, do not walk it again (design D6). Headless
+    commands only: the window never freezes the collector."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+        gc.freeze()
+
+
 def read_session_log(path: Path) -> SessionLog:
     """Parse a session file once, read-only; a file that is not a session is a ``CliError``."""
     from desktop.host.journal.reader import parse_session
 
     data = read_regular_file(path)
-    collecting = gc.isenabled()
-    gc.disable()  # tens of thousands of new dicts, none of them garbage: collections are pure cost
-    try:
+    with lasting():
         log = parse_session(path, data)
-    finally:
-        if collecting:
-            gc.enable()
     if log.header is None:
         problem = log.format_error()
         reason = problem.reason.removesuffix("; this is not a session file")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from desktop.cli._args import EXIT_LOCAL, CliError
 from desktop.cli._boundary import location, say
 from desktop.cli._credentials import missing_credential
-from desktop.cli._files import read_session_log, require_regular_file
+from desktop.cli._files import lasting, read_session_log, require_regular_file
 
 if TYPE_CHECKING:
     from desktop.emulator import Emulator
@@ -149,12 +149,13 @@ def opened(
     A read-only open parses the file once and never locks it; a writable one creates the
     file only with ``create`` and only once the route and the credential checked out.
     """
-    from desktop import __version__
-    from desktop.host.journal import JournalWriter
-    from desktop.host.permissions import PermissionMode, headless_bridge
-    from desktop.pi.routes import resolve_model
-    from desktop.session.assembly import SessionConfig, open_session
-    from desktop.session.compaction import CompactionSettings
+    with lasting() if read_only else contextlib.nullcontext():  # the engine's modules stay too
+        from desktop import __version__
+        from desktop.host.journal import JournalWriter
+        from desktop.host.permissions import PermissionMode, headless_bridge
+        from desktop.pi.routes import resolve_model
+        from desktop.session.assembly import SessionConfig, open_session
+        from desktop.session.compaction import CompactionSettings
 
     command = str(getattr(args, "command", "") or "")
     path = Path(args.session)
@@ -181,8 +182,9 @@ def opened(
             spec = last_route(journal.rows)
         elif spec is None and exists:
             spec = last_route_in_file(path)
-        route, emulator = choose_route(args, spec, read_only=read_only)
-        resolve_model(route)  # an unknown model fails here, before anything is locked or created
+        with lasting() if read_only else contextlib.nullcontext():  # the catalogs load here
+            route, emulator = choose_route(args, spec, read_only=read_only)
+            resolve_model(route)  # an unknown model fails here, before anything is locked or created
         if not read_only:
             problem = missing_credential(route)
             if problem is not None:
@@ -202,9 +204,15 @@ def opened(
             mode=PermissionMode(mode) if mode else None,
             compaction=CompactionSettings(),
         )
-        session = open_session(
-            path, config, bridge=bridge, read_only=read_only, journal=journal, builds_requests=builds_requests
-        )
+        with lasting() if read_only else contextlib.nullcontext():
+            session = open_session(
+                path,
+                config,
+                bridge=bridge,
+                read_only=read_only,
+                journal=journal,
+                builds_requests=builds_requests,
+            )
         journal = None  # the session owns it now
         with session:
             _report_tools(command, session)
