@@ -330,7 +330,7 @@ class SessionRuntime:
                 data = row.get("data") if row.get("type") == "note" else None
                 if isinstance(data, dict):
                     kind = data.get("kind")
-                    if kind:
+                    if isinstance(kind, str) and kind:  # a damaged note's kind is no key (T9)
                         self._last_notes[kind] = row.get("text", "")
         rows = []
         for level, text, data in self.tools.take_notes():
