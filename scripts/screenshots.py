@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import Any
 
 
 def main() -> int:
@@ -31,48 +28,20 @@ def main() -> int:
     if args.dark:
         os.environ["PI_DESKTOP_THEME"] = "dark"
 
-    from PySide6.QtCore import QCoreApplication, QSettings, Qt
-    from PySide6.QtWidgets import QApplication, QMessageBox
+    from _shots import ShotWindow
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
 
-    from desktop.ui.app_identity import apply_identity
-    from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_PAYLOAD, TAB_USAGE, MainWindow
-    from desktop.ui.theme import apply_theme
+    from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_PAYLOAD, TAB_USAGE
     from desktop.ui.timeline_model import ROW_ROLE
-    from desktop.ui.worker import start_worker, stop_worker
 
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(data / "qsettings"))
-    app = QApplication(sys.argv[:1])
-    apply_identity(app)
-    QCoreApplication.setOrganizationName("pi-desktop-screenshots")
-    apply_theme(app)
-    thread, worker, client = start_worker(workspace=str(data), offline=True)
-    window = MainWindow(worker, client)
-    window.setGeometry(0, 0, 1440, 900)
-    window.show()
+    shots = ShotWindow(data, args.out, 1440, 900, workspace=str(data))
+    window, client = shots.window, shots.client
     window.splitter.setSizes([700, 740])
-    args.out.mkdir(parents=True, exist_ok=True)
-
-    def pump(seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            app.processEvents()
-            time.sleep(0.01)
-
-    def wait(condition: Any, timeout: float = 60) -> None:
-        end = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > end:
-                raise SystemExit("timed out waiting for the window")
-            app.processEvents()
-            time.sleep(0.01)
+    pump, wait = shots.pump, shots.wait
 
     def shot(name: str) -> None:
-        pump(0.4)
-        screen = app.primaryScreen()
-        pixmap = screen.grabWindow(0, 0, 0, 1440, 900)
-        pixmap.save(str(args.out / name))
-        print("wrote", args.out / name)
+        shots.shot(name, settle=0.4)
 
     def select(row_id: str) -> None:
         for i in range(window.filter.rowCount()):
@@ -93,7 +62,7 @@ def main() -> int:
     select(changed["id"])
     if args.dark:
         shot("main-dark.png")
-        stop_worker(thread, worker, client)
+        shots.close()
         return 0
     shot("main-section-diff.png")
 
@@ -139,7 +108,7 @@ def main() -> int:
     window.view.scrollToBottom()
     shot("compaction.png")
     window.close()
-    stop_worker(thread, worker, client)
+    shots.close()
     del Qt
     return 0
 

@@ -19,9 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -54,49 +52,18 @@ def main() -> int:
     shutil.copy(FIXTURES / "claude_code/basic.jsonl", claude)
     shutil.copy(FIXTURES / "claude_code/compact.jsonl", claude_dir / "c0000000-compact.jsonl")
 
-    from PySide6.QtCore import QCoreApplication, QSettings
-    from PySide6.QtWidgets import QApplication
+    from _shots import ShotWindow
 
-    from desktop.ui.app_identity import apply_identity
-    from desktop.ui.main_window import TAB_PAYLOAD, TAB_USAGE, MainWindow
-    from desktop.ui.theme import apply_theme
+    from desktop.ui.main_window import TAB_PAYLOAD, TAB_USAGE
     from desktop.ui.timeline_model import ROW_ROLE
-    from desktop.ui.worker import start_worker, stop_worker
 
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(data / "qsettings"))
-    app = QApplication(sys.argv[:1])
-    apply_identity(app)
-    QCoreApplication.setOrganizationName("pi-desktop-screenshots")
-    apply_theme(app)
-    thread, worker, client = start_worker(data_dir=str(data), workspace=str(home), offline=True)
-    window = MainWindow(worker, client)
-    window.setGeometry(0, 0, width, height)
-    window.show()
+    shots = ShotWindow(data, args.out, width, height, data_dir=str(data), workspace=str(home))
+    window, client = shots.window, shots.client
     window.splitter.setSizes([width * 52 // 100, width * 48 // 100])
-    args.out.mkdir(parents=True, exist_ok=True)
-    suffix = f"{width}x{height}"
-
-    def pump(seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            app.processEvents()
-            time.sleep(0.01)
-
-    def wait(condition: Any, timeout: float = 90) -> None:
-        end = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > end:
-                raise SystemExit("timed out waiting for the window")
-            app.processEvents()
-            time.sleep(0.01)
+    pump, wait = shots.pump, shots.wait
 
     def shot(name: str) -> None:
-        pump(0.5)
-        pixmap = app.primaryScreen().grabWindow(0, 0, 0, width, height)
-        path = args.out / f"{name}-{suffix}.png"
-        pixmap.save(str(path))
-        print("wrote", path)
+        shots.shot(f"{name}-{width}x{height}.png")
 
     def shown(path: Path) -> bool:
         return window.session.get("path") == str(path)
@@ -160,7 +127,7 @@ def main() -> int:
     shot("payload-cache-view")
 
     window.close()
-    stop_worker(thread, worker, client)
+    shots.close()
     return 0
 
 

@@ -17,11 +17,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import Any
 
 ANSWER = (
     "Here is the plan. [[think]]\n\n"
@@ -57,46 +54,17 @@ def main() -> int:
     os.environ["PI_DESKTOP_DATA_DIR"] = str(data)
     os.environ["PI_DESKTOP_OFFLINE"] = "1"
 
-    from PySide6.QtCore import QCoreApplication, QSettings
-    from PySide6.QtWidgets import QAbstractItemView, QApplication, QMessageBox
+    from _shots import ShotWindow
+    from PySide6.QtWidgets import QAbstractItemView, QMessageBox
 
-    from desktop.ui.app_identity import apply_identity
-    from desktop.ui.main_window import TAB_MESSAGE, MainWindow
-    from desktop.ui.theme import apply_theme
-    from desktop.ui.worker import start_worker, stop_worker
+    from desktop.ui.main_window import TAB_MESSAGE
 
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(data / "qsettings"))
-    app = QApplication(sys.argv[:1])
-    apply_identity(app)
-    QCoreApplication.setOrganizationName("pi-desktop-screenshots")
-    apply_theme(app)
-    thread, worker, client = start_worker(workspace=str(workspace), offline=True)
-    window = MainWindow(worker, client)
-    window.setGeometry(0, 0, width, height)
-    window.show()
-    args.out.mkdir(parents=True, exist_ok=True)
-
-    def pump(seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            app.processEvents()
-            time.sleep(0.01)
-
-    def wait(condition: Any, timeout: float = 60) -> None:
-        end = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > end:
-                raise SystemExit("timed out waiting for the window")
-            app.processEvents()
-            time.sleep(0.01)
+    shots = ShotWindow(data, args.out, width, height, workspace=str(workspace))
+    window, client = shots.window, shots.client
+    pump, wait = shots.pump, shots.wait
 
     def shot(name: str) -> None:
-        pump(0.5)
-        pixmap = app.primaryScreen().grabWindow(0, 0, 0, width, height)
-        path = args.out / f"{name}-{width}x{height}.png"
-        pixmap.save(str(path))
-        print("wrote", path)
+        shots.shot(f"{name}-{width}x{height}.png")
 
     def send(text: str, turns: int) -> None:
         window.composer.editor.setPlainText(text)
@@ -155,7 +123,7 @@ def main() -> int:
     shot("help")
 
     window.close()
-    stop_worker(thread, worker, client)
+    shots.close()
     return 0
 
 

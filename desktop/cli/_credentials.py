@@ -1,4 +1,5 @@
-"""Say which API key a route lacks and where to put it, before any network attempt (design D6).
+"""Say why a route cannot send (no stream reader for its API, or which API key it lacks and
+where to put it) before anything is created, locked or sent (design D6).
 
 The lookup is the dispatcher's own (``desktop.session.assembly``): an ``env:NAME`` account
 reference, else the keyring entry ``<provider>/<account>`` under service ``pi-desktop``, else
@@ -46,4 +47,19 @@ def missing_credential(route: Route) -> str | None:
         f"no API key for {route.provider}: set {variables}, or store the key in the system keyring "
         f"(service {SERVICE!r}, entry {entry!r}; the window's Accounts dialog does this), "
         "or use an emulator/... route, which needs none"
+    )
+
+
+def unsendable_api(label: str, api: object) -> str | None:
+    """A one-line refusal when no stream reader speaks the route's API; None when one does.
+
+    ``pi-desktop payload`` can still preview such a route: only sending needs the reader.
+    """
+    from desktop.pi.streaming import PARSERS
+
+    if str(api) in PARSERS:
+        return None
+    return (
+        f"route {label} speaks {api}, which Pi Desktop can preview (pi-desktop payload) but cannot "
+        f"send yet; choose a route on one of: {', '.join(sorted(PARSERS))}"
     )

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.cli._args import EXIT_LOCAL, CliError
 from desktop.cli._boundary import location, say
-from desktop.cli._credentials import missing_credential
+from desktop.cli._credentials import missing_credential, unsendable_api
 from desktop.cli._files import lasting, read_session_log, require_regular_file
 
 if TYPE_CHECKING:
@@ -184,9 +184,10 @@ def opened(
             spec = last_route_in_file(path)
         with lasting() if read_only else contextlib.nullcontext():  # the catalogs load here
             route, emulator = choose_route(args, spec, read_only=read_only)
-            resolve_model(route)  # an unknown model fails here, before anything is locked or created
+            # An unknown model fails here, before anything is locked or created.
+            resolved = resolve_model(route)
         if not read_only:
-            problem = missing_credential(route)
+            problem = unsendable_api(route.label(), resolved.model.get("api")) or missing_credential(route)
             if problem is not None:
                 raise CliError(problem)
         try:

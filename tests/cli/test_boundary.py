@@ -124,6 +124,18 @@ def test_a_route_without_a_key_names_the_key_and_where_to_put_it(tmp_path: Path)
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_route_no_stream_reader_speaks_is_refused_before_anything_is_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pi-messages route (the Radius gateway) can be previewed but not sent: refuse it up front
+    (design D6) instead of creating a session and failing inside the turn."""
+    monkeypatch.setenv("RADIUS_API_KEY", "rk-test")  # the key is there; the API is what is missing
+    path = tmp_path / "s.jsonl"
+    run = run_main("prompt", str(path), "--model", "radius/cheap", "--workspace", str(tmp_path), "hi")
+    assert_one_line_error(run, "prompt", EXIT_USAGE, "radius/cheap speaks pi-messages", "openai-responses")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_key_in_the_environment_passes_the_check(tmp_path: Path) -> None:
     from desktop.cli._credentials import missing_credential
     from desktop.pi.routes import route_from_string

@@ -9,7 +9,6 @@ opens at close to the cost of parsing its JSON.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,6 +16,7 @@ from typing import Any, Final, Literal, overload
 
 from desktop.host.journal.reader import Diagnostic
 from desktop.pi.types import Message
+from desktop.session.inspector.section_diff import SectionChange, SectionDiff
 
 # --- row kinds ---------------------------------------------------------------------------------
 
@@ -216,38 +216,8 @@ class UsageRecord:
 
 # --- section diffs (the same figures the Desktop inspector shows for its system rows) ------------
 
-Status = Literal["added", "changed", "removed", "unchanged", "dropped"]
-
-
-@dataclass(frozen=True)
-class SectionChange:
-    name: str
-    before: str | None
-    after: str | None
-    status: Status
-
-    def unified(self) -> list[str]:
-        lines = difflib.unified_diff(
-            (self.before or "").splitlines(), (self.after or "").splitlines(), lineterm="", n=2
-        )
-        return [line for line in lines if not line.startswith(("---", "+++"))]
-
-
-@dataclass(frozen=True)
-class SystemDiff:
-    """What a system or compaction row changed; field names match the Desktop inspector's."""
-
-    row_id: str
-    label: str
-    anchored_before: str | None = None
-    changes: list[SectionChange] = field(default_factory=list)
-    tools_added: list[str] = field(default_factory=list)
-    tools_redefined: list[str] = field(default_factory=list)
-    tools_removed: list[str] = field(default_factory=list)
-    content: str = ""
-    problem: str | None = None
-    sections_before: int = 0
-    sections_after: int = 0
+#: A foreign system row's diff is the Desktop inspector's own type, so the window draws both alike.
+SystemDiff = SectionDiff
 
 
 # --- summaries ----------------------------------------------------------------------------------

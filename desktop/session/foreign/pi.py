@@ -40,6 +40,7 @@ from desktop.session.foreign.pi_context import (
     project_path,
 )
 from desktop.session.foreign.pi_context import contributing as pi_contributing
+from desktop.session.inspector.section_diff import section_status
 
 _ROLE_KINDS = {
     "user": k.USER,
@@ -403,14 +404,6 @@ def _apply(message: Mapping[str, Any], sections: dict[str, str], tools: dict[str
             tools[str(tool.get("name"))] = tool
 
 
-def _status(before: str | None, after: str | None, present: bool) -> k.Status:
-    if after is None:
-        return "removed"
-    if not present:
-        return "added"
-    return "unchanged" if before == after else "changed"
-
-
 def _tool_changes(
     update: Mapping[str, Any], old: Mapping[str, Mapping[str, Any]]
 ) -> tuple[list[str], list[str]]:
@@ -436,7 +429,7 @@ def _system_diff(
     for name, value in (message.get("sections") or {}).items():
         changes.append(
             SectionChange(
-                name, sections.get(name), value, _status(sections.get(name), value, name in sections)
+                name, sections.get(name), value, section_status(sections.get(name), value, name in sections)
             )
         )
         if value is None:
@@ -481,7 +474,9 @@ def _compaction_diff(
         )
     new_sections = dict(checkpoint.get("sections") or {})
     changes = [
-        SectionChange(name, sections.get(name), value, _status(sections.get(name), value, name in sections))
+        SectionChange(
+            name, sections.get(name), value, section_status(sections.get(name), value, name in sections)
+        )
         for name, value in new_sections.items()
     ]
     changes += [

@@ -41,7 +41,7 @@ class SectionChange:
 class SectionDiff:
     row_id: str
     label: str
-    anchored_before: str | None
+    anchored_before: str | None = None
     changes: list[SectionChange] = field(default_factory=list)
     tools_added: list[str] = field(default_factory=list)
     tools_redefined: list[str] = field(default_factory=list)
@@ -81,7 +81,8 @@ def state_before(
     return dict(message) if message is not None else None
 
 
-def _status(before: str | None, after: str | None, present_before: bool) -> Status:
+def section_status(before: str | None, after: str | None, present_before: bool) -> Status:
+    """How one named section moved: added, removed, changed or unchanged (also for foreign rows)."""
     if after is None:
         return "removed"
     if not present_before:
@@ -132,7 +133,7 @@ def section_diff(
         present = name in old_sections
         changes.append(
             SectionChange(
-                name, old_sections.get(name), value, _status(old_sections.get(name), value, present)
+                name, old_sections.get(name), value, section_status(old_sections.get(name), value, present)
             )
         )
         if value is None:
