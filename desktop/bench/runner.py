@@ -25,6 +25,7 @@ from desktop.pi.projection import ProviderRequest, RequestOptions, project
 from desktop.pi.routes import emulator_route
 from desktop.pi.types import Message, Model
 from desktop.session.assembly import OpenSession, SessionConfig, open_session
+from desktop.session.compaction import CompactionSettings
 
 
 @dataclass
@@ -68,6 +69,12 @@ class RecordingDispatcher:
         return message
 
 
+#: The scripted conversations stay below the product's 20,000-token retained tail, where manual
+#: compaction has nothing to compact yet (design C1); a smaller tail gives the scripted
+#: ``compact`` step older turns to summarize.
+BENCH_KEEP_RECENT_TOKENS = 4_000
+
+
 @contextmanager
 def _session(
     emu: Emulator, route: RouteClass, root: Path
@@ -81,6 +88,7 @@ def _session(
         workspace=workspace,
         settings=settings,
         user_skills=user_skills,
+        compaction=CompactionSettings(keep_recent_tokens=BENCH_KEEP_RECENT_TOKENS),
     )
     recorder = RecordingDispatcher()
     session = open_session(

@@ -106,22 +106,49 @@ def _valid_cut(message: Mapping[str, Any]) -> bool:
     return message.get("role") in ("user", "assistant")
 
 
-def plan_compaction(view: ContextView, settings: CompactionSettings) -> CompactionPlan:
-    """Choose the cut: walk back from the newest message until the tail budget is spent."""
+def tail_budget(settings: CompactionSettings, context_window: int | None = None) -> int:
+    """The retained tail's budget in tokens (design C1).
+
+    Manual compaction (no ``context_window``) keeps ``keep_recent_tokens`` verbatim, so a
+    context below that budget has nothing to compact yet. Automatic compaction fires because
+    the context passed the window's threshold; on a window smaller than the keep budget (an
+    8k route) the tail is capped at a quarter of the window so there is still something to
+    summarize.
+    """
+    if context_window is None:
+        return settings.keep_recent_tokens
+    return max(1, min(settings.keep_recent_tokens, context_window // 4))
+
+
+def plan_compaction(
+    view: ContextView, settings: CompactionSettings, *, context_window: int | None = None
+) -> CompactionPlan:
+    """Choose the cut: walk back from the newest message until the tail budget is spent.
+
+    ``context_window`` is given by automatic compaction only (see ``tail_budget``); manual
+    compaction of a context below the keep budget raises ``NothingToCompact`` and changes
+    nothing, as pi-coding-agent does for a session too small to compact (design C1).
+    """
     messages = view.messages
     start = view.prefix
     cut_points = [i for i in range(start, len(messages)) if _valid_cut(messages[i])]
     if not cut_points:
         raise NothingToCompact("there is no user or assistant message to compact yet")
+    budget = tail_budget(settings, context_window)
     accumulated = 0
     cut = cut_points[-1]
     for index in range(len(messages) - 1, start - 1, -1):
         accumulated += message_tokens(messages[index])
-        if accumulated >= settings.keep_recent_tokens:
+        if accumulated >= budget:
             cut = next((c for c in cut_points if c >= index), cut_points[-1])
             break
     else:
-        # Everything fits in the tail budget: keep only the last turn verbatim.
+        if context_window is None:
+            raise NothingToCompact(
+                f"the context (~{accumulated:,} tokens) is within the retained tail of "
+                f"{budget:,} tokens (keep_recent_tokens)"
+            )
+        # Automatic compaction past the threshold: keep only the last turn verbatim.
         cut = cut_points[-1]
     if cut <= start:
         raise NothingToCompact("the whole context fits in the retained tail; nothing to summarize")

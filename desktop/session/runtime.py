@@ -22,7 +22,6 @@ from desktop.pi.projection.incremental import IncrementalProjection
 from desktop.pi.transcript import normalize_context
 from desktop.pi.types import AssistantMessage, Message, Model, Tool, ToolCall, ToolResultMessage
 from desktop.session.compaction import (
-    CompactionPlan,
     CompactionPreview,
     CompactionSettings,
     compacted_tokens,
@@ -338,7 +337,7 @@ class SessionRuntime:
                 data = row.get("data") if row.get("type") == "note" else None
                 if isinstance(data, dict):
                     kind = data.get("kind")
-                    if kind:
+                    if isinstance(kind, str) and kind:  # a damaged note's kind is no key (T9)
                         self._last_notes[kind] = row.get("text", "")
         rows = []
         for level, text, data in self.tools.take_notes():
@@ -448,9 +447,6 @@ class SessionRuntime:
 
     # --- compaction -------------------------------------------------------------------------------
 
-    def plan_compaction(self) -> CompactionPlan:
-        return plan_compaction(self.view(), self.compaction)
-
     def preview_compaction(self) -> CompactionPreview:
         """What ``compact`` would summarize and the estimated tokens before and after (C1)."""
         return preview_compaction(self.view(), self.compaction)
@@ -466,7 +462,10 @@ class SessionRuntime:
         """Summarize through the session's own route; journal nothing unless it succeeds (C3).
         ``focus`` is the user's text of what the summary must keep (design G8)."""
         emit: EventSink = on_event or (lambda _e: None)
-        plan = self.plan_compaction()
+        # Only automatic compaction caps the tail by the window; manual compaction of a
+        # context below the keep budget has nothing to compact yet (C1).
+        window = self.route.model["contextWindow"] if reason == "automatic" else None
+        plan = plan_compaction(self.view(), self.compaction, context_window=window)
         context = summary_request_context(plan, timestamp=self._clock(), focus=focus)
         request = project(self.route.model, normalize_context(context), self.route.options)
         emit({"type": "compaction_request", "request": request, "reason": reason})

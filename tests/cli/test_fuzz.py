@@ -94,7 +94,10 @@ class World:
 
     def base_session(self) -> bytes:
         path = self.root / "base.jsonl"
-        for text in ("hello", '[[tool:read {"path": "notes.txt"}]]', "and a long answer [[words:40]]"):
+        # A reply longer than the 20,000-token retained tail, so the manual compaction below has
+        # the turn before it to summarize (design C1).
+        long = "a very long answer [[words:14000]]"
+        for text in ("hello", long, '[[tool:read {"path": "notes.txt"}]]', "and a long answer [[words:40]]"):
             run = run_main(*self.args("prompt", path, "--model", EMULATOR_MODEL, text))
             assert run.code == 0, run.stderr
         skill = self.workspace / ".pi" / "skills" / "fuzz" / "SKILL.md"
@@ -102,7 +105,8 @@ class World:
         skill.write_text("---\nname: fuzz\ndescription: Use for fuzzing.\n---\n\nSteps.\n")
         run = run_main(*self.args("prompt", path, "after a skill appeared"))
         assert run.code == 0, run.stderr
-        assert run_main(*self.args("compact", path)).code == 0
+        compacted = run_main(*self.args("compact", path))
+        assert compacted.code == 0 and compacted.stdout.startswith("compacted "), compacted.stdout
         run = run_main(*self.args("prompt", path, "after compaction"))
         assert run.code == 0, run.stderr
         return path.read_bytes()

@@ -34,7 +34,9 @@ def test_prompt_status_compact_payload_round_trip(tmp_path: Path) -> None:
     assert "Echo: hello world" in first.stdout
     assert "cost $" in first.stderr and "native system sections" in first.stderr
     for i in range(3):
-        assert cli("prompt", "s.jsonl", *model, f"more {i} " + "words " * 50, cwd=tmp_path).returncode == 0
+        # Above the 20,000-token retained tail, so `compact` has rows to summarize (design C1).
+        text = f"more {i} " + "words " * 2000 + " [[words:3000]]"
+        assert cli("prompt", "s.jsonl", *model, text, cwd=tmp_path).returncode == 0
 
     status = cli("status", "s.jsonl", *model, "--json", cwd=tmp_path)
     info = json.loads(status.stdout)

@@ -13,6 +13,7 @@ from desktop.session.compaction import (
     plan_compaction,
     summary_request_context,
 )
+from desktop.session.estimate import message_tokens
 from desktop.session.history import context_view
 
 
@@ -125,6 +126,25 @@ def test_preview_says_nothing_to_compact_yet() -> None:
     preview = preview_compaction(context_view(rows_for_turns(0)), CompactionSettings())
     assert not preview.possible
     assert preview.describe().startswith("nothing to compact yet: ")
+
+
+def test_below_the_keep_budget_only_automatic_compaction_has_a_cut() -> None:
+    """Manual compaction keeps ``keep_recent_tokens`` verbatim, so a context below it has nothing
+    to compact yet, in the plan and in the preview alike; automatic compaction on an 8,192-token
+    window caps the tail at a quarter of the window and summarizes the older turns (design C1)."""
+    from desktop.session.compaction import preview_compaction, tail_budget
+
+    view = context_view(rows_for_turns(20))
+    settings = CompactionSettings()
+    assert sum(message_tokens(m) for m in view.messages) < settings.keep_recent_tokens
+    with pytest.raises(NothingToCompact, match="within the retained tail of 20,000 tokens"):
+        plan_compaction(view, settings)
+    preview = preview_compaction(view, settings)
+    assert not preview.possible and "20,000 tokens" in preview.describe()
+    assert tail_budget(settings, 8_192) == 2_048 and tail_budget(settings, 1_000_000) == 20_000
+    plan = plan_compaction(view, settings, context_window=8_192)
+    tail = view.messages[plan.first_kept_index :]
+    assert plan.summarized and 2_048 <= sum(message_tokens(m) for m in tail) < 4_000
 
 
 def test_usage_measured_before_a_compaction_is_not_trusted_after_it() -> None:

@@ -16,6 +16,7 @@ from desktop.host.settings import Settings
 from desktop.pi.routes import emulator_route
 from desktop.pi.text import system_message_text
 from desktop.session.assembly import OpenSession, SessionConfig, open_session
+from desktop.session.compaction import NothingToCompact
 from desktop.session.runtime import SummaryFailed
 
 
@@ -135,6 +136,37 @@ def test_read_only_second_opener(tmp_path: Path, emulator: Emulator) -> None:
         assert "read-only" in (second.writer.read_only_reason or "")
         with pytest.raises(LocalPreparationFailure, match=r"read-only|open for writing"):
             second.runtime.run_turn("should not be written")
+
+
+def test_manual_compaction_below_the_keep_budget_changes_nothing(tmp_path: Path, emulator: Emulator) -> None:
+    """Below the retained-tail budget, manual compaction says so: no request, no row (design C1)."""
+    cfg = config(emulator, tmp_path / "ws")
+    with open_(tmp_path / "s.jsonl", cfg) as session:
+        for i in range(3):
+            session.runtime.run_turn(f"turn {i} " + "words " * 300)
+        assert session.runtime.context_tokens() < cfg.compaction.keep_recent_tokens
+        rows, requests = list(session.writer.rows), len(emulator.requests)
+        preview = session.runtime.preview_compaction()
+        assert not preview.possible and preview.describe().startswith("nothing to compact yet: ")
+        with pytest.raises(NothingToCompact, match="retained tail of 20,000 tokens"):
+            session.runtime.compact()
+        assert list(session.writer.rows) == rows and len(emulator.requests) == requests
+
+
+def test_automatic_compaction_on_a_window_smaller_than_the_keep_budget(
+    tmp_path: Path, emulator: Emulator
+) -> None:
+    """An 8,192-token window is below the 20,000-token keep budget; automatic compaction caps the
+    tail by the window and still summarizes the older turns (design C1)."""
+    cfg = config(emulator, tmp_path / "ws", model="openai/gpt-4")
+    with open_(tmp_path / "s.jsonl", cfg) as session:
+        assert session.resolved.model["contextWindow"] == 8_192
+        for i in range(4):
+            session.runtime.run_turn(f"turn {i} " + "words " * 600)
+        compactions = [r for r in session.writer.rows if r["type"] == "compaction"]
+        assert compactions and all(r["reason"] == "automatic" for r in compactions)
+        assert all(r["rowsSummarized"] > 0 and r["tokensAfter"] < r["tokensBefore"] for r in compactions)
+        assert session.writer.rows[-1]["type"] == "assistant"
 
 
 def test_automatic_compaction_at_the_threshold(tmp_path: Path, emulator: Emulator) -> None:

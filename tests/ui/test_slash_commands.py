@@ -101,11 +101,13 @@ def test_payload_next_opens_the_tab_on_the_exact_next_request(harness: Harness) 
 
 def test_compact_with_a_focus_asks_for_that_focus(harness: Harness) -> None:
     h = harness
-    type_and_send(h, "Tell me about the project.")
-    assert h.wait_turn(1)["error"] is None
+    # Above the 20,000-token retained tail, so there is something to summarize (design C1).
+    for turn in (1, 2, 3):
+        type_and_send(h, f"Tell me about the project, part {turn}. " + "context " * 3000 + " [[words:4000]]")
+        assert h.wait_turn(turn)["error"] is None
     before = len(requests(h))
     type_and_send(h, "/compact keep the file names")
-    result = h.wait_turn(2)
+    result = h.wait_turn(4)
     assert result["error"] is None, result
     sent = requests(h)[before:]
     assert len(sent) == 1, "one summary request, and no message for the model"

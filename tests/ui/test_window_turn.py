@@ -165,9 +165,14 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     )
     assert window.payload_view.main.body_bytes == after["body"]
 
-    # Compact: the button's tooltip and confirmation say what will happen (design C1), then the
-    # compaction row the timeline shows says what did.
-    # Planned again on the worker after each turn.
+    # Compact: below the 20,000-token retained tail the button says there is nothing to compact
+    # yet; after a long turn its tooltip and confirmation say what will happen (design C1), then
+    # the compaction row the timeline shows says what did. Planned again on the worker after each turn.
+    h.qtbot.waitUntil(lambda: window.compaction_preview is not None, timeout=TURN_TIMEOUT)
+    assert window.compaction_preview is not None and not window.compaction_preview.possible
+    assert "nothing to compact yet" in window.compact_button.toolTip()
+    window.send("Now at length. " + "context " * 6000 + " [[words:6000]]")
+    assert h.wait_turn(2)["error"] is None
     h.qtbot.waitUntil(
         lambda: window.compaction_preview is not None and window.compaction_preview.possible,
         timeout=TURN_TIMEOUT,
@@ -179,7 +184,7 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     confirm = window.compact_confirm
     assert confirm is not None and f"summarizes {preview.rows} row" in confirm.informativeText()
     confirm.button(QMessageBox.StandardButton.Yes).click()
-    compacted = h.wait_turn(2)
+    compacted = h.wait_turn(3)
     assert compacted["error"] is None, compacted
     assert window.timeline.kind_at(len(h.rows()) - 1) == rowinfo.COMPACTION
     comp = h.rows()[-1]
@@ -188,8 +193,8 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     shown = window.timeline.index(len(h.rows()) - 1).data(Qt.ItemDataRole.DisplayRole)
     assert shown.startswith(f"compacted {preview.rows} rows: ~{preview.tokens_before:,} → ~")
     window.tabs.setCurrentIndex(TAB_USAGE)
-    assert window.usage_view.model.rowCount() == 3  # two replies and the summary request
-    assert "3 requests" in window.usage_view.summary.text()
+    assert window.usage_view.model.rowCount() == 4  # three replies and the summary request
+    assert "4 requests" in window.usage_view.summary.text()
 
 
 def test_journal_writes_and_permission_decisions_happen_on_the_worker_thread(

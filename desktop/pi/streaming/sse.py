@@ -14,6 +14,13 @@ import re
 from dataclasses import dataclass
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+#: One decoder class for every stream (the codec lookup is done once, not per request).
+_UTF8 = codecs.getincrementaldecoder("utf-8")
+
+
+def _split_lines(text: str) -> list[str]:
+    """``text`` split at CRLF, CR or LF; providers send LF only, so the common case skips the regex."""
+    return text.split("\n") if "\r" not in text else _LINE_BREAK.split(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +37,7 @@ class SseDecoder:
     __slots__ = ("_data", "_decoder", "_event", "_pending", "bytes_in", "events_out", "unterminated")
 
     def __init__(self) -> None:
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._decoder = _UTF8(errors="replace")
         #: The unfinished last line, in pieces: a long line (a whole tool call in one event)
         #: arrives over many chunks and is joined once, when its line break comes.
         self._pending: list[str] = []
@@ -53,7 +60,7 @@ class SseDecoder:
         text = "".join(pending) + decoded
         # A trailing CR may be the first half of CRLF: keep it until the next chunk decides.
         hold_cr = text.endswith("\r")
-        lines = _LINE_BREAK.split(text[:-1] if hold_cr else text)
+        lines = _split_lines(text[:-1] if hold_cr else text)
         rest = lines.pop() + ("\r" if hold_cr else "")
         self._pending = [rest] if rest else []
         return self._lines(lines)
@@ -62,7 +69,7 @@ class SseDecoder:
         """End of body: decode what is left and deliver a final unterminated event."""
         text = "".join(self._pending) + self._decoder.decode(b"", final=True)
         self._pending = []
-        lines = _LINE_BREAK.split(text)
+        lines = _split_lines(text)
         last = lines.pop()  # never followed by a line break
         events = self._lines(lines)
         if last:
@@ -77,9 +84,8 @@ class SseDecoder:
         events: list[SseEvent] = []
         for line in lines:
             if not line:
-                event = self._flush()
-                if event is not None:
-                    events.append(event)
+                if self._event is not None or self._data:
+                    events.append(self._dispatch())
                 continue
             if line[0] == ":":
                 continue
@@ -95,7 +101,11 @@ class SseDecoder:
     def _flush(self) -> SseEvent | None:
         if self._event is None and not self._data:
             return None
-        event = SseEvent(self._event, "\n".join(self._data))
+        return self._dispatch()
+
+    def _dispatch(self) -> SseEvent:
+        data = self._data
+        event = SseEvent(self._event, data[0] if len(data) == 1 else "\n".join(data))
         self._event = None
         self._data = []
         self.events_out += 1
