@@ -63,10 +63,8 @@ def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
 
 
 def collect(session: Any) -> dict[str, Any]:
-    from desktop.session.state import effective_state
-
     runtime = session.runtime
-    state = effective_state(runtime.view().messages)
+    state = runtime.current_state()  # the system messages only, shared with the pending check
     capability = session.capability()
     gate = session.gate
     flag_list, sources = flags(session)

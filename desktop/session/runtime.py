@@ -176,16 +176,23 @@ class SessionRuntime:
             sections["tool_activation"] = activation
         return DesiredState(sections, self.tools.declarations())
 
-    def _system_fields(
-        self, *, anchor_before: str | None = None, for_comparison: bool = False
-    ) -> dict[str, Any] | None:
-        """The one system row the desired state needs, from the kept context (no full replay)."""
+    def current_state(self) -> EffectiveState:
+        """The effective system state replayed from the kept context's system messages only
+        (not every message), cached until a system row is added (design D6)."""
         self._log.sync(self.writer.rows)
         version = self._log.systems_version
         cached = self._state
         if cached is None or cached[0] != version:
-            cached = self._state = (version, effective_state(self._log.system_messages()))
+            self._state = (version, effective_state(self._log.system_messages()))
             self._current = None
+            return self._state[1]
+        return cached[1]
+
+    def _system_fields(
+        self, *, anchor_before: str | None = None, for_comparison: bool = False
+    ) -> dict[str, Any] | None:
+        """The one system row the desired state needs, from the kept context (no full replay)."""
+        state = self.current_state()
         desired = self.desired(for_comparison=for_comparison)
         # The same state and the same desired sections and declarations (the same objects)
         # as last time, when nothing was owed: still nothing, without comparing every tool.
@@ -198,7 +205,7 @@ class SessionRuntime:
         ):
             return None
         fields = system_fields_for(
-            cached[1],
+            state,
             self._log.has_model_system,
             desired,
             timestamp=self._clock(),
