@@ -87,6 +87,9 @@ class SseDecoder:
                 if self._event is not None or self._data:
                     events.append(self._dispatch())
                 continue
+            if line.startswith("data: "):  # the usual spelling, without the general split
+                self._data.append(line[6:])
+                continue
             if line[0] == ":":
                 continue
             name, sep, value = line.partition(":")
