@@ -92,7 +92,9 @@ def main() -> int:
     window.view.setCurrentIndex(rows[edit_turn + 1])  # the transcript scrolls to the selected row
     shot("message")
 
-    # The compaction preview: what the button will do, before anything is sent.
+    # The compaction preview: what the button will do, before anything is sent. Below the keep
+    # budget there is nothing to compact yet, so one long answer first.
+    send("Write up the design notes. [[words:16000]]", 4)
     wait(lambda: window.compaction_preview is not None and window.compaction_preview.possible)
     window.compact_button.click()
     box = window.compact_confirm
@@ -103,7 +105,7 @@ def main() -> int:
     button = box.button(QMessageBox.StandardButton.Yes)
     assert button is not None
     button.click()
-    wait(lambda: len(window.turn_results) >= 4)
+    wait(lambda: len(window.turn_results) >= 5)
 
     # An error where the user looks: a session file with invalid bytes and a stray line.
     broken = data / "broken.jsonl"

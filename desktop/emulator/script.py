@@ -122,6 +122,7 @@ def plan_reply(conv: Conversation) -> Reply:
         reply.text = "\n".join(f"Tool {r.name} returned: {r.text[:200]}" for r in conv.tool_results)
     elif is_summary_request(conv):
         reply.text = summarize(conv)
+        return reply  # a checkpoint summary stays short: markers quoted from the conversation are not obeyed
     else:
         for match in _TOOL_MARKER.finditer(text):
             reply.calls.append(PlannedCall(match.group(1), _arguments(match.group(2))))

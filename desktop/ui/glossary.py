@@ -117,9 +117,12 @@ GLOSSARY: Final[dict[str, Term]] = {
     ),
     "cache break": Term(
         "Cache break",
-        "The first byte where this request differs from the previous request on the same route. "
-        "A provider can reuse its prompt cache only up to there; everything after is processed "
-        "(and billed) again.",
+        "Where the provider's cached prefix of the next request ends, in the provider's own "
+        "terms: Anthropic caches tools, then system, then messages up to its breakpoints; OpenAI "
+        "and DeepSeek cache whole 128- or 64-token units of the longest prefix they saw before. "
+        "Everything after it is processed (and billed) again. The Payload tab predicts it, says "
+        "which section, tool or message changed, and checks the prediction against the usage "
+        "the provider reports.",
     ),
     "cached tokens": Term(
         "Cached tokens",

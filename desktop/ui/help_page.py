@@ -77,10 +77,10 @@ def picture(name: str, dark: bool) -> QImage:
         p.drawText(
             QRect(10, 2, 500, 18),
             Qt.AlignmentFlag.AlignLeft,
-            "Request bytes, compared with the previous request",
+            "The next request, in the provider's cache order",
         )
-        _box(p, QRect(10, 24, 330, 24), "#16a34a", "same as before: cached tokens")
-        _box(p, QRect(342, 24, 168, 24), "#dc2626", "new: uncached")
+        _box(p, QRect(10, 24, 330, 24), "#16a34a", "cached prefix (predicted)")
+        _box(p, QRect(342, 24, 168, 24), "#dc2626", "uncached")
         p.setPen(QPen(QColor("#f59e0b"), 2))
         p.drawLine(QPoint(341, 18), QPoint(341, 54))
         p.setPen(muted)
@@ -127,9 +127,12 @@ select one: the <b>Section diff</b> tab shows each section before and after.</p>
 
 <h3>The next request and the prompt cache</h3>
 <p><img src="picture:cache-break"></p>
-<p>Providers cache the start of a request. The <b>Payload</b> tab shows the exact bytes of the
-next request and marks the <b>cache break</b>: where it first differs from the previous request
-on the same route. The toolbar's coloured dot says how system updates travel on this route:
+<p>Providers cache the start of a request, each in its own terms. The <b>Payload</b> tab shows
+the exact bytes of the next request (with your draft as the next message), predicts how many
+input tokens the provider will read from its cache and what the request will cost, and marks
+the <b>cache break</b>: where the provider's cached prefix ends, and which section, tool or
+message changed there. After the reply it checks the prediction against the usage the provider
+reported. Tick <b>Changes</b> to see what changed since the last request. The toolbar's coloured dot says how system updates travel on this route:
 <b>native system sections</b> (green), <b>attributed</b> user updates (amber), or <b>folded</b>
 into the leading prompt (red, breaks the cache on every change). The <b>Usage</b> tab adds up
 cached and uncached tokens and the cost of every request.</p>

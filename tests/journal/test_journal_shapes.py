@@ -44,10 +44,13 @@ def base_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         skill = workspace / ".pi" / "skills" / "demo" / "SKILL.md"
         skill.parent.mkdir(parents=True)
         skill.write_text("---\nname: demo\ndescription: Use for demos.\n---\n\nSteps.\n")
-        run("prompt", "after a skill appeared [[words:30]]")
+        # A long answer puts the context past the retained tail, so there is something to compact.
+        run("prompt", "after a skill appeared [[words:16000]]")
         run("compact")
         run("prompt", "after compaction")
-        assert read_session(path).diagnostics == [], "the app's own rows must all pass the shape checks"
+        session = read_session(path)
+        assert session.diagnostics == [], "the app's own rows must all pass the shape checks"
+        assert any(row.get("type") == "compaction" for row in session.rows), "the base must hold a compaction"
         yield path
 
 

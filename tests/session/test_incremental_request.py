@@ -71,7 +71,7 @@ def test_next_request_equals_full_rebuild_through_turns(
             _check(runtime)
         engine = runtime._projections[-1][1]
         rebuilds = engine.rebuilds
-        runtime.run_turn("one more")
+        runtime.run_turn("one more [[words:16000]]")  # past the retained tail: something to compact
         _check(runtime)
         assert engine.rebuilds == rebuilds  # the turn's requests were spliced, not rebuilt
 

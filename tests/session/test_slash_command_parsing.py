@@ -110,7 +110,7 @@ def test_the_compact_command_takes_a_focus(tmp_path: Path) -> None:
     """``pi-desktop compact --focus TEXT`` asks the model for that focus (seen by the emulator)."""
     from desktop.emulator import Emulator
 
-    path = make_session(tmp_path, "s.jsonl", "hello", "more words here")
+    path = make_session(tmp_path, "s.jsonl", "hello", "more words here [[words:16000]]")
     with Emulator() as emulator:
         run = run_main(
             "compact",

@@ -366,7 +366,7 @@ def test_a_compaction_checkpoint_carries_activation_across_a_reopen(
         path = _activated_session(emu, tmp_path, monkeypatch)
         with _open(path, _config(emu, tmp_path)) as session:
             session.runtime.run_turn("hello")
-            session.runtime.run_turn("hello again")
+            session.runtime.run_turn("hello again [[words:16000]]")  # past the retained tail
             row = session.runtime.compact()
             view = session.runtime.view()
             assert view.sources[0] is not None and view.sources[0]["id"] == row["id"]
