@@ -185,6 +185,7 @@ CASES: dict[str, tuple[Callable[[Row], bool], Edit, str]] = {
         "message.toolName",
     ),
     "timestamp a list": (is_type("user"), lambda r: r.update(ts=[1]), "ts"),
+    "note level a list": (is_type("note"), lambda r: r.update(level=["info"]), "level"),
 }
 
 

@@ -48,7 +48,7 @@ def row_shape_problem(row: Mapping[str, Any]) -> ShapeError | None:
     the same, at about a third of the cost per row (design T9).
     """
     kind = row.get("type")
-    fits = _FITS.get(kind)  # type: ignore[arg-type]
+    fits = _FITS.get(kind)  # type: ignore[arg-type]  # the envelope check made it text
     if fits is not None and fits(row):
         return None
     check = _ROWS.get(kind)  # type: ignore[arg-type]
@@ -331,7 +331,7 @@ def _compaction_row(row: Mapping[str, Any]) -> None:
 
 def _note_row(row: Mapping[str, Any]) -> None:
     level = row.get("level")
-    if level not in _NOTE_LEVELS:
+    if type(level) is not str or level not in _NOTE_LEVELS:
         raise ShapeError("level", f"level must be 'info', 'warning' or 'error', not {level!r}")
     _required(row, "text", "", _str)
     _optional(row, "data", "", _object)
