@@ -46,7 +46,7 @@ MODEL_SYSTEM = 4
 NEWER = 8
 
 #: Decoded rows kept, newest use last: the rows of the last turns, which every request reads.
-CACHE_ROWS = 1024
+CACHE_ROWS = 256
 
 
 def row_facts(row: Mapping[str, Any]) -> tuple[int, int, str | None]:

@@ -1,8 +1,11 @@
 """Read a session file into a ``SessionLog`` without ever raising on its content.
 
 Reading must stay close to the cost of parsing the JSON (a long session opens on every launch), so
-rows stay raw dicts: only the envelope (``type``, ``id``, ``v``) is checked here, full validation
-happens on demand through ``SessionLog.model``. Problems become ``Diagnostic`` entries that name the
+rows are not validated as models: the envelope (``type``, ``id``, ``v``) and the shapes consumers
+rely on (``shapes``, design T9) are checked here, full validation happens on demand through
+``SessionLog.model``. The file is read line by line, and each accepted row is kept as its line
+(``lines.JournalRows``): a row is decoded again when it is used, so a long session is held at
+about the size of its file, not four times that as dicts (design G9). Problems become ``Diagnostic`` entries that name the
 file and the line; lines that cannot be used are kept aside (``SetAside``), never dropped silently
 and never rewritten. A last line without its newline is the mark of an interrupted append: it is
 reported as ``TornTail`` and left for the writer to move into a sidecar file (T5).
