@@ -175,7 +175,11 @@ def activation_signer(session_id: str, *, read_only: bool) -> tuple[ActivationSi
     A read-only open never creates the secret (reading never writes); without one nothing in
     any session can have been sealed here, so a throwaway key, which verifies nothing, is right.
     """
-    from desktop.host.installation_secret import InstallationSecretError, load_installation_secret
+    from desktop.host.installation_secret import (
+        InstallationSecretError,
+        keyring_secret,
+        load_installation_secret,
+    )
 
     try:
         secret = load_installation_secret(create=not read_only)
@@ -185,7 +189,9 @@ def activation_signer(session_id: str, *, read_only: bool) -> tuple[ActivationSi
         ), f"this installation's activation secret is unusable: {exc}"
     if secret is None:
         return ActivationSigner.ephemeral(session_id), "this installation has not sealed any activation yet"
-    return ActivationSigner.from_secret(secret.value, session_id), None
+    # The file's secret seals; the keyring is loaded only for a section it does not verify.
+    other = keyring_secret if secret.source == "file" else None
+    return ActivationSigner.from_secret(secret.value, session_id, other_secret=other), None
 
 
 def open_session(

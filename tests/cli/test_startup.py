@@ -90,3 +90,30 @@ def test_status_loads_nothing_heavy(tmp_path: object) -> None:
     loaded = loaded_after(code)
     assert "desktop" in loaded  # the command really ran in that process
     assert [name for name in STATUS_HEAVY if name in loaded] == []
+
+
+def test_status_verifies_the_installations_section_without_the_keyring(tmp_path: object) -> None:
+    """A session written here carries a ``tool_activation`` section sealed with this
+    installation's secret; where that secret was made in the private file (no keyring backend),
+    ``status`` verifies it from the file and never loads the keyring (design A8, D6)."""
+    from pathlib import Path
+
+    from tests.cli.helpers import make_session
+
+    folder = Path(str(tmp_path))
+    path = make_session(folder)
+    assert "tool_activation" in path.read_text()
+    code = (
+        "import io, contextlib\n"
+        "from desktop.app import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    rc = main(['status', {str(path)!r}, '--workspace', {str(folder)!r}, '--json'])\n"
+        "assert rc == 0, rc\n"
+        "info = json.loads(out.getvalue())\n"
+        "assert info['activation']['source'] == 'section', info['activation']\n"
+        "assert info['pendingUpdate'] is False, info\n"
+    )
+    loaded = loaded_after(code)
+    assert "desktop" in loaded
+    assert [name for name in STATUS_HEAVY if name in loaded] == []
