@@ -1,9 +1,15 @@
 """The per-installation secret behind the ``tool_activation`` MAC (design A8).
 
 A session file can be copied, shared, downloaded or edited; the secret is what lets this
-installation recognize the activation sections it wrote itself. It lives in the OS keyring
+installation recognize the activation sections it wrote itself. It is made in the OS keyring
 (service ``pi-desktop``, user ``installation/activation-mac``); where no keyring backend
-exists it is a file ``<data dir>/installation-secret`` with mode 0600, owned by the user.
+exists it is made as a file ``<data dir>/installation-secret`` with mode 0600, owned by the user.
+
+A secret stays where it was made: when the private file exists it is the installation's
+secret, and it is read without loading the keyring at all (``import keyring`` and its backend
+search cost more than parsing a long session). A keyring that appears later, or still holds a
+secret made before the file, is consulted only to *verify* a section the file's secret does
+not (``keyring_secret``), so nothing sealed under either stops verifying (design A8).
 
 The file is published atomically: the secret is written and fsynced to a private temporary
 file (``O_CREAT | O_EXCL | O_NOFOLLOW``), then hard-linked to its name, which never replaces
@@ -152,12 +158,11 @@ def _from_keyring(path: Path, *, create: bool) -> InstallationSecret | None:
         except InstallationSecretError:
             if not create:
                 raise
+    # A usable file was taken before the keyring was asked; what is left is no file (a new
+    # secret goes to the keyring) or an unsafe one, refused here as before.
     if not create:
-        # A secret made before a keyring existed still counts: it is what sealed those sessions.
         existing = _read_file(path)
         return InstallationSecret(existing, "file", str(path)) if existing is not None else None
-    # First use with a keyring: adopt the file's secret if there is one, so sessions sealed
-    # before the keyring appeared keep verifying.
     value = _read_file(path) or secrets.token_bytes(SECRET_BYTES)
     try:
         keyring.set_password(SERVICE, KEYRING_USER, value.hex())
@@ -170,15 +175,28 @@ def _from_keyring(path: Path, *, create: bool) -> InstallationSecret | None:
 def load_installation_secret(
     data_dir: Path | None = None, *, create: bool = True
 ) -> InstallationSecret | None:
-    """This installation's secret (keyring first, else the private file), created on first use.
+    """This installation's secret (the private file when there is one, else the keyring, else a
+    new file), created on first use.
 
     Returns None only with ``create=False`` when no secret exists yet. Raises
     ``InstallationSecretError`` when one exists but is unsafe or unreadable. Blocking (the
     keyring may talk D-Bus): call it on the worker or in a headless command, never the GUI thread.
+
+    The file comes first and alone (design A8): reading and writing commands take the same
+    branch from the same file, so ``status`` seals and verifies exactly as the runtime would,
+    without loading the keyring. An unsafe file is not used here; the keyring path below
+    decides, and refuses it as before when it needs the file.
     """
+    path = secret_path(data_dir)
+    try:
+        made_in_file = _read_file(path)
+    except InstallationSecretError:
+        made_in_file = None
+    if made_in_file is not None:
+        return InstallationSecret(made_in_file, "file", str(path))
+
     import keyring
 
-    path = secret_path(data_dir)
     backend = keyring.get_keyring() if keyring_available() else None
     key = (str(path.absolute()), id(backend))
     with _lock:
@@ -196,3 +214,22 @@ def load_installation_secret(
         if found is not None:
             _cache[key] = found
         return found
+
+
+def keyring_secret() -> bytes | None:
+    """The secret the keyring holds, when a backend is reachable and holds a valid one; never
+    creates, writes or raises. Only for verifying a section the file's secret does not (a
+    secret made in the keyring before the file existed still counts, design A8)."""
+    import keyring
+    import keyring.errors
+
+    if not keyring_available():
+        return None
+    try:
+        stored = keyring.get_password(SERVICE, KEYRING_USER)
+    except keyring.errors.KeyringError:
+        return None
+    try:
+        return _decode(stored, "the OS keyring") if stored else None
+    except InstallationSecretError:
+        return None

@@ -40,7 +40,7 @@ import secrets
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import orjson
 
@@ -150,17 +150,23 @@ class ActivationSigner:
 
     key: bytes = field(repr=False)
     session_id: str
+    #: The installation's other secret, asked only when a section does not verify under ``key``
+    #: (a secret made in the keyring before the file existed, design A8); called at most once.
+    other_secret: Callable[[], bytes | None] | None = field(default=None, repr=False, compare=False)
+    _other: list[bytes] = field(default_factory=list, init=False, repr=False, compare=False)
 
     @classmethod
-    def from_secret(cls, secret: bytes, session_id: str) -> ActivationSigner:
-        return cls(hmac.new(secret, _MAC_PURPOSE, hashlib.sha256).digest(), session_id)
+    def from_secret(
+        cls, secret: bytes, session_id: str, *, other_secret: Callable[[], bytes | None] | None = None
+    ) -> ActivationSigner:
+        return cls(_derive(secret), session_id, other_secret)
 
     @classmethod
     def ephemeral(cls, session_id: str = "") -> ActivationSigner:
         """A throwaway key: everything it seals verifies only in this process (tests, previews)."""
         return cls(secrets.token_bytes(32), session_id)
 
-    def mac(self, state: ActivationState) -> str:
+    def mac(self, state: ActivationState, key: bytes | None = None) -> str:
         payload = canonical_json(
             {
                 "v": state.version,
@@ -170,7 +176,7 @@ class ActivationSigner:
                 "active": list(state.active),
             }
         )
-        return hmac.new(self.key, payload, hashlib.sha256).hexdigest()
+        return hmac.new(self.key if key is None else key, payload, hashlib.sha256).hexdigest()
 
     def seal(self, state: ActivationState) -> ActivationState:
         return replace(
@@ -178,11 +184,25 @@ class ActivationSigner:
         )
 
     def verify(self, state: ActivationState) -> bool:
-        return (
-            state.version == ACTIVATION_VERSION
-            and bool(state.mac)
-            and hmac.compare_digest(state.mac, self.mac(state))
-        )
+        """Sealed under this installation's key, or under its other secret (asked only now)."""
+        if state.version != ACTIVATION_VERSION or not state.mac:
+            return False
+        if hmac.compare_digest(state.mac, self.mac(state)):
+            return True
+        return any(hmac.compare_digest(state.mac, self.mac(state, key)) for key in self._other_keys())
+
+    def _other_keys(self) -> list[bytes]:
+        if self.other_secret is not None:
+            ask = self.other_secret
+            object.__setattr__(self, "other_secret", None)  # asked once, whatever it answers
+            secret = ask()
+            if secret is not None:
+                self._other.append(_derive(secret))
+        return self._other
+
+
+def _derive(secret: bytes) -> bytes:
+    return hmac.new(secret, _MAC_PURPOSE, hashlib.sha256).digest()
 
 
 def _state_from_payload(data: Mapping[str, Any], version: int) -> ActivationState:
@@ -365,12 +385,18 @@ def _toolsearch_evidence(
     return _Evidence(tuple(dict.fromkeys(names)), tuple(refused))
 
 
+class Verifier(Protocol):
+    """What restoration needs of a signer: whether a section was sealed by this installation."""
+
+    def verify(self, state: ActivationState) -> bool: ...
+
+
 def restore_activation(
     messages: Sequence[Mapping[str, Any]],
     *,
     identity: str,
     deferred_names: Collection[str],
-    signer: ActivationSigner,
+    signer: Verifier,
     could_return: CouldReturn,
 ) -> RestoreResult:
     """Recover execution activation from neutral messages (model order)."""

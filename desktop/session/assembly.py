@@ -17,7 +17,7 @@ from types import TracebackType
 from desktop import __version__
 from desktop.host import catalog_cache
 from desktop.host.accounts import credential_env_names, keyring_username, known_secrets, resolve_api_key
-from desktop.host.journal import Diagnostic, JournalWriter, model_order, new_row_id
+from desktop.host.journal import Diagnostic, JournalWriter, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
 from desktop.host.providers.credential_kind import RouteCredential, route_credential, unread_credential
@@ -175,7 +175,11 @@ def activation_signer(session_id: str, *, read_only: bool) -> tuple[ActivationSi
     A read-only open never creates the secret (reading never writes); without one nothing in
     any session can have been sealed here, so a throwaway key, which verifies nothing, is right.
     """
-    from desktop.host.installation_secret import InstallationSecretError, load_installation_secret
+    from desktop.host.installation_secret import (
+        InstallationSecretError,
+        keyring_secret,
+        load_installation_secret,
+    )
 
     try:
         secret = load_installation_secret(create=not read_only)
@@ -185,7 +189,9 @@ def activation_signer(session_id: str, *, read_only: bool) -> tuple[ActivationSi
         ), f"this installation's activation secret is unusable: {exc}"
     if secret is None:
         return ActivationSigner.ephemeral(session_id), "this installation has not sealed any activation yet"
-    return ActivationSigner.from_secret(secret.value, session_id), None
+    # The file's secret seals; the keyring is loaded only for a section it does not verify.
+    other = keyring_secret if secret.source == "file" else None
+    return ActivationSigner.from_secret(secret.value, session_id, other_secret=other), None
 
 
 def open_session(
@@ -270,7 +276,6 @@ def open_session(
         dispatcher,
         GateToolHost(gate),
         prompt,
-        order=model_order,
         new_id=new_row_id,
         compaction=config.compaction,
     )

@@ -20,11 +20,12 @@ HEAVY = ("mcp", "httpx", "PySide6", "pydantic", "anthropic", "openai", "jsonsche
 
 
 def loaded_after(code: str) -> list[str]:
+    """Every module loaded once ``code`` ran, with each package's root listed too."""
     script = (
         "import sys, json\n"
         f"{code}\n"
-        "roots = sorted({m.split('.')[0] for m in sys.modules})\n"
-        "sys.__stdout__.write('\\n' + json.dumps(roots) + '\\n')\n"
+        "names = sorted(set(sys.modules) | {m.split('.')[0] for m in sys.modules})\n"
+        "sys.__stdout__.write('\\n' + json.dumps(names) + '\\n')\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=cli_env(), timeout=120, check=True
@@ -62,8 +63,19 @@ def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
 
 #: What ``status`` must not load on a session without MCP servers (design D6): besides the SDKs
 #: above, pydantic's row and settings models, the keyring (its backend search alone costs more
-#: than the parse), the ignore matcher of the file tools, and the models.dev package's loader.
-STATUS_HEAVY = (*HEAVY, "pathspec", "secretstorage", "jeepney", "cryptography")
+#: than the parse), the ignore matcher of the file tools, and the models.dev package's loader;
+#: ``logging`` (only something to log loads it), ``socket`` (the writer lock's host name), and
+#: the incremental projector (``status`` builds no request).
+STATUS_HEAVY = (
+    *HEAVY,
+    "pathspec",
+    "secretstorage",
+    "jeepney",
+    "cryptography",
+    "logging",
+    "socket",
+    "desktop.pi.projection.incremental",
+)
 
 
 def test_status_loads_nothing_heavy(tmp_path: object) -> None:
@@ -89,4 +101,31 @@ def test_status_loads_nothing_heavy(tmp_path: object) -> None:
     )
     loaded = loaded_after(code)
     assert "desktop" in loaded  # the command really ran in that process
+    assert [name for name in STATUS_HEAVY if name in loaded] == []
+
+
+def test_status_verifies_the_installations_section_without_the_keyring(tmp_path: object) -> None:
+    """A session written here carries a ``tool_activation`` section sealed with this
+    installation's secret; where that secret was made in the private file (no keyring backend),
+    ``status`` verifies it from the file and never loads the keyring (design A8, D6)."""
+    from pathlib import Path
+
+    from tests.cli.helpers import make_session
+
+    folder = Path(str(tmp_path))
+    path = make_session(folder)
+    assert "tool_activation" in path.read_text()
+    code = (
+        "import io, contextlib\n"
+        "from desktop.app import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    rc = main(['status', {str(path)!r}, '--workspace', {str(folder)!r}, '--json'])\n"
+        "assert rc == 0, rc\n"
+        "info = json.loads(out.getvalue())\n"
+        "assert info['activation']['source'] == 'section', info['activation']\n"
+        "assert info['pendingUpdate'] is False, info\n"
+    )
+    loaded = loaded_after(code)
+    assert "desktop" in loaded
     assert [name for name in STATUS_HEAVY if name in loaded] == []

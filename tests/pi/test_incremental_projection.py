@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from desktop.pi.delivery import FALLBACKS, deliver
-from desktop.pi.projection import RequestOptions, project
+from desktop.pi.projection import ProviderRequest, RequestOptions, project
 from desktop.pi.projection.incremental import WIRE_PATHS, IncrementalProjection
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai"
@@ -172,6 +174,7 @@ def check_session(rng: random.Random) -> None:
     engine = IncrementalProjection(model, options, fallback)
     messages: list[dict[str, Any]] = [session.system(first=True), *session.turn()]
     stable = 0
+    deferred: list[tuple[ProviderRequest, bytes]] = []
     for _step in range(rng.randint(3, 12)):
         action = rng.randint(0, 9)
         if action == 0 and len(messages) > 2:
@@ -192,10 +195,21 @@ def check_session(rng: random.Random) -> None:
         if rng.random() < 0.5:
             extra.append(session.user())
         request = engine.request(messages, stable, extra)
+        # A request keeps its bytes whatever the engine does next (commits, a rewritten
+        # history): some are read only after the following request is made.
+        for earlier, bytes_then in deferred:
+            assert earlier.body_bytes == bytes_then, (model["api"], model["id"])
+            assert orjson.dumps(earlier.body) == bytes_then
+        deferred.clear()
         expected = _full(model, options, fallback, [*messages, *extra])
-        assert request.body_bytes == expected, (model["api"], model["id"])
-        assert orjson.dumps(request.body) == expected
+        if rng.random() < 0.5:
+            deferred.append((request, expected))
+        else:
+            assert request.body_bytes == expected, (model["api"], model["id"])
+            assert orjson.dumps(request.body) == expected
         stable = len(messages)
+    for earlier, bytes_then in deferred:
+        assert earlier.body_bytes == bytes_then
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -206,3 +220,72 @@ def test_incremental_bytes_equal_full_rebuild(rng: random.Random) -> None:
 
 def test_every_api_is_covered() -> None:
     assert {m["api"] for m in MODELS} == set(WIRE_PATHS)
+
+
+def _exchange(index: int, model: dict[str, Any]) -> list[dict[str, Any]]:
+    """One finished turn: a question and a plain answer."""
+    stamp = 10_000 + index * 10
+    answer = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": f"answer {index}"}],
+        "api": model["api"],
+        "provider": model["provider"],
+        "model": model["id"],
+        "usage": {
+            "input": 10,
+            "output": 3,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": 13,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        },
+        "stopReason": "stop",
+        "timestamp": stamp + 1,
+    }
+    return [{"role": "user", "content": f"question {index}", "timestamp": stamp}, answer]
+
+
+FIRST_ROUTE_PER_API = list({model["api"]: (model, options) for model, options in reversed(ROUTES)}.values())
+
+
+def _items(body: dict[str, Any], api: str) -> list[Any]:
+    wire: Any = body
+    for key in WIRE_PATHS[api]:
+        wire = wire[key]
+    return list(wire)
+
+
+@pytest.mark.parametrize(
+    ("model", "options"), FIRST_ROUTE_PER_API, ids=[m["api"] for m, _ in FIRST_ROUTE_PER_API]
+)
+def test_a_turn_shares_the_committed_history(model: dict[str, Any], options: RequestOptions) -> None:
+    """A turn's request refers to the committed items; it does not copy them (design P7).
+
+    Copying the committed items into each request's list costs a reference per committed
+    item, which grows with the session. The reference count of a committed item shows it:
+    unchanged by making (and encoding) the next request, one more once its body is read.
+    """
+    api = model["api"]
+    system = {"role": "system", "content": "You are helpful.", "toolsAdded": TOOLS[:2], "timestamp": 1_000}
+    messages: list[dict[str, Any]] = [system]
+    for index in range(8):
+        messages += _exchange(index, model)
+    engine = IncrementalProjection(model, options)
+    first = engine.request(messages, 0, [_exchange(8, model)[0]])
+    shown = _items(first.body, api)
+    committed = shown[len(shown) // 2]  # the middle of the history is committed
+    rebuilds = engine.rebuilds
+
+    longer = [*messages, *_exchange(8, model)]
+    draft = [_exchange(9, model)[0]]
+    before = sys.getrefcount(committed)
+    second = engine.request(longer, len(messages), draft)
+    made = sys.getrefcount(committed)
+    sent = second.body_bytes
+    encoded = sys.getrefcount(committed)
+    assert engine.rebuilds == rebuilds  # spliced, not projected in full
+    assert sent == _full(model, options, "folded", [*longer, *draft])
+    assert (made, encoded) == (before, before)
+    items = _items(second.body, api)
+    assert any(item is committed for item in items)
+    assert sys.getrefcount(committed) > before  # the body read as a value holds it once more

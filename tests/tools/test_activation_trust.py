@@ -127,9 +127,11 @@ def test_with_a_keyring_the_secret_lives_there(tmp_path: Path, memory_keyring: M
     assert not (data / FILE_NAME).exists()
 
 
-def test_a_keyring_that_appears_later_adopts_the_file_secret(
+def test_a_keyring_that_appears_later_leaves_the_secret_in_its_file(
     tmp_path: Path, memory_keyring: MemoryKeyring
 ) -> None:
+    """A secret stays where it was made, so a reading command finds it without the keyring and
+    agrees with a writing one (design A8)."""
     data = tmp_path / "data"
     previous = keyring.get_keyring()
     keyring.set_keyring(keyring.backends.fail.Keyring())
@@ -137,9 +139,47 @@ def test_a_keyring_that_appears_later_adopts_the_file_secret(
         before = load_installation_secret(data)
     finally:
         keyring.set_keyring(previous)
+    installation_secret._cache.clear()
     after = load_installation_secret(data)
-    assert before is not None and after is not None
-    assert after.source == "keyring" and after.value == before.value
+    read = load_installation_secret(data, create=False)
+    assert before is not None and after is not None and read is not None
+    assert after.source == read.source == "file" and after.value == read.value == before.value
+    assert memory_keyring.entries == {}, "the keyring was written although the file holds the secret"
+
+
+def test_a_section_sealed_in_the_keyring_still_verifies_once_a_file_secret_exists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_keyring: MemoryKeyring
+) -> None:
+    """The keyring went away for a while (a file secret was made then) and came back: sections
+    sealed under either secret verify, the file's seals, and reading and writing opens agree
+    (design A8). Without the keyring the file's secret alone decides."""
+    from desktop.session.activation import ActivationSigner, ActivationState
+    from desktop.session.assembly import activation_signer
+
+    monkeypatch.setenv("PI_DESKTOP_DATA_DIR", str(tmp_path / "data"))
+    state = ActivationState(identity="a" * 64, active=("word_count",), epoch=3)
+    in_keyring, problem = activation_signer("sid", read_only=False)
+    assert problem is None and memory_keyring.entries
+    sealed_by_keyring = in_keyring.seal(state)
+    previous = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    installation_secret._cache.clear()
+    try:
+        in_file, _ = activation_signer("sid", read_only=False)  # the outage makes a file secret
+        assert (tmp_path / "data" / FILE_NAME).exists()
+        sealed_by_file = in_file.seal(state)
+        alone, _ = activation_signer("sid", read_only=True)
+        assert alone.verify(sealed_by_file) and not alone.verify(sealed_by_keyring)
+    finally:
+        keyring.set_keyring(previous)
+    installation_secret._cache.clear()
+    foreign = ActivationSigner.ephemeral("sid").seal(state)
+    for read_only in (True, False):
+        signer, problem = activation_signer("sid", read_only=read_only)
+        assert problem is None
+        assert signer.seal(state) == sealed_by_file  # the file's secret seals, on both paths
+        assert signer.verify(sealed_by_file) and signer.verify(sealed_by_keyring)
+        assert not signer.verify(foreign)
 
 
 # -- sessions ----------------------------------------------------------------------------------
@@ -204,7 +244,7 @@ def test_a_session_copied_from_another_installation_restores_nothing(
             from desktop.session.inspector.activation import activation_info
             from desktop.ui.activation_view import render_activation
 
-            info = activation_info(session.gate, session.runtime.model_rows())
+            info = activation_info(session.gate, session.runtime.view().messages)
             assert info["active"] == [] and "MAC does not verify" in info["restoredAtOpen"]
             assert "MAC does not verify" in render_activation(info, dark=False)
             session.runtime.run_turn(COUNT)

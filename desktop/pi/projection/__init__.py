@@ -52,6 +52,7 @@ __all__ = [
     "ProviderRequest",
     "RequestOptions",
     "project",
+    "redacted_headers",
     "resolve_kind",
 ]
 
@@ -141,7 +142,12 @@ class ProviderRequest:
 
     def redacted_headers(self) -> dict[str, str]:
         """Headers safe to show: secrets replaced, never partially revealed."""
-        return {k: ("<redacted>" if k.lower() in SECRET_HEADERS else v) for k, v in self.headers.items()}
+        return redacted_headers(self.headers)
+
+
+def redacted_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """``headers`` safe to show: secrets replaced, never partially revealed."""
+    return {k: ("<redacted>" if k.lower() in SECRET_HEADERS else v) for k, v in headers.items()}
 
 
 Projector = Callable[[Model, list[Message], RequestOptions], ProviderRequest]

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from desktop.pi.delivery import FallbackDelivery
-from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, redacted_headers
 from desktop.pi.routes import Route, resolve_model
 from desktop.session.inspector.payload_text import char_offset, common_prefix, common_suffix, pretty_json
 from desktop.session.inspector.routes import RouteChoice
@@ -38,7 +38,7 @@ def sent_headers(request: ProviderRequest, *, offline: bool) -> dict[str, str]:
     from desktop.session.dispatch import with_credential
 
     headers = with_credential(request.headers, None if offline else CREDENTIAL_PLACEHOLDER)
-    return ProviderRequest(request.method, request.url, headers, request.body).redacted_headers()
+    return redacted_headers(headers)  # the body is not read: a spliced one is built on demand
 
 
 def preview_binding(route: Route, fallback: FallbackDelivery, session_id: str | None) -> SessionRoute:
