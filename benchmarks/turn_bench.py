@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from projection_bench import ROUTES, _catalog_model, _options, transcript
 
-from desktop.host.journal import JournalWriter, model_order
+from desktop.host.journal import JournalWriter
 from desktop.host.journal.rows import new_row_id
 from desktop.pi.delivery import deliver
 from desktop.pi.projection import ProviderRequest, project
@@ -188,7 +188,6 @@ class Session:
             self.answer,
             self.tools,
             _Prompt(state.sections),
-            order=model_order,
             new_id=new_row_id,
         )
         self.turn(warm=True)

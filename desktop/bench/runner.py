@@ -33,7 +33,7 @@ class Dispatch:
     """One request the runtime sent: its transcript (None for a summary request), bytes and usage."""
 
     request: ProviderRequest
-    messages: list[Message] | None
+    messages: Sequence[Message] | None
     usage: Mapping[str, Any]
 
 
@@ -55,7 +55,7 @@ class RecordingDispatcher:
     """
 
     def __init__(self) -> None:
-        self.view: Callable[[], list[Message]] | None = None
+        self.view: Callable[[], Sequence[Message]] | None = None
         self.summarizing = False
         self.dispatches: list[Dispatch] = []
 

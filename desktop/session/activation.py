@@ -40,7 +40,7 @@ import secrets
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import orjson
 
@@ -385,12 +385,18 @@ def _toolsearch_evidence(
     return _Evidence(tuple(dict.fromkeys(names)), tuple(refused))
 
 
+class Verifier(Protocol):
+    """What restoration needs of a signer: whether a section was sealed by this installation."""
+
+    def verify(self, state: ActivationState) -> bool: ...
+
+
 def restore_activation(
     messages: Sequence[Mapping[str, Any]],
     *,
     identity: str,
     deferred_names: Collection[str],
-    signer: ActivationSigner,
+    signer: Verifier,
     could_return: CouldReturn,
 ) -> RestoreResult:
     """Recover execution activation from neutral messages (model order)."""

@@ -17,7 +17,7 @@ from types import TracebackType
 from desktop import __version__
 from desktop.host import catalog_cache
 from desktop.host.accounts import credential_env_names, keyring_username, known_secrets, resolve_api_key
-from desktop.host.journal import Diagnostic, JournalWriter, model_order, new_row_id
+from desktop.host.journal import Diagnostic, JournalWriter, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
 from desktop.host.providers.credential_kind import RouteCredential, route_credential, unread_credential
@@ -276,7 +276,6 @@ def open_session(
         dispatcher,
         GateToolHost(gate),
         prompt,
-        order=model_order,
         new_id=new_row_id,
         compaction=config.compaction,
     )

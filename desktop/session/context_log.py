@@ -4,7 +4,7 @@ Rebuilding both from the whole journal on every request costs time proportional 
 session; a turn appends a handful of rows. ``ContextLog`` follows the journal: an appended row
 joins the end of model order, an anchored system row is placed before its user row (T4), and
 the context view grows by the messages those rows carry. Whatever the incremental rules do
-not cover falls back to the full functions (``model_order``'s rules, ``context_view``):
+not cover falls back to a full rebuild (``model_order``'s rules, ``context_view``'s):
 
 - a compaction row (the context restarts from its checkpoint and summary);
 - a row whose id was named by an earlier anchor, or an id seen before (the anchor rules then
@@ -12,34 +12,210 @@ not cover falls back to the full functions (``model_order``'s rules, ``context_v
 - an anchor whose target is not among the last rows of model order;
 - a journal that did not grow by appending (another list, fewer rows).
 
-Consumers learn which leading messages kept their identity since they last looked (``mark``,
+The log keeps row numbers, not rows (design G9): model order is an array of row numbers, and
+the context's messages are read from their rows when asked for (``ContextMessages``). On the
+journal's own rows (``JournalRows``) that means the lines are decoded on demand and a long
+session's history is not held decoded; what the log reads of every row (id, type, anchor,
+whether it carries a message) the journal noted when it read the row. Only the system
+messages are kept decoded: the effective state is replayed from them on every turn.
+
+Consumers learn which leading messages are unchanged since they last looked (``mark``,
 ``stable_since``), which is what the incremental projection needs.
 """
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, cast, overload
 
-from desktop.host.journal.order import anchor_of
+from desktop.host.journal.lines import MESSAGE, MODEL_SYSTEM, NEWER, SYSTEM_MESSAGE, JournalRows, row_facts
+from desktop.host.journal.order import order_indices
 from desktop.pi.types import Message
-from desktop.session.history import ContextView, context_view, row_message
+from desktop.session.history import ContextView, checkpoint_message, summary_message
 
 Row = dict[str, Any]
 #: How far back from the end an anchor's target is looked for before rebuilding.
 ANCHOR_REACH = 256
+_SYSTEM, _COMPACTION = 4, 5
+
+
+class _Facts:
+    """What order and view read of each row: from the journal's notes without decoding the
+    row, or from the row itself for any other sequence of rows."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows = rows
+        self.journal = rows if isinstance(rows, JournalRows) else None
+
+    def of(self, index: int) -> tuple[object, int, int, str | None]:
+        """The row's id, type code, flags and anchor."""
+        journal = self.journal
+        if journal is not None:
+            return (
+                journal.row_id(index),
+                journal.type_code(index),
+                journal.flags(index),
+                journal.anchors.get(index),
+            )
+        row = self.rows[index]
+        code, flags, anchor = row_facts(row)
+        return row.get("id"), code, flags, anchor
+
+    def all(self) -> tuple[Sequence[object], dict[int, str], bytes, bytes]:
+        """Every row's id, the anchors, the type codes and the flags."""
+        journal = self.journal
+        if journal is not None:
+            return journal.ids(), journal.anchors, journal.type_codes(), journal.all_flags()
+        ids: list[object] = []
+        anchors: dict[int, str] = {}
+        codes = bytearray()
+        flags = bytearray()
+        for index, row in enumerate(self.rows):
+            code, flag, anchor = row_facts(row)
+            ids.append(row.get("id"))
+            codes.append(code)
+            flags.append(flag)
+            if anchor is not None:
+                anchors[index] = anchor
+        return ids, anchors, bytes(codes), bytes(flags)
+
+
+class RowsInOrder(Sequence[Row]):
+    """The journal's rows in model order, read when asked for (row numbers kept, not rows)."""
+
+    __slots__ = ("_order", "_rows")
+
+    def __init__(self, rows: Sequence[Row], order: array[int]) -> None:
+        self._rows = rows
+        self._order = order
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Row]: ...
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
+        if isinstance(index, slice):
+            return [self._rows[n] for n in self._order[index]]
+        return self._rows[self._order[index]]
+
+    def __iter__(self) -> Iterator[Row]:
+        rows = self._rows
+        for n in self._order:
+            yield rows[n]
+
+    def ids(self) -> list[object]:
+        """Every row's id in model order, reading no row of the journal's own."""
+        if isinstance(self._rows, JournalRows):
+            ids = self._rows.ids()
+            return [ids[n] for n in self._order]
+        return [row.get("id") for row in self]
+
+
+class ContextMessages(Sequence[Message]):
+    """The context's messages, each read from its row when asked for.
+
+    Per message the row it comes from; a message the log had to make (the checkpoint and
+    summary of a compaction) or one it keeps decoded (a system message) is held itself.
+    """
+
+    __slots__ = ("_held", "_held_at", "refs", "rows", "sources")
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows = rows
+        #: Per message: its row number, or -1 when the message is held in ``_held``.
+        self.refs: array[int] = array("q")
+        #: Per message: the row it came from (the compaction row for the checkpoint and summary).
+        self.sources: array[int] = array("q")
+        self._held: dict[int, Message] = {}
+        self._held_at: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.refs)
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Message]: ...
+    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+        if isinstance(index, slice):
+            return [self._message(i) for i in range(*index.indices(len(self.refs)))]
+        if index < 0:
+            index += len(self.refs)
+        if not 0 <= index < len(self.refs):
+            raise IndexError("context message out of range")
+        return self._message(index)
+
+    def __iter__(self) -> Iterator[Message]:
+        for index in range(len(self.refs)):
+            yield self._message(index)
+
+    def _message(self, index: int) -> Message:
+        ref = self.refs[index]
+        if ref < 0:
+            return self._held[index]
+        return cast(Message, self.rows[ref]["message"])
+
+    def add(self, row: int) -> None:
+        self.refs.append(row)
+        self.sources.append(row)
+
+    def hold(self, message: Message, source: int) -> None:
+        self._held[len(self.refs)] = message
+        self._held_at.append(len(self.refs))
+        self.refs.append(-1)
+        self.sources.append(source)
+
+    def truncate(self, length: int) -> None:
+        del self.refs[length:], self.sources[length:]
+        held = self._held_at
+        while held and held[-1] >= length:
+            del self._held[held.pop()]
+
+
+class ContextSources(Sequence[Row]):
+    """The row each context message came from, read when asked for."""
+
+    __slots__ = ("_messages",)
+
+    def __init__(self, messages: ContextMessages) -> None:
+        self._messages = messages
+
+    def __len__(self) -> int:
+        return len(self._messages.sources)
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Row]: ...
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
+        rows = self._messages.rows
+        if isinstance(index, slice):
+            return [rows[n] for n in self._messages.sources[index]]
+        return rows[self._messages.sources[index]]
+
+    def __iter__(self) -> Iterator[Row]:
+        rows = self._messages.rows
+        for n in self._messages.sources:
+            yield rows[n]
 
 
 class ContextLog:
-    def __init__(self, order: Callable[[Sequence[Row]], list[Row]]) -> None:
-        self._order = order
+    def __init__(self) -> None:
+        self._source: Sequence[Row] | None = None
+        self._facts = _Facts([])
         self._seen = 0
         self._last: Row | None = None
-        self.ordered: list[Row] = []
-        self.view = ContextView([], [], 0, None)
+        #: Model order as row numbers.
+        self._order: array[int] = array("q")
+        self._messages = ContextMessages([])
+        self.view = ContextView(self._messages, ContextSources(self._messages), 0, None)
         #: The model-order position of each message's row (-1 for the compaction's own messages).
-        self._positions: list[int] = []
+        self._positions: array[int] = array("q")
         #: Indices of the system messages in ``view.messages``.
         self.system_indices: list[int] = []
         #: Changes whenever the context's system messages change (cheap cache key for consumers).
@@ -56,12 +232,17 @@ class ContextLog:
         #: Where each change began (a message index), in order; ``mark`` points into it.
         self._cuts: list[int] = []
 
+    @property
+    def ordered(self) -> RowsInOrder:
+        """The rows in model order (read on demand; do not keep it across appends)."""
+        return RowsInOrder(self._facts.rows, self._order)
+
     def mark(self) -> tuple[int, int]:
         """A point a consumer can later ask ``stable_since`` about."""
         return len(self._cuts), len(self.view.messages)
 
     def stable_since(self, mark: tuple[int, int] | None) -> int:
-        """How many leading messages are the same objects as at ``mark``."""
+        """How many leading messages are unchanged since ``mark``."""
         if mark is None:
             return 0
         version, length = mark
@@ -70,14 +251,26 @@ class ContextLog:
     def sync(self, rows: Sequence[Row]) -> None:
         count = len(rows)
         seen = self._seen
-        if count == seen and (count == 0 or rows[count - 1] is self._last):
-            return
-        if count < seen or (seen and rows[seen - 1] is not self._last):
-            self._rebuild(rows)
-            return
-        first = len(self.ordered)
-        for row in rows[seen:]:
-            position = self._place(row)
+        if isinstance(rows, JournalRows):
+            # The journal's rows only ever grow: the same object with more rows was appended to.
+            if rows is self._source and count == seen:
+                return
+            if rows is not self._source:
+                self._rebuild(rows)  # the whole journal at once, from the journal's notes
+                return
+        else:
+            if count == seen and (count == 0 or rows[count - 1] is self._last):
+                return
+            if count < seen or (seen and rows[seen - 1] is not self._last):
+                self._rebuild(rows)
+                return
+            if rows is not self._source:
+                self._source = rows
+                self._facts = _Facts(rows)
+                self._messages.rows = rows
+        first = len(self._order)
+        for index in range(seen, count):
+            position = self._place(index)
             if position is None:
                 self._rebuild(rows)
                 return
@@ -86,100 +279,143 @@ class ContextLog:
             self._rebuild(rows)
             return
         self._seen = count
-        self._last = rows[count - 1]
+        self._last = None if isinstance(rows, JournalRows) else rows[count - 1]
         self._extend_view(first)
 
     # --- order ----------------------------------------------------------------------------------
 
-    def _place(self, row: Row) -> int | None:
+    def _place(self, index: int) -> int | None:
         """Put an appended row into model order; its position, or None to rebuild."""
-        row_id = row.get("id")
+        row_id, code, flags, target = self._facts.of(index)
         if not isinstance(row_id, str) or row_id in self._ids or row_id in self._targets:
             return None
-        if row.get("type") == "compaction":
+        if code == _COMPACTION:
             return None
-        self._note(row)
-        target = anchor_of(row)
-        ordered = self.ordered
+        self._note(row_id, code, flags)
+        order = self._order
         if target is not None:
             self._anchored.add(row_id)
             self._targets.add(target)
             if target in self._repeated:
                 return None  # model order places it before the first row of that id
             if target != row_id and target in self._ids and target not in self._anchored:
-                for index in range(len(ordered) - 1, max(-1, len(ordered) - 1 - ANCHOR_REACH), -1):
-                    if ordered[index].get("id") == target:
-                        ordered.insert(index, row)
-                        return index
+                facts = self._facts
+                for position in range(len(order) - 1, max(-1, len(order) - 1 - ANCHOR_REACH), -1):
+                    if facts.of(order[position])[0] == target:
+                        order.insert(position, index)
+                        return position
                 return None
-        ordered.append(row)
-        return len(ordered) - 1
+        order.append(index)
+        return len(order) - 1
 
-    def _note(self, row: Row) -> None:
-        row_id = row.get("id")
+    def _note(self, row_id: object, code: int, flags: int) -> None:
         if row_id in self._ids:
             self._repeated.add(row_id)
         self._ids.add(row_id)
-        if not self.has_model_system:
-            kind = row.get("type")
-            self.has_model_system = (kind == "system" and isinstance(row.get("modelSystem"), dict)) or (
-                kind == "compaction" and isinstance(row.get("checkpoint"), dict)
-            )
+        if flags & MODEL_SYSTEM:
+            self.has_model_system = True
 
     def _rebuild(self, rows: Sequence[Row]) -> None:
         self.rebuilds += 1
         self._cuts.append(0)
-        self.ordered = self._order(list(rows))
+        self._source = rows
+        facts = self._facts = _Facts(rows)
+        ids, anchors, codes, flags = facts.all()
+        order = order_indices(ids, anchors)
+        self._order = array("q", range(len(ids)) if order is None else order)
         self._ids, self._targets, self._anchored, self._repeated = set(), set(), set(), set()
         self.has_model_system = False
         self._compaction = -1
-        for index, row in enumerate(self.ordered):
-            self._note(row)
-            target = anchor_of(row)
+        note = self._note
+        for position, index in enumerate(self._order):
+            row_id = ids[index]
+            code = codes[index]
+            note(row_id, code, flags[index])
+            target = anchors.get(index)
             if target is not None:
-                self._anchored.add(row.get("id"))
+                self._anchored.add(row_id)
                 self._targets.add(target)
-            if row.get("type") == "compaction":
-                self._compaction = index
+            if code == _COMPACTION:
+                self._compaction = position
         self._seen = len(rows)
-        self._last = rows[-1] if rows else None
-        view = context_view(self.ordered)
-        where = {id(row): index for index, row in enumerate(self.ordered)}
-        self._positions = [
-            -1 if index < view.prefix else where[id(source)] for index, source in enumerate(view.sources)
-        ]
-        self.view = view
-        self.system_indices = [i for i, m in enumerate(view.messages) if m["role"] == "system"]
-        self.systems_version += 1
+        self._last = rows[-1] if rows and facts.journal is None else None
+        self._build_view(codes, flags)
 
     # --- view -----------------------------------------------------------------------------------
+
+    def _build_view(self, codes: bytes, flags: bytes) -> None:
+        """The whole context view, as ``history.context_view`` builds it, as row numbers."""
+        rows = self._facts.rows
+        order = self._order
+        messages = self._messages = ContextMessages(rows)
+        self._positions = array("q")
+        self.system_indices = []
+        previous_summary: str | None = None
+        compaction = next(
+            (
+                position
+                for position in range(len(order) - 1, -1, -1)
+                if codes[order[position]] == _COMPACTION and not flags[order[position]] & NEWER
+            ),
+            None,
+        )
+        start = 0
+        if compaction is not None:
+            row_number = order[compaction]
+            comp = rows[row_number]
+            checkpoint = checkpoint_message(comp)
+            if checkpoint is not None:
+                self._hold(checkpoint, row_number, -1)
+            previous_summary = str(comp.get("summary", ""))
+            self._hold(summary_message(previous_summary, int(comp.get("ts", 0))), row_number, -1)
+        prefix = len(messages)
+        if compaction is not None:
+            first_kept = rows[order[compaction]].get("firstKeptId")
+            facts = self._facts
+            start = next((p for p in range(compaction) if facts.of(order[p])[0] == first_kept), compaction)
+            for position in range(start, compaction):
+                self._add(position)
+            start = compaction + 1
+        fresh = len(messages)
+        for position in range(start, len(order)):
+            self._add(position)
+        self.view = ContextView(messages, ContextSources(messages), prefix, previous_summary, fresh)
+        self.systems_version += 1
+
+    def _hold(self, message: Message, row_number: int, position: int) -> None:
+        if message["role"] == "system":
+            self.system_indices.append(len(self._messages))
+            self.systems_version += 1
+        self._messages.hold(message, row_number)
+        self._positions.append(position)
+
+    def _add(self, position: int) -> None:
+        """The message of the row at model-order ``position``, if it carries one."""
+        row_number = self._order[position]
+        flags = self._facts.of(row_number)[2]
+        if flags & MESSAGE:
+            self._messages.add(row_number)
+            self._positions.append(position)
+        elif flags & SYSTEM_MESSAGE:
+            row = self._facts.rows[row_number]
+            self._hold(cast(Message, row["modelSystem"]["message"]), row_number, position)
 
     def _extend_view(self, first: int) -> None:
         """Re-derive the messages of the rows from model-order position ``first`` on."""
         view = self.view
-        messages: list[Message] = view.messages
-        sources: list[Any] = view.sources
         positions = self._positions
         cut = bisect_left(positions, first, lo=view.prefix)
-        del messages[cut:], sources[cut:], positions[cut:]
+        self._messages.truncate(cut)
+        del positions[cut:]
         systems = self.system_indices
         drop = bisect_left(systems, cut)
         if drop < len(systems):
             del systems[drop:]
             self.systems_version += 1
-        ordered = self.ordered
-        for position in range(first, len(ordered)):
-            row = ordered[position]
-            message = row_message(row)
-            if message is not None:
-                if message["role"] == "system":
-                    systems.append(len(messages))
-                    self.systems_version += 1
-                messages.append(message)
-                sources.append(row)
-                positions.append(position)
+        for position in range(first, len(self._order)):
+            self._add(position)
         self._cuts.append(cut)
 
     def system_messages(self) -> list[Message]:
-        messages = self.view.messages
+        messages = self._messages
         return [messages[i] for i in self.system_indices]

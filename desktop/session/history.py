@@ -82,9 +82,9 @@ def last_compaction_index(rows: Sequence[Row]) -> int | None:
 class ContextView:
     """The model's context with the rows each message came from (None for synthesized ones)."""
 
-    messages: list[Message]
+    messages: Sequence[Message]
     #: The row each message came from (the compaction row for the checkpoint and summary).
-    sources: list[Row]
+    sources: Sequence[Row]
     #: How many leading messages were synthesized from the last compaction (checkpoint, summary).
     prefix: int = 0
     previous_summary: str | None = None
@@ -132,4 +132,4 @@ def context_view(rows: Sequence[Row]) -> ContextView:
 
 
 def context_messages(rows: Sequence[Row]) -> list[Message]:
-    return context_view(rows).messages
+    return list(context_view(rows).messages)

@@ -14,11 +14,11 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from desktop.host.journal.lines import rows_of_type
 from desktop.pi.delivery import FallbackDelivery, deliver
 from desktop.pi.projection import ProviderRequest, RequestOptions, project
-from desktop.pi.projection.incremental import IncrementalProjection
 from desktop.pi.transcript import normalize_context
 from desktop.pi.types import AssistantMessage, Message, Model, Tool, ToolCall, ToolResultMessage
 from desktop.session.compaction import (
@@ -31,11 +31,14 @@ from desktop.session.compaction import (
     should_compact,
     summary_request_context,
 )
-from desktop.session.context_log import ContextLog
+from desktop.session.context_log import ContextLog, RowsInOrder
 from desktop.session.estimate import context_tokens
 from desktop.session.history import ContextView
 from desktop.session.state import EffectiveState, effective_state
 from desktop.session.system_state import DesiredState, system_fields_for
+
+if TYPE_CHECKING:  # the incremental projector loads with the first request (``status`` builds none)
+    from desktop.pi.projection.incremental import IncrementalProjection
 
 Event = Mapping[str, Any]
 EventSink = Callable[[Event], None]
@@ -102,10 +105,6 @@ class SessionRoute:
     credential_note: str | None = None
 
 
-class OrderFn(Protocol):
-    def __call__(self, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]: ...
-
-
 @dataclass
 class TurnResult:
     assistant: list[AssistantMessage] = field(default_factory=list)
@@ -127,7 +126,6 @@ class SessionRuntime:
         tools: ToolHost,
         prompt: PromptSource,
         *,
-        order: OrderFn,
         new_id: Callable[[], str],
         compaction: CompactionSettings | None = None,
         clock: Callable[[], int] = now_ms,
@@ -139,7 +137,6 @@ class SessionRuntime:
         self.tools = tools
         self.prompt = prompt
         self.compaction = compaction or CompactionSettings()
-        self._order = order
         self._new_id = new_id
         self._clock = clock
         self.max_steps = max_steps
@@ -147,7 +144,7 @@ class SessionRuntime:
         self._undispatched: list[str] = []
         self._last_ack: Any = None
         self._last_notes: dict[str, str] | None = None
-        self._log = ContextLog(order)
+        self._log = ContextLog()
         #: The replayed system state and the context log's systems version it was replayed at.
         self._state: tuple[int, EffectiveState] | None = None
         #: The desired sections and declarations found current against ``_state``.
@@ -158,9 +155,9 @@ class SessionRuntime:
 
     # --- reading ------------------------------------------------------------------------------
 
-    def model_rows(self) -> list[dict[str, Any]]:
-        """Rows in model order, kept up to date as the journal grows (design P7). The list is
-        the runtime's own: read it, do not keep or change it."""
+    def model_rows(self) -> RowsInOrder:
+        """Rows in model order, kept up to date as the journal grows (design P7), read from
+        the journal when asked for: walk it, do not keep it across appends."""
         self._log.sync(self.writer.rows)
         return self._log.ordered
 
@@ -240,6 +237,8 @@ class SessionRuntime:
         found = next((i for i, entry in enumerate(entries) if entry[0] is route or entry[0] == route), None)
         entry: tuple[SessionRoute, IncrementalProjection, tuple[int, int] | None]
         if found is None:
+            from desktop.pi.projection.incremental import IncrementalProjection
+
             if len(entries) >= 4:
                 entries.pop(0)
             entry = (route, IncrementalProjection(route.model, route.options, route.fallback), None)
@@ -333,8 +332,8 @@ class SessionRuntime:
         (reopening a session re-derives the same policy; saying so again is noise)."""
         if self._last_notes is None:
             self._last_notes = {}
-            for row in self.writer.rows:
-                data = row.get("data") if row.get("type") == "note" else None
+            for row in rows_of_type(self.writer.rows, "note"):  # no other row is decoded
+                data = row.get("data")
                 if isinstance(data, dict):
                     kind = data.get("kind")
                     if isinstance(kind, str) and kind:  # a damaged note's kind is no key (T9)

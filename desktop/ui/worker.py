@@ -267,7 +267,6 @@ class SessionWorker(QObject):
 
     def _open(self, path: Path, workspace: Path | None = None) -> None:
         """Open through the shared assembly, so the window and the CLI see the same session."""
-        from desktop.host.journal import model_order
         from desktop.host.journal.store import describe
         from desktop.host.permissions import PermissionMode
         from desktop.session.assembly import SessionConfig, open_session
@@ -309,14 +308,16 @@ class SessionWorker(QObject):
                 # wait for it (bounded, for a window that never paints).
                 painted.wait(PAINT_WAIT)
             session = open_session(path, config, bridge=self.bridge)
-            rows = model_order(session.writer.rows)
+            ordered = session.runtime.model_rows()
         self.session = session
         self.writer = session.writer
         self.runtime = session.runtime
         self.resolved = session.resolved
         self._bind(changed=False, publish=False)
         self._sent.clear()
-        shown: dict[str, Any] = {"index": index} if _same_rows(index, rows) else {"rows": rows}
+        # The rows themselves only if the index ever disagrees with the journal (decoded then).
+        same = index is not None and list(index.ids) == ordered.ids()
+        shown: dict[str, Any] = {"index": index} if same else {"rows": list(ordered)}
         self.session_opened.emit(
             {
                 "path": str(session.writer.path),
@@ -734,14 +735,7 @@ class SessionWorker(QObject):
         if self.session is None:
             self.activation_ready.emit(activation_info(None, []))
             return
-        self.activation_ready.emit(activation_info(self.session.gate, self.session.runtime.model_rows()))
-
-
-def _same_rows(index: RowIndex | None, rows: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether the index lists exactly the opened journal's rows, in the same order."""
-    if index is None or len(index.ids) != len(rows):
-        return False
-    return all(row.get("id") == row_id for row, row_id in zip(rows, index.ids, strict=True))
+        self.activation_ready.emit(activation_info(self.session.gate, self.session.runtime.view().messages))
 
 
 def _write_bytes(path: str, data: bytes) -> str:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop.host.journal import model_order
+from desktop.host.journal.lines import JournalRows
 from desktop.session.context_log import ContextLog
 from desktop.session.history import context_view
 
@@ -41,7 +43,7 @@ def _row(rng: random.Random, rows: list[dict[str, Any]], n: int) -> dict[str, An
 @given(st.randoms(use_true_random=False))
 def test_kept_order_and_view_equal_full_rebuild(rng: random.Random) -> None:
     rows: list[dict[str, Any]] = []
-    log = ContextLog(model_order)
+    log = ContextLog()
     mark = None
     previous: list[Any] = []
     for _turn in range(rng.randint(1, 60)):
@@ -49,9 +51,9 @@ def test_kept_order_and_view_equal_full_rebuild(rng: random.Random) -> None:
             rows.append(_row(rng, rows, len(rows)))
         log.sync(rows)
         ordered = model_order(rows)
-        assert log.ordered == ordered
+        assert list(log.ordered) == ordered
         full = context_view(ordered)
-        assert log.view.messages == full.messages
+        assert list(log.view.messages) == full.messages
         assert [id(s) for s in log.view.sources] == [id(s) for s in full.sources]
         assert (log.view.prefix, log.view.previous_summary, log.view.fresh) == (
             full.prefix,
@@ -66,7 +68,7 @@ def test_kept_order_and_view_equal_full_rebuild(rng: random.Random) -> None:
 
 def test_appends_in_turn_order_never_rebuild() -> None:
     rows: list[dict[str, Any]] = []
-    log = ContextLog(model_order)
+    log = ContextLog()
     for turn in range(200):
         user = {
             "type": "user",
@@ -95,4 +97,34 @@ def test_appends_in_turn_order_never_rebuild() -> None:
         )
         log.sync(rows)
     assert log.rebuilds == 0
-    assert log.ordered == model_order(rows)
+    assert list(log.ordered) == model_order(rows)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_journal_rows_read_on_demand_give_the_same_order_and_view(rng: random.Random) -> None:
+    """The journal's own rows (lines decoded when asked for, ids unique as the reader keeps
+    them): the kept order and view equal the full functions."""
+    rows: list[dict[str, Any]] = []
+    journal = JournalRows()
+    log = ContextLog()
+    for _turn in range(rng.randint(1, 60)):
+        for _ in range(rng.randint(1, 3)):
+            row = _row(rng, rows, len(rows))
+            if any(r["id"] == row["id"] for r in rows):
+                continue  # the reader sets a repeated id aside
+            rows.append(row)
+            journal.add(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE), row, row["id"])
+        log.sync(journal)
+        ordered = model_order(rows)
+        assert list(log.ordered) == ordered
+        assert log.ordered.ids() == [row["id"] for row in ordered]
+        full = context_view(ordered)
+        assert list(log.view.messages) == full.messages
+        assert list(log.view.sources) == full.sources
+        assert (log.view.prefix, log.view.previous_summary, log.view.fresh) == (
+            full.prefix,
+            full.previous_summary,
+            full.fresh,
+        )
+        assert log.system_messages() == [m for m in full.messages if m["role"] == "system"]

@@ -244,7 +244,7 @@ def test_a_session_copied_from_another_installation_restores_nothing(
             from desktop.session.inspector.activation import activation_info
             from desktop.ui.activation_view import render_activation
 
-            info = activation_info(session.gate, session.runtime.model_rows())
+            info = activation_info(session.gate, session.runtime.view().messages)
             assert info["active"] == [] and "MAC does not verify" in info["restoredAtOpen"]
             assert "MAC does not verify" in render_activation(info, dark=False)
             session.runtime.run_turn(COUNT)

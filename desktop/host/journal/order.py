@@ -27,33 +27,44 @@ def anchor_of(row: Mapping[str, Any]) -> str | None:
 
 def effective_anchors(rows: Sequence[Mapping[str, Any]]) -> dict[int, str]:
     """Map the index of each row whose anchor is honoured to the id it is placed before."""
-    present = {row.get("id") for row in rows}
-    wanted = {index: anchor_of(row) for index, row in enumerate(rows)}
-    anchored_ids = {rows[index].get("id") for index, target in wanted.items() if target is not None}
+    wanted = {index: target for index, row in enumerate(rows) if (target := anchor_of(row)) is not None}
+    return honoured_anchors([row.get("id") for row in rows], wanted)
+
+
+def honoured_anchors(ids: Sequence[object], anchors: Mapping[int, str]) -> dict[int, str]:
+    """``effective_anchors`` from the rows' ids and their anchors (row number -> target)."""
+    if not anchors:
+        return {}
+    present = set(ids)
+    anchored_ids = {ids[index] for index in anchors}
     return {
         index: target
-        for index, target in wanted.items()
-        if target is not None
-        and target in present
-        and target != rows[index].get("id")
-        and target not in anchored_ids
+        for index, target in anchors.items()
+        if target in present and target != ids[index] and target not in anchored_ids
     }
+
+
+def order_indices(ids: Sequence[object], anchors: Mapping[int, str]) -> list[int] | None:
+    """Model order as row numbers, from the rows' ids and anchors; None when nothing moves.
+    What ``model_order`` does, for a consumer that keeps row numbers instead of rows."""
+    honoured = honoured_anchors(ids, anchors)
+    if not honoured:
+        return None
+    waiting: dict[str, list[int]] = {}
+    for index, target in sorted(honoured.items()):  # journal order within one target
+        waiting.setdefault(target, []).append(index)
+    ordered: list[int] = []
+    for index, row_id in enumerate(ids):
+        if index in honoured:
+            continue
+        if isinstance(row_id, str):
+            ordered.extend(waiting.pop(row_id, ()))  # pop: a repeated id cannot repeat rows
+        ordered.append(index)
+    return ordered
 
 
 def model_order(rows: Sequence[R]) -> list[R]:
     """The rows in the order the model sees them."""
-    anchors = effective_anchors(rows)
-    if not anchors:
-        return list(rows)
-    waiting: dict[str, list[R]] = {}
-    for index, target in anchors.items():  # dicts keep insertion (journal) order
-        waiting.setdefault(target, []).append(rows[index])
-    ordered: list[R] = []
-    for index, row in enumerate(rows):
-        if index in anchors:
-            continue
-        row_id = row.get("id")
-        if isinstance(row_id, str):
-            ordered.extend(waiting.pop(row_id, ()))  # pop: a repeated id cannot repeat rows
-        ordered.append(row)
-    return ordered
+    wanted = {index: target for index, row in enumerate(rows) if (target := anchor_of(row)) is not None}
+    order = order_indices([row.get("id") for row in rows], wanted)
+    return list(rows) if order is None else [rows[index] for index in order]

@@ -1,8 +1,11 @@
 """Read a session file into a ``SessionLog`` without ever raising on its content.
 
 Reading must stay close to the cost of parsing the JSON (a long session opens on every launch), so
-rows stay raw dicts: only the envelope (``type``, ``id``, ``v``) is checked here, full validation
-happens on demand through ``SessionLog.model``. Problems become ``Diagnostic`` entries that name the
+rows are not validated as models: the envelope (``type``, ``id``, ``v``) and the shapes consumers
+rely on (``shapes``, design T9) are checked here, full validation happens on demand through
+``SessionLog.model``. The file is read line by line, and each accepted row is kept as its line
+(``lines.JournalRows``): a row is decoded again when it is used, so a long session is held at
+about the size of its file, not four times that as dicts (design G9). Problems become ``Diagnostic`` entries that name the
 file and the line; lines that cannot be used are kept aside (``SetAside``), never dropped silently
 and never rewritten. A last line without its newline is the mark of an interrupted append: it is
 reported as ``TornTail`` and left for the writer to move into a sidecar file (T5).
@@ -10,14 +13,17 @@ reported as ``TornTail`` and left for the writer to move into a sidecar file (T5
 
 from __future__ import annotations
 
+import io
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol
 
 import orjson
 
 from desktop.host.journal.envelope import SCHEMA_VERSION
 from desktop.host.journal.errors import JournalFormatError
+from desktop.host.journal.lines import JournalRows
 from desktop.host.journal.shapes import row_shape_problem
 
 if TYPE_CHECKING:
@@ -76,7 +82,8 @@ class TornTail:
 class SessionLog:
     path: Path
     header: dict[str, Any] | None
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: JournalRows = field(default_factory=JournalRows)
+    """The accepted rows, kept as their lines and decoded on demand (``lines.JournalRows``)."""
     ids: dict[str, int] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     set_aside: list[SetAside] = field(default_factory=list)
@@ -119,7 +126,8 @@ class SessionLog:
 
 def read_session(path: Path) -> SessionLog:
     """Read ``path``; raises only ``OSError`` (missing file, no permission)."""
-    return parse_session(path, path.read_bytes())
+    with open(path, "rb") as handle:
+        return parse_lines(path, handle)
 
 
 def _preview(raw: bytes) -> str:
@@ -137,80 +145,88 @@ def _json_problem(exc: orjson.JSONDecodeError, raw: bytes) -> str:
 
 def parse_session(path: Path, data: bytes) -> SessionLog:
     """Split ``data`` into header, rows, diagnostics and a possible torn tail."""
+    return parse_lines(path, io.BytesIO(data))
+
+
+def read_lines(path: Path, handle: BinaryIO) -> SessionLog:
+    """``parse_lines`` of an open file from its start (the descriptor the writer locked)."""
+    handle.seek(0)
+    return parse_lines(path, handle)
+
+
+def parse_lines(path: Path, lines: Iterable[bytes]) -> SessionLog:
+    """Header, rows, diagnostics and a possible torn tail from the file's lines, each with its
+    newline (a file object yields them so): one line at a time, never the whole file split at
+    once, and each row's dict let go once its facts are taken (``lines.JournalRows``)."""
     log = SessionLog(path=path, header=None)
     diagnostics = log.diagnostics
 
     def problem(line: int, code: str, message: str, severity: Severity = "error") -> None:
         diagnostics.append(Diagnostic(path, line, severity, code, message))
 
-    if not data:
+    source = iter(lines)
+    first = next(source, b"")
+    if not first:
         problem(1, "header-missing", "the file is empty; a session file starts with a header line")
         return log
-
-    lines = data.split(b"\n")
-    tail = lines.pop()  # b"" when the file ends with a newline
-    if tail:
-        log.torn = TornTail(line=len(lines) + 1, offset=len(data) - len(tail), size=len(tail))
-        problem(
-            len(lines) + 1,
-            "torn-tail",
-            f"the last line is incomplete ({len(tail):,} bytes without a line end): the app stopped "
-            "while writing it, so it was never acknowledged; it is set aside when the session is "
-            "next opened for writing",
-            "warning",
-        )
-    log.end = len(data) - len(tail)
-    if not lines:
+    if first[-1:] != b"\n":
+        _torn(log, 1, 0, first)
         problem(1, "header-missing", "the file holds no complete line, so no session header")
         return log
-
-    _parse_header(log, lines[0], problem)
+    _parse_header(log, first[:-1], problem)
+    end = len(first)
 
     rows = log.rows
+    add = rows.add
     ids = log.ids
     set_aside = log.set_aside
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     line_no = 1
-    for raw in lines[1:]:
+    for raw in source:
         line_no += 1
-        if not raw:
+        if raw[-1:] != b"\n":
+            _torn(log, line_no, end, raw)
+            break
+        end += len(raw)
+        if raw == b"\n":
             continue
         try:
             obj = loads(raw)
         except decode_error as exc:
+            raw = raw[:-1]
             reason = "this line " + _json_problem(exc, raw)
-            set_aside.append(SetAside(line_no, raw, reason))
+            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
             problem(line_no, "not-json", reason + "; it is kept in the file and skipped")
             continue
         if type(obj) is not dict:
-            reason = f"this line is JSON but not an object: {_preview(raw)}"
-            set_aside.append(SetAside(line_no, raw, reason))
+            reason = f"this line is JSON but not an object: {_preview(raw[:-1])}"
+            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
             problem(line_no, "not-object", reason + "; it is kept in the file and skipped")
             continue
         row_id = obj.get("id")
         version = obj.get("v")
         if type(row_id) is not str or not row_id or type(obj.get("type")) is not str:
-            reason = f"row has no string 'id' and 'type': {_preview(raw)}"
-            set_aside.append(SetAside(line_no, raw, reason))
+            reason = f"row has no string 'id' and 'type': {_preview(raw[:-1])}"
+            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
             problem(line_no, "bad-envelope", reason + "; it is kept in the file and skipped")
             continue
         if type(version) is not int or version < 1:
             reason = (
                 f"row {row_id} has an unknown schema version {version!r} (expected 1 to {SCHEMA_VERSION})"
             )
-            set_aside.append(SetAside(line_no, raw, reason))
+            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
             problem(line_no, "bad-version", reason + "; it is kept in the file and skipped")
             continue
         if row_id in ids:
             reason = f"row id {row_id} appears again (first on an earlier line)"
-            set_aside.append(SetAside(line_no, raw, reason))
+            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
             problem(line_no, "duplicate-id", reason + "; the first one is used", "warning")
             continue
         shape = row_shape_problem(obj) if version <= SCHEMA_VERSION else None
         if shape is not None:
             reason = f"{obj['type']} row {row_id} cannot be used: {shape.message}"
-            set_aside.append(SetAside(line_no, raw, reason))
+            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
             diagnostics.append(
                 Diagnostic(
                     path,
@@ -231,8 +247,27 @@ def parse_session(path: Path, data: bytes) -> SessionLog:
                 "warning",
             )
         ids[row_id] = len(rows)
-        rows.append(obj)
+        add(raw, obj, row_id)
+    log.end = end
     return log
+
+
+def _torn(log: SessionLog, line: int, offset: int, tail: bytes) -> None:
+    """Note an incomplete last line (reported first, before the problems of earlier lines)."""
+    log.torn = TornTail(line=line, offset=offset, size=len(tail))
+    log.end = offset
+    log.diagnostics.insert(
+        0,
+        Diagnostic(
+            log.path,
+            line,
+            "warning",
+            "torn-tail",
+            f"the last line is incomplete ({len(tail):,} bytes without a line end): the app stopped "
+            "while writing it, so it was never acknowledged; it is set aside when the session is "
+            "next opened for writing",
+        ),
+    )
 
 
 def _parse_header(log: SessionLog, raw: bytes, problem: _Report) -> None:

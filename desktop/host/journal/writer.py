@@ -32,8 +32,17 @@ from desktop.host.journal.ack import Ack, issue_ack
 from desktop.host.journal.durable import sync_dir, sync_file, write_all, write_new_file
 from desktop.host.journal.envelope import SCHEMA_VERSION, new_row_id
 from desktop.host.journal.errors import FailureKind, LocalPreparationFailure, NotAcknowledged
+from desktop.host.journal.lines import JournalRows
 from desktop.host.journal.lock import LockHeld, LockPathError, SessionLock, check_record_path, lock_path_for
-from desktop.host.journal.reader import Diagnostic, SessionLog, SetAside, TornTail, parse_session
+from desktop.host.journal.reader import (
+    Diagnostic,
+    SessionLog,
+    SetAside,
+    TornTail,
+    parse_session,
+    read_lines,
+    read_session,
+)
 
 if TYPE_CHECKING:
     from desktop.host.journal.rows import RowBase
@@ -172,8 +181,11 @@ class JournalWriter:
                         f"This session file cannot be written ({exc.strerror or exc}), "
                         "so it is shown read-only."
                     )
-            data = _read_all(fd) if fd is not None else path.read_bytes()
-            log = parse_session(path, data)
+            if fd is not None:
+                with open(fd, "rb", closefd=False) as handle:  # line by line, never all at once
+                    log = read_lines(path, handle)
+            else:
+                log = read_session(path)
             if log.header is None:
                 raise log.format_error()
             if fd is not None and log.newer_format:
@@ -186,7 +198,7 @@ class JournalWriter:
             if fd is not None:
                 try:
                     if log.torn is not None:
-                        sidecar = _set_aside_tail(path, fd, log.torn, data)
+                        sidecar = _set_aside_tail(path, fd, log.torn)
                         _note_sidecar(log, sidecar)
                     sync_file(fd)  # rows a killed writer left in the page cache become durable
                 except OSError as exc:
@@ -216,8 +228,9 @@ class JournalWriter:
         return str(self.header["id"])
 
     @property
-    def rows(self) -> Sequence[dict[str, Any]]:
-        """Every acknowledged row in journal order (raw JSON objects; do not mutate them)."""
+    def rows(self) -> JournalRows:
+        """Every acknowledged row in journal order (raw JSON objects decoded on demand from
+        their lines, ``lines.JournalRows``; do not mutate them)."""
         return self._log.rows
 
     @property
@@ -270,7 +283,8 @@ class JournalWriter:
                     fresh[row_id] = data
             if not fresh:
                 return issue_ack(self.path, self.session_id, ids, (), 0)
-            payload = b"".join(orjson.dumps(d, option=orjson.OPT_APPEND_NEWLINE) for d in fresh.values())
+            lines = [orjson.dumps(d, option=orjson.OPT_APPEND_NEWLINE) for d in fresh.values()]
+            payload = b"".join(lines)
             start = self._end
             self._check_file(list(fresh))
             try:
@@ -283,10 +297,10 @@ class JournalWriter:
                 ) from exc
             self._end = start + len(payload)
             self.syncs += 1
-            rows_list = self._log.rows
-            for row_id, data in fresh.items():
-                held[row_id] = len(rows_list)
-                rows_list.append(data)
+            stored = self._log.rows
+            for (row_id, data), line in zip(fresh.items(), lines, strict=True):
+                held[row_id] = len(stored)
+                stored.add(line, data, row_id, keep=True)
             return issue_ack(self.path, self.session_id, ids, tuple(fresh), 1)
 
     def ack_for(self, ids: Iterable[str]) -> Ack:
@@ -407,7 +421,7 @@ class JournalWriter:
         if not self.read_only:
             return 0
         before = len(self._log.rows)
-        self._log = parse_session(self.path, self.path.read_bytes())
+        self._log = read_session(self.path)
         return len(self._log.rows) - before
 
     # --- closing ------------------------------------------------------------------------------
@@ -477,12 +491,6 @@ def _create_locked(path: Path, header_line: bytes) -> SessionLock:
         temp.unlink(missing_ok=True)
 
 
-def _read_all(fd: int) -> bytes:
-    """The whole file behind ``fd`` (the descriptor the writer locked and checked)."""
-    size = os.fstat(fd).st_size
-    return _read_at(fd, 0, size) if size else b""
-
-
 def _read_at(fd: int, offset: int, size: int) -> bytes:
     chunks: list[bytes] = []
     while size > 0:
@@ -528,12 +536,15 @@ def _note_sidecar(log: SessionLog, sidecar: Path) -> None:
     ]
 
 
-def _set_aside_tail(path: Path, fd: int, torn: TornTail, data: bytes) -> Path:
+def _set_aside_tail(path: Path, fd: int, torn: TornTail) -> Path:
     """Move an incomplete last line into a sidecar file, then cut it off the session."""
     number = 1
     while (sidecar := path.with_name(f"{path.name}.torn-{number}")).exists():
         number += 1
-    write_new_file(sidecar, data[torn.offset :])
+    tail = _read_at(fd, torn.offset, torn.size)
+    if len(tail) != torn.size:
+        raise OSError(errno.EIO, "the incomplete last line changed while the session was opened")
+    write_new_file(sidecar, tail)
     sync_dir(path.parent)
     os.ftruncate(fd, torn.offset)
     sync_file(fd)

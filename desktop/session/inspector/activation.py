@@ -12,11 +12,11 @@ from typing import Any
 from desktop.session.gate import ToolGate
 
 
-def activation_info(gate: ToolGate | None, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def activation_info(gate: ToolGate | None, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The Activation tab: live state, its identity inputs, and whether the transcript's newest
-    ``tool_activation`` section would be honoured for the current identity (and why not)."""
+    ``tool_activation`` section would be honoured for the current identity (and why not).
+    ``messages`` is the model's context (the runtime's view, read on demand: not a copy)."""
     from desktop.session.activation import SECTION_NAME
-    from desktop.session.history import context_view
 
     if gate is None:
         return {"available": False, "why": "No session is open."}
@@ -24,7 +24,6 @@ def activation_info(gate: ToolGate | None, rows: Sequence[Mapping[str, Any]]) ->
     snapshot = gate.snapshot
     route = gate.route
     identity = gate.identity()
-    messages = context_view(rows).messages
     verdict = gate.verdict(messages)
     section = None
     for message in reversed(messages):

@@ -1,0 +1,168 @@
+"""Opening a long session holds its lines, not its rows decoded (design G9).
+
+A decoded row costs about four times its line, and a session used to be held decoded twice
+over at open (the file split into lines, then every row as a dict). The session is opened
+through the path the window's worker and the commands take (``open_session``: the journal,
+the runtime's context, the activation restore and the continuation), under ``tracemalloc``;
+memory is counted, not timed, so the ratios hold on a busy machine.
+"""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from desktop.emulator import Emulator
+from desktop.host.journal import JournalWriter
+from desktop.host.permissions import headless_bridge
+from desktop.host.settings import Settings
+from desktop.pi.routes import emulator_route
+from desktop.session.assembly import SessionConfig, open_session
+
+ROWS = 20_000
+
+
+@pytest.fixture
+def emulator() -> Iterator[Emulator]:
+    with Emulator() as emu:
+        yield emu
+
+
+def _long_session(path: Path, rows: int) -> None:
+    """Turns of a user question, an answer with a tool call, its result; a system update
+    every ten turns (the mix of the window's open benchmark)."""
+    JournalWriter.create(path, cwd=str(path.parent), app_version="test").close()
+    lines: list[bytes] = []
+    n = turn = 0
+    while n < rows:
+        ts = 1_700_000_000_000 + n
+        batch: list[dict[str, Any]] = []
+        if turn % 10 == 0:
+            message = {
+                "role": "system",
+                "content": "",
+                "sections": {"guidance": f"rev {turn}"},
+                "timestamp": ts,
+            }
+            batch.append(
+                {
+                    "type": "system",
+                    "v": 1,
+                    "id": f"s{n}",
+                    "ts": ts,
+                    "modelSystem": {"v": 1, "message": message},
+                }
+            )
+        batch.append(
+            {
+                "type": "user",
+                "v": 1,
+                "id": f"u{n}",
+                "ts": ts,
+                "message": {
+                    "role": "user",
+                    "content": f"Question {turn}: why does test {turn % 97} fail?",
+                    "timestamp": ts,
+                },
+            }
+        )
+        call = {
+            "type": "toolCall",
+            "id": f"c{n}",
+            "name": "read",
+            "arguments": {"path": f"src/m{turn % 97}.py"},
+        }
+        text = {"type": "text", "text": f"Answer {turn}: an off-by-one in the loop. " * 3}
+        usage = {"input": 120, "output": 80, "cacheRead": 4000, "cacheWrite": 200, "totalTokens": 4400}
+        usage["cost"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}  # type: ignore[assignment]
+        batch.append(
+            {
+                "type": "assistant",
+                "v": 1,
+                "id": f"a{n}",
+                "ts": ts,
+                "route": {
+                    "provider": "anthropic",
+                    "model": "claude-opus-5-5",
+                    "api": "anthropic-messages",
+                    "baseUrl": "x",
+                },
+                "message": {
+                    "role": "assistant",
+                    "content": [text, call],
+                    "api": "anthropic-messages",
+                    "provider": "anthropic",
+                    "model": "claude-opus-5-5",
+                    "usage": usage,
+                    "stopReason": "toolUse",
+                    "timestamp": ts,
+                },
+            }
+        )
+        result = {"type": "text", "text": "def f(x):\n    return x + 1\n" * 4}
+        batch.append(
+            {
+                "type": "toolResult",
+                "v": 1,
+                "id": f"t{n}",
+                "ts": ts,
+                "message": {
+                    "role": "toolResult",
+                    "toolCallId": f"c{n}",
+                    "toolName": "read",
+                    "content": [result],
+                    "isError": False,
+                    "timestamp": ts,
+                },
+            }
+        )
+        for row in batch:
+            row["id"] = f"{row['id']}-{len(lines)}"
+            lines.append(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE))
+        n = len(lines)
+        turn += 1
+    with open(path, "ab") as handle:
+        handle.write(b"".join(lines))
+
+
+def test_opening_a_long_session_holds_about_its_lines(tmp_path: Path, emulator: Emulator) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    config = SessionConfig(
+        route=emulator_route("anthropic/claude-opus-5-5", emulator.url, emulated=True),
+        workspace=workspace,
+        settings=Settings(),
+        user_skills=workspace / "no-user-skills",
+    )
+    bridge = headless_bridge(yes=True, no=False)
+    # A short session first: the modules and catalogs an open loads are not the session's cost.
+    small = tmp_path / "small.jsonl"
+    _long_session(small, 50)
+    open_session(small, config, bridge=bridge).close()
+    path = tmp_path / "long.jsonl"
+    _long_session(path, ROWS)
+    size = path.stat().st_size
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        session = open_session(path, config, bridge=bridge)
+        gc.collect()
+        held, peak = (value - base for value in tracemalloc.get_traced_memory())
+    finally:
+        tracemalloc.stop()
+    try:
+        assert len(session.writer.rows) >= ROWS
+        assert len(session.runtime.view().messages) > ROWS * 9 // 10
+        # Rows held decoded cost about 4x the file (4.7x held, 6.4x at the peak, before); their
+        # lines cost 1x, their ids and row numbers a little more.
+        assert held / size < 2.5, f"held {held / size:.2f}x the file"
+        assert peak / size < 3.0, f"peak {peak / size:.2f}x the file"
+    finally:
+        session.close()
