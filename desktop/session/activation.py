@@ -47,7 +47,7 @@ import orjson
 from desktop.host.tools.catalog import canonical_json
 from desktop.host.tools.toolsearch import NAME as TOOLSEARCH
 from desktop.host.tools.toolsearch import activated_names
-from desktop.session.context_log import system_messages_at
+from desktop.session.context_log import could_mention, system_messages_at
 
 SECTION_NAME = "tool_activation"
 #: Version 2 carries a MAC; version 1 (before design A8) is read only to say why it grants nothing.
@@ -338,6 +338,10 @@ def _toolsearch_evidence(
     the runtime really ran its calls) holds a ``ToolSearch`` call with the same id, no earlier
     result already answered that call, and every name it lists is one the call could return.
     """
+    if not could_mention(messages, TOOLSEARCH):
+        # No ToolSearch call or result in the conversation's rows: nothing to find, without
+        # decoding every row of a long session (design G9, D6).
+        return _Evidence((), ())
     calls: dict[str, tuple[int, Mapping[str, Any]]] = {}
     answered: set[str] = set()
     names: list[str] = []

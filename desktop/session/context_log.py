@@ -166,6 +166,16 @@ class ContextMessages(Sequence[Message]):
         decodes no row."""
         return [(index, self._held[index]) for index in self._held_at]
 
+    def could_mention(self, text: str) -> bool:
+        """Whether a message read from a row could hold ``text`` in a string: some line of the
+        journal holds it, or holds a ``\\u`` escape (the only JSON escape that can spell a
+        letter). True when the rows are not the journal's lines: nothing is cheaper than
+        reading them."""
+        rows = self.rows
+        if not isinstance(rows, JournalRows):
+            return True
+        return rows.lines_hold(text.encode()) or rows.lines_hold(b"\\u")
+
     def add(self, row: int) -> None:
         self.refs.append(row)
         self.sources.append(row)
@@ -425,6 +435,12 @@ class ContextLog:
     def system_messages(self) -> list[Message]:
         messages = self._messages
         return [messages[i] for i in self.system_indices]
+
+
+def could_mention(messages: Sequence[Mapping[str, Any]], text: str) -> bool:
+    """Whether a message of the context read from a row could hold ``text`` (a scan that looks
+    only at such messages can skip the context when not); held messages are not looked at."""
+    return messages.could_mention(text) if isinstance(messages, ContextMessages) else True
 
 
 def system_messages_at(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any]]]:
