@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast, overload
 
 from desktop.host.journal.lines import MESSAGE, MODEL_SYSTEM, NEWER, SYSTEM_MESSAGE, JournalRows, row_facts
@@ -159,6 +159,22 @@ class ContextMessages(Sequence[Message]):
         if ref < 0:
             return self._held[index]
         return cast(Message, self.rows[ref]["message"])
+
+    def held(self) -> list[tuple[int, Message]]:
+        """The messages held decoded, with their positions: every system message of the
+        context is among them (with a compaction's summary), so a scan for system state
+        decodes no row."""
+        return [(index, self._held[index]) for index in self._held_at]
+
+    def could_mention(self, text: str) -> bool:
+        """Whether a message read from a row could hold ``text`` in a string: some line of the
+        journal holds it, or holds a ``\\u`` escape (the only JSON escape that can spell a
+        letter). True when the rows are not the journal's lines: nothing is cheaper than
+        reading them."""
+        rows = self.rows
+        if not isinstance(rows, JournalRows):
+            return True
+        return rows.lines_hold(text.encode()) or rows.lines_hold(b"\\u")
 
     def add(self, row: int) -> None:
         self.refs.append(row)
@@ -419,3 +435,20 @@ class ContextLog:
     def system_messages(self) -> list[Message]:
         messages = self._messages
         return [messages[i] for i in self.system_indices]
+
+
+def could_mention(messages: Sequence[Mapping[str, Any]], text: str) -> bool:
+    """Whether a message of the context read from a row could hold ``text`` (a scan that looks
+    only at such messages can skip the context when not); held messages are not looked at."""
+    return messages.could_mention(text) if isinstance(messages, ContextMessages) else True
+
+
+def system_messages_at(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any]]]:
+    """The system messages of a context with their positions. From the log's context they are
+    the messages it holds decoded, so restoring activation or declarations from a long session
+    reads no other row (design G9, D6); any other sequence is scanned."""
+    if isinstance(messages, ContextMessages):
+        found: list[tuple[int, Mapping[str, Any]]] = list(messages.held())
+    else:
+        found = list(enumerate(messages))
+    return [(index, message) for index, message in found if message.get("role") == "system"]
