@@ -99,12 +99,14 @@ class StreamParser:
     def feed(self, chunk: bytes) -> list[StreamEvent]:
         if self._terminal:
             return []
-        self._ensure_started()
+        if not self._started:
+            self._ensure_started()
         try:
             self.ingest(chunk)
         except (StreamFailure, ValueError) as exc:
             self._error(str(exc), aborted=False)
-        return self._drain()
+        events, self._events = self._events, []
+        return events
 
     def finish(self) -> list[StreamEvent]:
         """The body ended: flush, then ``done`` if the provider finished properly, else ``error``."""
@@ -207,4 +209,8 @@ class StreamParser:
         self._current = None
 
     def emit_block(self, kind: str, index: int, **fields: Any) -> None:
-        self._emit({"type": kind, "contentIndex": index, **fields, "partial": self.output})
+        self._events.append({"type": kind, "contentIndex": index, **fields, "partial": self.output})
+
+    def emit_delta(self, kind: str, index: int, delta: str) -> None:
+        """``emit_block`` for the most frequent event, without the keyword packing."""
+        self._events.append({"type": kind, "contentIndex": index, "delta": delta, "partial": self.output})
