@@ -47,6 +47,7 @@ import orjson
 from desktop.host.tools.catalog import canonical_json
 from desktop.host.tools.toolsearch import NAME as TOOLSEARCH
 from desktop.host.tools.toolsearch import activated_names
+from desktop.session.context_log import system_entries
 
 SECTION_NAME = "tool_activation"
 #: Version 2 carries a MAC; version 1 (before design A8) is read only to say why it grants nothing.
@@ -396,7 +397,7 @@ def restore_activation(
     """Recover execution activation from neutral messages (model order)."""
     known = frozenset(deferred_names)
     sections: list[tuple[int, object]] = []
-    for index, message in enumerate(messages):
+    for index, message in system_entries(messages):  # sections live in system messages only
         found, value = _section_text(message)
         if found:
             sections.append((index, value))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from desktop.host.tools.catalog import CatalogSnapshot, canonical_json
+from desktop.session.context_log import system_entries
 
 FIXED_PROVIDER = "deepseek"
 FIXED_MODEL = "deepseek-flash"
@@ -231,7 +232,7 @@ class Declarations:
             added.append(declaration)
         return ToolChanges(added=tuple(added))
 
-    def adopt_history(self, messages: Iterable[Mapping[str, Any]]) -> None:
+    def adopt_history(self, messages: Sequence[Mapping[str, Any]]) -> None:
         """Learn which deferred schemas the history already declared (what the model can see).
 
         This is declaration bookkeeping only, so the same schema is not published twice;
@@ -239,9 +240,7 @@ class Declarations:
         """
         if self.fixed:
             return
-        for message in messages:
-            if message.get("role") != "system":
-                continue
+        for _index, message in system_entries(messages):  # declarations live in system messages
             for tool in message.get("toolsAdded") or ():
                 name = tool.get("name") if isinstance(tool, Mapping) else None
                 spec = self.snapshot.get(name) if isinstance(name, str) else None
