@@ -4,15 +4,18 @@ Run from the repository root::
 
     PYTHONPATH=$PWD python benchmarks/startup_bench.py [--rounds 15] [--rows 10000] [--json out.json]
 
-Two comparisons, each a ratio against an anchor measured in the same run (design D6, D7):
+The comparisons, each a ratio against an anchor measured in the same run (design D6, D7):
 
 * ``help``: ``pi-desktop --help`` against ``python -c "import orjson"`` (target <= 1.5x);
 * ``status``: ``pi-desktop status FILE`` on a 10,000-row session against a script that starts
   Python and parses the same file with orjson, garbage collector off (its best case; target
   <= 2x);
 * ``status`` again on the same session plus one ``tool_activation`` section, as every session
-  the app writes has: verifying it reads the installation secret, so the keyring backend is
-  searched (design A8); reported beside the first so that cost is not hidden.
+  the app writes has, sealed with the installation secret of the private data dir, made as the
+  app makes it where no keyring backend exists (a private file, read without the keyring,
+  design A8);
+* ``status`` on the same session with a foreign section (a throwaway key): the file's secret
+  does not verify it, so the keyring is asked too (its import and backend search).
 
 Each run is a fresh process; its CPU time (user + system) comes from
 ``resource.getrusage(RUSAGE_CHILDREN)`` before and after, so other load on the machine does
@@ -92,9 +95,16 @@ def make_session(path: Path, rows: int) -> None:
     timeline_session(path, rows)
 
 
-def with_activation_section(path: Path, target: Path) -> None:
+def with_activation_section(path: Path, target: Path, data: Path | None) -> None:
     """A copy of ``path`` whose last row is a hidden system row carrying a ``tool_activation``
-    section (sealed with a throwaway key: it verifies nothing, but it must be checked)."""
+    section, as every session the app writes has. With ``data``, sealed with that data
+    folder's installation secret, made as the app makes it where no keyring backend exists (a
+    private file); without, with a throwaway key (a foreign section: it verifies nothing, but
+    it must be checked, so the keyring is asked too)."""
+    import keyring
+    import keyring.backends.fail
+
+    from desktop.host.installation_secret import load_installation_secret
     from desktop.host.journal import JournalWriter
     from desktop.session.activation import (
         ActivationSigner,
@@ -103,11 +113,22 @@ def with_activation_section(path: Path, target: Path) -> None:
     )
 
     target.write_bytes(path.read_bytes())
-    state = ActivationSigner.ephemeral("bench").seal(ActivationState(identity="0" * 64))
-    message = activation_message(state, timestamp=1_700_000_000_000)
-    row = {"type": "system", "v": 1, "id": "bench-activation", "ts": 1_700_000_000_000}
-    row["modelSystem"] = {"v": 1, "message": message}
     with JournalWriter.open(target) as writer:
+        if data is None:
+            signer = ActivationSigner.ephemeral(writer.session_id)
+        else:
+            previous = keyring.get_keyring()
+            keyring.set_keyring(keyring.backends.fail.Keyring())  # never the user's real keyring
+            try:
+                secret = load_installation_secret(data)
+            finally:
+                keyring.set_keyring(previous)
+            assert secret is not None and secret.source == "file"
+            signer = ActivationSigner.from_secret(secret.value, writer.session_id)
+        state = signer.seal(ActivationState(identity="0" * 64))
+        message = activation_message(state, timestamp=1_700_000_000_000)
+        row = {"type": "system", "v": 1, "id": "bench-activation", "ts": 1_700_000_000_000}
+        row["modelSystem"] = {"v": 1, "message": message}
         writer.append([row])
 
 
@@ -124,12 +145,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = Path(tmp)
         session = folder / "session.jsonl"
         make_session(session, args.rows)
-        sealed = folder / "sealed.jsonl"
-        with_activation_section(session, sealed)
-        for made in (session, sealed):
-            (folder / f"{made.name}.lock").unlink(missing_ok=True)
         data = folder / "data"
         data.mkdir()
+        sealed = folder / "sealed.jsonl"
+        with_activation_section(session, sealed, data)
+        foreign = folder / "foreign.jsonl"
+        with_activation_section(session, foreign, None)
+        for made in (session, sealed, foreign):
+            (folder / f"{made.name}.lock").unlink(missing_ok=True)
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PI_DESKTOP_DATA_DIR": str(data)}
         # An installed app has its byte code compiled; without the caches every run would
         # compile every module from source (the warm-up run writes them).
@@ -149,6 +172,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "status, with a section",
                 [*command, "status", str(sealed)],
                 [*python, *ANCHOR_PARSE, str(sealed)],
+                args.rounds,
+                env,
+            ),
+            compare(
+                "status, a foreign section",
+                [*command, "status", str(foreign)],
+                [*python, *ANCHOR_PARSE, str(foreign)],
                 args.rounds,
                 env,
             ),

@@ -16,7 +16,6 @@ fails cleanly and the bundled snapshots stay in use.
 
 from __future__ import annotations
 
-import logging
 import os
 import tempfile
 import threading
@@ -56,8 +55,6 @@ _FILES: Final[dict[CatalogKind, str]] = {"models.dev": "models_dev_api.json", "p
 KINDS: Final[tuple[CatalogKind, ...]] = ("pi", "models.dev")
 #: The window refreshes in the background at start when a cached catalog is older than this.
 STALE_AFTER_SECONDS: Final = 24 * 3600
-
-log = logging.getLogger(__name__)
 
 
 class CatalogRefreshError(RuntimeError):
@@ -347,6 +344,9 @@ def refresh_in_background(
         return None
 
     def work() -> None:
+        import logging  # only the window refreshes at start; commands that read load no logging
+
+        log = logging.getLogger(__name__)
         started = time.monotonic()
         for outcome in refresh_catalogs(stale, cache_dir=cache_dir):
             log.info("catalog refresh at start (%.1f s): %s", time.monotonic() - started, outcome.summary())

@@ -11,15 +11,15 @@ environment and the keyring, and treats a missing keyring backend as "no stored 
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from desktop.host.credentials import API_KEY_ENV, KEYRING_SERVICE, env_api_key, keyring_username
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
 
 #: Forces the emulator even when keys exist (demos, screenshots, the packaging smoke tests).
 OFFLINE_ENV: Final = "PI_DESKTOP_OFFLINE"
@@ -78,7 +78,7 @@ def stored_provider_keys(get_password: Callable[[str, str], str | None]) -> set[
         try:
             secret = get_password(KEYRING_SERVICE, keyring_username(provider))
         except Exception as exc:  # any backend failure: locked, no D-Bus, no backend at all
-            log.info("keyring unavailable (%s: %s); using environment keys only", type(exc).__name__, exc)
+            _log().info("keyring unavailable (%s: %s); using environment keys only", type(exc).__name__, exc)
             return found
         if secret:
             found.add(provider)
@@ -92,3 +92,11 @@ def initial_route(environ: Mapping[str, str] | None = None) -> InitialRoute:
     import keyring  # finding a backend is slow; a command that names its route never gets here
 
     return decide_initial_route(env, stored_provider_keys(keyring.get_password))
+
+
+def _log() -> logging.Logger:
+    """This module's logger; ``logging`` loads only when there is something to log (a command
+    that merely reads settings never needs it, design D6)."""
+    import logging
+
+    return logging.getLogger(__name__)

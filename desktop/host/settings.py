@@ -27,7 +27,6 @@ older app ignores ``version`` and ``appliedMigrations`` like any other unknown k
 from __future__ import annotations
 
 import dataclasses
-import logging
 import os
 import re
 import types
@@ -35,13 +34,15 @@ import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal, Self
+from typing import TYPE_CHECKING, Any, Final, Literal, Self
 
 import orjson
 
 from desktop.host.paths import data_dir
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
+
 
 SETTINGS_FILE = "settings.json"
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -339,7 +340,7 @@ def load_settings(path: Path | None = None) -> Settings:
         return Settings()
     migrated = migrate(_read_raw(target), where=target)
     if migrated.newer:
-        log.warning(
+        _log().warning(
             "%s has settings version %s, newer than this build's %s; reading it as it is",
             target,
             migrated.raw.get("version"),
@@ -370,7 +371,9 @@ def upgrade_settings_file(path: Path | None = None) -> tuple[str, ...]:
     backup = target.with_name(f"{target.name}.v{old_version}.bak")
     _write_atomically(backup, original)
     _write_atomically(target, orjson.dumps(migrated.raw, option=orjson.OPT_INDENT_2) + b"\n")
-    log.info("%s: applied settings migrations %s (backup: %s)", target, ", ".join(migrated.applied), backup)
+    _log().info(
+        "%s: applied settings migrations %s (backup: %s)", target, ", ".join(migrated.applied), backup
+    )
     return migrated.applied
 
 
@@ -381,3 +384,11 @@ def _write_atomically(target: Path, data: bytes) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, target)
+
+
+def _log() -> logging.Logger:
+    """This module's logger; ``logging`` loads only when there is something to log (a command
+    that merely reads settings never needs it, design D6)."""
+    import logging
+
+    return logging.getLogger(__name__)

@@ -40,14 +40,14 @@ import secrets
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import orjson
 
 from desktop.host.tools.catalog import canonical_json
 from desktop.host.tools.toolsearch import NAME as TOOLSEARCH
 from desktop.host.tools.toolsearch import activated_names
-from desktop.session.context_log import system_entries
+from desktop.session.context_log import could_mention, system_messages_at
 
 SECTION_NAME = "tool_activation"
 #: Version 2 carries a MAC; version 1 (before design A8) is read only to say why it grants nothing.
@@ -338,6 +338,10 @@ def _toolsearch_evidence(
     the runtime really ran its calls) holds a ``ToolSearch`` call with the same id, no earlier
     result already answered that call, and every name it lists is one the call could return.
     """
+    if not could_mention(messages, TOOLSEARCH):
+        # No ToolSearch call or result in the conversation's rows: nothing to find, without
+        # decoding every row of a long session (design G9, D6).
+        return _Evidence((), ())
     calls: dict[str, tuple[int, Mapping[str, Any]]] = {}
     answered: set[str] = set()
     names: list[str] = []
@@ -386,18 +390,24 @@ def _toolsearch_evidence(
     return _Evidence(tuple(dict.fromkeys(names)), tuple(refused))
 
 
+class Verifier(Protocol):
+    """What restoration needs of a signer: whether a section was sealed by this installation."""
+
+    def verify(self, state: ActivationState) -> bool: ...
+
+
 def restore_activation(
     messages: Sequence[Mapping[str, Any]],
     *,
     identity: str,
     deferred_names: Collection[str],
-    signer: ActivationSigner,
+    signer: Verifier,
     could_return: CouldReturn,
 ) -> RestoreResult:
     """Recover execution activation from neutral messages (model order)."""
     known = frozenset(deferred_names)
     sections: list[tuple[int, object]] = []
-    for index, message in system_entries(messages):  # sections live in system messages only
+    for index, message in system_messages_at(messages):
         found, value = _section_text(message)
         if found:
             sections.append((index, value))

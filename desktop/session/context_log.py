@@ -169,12 +169,21 @@ class ContextMessages(Sequence[Message]):
             return cast(Message, rows.peek(ref)["message"])
         return cast(Message, rows[ref]["message"])
 
-    def held(self) -> Iterator[tuple[int, Message]]:
-        """(index, message) of each message held decoded, in order: every system message and
-        a compaction's summary; the others are not read."""
-        held = self._held
-        for index in self._held_at:
-            yield index, held[index]
+    def held(self) -> list[tuple[int, Message]]:
+        """The messages held decoded, with their positions: every system message of the
+        context is among them (with a compaction's summary), so a scan for system state
+        decodes no row."""
+        return [(index, self._held[index]) for index in self._held_at]
+
+    def could_mention(self, text: str) -> bool:
+        """Whether a message read from a row could hold ``text`` in a string: some line of the
+        journal holds it, or holds a ``\\u`` escape (the only JSON escape that can spell a
+        letter). True when the rows are not the journal's lines: nothing is cheaper than
+        reading them."""
+        rows = self.rows
+        if not isinstance(rows, JournalRows):
+            return True
+        return rows.lines_hold(text.encode()) or rows.lines_hold(b"\\u")
 
     def add(self, row: int) -> None:
         self.refs.append(row)
@@ -452,10 +461,18 @@ class ContextLog:
         return [messages[i] for i in self.system_indices]
 
 
-def system_entries(messages: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    """(index, message) of each system message of ``messages``, in order. On the runtime's
-    context (``ContextMessages``) no other message is read: a walk that only looks at system
-    messages (sections, tool declarations) costs their number, not the session's length."""
+def could_mention(messages: Sequence[Mapping[str, Any]], text: str) -> bool:
+    """Whether a message of the context read from a row could hold ``text`` (a scan that looks
+    only at such messages can skip the context when not); held messages are not looked at."""
+    return messages.could_mention(text) if isinstance(messages, ContextMessages) else True
+
+
+def system_messages_at(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any]]]:
+    """The system messages of a context with their positions. From the log's context they are
+    the messages it holds decoded, so restoring activation or declarations from a long session
+    reads no other row (design G9, D6); any other sequence is scanned."""
     if isinstance(messages, ContextMessages):
-        return ((i, cast(Mapping[str, Any], m)) for i, m in messages.held() if m["role"] == "system")
-    return ((i, m) for i, m in enumerate(messages) if m.get("role") == "system")
+        found: list[tuple[int, Mapping[str, Any]]] = list(messages.held())
+    else:
+        found = list(enumerate(messages))
+    return [(index, message) for index, message in found if message.get("role") == "system"]

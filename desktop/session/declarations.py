@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from desktop.host.tools.catalog import CatalogSnapshot, canonical_json
-from desktop.session.context_log import system_entries
+from desktop.session.context_log import system_messages_at
 
 FIXED_PROVIDER = "deepseek"
 FIXED_MODEL = "deepseek-flash"
@@ -240,7 +240,7 @@ class Declarations:
         """
         if self.fixed:
             return
-        for _index, message in system_entries(messages):  # declarations live in system messages
+        for _, message in system_messages_at(messages):
             for tool in message.get("toolsAdded") or ():
                 name = tool.get("name") if isinstance(tool, Mapping) else None
                 spec = self.snapshot.get(name) if isinstance(name, str) else None

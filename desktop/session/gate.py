@@ -301,31 +301,24 @@ class ToolGate:
             return result
 
     def verdict(self, messages: Sequence[Mapping[str, Any]]) -> RestoreResult:
-        """What restoration would grant from ``messages`` now (read-only; the Activation tab)."""
+        """What restoration would grant from ``messages`` now (read-only; the Activation tab).
+
+        One pass: the installation's signer is resolved at the first section to verify, so a
+        history with nothing to verify never reads the secret, and one with a section is not
+        replayed twice (design A8, D6). A result other than "none" resolves it in any case:
+        an unusable secret rejects whatever the history would restore."""
         with self._lock:
-            if self._signer_source is not None:
-                # Without a section nothing is verified (the throwaway signer is not consulted),
-                # and "none" does not depend on the signer: only then is the secret not read.
-                found = restore_activation(
-                    messages,
-                    identity=self.identity(),
-                    deferred_names=self._snapshot.deferred_names,
-                    signer=self._signer,
-                    could_return=self.could_return,
-                )
-                if found.source == "none":
-                    return found
-                self._resolve_signer()
+            found = restore_activation(
+                messages,
+                identity=self.identity(),
+                deferred_names=self._snapshot.deferred_names,
+                signer=_SignerOnDemand(self),
+                could_return=self.could_return,
+            )
+            if found.source == "none":
+                return found
+            self._resolve_signer()
             if self._signer_problem is not None:
-                found = restore_activation(
-                    messages,
-                    identity=self.identity(),
-                    deferred_names=self._snapshot.deferred_names,
-                    signer=self._signer,
-                    could_return=self.could_return,
-                )
-                if found.source == "none":
-                    return found
                 return replace(
                     found,
                     active=frozenset(),
@@ -333,13 +326,7 @@ class ToolGate:
                     recovered=(),
                     reason=f"{self._signer_problem}; nothing restored",
                 )
-            return restore_activation(
-                messages,
-                identity=self.identity(),
-                deferred_names=self._snapshot.deferred_names,
-                signer=self._signer,
-                could_return=self.could_return,
-            )
+            return found
 
     # -- the gate ----------------------------------------------------------------------------
 
@@ -441,3 +428,13 @@ class ToolGate:
         with self._lock:
             notes, self._notes = self._notes, []
             return notes
+
+
+class _SignerOnDemand:
+    """The gate's signer, resolved when restoration first verifies a section."""
+
+    def __init__(self, gate: ToolGate) -> None:
+        self._gate = gate
+
+    def verify(self, state: ActivationState) -> bool:
+        return self._gate.signer.verify(state)

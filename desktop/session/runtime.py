@@ -14,12 +14,11 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from desktop.host.journal.lines import rows_of_type
 from desktop.pi.delivery import FallbackDelivery, deliver
 from desktop.pi.projection import ProviderRequest, RequestOptions, project
-from desktop.pi.projection.incremental import IncrementalProjection
 from desktop.pi.transcript import normalize_context
 from desktop.pi.types import AssistantMessage, Message, Model, Tool, ToolCall, ToolResultMessage
 from desktop.session.compaction import (
@@ -37,6 +36,9 @@ from desktop.session.estimate import context_tokens
 from desktop.session.history import ContextView
 from desktop.session.state import EffectiveState, effective_state
 from desktop.session.system_state import DesiredState, system_fields_for
+
+if TYPE_CHECKING:  # the incremental projector loads with the first request (``status`` builds none)
+    from desktop.pi.projection.incremental import IncrementalProjection
 
 Event = Mapping[str, Any]
 EventSink = Callable[[Event], None]
@@ -235,6 +237,8 @@ class SessionRuntime:
         found = next((i for i, entry in enumerate(entries) if entry[0] is route or entry[0] == route), None)
         entry: tuple[SessionRoute, IncrementalProjection, tuple[int, int] | None]
         if found is None:
+            from desktop.pi.projection.incremental import IncrementalProjection
+
             if len(entries) >= 4:
                 entries.pop(0)
             entry = (route, IncrementalProjection(route.model, route.options, route.fallback), None)

@@ -20,11 +20,12 @@ HEAVY = ("mcp", "httpx", "PySide6", "pydantic", "anthropic", "openai", "jsonsche
 
 
 def loaded_after(code: str) -> list[str]:
+    """Every module loaded once ``code`` ran, with each package's root listed too."""
     script = (
         "import sys, json\n"
         f"{code}\n"
-        "roots = sorted({m.split('.')[0] for m in sys.modules})\n"
-        "sys.__stdout__.write('\\n' + json.dumps(roots) + '\\n')\n"
+        "names = sorted(set(sys.modules) | {m.split('.')[0] for m in sys.modules})\n"
+        "sys.__stdout__.write('\\n' + json.dumps(names) + '\\n')\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=cli_env(), timeout=120, check=True
@@ -62,8 +63,19 @@ def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
 
 #: What ``status`` must not load on a session without MCP servers (design D6): besides the SDKs
 #: above, pydantic's row and settings models, the keyring (its backend search alone costs more
-#: than the parse), the ignore matcher of the file tools, and the models.dev package's loader.
-STATUS_HEAVY = (*HEAVY, "pathspec", "secretstorage", "jeepney", "cryptography")
+#: than the parse), the ignore matcher of the file tools, and the models.dev package's loader;
+#: ``logging`` (only something to log loads it), ``socket`` (the writer lock's host name), and
+#: the incremental projector (``status`` builds no request).
+STATUS_HEAVY = (
+    *HEAVY,
+    "pathspec",
+    "secretstorage",
+    "jeepney",
+    "cryptography",
+    "logging",
+    "socket",
+    "desktop.pi.projection.incremental",
+)
 
 
 def test_status_loads_nothing_heavy(tmp_path: object) -> None:

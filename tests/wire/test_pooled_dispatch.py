@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 
 from desktop.emulator import Emulator
 from desktop.emulator.faults import Fault
+from desktop.host.providers import pool
 from desktop.pi.projection import ProviderRequest
 from desktop.session.dispatch import HttpDispatcher
 from tests.wire.families import FAMILIES
@@ -65,5 +67,78 @@ def test_cancel_while_waiting_on_a_reused_connection(emulator: Emulator) -> None
             dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())["stopReason"]
             == "stop"
         )
+    finally:
+        dispatcher.close()
+
+
+def _cancel_mid_stream(dispatcher: HttpDispatcher, emu: Emulator) -> tuple[dict[str, Any], float]:
+    """A long answer whose events slow down after the first delta; cancel 50 ms after that delta."""
+    emu.inject(Fault("slow_stream", delay=1.0, at_event=6), times=1)
+    cancel = threading.Event()
+    cancelled_at: list[float] = []
+
+    def fire() -> None:
+        cancelled_at.append(time.monotonic())
+        cancel.set()
+
+    def on_event(event: Any) -> None:
+        if event["event"]["type"].endswith("_delta") and not cancelled_at:
+            threading.Timer(0.05, fire).start()
+
+    request, model = _request(emu, "tell me [[words:60]]")
+    message = dispatcher(request, model, on_event=on_event, cancel=cancel)
+    return dict(message), time.monotonic() - cancelled_at[0]
+
+
+def test_cancel_mid_stream_closes_the_pooled_response(emulator: Emulator) -> None:
+    dispatcher = HttpDispatcher(lambda: None)
+    try:
+        message, latency = _cancel_mid_stream(dispatcher, emulator)
+        assert message["stopReason"] == "aborted"
+        assert latency < 0.5, f"the blocked read was not interrupted ({latency:.3f}s)"
+        request, model = _request(emulator, "next turn")
+        assert (
+            dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())["stopReason"]
+            == "stop"
+        )
+    finally:
+        dispatcher.close()
+
+
+def test_one_watcher_thread_serves_every_request(emulator: Emulator) -> None:
+    """No thread is started per request (design D2): the client's one watcher serves them all."""
+    dispatcher = HttpDispatcher(lambda: None)
+    try:
+        request, model = _request(emulator, "first")
+        dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())
+        assert dispatcher._pool is not None
+        watcher = dispatcher._pool._watcher
+        assert watcher is not None and watcher.is_alive()
+        for turn in range(10):
+            request, model = _request(emulator, f"turn {turn}")
+            dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())
+            assert dispatcher._pool._watcher is watcher
+    finally:
+        dispatcher.close()
+    watcher.join(timeout=2)
+    assert not watcher.is_alive()  # closing the session ends its watcher
+
+
+def test_an_idle_watcher_ends_and_the_next_request_starts_one(
+    emulator: Emulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pool, "_IDLE_POLLS", 3)
+    dispatcher = HttpDispatcher(lambda: None)
+    try:
+        request, model = _request(emulator, "first")
+        dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())
+        assert dispatcher._pool is not None
+        first = dispatcher._pool._watcher
+        assert first is not None
+        first.join(timeout=5)
+        assert not first.is_alive() and dispatcher._pool._watcher is None
+        message, latency = _cancel_mid_stream(dispatcher, emulator)
+        assert dispatcher._pool._watcher not in (None, first)
+        assert message["stopReason"] == "aborted" and latency < 0.5
     finally:
         dispatcher.close()

@@ -212,6 +212,10 @@ class JournalRows(Sequence[dict[str, Any]]):
             yield self.peek(start)
             start = types.find(code, start + 1)
 
+    def lines_hold(self, text: bytes) -> bool:
+        """Whether any row's line holds these bytes (one search over every line, no decoding)."""
+        return text in self._data
+
     @property
     def stored_bytes(self) -> int:
         """Bytes of lines held (for measurements)."""

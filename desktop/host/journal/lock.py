@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import errno
 import os
-import socket
 import stat
 import sys
 import time
@@ -58,6 +57,14 @@ class FileIdentity:
 
     def same_file(self, info: os.stat_result) -> bool:
         return (info.st_dev, info.st_ino) == (self.device, self.inode)
+
+
+def _hostname() -> str:
+    """This host's name for the lock record; ``socket`` loads only when a lock is held or
+    checked, never for a read-only command (design D6)."""
+    import socket
+
+    return socket.gethostname()
 
 
 def lock_path_for(session_path: Path) -> Path:
@@ -93,7 +100,7 @@ def _describe_holder(holder: dict[str, Any] | None) -> str:
         pid = holder.get("pid")
         host = holder.get("host")
         since = holder.get("since")
-        if pid == os.getpid() and host == socket.gethostname():
+        if pid == os.getpid() and host == _hostname():
             who = "this same Pi Desktop window (it already has the session open)"
         else:
             details = [f"process {pid}"] if isinstance(pid, int) else []
@@ -200,7 +207,7 @@ def _read_holder(record: Path) -> dict[str, Any] | None:
 
 def _write_record(record: Path) -> None:
     """Publish who holds the session; never writes into a file this call did not create."""
-    info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time_ns() // 1_000_000}
+    info = {"pid": os.getpid(), "host": _hostname(), "since": time.time_ns() // 1_000_000}
     line = orjson.dumps(info) + b"\n"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY
     try:

@@ -11,17 +11,15 @@ neutral events through ``on_event`` as they are parsed. Guarantees:
 * Failures end in ``stopReason: "error"`` with an ``errorMessage`` naming the provider,
   HTTP status and the provider's own error text; the API key never appears in it.
 * Every socket is known from the moment it connects, so cancellation works even while
-  waiting for the first byte: with a session's pooled client (``SessionHttp``, keep-alive)
-  its watcher shuts the pool's sockets down; without one, each request gets a client of its
-  own that keeps no connection.
+  waiting for the first byte. The one watcher is ``SessionHttp``'s: with a session's pooled
+  client (keep-alive) its watcher serves every request; without one, the request gets a
+  client of its own that keeps no connection, watched the same way.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import random
-import socket
 import ssl
 import threading
 from collections.abc import Callable, Mapping
@@ -48,8 +46,6 @@ from desktop.pi.streaming import AssistantMessage, StreamEvent, StreamParser, pa
 EventCallback = Callable[[StreamEvent], None]
 #: Largest error body read from a failed response.
 MAX_ERROR_BODY = 64 * 1024
-#: How often the cancel watcher looks at the cancel flag.
-CANCEL_POLL_SECONDS = 0.02
 
 
 @dataclass(frozen=True)
@@ -67,54 +63,16 @@ class Timeouts:
 DEFAULT_TIMEOUTS = Timeouts()
 
 
+@functools.cache
+def _httpx_timeout(timeouts: Timeouts) -> httpx.Timeout:
+    """The httpx form of ``timeouts``, built once rather than per request."""
+    return timeouts.httpx()
+
+
 class _Retry(Exception):
     def __init__(self, reason: str, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(reason)
         self.headers = headers or {}
-
-
-class _SocketWatch:
-    """Remembers the live socket and shuts it down when ``cancel`` is set."""
-
-    def __init__(self, cancel: threading.Event | None) -> None:
-        self.cancel = cancel
-        self._sockets: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self._done = threading.Event()
-        self._thread: threading.Thread | None = None
-        if cancel is not None:
-            self._thread = threading.Thread(target=self._watch, name="pi-cancel-watch", daemon=True)
-            self._thread.start()
-
-    def trace(self, name: str, info: Mapping[str, Any]) -> None:
-        """httpcore trace hook: capture the socket as soon as the connection exists."""
-        if name.endswith((".connect_tcp.complete", ".start_tls.complete")):
-            stream = info.get("return_value")
-            sock = stream.get_extra_info("socket") if stream is not None else None
-            if isinstance(sock, socket.socket):
-                with self._lock:
-                    self._sockets.append(sock)
-                if self.cancel is not None and self.cancel.is_set():
-                    self._shutdown()
-
-    def _watch(self) -> None:
-        assert self.cancel is not None
-        while not self._done.is_set():
-            if self.cancel.wait(CANCEL_POLL_SECONDS):
-                self._shutdown()
-                return
-
-    def _shutdown(self) -> None:
-        with self._lock:
-            sockets = list(self._sockets)
-        for sock in sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-    def close(self) -> None:
-        self._done.set()
-        if self._thread is not None:
-            self._thread.join(timeout=1)
 
 
 @functools.cache
@@ -154,17 +112,13 @@ def send_streaming(
     emit = on_event or (lambda event: None)
     label = provider_label(str(model.get("provider", "")))
     headers = with_auth(request.headers, str(model.get("api", "")), api_key)
-    watch: _SocketWatch | None = None
-    if pool is not None:
-        http, trace = pool.client, pool.trace
-        watching: contextlib.AbstractContextManager[None] = pool.watching(cancel)
-    else:
-        watch = _SocketWatch(cancel)
-        http = client or httpx.Client(
+    if pool is None:  # a client for this request alone, with a watcher of its own
+        http_client = client or httpx.Client(
             limits=httpx.Limits(max_keepalive_connections=0), follow_redirects=False, verify=tls_context()
         )
-        trace, watching = watch.trace, contextlib.nullcontext()
-    owns_client = client is None and pool is None
+        session = SessionHttp(http_client, owns_client=client is None)
+    else:
+        session = pool
 
     def deliver(events: list[StreamEvent]) -> None:
         for event in events:
@@ -174,15 +128,14 @@ def send_streaming(
         return cancel is not None and cancel.is_set()
 
     try:
-        with watching:
+        with session.watching(cancel):
             return _send(
-                http,
+                session,
                 request,
                 headers,
                 parser,
                 deliver,
                 cancelled,
-                trace,
                 timeouts,
                 label,
                 secrets,
@@ -192,20 +145,17 @@ def send_streaming(
                 cancel,
             )
     finally:
-        if watch is not None:
-            watch.close()
-        if owns_client:
-            http.close()
+        if session is not pool:
+            session.close()
 
 
 def _send(
-    http: httpx.Client,
+    session: SessionHttp,
     request: ProjectedRequest,
     headers: dict[str, str],
     parser: StreamParser,
     deliver: Callable[[list[StreamEvent]], None],
     cancelled: Callable[[], bool],
-    trace: Callable[[str, Mapping[str, Any]], None],
     timeouts: Timeouts,
     label: str,
     secrets: list[str],
@@ -222,7 +172,7 @@ def _send(
             return parser.result()
         try:
             sent = _authorized(request, headers, authorize, secrets)
-            _attempt(http, request, sent, parser, deliver, cancelled, trace, timeouts, label, secrets)
+            _attempt(session, request, sent, parser, deliver, cancelled, timeouts, label, secrets)
             return parser.result()
         except AuthUnavailable as exc:
             deliver(parser.fail(redact_text(f"{label}: {exc}", secrets)))
@@ -270,28 +220,26 @@ def _authorized(
 
 
 def _attempt(
-    http: httpx.Client,
+    session: SessionHttp,
     request: ProjectedRequest,
     headers: Mapping[str, str],
     parser: StreamParser,
     deliver: Callable[[list[StreamEvent]], None],
     cancelled: Callable[[], bool],
-    trace: Callable[[str, Mapping[str, Any]], None],
     timeouts: Timeouts,
     label: str,
     secrets: list[str],
 ) -> None:
     """One try. Raises _Retry when nothing was consumed and the failure is transient."""
-    host = host_of(request.url)
     consumed = 0
     try:
-        with http.stream(
+        with session.client.stream(
             request.method,
             request.url,
             headers=headers,
             content=request.body,
-            timeout=timeouts.httpx(),
-            extensions={"trace": trace},
+            timeout=_httpx_timeout(timeouts),
+            extensions={"trace": session.trace},
         ) as response:
             if response.status_code >= 400:
                 body = _read_error_body(response, cancelled)
@@ -323,7 +271,7 @@ def _attempt(
         phase = "connect" if isinstance(exc, httpx.ConnectTimeout) else "read"
         limit = timeouts.connect if phase == "connect" else timeouts.read
         message = redact_text(
-            f"{label} at {host} did not respond within {limit:g}s ({phase} timeout)", secrets
+            f"{label} at {host_of(request.url)} did not respond within {limit:g}s ({phase} timeout)", secrets
         )
         if consumed == 0:
             raise _Retry(message) from exc
@@ -336,9 +284,13 @@ def _attempt(
             reason = (
                 "Could not connect to" if isinstance(exc, httpx.ConnectError) else "Connection failed with"
             )
-            raise _Retry(redact_text(f"{reason} {label} at {host}: {exc}", secrets)) from exc
+            raise _Retry(redact_text(f"{reason} {label} at {host_of(request.url)}: {exc}", secrets)) from exc
         deliver(
-            parser.fail(redact_text(f"Connection to {label} at {host} was lost mid-stream: {exc}", secrets))
+            parser.fail(
+                redact_text(
+                    f"Connection to {label} at {host_of(request.url)} was lost mid-stream: {exc}", secrets
+                )
+            )
         )
 
 

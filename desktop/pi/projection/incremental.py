@@ -20,7 +20,9 @@ How it stays exact without a second implementation of each API:
 - Each request projects the stand-in transcript of the **tail** (everything after the last
   committed boundary, plus the pending system update and the draft). That projection gives the
   request's headers and every field outside the message list; the message list is the head
-  items (the leading prompt), the committed segments' bytes, then the tail's items.
+  items (the leading prompt), the committed segments' bytes, then the tail's items. The
+  request shares the committed items and bytes (``_Spliced``) instead of copying them, so
+  making it costs the tail, not the history.
 - What a projector reads from the whole history is passed in (``TranscriptFacts``): pi-ai's
   context estimate behind ``max_tokens`` (kept incrementally here, the same arithmetic as
   ``estimate_context_tokens``) and, on the Responses APIs, the running message position that
