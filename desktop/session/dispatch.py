@@ -23,17 +23,19 @@ from desktop.pi.types import AssistantMessage, Model
 from desktop.session.runtime import EventSink
 
 
-def with_credential(headers: Mapping[str, str], api_key: str | None) -> dict[str, str]:
+def with_credential(
+    headers: Mapping[str, str], api_key: str | None, account: Callable[[str], str] = account_id
+) -> dict[str, str]:
     """Swap the projection's placeholders for the real key (and, for Codex, the ChatGPT
-    account id the key carries); without a key (the offline emulator), drop the headers that
-    would only carry a placeholder."""
+    account id the key carries, read by ``account``); without a key (the offline emulator),
+    drop the headers that would only carry a placeholder."""
     placeholders = (CREDENTIAL_PLACEHOLDER, ACCOUNT_PLACEHOLDER)
     if not api_key:
         return {k: v for k, v in headers.items() if not any(p in v for p in placeholders)}
     out: dict[str, str] = {}
     for name, value in headers.items():
         if ACCOUNT_PLACEHOLDER in value and api_key != CREDENTIAL_PLACEHOLDER:  # not in a preview
-            value = value.replace(ACCOUNT_PLACEHOLDER, account_id(api_key))
+            value = value.replace(ACCOUNT_PLACEHOLDER, account(api_key))
         out[name] = value.replace(CREDENTIAL_PLACEHOLDER, api_key)
     return out
 
@@ -45,6 +47,14 @@ class HttpDispatcher:
         self._api_key = api_key
         self._cloud = cloud if cloud is not None else CloudAuth()
         self._pool: SessionHttp | None = None
+        #: The last key and the Codex account id read from it: decoding the token costs
+        #: more than the rest of the request's preparation together.
+        self._account: tuple[str, str] | None = None
+
+    def _account_id(self, api_key: str) -> str:
+        if self._account is None or self._account[0] != api_key:
+            self._account = (api_key, account_id(api_key))
+        return self._account[1]
 
     def close(self) -> None:
         """Close the pooled connections (the session is closing or its route changed)."""
@@ -55,7 +65,7 @@ class HttpDispatcher:
     def __call__(
         self, request: ProviderRequest, model: Model, *, on_event: EventSink, cancel: threading.Event
     ) -> AssistantMessage:
-        headers = with_credential(request.headers, self._api_key())
+        headers = with_credential(request.headers, self._api_key(), self._account_id)
         wire = WireRequest(url=request.url, body=request.body_bytes, headers=headers, method=request.method)
         authorize = self._cloud.authorizer(
             str(model.get("api", "")), request.url, headers, str(model.get("id", ""))

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from desktop.pi.cost import calculate_cost
@@ -49,6 +49,69 @@ def test_multibyte_characters_split_across_chunks() -> None:
     data = 'data: {"t": "café 😀"}\n\n'.encode()
     chunks = [data[i : i + 1] for i in range(len(data))]
     assert _decode(chunks) == [SseEvent(None, '{"t": "café 😀"}')]
+
+
+def _reference(body: str) -> list[SseEvent]:
+    """The field rules applied line by line to the whole body at once (no chunks, no fast path)."""
+    events: list[SseEvent] = []
+    name: str | None = None
+    data: list[str] = []
+    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for line in [*lines, ""]:
+        if not line:
+            if name is not None or data:
+                events.append(SseEvent(name, "\n".join(data)))
+            name, data = None, []
+        elif not line.startswith(":"):
+            field, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if field == "data":
+                data.append(value)
+            elif field == "event":
+                name = value
+    return events
+
+
+_LINES = st.sampled_from(
+    [
+        "event: message_start",
+        "event:delta",
+        "event: a:b",
+        'data: {"x": 1}',
+        "data:tight",
+        "data: ",
+        "data",
+        ": keep-alive",
+        "id: 7",
+        "data: café 😀",
+        "data: [DONE]",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    events=st.lists(st.lists(_LINES, min_size=1, max_size=4), max_size=12),
+    gaps=st.lists(st.integers(1, 3), min_size=12, max_size=12),
+    cuts=st.lists(st.integers(min_value=0, max_value=600), max_size=20),
+    crlf=st.booleans(),
+)
+@example(events=[["data: x"], ["data: y"]], gaps=[2] * 12, cuts=[8], crlf=False)  # blank line cut in two
+def test_sse_decoding_matches_the_field_rules(
+    events: list[list[str]], gaps: list[int], cuts: list[int], crlf: bool
+) -> None:
+    """Every event shape and blank-line run, cut anywhere, LF-only or CRLF (design D2)."""
+    body = "".join("\n".join(lines) + "\n" * gap for lines, gap in zip(events, gaps, strict=False))
+    body = body.replace("\n", "\r\n") if crlf else body
+    data = body.encode()
+    points = sorted({min(c, len(data)) for c in cuts} | {0, len(data)})
+    assert _decode([data[a:b] for a, b in itertools.pairwise(points)]) == _reference(body)
+    if not crlf:  # and each event comes out with the chunk that holds its blank line
+        decoder, out = SseDecoder(), []
+        for a, b in itertools.pairwise(points):
+            out += decoder.feed(data[a:b])
+            prefix = data[:b].decode(errors="ignore")
+            assert out == _reference(prefix[: prefix.rfind("\n\n") + 1])
 
 
 PARTIAL_CASES = json.loads((FIXTURES / "partial_json.json").read_text(encoding="utf-8"))  # lone surrogates

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 #: One decoder class for every stream (the codec lookup is done once, not per request).
@@ -23,8 +23,7 @@ def _split_lines(text: str) -> list[str]:
     return text.split("\n") if "\r" not in text else _LINE_BREAK.split(text)
 
 
-@dataclass(frozen=True, slots=True)
-class SseEvent:
+class SseEvent(NamedTuple):
     """One dispatched event: its ``event:`` name (or None) and its ``data:`` lines joined by newlines."""
 
     event: str | None
@@ -32,27 +31,87 @@ class SseEvent:
 
 
 class SseDecoder:
-    """Turns a byte stream into SseEvents; call ``feed`` per chunk and ``close`` at the end."""
+    """Turns a byte stream into SseEvents; call ``feed`` per chunk and ``close`` at the end.
 
-    __slots__ = ("_data", "_decoder", "_event", "_pending", "bytes_in", "events_out", "unterminated")
+    Providers send LF-only streams whose events are an ``event:`` line and one ``data:``
+    line, or a single ``data:`` line. For those the decoder keeps the text since the last
+    blank line as it came and, once a chunk completes events, splits them at the blank
+    lines and reads each in one step; anything else in an event (comments, several data
+    lines, fields without the space) goes through the general field rules. The first CR
+    seen switches the stream to the general line-by-line decoding for good.
+    """
+
+    __slots__ = ("_crlf", "_data", "_decoder", "_event", "_held", "_pending", "bytes_in", "unterminated")
 
     def __init__(self) -> None:
-        self._decoder = _UTF8(errors="replace")
-        #: The unfinished last line, in pieces: a long line (a whole tool call in one event)
-        #: arrives over many chunks and is joined once, when its line break comes.
+        #: Made on the first chunk that ends inside a multi-byte character.
+        self._decoder: codecs.IncrementalDecoder | None = None
+        #: The incremental decoder holds the start of a character.
+        self._held = False
+        #: LF-only streams: the text since the last blank line. Otherwise: the unfinished
+        #: last line. In pieces either way: a long line (a whole tool call in one event)
+        #: arrives over many chunks and is joined once, when its end comes.
         self._pending: list[str] = []
+        self._crlf = False
         self._event: str | None = None
         self._data: list[str] = []
         self.bytes_in = 0
-        self.events_out = 0
         #: Set by ``close``: the body ended inside an event (no blank line after it).
         self.unterminated = False
 
+    def _decode(self, chunk: bytes) -> str:
+        """UTF-8 text of ``chunk``; only a chunk ending mid-character needs the incremental
+        decoder (a chunk ending in ASCII decodes the same on its own)."""
+        if not self._held and chunk[-1] < 0x80:
+            return chunk.decode("utf-8", "replace")
+        if self._decoder is None:
+            self._decoder = _UTF8(errors="replace")
+        text = self._decoder.decode(chunk)
+        self._held = bool(self._decoder.getstate()[0])
+        return text
+
     def feed(self, chunk: bytes) -> list[SseEvent]:
+        if not chunk:
+            return []
         self.bytes_in += len(chunk)
-        decoded = self._decoder.decode(chunk)
+        decoded = self._decode(chunk)
         if not decoded:
             return []
+        if self._crlf or "\r" in decoded:
+            self._crlf = True
+            return self._feed_lines(decoded)
+        pending = self._pending
+        if "\n\n" not in decoded and not (pending and decoded[0] == "\n" and pending[-1][-1] == "\n"):
+            pending.append(decoded)  # no event ends in this chunk
+            return []
+        text = "".join(pending) + decoded if pending else decoded
+        cut = text.rfind("\n\n")
+        rest = text[cut + 2 :]
+        self._pending = [rest] if rest else []
+        return self._blocks(text[:cut])
+
+    def _blocks(self, text: str) -> list[SseEvent]:
+        """The events of ``text``: whole LF-only events separated by blank lines."""
+        events: list[SseEvent] = []
+        for block in text.split("\n\n"):
+            if block.startswith("data: "):
+                if "\n" not in block:
+                    events.append(SseEvent(None, block[6:]))
+                    continue
+            elif block.startswith("event: "):
+                end = block.find("\n")
+                if end > 0 and block.startswith("data: ", end + 1) and block.find("\n", end + 1) < 0:
+                    events.append(SseEvent(block[7:end], block[end + 7 :]))
+                    continue
+            if block:
+                events += self._lines(block.split("\n"))
+                last = self._flush()
+                if last is not None:
+                    events.append(last)
+        return events
+
+    def _feed_lines(self, decoded: str) -> list[SseEvent]:
+        """The general decoding: CRLF, CR or LF line breaks, field by field."""
         pending = self._pending
         if "\n" not in decoded and "\r" not in decoded and not (pending and pending[-1].endswith("\r")):
             pending.append(decoded)  # still inside one line
@@ -67,7 +126,8 @@ class SseDecoder:
 
     def close(self) -> list[SseEvent]:
         """End of body: decode what is left and deliver a final unterminated event."""
-        text = "".join(self._pending) + self._decoder.decode(b"", final=True)
+        tail = self._decoder.decode(b"", final=True) if self._decoder is not None else ""
+        text = "".join(self._pending) + tail
         self._pending = []
         lines = _split_lines(text)
         last = lines.pop()  # never followed by a line break
@@ -111,5 +171,4 @@ class SseDecoder:
         event = SseEvent(self._event, data[0] if len(data) == 1 else "\n".join(data))
         self._event = None
         self._data = []
-        self.events_out += 1
         return event
