@@ -143,7 +143,7 @@ class ContextMessages(Sequence[Message]):
     def __getitem__(self, index: slice) -> list[Message]: ...
     def __getitem__(self, index: int | slice) -> Message | list[Message]:
         if isinstance(index, slice):
-            return [self._message(i) for i in range(*index.indices(len(self.refs)))]
+            return [self._message(i, walk=True) for i in range(*index.indices(len(self.refs)))]
         if index < 0:
             index += len(self.refs)
         if not 0 <= index < len(self.refs):
@@ -152,13 +152,22 @@ class ContextMessages(Sequence[Message]):
 
     def __iter__(self) -> Iterator[Message]:
         for index in range(len(self.refs)):
-            yield self._message(index)
+            yield self._message(index, walk=True)
 
-    def _message(self, index: int) -> Message:
+    def __reversed__(self) -> Iterator[Message]:
+        for index in range(len(self.refs) - 1, -1, -1):
+            yield self._message(index, walk=True)
+
+    def _message(self, index: int, *, walk: bool = False) -> Message:
+        """The message at ``index``; a ``walk`` (iteration, slices) leaves the journal's recent
+        rows as they were."""
         ref = self.refs[index]
         if ref < 0:
             return self._held[index]
-        return cast(Message, self.rows[ref]["message"])
+        rows = self.rows
+        if walk and isinstance(rows, JournalRows):
+            return cast(Message, rows.peek(ref)["message"])
+        return cast(Message, rows[ref]["message"])
 
     def held(self) -> list[tuple[int, Message]]:
         """The messages held decoded, with their positions: every system message of the
@@ -389,12 +398,10 @@ class ContextLog:
             first_kept = rows[order[compaction]].get("firstKeptId")
             facts = self._facts
             start = next((p for p in range(compaction) if facts.of(order[p])[0] == first_kept), compaction)
-            for position in range(start, compaction):
-                self._add(position)
+            self._add_range(start, compaction, flags)
             start = compaction + 1
         fresh = len(messages)
-        for position in range(start, len(order)):
-            self._add(position)
+        self._add_range(start, len(order), flags)
         self.view = ContextView(messages, ContextSources(messages), prefix, previous_summary, fresh)
         self.systems_version += 1
 
@@ -404,6 +411,22 @@ class ContextLog:
             self.systems_version += 1
         self._messages.hold(message, row_number)
         self._positions.append(position)
+
+    def _add_range(self, start: int, stop: int, flags: bytes) -> None:
+        """``_add`` of the positions from ``start`` to ``stop``, from every row's ``flags``
+        (one pass over a long session at open: the common rows take two array appends)."""
+        order = self._order
+        refs, sources = self._messages.refs, self._messages.sources
+        positions = self._positions
+        for position in range(start, stop):
+            row_number = order[position]
+            flag = flags[row_number]
+            if flag & MESSAGE:
+                refs.append(row_number)
+                sources.append(row_number)
+                positions.append(position)
+            elif flag & SYSTEM_MESSAGE:
+                self._add(position)
 
     def _add(self, position: int) -> None:
         """The message of the row at model-order ``position``, if it carries one."""
@@ -433,6 +456,7 @@ class ContextLog:
         self._cuts.append(cut)
 
     def system_messages(self) -> list[Message]:
+        """The context's system messages (held decoded: no row is read)."""
         messages = self._messages
         return [messages[i] for i in self.system_indices]
 

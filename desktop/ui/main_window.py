@@ -463,8 +463,12 @@ class MainWindow(QMainWindow):
             self.timeline.set_rows(rows)
             self.usage_view.set_rows(rows)
             self._timeline_reset()
-        elif index is not self.timeline.index_shown:
-            self._show_index(index)
+        else:
+            if index is not self.timeline.index_shown:
+                self._show_index(index)
+            appended = info.get("appended") or ()
+            if appended:  # rows the open itself journaled (the continuation's update, notes)
+                self.on_rows_appended(appended)
         path = str(info.get("path", ""))
         self._remember_session(path)
         self.session_label.setText(f"{Path(str(info.get('cwd', ''))).name} · {Path(path).name}")

@@ -35,6 +35,7 @@ from PySide6.QtCore import QDeadlineTimer, QObject, Qt, QThread, Signal, Slot
 
 from desktop import __version__
 from desktop.host.journal import JournalWriter, SessionStore
+from desktop.host.journal.lines import JournalRows
 from desktop.pi.delivery import FALLBACKS, FallbackDelivery
 from desktop.pi.routes import ResolvedModel, Route
 from desktop.session.assembly import OpenSession
@@ -83,7 +84,8 @@ class SessionWorker(QObject):
     painted}: the timeline can paint before the session is open"""
     session_opened = Signal(object)
     """{"path", "id", "cwd", "readOnly", "diagnostics", "problems"} and either "index" (the
-    RowIndex sent before, when it matches the opened journal) or "rows" (dicts, model order)"""
+    RowIndex sent before, when it lists the opened journal's first rows) with "appended" (the
+    rows the open journaled after them, dicts in journal order) or "rows" (dicts, model order)"""
     rows_appended = Signal(object)
     streaming = Signal(object)
     turn_started = Signal(str)
@@ -315,9 +317,13 @@ class SessionWorker(QObject):
         self.resolved = session.resolved
         self._bind(changed=False, publish=False)
         self._sent.clear()
-        # The rows themselves only if the index ever disagrees with the journal (decoded then).
-        same = index is not None and list(index.ids) == ordered.ids()
-        shown: dict[str, Any] = {"index": index} if same else {"rows": list(ordered)}
+        # The index and the rows the open appended (the continuation's system update and notes),
+        # placed as the timeline places appended rows; the rows themselves only if the index ever
+        # disagrees with the journal (every row decoded then).
+        appended = _appended_to(index, session.writer.rows, ordered.ids())
+        shown: dict[str, Any] = (
+            {"rows": list(ordered)} if appended is None else {"index": index, "appended": appended}
+        )
         self.session_opened.emit(
             {
                 "path": str(session.writer.path),
@@ -736,6 +742,24 @@ class SessionWorker(QObject):
             self.activation_ready.emit(activation_info(None, []))
             return
         self.activation_ready.emit(activation_info(self.session.gate, self.session.runtime.view().messages))
+
+
+def _appended_to(
+    index: RowIndex | None, rows: JournalRows, model_ids: Sequence[object]
+) -> list[dict[str, Any]] | None:
+    """The rows after the indexed ones, when the index lists the journal's first rows and the
+    timeline's placing of the rest (``TimelineModel.append_rows``) gives the journal's model
+    order; None otherwise."""
+    if index is None or len(index) > len(rows):
+        return None
+    shown: list[object] = list(index.ids)
+    for number in range(len(index), len(rows)):
+        target = rows.anchors.get(number)
+        position = shown.index(target) if target is not None and target in shown else len(shown)
+        shown.insert(position, rows.row_id(number))
+    if shown != list(model_ids):
+        return None
+    return rows[len(index) :]
 
 
 def _write_bytes(path: str, data: bytes) -> str:

@@ -185,3 +185,20 @@ def test_the_index_lists_the_journal_rows_in_model_order(tmp_path: Path) -> None
     for entry, row_id in enumerate(index.ids):
         start = index.offsets[entry]
         assert orjson.loads(raw[start : start + index.lengths[entry]])["id"] == row_id
+
+
+def test_a_long_session_fully_open_keeps_the_index_not_the_rows(
+    window: tuple[MainWindow, Any], long_session: Path, qtbot: Any
+) -> None:
+    """The open itself journals rows (the continuation's system update, notes): the window
+    gets the index with those rows after it, never every row of the session decoded."""
+    win, client = window
+    client.open_session.emit(str(long_session))
+    qtbot.waitUntil(lambda: win.session.get("path") == str(long_session), timeout=300_000)
+    info = win.session
+    assert "rows" not in info
+    index = info["index"]
+    assert isinstance(index, RowIndex) and win.timeline.index_shown is index
+    appended = info["appended"]
+    assert all(row["id"] not in index.ids for row in appended)
+    assert win.timeline.rowCount() == len(index) + len(appended)

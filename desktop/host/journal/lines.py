@@ -124,7 +124,7 @@ class JournalRows(Sequence[dict[str, Any]]):
     def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
     def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
         if isinstance(index, slice):
-            return [self._row(i) for i in range(*index.indices(len(self._ids)))]
+            return [self.peek(i) for i in range(*index.indices(len(self._ids)))]
         count = len(self._ids)
         if index < 0:
             index += count
@@ -143,11 +143,20 @@ class JournalRows(Sequence[dict[str, Any]]):
     def __iter__(self) -> Iterator[dict[str, Any]]:
         """Each row in turn; rows not recently used are decoded for the walk and let go."""
         for index in range(len(self._ids)):
-            yield self._row(index)
+            yield self.peek(index)
 
     def __reversed__(self) -> Iterator[dict[str, Any]]:
         for index in range(len(self._ids) - 1, -1, -1):
-            yield self._row(index)
+            yield self.peek(index)
+
+    def peek(self, index: int) -> dict[str, Any]:
+        """The row, without making it one of the recent rows (a walk over the whole history
+        would only push the rows a turn uses out)."""
+        row = self._cache.get(index)
+        if row is not None:
+            return row
+        starts = self._starts
+        return orjson.loads(self._data[starts[index] : starts[index + 1]])  # type: ignore[no-any-return]
 
     def _row(self, index: int) -> dict[str, Any]:
         cache = self._cache
@@ -200,7 +209,7 @@ class JournalRows(Sequence[dict[str, Any]]):
         types = self._types
         start = types.find(code)
         while start >= 0:
-            yield self._row(start)
+            yield self.peek(start)
             start = types.find(code, start + 1)
 
     def lines_hold(self, text: bytes) -> bool:

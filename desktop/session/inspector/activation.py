@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from desktop.session.context_log import system_messages_at
 from desktop.session.gate import ToolGate
 
 
@@ -26,8 +27,8 @@ def activation_info(gate: ToolGate | None, messages: Sequence[Mapping[str, Any]]
     identity = gate.identity()
     verdict = gate.verdict(messages)
     section = None
-    for message in reversed(messages):
-        sections = message.get("sections") if message.get("role") == "system" else None
+    for _index, message in reversed(system_messages_at(messages)):
+        sections = message.get("sections")
         if isinstance(sections, Mapping) and SECTION_NAME in sections:
             section = sections[SECTION_NAME]
             break
