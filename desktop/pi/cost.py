@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-_RATE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
-
 
 def zero_cost() -> dict[str, float]:
     return {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
@@ -38,15 +36,18 @@ def calculate_cost(model: Mapping[str, Any], usage: dict[str, Any]) -> dict[str,
     emulator routes have no catalog price.
     """
     cost_card: Mapping[str, Any] = model.get("cost") or {}
-    input_tokens = usage["input"] + usage["cacheRead"] + usage["cacheWrite"]
-    rates = select_rates(cost_card, input_tokens)
-    rate = {key: float(rates.get(key, 0) or 0) for key in _RATE_KEYS}
+    fresh, cache_read, cache_write = usage["input"], usage["cacheRead"], usage["cacheWrite"]
+    rates = select_rates(cost_card, fresh + cache_read + cache_write) if cost_card.get("tiers") else cost_card
+    input_rate = float(rates.get("input", 0) or 0)
     long_write = usage.get("cacheWrite1h") or 0
-    short_write = usage["cacheWrite"] - long_write
-    cost = usage.setdefault("cost", zero_cost())
-    cost["input"] = (rate["input"] / 1_000_000) * usage["input"]
-    cost["output"] = (rate["output"] / 1_000_000) * usage["output"]
-    cost["cacheRead"] = (rate["cacheRead"] / 1_000_000) * usage["cacheRead"]
-    cost["cacheWrite"] = (rate["cacheWrite"] * short_write + rate["input"] * 2 * long_write) / 1_000_000
+    cost = usage.get("cost")
+    if cost is None:
+        cost = usage["cost"] = zero_cost()
+    cost["input"] = (input_rate / 1_000_000) * fresh
+    cost["output"] = (float(rates.get("output", 0) or 0) / 1_000_000) * usage["output"]
+    cost["cacheRead"] = (float(rates.get("cacheRead", 0) or 0) / 1_000_000) * cache_read
+    cost["cacheWrite"] = (
+        float(rates.get("cacheWrite", 0) or 0) * (cache_write - long_write) + input_rate * 2 * long_write
+    ) / 1_000_000
     cost["total"] = cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"]
     return cost  # type: ignore[no-any-return]

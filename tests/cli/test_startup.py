@@ -64,8 +64,10 @@ def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
 #: What ``status`` must not load on a session without MCP servers (design D6): besides the SDKs
 #: above, pydantic's row and settings models, the keyring (its backend search alone costs more
 #: than the parse), the ignore matcher of the file tools, and the models.dev package's loader;
-#: ``logging`` (only something to log loads it), ``socket`` (the writer lock's host name), and
-#: the incremental projector (``status`` builds no request).
+#: ``logging`` (only something to log loads it), ``socket`` (the writer lock's host name), the
+#: incremental projector (``status`` builds no request), what only running a tool needs
+#: (``subprocess`` for bash and hooks, ``difflib`` for edit), and the resource readers (the
+#: bundled catalogs are read by path).
 STATUS_HEAVY = (
     *HEAVY,
     "pathspec",
@@ -75,6 +77,9 @@ STATUS_HEAVY = (
     "logging",
     "socket",
     "desktop.pi.projection.incremental",
+    "subprocess",
+    "difflib",
+    "importlib.resources.readers",
 )
 
 

@@ -124,8 +124,7 @@ def send_streaming(
         for event in events:
             emit(event)
 
-    def cancelled() -> bool:
-        return cancel is not None and cancel.is_set()
+    cancelled: Callable[[], bool] = cancel.is_set if cancel is not None else _never
 
     try:
         with session.watching(cancel):
@@ -147,6 +146,10 @@ def send_streaming(
     finally:
         if session is not pool:
             session.close()
+
+
+def _never() -> bool:
+    return False
 
 
 def _send(
@@ -253,11 +256,14 @@ def _attempt(
                     raise _Retry(message, {k.lower(): v for k, v in response.headers.items()})
                 deliver(parser.fail(message))
                 return
+            feed = parser.feed
             for chunk in response.iter_bytes():
                 if cancelled():
                     break
                 consumed += len(chunk)
-                deliver(parser.feed(chunk))
+                events = feed(chunk)
+                if events:
+                    deliver(events)
                 if parser.terminal:
                     return
             if cancelled():

@@ -86,7 +86,7 @@ class CloudAuth:
     ) -> RequestAuthorizer | None:
         """The step that authenticates this request just before sending, or None when the
         headers already carry the credential (or there is nothing to add)."""
-        if _has(headers, "authorization"):
+        if api not in (BEDROCK_API, VERTEX_API) or _has(headers, "authorization"):
             return None
         if api == BEDROCK_API:
             return self._bedrock(url, model_id)

@@ -11,17 +11,18 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from desktop.host.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail
 from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
+
+if TYPE_CHECKING:
+    import subprocess
 
 NAME = "bash"
 DESCRIPTION = (
@@ -100,6 +101,9 @@ def _pump(stream: IO[bytes], sink: _Output) -> None:
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
     """Terminate the command's whole process group; escalate to SIGKILL after a grace period."""
+    import signal
+    import subprocess
+
     if proc.poll() is not None and sys.platform == "win32":
         return
     if sys.platform == "win32":
@@ -119,6 +123,8 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
+    import subprocess  # only a command that runs one loads it (``status`` declares bash, design D6)
+
     command = str(args["command"])
     timeout_arg = args.get("timeout")
     timeout = float(timeout_arg) if timeout_arg else ctx.default_bash_timeout

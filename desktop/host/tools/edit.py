@@ -8,7 +8,6 @@ edit leaves the file untouched.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import json
 import os
@@ -61,19 +60,21 @@ PARAMETERS: JsonObject = {
     "additionalProperties": False,
 }
 
-_QUOTES_SINGLE = re.compile("[\u2018\u2019\u201a\u201b]")
-_QUOTES_DOUBLE = re.compile("[\u201c\u201d\u201e\u201f]")
-_DASHES = re.compile("[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]")
-_SPACES = re.compile("[\u00a0\u2002-\u200a\u202f\u205f\u3000]")
+# Patterns, compiled (and cached by ``re``) on the first fuzzy match rather than when the tool
+# is declared: every session declares it, few edits need them (design D6).
+_QUOTES_SINGLE = "[\u2018\u2019\u201a\u201b]"
+_QUOTES_DOUBLE = "[\u201c\u201d\u201e\u201f]"
+_DASHES = "[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]"
+_SPACES = "[\u00a0\u2002-\u200a\u202f\u205f\u3000]"
 
 
 def _fuzzy(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = "\n".join(line.rstrip() for line in text.split("\n"))
-    text = _QUOTES_SINGLE.sub("'", text)
-    text = _QUOTES_DOUBLE.sub('"', text)
-    text = _DASHES.sub("-", text)
-    return _SPACES.sub(" ", text)
+    text = re.sub(_QUOTES_SINGLE, "'", text)
+    text = re.sub(_QUOTES_DOUBLE, '"', text)
+    text = re.sub(_DASHES, "-", text)
+    return re.sub(_SPACES, " ", text)
 
 
 def _to_lf(text: str) -> str:
@@ -165,6 +166,8 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     crlf = "\r\n" in body and body.find("\r\n") <= body.find("\n")
     base, new = apply_edits(_to_lf(body), edits, shown)
     write_text(path, bom + (new.replace("\n", "\r\n") if crlf else new))
+    import difflib  # an edit that happens loads it; declaring the tool does not (design D6)
+
     diff = "".join(
         difflib.unified_diff(base.splitlines(True), new.splitlines(True), fromfile=shown, tofile=shown, n=3)
     )

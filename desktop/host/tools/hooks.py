@@ -15,7 +15,6 @@ before the tool, so a block never leaves a side effect of the tool behind.
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +58,8 @@ class HookRunner:
         return HookVerdict(False)
 
     def _run(self, command: str, timeout: float, payload: bytes) -> HookVerdict:
+        import subprocess  # a hook that runs loads it; opening a session does not (design D6)
+
         try:
             done = subprocess.run(
                 shell_argv(command),

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from desktop.pi.cost import calculate_cost
 from desktop.pi.streaming.base import StreamFailure, StreamParser
 from desktop.pi.streaming.partial_json import StreamingJson, parse_json_with_repair, parse_streaming_json
@@ -56,34 +58,39 @@ class AnthropicMessagesParser(StreamParser):
         self._saw_stop = False
 
     def on_sse(self, sse: SseEvent) -> None:
-        if sse.event == "error":
-            raise StreamFailure(sse.data)
-        if sse.event not in _MESSAGE_EVENTS:
-            return
+        name, data = sse
+        if name not in _MESSAGE_EVENTS:
+            if name == "error":
+                raise StreamFailure(data)
+            return  # ping and events this API does not define
         try:
-            event = parse_json_with_repair(sse.data)
-        except ValueError as exc:
-            raise StreamFailure(
-                f"Could not parse Anthropic SSE event {sse.event}: {exc}; data={sse.data}"
-            ) from exc
+            event = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            event = self._repaired(name, data)
         if not isinstance(event, dict):
-            raise StreamFailure(
-                f"Could not parse Anthropic SSE event {sse.event}: not an object; data={sse.data}"
-            )
+            raise StreamFailure(f"Could not parse Anthropic SSE event {name}: not an object; data={data}")
         kind = event.get("type")
-        if kind == "message_start":
-            self._saw_start = True
-            self._message_start(event.get("message") or {})
-        elif kind == "message_stop":
-            self._saw_stop = True
+        if kind == "content_block_delta":  # most events of a long answer
+            self._block_delta(event)
         elif kind == "content_block_start":
             self._block_start(event)
-        elif kind == "content_block_delta":
-            self._block_delta(event)
         elif kind == "content_block_stop":
             self._block_stop(event)
+        elif kind == "message_start":
+            self._saw_start = True
+            self._message_start(event.get("message") or {})
         elif kind == "message_delta":
             self._message_delta(event)
+        elif kind == "message_stop":
+            self._saw_stop = True
+
+    @staticmethod
+    def _repaired(name: str, data: str) -> Any:
+        """Data that is not strict JSON, read the way pi-ai repairs it."""
+        try:
+            return parse_json_with_repair(data)
+        except ValueError as exc:
+            raise StreamFailure(f"Could not parse Anthropic SSE event {name}: {exc}; data={data}") from exc
 
     def _message_start(self, message: Mapping[str, Any]) -> None:
         out = self.output
@@ -159,14 +166,14 @@ class AnthropicMessagesParser(StreamParser):
         kind = delta.get("type")
         if kind == "text_delta" and block["type"] == "text":
             block["text"] += delta.get("text", "")
-            self.emit_block("text_delta", index, delta=delta.get("text", ""))
+            self.emit_delta("text_delta", index, delta.get("text", ""))
         elif kind == "thinking_delta" and block["type"] == "thinking":
             block["thinking"] += delta.get("thinking", "")
-            self.emit_block("thinking_delta", index, delta=delta.get("thinking", ""))
+            self.emit_delta("thinking_delta", index, delta.get("thinking", ""))
         elif kind == "input_json_delta" and block["type"] == "toolCall" and index in self._partial_json:
             piece = delta.get("partial_json", "")
             block["arguments"] = self._partial_json[index].append(piece)
-            self.emit_block("toolcall_delta", index, delta=piece)
+            self.emit_delta("toolcall_delta", index, piece)
         elif kind == "signature_delta" and block["type"] == "thinking":
             block["thinkingSignature"] = (block.get("thinkingSignature") or "") + delta.get("signature", "")
 

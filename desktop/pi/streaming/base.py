@@ -73,16 +73,14 @@ class StreamParser:
         self._sse = SseDecoder()
         self._events: list[StreamEvent] = []
         self._started = False
-        self._terminal = False
+        #: A terminal event (``done`` or ``error``) was emitted; read after every chunk, so a
+        #: plain attribute rather than a property.
+        self.terminal = False
         #: Set by a subclass once the provider's stream is over ([DONE], codex's completion):
         #: anything after it is ignored, as pi-ai stops reading there.
         self._stream_closed = False
 
     # -- protocol ---------------------------------------------------------------------
-    @property
-    def terminal(self) -> bool:
-        return self._terminal
-
     @property
     def bytes_in(self) -> int:
         return self._sse.bytes_in
@@ -92,23 +90,25 @@ class StreamParser:
         return self._drain()
 
     def _ensure_started(self) -> None:
-        if not self._started and not self._terminal:
+        if not self._started and not self.terminal:
             self._started = True
             self._emit({"type": "start", "partial": self.output})
 
     def feed(self, chunk: bytes) -> list[StreamEvent]:
-        if self._terminal:
+        if self.terminal:
             return []
-        self._ensure_started()
+        if not self._started:
+            self._ensure_started()
         try:
             self.ingest(chunk)
         except (StreamFailure, ValueError) as exc:
             self._error(str(exc), aborted=False)
-        return self._drain()
+        events, self._events = self._events, []
+        return events
 
     def finish(self) -> list[StreamEvent]:
         """The body ended: flush, then ``done`` if the provider finished properly, else ``error``."""
-        if self._terminal:
+        if self.terminal:
             return []
         self._ensure_started()
         try:
@@ -118,19 +118,19 @@ class StreamParser:
         except (StreamFailure, ValueError) as exc:
             self._error(str(exc), aborted=False)
             return self._drain()
-        self._terminal = True
+        self.terminal = True
         self._emit({"type": "done", "reason": self.output["stopReason"], "message": self.output})
         return self._drain()
 
     def abort(self, message: str = ABORTED_MESSAGE) -> list[StreamEvent]:
         """The caller cancelled: the message so far ends as ``aborted``, never as complete."""
-        if not self._terminal:
+        if not self.terminal:
             self._error(message, aborted=True)
         return self._drain()
 
     def fail(self, message: str) -> list[StreamEvent]:
         """The transport failed (connection reset, read timeout): an ``error`` stop."""
-        if not self._terminal:
+        if not self.terminal:
             self._error(message, aborted=False)
         return self._drain()
 
@@ -185,7 +185,7 @@ class StreamParser:
     def _error(self, message: str, *, aborted: bool) -> None:
         self._started = True
         self.before_error()
-        self._terminal = True
+        self.terminal = True
         reason = "aborted" if aborted else "error"
         self.output["stopReason"] = reason
         self.output["errorMessage"] = message
@@ -207,4 +207,8 @@ class StreamParser:
         self._current = None
 
     def emit_block(self, kind: str, index: int, **fields: Any) -> None:
-        self._emit({"type": kind, "contentIndex": index, **fields, "partial": self.output})
+        self._events.append({"type": kind, "contentIndex": index, **fields, "partial": self.output})
+
+    def emit_delta(self, kind: str, index: int, delta: str) -> None:
+        """``emit_block`` for the most frequent event, without the keyword packing."""
+        self._events.append({"type": kind, "contentIndex": index, "delta": delta, "partial": self.output})

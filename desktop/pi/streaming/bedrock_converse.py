@@ -203,12 +203,12 @@ class BedrockConverseParser(StreamParser):
             if block["type"] == "text":
                 text = delta["text"] or ""
                 block["text"] += text
-                self.emit_block("text_delta", index, delta=text)
+                self.emit_delta("text_delta", index, text)
         elif isinstance(delta.get("toolUse"), Mapping) and block is not None and block["type"] == "toolCall":
             assert index is not None
             piece = delta["toolUse"].get("input") or ""
             block["arguments"] = self._json.setdefault(index, StreamingJson()).append(piece)
-            self.emit_block("toolcall_delta", index, delta=piece)
+            self.emit_delta("toolcall_delta", index, piece)
         elif isinstance(delta.get("reasoningContent"), Mapping):
             self._reasoning_delta(provider_index, index, block, delta["reasoningContent"])
 
@@ -227,7 +227,7 @@ class BedrockConverseParser(StreamParser):
         text = reasoning.get("text")
         if text:
             block["thinking"] += text
-            self.emit_block("thinking_delta", index, delta=text)
+            self.emit_delta("thinking_delta", index, text)
         signature = reasoning.get("signature")
         # A signature and a redacted payload never mix in thinkingSignature.
         if signature and not block.get("redacted"):
@@ -244,7 +244,7 @@ class BedrockConverseParser(StreamParser):
                 block["redacted"] = True
                 block["thinkingSignature"] = ""
                 block["thinking"] += REDACTED_THINKING_PLACEHOLDER
-                self.emit_block("thinking_delta", index, delta=REDACTED_THINKING_PLACEHOLDER)
+                self.emit_delta("thinking_delta", index, REDACTED_THINKING_PLACEHOLDER)
             self._redacted.setdefault(index, []).append(raw)
 
     def _flush_redacted(self, index: int) -> None:

@@ -151,7 +151,7 @@ class GoogleGenerativeAIParser(StreamParser):
         content.append(tool_call)
         index = len(content) - 1
         self.emit_block("toolcall_start", index)
-        self.emit_block("toolcall_delta", index, delta=orjson.dumps(tool_call["arguments"]).decode())
+        self.emit_delta("toolcall_delta", index, orjson.dumps(tool_call["arguments"]).decode())
         self.emit_block("toolcall_end", index, toolCall=tool_call)
 
     def on_end(self) -> None:

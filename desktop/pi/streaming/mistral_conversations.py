@@ -171,7 +171,7 @@ class MistralConversationsParser(StreamParser):
         arguments = function.get("arguments")
         piece = arguments if isinstance(arguments, str) else orjson.dumps(arguments or {}).decode()
         content[index]["arguments"] = self._partial_args.setdefault(index, StreamingJson()).append(piece)
-        self.emit_block("toolcall_delta", index, delta=piece)
+        self.emit_delta("toolcall_delta", index, piece)
 
     def on_end(self) -> None:
         self.end_open_block()

@@ -116,7 +116,7 @@ class OpenAICompletionsParser(StreamParser):
                 self._text = len(content) - 1
                 self.emit_block("text_start", self._text)
             content[self._text]["text"] += text
-            self.emit_block("text_delta", self._text, delta=text)
+            self.emit_delta("text_delta", self._text, text)
         field = next((f for f in _REASONING_FIELDS if isinstance(delta.get(f), str) and delta[f]), None)
         if field is not None:
             piece = delta[field]
@@ -130,7 +130,7 @@ class OpenAICompletionsParser(StreamParser):
                 self._thinking = len(content) - 1
                 self.emit_block("thinking_start", self._thinking)
             content[self._thinking]["thinking"] += piece
-            self.emit_block("thinking_delta", self._thinking, delta=piece)
+            self.emit_delta("thinking_delta", self._thinking, piece)
         for call in delta.get("tool_calls") or ():
             index = self._tool_block(call)
             block = content[index]
@@ -144,7 +144,7 @@ class OpenAICompletionsParser(StreamParser):
             if function.get("arguments"):
                 piece = function["arguments"]
                 block["arguments"] = self._partial_args.setdefault(index, StreamingJson()).append(piece)
-            self.emit_block("toolcall_delta", index, delta=piece)
+            self.emit_delta("toolcall_delta", index, piece)
 
     def _tool_block(self, call: Mapping[str, Any]) -> int:
         stream_index = call.get("index") if isinstance(call.get("index"), int) else None

@@ -14,7 +14,7 @@ adapter does: ``response.done`` counts as completion and ends the stream, and ``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -152,60 +152,75 @@ class OpenAIResponsesParser(StreamParser):
 
     def _event(self, event: Mapping[str, Any]) -> None:
         kind = event.get("type")
-        content = self.output["content"]
-        output_index = event.get("output_index")
-        if kind == "response.created":
-            self.output["responseId"] = (event.get("response") or {}).get("id")
-        elif kind == "response.output_item.added":
-            self._create_slot(output_index, event.get("item") or {})  # type: ignore[arg-type]
-        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
-            index = self._slot(output_index, "thinking")
-            if index is not None:
-                content[index]["thinking"] += event.get("delta", "")
-                self.emit_block("thinking_delta", index, delta=event.get("delta", ""))
-        elif kind == "response.reasoning_summary_part.done":
-            index = self._slot(output_index, "thinking")
-            if index is not None:
-                content[index]["thinking"] += "\n\n"
-                self.emit_block("thinking_delta", index, delta="\n\n")
-        elif kind in ("response.output_text.delta", "response.refusal.delta"):
-            index = self._slot(output_index, "text")
-            if index is not None:
-                content[index]["text"] += event.get("delta", "")
-                self.emit_block("text_delta", index, delta=event.get("delta", ""))
-        elif kind == "response.function_call_arguments.delta":
-            index = self._slot(output_index, "toolCall")
-            if index is not None and index in self._partial_json:
-                content[index]["arguments"] = self._partial_json[index].append(event.get("delta", ""))
-                self.emit_block("toolcall_delta", index, delta=event.get("delta", ""))
-        elif kind == "response.function_call_arguments.done":
-            index = self._slot(output_index, "toolCall")
-            if index is not None and index in self._partial_json:
-                previous = self._partial_json[index].text
-                final = event.get("arguments", "")
-                self._partial_json[index] = StreamingJson(final)
-                content[index]["arguments"] = parse_streaming_json(final)
-                if final.startswith(previous) and len(final) > len(previous):
-                    self.emit_block("toolcall_delta", index, delta=final[len(previous) :])
-        elif kind == "response.output_item.done":
-            self._item_done(output_index, event.get("item") or {})
-        elif kind in ("response.completed", "response.incomplete"):
-            self._finalize(event.get("response") or {})
-        elif kind == "error":
-            raise StreamFailure(f"Error Code {event.get('code')}: {event.get('message')}")
-        elif kind == "response.failed":
-            self._saw_terminal = True
-            response = event.get("response") or {}
-            self.output["rawStopReason"] = response.get("status")
-            error = response.get("error")
-            details = response.get("incomplete_details") or {}
-            if error:
-                message = f"{error.get('code') or 'unknown'}: {error.get('message') or 'no message'}"
-            elif details.get("reason"):
-                message = f"incomplete: {details['reason']}"
-            else:
-                message = "Unknown error (no error details in response)"
-            raise StreamFailure(message)
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
+            handler(self, event)
+
+    # One handler per event type (looked up once rather than compared in turn).
+    def _created(self, event: Mapping[str, Any]) -> None:
+        self.output["responseId"] = (event.get("response") or {}).get("id")
+
+    def _item_added(self, event: Mapping[str, Any]) -> None:
+        self._create_slot(event.get("output_index"), event.get("item") or {})  # type: ignore[arg-type]
+
+    def _thinking_delta(self, event: Mapping[str, Any]) -> None:
+        index = self._slot(event.get("output_index"), "thinking")
+        if index is not None:
+            self.output["content"][index]["thinking"] += event.get("delta", "")
+            self.emit_delta("thinking_delta", index, event.get("delta", ""))
+
+    def _summary_part_done(self, event: Mapping[str, Any]) -> None:
+        index = self._slot(event.get("output_index"), "thinking")
+        if index is not None:
+            self.output["content"][index]["thinking"] += "\n\n"
+            self.emit_delta("thinking_delta", index, "\n\n")
+
+    def _text_delta(self, event: Mapping[str, Any]) -> None:
+        index = self._slot(event.get("output_index"), "text")
+        if index is not None:
+            self.output["content"][index]["text"] += event.get("delta", "")
+            self.emit_delta("text_delta", index, event.get("delta", ""))
+
+    def _arguments_delta(self, event: Mapping[str, Any]) -> None:
+        index = self._slot(event.get("output_index"), "toolCall")
+        if index is not None and index in self._partial_json:
+            self.output["content"][index]["arguments"] = self._partial_json[index].append(
+                event.get("delta", "")
+            )
+            self.emit_delta("toolcall_delta", index, event.get("delta", ""))
+
+    def _arguments_done(self, event: Mapping[str, Any]) -> None:
+        index = self._slot(event.get("output_index"), "toolCall")
+        if index is not None and index in self._partial_json:
+            previous = self._partial_json[index].text
+            final = event.get("arguments", "")
+            self._partial_json[index] = StreamingJson(final)
+            self.output["content"][index]["arguments"] = parse_streaming_json(final)
+            if final.startswith(previous) and len(final) > len(previous):
+                self.emit_delta("toolcall_delta", index, final[len(previous) :])
+
+    def _output_item_done(self, event: Mapping[str, Any]) -> None:
+        self._item_done(event.get("output_index"), event.get("item") or {})
+
+    def _completed(self, event: Mapping[str, Any]) -> None:
+        self._finalize(event.get("response") or {})
+
+    def _error_event(self, event: Mapping[str, Any]) -> None:
+        raise StreamFailure(f"Error Code {event.get('code')}: {event.get('message')}")
+
+    def _failed(self, event: Mapping[str, Any]) -> None:
+        self._saw_terminal = True
+        response = event.get("response") or {}
+        self.output["rawStopReason"] = response.get("status")
+        error = response.get("error")
+        details = response.get("incomplete_details") or {}
+        if error:
+            message = f"{error.get('code') or 'unknown'}: {error.get('message') or 'no message'}"
+        elif details.get("reason"):
+            message = f"incomplete: {details['reason']}"
+        else:
+            message = "Unknown error (no error details in response)"
+        raise StreamFailure(message)
 
     def _item_done(self, output_index: Any, item: Mapping[str, Any]) -> None:
         self._phase_stop(item)
@@ -314,6 +329,24 @@ class OpenAIResponsesParser(StreamParser):
 
     def missing_stop_message(self) -> str:
         return "OpenAI Responses stream ended without a stop reason"
+
+
+_HANDLERS: dict[str, Callable[[OpenAIResponsesParser, Mapping[str, Any]], None]] = {
+    "response.created": OpenAIResponsesParser._created,
+    "response.output_item.added": OpenAIResponsesParser._item_added,
+    "response.reasoning_summary_text.delta": OpenAIResponsesParser._thinking_delta,
+    "response.reasoning_text.delta": OpenAIResponsesParser._thinking_delta,
+    "response.reasoning_summary_part.done": OpenAIResponsesParser._summary_part_done,
+    "response.output_text.delta": OpenAIResponsesParser._text_delta,
+    "response.refusal.delta": OpenAIResponsesParser._text_delta,
+    "response.function_call_arguments.delta": OpenAIResponsesParser._arguments_delta,
+    "response.function_call_arguments.done": OpenAIResponsesParser._arguments_done,
+    "response.output_item.done": OpenAIResponsesParser._output_item_done,
+    "response.completed": OpenAIResponsesParser._completed,
+    "response.incomplete": OpenAIResponsesParser._completed,
+    "error": OpenAIResponsesParser._error_event,
+    "response.failed": OpenAIResponsesParser._failed,
+}
 
 
 class AzureOpenAIResponsesParser(OpenAIResponsesParser):
