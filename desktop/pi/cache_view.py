@@ -39,7 +39,7 @@ from desktop.pi.cache_rules import (
     CacheUsage,
     Prompt,
     Segment,
-    json_span,
+    json_spans,
     prompt_for_model,
 )
 
@@ -192,13 +192,8 @@ def _marker(body: Mapping[str, Any], prompt: Prompt, whole: int) -> int:
     """The byte offset where the last wholly cached segment ends in ``orjson.dumps(body)``."""
     if whole <= 0:
         return 0
-    ends = []
-    for segment in prompt.segments[:whole]:
-        try:
-            ends.append(json_span(body, segment.path)[1])
-        except (KeyError, IndexError):
-            continue
-    return max(ends, default=0)
+    spans = json_spans(body, [segment.path for segment in prompt.segments[:whole]])
+    return max((span[1] for span in spans if span is not None), default=0)
 
 
 def prompts(model: Mapping[str, Any], bodies: Sequence[Body]) -> list[Prompt]:

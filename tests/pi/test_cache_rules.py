@@ -20,6 +20,7 @@ from desktop.pi.cache_rules import (
     CacheSimulator,
     estimate_tokens,
     json_span,
+    json_spans,
     prompt_for_model,
     read_prompt,
     rule_for,
@@ -227,3 +228,22 @@ def test_every_segment_span_marks_its_value_in_the_exact_body_bytes() -> None:
     assert checked > 500
     with pytest.raises(KeyError):
         json_span({"a": 1}, ("b",))
+
+
+def test_spans_in_one_pass_equal_each_span() -> None:
+    """``json_spans`` (what the cache view and the payload preview use on long bodies) gives
+    ``json_span`` of every path, and None where ``json_span`` finds nothing."""
+    checked = 0
+    for case in _fixture_cases():
+        body = case["body"]
+        paths = [segment.path for segment in prompt_for_model(case["model"], body).segments]
+        paths += [("nope",), (*paths[-1], "nope")] if paths else [("nope",)]
+        expected: list[tuple[int, int] | None] = []
+        for path in paths:
+            try:
+                expected.append(json_span(body, path))
+            except (KeyError, IndexError):
+                expected.append(None)
+        assert json_spans(body, paths) == expected, case["name"]
+        checked += len(paths)
+    assert checked > 500

@@ -71,7 +71,16 @@ def apply_patches(
     out = list(models)
     outcomes: list[PatchOutcome] = []
     for patch in patches:
-        hits = [i for i, m in enumerate(out) if Binding.of(m).same_as(patch.binding)]
+        target = patch.binding
+        # Provider and id first: a ``Binding`` per published model costs more than the rest of
+        # building the catalog, and only the patch's own model can match (design D6).
+        hits = [
+            i
+            for i, m in enumerate(out)
+            if str(m["provider"]) == target.provider
+            and str(m["id"]) == target.model_id
+            and Binding.of(m).same_as(target)
+        ]
         if not hits:
             outcomes.append(
                 PatchOutcome(patch, "binding not found", f"no published model is {patch.binding.describe()}")

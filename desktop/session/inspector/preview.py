@@ -155,19 +155,14 @@ def cached_spans(model: Mapping[str, Any], body: bytes, whole: int) -> tuple[int
     the body lists them after the messages), and the span the uncached parts cover."""
     import orjson
 
-    from desktop.pi.cache_rules import json_span, prompt_for_model
+    from desktop.pi.cache_rules import json_spans, prompt_for_model
 
     decoded = orjson.loads(body)
     segments = prompt_for_model(model, decoded).segments
-
-    def span(index: int) -> tuple[int, int] | None:
-        try:
-            return json_span(decoded, segments[index].path)
-        except (KeyError, IndexError):
-            return None
-
-    last = span(whole - 1) if whole > 0 else None
-    rest = [s for s in (span(i) for i in range(whole, len(segments))) if s is not None]
+    first = max(whole - 1, 0)
+    spans = json_spans(decoded, [segment.path for segment in segments[first:]])  # one pass
+    last = spans[0] if whole > 0 and spans else None
+    rest = [s for s in spans[whole - first :] if s is not None]
     marker = last[1] if last is not None else 0
     if not rest:
         return marker, len(body), len(body)
