@@ -32,7 +32,7 @@ class SseEvent(NamedTuple):
 
 #: The usual event of an LF-only stream: an ``event: `` line then one ``data: `` line, or the
 #: ``data: `` line alone, then the blank line; its groups are the SseEvent's two fields.
-_USUAL_EVENT = re.compile(r"(?:event: ([^\n]*)\n)?data: ([^\n]*)\n\n").match
+_USUAL_EVENT = re.compile(r"(?:event: (.*)\n)?data: (.*)\n\n").match
 #: Makes an SseEvent without the named tuple's Python-level ``__new__`` (a third of the cost
 #: of reading a one-line event).
 _new = tuple.__new__
