@@ -158,7 +158,7 @@ def opened(
         from desktop.host.permissions import PermissionMode, headless_bridge
         from desktop.pi.routes import resolve_model
         from desktop.session.assembly import SessionConfig, open_session
-        from desktop.session.compaction import CompactionSettings
+        from desktop.session.compaction_settings import CompactionSettings
 
     command = str(getattr(args, "command", "") or "")
     path = Path(args.session)

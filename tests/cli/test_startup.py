@@ -68,7 +68,9 @@ def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
 #: incremental projector (``status`` builds no request), what only running a tool needs
 #: (``subprocess`` for bash and hooks, ``difflib`` for edit), and the resource readers (the
 #: bundled catalogs are read by path), the ignore-file matcher (only a running search reads
-#: ignore files) and the first-run route choice (a session that names its route needs none).
+#: ignore files), the first-run route choice (a session that names its route needs none) and
+#: the cloud signers (only a Bedrock or Vertex request is signed), the compaction engine
+#: (``status`` compacts nothing) and the sessions folder (one named file is opened).
 STATUS_HEAVY = (
     *HEAVY,
     "pathspec",
@@ -83,6 +85,10 @@ STATUS_HEAVY = (
     "importlib.resources.readers",
     "desktop.host.tools.ignore",
     "desktop.host.first_run",
+    "desktop.host.providers.aws_sigv4",
+    "desktop.host.providers.google_adc",
+    "desktop.session.compaction",
+    "desktop.host.journal.store",
 )
 
 
