@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import cache
 
 REDACTED = "[redacted]"
 
@@ -27,21 +28,28 @@ SECRET_HEADERS = frozenset(
         "set-cookie",
     }
 )
-_URL_KEY = re.compile(r"([?&](?:key|api_key|api-key|access_token)=)[^&#\s]+", re.IGNORECASE)
 _SECRET_NAMES = r"(?:proxy-authorization|authorization|x-goog-api-key|x-api-key|api[-_]?key|apikey)"
-#: Values of headers and fields that carry credentials: "k: v", "k=v", dict/JSON and tuple forms.
-#: The lookahead keeps redaction idempotent.
-_SECRET_FIELD = re.compile(
-    rf"""(?P<key>(?:(?P<q>["']){_SECRET_NAMES}(?P=q)\s*[:=,]|{_SECRET_NAMES}\s*[:=])\s*["']?)"""
-    rf"""(?!(?:(?:bearer|basic|token)\s+)?{re.escape(REDACTED)})"""
-    r"""(?P<scheme>(?:bearer|basic|token)\s+)?"""
-    r"""(?P<value>[^\s"',;}\]&]+)""",
-    re.IGNORECASE,
-)
-#: Shapes of provider keys (Anthropic, OpenAI/DeepSeek, Google), scrubbed even when unknown.
-_KEY_SHAPES = re.compile(
-    r"sk-ant-[A-Za-z0-9_\-]{6,}|sk-(?:proj-|svcacct-|or-v1-)?[A-Za-z0-9_\-]{16,}|AIza[0-9A-Za-z_\-]{20,}"
-)
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The URL key parameter, the credential field and the key shapes, compiled at the first
+    redaction rather than at import: opening a session (``status``) redacts nothing (design D6)."""
+    url_key = re.compile(r"([?&](?:key|api_key|api-key|access_token)=)[^&#\s]+", re.IGNORECASE)
+    # Values of headers and fields that carry credentials: "k: v", "k=v", dict/JSON and tuple
+    # forms. The lookahead keeps redaction idempotent.
+    secret_field = re.compile(
+        rf"""(?P<key>(?:(?P<q>["']){_SECRET_NAMES}(?P=q)\s*[:=,]|{_SECRET_NAMES}\s*[:=])\s*["']?)"""
+        rf"""(?!(?:(?:bearer|basic|token)\s+)?{re.escape(REDACTED)})"""
+        r"""(?P<scheme>(?:bearer|basic|token)\s+)?"""
+        r"""(?P<value>[^\s"',;}\]&]+)""",
+        re.IGNORECASE,
+    )
+    # Shapes of provider keys (Anthropic, OpenAI/DeepSeek, Google), scrubbed even when unknown.
+    key_shapes = re.compile(
+        r"sk-ant-[A-Za-z0-9_\-]{6,}|sk-(?:proj-|svcacct-|or-v1-)?[A-Za-z0-9_\-]{16,}|AIza[0-9A-Za-z_\-]{20,}"
+    )
+    return url_key, secret_field, key_shapes
 
 
 def redact_headers(headers: Mapping[str, str], secrets: Iterable[str] = ()) -> dict[str, str]:
@@ -60,9 +68,10 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every known secret value, URL key parameter and key-shaped string removed."""
     for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
         text = text.replace(secret, REDACTED)
-    text = _URL_KEY.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _SECRET_FIELD.sub(lambda m: f"{m['key']}{m['scheme'] or ''}{REDACTED}", text)
-    return _KEY_SHAPES.sub(REDACTED, text)
+    url_key, secret_field, key_shapes = _patterns()
+    text = url_key.sub(lambda m: m.group(1) + REDACTED, text)
+    text = secret_field.sub(lambda m: f"{m['key']}{m['scheme'] or ''}{REDACTED}", text)
+    return key_shapes.sub(REDACTED, text)
 
 
 #: Known values shorter than this are not redacted: they would match ordinary text.

@@ -143,3 +143,27 @@ def test_status_verifies_the_installations_section_without_the_keyring(tmp_path:
     loaded = loaded_after(code)
     assert "desktop" in loaded
     assert [name for name in STATUS_HEAVY if name in loaded] == []
+
+
+def test_status_compiles_no_redaction_pattern(tmp_path: object) -> None:
+    """``status`` redacts nothing, so the redaction patterns stay uncompiled (design D6); a tool
+    result or a displayed header compiles them at the first redaction."""
+    from pathlib import Path
+
+    from tests.cli.helpers import make_session
+
+    folder = Path(str(tmp_path))
+    path = make_session(folder)
+    code = (
+        "import io, contextlib\n"
+        "from desktop.app import main\n"
+        "from desktop.host import redaction\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    rc = main(['status', {str(path)!r}, '--workspace', {str(folder)!r}])\n"
+        "assert rc == 0, rc\n"
+        "assert redaction._patterns.cache_info().currsize == 0, 'status compiled the redaction patterns'\n"
+        "assert redaction.redact_text('x-api-key: abcdef') == 'x-api-key: [redacted]'\n"
+        "assert redaction._patterns.cache_info().currsize == 1\n"
+    )
+    loaded = loaded_after(code)
+    assert "desktop.host.redaction" in loaded  # imported (the executor holds it), not compiled
