@@ -19,6 +19,11 @@ scheduling; CPU time shows the work itself. Target: ours within 1.2x of bare for
 family.
 
     PYTHONPATH=. python benchmarks/http_bench.py [--rounds 7] [--requests 20]
+
+On a shared machine even CPU time varies with the neighbours' cache use. ``--only FAMILY/API
+SIDE COUNT`` runs one side alone, for counting instructions, which do not vary: run it under
+``valgrind --tool=cachegrind --cache-sim=no`` with two counts; the difference in ``I refs``
+divided by the difference in counts is one request's instructions in this process.
 """
 
 from __future__ import annotations
@@ -168,11 +173,34 @@ def _figures(samples: Samples) -> str:
     )
 
 
+def _one_side(family_name: str, side: str, count: int) -> None:
+    """Only ``count`` requests of one side (after a warm-up), for an instruction counter: the
+    difference between two counts, divided by the difference in requests, is what one
+    request costs, free of the machine's load (see the module docstring)."""
+    process, url = _start_emulator()
+    try:
+        family = next(f for f in FAMILIES if f"{f.name}/{f.api}" == family_name)
+        bare, ours, close = _sides(family, _Remote(url))
+        run = bare if side == "bare" else ours
+        for _ in range(5):
+            run()
+        for _ in range(count):
+            run()
+        close()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--requests", type=int, default=20, help="requests per side per round")
+    parser.add_argument("--only", nargs=3, metavar=("FAMILY/API", "SIDE", "COUNT"), help="one side alone")
     args = parser.parse_args()
+    if args.only:
+        _one_side(args.only[0], args.only[1], int(args.only[2]))
+        return
     process, url = _start_emulator()
     remote = _Remote(url)
     side = f"{'bare':>7}{'':>7}{'ours':>8}{'':>7}{'ratio':>8}{'':>6}"

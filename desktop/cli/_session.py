@@ -99,10 +99,11 @@ def choose_route(
 ) -> tuple[Route, Emulator | None]:
     """The route for ``spec`` (or the default), starting an in-process emulator only when a
     writing command needs one and no ``--emulator`` origin was given."""
-    from desktop.host.first_run import initial_route
     from desktop.pi.catalog import RouteError
     from desktop.pi.routes import EMULATOR_FAMILY, Account, emulator_route, route_from_string
-    from desktop.session.default_route import default_route
+
+    if spec is None:  # the first-run choice matters only to a session that names no route yet
+        from desktop.host.first_run import initial_route
 
     emulator: Emulator | None = None
     endpoint = getattr(args, "endpoint", None)
@@ -120,6 +121,8 @@ def choose_route(
     try:
         account = Account.make(base_url=endpoint) if endpoint else None
         if spec is None:
+            from desktop.session.default_route import default_route
+
             route: Route = default_route(initial_route(), origin)
         elif spec.startswith(EMULATOR_FAMILY + "/"):
             assert origin is not None
@@ -155,7 +158,7 @@ def opened(
         from desktop.host.permissions import PermissionMode, headless_bridge
         from desktop.pi.routes import resolve_model
         from desktop.session.assembly import SessionConfig, open_session
-        from desktop.session.compaction import CompactionSettings
+        from desktop.session.compaction_settings import CompactionSettings
 
     command = str(getattr(args, "command", "") or "")
     path = Path(args.session)

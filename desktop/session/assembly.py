@@ -30,7 +30,7 @@ from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, Reque
 from desktop.pi.routes import ResolvedModel, Route, resolve_model
 from desktop.pi.types import AssistantMessage, Model
 from desktop.session.activation import ActivationSigner
-from desktop.session.compaction import CompactionSettings
+from desktop.session.compaction_settings import CompactionSettings
 from desktop.session.declarations import CompactionBudget
 from desktop.session.declarations import RouteBinding as DeclarationRoute
 from desktop.session.estimate import message_tokens

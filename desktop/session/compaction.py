@@ -18,11 +18,12 @@ import orjson
 from desktop.pi.text import content_text
 from desktop.pi.transcript import current_system_message
 from desktop.pi.types import Context, Message, SystemMessage
+from desktop.session.compaction_settings import KEEP_RECENT_TOKENS as KEEP_RECENT_TOKENS
+from desktop.session.compaction_settings import RESERVE_TOKENS as RESERVE_TOKENS
+from desktop.session.compaction_settings import CompactionSettings as CompactionSettings
+from desktop.session.compaction_settings import should_compact as should_compact
 from desktop.session.estimate import message_tokens
 from desktop.session.history import CHECKPOINT_VERSION, ContextView, summary_message
-
-RESERVE_TOKENS = 16_384
-KEEP_RECENT_TOKENS = 20_000
 
 SUMMARIZATION_SYSTEM_PROMPT = (
     "You are a context summarization assistant. Your task is to read a conversation between a user and "
@@ -69,20 +70,6 @@ UPDATE_PROMPT = (
     "in <previous-summary> tags. PRESERVE all existing information, ADD new progress, decisions and "
     "context, and UPDATE Progress and Next Steps.\n\n" + SUMMARY_FORMAT
 )
-
-
-@dataclass(frozen=True)
-class CompactionSettings:
-    enabled: bool = True
-    reserve_tokens: int = RESERVE_TOKENS
-    keep_recent_tokens: int = KEEP_RECENT_TOKENS
-
-    def threshold(self, context_window: int) -> int:
-        return context_window - self.reserve_tokens
-
-
-def should_compact(tokens: int, context_window: int, settings: CompactionSettings) -> bool:
-    return settings.enabled and tokens > settings.threshold(context_window)
 
 
 class NothingToCompact(ValueError):

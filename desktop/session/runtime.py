@@ -21,16 +21,7 @@ from desktop.pi.delivery import FallbackDelivery, deliver
 from desktop.pi.projection import ProviderRequest, RequestOptions, project
 from desktop.pi.transcript import normalize_context
 from desktop.pi.types import AssistantMessage, Message, Model, Tool, ToolCall, ToolResultMessage
-from desktop.session.compaction import (
-    CompactionPreview,
-    CompactionSettings,
-    compacted_tokens,
-    compaction_row_fields,
-    plan_compaction,
-    preview_compaction,
-    should_compact,
-    summary_request_context,
-)
+from desktop.session.compaction_settings import CompactionSettings, should_compact
 from desktop.session.context_log import ContextLog, RowsInOrder
 from desktop.session.estimate import context_tokens
 from desktop.session.history import ContextView
@@ -39,6 +30,9 @@ from desktop.session.system_state import DesiredState, system_fields_for
 
 if TYPE_CHECKING:  # the incremental projector loads with the first request (``status`` builds none)
     from desktop.pi.projection.incremental import IncrementalProjection
+
+    # the compaction engine loads with the first compaction or preview (``status`` runs neither)
+    from desktop.session.compaction import CompactionPreview
 
 Event = Mapping[str, Any]
 EventSink = Callable[[Event], None]
@@ -448,6 +442,8 @@ class SessionRuntime:
 
     def preview_compaction(self) -> CompactionPreview:
         """What ``compact`` would summarize and the estimated tokens before and after (C1)."""
+        from desktop.session.compaction import preview_compaction
+
         return preview_compaction(self.view(), self.compaction)
 
     def compact(
@@ -460,6 +456,13 @@ class SessionRuntime:
     ) -> dict[str, Any]:
         """Summarize through the session's own route; journal nothing unless it succeeds (C3).
         ``focus`` is the user's text of what the summary must keep (design G8)."""
+        from desktop.session.compaction import (
+            compacted_tokens,
+            compaction_row_fields,
+            plan_compaction,
+            summary_request_context,
+        )
+
         emit: EventSink = on_event or (lambda _e: None)
         # Only automatic compaction caps the tail by the window; manual compaction of a
         # context below the keep budget has nothing to compact yet (C1).

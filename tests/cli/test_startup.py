@@ -67,7 +67,10 @@ def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
 #: ``logging`` (only something to log loads it), ``socket`` (the writer lock's host name), the
 #: incremental projector (``status`` builds no request), what only running a tool needs
 #: (``subprocess`` for bash and hooks, ``difflib`` for edit), and the resource readers (the
-#: bundled catalogs are read by path).
+#: bundled catalogs are read by path), the ignore-file matcher (only a running search reads
+#: ignore files), the first-run route choice (a session that names its route needs none) and
+#: the cloud signers (only a Bedrock or Vertex request is signed), the compaction engine
+#: (``status`` compacts nothing) and the sessions folder (one named file is opened).
 STATUS_HEAVY = (
     *HEAVY,
     "pathspec",
@@ -80,6 +83,12 @@ STATUS_HEAVY = (
     "subprocess",
     "difflib",
     "importlib.resources.readers",
+    "desktop.host.tools.ignore",
+    "desktop.host.first_run",
+    "desktop.host.providers.aws_sigv4",
+    "desktop.host.providers.google_adc",
+    "desktop.session.compaction",
+    "desktop.host.journal.store",
 )
 
 

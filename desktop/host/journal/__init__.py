@@ -21,7 +21,6 @@ from desktop.host.journal.reader import (
     format_diagnostic,
     read_session,
 )
-from desktop.host.journal.store import SessionInfo, SessionStore
 from desktop.host.journal.writer import JournalWriter
 
 if TYPE_CHECKING:
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
         UserRow,
         parse_row,
     )
+    from desktop.host.journal.store import SessionInfo, SessionStore
 
 #: Names served by ``rows`` (pydantic): imported on first use, so reading a session and the
 #: read-only commands never load pydantic (design D6).
@@ -58,11 +58,20 @@ _ROW_MODEL_NAMES = frozenset(
 )
 
 
+#: Names served by ``store`` (the sessions folder): only the window and forks list or make
+#: sessions there, so opening one named file does not load it (design D6).
+_STORE_NAMES = frozenset({"SessionInfo", "SessionStore"})
+
+
 def __getattr__(name: str) -> Any:
     if name in _ROW_MODEL_NAMES:
         from desktop.host.journal import rows
 
         return getattr(rows, name)
+    if name in _STORE_NAMES:
+        from desktop.host.journal import store
+
+        return getattr(store, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

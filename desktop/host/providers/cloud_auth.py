@@ -20,12 +20,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
-from desktop.host.providers.aws_sigv4 import SigV4Signer, signing_region, static_credentials
-from desktop.host.providers.google_adc import AdcBearer
-from desktop.host.providers.request import RequestAuthorizer
+if TYPE_CHECKING:  # the signers load only for a Bedrock or Vertex request (design D6)
+    from desktop.host.providers.aws_sigv4 import SigV4Signer
+    from desktop.host.providers.google_adc import AdcBearer
+    from desktop.host.providers.request import RequestAuthorizer
 
 BEDROCK_API = "bedrock-converse-stream"
 VERTEX_API = "google-vertex"
@@ -97,6 +98,8 @@ class CloudAuth:
         return None
 
     def _bedrock(self, url: str, model_id: str) -> RequestAuthorizer | None:
+        from desktop.host.providers.aws_sigv4 import SigV4Signer, signing_region, static_credentials
+
         env = self._env()
         region = signing_region(url, env, model_id)
         if self._signer is None:
@@ -118,6 +121,8 @@ class CloudAuth:
         return sign
 
     def _vertex(self) -> RequestAuthorizer | None:
+        from desktop.host.providers.google_adc import AdcBearer
+
         if self._adc is None:
             if self.google_credentials is not None:
                 self._adc = AdcBearer(self.google_credentials)

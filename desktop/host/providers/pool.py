@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -51,7 +52,7 @@ class SessionHttp:
         #: Counts requests, so the watcher can tell a busy client from an idle one.
         self._requests = 0
         self._watcher: threading.Thread | None = None
-        self._closed = threading.Event()
+        self._closed = False
 
     @classmethod
     def create(cls, *, verify: Any = True, keepalive: int = 4) -> SessionHttp:
@@ -95,12 +96,15 @@ class SessionHttp:
 
     def _watch(self) -> None:
         requests, quiet = -1, 0
-        while not self._closed.wait(CANCEL_POLL_SECONDS):
+        while True:
+            time.sleep(CANCEL_POLL_SECONDS)  # a plain sleep: the cheapest wait there is
             cancel = self._cancel
+            if self._closed:
+                break
             if cancel is not None and cancel.is_set():
                 self._shutdown()
-                while self._cancel is cancel and not self._closed.wait(CANCEL_POLL_SECONDS):
-                    pass  # once per request: the reader is closing the response
+                while self._cancel is cancel and not self._closed:
+                    time.sleep(CANCEL_POLL_SECONDS)  # once per request: the reader is closing the response
                 continue
             if cancel is not None or self._requests != requests:
                 requests, quiet = self._requests, 0
@@ -122,11 +126,8 @@ class SessionHttp:
                 sock.shutdown(socket.SHUT_RDWR)
 
     def close(self) -> None:
-        """Stop the watcher and close the client's connections (the client too, if owned)."""
-        self._closed.set()
-        with self._lock:
-            watcher = self._watcher
-        if watcher is not None and watcher is not threading.current_thread():
-            watcher.join(timeout=1)
+        """Close the client's connections (the client too, if owned); the watcher ends at
+        its next look."""
+        self._closed = True
         if self._owns_client:
             self.client.close()

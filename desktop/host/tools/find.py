@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop.host.tools.grep import glob_matcher
-from desktop.host.tools.ignore import walk
 from desktop.host.tools.listing import listing_outcome
 from desktop.host.tools.truncate import DEFAULT_MAX_BYTES
 from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
@@ -32,6 +31,8 @@ PARAMETERS: JsonObject = {
 
 
 def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
+    from desktop.host.tools.ignore import walk  # only a running search reads ignore files
+
     base = Path(args.get("path") or ctx.workspace)
     if not base.is_dir():
         raise ToolFailure(f"Path not found: {args.get('path') or '.'}")

@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 from desktop.host.tools.globs import glob_to_regex
-from desktop.host.tools.ignore import walk
 from desktop.host.tools.listing import listing_outcome
 from desktop.host.tools.truncate import (
     DEFAULT_MAX_BYTES,
@@ -55,6 +54,8 @@ def glob_matcher(glob: str) -> re.Pattern[str]:
 def _files(base: Path, glob: str | None, ctx: ToolContext) -> list[tuple[str, Path]]:
     if base.is_file():
         return [(base.name, base)]
+    from desktop.host.tools.ignore import walk  # only a running search reads ignore files
+
     matcher = glob_matcher(glob) if glob else None
     found: list[tuple[str, Path]] = []
     for rel, path, _ in walk(base):

@@ -71,6 +71,8 @@ class StreamParser:
         self.model = model
         self.output: AssistantMessage = new_output(model, api=self.output_api, timestamp=timestamp)
         self._sse = SseDecoder()
+        #: The body is SSE, read by this class's ``ingest`` (binary framings override it).
+        self._sse_framing = type(self).ingest is StreamParser.ingest
         self._events: list[StreamEvent] = []
         self._started = False
         #: A terminal event (``done`` or ``error``) was emitted; read after every chunk, so a
@@ -100,7 +102,13 @@ class StreamParser:
         if not self._started:
             self._ensure_started()
         try:
-            self.ingest(chunk)
+            if self._sse_framing:  # ``ingest`` inlined: this runs for every chunk
+                for sse in self._sse.feed(chunk):
+                    if self._stream_closed:
+                        break
+                    self.on_sse(sse)
+            else:
+                self.ingest(chunk)
         except (StreamFailure, ValueError) as exc:
             self._error(str(exc), aborted=False)
         events, self._events = self._events, []

@@ -30,6 +30,9 @@ class SseEvent(NamedTuple):
     data: str
 
 
+#: The usual event of an LF-only stream: an ``event: `` line then one ``data: `` line, or the
+#: ``data: `` line alone, then the blank line; its groups are the SseEvent's two fields.
+_USUAL_EVENT = re.compile(r"(?:event: (.*)\n)?data: (.*)\n\n").match
 #: Makes an SseEvent without the named tuple's Python-level ``__new__`` (a third of the cost
 #: of reading a one-line event).
 _new = tuple.__new__
@@ -40,8 +43,8 @@ class SseDecoder:
 
     Providers send LF-only streams whose events are an ``event:`` line and one ``data:``
     line, or a single ``data:`` line. For those the decoder keeps the text since the last
-    blank line as it came and, once a chunk completes events, splits them at the blank
-    lines and reads each in one step; anything else in an event (comments, several data
+    blank line as it came and, once a chunk completes events, reads each such event with
+    one regular-expression match; anything else in an event (comments, several data
     lines, fields without the space) goes through the general field rules. The first CR
     seen switches the stream to the general line-by-line decoding for good.
     """
@@ -96,28 +99,21 @@ class SseDecoder:
             text = decoded
         events: list[SseEvent] = []
         start = 0
-        end = text.find("\n\n")
-        while end >= 0:  # the event in text[start:end], read in place
-            if text.startswith("event: ", start, end):
-                line = text.find("\n", start, end)
-                if (
-                    line >= 0
-                    and text.startswith("data: ", line + 1, end)
-                    and text.find("\n", line + 1, end) < 0
-                ):
-                    events.append(_new(SseEvent, (text[start + 7 : line], text[line + 7 : end])))
-                    start, end = end + 2, text.find("\n\n", end + 2)
-                    continue
-            elif text.startswith("data: ", start, end) and text.find("\n", start, end) < 0:
-                events.append(_new(SseEvent, (None, text[start + 6 : end])))
-                start, end = end + 2, text.find("\n\n", end + 2)
+        while True:
+            match = _USUAL_EVENT(text, start)
+            if match is not None:  # one step: both fields, the end of the event
+                events.append(_new(SseEvent, match.groups()))
+                start = match.end()
                 continue
+            end = text.find("\n\n", start)
+            if end < 0:
+                break
             if end > start:  # any other shape: the general field rules
                 events += self._lines(text[start:end].split("\n"))
                 last = self._flush()
                 if last is not None:
                     events.append(last)
-            start, end = end + 2, text.find("\n\n", end + 2)
+            start = end + 2
         rest = text[start:] if start else text
         self._pending = [rest] if rest else []
         return events
