@@ -105,6 +105,10 @@ def totals_text(total: UsageTotals) -> str:
     )
 
 
+#: Rows QHeaderView reads to size a column to its contents (Qt's default is 1,000).
+RESIZE_PRECISION = 100
+
+
 class UsageView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -121,6 +125,9 @@ class UsageView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setAlternatingRowColors(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Size columns from the rows around the visible ones, not from every request of a
+        # 100,000-row session (seconds of data() calls on the GUI thread, design G9).
+        self.table.horizontalHeader().setResizeContentsPrecision(RESIZE_PRECISION)
         self.table.horizontalHeader().setStretchLastSection(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -155,7 +162,10 @@ class UsageView(QWidget):
         if self._pending is not None:
             self._pending = [*self._pending, *rows]
             return
+        before = len(self.model.lines)
         self.model.add_rows(rows)
+        if len(self.model.lines) == before:
+            return  # no usage among them: the table (and its column sizing) is left alone
         self._refresh()
         self.table.scrollToBottom()
 
