@@ -21,7 +21,9 @@ from PySide6.QtGui import (
     QColor,
     QFontDatabase,
     QGuiApplication,
+    QHideEvent,
     QResizeEvent,
+    QShowEvent,
     QTextCharFormat,
     QTextCursor,
     QTextFormat,
@@ -279,6 +281,8 @@ class PayloadView(QWidget):
     """Route switcher, optional side-by-side comparison, pretty/raw, copy, save."""
 
     preview_requested = Signal(str, str)
+    #: True when the tab comes on screen, False when it leaves: previews are computed only while shown.
+    shown_changed = Signal(bool)
     """(slot, route key) — slot is "main" or "compare"; an empty key is the current route."""
     save_requested = Signal(str, bytes)
     main_updated = Signal(dict)
@@ -352,6 +356,14 @@ class PayloadView(QWidget):
         self.save_button.clicked.connect(self.save)
         self.jump_button.clicked.connect(self.main.jump_to_break)
         self.changes_box.toggled.connect(self._changes_toggled)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.shown_changed.emit(True)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self.shown_changed.emit(False)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Side by side when there is room, one above the other when narrow (design G7)."""

@@ -97,7 +97,8 @@ class SlashCommands(QObject):
         from desktop.ui.main_window import TAB_PAYLOAD
 
         window = self.window
-        window.tabs.setCurrentIndex(TAB_PAYLOAD)
+        already_shown = window.tabs.currentIndex() == TAB_PAYLOAD
+        window.tabs.setCurrentIndex(TAB_PAYLOAD)  # shown, the tab gets a fresh preview
         if draft:
             editor = window.composer.editor
             editor.setPlainText(draft)
@@ -106,7 +107,8 @@ class SlashCommands(QObject):
                 "Payload tab: the first request of sending the draft in the composer (Ctrl+Enter sends it)."
             )
             return
-        window.client.request_preview.emit("main", "")
+        if already_shown:
+            window.client.request_preview.emit("main", "")
         self._say("Payload tab: the exact next request on the current route.")
 
     def _model(self, wanted: str) -> None:

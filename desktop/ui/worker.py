@@ -135,6 +135,9 @@ class SessionWorker(QObject):
         self.foreign: ForeignSession | None = None
         self.foreign_leaf: str | None = None
         self._preview_keys: dict[str, str] = {"main": ""}
+        #: Whether the payload tab is on screen: a preview of a long session costs seconds and
+        #: several times the file in memory, so it is computed only while someone looks (G9).
+        self._previews_shown = False
         self._last_stream = 0.0
         self.thread_id: int | None = None
 
@@ -683,15 +686,26 @@ class SessionWorker(QObject):
             }
             self.status_changed.emit(status)
         self.refresh_activation()
+        self._emit_previews()
+
+    def _emit_previews(self) -> None:
+        """Every shown preview again, when the payload tab is on screen (else on its next show)."""
         for slot, key in list(self._preview_keys.items()):
-            if self.closing.is_set():  # a long session's preview takes seconds: not when quitting
+            if not self._previews_shown or self.closing.is_set():  # a long session's preview takes seconds
                 return
             self._emit_preview(slot, key)
+
+    @Slot(bool)
+    def set_previews_shown(self, shown: bool) -> None:
+        """The payload tab was shown or hidden; shown, it gets previews of the present state."""
+        self._previews_shown = shown
+        self._emit_previews()
 
     @Slot(str, str)
     def request_preview(self, slot: str, key: str) -> None:
         self._preview_keys[slot] = key
-        self._emit_preview(slot, key)
+        if self._previews_shown:
+            self._emit_preview(slot, key)
 
     def _emit_preview(self, slot: str, key: str) -> None:
         if self.foreign is not None:
@@ -705,8 +719,7 @@ class SessionWorker(QObject):
     def set_draft(self, draft: str | None) -> None:
         """The composer's text changed (debounced by the window): the previews follow it."""
         self._draft = draft or None
-        for slot, key in list(self._preview_keys.items()):
-            self._emit_preview(slot, key)
+        self._emit_previews()
 
     def foreign_preview(self, key: str = "") -> dict[str, Any]:
         """The next request of the pi or Claude Code session at the shown branch, on any route."""
@@ -793,6 +806,7 @@ class WorkerClient(QObject):
     set_mode = Signal(str)
     set_fallback = Signal(str)
     request_preview = Signal(str, str)
+    previews_shown = Signal(bool)
     set_draft = Signal(object)
     select_branch = Signal(str)
     continue_foreign = Signal(str)
@@ -824,6 +838,7 @@ class WorkerClient(QObject):
             (self.set_mode, worker.set_mode),
             (self.set_fallback, worker.set_fallback),
             (self.request_preview, worker.request_preview),
+            (self.previews_shown, worker.set_previews_shown),
             (self.set_draft, worker.set_draft),
             (self.select_branch, worker.select_branch),
             (self.continue_foreign, worker.continue_foreign),

@@ -23,7 +23,7 @@ from PySide6.QtCore import Qt
 from desktop.session.foreign import next_request, open_foreign
 from desktop.session.foreign.request import route_model
 from desktop.ui import inspect_ops, rowinfo
-from desktop.ui.main_window import TAB_DIFF, TAB_PAYLOAD, TAB_USAGE, MainWindow
+from desktop.ui.main_window import TAB_DIFF, TAB_MESSAGE, TAB_PAYLOAD, TAB_USAGE, MainWindow
 from desktop.ui.timeline_model import ROW_ROLE
 from desktop.ui.worker import start_worker, stop_worker
 from tests.catalog.conftest import find_model, pi_doc  # noqa: F401  (fixtures)
@@ -58,7 +58,10 @@ class Harness:
                 "session": str(session or ""),
             }
         )
+        # Previews are computed while the payload tab is shown: take the first, then the default tab.
+        self.window.tabs.setCurrentIndex(TAB_PAYLOAD)
         self.qtbot.waitUntil(lambda: bool(self.window.session) and bool(self.previews), timeout=TIMEOUT)
+        self.window.tabs.setCurrentIndex(TAB_MESSAGE)
 
     @property
     def shown(self) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from desktop.ui import rowinfo
-from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_USAGE, MainWindow
+from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_MESSAGE, TAB_PAYLOAD, TAB_USAGE, MainWindow
 from desktop.ui.timeline_model import ROW_ROLE
 from desktop.ui.worker import start_worker, stop_worker
 
@@ -51,7 +51,10 @@ class Harness:
         self.qtbot.waitExposed(self.window)
         # Wait on GUI-side state, not with waitSignal: the worker's signals are emitted on its thread.
         self.client.start.emit({"route": ROUTE, "mode": "ask", "fallback": "folded", "firstRun": False})
+        # Previews are computed while the payload tab is shown: take the first, then the default tab.
+        self.window.tabs.setCurrentIndex(TAB_PAYLOAD)
         self.qtbot.waitUntil(lambda: bool(self.window.session) and bool(self.previews), timeout=TURN_TIMEOUT)
+        self.window.tabs.setCurrentIndex(TAB_MESSAGE)
 
     def rows(self) -> list[dict[str, Any]]:
         return list(self.window.timeline.rows)
@@ -155,6 +158,7 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     assert "deepseek-flash" in window.activation_view.toPlainText()
 
     # The payload preview changed with the turn and marks where it leaves the previous request.
+    window.tabs.setCurrentIndex(TAB_PAYLOAD)
     h.qtbot.waitUntil(lambda: h.previews[-1]["body"] != before_turn["body"], timeout=TURN_TIMEOUT)
     after = h.previews[-1]
     assert b"hello-from-bash" in after["body"]
@@ -375,3 +379,21 @@ def test_accounts_dialog_lists_key_sources_without_revealing_keys(
     harness.qtbot.waitUntil(lambda: "keyring" in dialog.status.text().lower(), timeout=TURN_TIMEOUT)
     assert "sk-another-secret" not in dialog.status.text()
     dialog.reject()
+
+
+def test_previews_are_computed_only_while_the_payload_tab_is_shown(harness: Harness) -> None:
+    """A long session's preview costs seconds of the worker and several times the file in
+    memory: with another tab on screen a turn computes none, and showing the tab brings the
+    present one (design G9)."""
+    h, window = harness, harness.window
+    window.tabs.setCurrentIndex(TAB_USAGE)
+    shown = len(h.previews)
+    h.qtbot.keyClicks(window.composer.editor, "Say something short.")
+    h.qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert h.wait_turn(1)["error"] is None
+    h.qtbot.wait(500)  # the draft's debounce and the state published after the turn
+    assert len(h.previews) == shown
+    window.tabs.setCurrentIndex(TAB_PAYLOAD)
+    h.qtbot.waitUntil(lambda: len(h.previews) > shown, timeout=TURN_TIMEOUT)
+    assert b"Say something short." in h.previews[-1]["body"]
+    assert len(h.previews) == shown + 1
