@@ -52,7 +52,6 @@ def main() -> int:
 
     client.start.emit({"firstRun": True, "mode": "ask", "fallback": "folded"})
     wait(lambda: len(window.turn_results) >= 2)
-    wait(lambda: bool(window.payload_view.main.preview))
     window.set_show_hidden(True)
     systems = [r for r in window.timeline.rows if r.get("type") == "system"]
     changed = next(
@@ -69,7 +68,8 @@ def main() -> int:
     window.tabs.setCurrentIndex(TAB_ACTIVATION)
     shot("activation.png")
 
-    window.tabs.setCurrentIndex(TAB_PAYLOAD)
+    window.tabs.setCurrentIndex(TAB_PAYLOAD)  # previews are computed while the tab is shown
+    wait(lambda: bool(window.payload_view.main.preview))
     pump(0.3)
     window.payload_view.main.jump_to_break()
     shot("payload.png")
