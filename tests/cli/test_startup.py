@@ -70,7 +70,8 @@ def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
 #: bundled catalogs are read by path), the ignore-file matcher (only a running search reads
 #: ignore files), the first-run route choice (a session that names its route needs none) and
 #: the cloud signers (only a Bedrock or Vertex request is signed), the compaction engine
-#: (``status`` compacts nothing) and the sessions folder (one named file is opened).
+#: (``status`` compacts nothing), the sessions folder (one named file is opened) and the
+#: writer's lock (a read-only open takes none).
 STATUS_HEAVY = (
     *HEAVY,
     "pathspec",
@@ -89,6 +90,8 @@ STATUS_HEAVY = (
     "desktop.host.providers.google_adc",
     "desktop.session.compaction",
     "desktop.host.journal.store",
+    "desktop.host.journal.lock",
+    "fcntl",
 )
 
 

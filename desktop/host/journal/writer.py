@@ -33,7 +33,6 @@ from desktop.host.journal.durable import sync_dir, sync_file, write_all, write_n
 from desktop.host.journal.envelope import SCHEMA_VERSION, new_row_id
 from desktop.host.journal.errors import FailureKind, LocalPreparationFailure, NotAcknowledged
 from desktop.host.journal.lines import JournalRows
-from desktop.host.journal.lock import LockHeld, LockPathError, SessionLock, check_record_path, lock_path_for
 from desktop.host.journal.reader import (
     Diagnostic,
     SessionLog,
@@ -45,6 +44,7 @@ from desktop.host.journal.reader import (
 )
 
 if TYPE_CHECKING:
+    from desktop.host.journal.lock import SessionLock
     from desktop.host.journal.rows import RowBase
 
 # The row models (pydantic) load on the first write, not on open: a read-only open never
@@ -118,6 +118,8 @@ class JournalWriter:
             **dict(header_fields or {}),
         )
         line = orjson.dumps(header.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+        from desktop.host.journal.lock import LockHeld, LockPathError, check_record_path, lock_path_for
+
         lock: SessionLock | None = None
         fd: int | None = None
         try:
@@ -446,6 +448,9 @@ class JournalWriter:
 
 
 def _try_lock(path: Path) -> tuple[SessionLock | None, str | None, FailureKind]:
+    # The lock loads with the first writable open: a read-only open (``status``) takes none.
+    from desktop.host.journal.lock import LockHeld, LockPathError, SessionLock
+
     try:
         return SessionLock.acquire(path), None, "read_only"
     except LockHeld as held:
@@ -466,6 +471,8 @@ def _try_lock(path: Path) -> tuple[SessionLock | None, str | None, FailureKind]:
 def _create_locked(path: Path, header_line: bytes) -> SessionLock:
     """Write the header to a new temporary file, lock it, then link it into place: the file is
     locked before its name exists, so no other writer can ever take it first (design T8)."""
+    from desktop.host.journal.lock import SessionLock
+
     temp = path.with_name(f".{path.name}.{os.getpid()}.new")
     temp.unlink(missing_ok=True)
     fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _O_CLOEXEC | _O_BINARY, 0o644)
