@@ -107,27 +107,27 @@ def tail_budget(settings: CompactionSettings, context_window: int | None = None)
     return max(1, min(settings.keep_recent_tokens, context_window // 4))
 
 
-def plan_compaction(
-    view: ContextView, settings: CompactionSettings, *, context_window: int | None = None
-) -> CompactionPlan:
-    """Choose the cut: walk back from the newest message until the tail budget is spent.
+ONLY_SYSTEM_UPDATES = "only system updates precede the retained tail; nothing to summarize"
 
-    ``context_window`` is given by automatic compaction only (see ``tail_budget``); manual
-    compaction of a context below the keep budget raises ``NothingToCompact`` and changes
-    nothing, as pi-coding-agent does for a session too small to compact (design C1).
+
+def _choose_cut(
+    messages: Sequence[Message], start: int, settings: CompactionSettings, context_window: int | None
+) -> int:
+    """The first kept message: walk back from the newest one until the tail budget is spent.
+
+    Reads the tail only, one message at a time (a long session's rows are decoded on demand
+    and none is kept, design G9); raises ``NothingToCompact`` as ``plan_compaction`` says.
     """
-    messages = view.messages
-    start = view.prefix
-    cut_points = [i for i in range(start, len(messages)) if _valid_cut(messages[i])]
-    if not cut_points:
+    last_cut = next((i for i in range(len(messages) - 1, start - 1, -1) if _valid_cut(messages[i])), None)
+    if last_cut is None:
         raise NothingToCompact("there is no user or assistant message to compact yet")
     budget = tail_budget(settings, context_window)
     accumulated = 0
-    cut = cut_points[-1]
+    cut = last_cut
     for index in range(len(messages) - 1, start - 1, -1):
         accumulated += message_tokens(messages[index])
         if accumulated >= budget:
-            cut = next((c for c in cut_points if c >= index), cut_points[-1])
+            cut = next((c for c in range(index, last_cut + 1) if _valid_cut(messages[c])), last_cut)
             break
     else:
         if context_window is None:
@@ -136,22 +136,46 @@ def plan_compaction(
                 f"{budget:,} tokens (keep_recent_tokens)"
             )
         # Automatic compaction past the threshold: keep only the last turn verbatim.
-        cut = cut_points[-1]
+        cut = last_cut
     if cut <= start:
         raise NothingToCompact("the whole context fits in the retained tail; nothing to summarize")
-    summarized: list[Message] = [m for m in messages[start:cut] if m["role"] != "system"]
-    if not summarized:
-        raise NothingToCompact("only system updates precede the retained tail; nothing to summarize")
-    checkpoint = current_system_message(messages[:cut])
+    return cut
+
+
+def _checkpoint(messages: Sequence[Message], cut: int) -> SystemMessage:
+    """The system state in effect at ``cut``, replayed from the system messages before it
+    (the context log holds those decoded, so no other row is read)."""
+    from desktop.session.context_log import system_messages_at
+
+    before = [message for index, message in system_messages_at(messages) if index < cut]
+    checkpoint = current_system_message(before)
     if checkpoint is None:
         checkpoint = cast(SystemMessage, {"role": "system", "content": "", "timestamp": 0})
+    return checkpoint
+
+
+def plan_compaction(
+    view: ContextView, settings: CompactionSettings, *, context_window: int | None = None
+) -> CompactionPlan:
+    """Choose the cut (``_choose_cut``) and gather what the summary replaces.
+
+    ``context_window`` is given by automatic compaction only (see ``tail_budget``); manual
+    compaction of a context below the keep budget raises ``NothingToCompact`` and changes
+    nothing, as pi-coding-agent does for a session too small to compact (design C1).
+    """
+    messages = view.messages
+    start = view.prefix
+    cut = _choose_cut(messages, start, settings, context_window)
+    summarized: list[Message] = [m for m in messages[start:cut] if m["role"] != "system"]
+    if not summarized:
+        raise NothingToCompact(ONLY_SYSTEM_UPDATES)
     source = view.sources[cut]
     return CompactionPlan(
         first_kept_index=cut,
         first_kept_id=str(source["id"]),
         summarized=summarized,
-        checkpoint=checkpoint,
-        tokens_before=sum(message_tokens(m) for m in messages),
+        checkpoint=_checkpoint(messages, cut),
+        tokens_before=estimate_tokens(messages),
         previous_summary=view.previous_summary,
     )
 
@@ -194,24 +218,41 @@ def estimate_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
 
 
 def preview_compaction(view: ContextView, settings: CompactionSettings) -> CompactionPreview:
-    """Plan as ``plan_compaction`` does and report the figures, without asking the model."""
+    """Plan as ``plan_compaction`` does and report the figures, without asking the model.
+
+    One walk over the context counts what the summary would replace: the window asks for
+    this after every turn, and a long session's messages are read one at a time and dropped,
+    never gathered (design C1, G9).
+    """
+    messages = view.messages
+    start = view.prefix
     try:
-        plan = plan_compaction(view, settings)
+        cut = _choose_cut(messages, start, settings, None)
     except NothingToCompact as error:
-        tokens = estimate_tokens(view.messages)
+        tokens = estimate_tokens(messages)
         return CompactionPreview(False, str(error), tokens_before=tokens, tokens_after=tokens)
-    tail = view.messages[plan.first_kept_index :]
+    rows = replaced = before = tail = 0
+    for index, message in enumerate(messages):
+        tokens = message_tokens(message)
+        before += tokens
+        if index >= cut:
+            tail += tokens
+        elif index >= start and message["role"] != "system":
+            rows += 1
+            replaced += tokens
+    if not rows:
+        return CompactionPreview(False, ONLY_SYSTEM_UPDATES, tokens_before=before, tokens_after=before)
     # A summary is shorter than what it replaces: at most the usual size, at most half.
-    summary = min(SUMMARY_ESTIMATE_TOKENS, max(1, estimate_tokens(plan.summarized) // 2))
-    after = message_tokens(plan.checkpoint) + summary + estimate_tokens(tail)
-    first = view.messages[plan.first_kept_index]
+    summary = min(SUMMARY_ESTIMATE_TOKENS, max(1, replaced // 2))
+    after = message_tokens(_checkpoint(messages, cut)) + summary + tail
+    first = messages[cut]
     text = " ".join(content_text(first.get("content") or "").split())  # type: ignore[arg-type]
     return CompactionPreview(
         True,
-        rows=len(plan.summarized),
-        first_kept_id=plan.first_kept_id,
+        rows=rows,
+        first_kept_id=str(view.sources[cut]["id"]),
         first_kept_text=text[:80] + ("…" if len(text) > 80 else ""),
-        tokens_before=plan.tokens_before,
+        tokens_before=before,
         tokens_after=after,
     )
 

@@ -166,3 +166,38 @@ def test_opening_a_long_session_holds_about_its_lines(tmp_path: Path, emulator: 
         assert peak / size < 3.0, f"peak {peak / size:.2f}x the file"
     finally:
         session.close()
+
+
+def test_the_compaction_preview_reads_a_long_session_without_gathering_it(
+    tmp_path: Path, emulator: Emulator
+) -> None:
+    """The window asks for the compaction preview at open and after every turn: it walks the
+    context one message at a time and keeps none of them (design C1, G9)."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    config = SessionConfig(
+        route=emulator_route("anthropic/claude-opus-5-5", emulator.url, emulated=True),
+        workspace=workspace,
+        settings=Settings(),
+        user_skills=workspace / "no-user-skills",
+    )
+    path = tmp_path / "long.jsonl"
+    _long_session(path, ROWS)
+    size = path.stat().st_size
+    session = open_session(path, config, bridge=headless_bridge(yes=True, no=False))
+    try:
+        session.runtime.preview_compaction()  # the first call's imports are not the preview's cost
+        gc.collect()
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            preview = session.runtime.preview_compaction()
+            peak = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+        assert preview.possible and preview.rows > ROWS // 2
+        assert preview.tokens_after < preview.tokens_before
+        # Gathering the summarized messages decoded cost several times the file.
+        assert peak / size < 0.5, f"peak {peak / size:.2f}x the file"
+    finally:
+        session.close()
