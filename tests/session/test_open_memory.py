@@ -34,6 +34,19 @@ def emulator() -> Iterator[Emulator]:
         yield emu
 
 
+@pytest.fixture
+def config(tmp_path: Path, emulator: Emulator) -> SessionConfig:
+    """The offline route and an empty workspace, as the commands open a session."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    return SessionConfig(
+        route=emulator_route("anthropic/claude-opus-5-5", emulator.url, emulated=True),
+        workspace=workspace,
+        settings=Settings(),
+        user_skills=workspace / "no-user-skills",
+    )
+
+
 def _long_session(path: Path, rows: int) -> None:
     """Turns of a user question, an answer with a tool call, its result; a system update
     every ten turns (the mix of the window's open benchmark)."""
@@ -131,15 +144,7 @@ def _long_session(path: Path, rows: int) -> None:
         handle.write(b"".join(lines))
 
 
-def test_opening_a_long_session_holds_about_its_lines(tmp_path: Path, emulator: Emulator) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    config = SessionConfig(
-        route=emulator_route("anthropic/claude-opus-5-5", emulator.url, emulated=True),
-        workspace=workspace,
-        settings=Settings(),
-        user_skills=workspace / "no-user-skills",
-    )
+def test_opening_a_long_session_holds_about_its_lines(tmp_path: Path, config: SessionConfig) -> None:
     bridge = headless_bridge(yes=True, no=False)
     # A short session first: the modules and catalogs an open loads are not the session's cost.
     small = tmp_path / "small.jsonl"
@@ -169,18 +174,10 @@ def test_opening_a_long_session_holds_about_its_lines(tmp_path: Path, emulator: 
 
 
 def test_the_compaction_preview_reads_a_long_session_without_gathering_it(
-    tmp_path: Path, emulator: Emulator
+    tmp_path: Path, config: SessionConfig
 ) -> None:
     """The window asks for the compaction preview at open and after every turn: it walks the
     context one message at a time and keeps none of them (design C1, G9)."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    config = SessionConfig(
-        route=emulator_route("anthropic/claude-opus-5-5", emulator.url, emulated=True),
-        workspace=workspace,
-        settings=Settings(),
-        user_skills=workspace / "no-user-skills",
-    )
     path = tmp_path / "long.jsonl"
     _long_session(path, ROWS)
     size = path.stat().st_size
