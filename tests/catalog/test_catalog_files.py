@@ -122,7 +122,7 @@ def test_newer_models_dev_file_supplies_prices() -> None:
     catalog = build_catalog(models_dev_cached=CatalogSource("api.json", orjson.dumps(doc)))
     assert catalog.sources.models_dev_stamp == "2999-12-31"
     assert catalog.get("anthropic", "claude-opus-4-7").model["cost"]["input"] == 123.0  # type: ignore[union-attr]
-    stale = build_catalog(models_dev_cached=CatalogSource("api.json", orjson.dumps(bundled.providers)))
+    stale = build_catalog(models_dev_cached=CatalogSource("api.json", orjson.dumps(dict(bundled.providers))))
     assert stale.sources.models_dev_origin.startswith("bundled") and "not newer" in stale.notes[0]
 
 

@@ -170,3 +170,32 @@ def test_status_compiles_no_redaction_pattern(tmp_path: object) -> None:
     )
     loaded = loaded_after(code)
     assert "desktop.host.redaction" in loaded  # imported (the executor holds it), not compiled
+
+
+def test_status_decodes_only_the_routes_models_dev_provider(tmp_path: object) -> None:
+    """The bundled models.dev document (2 MB) is not decoded whole on ``status``: only the
+    route's provider is (design D6); its stamp, shown as the snapshot's date, is the same."""
+    from pathlib import Path
+
+    from tests.cli.helpers import make_session
+
+    folder = Path(str(tmp_path))
+    path = make_session(folder)
+    code = (
+        "import io, contextlib\n"
+        "from desktop.app import main\n"
+        "from desktop.pi.catalog import models_dev\n"
+        "from desktop.pi.catalog.catalog import bundled_models_dev\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    rc = main(['status', {str(path)!r}, '--workspace', {str(folder)!r}, '--json'])\n"
+        "assert rc == 0, rc\n"
+        "snapshot = bundled_models_dev()\n"
+        "assert snapshot.providers._whole is None, 'the whole document was decoded'\n"
+        "assert snapshot.providers._found, 'no provider was looked up'\n"
+        "full = models_dev.parse_models_dev(models_dev.bundled_bytes(), 'x', check=False)\n"
+        "made = json.loads(out.getvalue())['catalogs']['models.dev']['madeAt']\n"
+        "assert made == full.stamp, (made, full.stamp)\n"
+    )
+    loaded = loaded_after(code)
+    assert "desktop" in loaded

@@ -240,7 +240,7 @@ def bundled_pi() -> PiCatalogSnapshot:
 
 @cache
 def bundled_models_dev() -> ModelsDevSnapshot:
-    return md.parse_models_dev(md.bundled_bytes(), md.BUNDLED_NAME, check=False)
+    return md.bundled_snapshot(md.bundled_bytes(), md.BUNDLED_NAME)
 
 
 def build_catalog(

@@ -8,11 +8,16 @@ mid-conversation.
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
-from collections.abc import Mapping
+import json
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+import orjson
 
 from desktop.pi.catalog.errors import CatalogFileError, decode_catalog_json
 
@@ -70,7 +75,93 @@ def parse_models_dev(raw: bytes, origin: str, *, check: bool = True) -> ModelsDe
     the app and a test validates it, so each start need not (design D6). A refreshed copy
     comes from the network and is always checked.
     """
-    doc = decode_catalog_json(raw, origin)
+    return _snapshot(decode_catalog_json(raw, origin), origin, check=check)
+
+
+#: A record's ``last_updated`` date as the document spells it (dates hold no escapes).
+_LAST_UPDATED = re.compile(r'"last_updated":"([^"\\]*)"')
+_FIND_END = json.JSONDecoder()
+
+
+class BundledProviders(Mapping[str, Mapping[str, Any]]):
+    """The bundled snapshot's providers, each decoded the first time it is asked for (design D6).
+
+    A start resolves one route, which reads one provider's records, yet decoding the whole
+    2 MB document costs more than the rest of the catalog together. So a provider is found by
+    its key in the document's text and only its object is decoded. Where that is not certain
+    (the key is absent or spelled more than once, or what follows it is not that provider's
+    object) the whole document is decoded, as it is for any walk over every provider; both give
+    the same records (``tests/catalog/test_models_dev_lazy.py`` holds them to each other on
+    the bundled file).
+    """
+
+    def __init__(self, text: str, origin: str) -> None:
+        self._text = text
+        self._origin = origin
+        self._found: dict[str, Mapping[str, Any] | None] = {}
+        self._whole: Mapping[str, Mapping[str, Any]] | None = None
+
+    def whole(self) -> Mapping[str, Mapping[str, Any]]:
+        """Every provider, the document decoded in full (once)."""
+        if self._whole is None:
+            self._whole = parse_models_dev(self._text.encode(), self._origin, check=False).providers
+        return self._whole
+
+    def __getitem__(self, provider: str) -> Mapping[str, Any]:
+        if self._whole is not None:
+            return self._whole[provider]
+        if provider not in self._found:
+            self._found[provider] = self._find(provider)
+        found = self._found[provider]
+        if found is None:
+            return self.whole()[provider]
+        return found
+
+    def _find(self, provider: str) -> Mapping[str, Any] | None:
+        """The provider's object decoded alone, or None where the text does not say for sure."""
+        text = self._text
+        key = orjson.dumps(provider).decode() + ":"
+        at = text.find(key)
+        if at < 0 or text.find(key, at + 1) >= 0:
+            return None
+        start = at + len(key)
+        if text[start : start + 1] != "{":
+            return None
+        try:
+            _, end = _FIND_END.raw_decode(text, start)
+            value = orjson.loads(text[start:end])
+        except ValueError:
+            return None
+        if (
+            not isinstance(value, dict)
+            or value.get("id") != provider
+            or not isinstance(value.get("models"), dict)
+        ):
+            return None
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.whole())
+
+    def __len__(self) -> int:
+        return len(self.whole())
+
+
+def bundled_snapshot(raw: bytes, origin: str) -> ModelsDevSnapshot:
+    """The bundled snapshot without decoding all of it: its providers are decoded as they are
+    asked for (``BundledProviders``) and its stamp is read from the text. A document not in
+    the plain form that allows this is parsed whole, as ``parse_models_dev(check=False)`` would."""
+    try:
+        text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode()
+    except (OSError, EOFError, UnicodeDecodeError):
+        return parse_models_dev(raw, origin, check=False)
+    if not text.startswith('{"'):
+        return parse_models_dev(raw, origin, check=False)
+    stamp = max(_LAST_UPDATED.findall(text), default="")
+    return ModelsDevSnapshot(origin=origin, providers=BundledProviders(text, origin), stamp=stamp)
+
+
+def _snapshot(doc: Any, origin: str, *, check: bool) -> ModelsDevSnapshot:
     if not isinstance(doc, dict) or not doc:
         raise CatalogFileError(origin, "", "expected an object of providers keyed by id")
     stamp = ""
