@@ -113,8 +113,8 @@ def main() -> int:
     times: dict[str, list[float]] = {"big": [], "anchor": []}
     for round_ in range(args.rounds):
         for name, window in (("big", big), ("anchor", anchor)):
-            count = window.filter.rowCount()
-            target = window.filter.index((count * (round_ + 1)) // (args.rounds + 1), 0)
+            count = window.shown.rowCount()
+            target = window.shown.index((count * (round_ + 1)) // (args.rounds + 1), 0)
             window.message_view._cache.clear()
             started = time.perf_counter()
             window.view.scrollTo(target, QAbstractItemView.ScrollHint.PositionAtTop)

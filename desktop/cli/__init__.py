@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import sys
 import textwrap
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from desktop import __version__
 from desktop.cli._args import EXIT_CODES_HELP, EXIT_USAGE
@@ -35,8 +37,44 @@ OPEN_HELP = (
 _VALUE_OPTIONS = ("--data-dir",)
 
 
+def terminal_columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` finds it (``$COLUMNS``, then the
+    terminal of stdout, else 80), without importing ``shutil``, which loads ``bz2`` and ``lzma``."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter at the terminal's width (``terminal_columns``): argparse makes one for
+    every argument it adds, and its own would import ``shutil`` into every start (design D6)."""
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        super().__init__(
+            prog, indent_increment, max_help_position, terminal_columns() - 2 if width is None else width
+        )
+
+
+class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """The same, with the description and epilog laid out as written."""
+
+
 class CliParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose usage errors are one line, like every other failure (D6)."""
+    """An ``ArgumentParser`` whose usage errors are one line, like every other failure (D6), and
+    whose help is laid out by ``HelpFormatter`` (subcommand parsers are made of this class too)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         from desktop.cli._boundary import one_line
@@ -53,7 +91,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         usage=USAGE,
         description=textwrap.fill(DESCRIPTION, 90),
         epilog=f"{textwrap.fill(OPEN_HELP, 90)}\n\n{EXIT_CODES_HELP}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     add_common_options(parser)
@@ -65,7 +103,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for choice in subparsers.choices.values():
         if choice.epilog is None:  # the exit codes under every command's help, laid out as written
             choice.epilog = EXIT_CODES_HELP
-            choice.formatter_class = argparse.RawDescriptionHelpFormatter
+            choice.formatter_class = RawDescriptionHelpFormatter
             if choice.description:
                 choice.description = textwrap.fill(choice.description, 90)
     return parser

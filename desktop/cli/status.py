@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from desktop.cli._args import PERMISSION_MODES, add_session_arguments
@@ -103,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
     with opened(args, read_only=True, builds_requests=False) as (session, _emulator):
         info = collect(session)
     if args.json:
+        import json
+
         print(json.dumps(info, indent=2))
         return 0
     print(f"session   {info['session']}{' (read-only)' if info['readOnly'] else ''}, {info['rows']} rows")

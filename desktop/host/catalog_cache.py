@@ -17,7 +17,6 @@ fails cleanly and the bundled snapshots stay in use.
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -92,6 +91,8 @@ def _validate(kind: CatalogKind, data: bytes, origin: str) -> str:
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
+    import tempfile  # only a refresh writes; ``tempfile`` loads ``shutil`` and ``random`` (design D6)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:

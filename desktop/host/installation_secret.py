@@ -19,14 +19,15 @@ users can read is refused with a message naming the file (the caller then grants
 
 Reading never writes: ``create=False`` (used by read-only opens such as ``status``) never
 creates a secret; with none yet, nothing can have been sealed here, so nothing verifies.
-The value is never printed, logged or put in an exception message.
+The value is never printed, logged or put in an exception message. It is drawn from
+``os.urandom`` (what ``secrets.token_bytes`` returns; ``secrets`` would load ``random`` and
+``base64`` into every command that verifies a section, design D6).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 import threading
 from dataclasses import dataclass, field
@@ -122,8 +123,8 @@ def _write_private(path: Path, value: bytes) -> None:
 def _create_file(path: Path) -> bytes:
     """Publish a new secret at ``path`` unless another process got there first; return the winner."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{FILE_NAME}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    _write_private(temp, secrets.token_bytes(SECRET_BYTES))
+    temp = path.with_name(f".{FILE_NAME}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    _write_private(temp, os.urandom(SECRET_BYTES))
     try:
         try:
             os.link(temp, path)
@@ -163,7 +164,7 @@ def _from_keyring(path: Path, *, create: bool) -> InstallationSecret | None:
     if not create:
         existing = _read_file(path)
         return InstallationSecret(existing, "file", str(path)) if existing is not None else None
-    value = _read_file(path) or secrets.token_bytes(SECRET_BYTES)
+    value = _read_file(path) or os.urandom(SECRET_BYTES)
     try:
         keyring.set_password(SERVICE, KEYRING_USER, value.hex())
         stored = keyring.get_password(SERVICE, KEYRING_USER)  # two first starts: one value wins

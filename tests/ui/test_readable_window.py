@@ -38,8 +38,8 @@ def open_rows(window: MainWindow, rows: list[dict], path: str = "/home/me/work/c
 
 
 def proxy_index(window: MainWindow, row_id: str) -> QModelIndex:
-    for i in range(window.filter.rowCount()):
-        index = window.filter.index(i, 0)
+    for i in range(window.shown.rowCount()):
+        index = window.shown.index(i, 0)
         if index.data(ROW_ROLE)["id"] == row_id:
             return index
     raise AssertionError(row_id)
@@ -102,7 +102,7 @@ def test_conversation_mode_renders_only_what_the_timeline_shows(window: MainWind
     window.message_view.conversation.setChecked(True)
     first = [r["id"] for r in window.message_view.rows]
     assert 3 < len(first) < 120, len(first)
-    assert first[-1] == window.filter.index(window.filter.rowCount() - 1, 0).data(ROW_ROLE)["id"]
+    assert first[-1] == window.shown.index(window.shown.rowCount() - 1, 0).data(ROW_ROLE)["id"]
     window.view.scrollToTop()
     qtbot.waitUntil(lambda: window.message_view.rows and window.message_view.rows[0]["id"] == "u0")
     assert "question number 0" in window.message_view.browser.toPlainText()

@@ -90,9 +90,9 @@ def test_window_notice_toggle_and_section_diff(window: MainWindow, qtbot) -> Non
     assert window.hidden_action.isChecked()
     assert "Showing 2 hidden system rows" in window.hidden_notice.text()
     proxy_row = next(
-        i for i in range(window.filter.rowCount()) if window.filter.index(i, 0).data(ROW_ROLE)["id"] == "s5"
+        i for i in range(window.shown.rowCount()) if window.shown.index(i, 0).data(ROW_ROLE)["id"] == "s5"
     )
-    window.view.setCurrentIndex(window.filter.index(proxy_row, 0))
+    window.view.setCurrentIndex(window.shown.index(proxy_row, 0))
     assert window.tabs.currentIndex() == TAB_DIFF
     diff = window.diff_view.current
     assert diff is not None and [c.name for c in diff.changes] == ["guidance"]

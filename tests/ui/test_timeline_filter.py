@@ -1,5 +1,7 @@
 """The bulk-mapped timeline filter agrees with a brute-force filter through appends, anchored
-inserts, streaming rows and filter changes, and keeps the selection across a filter change."""
+inserts, streaming rows and filter changes, and keeps the selection across a filter change; the
+C++ layer the view gets (``ShownRows``) follows it row for row and keeps the view's per-row
+layout calls out of Python."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from PySide6.QtCore import QItemSelectionModel
 from PySide6.QtWidgets import QListView
 
 from desktop.ui import rowinfo
-from desktop.ui.timeline_model import ID_ROLE, TimelineFilter, TimelineModel
+from desktop.ui.timeline_model import ID_ROLE, ShownRows, TimelineFilter, TimelineModel
 
 KINDS = ("user", "assistant", "toolResult", "system", "note")
 
@@ -44,7 +46,7 @@ def expected_ids(model: TimelineModel, proxy: TimelineFilter) -> list[str]:
     return ids
 
 
-def shown_ids(proxy: TimelineFilter) -> list[str]:
+def shown_ids(proxy: TimelineFilter | ShownRows) -> list[str]:
     return [str(proxy.index(i, 0).data(ID_ROLE)) for i in range(proxy.rowCount())]
 
 
@@ -53,9 +55,10 @@ def test_filter_matches_brute_force_under_random_edits(qtbot: Any) -> None:
     model = TimelineModel()
     proxy = TimelineFilter()
     proxy.setSourceModel(model)
+    shown = ShownRows(proxy)
     view = QListView()
     qtbot.addWidget(view)
-    view.setModel(proxy)
+    view.setModel(shown)
     model.set_rows([make_row(i, rng.choice(KINDS)) for i in range(300)])
     next_id = 300
     for step in range(200):
@@ -82,23 +85,59 @@ def test_filter_matches_brute_force_under_random_edits(qtbot: Any) -> None:
         else:
             proxy.set_search(rng.choice(["", "word3", "note", "zzz"]))
         assert shown_ids(proxy) == expected_ids(model, proxy), f"diverged at step {step}"
+        assert shown_ids(shown) == shown_ids(proxy), f"the view's rows diverged at step {step}"
         for i in range(proxy.rowCount()):
             assert proxy.mapFromSource(proxy.mapToSource(proxy.index(i, 0))).row() == i
+            position = shown.position(shown.index(i, 0))
+            assert model.index(position, 0).data(ID_ROLE) == shown.index(i, 0).data(ID_ROLE)
 
 
 def test_selection_survives_a_filter_change(qtbot: Any) -> None:
     model = TimelineModel()
     proxy = TimelineFilter()
     proxy.setSourceModel(model)
+    shown = ShownRows(proxy)
     view = QListView()
     qtbot.addWidget(view)
-    view.setModel(proxy)
+    view.setModel(shown)
     model.set_rows([make_row(i, k) for i, k in enumerate(["system", "user", "system", "assistant", "user"])])
-    target = next(i for i in range(proxy.rowCount()) if proxy.index(i, 0).data(ID_ROLE) == "r3")
+    target = next(i for i in range(shown.rowCount()) if shown.index(i, 0).data(ID_ROLE) == "r3")
     view.selectionModel().setCurrentIndex(
-        proxy.index(target, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+        shown.index(target, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
     )
     proxy.set_show_hidden(True)
     assert view.currentIndex().data(ID_ROLE) == "r3"
     proxy.set_show_hidden(False)
     assert view.currentIndex().data(ID_ROLE) == "r3"
+
+
+class CountingFilter(TimelineFilter):
+    """The filter, counting the calls that reach Python for its row count."""
+
+    calls = 0
+
+    def rowCount(self, parent: Any = None) -> int:
+        CountingFilter.calls += 1
+        return super().rowCount() if parent is None else super().rowCount(parent)
+
+
+def test_laying_out_a_long_timeline_asks_python_for_no_row(qtbot: Any) -> None:
+    """Qt's list layout asks its model for an index once per row; given the Python filter,
+    each of those checked its ``rowCount`` in Python (and waited for the GIL while the worker
+    ran). Through ``ShownRows`` a 20,000-row layout asks it a handful of times."""
+    model = TimelineModel()
+    model.set_rows([make_row(i, KINDS[i % 3]) for i in range(20_000)])
+    rows = CountingFilter()
+    rows.setSourceModel(model)
+    view = QListView()
+    qtbot.addWidget(view)
+    view.setUniformItemSizes(True)
+    view.resize(400, 300)
+    view.setModel(ShownRows(rows))
+    view.show()
+    CountingFilter.calls = 0
+    view.doItemsLayout()
+    view.scrollToBottom()
+    view.viewport().repaint()
+    assert view.indexAt(view.viewport().rect().topLeft()).isValid()
+    assert CountingFilter.calls < 50, f"{CountingFilter.calls} Python row counts for one layout"

@@ -76,7 +76,7 @@ class Harness:
         return [dict(r) for r in self.window.timeline.rows]
 
     def select(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-        f = self.window.filter
+        f = self.window.shown
         for i in range(f.rowCount()):
             row = f.index(i, 0).data(ROW_ROLE)
             if predicate(row):

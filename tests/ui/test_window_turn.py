@@ -125,21 +125,21 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     # Hidden system rows appear when toggled (Ctrl+H's action).
     systems = [r for r in h.rows() if r["type"] == "system"]
     assert systems, "continuation should have journaled the baseline system row"
-    visible = {window.filter.index(i, 0).data(ROW_ROLE)["id"] for i in range(window.filter.rowCount())}
+    visible = {window.shown.index(i, 0).data(ROW_ROLE)["id"] for i in range(window.shown.rowCount())}
     assert not any(r["id"] in visible for r in systems)
     assert f"{len(systems)} hidden system row" in window.hidden_notice.text()
     window.hidden_action.trigger()
-    visible = {window.filter.index(i, 0).data(ROW_ROLE)["id"] for i in range(window.filter.rowCount())}
+    visible = {window.shown.index(i, 0).data(ROW_ROLE)["id"] for i in range(window.shown.rowCount())}
     assert all(r["id"] in visible for r in systems)
 
     # The section diff of the baseline row: every section is new.
     baseline = systems[0]
     proxy_row = next(
         i
-        for i in range(window.filter.rowCount())
-        if window.filter.index(i, 0).data(ROW_ROLE)["id"] == baseline["id"]
+        for i in range(window.shown.rowCount())
+        if window.shown.index(i, 0).data(ROW_ROLE)["id"] == baseline["id"]
     )
-    window.view.setCurrentIndex(window.filter.index(proxy_row, 0))
+    window.view.setCurrentIndex(window.shown.index(proxy_row, 0))
     assert window.tabs.currentIndex() == TAB_DIFF
     diff = window.diff_view.current
     assert diff is not None

@@ -8,7 +8,6 @@ the row models (``rows``), whose pydantic import costs more than parsing a long 
 from __future__ import annotations
 
 import os
-import secrets
 import threading
 import time
 
@@ -33,6 +32,13 @@ _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _RANDOM_BITS = 80
 
 
+def _random_bits(count: int) -> int:
+    """``secrets.randbits``: ``secrets`` loads ``random``, ``base64`` and ``hmac``, which reading a
+    session never needs (design D6)."""
+    size = (count + 7) // 8
+    return int.from_bytes(os.urandom(size), "big") >> (size * 8 - count)
+
+
 class _IdClock:
     """ULID-style ids: 48 bits of milliseconds, then 80 bits that only grow within a millisecond.
 
@@ -54,9 +60,9 @@ class _IdClock:
             if ms <= self.last_ms:
                 ms, rand = self.last_ms, self.last_rand + 1
                 if rand >= 1 << _RANDOM_BITS:
-                    ms, rand = ms + 1, secrets.randbits(_RANDOM_BITS - 1)
+                    ms, rand = ms + 1, _random_bits(_RANDOM_BITS - 1)
             else:
-                rand = secrets.randbits(_RANDOM_BITS - 1)  # headroom to count up within one ms
+                rand = _random_bits(_RANDOM_BITS - 1)  # headroom to count up within one ms
             self.last_ms, self.last_rand = ms, rand
         value = (ms << _RANDOM_BITS) | rand
         return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))

@@ -4,15 +4,16 @@ The whole group is killed on timeout or cancel (SIGTERM, then SIGKILL after a gr
 period), so a command that forks a server cannot outlive its tool call. Output is merged,
 kept in memory up to a bound, and spilled to a file once it passes the output limit; the
 model sees the tail.
+
+``shutil`` and ``tempfile`` are imported when a command runs: the catalog imports this module
+for its declaration, and a command that runs no tool (``status``) should not load them (D6).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -44,6 +45,8 @@ _MEMORY_LIMIT = 4 * DEFAULT_MAX_BYTES
 
 
 def shell_argv(command: str) -> list[str]:
+    import shutil
+
     shell = shutil.which("bash") or ("/bin/sh" if sys.platform != "win32" else None)
     if shell is None:
         raise ToolFailure("No bash found on PATH; install Git Bash or WSL to run commands on Windows.")
@@ -66,6 +69,8 @@ class _Output:
         with self.lock:
             self.total += len(data)
             if self._spill is None and self.total > DEFAULT_MAX_BYTES:
+                import tempfile
+
                 directory = self._temp_dir or Path(tempfile.gettempdir())
                 directory.mkdir(parents=True, exist_ok=True)
                 handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - kept open while output streams in

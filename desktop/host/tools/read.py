@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 
 from desktop.host.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
@@ -53,6 +52,8 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     data = path.read_bytes()
     mime = _image_mime(data[:16])
     if mime:
+        import base64  # only an image needs it, and this module loads with the catalog (design D6)
+
         return ToolOutcome(
             content=(
                 {"type": "text", "text": f"Read image file [{mime}]"},
