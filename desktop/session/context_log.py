@@ -27,7 +27,9 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import compress
 from typing import Any, cast, overload
 
 from desktop.host.journal.lines import MESSAGE, MODEL_SYSTEM, NEWER, SYSTEM_MESSAGE, JournalRows, row_facts
@@ -39,6 +41,10 @@ Row = dict[str, Any]
 #: How far back from the end an anchor's target is looked for before rebuilding.
 ANCHOR_REACH = 256
 _SYSTEM, _COMPACTION = 4, 5
+#: ``bytes.translate`` tables over the rows' flags, for a rebuild that walks no row in Python:
+#: 1 where the row's own message joins the context, 1 where a system message is held instead.
+_MESSAGE_BITS = bytes(1 if flags & MESSAGE else 0 for flags in range(256))
+_SYSTEM_BITS = bytes(1 if flags & SYSTEM_MESSAGE and not flags & MESSAGE else 0 for flags in range(256))
 
 
 class _Facts:
@@ -348,20 +354,18 @@ class ContextLog:
         ids, anchors, codes, flags = facts.all()
         order = order_indices(ids, anchors)
         self._order = array("q", range(len(ids)) if order is None else order)
-        self._ids, self._targets, self._anchored, self._repeated = set(), set(), set(), set()
-        self.has_model_system = False
-        self._compaction = -1
-        note = self._note
-        for position, index in enumerate(self._order):
-            row_id = ids[index]
-            code = codes[index]
-            note(row_id, code, flags[index])
-            target = anchors.get(index)
-            if target is not None:
-                self._anchored.add(row_id)
-                self._targets.add(target)
-            if code == _COMPACTION:
-                self._compaction = position
+        if order is not None:  # the rows' codes and flags in model order, as the view reads them
+            codes, flags = bytes(map(codes.__getitem__, order)), bytes(map(flags.__getitem__, order))
+        # What ``_note`` would gather row by row, taken over all rows at once (a long session
+        # is opened whole; design D6).
+        self._ids = set(ids)
+        self._repeated = set()
+        if len(self._ids) != len(ids):
+            self._repeated = {row_id for row_id, count in Counter(ids).items() if count > 1}
+        self._anchored = {ids[index] for index in anchors}
+        self._targets = set(anchors.values())
+        self.has_model_system = any(flag & MODEL_SYSTEM for flag in set(flags))
+        self._compaction = codes.rfind(_COMPACTION)
         self._seen = len(rows)
         self._last = rows[-1] if rows and facts.journal is None else None
         self._build_view(codes, flags)
@@ -369,21 +373,18 @@ class ContextLog:
     # --- view -----------------------------------------------------------------------------------
 
     def _build_view(self, codes: bytes, flags: bytes) -> None:
-        """The whole context view, as ``history.context_view`` builds it, as row numbers."""
+        """The whole context view, as ``history.context_view`` builds it, as row numbers.
+        ``codes`` and ``flags`` are the rows' in model order (one byte per position)."""
         rows = self._facts.rows
         order = self._order
         messages = self._messages = ContextMessages(rows)
         self._positions = array("q")
         self.system_indices = []
         previous_summary: str | None = None
-        compaction = next(
-            (
-                position
-                for position in range(len(order) - 1, -1, -1)
-                if codes[order[position]] == _COMPACTION and not flags[order[position]] & NEWER
-            ),
-            None,
-        )
+        last = codes.rfind(_COMPACTION)  # the last compaction this app can read
+        while last >= 0 and flags[last] & NEWER:
+            last = codes.rfind(_COMPACTION, 0, last)
+        compaction = last if last >= 0 else None
         start = 0
         if compaction is not None:
             row_number = order[compaction]
@@ -413,20 +414,28 @@ class ContextLog:
         self._positions.append(position)
 
     def _add_range(self, start: int, stop: int, flags: bytes) -> None:
-        """``_add`` of the positions from ``start`` to ``stop``, from every row's ``flags``
-        (one pass over a long session at open: the common rows take two array appends)."""
+        """``_add`` of the positions from ``start`` to ``stop``, from the ``flags`` of the rows
+        in model order. A long session is opened whole, so the runs of rows whose own message
+        joins the context are taken with ``compress``, not row by row; each system message
+        between them is held by ``_add``."""
         order = self._order
         refs, sources = self._messages.refs, self._messages.sources
         positions = self._positions
-        for position in range(start, stop):
-            row_number = order[position]
-            flag = flags[row_number]
-            if flag & MESSAGE:
-                refs.append(row_number)
-                sources.append(row_number)
-                positions.append(position)
-            elif flag & SYSTEM_MESSAGE:
-                self._add(position)
+        messages = flags.translate(_MESSAGE_BITS)
+        systems = flags.translate(_SYSTEM_BITS)
+        low = start
+        while low < stop:
+            system = systems.find(1, low, stop)
+            high = stop if system < 0 else system
+            taken = array("q", compress(range(low, high), messages[low:high]))
+            row_numbers = array("q", map(order.__getitem__, taken))
+            refs.extend(row_numbers)
+            sources.extend(row_numbers)
+            positions.extend(taken)
+            if system < 0:
+                break
+            self._add(system)
+            low = system + 1
 
     def _add(self, position: int) -> None:
         """The message of the row at model-order ``position``, if it carries one."""
