@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Iterator
 from typing import Any
+from unittest.mock import Mock
 
 import pytest
 
@@ -142,3 +143,53 @@ def test_an_idle_watcher_ends_and_the_next_request_starts_one(
         assert message["stopReason"] == "aborted" and latency < 0.5
     finally:
         dispatcher.close()
+
+
+class _PlainStream:
+    """A connected stream whose TLS handshake hands back a stream on another socket, as
+    ``SSLContext.wrap_socket`` does (it detaches the plain socket)."""
+
+    def __init__(self, sock: Any, tls_sock: Any) -> None:
+        self.sock, self.tls_sock = sock, tls_sock
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return b""
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None: ...
+
+    def close(self) -> None: ...
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.sock if info == "socket" else None
+
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> Any:
+        return _PlainStream(self.tls_sock, None)
+
+
+def test_the_socket_tls_wraps_a_connection_in_is_cancelled_too() -> None:
+    """The pool's backend reports the plain socket on connect and the TLS one after the
+    handshake: a cancel set meanwhile shuts the TLS socket down at once."""
+    import socket
+
+    session = pool.SessionHttp.create(keepalive=0)
+    plain, tls = socket.socketpair(), socket.socketpair()
+    try:
+        backend = pool._ReportingBackend(session)
+        backend._backend = Mock(connect_tcp=Mock(return_value=_PlainStream(plain[0], tls[0])))
+        stream = backend.connect_tcp("example.invalid", 443)
+        assert session._sockets == [plain[0]]
+        assert stream.read(10) == b""  # reads go straight to the connected stream
+        cancel = threading.Event()
+        cancel.set()
+        with session.watching(cancel):
+            wrapped = stream.start_tls(None, "example.invalid")  # type: ignore[arg-type]
+        assert wrapped.get_extra_info("socket") is tls[0]
+        assert tls[0] in session._sockets
+        tls[1].settimeout(2)
+        assert tls[1].recv(1) == b""  # the cancelled connection was shut down, not left open
+    finally:
+        session.close()
+        for sock in (*plain, *tls):
+            sock.close()

@@ -242,7 +242,7 @@ def _attempt(
             headers=headers,
             content=request.body,
             timeout=_httpx_timeout(timeouts),
-            extensions={"trace": session.trace},
+            extensions=session.extensions,
         ) as response:
             if response.status_code >= 400:
                 body = _read_error_body(response, cancelled)

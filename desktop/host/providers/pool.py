@@ -5,27 +5,33 @@ requests one after another to one endpoint, so it keeps one ``httpx.Client`` wit
 connections instead.
 
 Cancellation works at any moment, also while waiting for the first byte on a reused
-connection: every socket the client opens is remembered (httpcore's connect trace), and one
-watcher thread per client shuts those sockets down when the ``cancel`` of the request in
-flight is set. That wakes the blocked read at once; the reading thread then closes the
+connection: every socket the client opens is remembered as it connects (and again once TLS
+wraps it) by the network backend of the session's connection pool, and one watcher thread per
+client shuts those sockets down when the ``cancel`` of the request in flight is set. That wakes the blocked read at once; the reading thread then closes the
 response, and the pool drops the connection. A session sends one request at a time, so the
 sockets of its pool are the request's.
 
 Starting a request costs the watcher nothing: the request only publishes its ``cancel``
 (an attribute write), and the watcher, which looks every ``CANCEL_POLL_SECONDS`` while the
 client is in use, picks it up. No thread starts and none is woken per request; the watcher
-starts with the client's first request and ends after ``IDLE_SECONDS`` without one.
+starts with the client's first request and ends after ``IDLE_SECONDS`` without one. Nor is
+anything called per request to learn the sockets: the backend hears of a socket once, when it
+connects. A client built elsewhere (``SessionHttp(client)``) has no such backend; its
+requests carry httpcore's trace hook instead (``trace``), which httpcore calls about ten
+times per request.
 """
 
 from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+import httpcore
 import httpx
 
 #: Send small writes at once (see ``SessionHttp.create``).
@@ -53,6 +59,9 @@ class SessionHttp:
         self._requests = 0
         self._watcher: threading.Thread | None = None
         self._closed = False
+        #: httpx extensions for each request: the trace hook, unless the client's own pool
+        #: reports its sockets (``create``).
+        self.extensions: dict[str, Any] = {"trace": self.trace}
 
     @classmethod
     def create(cls, *, verify: Any = True, keepalive: int = 4) -> SessionHttp:
@@ -60,22 +69,43 @@ class SessionHttp:
         body, and without it the body waits for the peer's delayed acknowledgement of the
         headers (about 40 ms on Linux) whenever a connection is reused. ``keepalive=0``
         keeps no connection (a client for one request)."""
-        limits = httpx.Limits(max_keepalive_connections=keepalive, keepalive_expiry=60.0)
-        transport = httpx.HTTPTransport(verify=verify, limits=limits, socket_options=NO_DELAY)
-        return cls(httpx.Client(transport=transport, follow_redirects=False))
+        ssl_context = (
+            verify if isinstance(verify, ssl.SSLContext) else httpx.create_ssl_context(verify=verify)
+        )
+        transport = httpx.HTTPTransport(verify=ssl_context)
+        session = cls(httpx.Client(transport=transport, follow_redirects=False))
+        # httpx offers no way to give its pool a network backend: the pool it built (no
+        # connection yet) is replaced by the same pool with the backend that reports sockets.
+        transport._pool = httpcore.ConnectionPool(
+            ssl_context=ssl_context,
+            max_connections=None,
+            max_keepalive_connections=keepalive,
+            keepalive_expiry=60.0,
+            socket_options=NO_DELAY,
+            network_backend=_ReportingBackend(session),
+        )
+        session.extensions = {}
+        return session
 
     def trace(self, name: str, info: Mapping[str, Any]) -> None:
-        """httpcore trace hook: remember each socket as soon as its connection exists."""
+        """httpcore trace hook (a client built elsewhere): remember each socket as soon as its
+        connection exists."""
         if name.endswith(_CONNECTED):
             stream = info.get("return_value")
-            sock = stream.get_extra_info("socket") if stream is not None else None
-            if isinstance(sock, socket.socket):
-                with self._lock:
-                    self._sockets = [s for s in self._sockets if s.fileno() != -1]
-                    self._sockets.append(sock)
-                cancel = self._cancel
-                if cancel is not None and cancel.is_set():
-                    self._shutdown()
+            if stream is not None:
+                self.connected(stream)
+
+    def connected(self, stream: httpcore.NetworkStream) -> None:
+        """Remember the socket of a stream that just connected (or started TLS); shut it down
+        at once when the request in flight is already cancelled."""
+        sock = stream.get_extra_info("socket")
+        if isinstance(sock, socket.socket):
+            with self._lock:
+                self._sockets = [s for s in self._sockets if s.fileno() != -1]
+                self._sockets.append(sock)
+            cancel = self._cancel
+            if cancel is not None and cancel.is_set():
+                self._shutdown()
 
     @contextlib.contextmanager
     def watching(self, cancel: threading.Event | None) -> Iterator[None]:
@@ -131,3 +161,54 @@ class SessionHttp:
         self._closed = True
         if self._owns_client:
             self.client.close()
+
+
+class _ReportingBackend(httpcore.NetworkBackend):
+    """httpcore's own sync backend, telling the session of each socket as it connects."""
+
+    def __init__(self, session: SessionHttp) -> None:
+        self._backend = httpcore.SyncBackend()
+        self._session = session
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        stream = self._backend.connect_tcp(host, port, timeout, local_address, socket_options)
+        self._session.connected(stream)
+        return _ReportingStream(stream, self._session)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
+        stream = self._backend.connect_unix_socket(path, timeout, socket_options)
+        self._session.connected(stream)
+        return _ReportingStream(stream, self._session)
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
+class _ReportingStream(httpcore.NetworkStream):
+    """A connected stream that reports the socket TLS wraps it in (the plain socket is
+    detached then). Reads and writes go straight to the stream's own methods: they are bound
+    to this object once, so no call is added per read."""
+
+    def __init__(self, stream: httpcore.NetworkStream, session: SessionHttp) -> None:
+        self._stream = stream
+        self._session = session
+        self.read = stream.read  # type: ignore[method-assign]
+        self.write = stream.write  # type: ignore[method-assign]
+        self.close = stream.close  # type: ignore[method-assign]
+        self.get_extra_info = stream.get_extra_info  # type: ignore[method-assign]
+
+    def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        tls = self._stream.start_tls(ssl_context, server_hostname, timeout)
+        self._session.connected(tls)
+        return tls
