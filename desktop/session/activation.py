@@ -29,6 +29,9 @@ Restoration (``restore_activation``) reads neutral messages only:
 * ``toolsAdded`` declarations are never read as permission to execute.
 
 Only names that are deferred tools of the current catalog are ever granted.
+
+Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
+this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ import re
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 import orjson
 
@@ -71,8 +74,7 @@ class ActivationSectionError(ValueError):
         self.kind = kind
 
 
-@dataclass(frozen=True)
-class IdentityInputs:
+class IdentityInputs(NamedTuple):
     """What an activation is bound to. ``declarations`` are full pi-ai Tool dicts."""
 
     account: str
@@ -298,8 +300,7 @@ RestoreSource = Literal["section", "section+toolsearch", "legacy", "none", "reje
 CouldReturn = Callable[[Mapping[str, Any]], Collection[str]]
 
 
-@dataclass(frozen=True)
-class RestoreResult:
+class RestoreResult(NamedTuple):
     """What restoration granted and why (the inspector shows ``reason``)."""
 
     active: frozenset[str]
@@ -307,7 +308,7 @@ class RestoreResult:
     reason: str
     epoch: int = 0
     recovered: tuple[str, ...] = ()
-    ignored: tuple[str, ...] = field(default=())
+    ignored: tuple[str, ...] = ()
     #: ToolSearch results that were not accepted as evidence, each with why (design A8).
     refused_evidence: tuple[str, ...] = ()
     #: The highest epoch of any section this installation verifiably wrote in this history;
@@ -324,8 +325,7 @@ def _section_text(message: Mapping[str, Any]) -> tuple[bool, object]:
     return False, None
 
 
-@dataclass(frozen=True)
-class _Evidence:
+class _Evidence(NamedTuple):
     names: tuple[str, ...]
     refused: tuple[str, ...]
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 
+from desktop.host.journal.reader import READ_BUFFER
 from desktop.ui import rowinfo
 from desktop.ui.rowinfo import row_kind
 from desktop.ui.usage_stats import UsageLine, UsageTotals, totals, usage_line
@@ -69,7 +70,7 @@ def build_index(path: Path) -> RowIndex:
     kind_of = row_kind
     usage_of = usage_line
     simple = _SIMPLE_KINDS
-    with open(path, "rb") as handle:
+    with open(path, "rb", buffering=READ_BUFFER) as handle:
         handle.readline()  # the session header
         position = handle.tell()
         for raw in handle:

@@ -3,8 +3,6 @@ binding, on-demand schemas everywhere else, and a logged (never truncating) fall
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import orjson
 import pytest
 
@@ -88,14 +86,14 @@ def test_other_routes_publish_schemas_only_after_activation(catalog: ToolCatalog
     ],
 )
 def test_anything_but_the_exact_binding_is_on_demand(change: dict[str, object], fragment: str) -> None:
-    policy = decide_policy(replace(FLASH, **change), [])  # type: ignore[arg-type]
+    policy = decide_policy(FLASH._replace(**change), [])  # type: ignore[arg-type]
     assert policy.mode == "on-demand"
     assert not policy.fallback
     assert fragment in policy.reason
 
 
 def test_trailing_slash_is_still_the_official_endpoint() -> None:
-    assert decide_policy(replace(FLASH, base_url="https://api.deepseek.com/"), []).mode == "fixed"
+    assert decide_policy(FLASH._replace(base_url="https://api.deepseek.com/"), []).mode == "fixed"
 
 
 def test_more_than_128_functions_falls_back_without_truncating(
@@ -121,9 +119,9 @@ def test_compaction_budget_fallback() -> None:
     tools = [{"name": f"t{i}", "description": "x" * 400, "parameters": {"type": "object"}} for i in range(50)]
     cost = estimate_tokens(tools)
     budget = CompactionBudget(reserve_tokens=16_384, retained_tail_tokens=20_000)
-    roomy = replace(FLASH, context_window=16_384 + 20_000 + cost)
+    roomy = FLASH._replace(context_window=16_384 + 20_000 + cost)
     assert decide_policy(roomy, tools, budget=budget).mode == "fixed"
-    tight = replace(FLASH, context_window=16_384 + 20_000 + cost - 1)
+    tight = FLASH._replace(context_window=16_384 + 20_000 + cost - 1)
     policy = decide_policy(tight, tools, budget=budget)
     assert policy.mode == "on-demand" and policy.fallback
     assert "retained-tail budget of 20000" in policy.reason

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,7 @@ def not_activated(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: Exten
 def after_route_change(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     gate = ToolGate(catalog, host, FLASH)
     _activate(gate, "touch_marker")
-    assert gate.set_route(replace(FLASH, base_url="https://relay.example.com"))
+    assert gate.set_route(FLASH._replace(base_url="https://relay.example.com"))
     probe = ws / "probe.txt"
     return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "route change")
 
@@ -70,7 +70,7 @@ def after_route_change(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: 
 def after_account_change(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     gate = ToolGate(catalog, host, FLASH)
     _activate(gate, "touch_marker")
-    assert gate.set_route(replace(FLASH, account="someone-else"))
+    assert gate.set_route(FLASH._replace(account="someone-else"))
     probe = ws / "probe.txt"
     return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "account change")
 

@@ -17,7 +17,7 @@ import io
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Final, Literal, Protocol
 
 import orjson
 
@@ -124,9 +124,17 @@ class SessionLog:
         return JournalFormatError(self.path, first.line, first.message)
 
 
+READ_BUFFER: Final = 1 << 20
+"""Bytes a file read line by line on the worker is read at a time (design G9). With the default
+buffer (a few kilobytes) the worker releases and retakes the GIL thousands of times a second;
+each retake restarts the window thread's wait for the GIL, which then only gets it by winning
+one of those races and stalled the window 50 to 150 ms at a time while a session opened. One
+read a megabyte leaves the hand-over to the interpreter's switch interval (5 ms)."""
+
+
 def read_session(path: Path) -> SessionLog:
     """Read ``path``; raises only ``OSError`` (missing file, no permission)."""
-    with open(path, "rb") as handle:
+    with open(path, "rb", buffering=READ_BUFFER) as handle:
         return parse_lines(path, handle)
 
 

@@ -34,6 +34,7 @@ from desktop.host.journal.envelope import SCHEMA_VERSION, new_row_id
 from desktop.host.journal.errors import FailureKind, LocalPreparationFailure, NotAcknowledged
 from desktop.host.journal.lines import JournalRows
 from desktop.host.journal.reader import (
+    READ_BUFFER,
     Diagnostic,
     SessionLog,
     SetAside,
@@ -184,7 +185,7 @@ class JournalWriter:
                         "so it is shown read-only."
                     )
             if fd is not None:
-                with open(fd, "rb", closefd=False) as handle:  # line by line, never all at once
+                with open(fd, "rb", buffering=READ_BUFFER, closefd=False) as handle:  # line by line
                     log = read_lines(path, handle)
             else:
                 log = read_session(path)

@@ -7,16 +7,18 @@ whose only line is longer than the byte limit.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
 GREP_MAX_LINE_LENGTH = 500
 
 
-@dataclass(frozen=True)
-class Truncation:
+class Truncation(NamedTuple):
+    """What a limit kept of a text, and what it cut (``details`` is what the model's tool result
+    carries). A named tuple, not a dataclass: the catalog loads this module with every tool's
+    declaration, and a dataclass costs about 1 ms to create at import (design D6)."""
+
     content: str
     truncated: bool
     truncated_by: Literal["lines", "bytes"] | None
@@ -28,7 +30,7 @@ class Truncation:
     first_line_exceeds_limit: bool = False
 
     def details(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = self._asdict()
         data.pop("content")
         return data
 
