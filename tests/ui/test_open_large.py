@@ -2,8 +2,8 @@
 
 The user picks the file (``client.open_session``, what File → Open emits); the worker indexes
 it, sends the index as one object, and the window paints the timeline while the runtime is
-still being assembled. A 5 ms timer probe runs from the pick to the first paint and records
-every gap in the GUI event loop. Timings are ratios against a bare ``orjson`` parse of the
+still being assembled. A 5 ms timer probe runs from the pick until the session is fully open
+and records every gap in the GUI event loop. Timings are ratios against a bare ``orjson`` parse of the
 same file measured in the same test, and bounds are generous: the machine may be loaded.
 ``benchmarks/open_bench.py`` reports the exact figures.
 """
@@ -97,6 +97,10 @@ def test_a_long_session_opens_without_stalling_the_window(
     pick = time.perf_counter()
     client.open_session.emit(str(long_session))
     qtbot.waitUntil(lambda: paints.first is not None, timeout=120_000)
+    # On until the session is fully open: the worker reads the journal again after the paint
+    # while the view lays the rows out and repaints.
+    qtbot.waitUntil(lambda: win.session.get("path") == str(long_session), timeout=300_000)
+    opened = time.perf_counter()
     qtbot.wait(50)
     probe.stop()
     first_paint = paints.first
@@ -119,6 +123,15 @@ def test_a_long_session_opens_without_stalling_the_window(
     # benchmark holds the real targets (50 ms, 1.5x).
     assert worst <= max(0.5 * elapsed, 0.3), f"the GUI stalled {worst * 1000:.0f} ms of {elapsed:.2f} s"
     assert elapsed <= 4 * parse_seconds, f"first paint took {elapsed / parse_seconds:.1f}x a bare parse"
+    # After the paint, until fully open, the same: a view that asked the Python model for every
+    # row while the worker held the GIL stalled for a second and more here.
+    after = [t for t in ticks if first_paint <= t <= opened]
+    worst_after = max((b - a for a, b in itertools.pairwise([first_paint, *after, opened])), default=0.0)
+    rest = opened - first_paint
+    print(
+        f"then fully open {rest:.2f} s later; worst stall {worst_after * 1000:.0f} ms over {len(after)} ticks"
+    )
+    assert worst_after <= max(0.5 * rest, 0.5), f"the GUI stalled {worst_after * 1000:.0f} ms of {rest:.2f} s"
 
     # The window holds the index, not the rows: only the rows painted were read from the file.
     timeline = win.timeline

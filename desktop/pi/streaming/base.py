@@ -83,10 +83,6 @@ class StreamParser:
         self._stream_closed = False
 
     # -- protocol ---------------------------------------------------------------------
-    @property
-    def bytes_in(self) -> int:
-        return self._sse.bytes_in
-
     def start(self) -> list[StreamEvent]:
         self._ensure_started()
         return self._drain()

@@ -99,10 +99,6 @@ class BedrockConverseParser(StreamParser):
         self._json: dict[int, StreamingJson] = {}  # content index -> tool input so far
         self._redacted: dict[int, list[bytes]] = {}  # content index -> encrypted reasoning
 
-    @property
-    def bytes_in(self) -> int:
-        return self._frames.bytes_in
-
     # -- framing ---------------------------------------------------------------------------
     def ingest(self, chunk: bytes) -> None:
         try:

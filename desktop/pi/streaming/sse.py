@@ -49,7 +49,7 @@ class SseDecoder:
     seen switches the stream to the general line-by-line decoding for good.
     """
 
-    __slots__ = ("_crlf", "_data", "_decoder", "_event", "_held", "_pending", "bytes_in", "unterminated")
+    __slots__ = ("_crlf", "_data", "_decoder", "_event", "_held", "_pending", "unterminated")
 
     def __init__(self) -> None:
         #: Made on the first chunk that ends inside a multi-byte character.
@@ -63,7 +63,6 @@ class SseDecoder:
         self._crlf = False
         self._event: str | None = None
         self._data: list[str] = []
-        self.bytes_in = 0
         #: Set by ``close``: the body ended inside an event (no blank line after it).
         self.unterminated = False
 
@@ -77,11 +76,10 @@ class SseDecoder:
         return text
 
     def feed(self, chunk: bytes) -> list[SseEvent]:
-        if not chunk:
-            return []
-        self.bytes_in += len(chunk)
-        if not self._held and chunk[-1] < 0x80:
+        if not self._held and chunk and chunk[-1] < 0x80:
             decoded = chunk.decode("utf-8", "replace")
+        elif not chunk:
+            return []
         else:
             decoded = self._decode(chunk)
             if not decoded:
@@ -97,13 +95,19 @@ class SseDecoder:
             text = "".join(pending) + decoded
         else:
             text = decoded
+        match = _USUAL_EVENT(text)
+        if match is not None and match.end() == len(text):
+            # The chunk is one whole event, as providers flush them: nothing else to look at.
+            if pending:
+                self._pending = []
+            return [_new(SseEvent, match.groups())]
         events: list[SseEvent] = []
         start = 0
         while True:
-            match = _USUAL_EVENT(text, start)
             if match is not None:  # one step: both fields, the end of the event
                 events.append(_new(SseEvent, match.groups()))
                 start = match.end()
+                match = _USUAL_EVENT(text, start)
                 continue
             end = text.find("\n\n", start)
             if end < 0:
@@ -114,6 +118,7 @@ class SseDecoder:
                 if last is not None:
                     events.append(last)
             start = end + 2
+            match = _USUAL_EVENT(text, start)
         rest = text[start:] if start else text
         self._pending = [rest] if rest else []
         return events
