@@ -21,7 +21,6 @@ import errno
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeAlias
@@ -533,8 +532,7 @@ def _publish(temp: Path, path: Path) -> None:
 
 def _note_sidecar(log: SessionLog, sidecar: Path) -> None:
     log.diagnostics[:] = [
-        replace(
-            d,
+        d._replace(
             message=f"the last line was incomplete (an interrupted write, never acknowledged); "
             f"it was moved to {sidecar.name} so new rows cannot merge with it",
         )
