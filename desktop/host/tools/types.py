@@ -3,7 +3,7 @@
 A tool's *effect* (read / write / execute / external) is what the permission modes reason
 about, so it is part of the spec rather than guessed from the name at approval time.
 
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
+``ToolOutcome`` is a named tuple, not a frozen dataclass: every open (``status`` too) imports
 this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
