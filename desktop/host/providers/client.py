@@ -133,6 +133,7 @@ def send_streaming(
                 request,
                 headers,
                 parser,
+                emit,
                 deliver,
                 cancelled,
                 timeouts,
@@ -157,6 +158,7 @@ def _send(
     request: ProjectedRequest,
     headers: dict[str, str],
     parser: StreamParser,
+    emit: EventCallback,
     deliver: Callable[[list[StreamEvent]], None],
     cancelled: Callable[[], bool],
     timeouts: Timeouts,
@@ -175,7 +177,7 @@ def _send(
             return parser.result()
         try:
             sent = _authorized(request, headers, authorize, secrets)
-            _attempt(session, request, sent, parser, deliver, cancelled, timeouts, label, secrets)
+            _attempt(session, request, sent, parser, emit, deliver, cancelled, timeouts, label, secrets)
             return parser.result()
         except AuthUnavailable as exc:
             deliver(parser.fail(redact_text(f"{label}: {exc}", secrets)))
@@ -227,6 +229,7 @@ def _attempt(
     request: ProjectedRequest,
     headers: Mapping[str, str],
     parser: StreamParser,
+    emit: EventCallback,
     deliver: Callable[[list[StreamEvent]], None],
     cancelled: Callable[[], bool],
     timeouts: Timeouts,
@@ -261,9 +264,8 @@ def _attempt(
                 if cancelled():
                     break
                 consumed += len(chunk)
-                events = feed(chunk)
-                if events:
-                    deliver(events)
+                for event in feed(chunk):  # ``deliver`` inlined: this runs for every chunk
+                    emit(event)
                 if parser.terminal:
                     return
             if cancelled():

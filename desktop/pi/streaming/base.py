@@ -67,12 +67,17 @@ class StreamParser:
     #: When set, a body ending inside an event fails with this text instead of delivering it.
     unterminated_error: ClassVar[str | None] = None
 
+    #: The body is SSE, read by this class's ``ingest`` (binary framings override it).
+    _sse_framing: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._sse_framing = cls.ingest is StreamParser.ingest
+
     def __init__(self, model: Mapping[str, Any], *, timestamp: int | None = None) -> None:
         self.model = model
         self.output: AssistantMessage = new_output(model, api=self.output_api, timestamp=timestamp)
         self._sse = SseDecoder()
-        #: The body is SSE, read by this class's ``ingest`` (binary framings override it).
-        self._sse_framing = type(self).ingest is StreamParser.ingest
         self._events: list[StreamEvent] = []
         self._started = False
         #: A terminal event (``done`` or ``error``) was emitted; read after every chunk, so a

@@ -21,7 +21,7 @@ import orjson
 
 from desktop.pi.cost import calculate_cost, zero_cost
 from desktop.pi.streaming.base import StreamFailure, StreamParser
-from desktop.pi.streaming.openai_common import decode_openai_event
+from desktop.pi.streaming.openai_common import MALFORMED_EVENT, decode_openai_event
 from desktop.pi.streaming.partial_json import StreamingJson, parse_streaming_json
 from desktop.pi.streaming.sse import SseEvent
 
@@ -79,9 +79,23 @@ class OpenAIResponsesParser(StreamParser):
 
     # -- decoding ----------------------------------------------------------------------
     def on_sse(self, sse: SseEvent) -> None:
-        event = self._decode_codex(sse) if self.codex else decode_openai_event(sse)
+        if self.codex:
+            event = self._decode_codex(sse)
+        else:  # ``decode_openai_event`` for a usual event, without the call: this runs per event
+            name, data = sse
+            if data == "[DONE]":
+                return
+            try:
+                event = orjson.loads(data)
+            except orjson.JSONDecodeError as exc:
+                raise StreamFailure(MALFORMED_EVENT) from exc
+            if name == "error" or (isinstance(event, dict) and event.get("error")):
+                decode_openai_event(sse)  # raises the SDK's error for it
         if isinstance(event, dict):
-            self._event(event)
+            kind = event.get("type")
+            handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+            if handler is not None:
+                handler(self, event)
 
     def _decode_codex(self, sse: SseEvent) -> Any:
         data = sse.data.strip()
@@ -149,12 +163,6 @@ class OpenAIResponsesParser(StreamParser):
     def _phase_stop(self, item: Mapping[str, Any]) -> None:
         if item.get("type") == "message" and item.get("phase") == "final_answer":
             self.output["stopReason"] = "stop"
-
-    def _event(self, event: Mapping[str, Any]) -> None:
-        kind = event.get("type")
-        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
-        if handler is not None:
-            handler(self, event)
 
     # One handler per event type (looked up once rather than compared in turn).
     def _created(self, event: Mapping[str, Any]) -> None:

@@ -139,6 +139,8 @@ class SseDecoder:
 
     def close(self) -> list[SseEvent]:
         """End of body: decode what is left and deliver a final unterminated event."""
+        if not self._pending and self._decoder is None and self._event is None and not self._data:
+            return []  # the body ended with its last event: the usual end
         tail = self._decoder.decode(b"", final=True) if self._decoder is not None else ""
         text = "".join(self._pending) + tail
         self._pending = []
