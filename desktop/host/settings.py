@@ -23,8 +23,9 @@ records each migration's name in ``"appliedMigrations"``, so each runs once. A f
 newer Pi Desktop is read as it is and never written. The format stays backward compatible: an
 older app ignores ``version`` and ``appliedMigrations`` like any other unknown key.
 
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
+The migration records are named tuples, not frozen dataclasses: every open (``status`` too)
+imports this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create
+(design D6). The models stay dataclasses: ``_Model`` reads their fields to check a file.
 """
 
 from __future__ import annotations

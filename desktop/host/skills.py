@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -43,10 +42,9 @@ class SkillDiagnostic(NamedTuple):
         return f"{self.path}: {self.message}"
 
 
-@dataclass(frozen=True)
-class SkillCatalog:
+class SkillCatalog(NamedTuple):
     skills: tuple[Skill, ...] = ()
-    diagnostics: tuple[SkillDiagnostic, ...] = field(default_factory=tuple)
+    diagnostics: tuple[SkillDiagnostic, ...] = ()
 
     def get(self, skill_id: str) -> Skill | None:
         return next((s for s in self.skills if s.id == skill_id), None)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from desktop.host.permissions import PermissionMode
@@ -58,13 +57,12 @@ SignerSource = Callable[[], tuple[ActivationSigner, str | None]]
 GateStage = Literal["unknown", "removed", "not-activated", "revoked"]
 
 
-@dataclass(frozen=True)
-class GateNote:
+class GateNote(NamedTuple):
     """Something to journal as a ``note`` row (fallback reasons, epochs, restoration)."""
 
     level: Literal["info", "warning", "error"]
     text: str
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any]
 
 
 class GateResult(NamedTuple):

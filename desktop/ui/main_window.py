@@ -365,6 +365,7 @@ class MainWindow(QMainWindow):
         w.turn_finished.connect(self.on_turn_finished)
         w.status_changed.connect(self.on_status)
         w.preview_ready.connect(self.payload_view.show_preview)
+        w.previews_outdated.connect(self.payload_view.mark_stale)
         w.activation_ready.connect(self.activation_view.show_info)
         w.permission_requested.connect(self.on_permission_requested)
         w.sessions_listed.connect(self.on_sessions_listed)

@@ -16,6 +16,7 @@ row decodes to on demand has the shape the reader checked.
 
 from __future__ import annotations
 
+import re
 from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -213,8 +214,11 @@ class JournalRows(Sequence[dict[str, Any]]):
             start = types.find(code, start + 1)
 
     def lines_hold(self, text: bytes) -> bool:
-        """Whether any row's line holds these bytes (one search over every line, no decoding)."""
-        return text in self._data
+        """Whether any row's line holds these bytes (one search over every line, no decoding).
+        The regular expression engine's literal search, not ``in``: ``in`` slows down on a short
+        needle whose last byte is common (``\\u`` in text full of ``u``), 4 ms against 1.5 ms
+        over a 4 MB session at open (design D6)."""
+        return re.search(re.escape(text), self._data) is not None
 
     @property
     def stored_bytes(self) -> int:

@@ -254,7 +254,7 @@ def parse_lines(path: Path, lines: Iterable[bytes]) -> SessionLog:
                 "it is kept unchanged and treated as unknown",
                 "warning",
             )
-        ids[row_id] = len(rows)
+        ids[row_id] = len(ids)  # its row number: every stored row has its id here
         add(raw, obj, row_id)
     log.end = end
     return log

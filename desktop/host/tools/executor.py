@@ -24,7 +24,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -120,8 +120,7 @@ class HostExecutor:
         if isinstance(spill, str):
             _redact_file(Path(spill), secrets)
         content = tuple(redact_value(dict(block), secrets) for block in outcome.content)
-        return replace(
-            outcome,
+        return outcome._replace(
             content=content,  # type: ignore[arg-type]
             details=redact_value(details, secrets) if details is not None else None,  # type: ignore[arg-type]
         )
