@@ -1,9 +1,9 @@
 """HTTP overhead per request: the session's dispatcher against a bare pooled httpx request.
 
 The emulator runs in its own process (so its work does not share this process's interpreter
-lock). For each API family the same short streamed answer is fetched, interleaved round by
-request (the two sides alternate, each going first in every other pair, so both see the
-same moments of a shared machine's load):
+lock). For each API family the same short streamed answer is fetched, interleaved request by
+request (the sides take turns, each going first in turn, so all see the same moments of a
+shared machine's load):
 
 * ``bare``   — a pooled ``httpx.Client`` (keep-alive, ``TCP_NODELAY``): ``client.stream("POST",
   ...)`` with the very headers and body ours sends, prepared once, and read every byte; the
@@ -13,17 +13,24 @@ same moments of a shared machine's load):
   its token; the pooled ``SessionHttp`` and its cancel watcher, SSE decoding and the
   family's parser into the final assistant message).
 
+With ``--transport`` a third side runs in the same rotation:
+
+* ``transport`` — ours with the family's parser swapped for one that reads nothing (the
+  bytes are still read to the end): what the dispatch costs without turning the stream into
+  a message, so the report can tell the transport's overhead from the parsing's.
+
 Wall time and this process's CPU time per request (the emulator's work is in the other
 process), min and median over all requests. Wall time on a busy machine is mostly
 scheduling; CPU time shows the work itself. Target: ours within 1.2x of bare for every
 family.
 
-    PYTHONPATH=. python benchmarks/http_bench.py [--rounds 7] [--requests 20]
+    PYTHONPATH=. python benchmarks/http_bench.py [--rounds 7] [--requests 20] [--transport]
 
 On a shared machine even CPU time varies with the neighbours' cache use. ``--only FAMILY/API
-SIDE COUNT`` runs one side alone, for counting instructions, which do not vary: run it under
-``valgrind --tool=cachegrind --cache-sim=no`` with two counts; the difference in ``I refs``
-divided by the difference in counts is one request's instructions in this process.
+SIDE COUNT`` (SIDE ``bare``, ``ours`` or ``transport``) runs one side alone, for counting
+instructions, which do not vary: run it under ``valgrind --tool=cachegrind --cache-sim=no``
+with two counts; the difference in ``I refs`` divided by the difference in counts is one
+request's instructions in this process.
 """
 
 from __future__ import annotations
@@ -47,10 +54,12 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from desktop.emulator import BASE_PATHS
+from desktop.host.providers import client as host_client
 from desktop.host.providers.auth import auth_headers
 from desktop.host.providers.pool import NO_DELAY
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest
 from desktop.pi.projection.codex_responses import ACCOUNT_PLACEHOLDER, JWT_CLAIM_PATH
+from desktop.pi.streaming import parser_for
 from desktop.session.dispatch import HttpDispatcher, with_credential
 from tests.wire.families import FAMILIES
 
@@ -95,6 +104,31 @@ def _start_emulator() -> tuple[subprocess.Popen[bytes], str]:
 CANCEL = threading.Event()
 
 
+class _ReadsNothing:
+    """Stands in for the family's parser on the ``transport`` side: every chunk is taken and
+    dropped, and the message ends as a stop."""
+
+    terminal = False
+
+    def __init__(self, model: Any, **_: Any) -> None:
+        self.model = model
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        return []
+
+    def finish(self) -> list[Any]:
+        return []
+
+    def abort(self) -> list[Any]:
+        return []
+
+    def fail(self, message: str) -> list[Any]:
+        return []
+
+    def result(self) -> dict[str, Any]:
+        return {"stopReason": "stop"}
+
+
 def _codex_token() -> str:
     """A ChatGPT access token's shape: a JWT whose payload (about 1 KB, like a real one)
     carries the account id that the Codex headers repeat."""
@@ -103,8 +137,11 @@ def _codex_token() -> str:
     return f"eyJhbGciOiJSUzI1NiJ9.{payload}.c2lnbmF0dXJl"
 
 
-def _sides(family: Any, remote: _Remote) -> tuple[Callable[[], None], Callable[[], None], Callable[[], None]]:
-    """The bare request, ours, and what closes both clients."""
+Side = Callable[[], None]
+
+
+def _sides(family: Any, remote: _Remote) -> tuple[Side, Side, Side, Side]:
+    """The bare request, ours, ours without parsing, and what closes the clients."""
     wire = family.request(remote, "system", [("user", "hello there")])
     model: dict[str, Any] = {**family.model(remote), "baseUrl": remote.base_url(family.name)}
     # As a projection leaves them: the credential as a placeholder, swapped in at dispatch.
@@ -132,28 +169,38 @@ def _sides(family: Any, remote: _Remote) -> tuple[Callable[[], None], Callable[[
         message = dispatcher(request, model, on_event=lambda _e: None, cancel=CANCEL)
         assert message["stopReason"] == "stop", message.get("errorMessage")
 
+    def transport() -> None:
+        host_client.parser_for = _ReadsNothing  # type: ignore[assignment]
+        try:
+            message = dispatcher(request, model, on_event=lambda _e: None, cancel=CANCEL)
+        finally:
+            host_client.parser_for = parser_for
+        assert message["stopReason"] == "stop"
+
     def close() -> None:
         bare_client.close()
         dispatcher.close()
 
-    return bare, ours, close
+    return bare, ours, transport, close
 
 
 Samples = dict[str, list[float]]
 
 
-def _measure(family: Any, remote: _Remote, rounds: int, requests: int) -> tuple[Samples, Samples]:
+def _measure(
+    family: Any, remote: _Remote, rounds: int, requests: int, with_transport: bool
+) -> tuple[Samples, Samples]:
     """Wall and CPU seconds per request for each side, interleaved request by request."""
-    bare, ours, close = _sides(family, remote)
-    wall: Samples = {"bare": [], "ours": []}
-    cpu: Samples = {"bare": [], "ours": []}
-    pair = [("bare", bare), ("ours", ours)]
+    bare, ours, transport, close = _sides(family, remote)
+    pair = [("bare", bare), ("ours", ours)] + ([("transport", transport)] if with_transport else [])
+    wall: Samples = {name: [] for name, _ in pair}
+    cpu: Samples = {name: [] for name, _ in pair}
     try:
-        for _, run in pair * 3:  # warm both clients' connections
+        for _, run in pair * 3:  # warm the clients' connections
             run()
         for _ in range(rounds):
             for _ in range(requests):
-                pair.reverse()  # each side goes first in every other pair
+                pair = pair[1:] + pair[:1]  # each side goes first in turn
                 for name, run in pair:
                     wall_start, cpu_start = time.perf_counter(), time.process_time()
                     run()
@@ -164,8 +211,8 @@ def _measure(family: Any, remote: _Remote, rounds: int, requests: int) -> tuple[
     return wall, cpu
 
 
-def _figures(samples: Samples) -> str:
-    b, o = samples["bare"], samples["ours"]
+def _figures(samples: Samples, side: str = "ours") -> str:
+    b, o = samples["bare"], samples[side]
     mb, mo = statistics.median(b), statistics.median(o)
     return (
         f"{min(b) * 1000:>7.2f}{mb * 1000:>7.2f}{min(o) * 1000:>8.2f}{mo * 1000:>7.2f}"
@@ -180,8 +227,8 @@ def _one_side(family_name: str, side: str, count: int) -> None:
     process, url = _start_emulator()
     try:
         family = next(f for f in FAMILIES if f"{f.name}/{f.api}" == family_name)
-        bare, ours, close = _sides(family, _Remote(url))
-        run = bare if side == "bare" else ours
+        bare, ours, transport, close = _sides(family, _Remote(url))
+        run = {"bare": bare, "ours": ours, "transport": transport}[side]
         for _ in range(5):
             run()
         for _ in range(count):
@@ -197,6 +244,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--requests", type=int, default=20, help="requests per side per round")
     parser.add_argument("--only", nargs=3, metavar=("FAMILY/API", "SIDE", "COUNT"), help="one side alone")
+    parser.add_argument("--transport", action="store_true", help="also ours without parsing")
     args = parser.parse_args()
     if args.only:
         _one_side(args.only[0], args.only[1], int(args.only[2]))
@@ -209,12 +257,19 @@ def main() -> None:
     half = f"{'min':>7}{'median':>7}{'min':>8}{'median':>7}{'min':>8}{'med':>6}"
     print(f"{'family':<38}{half}{half}")
     try:
+        transport: list[str] = []
         for family in FAMILIES:
-            wall, cpu = _measure(family, remote, args.rounds, args.requests)
-            print(f"{family.name + '/' + family.api:<38}{_figures(wall)}{_figures(cpu)}")
+            wall, cpu = _measure(family, remote, args.rounds, args.requests, args.transport)
+            name = f"{family.name}/{family.api}"
+            print(f"{name:<38}{_figures(wall)}{_figures(cpu)}")
+            if args.transport:
+                transport.append(f"{name:<38}{_figures(wall, 'transport')}{_figures(cpu, 'transport')}")
     finally:
         process.terminate()
         process.wait(timeout=10)
+    if transport:
+        print("without parsing (the transport side in place of ours):")
+        print("\n".join(transport))
     print(f"per request, {args.rounds * args.requests} per side; load average {os.getloadavg()[0]:.1f}")
     print("against the emulator in its own process; target ratio <= 1.2")
 

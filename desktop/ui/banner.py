@@ -43,6 +43,17 @@ def printable(value: str | bytes) -> str:
     return "".join(out)
 
 
+def notice_style(widget: str, name: str, level: str, dark: bool) -> str:
+    """The banners' look for the widget class and object name, so a notice shown inside a pane
+    (the Payload tab's "updating") reads like the messages above the panes."""
+    light_bg, light_border, dark_bg, dark_border = _LEVEL_COLORS.get(level, _LEVEL_COLORS["info"])
+    bg, border = (dark_bg, dark_border) if dark else (light_bg, light_border)
+    return (
+        f"{widget}#{name} {{ background: {bg}; border: 1px solid {border};"
+        f" border-left: 4px solid {border}; border-radius: 3px; }}"
+    )
+
+
 class Banner(QFrame):
     """One message: a coloured bar with selectable text and a close button."""
 
@@ -53,13 +64,7 @@ class Banner(QFrame):
         self.setObjectName(f"{level}Banner")
         self.level = level if level in _LEVEL_COLORS else "info"
         self.setAccessibleName(f"{self.level} message")
-        light_bg, light_border, dark_bg, dark_border = _LEVEL_COLORS[self.level]
-        dark = is_dark(self.palette())
-        bg, border = (dark_bg, dark_border) if dark else (light_bg, light_border)
-        self.setStyleSheet(
-            f"QFrame#{self.objectName()} {{ background: {bg}; border: 1px solid {border};"
-            f" border-left: 4px solid {border}; border-radius: 3px; }}"
-        )
+        self.setStyleSheet(notice_style("QFrame", self.objectName(), self.level, is_dark(self.palette())))
         self.label = QLabel(printable(text))
         self.label.setObjectName("bannerText")
         self.label.setTextFormat(Qt.TextFormat.PlainText)

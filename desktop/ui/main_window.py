@@ -218,6 +218,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.usage_view, "Usage")
         self.payload_view.preview_requested.connect(self.client.request_preview)
         self.payload_view.shown_changed.connect(self.client.previews_shown)
+        self.payload_view.preview_dropped.connect(self.client.drop_preview)
         self.payload_view.save_requested.connect(self.client.save_bytes)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -365,6 +366,7 @@ class MainWindow(QMainWindow):
         w.turn_finished.connect(self.on_turn_finished)
         w.status_changed.connect(self.on_status)
         w.preview_ready.connect(self.payload_view.show_preview)
+        w.previews_outdated.connect(self.payload_view.mark_stale)
         w.activation_ready.connect(self.activation_view.show_info)
         w.permission_requested.connect(self.on_permission_requested)
         w.sessions_listed.connect(self.on_sessions_listed)

@@ -8,6 +8,14 @@ usage the provider reported, and, as a secondary "what changed since the last re
 the previous body on the route and where the bytes first differ. This tab only shows them:
 the raw view is the exact bytes, the readable view the same tokens with whitespace added.
 Copy puts the exact bytes on the clipboard; Save hands them to the worker.
+
+A preview is true only of the state it was computed from. From the moment the worker says the
+session changed (``SessionWorker.previews_outdated``: rows appended, route, fallback, mode,
+draft, an open) or another route is asked for, a pane is marked out of date: a notice above
+it, the old request dimmed, Copy, Save and the jump disabled, until the worker's next preview
+for it arrives (design G4). The worker sends one for every such change while the tab is shown,
+and on its next showing otherwise; a preview it cannot build arrives as an error, so the mark
+never stays.
 """
 
 from __future__ import annotations
@@ -16,12 +24,14 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFontDatabase,
     QGuiApplication,
     QHideEvent,
+    QPainter,
+    QPaintEvent,
     QResizeEvent,
     QShowEvent,
     QTextCharFormat,
@@ -43,6 +53,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.pi.money import format_cost
+from desktop.ui.banner import notice_style
 from desktop.ui.glossary import tooltip
 from desktop.ui.json_highlighter import MAX_CHARS, JsonHighlighter
 from desktop.ui.theme import is_dark
@@ -52,6 +63,13 @@ SIDE_BY_SIDE_WIDTH = 900
 
 CURRENT_ROUTE = ""
 """Route key meaning "the session's current route"."""
+
+OUTDATED = (
+    "Updating: the session changed since this request was computed; Copy and Save wait for the new one…"
+)
+COMPUTING = "Computing the next request…"
+VEIL_ALPHA = 150
+"""How much the veil over an out-of-date request hides of it (0-255)."""
 
 
 def describe_changes(preview: Mapping[str, Any]) -> str:
@@ -111,6 +129,29 @@ def describe_cache(preview: Mapping[str, Any]) -> str:
     return "<br>".join(parts)
 
 
+class Veil(QWidget):
+    """A translucent sheet of the base colour over its parent, dimming all of it (highlighted
+    JSON included) while letting the mouse through, so the old request can still be scrolled.
+    An overlay, not a ``QGraphicsOpacityEffect``: scroll areas under an effect leave ghosts."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.over = parent
+        parent.installEventFilter(self)
+        self.hide()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.over and event.type() == QEvent.Type.Resize:
+            self.setGeometry(self.over.rect())
+        return False
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        color = QColor(self.palette().color(self.palette().ColorRole.Base))
+        color.setAlpha(VEIL_ALPHA)
+        QPainter(self).fillRect(self.rect(), color)
+
+
 class PayloadPane(QWidget):
     """One request: a summary line, redacted headers and the body with the break marked."""
 
@@ -119,6 +160,13 @@ class PayloadPane(QWidget):
         self.setObjectName(name)
         self.preview: dict[str, Any] = {}
         self.pretty = True
+        #: The preview shown no longer describes the next request; a new one is on its way.
+        self.stale = False
+        self.notice = QLabel()
+        self.notice.setObjectName(f"{name}Notice")
+        self.notice.setWordWrap(True)
+        self.notice.setTextFormat(Qt.TextFormat.PlainText)
+        self.notice.hide()
         self.title = QLabel()
         self.title.setObjectName(f"{name}Title")
         self.title.setWordWrap(True)
@@ -147,17 +195,39 @@ class PayloadPane(QWidget):
         self.body.setFont(fixed)
         self.headers.setFont(fixed)
         self.highlighter: JsonHighlighter | None = None
+        # Everything but the notice, dimmed as one while it is out of date.
+        self.content = QWidget()
+        content = QVBoxLayout(self.content)
+        content.setContentsMargins(0, 0, 0, 0)
+        content.addWidget(self.title)
+        content.addWidget(self.cache)
+        content.addWidget(self.changes)
+        content.addWidget(self.headers)
+        content.addWidget(self.body, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.title)
-        layout.addWidget(self.cache)
-        layout.addWidget(self.changes)
-        layout.addWidget(self.headers)
-        layout.addWidget(self.body, 1)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.content, 1)
+        self.veil = Veil(self.content)
 
     @property
     def body_bytes(self) -> bytes:
         return bytes(self.preview.get("body") or b"")
+
+    def set_stale(self, stale: bool) -> None:
+        """Mark the shown request as out of date (a new one is coming) or current again."""
+        self.stale = stale
+        if stale:
+            name = self.notice.objectName()
+            self.notice.setStyleSheet(
+                notice_style("QLabel", name, "info", is_dark(self.palette()))
+                + f" QLabel#{name} {{ padding: 3px 6px; }}"
+            )
+            self.notice.setText(OUTDATED if self.preview else COMPUTING)
+        self.notice.setVisible(stale)
+        self.veil.setGeometry(self.content.rect())
+        self.veil.setVisible(stale)
+        self.veil.raise_()
 
     def show_preview(self, preview: Mapping[str, Any], pretty: bool) -> None:
         self.preview = dict(preview)
@@ -267,7 +337,7 @@ class PayloadPane(QWidget):
         self.body.setExtraSelections([rest, line, marker])
 
     def jump_to_break(self) -> bool:
-        position = self.break_position()
+        position = None if self.stale else self.break_position()
         if position is None:
             return False
         cursor = self.body.textCursor()
@@ -281,12 +351,14 @@ class PayloadView(QWidget):
     """Route switcher, optional side-by-side comparison, pretty/raw, copy, save."""
 
     preview_requested = Signal(str, str)
+    """(slot, route key) — slot is "main" or "compare"; an empty key is the current route."""
+    preview_dropped = Signal(str)
+    """The slot's pane is hidden: no more previews for it (each costs seconds on a long session)."""
     #: True when the tab comes on screen, False when it leaves: previews are computed only while shown.
     shown_changed = Signal(bool)
-    """(slot, route key) — slot is "main" or "compare"; an empty key is the current route."""
     save_requested = Signal(str, bytes)
     main_updated = Signal(dict)
-    """The main pane now shows this preview."""
+    """The main pane now shows this preview (and is no longer out of date)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -356,6 +428,7 @@ class PayloadView(QWidget):
         self.save_button.clicked.connect(self.save)
         self.jump_button.clicked.connect(self.main.jump_to_break)
         self.changes_box.toggled.connect(self._changes_toggled)
+        self._update_actions()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -389,16 +462,27 @@ class PayloadView(QWidget):
         key = combo.currentData()
         if key is None:
             return
+        (self.main if slot == "main" else self.compare).set_stale(True)  # another route's is coming
+        self._update_actions()
         self.preview_requested.emit(slot, str(key))
 
-    def refresh(self) -> None:
-        self.request("main")
-        if self.compare_combo.currentData() is not None:
-            self.request("compare")
+    def mark_stale(self) -> None:
+        """The worker's ``previews_outdated``: the session changed, new previews are coming."""
+        for pane in (self.main, self.compare):
+            pane.set_stale(True)
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        """Copy, Save and the jump act on the main pane's request only while it is current."""
+        current = not self.main.stale and bool(self.main.body_bytes)
+        self.copy_button.setEnabled(current)
+        self.save_button.setEnabled(current)
+        self.jump_button.setEnabled(current and self.main.break_position() is not None)
 
     def _compare_changed(self) -> None:
         if self.compare_combo.currentData() is None:
             self.compare.hide()
+            self.preview_dropped.emit("compare")
             return
         self.compare.show()
         self.request("compare")
@@ -406,6 +490,8 @@ class PayloadView(QWidget):
     def show_preview(self, slot: str, preview: Mapping[str, Any]) -> None:
         pane = self.main if slot == "main" else self.compare
         pane.show_preview(preview, self.pretty_box.isChecked())
+        pane.set_stale(False)
+        self._update_actions()
         if pane is self.main:
             self.main_updated.emit(dict(preview))
 
@@ -413,6 +499,7 @@ class PayloadView(QWidget):
         for pane in (self.main, self.compare):
             pane.set_mark_changes(on)
         self.jump_button.setText("Go to first change" if on else "Go to cache end")
+        self._update_actions()
 
     def _pretty_toggled(self, pretty: bool) -> None:
         for pane in (self.main, self.compare):
@@ -420,11 +507,15 @@ class PayloadView(QWidget):
                 pane.show_preview(pane.preview, pretty)
 
     def copy(self) -> None:
+        if self.main.stale or not self.main.body_bytes:
+            return
         QGuiApplication.clipboard().setText(self.main.body_bytes.decode("utf-8", errors="replace"))
 
     def save(self) -> None:
-        if not self.main.body_bytes:
+        data = b"" if self.main.stale else self.main.body_bytes
+        if not data:
             return
+        # The bytes shown when Save was pressed, even if a new request arrives during the dialog.
         path, _ = QFileDialog.getSaveFileName(self, "Save request body", "request.json", "JSON (*.json)")
         if path:
-            self.save_requested.emit(path, self.main.body_bytes)
+            self.save_requested.emit(path, data)

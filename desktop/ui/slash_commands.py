@@ -97,7 +97,13 @@ class SlashCommands(QObject):
         from desktop.ui.main_window import TAB_PAYLOAD
 
         window = self.window
+        view = window.payload_view
         already_shown = window.tabs.currentIndex() == TAB_PAYLOAD
+        if view.route_combo.currentIndex() != 0 or (already_shown and not draft):
+            # The current route's request, whichever route the tab showed (the switcher says so
+            # too); the pane is marked out of date until it arrives. A draft brings its own.
+            view.route_combo.setCurrentIndex(0)
+            view.request("main")
         window.tabs.setCurrentIndex(TAB_PAYLOAD)  # shown, the tab gets a fresh preview
         if draft:
             editor = window.composer.editor
@@ -107,8 +113,6 @@ class SlashCommands(QObject):
                 "Payload tab: the first request of sending the draft in the composer (Ctrl+Enter sends it)."
             )
             return
-        if already_shown:
-            window.client.request_preview.emit("main", "")
         self._say("Payload tab: the exact next request on the current route.")
 
     def _model(self, wanted: str) -> None:

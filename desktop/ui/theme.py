@@ -68,6 +68,11 @@ def light_palette() -> QPalette:
     p.setColor(QPalette.ColorRole.Highlight, QColor(0xC8, 0xDC, 0xF8))
     p.setColor(QPalette.ColorRole.HighlightedText, text)
     p.setColor(QPalette.ColorRole.PlaceholderText, QColor(0x8A, 0x8F, 0x98))
+    # ``setColor`` without a group sets the disabled group too: without these a disabled button
+    # (Stop while idle, Copy while the Payload tab updates) would look like an enabled one.
+    disabled = QColor(0xA0, 0xA4, 0xAB)
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
+        p.setColor(QPalette.ColorGroup.Disabled, role, disabled)
     return p
 
 

@@ -92,6 +92,10 @@ class SessionWorker(QObject):
     turn_finished = Signal(object)
     status_changed = Signal(object)
     preview_ready = Signal(str, object)
+    previews_outdated = Signal()
+    """The previews shown no longer describe the next request (rows appended, the route,
+    fallback, mode or draft changed, a session opened or closed): new ones follow, now while the
+    payload tab is shown, else on its next showing (design G4)."""
     activation_ready = Signal(object)
     permission_requested = Signal(int, object)
     sessions_listed = Signal(object)
@@ -187,6 +191,7 @@ class SessionWorker(QObject):
         except Exception as exc:
             log.exception("could not open a session")
             self.message.emit("error", f"Could not open a session: {exc}")
+            self._emit_previews(changed=False)
 
     def _initial_provider(self) -> str:
         """The first launch's route (environment and keyring: worker thread only, design D3)."""
@@ -245,6 +250,8 @@ class SessionWorker(QObject):
         session, self.session = self.session, None
         self.writer = None
         self.runtime = None
+        if session is not None or self.foreign is not None:
+            self.previews_outdated.emit()  # the next open's previews, or "no session", follow
         if session is not None:
             try:
                 session.close()
@@ -346,6 +353,8 @@ class SessionWorker(QObject):
         workspace = prepare_workspace(self._welcome_folder())
         self._new(str(workspace))
         seed_welcome(self, workspace)
+        # Its note is journaled before the turns: a stop before them must not leave it out of date.
+        self._emit_previews(changed=False)
 
     def _welcome_folder(self) -> Path:
         from desktop.host import paths
@@ -359,6 +368,7 @@ class SessionWorker(QObject):
         except Exception as exc:
             log.exception("new session failed")
             self.message.emit("error", f"Could not create a session: {exc}")
+            self._emit_previews(changed=False)  # the panes say what is open now
 
     @Slot(str)
     def open_session(self, path: str) -> None:
@@ -367,6 +377,7 @@ class SessionWorker(QObject):
         except Exception as exc:
             log.exception("open failed")
             self.message.emit("error", f"Could not open {path}: {exc}")
+            self._emit_previews(changed=False)  # the panes say what is open now
 
     # --- foreign sessions (design X1, X2) ------------------------------------------------------
 
@@ -427,6 +438,7 @@ class SessionWorker(QObject):
         except Exception as exc:
             log.exception("continuing the session failed")
             self.message.emit("error", f"Could not continue the session in Pi Desktop: {exc}")
+            self._emit_previews(changed=False)  # the panes say what is open now
             return
         self.message.emit("info", f"Continued in a new Pi Desktop session: {path}")
 
@@ -471,6 +483,7 @@ class SessionWorker(QObject):
         """The runtime's event sink: rows to the timeline, sent bodies, coalesced stream snapshots."""
         kind = event.get("type")
         if kind == "row":
+            self.previews_outdated.emit()  # the turn's end (or the tab's next showing) brings new ones
             row = event["row"]
             if row.get("type") == "assistant":
                 self.streaming.emit(None)
@@ -531,6 +544,10 @@ class SessionWorker(QObject):
             summary["stopped"] = "aborted"
             summary["error"] = "the app is closing" if self.closing.is_set() else "no session is open"
             return summary
+        if self._draft is not None and self._draft == text.strip():
+            # The composer's text was sent: the next preview has no draft (the window's own
+            # "no draft" comes 300 ms later, after the turn; it then changes nothing).
+            self._draft = None
         self.turn_started.emit(text)
         try:
             result = self.runtime.run_turn(text, on_event=self.on_event, cancel=self.cancel)
@@ -688,8 +705,11 @@ class SessionWorker(QObject):
         self.refresh_activation()
         self._emit_previews()
 
-    def _emit_previews(self) -> None:
-        """Every shown preview again, when the payload tab is on screen (else on its next show)."""
+    def _emit_previews(self, changed: bool = True) -> None:
+        """Every shown preview again, when the payload tab is on screen (else on its next show);
+        ``changed``: the state they describe changed, so the shown ones are out of date."""
+        if changed:
+            self.previews_outdated.emit()
         for slot, key in list(self._preview_keys.items()):
             if not self._previews_shown or self.closing.is_set():  # a long session's preview takes seconds
                 return
@@ -699,7 +719,7 @@ class SessionWorker(QObject):
     def set_previews_shown(self, shown: bool) -> None:
         """The payload tab was shown or hidden; shown, it gets previews of the present state."""
         self._previews_shown = shown
-        self._emit_previews()
+        self._emit_previews(changed=False)  # the same state again, unless marked out of date before
 
     @Slot(str, str)
     def request_preview(self, slot: str, key: str) -> None:
@@ -707,17 +727,25 @@ class SessionWorker(QObject):
         if self._previews_shown:
             self._emit_preview(slot, key)
 
+    @Slot(str)
+    def drop_preview(self, slot: str) -> None:
+        """The slot's pane was hidden ("No comparison"): its previews are no longer computed."""
+        self._preview_keys.pop(slot, None)
+
     def _emit_preview(self, slot: str, key: str) -> None:
         if self.foreign is not None:
             self.preview_ready.emit(slot, self.foreign_preview(key))
             return
-        if self.runtime is None:
+        if self.runtime is None:  # never leave a pane waiting for a request there is none of
+            self.preview_ready.emit(slot, {"route": key or self.route_key, "error": "no session is open"})
             return
         self.preview_ready.emit(slot, self.preview(key))
 
     @Slot(object)
     def set_draft(self, draft: str | None) -> None:
         """The composer's text changed (debounced by the window): the previews follow it."""
+        if (draft or None) == self._draft:
+            return  # the same next request: nothing to compute or to mark out of date
         self._draft = draft or None
         self._emit_previews()
 
@@ -806,6 +834,7 @@ class WorkerClient(QObject):
     set_mode = Signal(str)
     set_fallback = Signal(str)
     request_preview = Signal(str, str)
+    drop_preview = Signal(str)
     previews_shown = Signal(bool)
     set_draft = Signal(object)
     select_branch = Signal(str)
@@ -838,6 +867,7 @@ class WorkerClient(QObject):
             (self.set_mode, worker.set_mode),
             (self.set_fallback, worker.set_fallback),
             (self.request_preview, worker.request_preview),
+            (self.drop_preview, worker.drop_preview),
             (self.previews_shown, worker.set_previews_shown),
             (self.set_draft, worker.set_draft),
             (self.select_branch, worker.select_branch),

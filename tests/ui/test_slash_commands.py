@@ -98,6 +98,16 @@ def test_payload_next_opens_the_tab_on_the_exact_next_request(harness: Harness) 
     settle(h)
     assert len(requests(h)) == before + 1
 
+    # Another route picked in the tab: the command shows the current route's request, and the
+    # route switcher says so.
+    view = h.window.payload_view
+    view.route_combo.setCurrentIndex(1)
+    view.request("main")
+    h.qtbot.waitUntil(lambda: "current route" not in h.previews[-1]["route"], timeout=TURN_TIMEOUT)
+    type_and_send(h, "/payload next")
+    h.qtbot.waitUntil(lambda: "current route" in h.previews[-1]["route"], timeout=TURN_TIMEOUT)
+    assert view.route_combo.currentIndex() == 0 and not view.main.stale
+
 
 def test_compact_with_a_focus_asks_for_that_focus(harness: Harness) -> None:
     h = harness

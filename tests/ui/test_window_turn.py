@@ -397,3 +397,120 @@ def test_previews_are_computed_only_while_the_payload_tab_is_shown(harness: Harn
     h.qtbot.waitUntil(lambda: len(h.previews) > shown, timeout=TURN_TIMEOUT)
     assert b"Say something short." in h.previews[-1]["body"]
     assert len(h.previews) == shown + 1
+
+
+def test_payload_is_marked_out_of_date_until_the_new_preview_arrives(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From the first row of a turn until the worker's new preview arrives, the pane says it is
+    out of date and Copy, Save and the jump act on nothing; then it shows the request the
+    emulator receives next, byte for byte (design G4, P5)."""
+    from PySide6.QtGui import QGuiApplication
+
+    h, window = harness, harness.window
+    view, pane = window.payload_view, window.payload_view.main
+    window.tabs.setCurrentIndex(TAB_PAYLOAD)
+    editor = window.composer.editor
+    editor.setPlainText("Say something short.")
+    h.qtbot.waitUntil(lambda: h.previews[-1].get("draft") == "Say something short.", timeout=TURN_TIMEOUT)
+    assert not pane.stale and pane.notice.isHidden() and view.copy_button.isEnabled()
+    # The worker computes the next preview only when the test lets it, so the wait is visible.
+    gate = threading.Event()
+    compute = h.worker.preview
+
+    def held(key: str = "", draft: str | None = None) -> dict[str, Any]:
+        gate.wait(TURN_TIMEOUT / 1000)
+        return compute(key, draft)
+
+    monkeypatch.setattr(h.worker, "preview", held)
+    shown = len(h.previews)
+    try:
+        window.composer.submit()
+        result = h.wait_turn(1)
+        assert result["error"] is None
+        assert len(h.previews) == shown and pane.stale
+        assert pane.notice.isVisible() and pane.notice.text().startswith("Updating:")
+        assert pane.veil.isVisible()
+        assert not (
+            view.copy_button.isEnabled() or view.save_button.isEnabled() or view.jump_button.isEnabled()
+        )
+        QGuiApplication.clipboard().setText("untouched")
+        view.copy()
+        assert QGuiApplication.clipboard().text() == "untouched"
+    finally:
+        gate.set()
+    h.qtbot.waitUntil(lambda: len(h.previews) > shown, timeout=TURN_TIMEOUT)
+    fresh = h.previews[shown]
+    # The first preview after the turn is of the session after it, without the sent text as a draft.
+    assert fresh.get("draft") is None and b"Say something short." in fresh["body"]
+    assert not pane.stale and pane.notice.isHidden() and pane.veil.isHidden()
+    assert view.copy_button.isEnabled() and pane.body_bytes == fresh["body"]
+
+    # The next request as shown and copied is what the emulator receives.
+    editor.setPlainText("And now something else.")
+    h.qtbot.waitUntil(lambda: h.previews[-1].get("draft") == "And now something else.", timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: not pane.stale, timeout=TURN_TIMEOUT)
+    shown_bytes = pane.body_bytes
+    view.copy()
+    assert QGuiApplication.clipboard().text() == shown_bytes.decode("utf-8")
+    sent_before = len(h.worker.emulator.requests)
+    window.composer.submit()
+    assert h.wait_turn(2)["error"] is None
+    assert h.worker.emulator.requests[sent_before].body == shown_bytes
+
+
+def test_hidden_tab_is_marked_out_of_date_and_brought_up_to_date_when_shown(harness: Harness) -> None:
+    """Behind another tab nothing is computed, but the pane is marked at once; showing the tab
+    brings the new preview and clears the mark (design G4, G9)."""
+    h, window = harness, harness.window
+    pane = window.payload_view.main
+    assert not pane.stale
+    window.send("Say something short.")
+    assert h.wait_turn(1)["error"] is None
+    h.qtbot.waitUntil(lambda: pane.stale, timeout=TURN_TIMEOUT)
+    shown = len(h.previews)
+    window.tabs.setCurrentIndex(TAB_PAYLOAD)
+    h.qtbot.waitUntil(lambda: len(h.previews) > shown, timeout=TURN_TIMEOUT)
+    assert not pane.stale and pane.notice.isHidden() and window.payload_view.copy_button.isEnabled()
+    assert b"Say something short." in pane.body_bytes
+
+
+def test_without_a_session_the_out_of_date_pane_says_so(qtbot: Any) -> None:
+    """A pane marked out of date never waits for a preview that cannot come: with no session
+    open the worker answers with an error, which the pane shows in place of the request."""
+    from desktop.ui.payload_view import PayloadView
+    from desktop.ui.worker import SessionWorker
+
+    worker = SessionWorker(offline=True)  # never started: no session, no route
+    view = PayloadView()
+    qtbot.addWidget(view)
+    worker.previews_outdated.connect(view.mark_stale)
+    worker.preview_ready.connect(view.show_preview)
+    worker.set_draft("a draft")  # the state changed: marked, but the tab is not shown
+    assert view.main.stale and view.main.notice.text() == "Computing the next request…"
+    worker.set_previews_shown(True)
+    assert not view.main.stale and view.main.notice.isHidden()
+    assert "no session is open" in view.main.body.toPlainText()
+    assert not view.copy_button.isEnabled() and not view.save_button.isEnabled()
+
+
+def test_a_closed_comparison_is_no_longer_computed(harness: Harness) -> None:
+    """Each preview of a long session costs seconds of the worker: once the comparison is set
+    back to "No comparison", changes compute the main request only (design G9)."""
+    h, window = harness, harness.window
+    view = window.payload_view
+    window.tabs.setCurrentIndex(TAB_PAYLOAD)
+    slots: list[str] = []
+    h.worker.preview_ready.connect(lambda slot, _preview: slots.append(slot))
+    view.compare_combo.setCurrentIndex(1)
+    view.compare_combo.activated.emit(1)
+    h.qtbot.waitUntil(lambda: bool(view.compare.preview) and not view.compare.stale, timeout=TURN_TIMEOUT)
+    view.compare_combo.setCurrentIndex(0)
+    view.compare_combo.activated.emit(0)
+    assert view.compare.isHidden()
+    shown = len(h.previews)
+    slots.clear()
+    h.client.set_mode.emit("ask")  # republishes every preview the worker computes
+    view.request("main")  # answered after all of those
+    h.qtbot.waitUntil(lambda: len(h.previews) >= shown + 2, timeout=TURN_TIMEOUT)
+    assert slots == ["main", "main"]
