@@ -218,6 +218,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.usage_view, "Usage")
         self.payload_view.preview_requested.connect(self.client.request_preview)
         self.payload_view.shown_changed.connect(self.client.previews_shown)
+        self.payload_view.preview_dropped.connect(self.client.drop_preview)
         self.payload_view.save_requested.connect(self.client.save_bytes)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)

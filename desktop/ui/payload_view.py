@@ -351,9 +351,11 @@ class PayloadView(QWidget):
     """Route switcher, optional side-by-side comparison, pretty/raw, copy, save."""
 
     preview_requested = Signal(str, str)
+    """(slot, route key) — slot is "main" or "compare"; an empty key is the current route."""
+    preview_dropped = Signal(str)
+    """The slot's pane is hidden: no more previews for it (each costs seconds on a long session)."""
     #: True when the tab comes on screen, False when it leaves: previews are computed only while shown.
     shown_changed = Signal(bool)
-    """(slot, route key) — slot is "main" or "compare"; an empty key is the current route."""
     save_requested = Signal(str, bytes)
     main_updated = Signal(dict)
     """The main pane now shows this preview (and is no longer out of date)."""
@@ -480,6 +482,7 @@ class PayloadView(QWidget):
     def _compare_changed(self) -> None:
         if self.compare_combo.currentData() is None:
             self.compare.hide()
+            self.preview_dropped.emit("compare")
             return
         self.compare.show()
         self.request("compare")

@@ -727,6 +727,11 @@ class SessionWorker(QObject):
         if self._previews_shown:
             self._emit_preview(slot, key)
 
+    @Slot(str)
+    def drop_preview(self, slot: str) -> None:
+        """The slot's pane was hidden ("No comparison"): its previews are no longer computed."""
+        self._preview_keys.pop(slot, None)
+
     def _emit_preview(self, slot: str, key: str) -> None:
         if self.foreign is not None:
             self.preview_ready.emit(slot, self.foreign_preview(key))
@@ -829,6 +834,7 @@ class WorkerClient(QObject):
     set_mode = Signal(str)
     set_fallback = Signal(str)
     request_preview = Signal(str, str)
+    drop_preview = Signal(str)
     previews_shown = Signal(bool)
     set_draft = Signal(object)
     select_branch = Signal(str)
@@ -861,6 +867,7 @@ class WorkerClient(QObject):
             (self.set_mode, worker.set_mode),
             (self.set_fallback, worker.set_fallback),
             (self.request_preview, worker.request_preview),
+            (self.drop_preview, worker.drop_preview),
             (self.previews_shown, worker.set_previews_shown),
             (self.set_draft, worker.set_draft),
             (self.select_branch, worker.select_branch),

@@ -492,3 +492,25 @@ def test_without_a_session_the_out_of_date_pane_says_so(qtbot: Any) -> None:
     assert not view.main.stale and view.main.notice.isHidden()
     assert "no session is open" in view.main.body.toPlainText()
     assert not view.copy_button.isEnabled() and not view.save_button.isEnabled()
+
+
+def test_a_closed_comparison_is_no_longer_computed(harness: Harness) -> None:
+    """Each preview of a long session costs seconds of the worker: once the comparison is set
+    back to "No comparison", changes compute the main request only (design G9)."""
+    h, window = harness, harness.window
+    view = window.payload_view
+    window.tabs.setCurrentIndex(TAB_PAYLOAD)
+    slots: list[str] = []
+    h.worker.preview_ready.connect(lambda slot, _preview: slots.append(slot))
+    view.compare_combo.setCurrentIndex(1)
+    view.compare_combo.activated.emit(1)
+    h.qtbot.waitUntil(lambda: bool(view.compare.preview) and not view.compare.stale, timeout=TURN_TIMEOUT)
+    view.compare_combo.setCurrentIndex(0)
+    view.compare_combo.activated.emit(0)
+    assert view.compare.isHidden()
+    shown = len(h.previews)
+    slots.clear()
+    h.client.set_mode.emit("ask")  # republishes every preview the worker computes
+    view.request("main")  # answered after all of those
+    h.qtbot.waitUntil(lambda: len(h.previews) >= shown + 2, timeout=TURN_TIMEOUT)
+    assert slots == ["main", "main"]
