@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from desktop.host.journal import shapes
+from desktop.host.journal.lines import MESSAGE, NEWER, row_facts
+from desktop.host.journal.reader import parse_session
 
 USAGE = {
     "input": 10,
@@ -132,14 +136,14 @@ def variants() -> Iterator[dict[str, Any]]:
 
 def test_the_real_rows_take_the_flat_path() -> None:
     for row in ROWS:
-        fits = shapes._FITS[row["type"]]
+        fits = shapes.FITS[row["type"]]
         assert fits(row), row["id"]
 
 
 def test_the_flat_check_agrees_with_the_detailed_one(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = list(variants())
     fast = [shapes.row_shape_problem(row) for row in rows]
-    monkeypatch.setattr(shapes, "_FITS", {})
+    monkeypatch.setattr(shapes, "FITS", {})
     detailed = [shapes.row_shape_problem(row) for row in rows]
     refused = 0
     for row, quick, slow in zip(rows, fast, detailed, strict=True):
@@ -148,3 +152,24 @@ def test_the_flat_check_agrees_with_the_detailed_one(monkeypatch: pytest.MonkeyP
             assert quick is not None and quick.field == slow.field
             refused += 1
     assert refused > 100  # the variants really exercise refusals, not just accepted rows
+
+
+def test_the_reader_stores_the_facts_row_facts_gives(tmp_path: Path) -> None:
+    """Rows the flat check passes are stored without ``row_facts`` (``JournalRows.add_message``):
+    every stored row's type, flags and anchor must still be what ``row_facts`` says, for the
+    real rows and every variant the reader keeps, with rows of a newer version among them."""
+    header = {"type": "session", "v": 1, "id": "s", "ts": 1, "app": "pi-desktop"}
+    rows = []
+    for number, row in enumerate(variants()):
+        if type(row.get("id")) is str:
+            row = {**row, "id": f"r{number}"}
+        rows.append(row)
+    rows += [{**row, "id": f"n{number}", "v": 2} for number, row in enumerate(ROWS)]
+    data = b"".join(orjson.dumps(row) + b"\n" for row in [header, *rows])
+    log = parse_session(tmp_path / "s.jsonl", data)
+    stored = log.rows
+    assert 100 < len(stored) < len(rows)  # kept common rows, newer rows and set aside damaged ones
+    codes, flags = stored.type_codes(), stored.all_flags()
+    assert MESSAGE in flags and NEWER in {flag & NEWER for flag in flags}
+    for index, row in enumerate(stored):
+        assert (codes[index], flags[index], stored.anchors.get(index)) == row_facts(row), row

@@ -26,8 +26,8 @@ import orjson
 
 from desktop.host.journal.envelope import SCHEMA_VERSION
 from desktop.host.journal.errors import JournalFormatError
-from desktop.host.journal.lines import JournalRows
-from desktop.host.journal.shapes import row_shape_problem
+from desktop.host.journal.lines import TYPE_CODES, JournalRows
+from desktop.host.journal.shapes import FITS, row_shape_problem
 
 if TYPE_CHECKING:
     from desktop.host.journal.rows import RowBase, SessionHeader
@@ -186,6 +186,8 @@ def parse_lines(path: Path, lines: Iterable[bytes]) -> SessionLog:
 
     rows = log.rows
     add = rows.add
+    add_message = rows.add_message
+    fits_of = FITS.get
     ids = log.ids
     set_aside = log.set_aside
     loads = orjson.loads
@@ -231,6 +233,15 @@ def parse_lines(path: Path, lines: Iterable[bytes]) -> SessionLog:
             set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
             problem(line_no, "duplicate-id", reason + "; the first one is used", "warning")
             continue
+        if version <= SCHEMA_VERSION:
+            # Most rows are user, assistant or tool result rows that pass the flat check: they
+            # are stored with the facts that check implies (a model message of this version).
+            kind = obj["type"]
+            fits = fits_of(kind)
+            if fits is not None and fits(obj):
+                ids[row_id] = len(ids)
+                add_message(raw, row_id, TYPE_CODES[kind])
+                continue
         shape = row_shape_problem(obj) if version <= SCHEMA_VERSION else None
         if shape is not None:
             reason = f"{obj['type']} row {row_id} cannot be used: {shape.message}"

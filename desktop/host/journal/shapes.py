@@ -48,7 +48,7 @@ def row_shape_problem(row: Mapping[str, Any]) -> ShapeError | None:
     the same, at about a third of the cost per row (design T9).
     """
     kind = row.get("type")
-    fits = _FITS.get(kind)  # type: ignore[arg-type]  # the envelope check made it text
+    fits = FITS.get(kind)  # type: ignore[arg-type]  # the envelope check made it text
     if fits is not None and fits(row):
         return None
     check = _ROWS.get(kind)  # type: ignore[arg-type]
@@ -504,7 +504,9 @@ def _fits_assistant(row: Mapping[str, Any]) -> bool:
     return account is None or type(account) is str
 
 
-_FITS: dict[str, Callable[[Mapping[str, Any]], bool]] = {
+#: The flat check of each common row type; a row it passes is one ``row_shape_problem`` accepts
+#: (the reader stores such a row without asking again, ``lines.JournalRows.add_message``).
+FITS: dict[str, Callable[[Mapping[str, Any]], bool]] = {
     "user": _fits_user,
     "assistant": _fits_assistant,
     "toolResult": _fits_tool_result,
