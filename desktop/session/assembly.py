@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
@@ -55,34 +54,60 @@ class LiveSkillIndex(SkillIndex):
         return [s.id for s in self._prompt.skills().skills]
 
 
-@dataclass
 class SessionConfig:
-    route: Route
-    workspace: Path
-    fallback: FallbackDelivery = "folded"
-    mode: PermissionMode | None = None
-    settings: Settings | None = None
-    compaction: CompactionSettings = field(default_factory=CompactionSettings)
-    user_skills: Path | None = None
-    #: Where Bedrock/Vertex credentials come from; None = the default chains (none when offline).
-    cloud_auth: CloudAuth | None = None
+    """How to open one session. A plain class rather than a dataclass, as is ``OpenSession``:
+    every open (``status`` too) imports this module, and on Python 3.11 a dataclass costs
+    about half a millisecond to create (design D6); neither is compared or copied."""
+
+    def __init__(
+        self,
+        route: Route,
+        workspace: Path,
+        fallback: FallbackDelivery = "folded",
+        mode: PermissionMode | None = None,
+        settings: Settings | None = None,
+        compaction: CompactionSettings | None = None,
+        user_skills: Path | None = None,
+        cloud_auth: CloudAuth | None = None,
+    ) -> None:
+        self.route = route
+        self.workspace = workspace
+        self.fallback: FallbackDelivery = fallback
+        self.mode = mode
+        self.settings = settings
+        self.compaction = compaction if compaction is not None else CompactionSettings()
+        self.user_skills = user_skills
+        #: Where Bedrock/Vertex credentials come from; None = the default chains (none when offline).
+        self.cloud_auth = cloud_auth
 
 
-@dataclass
 class OpenSession:
-    writer: JournalWriter
-    runtime: SessionRuntime
-    resolved: ResolvedModel
-    tools: SessionTools
-    gate: ToolGate
-    prompt: WorkspacePrompt
-    config: SessionConfig
-    journal_problems: list[Diagnostic] = field(default_factory=list)
-    """Every problem the reader found in the session file (design T9): lines set aside in the
-    middle of the file (garbage, duplicate ids, rows of the wrong shape), rows of a newer
-    version read as unknown, a torn last line. Each names the file, the line and, for a wrong
-    shape, the field (``format_diagnostic``). The window shows them as a banner; the command
-    line prints them on stderr."""
+    """An open session: its writer, runtime, tools, gate and prompt, closed together."""
+
+    def __init__(
+        self,
+        writer: JournalWriter,
+        runtime: SessionRuntime,
+        resolved: ResolvedModel,
+        tools: SessionTools,
+        gate: ToolGate,
+        prompt: WorkspacePrompt,
+        config: SessionConfig,
+        journal_problems: list[Diagnostic] | None = None,
+    ) -> None:
+        self.writer = writer
+        self.runtime = runtime
+        self.resolved = resolved
+        self.tools = tools
+        self.gate = gate
+        self.prompt = prompt
+        self.config = config
+        self.journal_problems: list[Diagnostic] = journal_problems if journal_problems is not None else []
+        """Every problem the reader found in the session file (design T9): lines set aside in
+        the middle of the file (garbage, duplicate ids, rows of the wrong shape), rows of a
+        newer version read as unknown, a torn last line. Each names the file, the line and,
+        for a wrong shape, the field (``format_diagnostic``). The window shows them as a
+        banner; the command line prints them on stderr."""
 
     @property
     def read_only(self) -> bool:

@@ -99,12 +99,15 @@ class SessionRoute:
     credential_note: str | None = None
 
 
-@dataclass
 class TurnResult:
-    assistant: list[AssistantMessage] = field(default_factory=list)
-    requests: int = 0
-    stopped: str = "stop"
-    error: str | None = None
+    """What one turn produced, filled in as it runs (a plain class: every open imports this
+    module, and a dataclass costs about half a millisecond to create, design D6)."""
+
+    def __init__(self) -> None:
+        self.assistant: list[AssistantMessage] = []
+        self.requests = 0
+        self.stopped = "stop"
+        self.error: str | None = None
 
 
 class SummaryFailed(RuntimeError):
