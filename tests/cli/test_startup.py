@@ -220,3 +220,46 @@ def test_status_decodes_only_the_routes_models_dev_provider(tmp_path: object) ->
     )
     loaded = loaded_after(code)
     assert "desktop" in loaded
+
+
+#: The only dataclasses ``status`` on a session with a ``tool_activation`` section may create:
+#: on Python 3.11 each costs 0.5 to 1 ms to create (its methods are compiled with ``exec``), and
+#: 25 of them were about 14 ms of every open. These are compared, replaced and copied throughout
+#: (the installation's secret is read only for a section); the rest on the path are named
+#: tuples or plain classes (the settings models are built by ``settings._Model``).
+STATUS_DATACLASSES = [
+    "desktop.host.installation_secret.InstallationSecret",
+    "desktop.host.tools.types.ToolSpec",
+    "desktop.pi.projection.ProviderRequest",
+    "desktop.pi.projection.RequestOptions",
+    "desktop.session.activation.ActivationState",
+]
+
+
+def test_status_creates_only_the_listed_dataclasses(tmp_path: object) -> None:
+    """A new dataclass on the ``status`` path (or one of those made plain becoming a dataclass
+    again) fails here; make it a named tuple or a plain class, or list it with a reason."""
+    from pathlib import Path
+
+    from tests.cli.helpers import make_session
+
+    folder = Path(str(tmp_path))
+    path = make_session(folder)
+    script = (
+        "import contextlib, dataclasses, io, json, sys\n"
+        "from desktop.app import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    rc = main(['status', {str(path)!r}, '--workspace', {str(folder)!r}])\n"
+        "assert rc == 0, rc\n"
+        "made = sorted(\n"
+        "    f'{value.__module__}.{value.__qualname__}'\n"
+        "    for module in list(sys.modules.values()) if module.__name__.startswith('desktop')\n"
+        "    for value in vars(module).values()\n"
+        "    if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.__name__\n"
+        ")\n"
+        "print(json.dumps(made))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=cli_env(), timeout=120, check=True
+    ).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == STATUS_DATACLASSES

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +79,7 @@ def test_next_request_equals_full_rebuild_through_turns(
         runtime.run_turn("after the compaction")
         _check(runtime)
 
-        runtime.route = replace(runtime.route, fallback="attributed")  # a fallback change
+        runtime.route = runtime.route._replace(fallback="attributed")  # a fallback change
         _check(runtime)
         runtime.run_turn("attributed now")
         _check(runtime)

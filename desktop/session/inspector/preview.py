@@ -50,7 +50,7 @@ def preview_binding(route: Route, fallback: FallbackDelivery, session_id: str | 
 
 def for_preview(binding: SessionRoute) -> SessionRoute:
     """The binding a preview projects with: the credential stays the placeholder."""
-    return replace(binding, options=replace(binding.options, api_key=CREDENTIAL_PLACEHOLDER))
+    return binding._replace(options=replace(binding.options, api_key=CREDENTIAL_PLACEHOLDER))
 
 
 def build_preview(
