@@ -81,6 +81,8 @@ class OpenAIResponsesParser(StreamParser):
     def on_sse(self, sse: SseEvent) -> None:
         if self.codex:
             event = self._decode_codex(sse)
+            if event is None:
+                return
         else:  # ``decode_openai_event`` for a usual event, without the call: this runs per event
             name, data = sse
             if data == "[DONE]":
@@ -89,15 +91,20 @@ class OpenAIResponsesParser(StreamParser):
                 event = orjson.loads(data)
             except orjson.JSONDecodeError as exc:
                 raise StreamFailure(MALFORMED_EVENT) from exc
-            if name == "error" or (isinstance(event, dict) and event.get("error")):
+            if event.__class__ is not dict:  # orjson makes plain dicts, never subclasses
+                if name == "error":
+                    decode_openai_event(sse)
+                return
+            if name == "error" or event.get("error"):
                 decode_openai_event(sse)  # raises the SDK's error for it
-        if isinstance(event, dict):
-            kind = event.get("type")
-            handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        kind = event.get("type")
+        if kind.__class__ is str:
+            handler = _HANDLERS.get(kind)
             if handler is not None:
                 handler(self, event)
 
-    def _decode_codex(self, sse: SseEvent) -> Any:
+    def _decode_codex(self, sse: SseEvent) -> dict[str, Any] | None:
+        """The event as pi-ai's Codex adapter reads it (a dict), or None for one it skips."""
         data = sse.data.strip()
         if not data or data == "[DONE]":
             return None
