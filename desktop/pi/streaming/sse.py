@@ -33,6 +33,8 @@ class SseEvent(NamedTuple):
 #: The usual event of an LF-only stream: an ``event: `` line then one ``data: `` line, or the
 #: ``data: `` line alone, then the blank line; its groups are the SseEvent's two fields.
 _USUAL_EVENT = re.compile(r"(?:event: (.*)\n)?data: (.*)\n\n").match
+#: The same event as the whole of a chunk.
+_WHOLE_EVENT = re.compile(r"(?:event: (.*)\n)?data: (.*)\n\n").fullmatch
 #: Makes an SseEvent without the named tuple's Python-level ``__new__`` (a third of the cost
 #: of reading a one-line event).
 _new = tuple.__new__
@@ -88,6 +90,10 @@ class SseDecoder:
             self._crlf = True
             return self._feed_lines(decoded)
         pending = self._pending
+        if not pending:
+            whole = _WHOLE_EVENT(decoded)
+            if whole is not None:  # the chunk is one whole event, as providers flush them
+                return [_new(SseEvent, whole.groups())]
         if pending:
             if "\n\n" not in decoded and not (decoded[0] == "\n" and pending[-1][-1] == "\n"):
                 pending.append(decoded)  # no event ends in this chunk
@@ -96,11 +102,6 @@ class SseDecoder:
         else:
             text = decoded
         match = _USUAL_EVENT(text)
-        if match is not None and match.end() == len(text):
-            # The chunk is one whole event, as providers flush them: nothing else to look at.
-            if pending:
-                self._pending = []
-            return [_new(SseEvent, match.groups())]
         events: list[SseEvent] = []
         start = 0
         while True:
