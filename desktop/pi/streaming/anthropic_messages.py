@@ -9,7 +9,7 @@ from it, so nothing is subtracted; ``totalTokens`` is the sum of the four.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -70,19 +70,17 @@ class AnthropicMessagesParser(StreamParser):
         if not isinstance(event, dict):
             raise StreamFailure(f"Could not parse Anthropic SSE event {name}: not an object; data={data}")
         kind = event.get("type")
-        if kind == "content_block_delta":  # most events of a long answer
-            self._block_delta(event)
-        elif kind == "content_block_start":
-            self._block_start(event)
-        elif kind == "content_block_stop":
-            self._block_stop(event)
-        elif kind == "message_start":
-            self._saw_start = True
-            self._message_start(event.get("message") or {})
-        elif kind == "message_delta":
-            self._message_delta(event)
-        elif kind == "message_stop":
-            self._saw_stop = True
+        if kind.__class__ is str:  # one lookup rather than comparing with each type in turn
+            handler = _HANDLERS.get(kind)
+            if handler is not None:
+                handler(self, event)
+
+    def _on_message_start(self, event: Mapping[str, Any]) -> None:
+        self._saw_start = True
+        self._message_start(event.get("message") or {})
+
+    def _on_message_stop(self, event: Mapping[str, Any]) -> None:
+        self._saw_stop = True
 
     @staticmethod
     def _repaired(name: str, data: str) -> Any:
@@ -226,3 +224,13 @@ class AnthropicMessagesParser(StreamParser):
 
     def missing_stop_message(self) -> str:
         return "Anthropic stream ended without a stop reason"
+
+
+_HANDLERS: dict[str, Callable[[AnthropicMessagesParser, Mapping[str, Any]], None]] = {
+    "content_block_delta": AnthropicMessagesParser._block_delta,
+    "content_block_start": AnthropicMessagesParser._block_start,
+    "content_block_stop": AnthropicMessagesParser._block_stop,
+    "message_start": AnthropicMessagesParser._on_message_start,
+    "message_delta": AnthropicMessagesParser._message_delta,
+    "message_stop": AnthropicMessagesParser._on_message_stop,
+}
