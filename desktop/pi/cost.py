@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+_ZERO_COST: dict[str, float] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+
 
 def zero_cost() -> dict[str, float]:
-    return {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+    """A fresh all-zero cost (copying a made dict is cheaper than building one: every stream makes one)."""
+    return _ZERO_COST.copy()
 
 
 def select_rates(cost: Mapping[str, Any], input_tokens: int) -> Mapping[str, Any]:

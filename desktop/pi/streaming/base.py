@@ -33,8 +33,14 @@ class StreamFailure(Exception):
     """The provider stream cannot be turned into a complete message; the text is user-facing."""
 
 
+_EMPTY_USAGE: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
+
+
 def empty_usage() -> dict[str, Any]:
-    return {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": zero_cost()}
+    """Fresh zero usage with its own zero cost (copies of made dicts: cheaper than building them)."""
+    usage = _EMPTY_USAGE.copy()
+    usage["cost"] = zero_cost()
+    return usage
 
 
 def now_ms() -> int:

@@ -191,10 +191,14 @@ class OpenAIResponsesParser(StreamParser):
             self.emit_delta("thinking_delta", index, "\n\n")
 
     def _text_delta(self, event: Mapping[str, Any]) -> None:
-        index = self._slot(event.get("output_index"), "text")
-        if index is not None:
-            self.output["content"][index]["text"] += event.get("delta", "")
-            self.emit_delta("text_delta", index, event.get("delta", ""))
+        # ``_slot`` and ``emit_delta`` inlined: the most frequent event of a long answer.
+        slot = self._slots.get(event.get("output_index"))  # type: ignore[arg-type]
+        if slot is not None and slot[0] == "text":
+            index = slot[1]
+            delta = event.get("delta", "")
+            out = self.output
+            out["content"][index]["text"] += delta
+            self._events.append({"type": "text_delta", "contentIndex": index, "delta": delta, "partial": out})
 
     def _arguments_delta(self, event: Mapping[str, Any]) -> None:
         index = self._slot(event.get("output_index"), "toolCall")
@@ -310,8 +314,11 @@ class OpenAIResponsesParser(StreamParser):
             out.pop("errorMessage", None)
         else:
             out["errorMessage"] = error
-        if stop == "stop" and any(block["type"] == "toolCall" for block in out["content"]):
-            out["stopReason"] = "toolUse"
+        if stop == "stop":
+            for block in out["content"]:
+                if block["type"] == "toolCall":
+                    out["stopReason"] = "toolUse"
+                    break
 
     def _backfill_reasoning(self, items: Any) -> None:
         for item in items:
