@@ -242,7 +242,8 @@ class OpenAIResponsesParser(StreamParser):
         raise StreamFailure(message)
 
     def _item_done(self, output_index: Any, item: Mapping[str, Any]) -> None:
-        self._phase_stop(item)
+        if item.get("type") == "message" and item.get("phase") == "final_answer":  # ``_phase_stop``
+            self.output["stopReason"] = "stop"
         slot = self._slots.get(output_index) or self._create_slot(output_index, item)
         if slot is None:
             return
@@ -280,7 +281,8 @@ class OpenAIResponsesParser(StreamParser):
     def _finalize(self, response: Mapping[str, Any]) -> None:
         out = self.output
         self._saw_terminal = True
-        self._backfill_reasoning(response.get("output") or ())
+        if self._reasoning_by_id:  # only reasoning items seen in this stream get backfilled
+            self._backfill_reasoning(response.get("output") or ())
         if response.get("id"):
             out["responseId"] = response["id"]
         raw = response.get("usage")
@@ -299,7 +301,7 @@ class OpenAIResponsesParser(StreamParser):
             }
         cost = calculate_cost(self.model, out["usage"])
         tier = response.get("service_tier") or self._service_tier
-        multiplier = service_tier_multiplier(self.model["id"], tier)
+        multiplier = service_tier_multiplier(self.model["id"], tier) if tier else 1.0
         if multiplier != 1.0:
             for key in ("input", "output", "cacheRead", "cacheWrite"):
                 cost[key] *= multiplier
