@@ -12,7 +12,6 @@ this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (d
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -54,6 +53,8 @@ def bundled_bytes() -> bytes:
     plain_resource = data / "pi_catalog.json"
     if plain_resource.is_file():
         return plain_resource.read_bytes()
+    import gzip
+
     return gzip.decompress((data / "pi_catalog.json.gz").read_bytes())
 
 
