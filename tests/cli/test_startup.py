@@ -228,12 +228,10 @@ def test_status_decodes_only_the_routes_models_dev_provider(tmp_path: object) ->
 #: The only dataclasses ``status`` on a session with a ``tool_activation`` section may create:
 #: on Python 3.11 each costs 0.5 to 1 ms to create (its methods are compiled with ``exec``), and
 #: 25 of them were about 14 ms of every open. These are compared, replaced and copied
-#: throughout; the rest on the path are named tuples or plain classes (the settings models are
-#: built by ``settings._Model``).
+#: throughout; the rest on the path are named tuples (``RequestOptions``) or plain classes
+#: (``ProviderRequest``; the settings models are built by ``settings._Model``).
 STATUS_DATACLASSES = [
     "desktop.host.tools.types.ToolSpec",
-    "desktop.pi.projection.ProviderRequest",
-    "desktop.pi.projection.RequestOptions",
     "desktop.session.activation.ActivationState",
 ]
 
