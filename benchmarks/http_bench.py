@@ -7,7 +7,8 @@ shared machine's load):
 
 * ``bare``   — a pooled ``httpx.Client`` (keep-alive, ``TCP_NODELAY``): ``client.stream("POST",
   ...)`` with the very headers and body ours sends, prepared once, and read every byte; the
-  least any client does;
+  least a caller of httpx's client does (ours sends to the pool's transport itself, without
+  the client's cookie jar and redirect layer, so it can come in under this);
 * ``ours``   — ``HttpDispatcher`` exactly as the runtime calls it with a projected request
   (credential placeholders swapped for the account's key, the Codex account id read from
   its token; the pooled ``SessionHttp`` and its cancel watcher, SSE decoding and the

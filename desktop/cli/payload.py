@@ -100,8 +100,6 @@ def request_from_context_document(
     The key itself never enters the request: the placeholder does, with the key's kind (design
     P5); with no key anywhere the route's usual kind is assumed and a line is added to ``notes``.
     """
-    from dataclasses import replace
-
     from desktop.host.providers.cloud_auth import projection_env
     from desktop.host.providers.credential_kind import key_credential
     from desktop.pi.projection import CREDENTIAL_PLACEHOLDER as PREVIEW_KEY
@@ -124,7 +122,7 @@ def request_from_context_document(
     if notes is not None and credential.note() is not None:
         notes.append(str(credential.note()))
     options = RequestOptions.from_pi({**given, "apiKey": PREVIEW_KEY}, env=projection_env())
-    options = replace(options, credential_kind=credential.kind)
+    options = options._replace(credential_kind=credential.kind)
     return project(model, normalize_context(context), options)  # type: ignore[arg-type]
 
 

@@ -42,7 +42,6 @@ import os
 import re
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import Any, Literal, NamedTuple, Protocol
 
 import orjson
@@ -124,20 +123,67 @@ def activation_identity(
     ).digest()
 
 
-@dataclass(frozen=True)
 class ActivationState:
-    identity: str
-    active: tuple[str, ...] = ()
-    epoch: int = 0
-    version: int = ACTIVATION_VERSION
-    #: HMAC-SHA256 hex of this state (``ActivationSigner.seal``); empty until sealed.
-    mac: str = ""
+    """What a ``tool_activation`` section holds: the identity it is bound to, the active deferred
+    names (kept sorted, each once), its epoch, version and MAC.
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "active", tuple(sorted(set(self.active))))
+    Read-only, compared, hashed and shown like a frozen dataclass over these five fields, but a
+    plain class: every open (``status`` too) imports this module, and on Python 3.11 a dataclass
+    costs about a millisecond to create (design D6). ``replace`` makes a changed copy.
+    """
+
+    __match_args__ = ("identity", "active", "epoch", "version", "mac")
+
+    identity: str
+    active: tuple[str, ...]
+    epoch: int
+    version: int
+    #: HMAC-SHA256 hex of this state (``ActivationSigner.seal``); empty until sealed.
+    mac: str
+
+    def __init__(
+        self,
+        identity: str,
+        active: tuple[str, ...] = (),
+        epoch: int = 0,
+        version: int = ACTIVATION_VERSION,
+        mac: str = "",
+    ) -> None:
+        object.__setattr__(self, "identity", identity)
+        object.__setattr__(self, "active", tuple(sorted(set(active))))
+        object.__setattr__(self, "epoch", epoch)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "mac", mac)
+
+    def _values(self) -> tuple[str, tuple[str, ...], int, int, str]:
+        return (self.identity, self.active, self.epoch, self.version, self.mac)
+
+    def replace(self, **changes: Any) -> ActivationState:
+        """A copy with ``changes`` (field names as keywords), as ``dataclasses.replace`` would."""
+        fields = {name: getattr(self, name) for name in self.__match_args__}
+        return ActivationState(**{**fields, **changes})
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: an ActivationState is read-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: an ActivationState is read-only")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, ActivationState)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
+        return f"{type(self).__qualname__}({fields})"
 
     def granting(self, names: Iterable[str]) -> ActivationState:
-        return replace(self, active=(*self.active, *names), mac="")
+        return self.replace(active=(*self.active, *names), mac="")
 
     def is_active(self, name: str) -> bool:
         return name in self.active
@@ -191,9 +237,8 @@ class ActivationSigner:
         return hmac.new(self.key if key is None else key, payload, hashlib.sha256).hexdigest()
 
     def seal(self, state: ActivationState) -> ActivationState:
-        return replace(
-            state, version=ACTIVATION_VERSION, mac=self.mac(replace(state, version=ACTIVATION_VERSION))
-        )
+        unsealed = state.replace(version=ACTIVATION_VERSION)
+        return unsealed.replace(mac=self.mac(unsealed))
 
     def verify(self, state: ActivationState) -> bool:
         """Sealed under this installation's key, or under its other secret (asked only now)."""

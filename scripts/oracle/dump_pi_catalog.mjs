@@ -46,5 +46,9 @@ const snapshot = {
 	generatedAt: generatedAtMs === undefined ? null : new Date(generatedAtMs).toISOString(),
 	models,
 };
-writeFileSync(out, JSON.stringify(snapshot) + "\n");
+// One model a line: a start reads only the lines of its route's provider (the app decodes the
+// rest only when something walks every model, design D6), and a regenerated file diffs by model.
+const { models: listed, ...head } = snapshot;
+const text = `${JSON.stringify(head).slice(0, -1)},"models":[\n${listed.map((m) => JSON.stringify(m)).join(",\n")}\n]}\n`;
+writeFileSync(out, text);
 console.log(`wrote ${models.length} chat models from ${pkg.name}@${pkg.version} to ${out}`);

@@ -86,3 +86,24 @@ def test_an_absent_provider_and_an_unusual_document_are_decoded_whole() -> None:
     assert not isinstance(parsed.providers, BundledProviders)
     assert parsed.record("acme", "m") == {"last_updated": "2020-01-01"}
     assert parsed.stamp == "2020-01-01"
+
+
+def test_a_gzip_file_in_two_parts_or_damaged_is_read_the_usual_way() -> None:
+    """The bundled file is inflated by zlib in one pass; a gzip file of two members (which that
+    pass would cut short) or a damaged one is read by ``parse_models_dev`` as before."""
+    import gzip
+
+    first = _doc(acme=_provider("acme", m={"id": "m", "last_updated": "2021-01-01"}))
+    two_parts = gzip.compress(first[:-1]) + gzip.compress(
+        b',"zeta":' + orjson.dumps(_provider("zeta")) + b"}"
+    )
+    parsed = bundled_snapshot(two_parts, "test")
+    assert not isinstance(parsed.providers, BundledProviders)
+    assert set(parsed.providers) == {"acme", "zeta"} and parsed.stamp == "2021-01-01"
+    one_part = bundled_snapshot(gzip.compress(first), "test")
+    assert isinstance(one_part.providers, BundledProviders)
+    assert one_part.record("acme", "m") == {"id": "m", "last_updated": "2021-01-01"}
+    damaged = bytearray(gzip.compress(first))
+    damaged[-6] ^= 0xFF  # the checksum
+    with pytest.raises(models_dev.CatalogFileError, match="gzip"):
+        bundled_snapshot(bytes(damaged), "test")

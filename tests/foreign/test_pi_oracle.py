@@ -9,7 +9,6 @@ entries, ``convertToLlm`` output, model and thinking level for every leaf, and t
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -46,7 +45,7 @@ def test_context_matches_pi(name: str, leaf: str) -> None:
 def test_next_body_matches_pi_ai(name: str, index: int) -> None:
     case = EXPECTED[name]["requests"][index]
     opened = session(name)
-    options = replace(request_options(opened, opened.context()), api_key=ORACLE_KEY)
+    options = request_options(opened, opened.context())._replace(api_key=ORACLE_KEY)
     request = next_request(opened, case["model"], options=options)
     assert request.url == case["url"]
     assert request.body == case["body"]
@@ -58,7 +57,7 @@ def test_a_route_key_resolves_to_the_same_bytes(index: int) -> None:
     """The window names routes, not pi-ai Model objects: Desktop's catalog gives the same body."""
     case = EXPECTED["v3_compaction.jsonl"]["requests"][index]
     opened = session("v3_compaction.jsonl")
-    options = replace(request_options(opened, opened.context()), api_key=ORACLE_KEY)
+    options = request_options(opened, opened.context())._replace(api_key=ORACLE_KEY)
     assert next_request(opened, case["route"], options=options).body_bytes == case["bodyText"].encode()
 
 

@@ -5,7 +5,6 @@ newer successful ToolSearch result that answers a real ToolSearch call."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -220,8 +219,8 @@ OTHER_SESSION = ActivationSigner.from_secret(b"\x01" * 32, "session-2")
         # A valid MAC of other contents: the active list was widened after sealing.
         (
             render_section(
-                replace(
-                    SIGNER.seal(ActivationState(IDENTITY, ("mcp__t__a",))), active=("mcp__t__a", "mcp__t__c")
+                SIGNER.seal(ActivationState(IDENTITY, ("mcp__t__a",))).replace(
+                    active=("mcp__t__a", "mcp__t__c")
                 )
             ),
             "MAC does not verify",

@@ -193,3 +193,52 @@ def test_the_socket_tls_wraps_a_connection_in_is_cancelled_too() -> None:
         session.close()
         for sock in (*plain, *tls):
             sock.close()
+
+
+def _recording(session: pool.SessionHttp, set_cookie: bool) -> list[Any]:
+    """Put a transport that records each request (and can answer with a cookie) where the
+    session's own transport was."""
+    import httpx
+
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, headers={"set-cookie": "__cf_bm=abc; Path=/"} if set_cookie else {})
+
+    session._transport = httpx.MockTransport(answer)
+    return seen
+
+
+def test_the_pooled_request_is_the_one_the_client_would_send() -> None:
+    """The session's transport gets the request ``httpx.Client.stream`` would send: the
+    client's own headers first, those the request replaces (in any case) dropped."""
+    session = pool.SessionHttp.create(keepalive=0)
+    seen = _recording(session, set_cookie=False)
+    url = "https://example.invalid/openai/v1/responses?api-version=v1&q=a%2Fb c"
+    headers = {"User-Agent": "pi (linux)", "x-api-key": "k", "accept": "text/event-stream"}
+    timeout = {"connect": 1.0, "read": 2.0, "write": 3.0, "pool": 1.0}
+    try:
+        session.open("POST", url, headers, b'{"a":1}', timeout).close()
+        expected = session.client.build_request(
+            "POST", url, headers=headers, content=b'{"a":1}', extensions={"timeout": timeout}
+        )
+        (sent,) = seen
+        assert sent.headers.raw == expected.headers.raw
+        assert (sent.method, sent.url, sent.read()) == (expected.method, expected.url, b'{"a":1}')
+        assert sent.extensions == {"timeout": timeout}
+    finally:
+        session.close()
+
+
+def test_a_provider_cookie_is_not_sent_back() -> None:
+    """No cookie jar: pi-ai's fetch keeps none, so a provider's cookie does not come back."""
+    session = pool.SessionHttp.create(keepalive=0)
+    seen = _recording(session, set_cookie=True)
+    timeout = {"connect": 1.0, "read": 1.0, "write": 1.0, "pool": 1.0}
+    try:
+        for _ in range(2):
+            session.open("POST", "https://example.invalid/v1/messages", {}, b"{}", timeout).close()
+        assert "cookie" not in seen[1].headers
+    finally:
+        session.close()

@@ -18,6 +18,7 @@ neutral events through ``on_event`` as they are parsed. Guarantees:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
 import ssl
@@ -64,9 +65,10 @@ DEFAULT_TIMEOUTS = Timeouts()
 
 
 @functools.cache
-def _httpx_timeout(timeouts: Timeouts) -> httpx.Timeout:
-    """The httpx form of ``timeouts``, built once rather than per request."""
-    return timeouts.httpx()
+def _httpx_timeout(timeouts: Timeouts) -> dict[str, float | None]:
+    """``timeouts`` in the form a request carries them (httpcore's), built once rather than
+    per request."""
+    return timeouts.httpx().as_dict()
 
 
 class _Retry(Exception):
@@ -239,14 +241,8 @@ def _attempt(
     """One try. Raises _Retry when nothing was consumed and the failure is transient."""
     consumed = 0
     try:
-        with session.client.stream(
-            request.method,
-            request.url,
-            headers=headers,
-            content=request.body,
-            timeout=_httpx_timeout(timeouts),
-            extensions=session.extensions,
-        ) as response:
+        response = session.open(request.method, request.url, headers, request.body, _httpx_timeout(timeouts))
+        with contextlib.closing(response):
             if response.status_code >= 400:
                 body = _read_error_body(response, cancelled)
                 if cancelled():

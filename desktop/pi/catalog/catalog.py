@@ -23,7 +23,7 @@ from desktop.pi.catalog.errors import CatalogFileError
 from desktop.pi.catalog.merge import Provenance, merge_model, model_from_record
 from desktop.pi.catalog.models_dev import ModelsDevSnapshot
 from desktop.pi.catalog.patches import DEFAULT_PATCHES, CatalogPatch, PatchOutcome, apply_patches
-from desktop.pi.catalog.pi_snapshot import PiCatalogSnapshot
+from desktop.pi.catalog.pi_snapshot import BundledModels, PiCatalogSnapshot
 from desktop.pi.catalog.transport import SYSTEM_MESSAGES, Binding, transport_flags
 
 EntrySource = Literal["pi", "models.dev"]
@@ -82,29 +82,61 @@ class SourceInfo(NamedTuple):
     models_dev_stamp: str
 
 
+class _Patched:
+    """Pi models with the patches applied, keyed by (provider, id) in the snapshot's order, with
+    the names of the patches each model got and what each patch did to these models."""
+
+    __slots__ = ("models", "outcomes", "patched")
+
+    def __init__(
+        self,
+        models: dict[tuple[str, str], Mapping[str, Any]],
+        patched: dict[tuple[str, str], tuple[str, ...]],
+        outcomes: tuple[PatchOutcome, ...],
+    ) -> None:
+        self.models = models
+        self.patched = patched
+        self.outcomes = outcomes
+
+    @classmethod
+    def of(cls, models: Iterable[Mapping[str, Any]], patches: Iterable[CatalogPatch]) -> _Patched:
+        patched_models, outcomes = apply_patches(models, patches)
+        patched: dict[tuple[str, str], tuple[str, ...]] = {}
+        for outcome in outcomes:
+            if outcome.status == "applied":
+                key = (outcome.patch.binding.provider, outcome.patch.binding.model_id)
+                patched[key] = (*patched.get(key, ()), outcome.patch.name)
+        return cls({(m["provider"], m["id"]): m for m in patched_models}, patched, outcomes)
+
+
 class Catalog:
     """The merged catalog. Build it with ``build_catalog`` or ``default_catalog``. A plain
     class, not a dataclass: every open imports this module, and on Python 3.11 a dataclass
-    costs about half a millisecond to create (design D6)."""
+    costs about half a millisecond to create (design D6).
+
+    The Pi models are patched as they are first asked for, one provider at a time: resolving
+    a route reads one provider, and the bundled snapshot then decodes only that provider's
+    models (``pi_snapshot.BundledModels``); what walks every model patches them all, once.
+    """
 
     def __init__(
         self,
         pi: PiCatalogSnapshot,
         models_dev: ModelsDevSnapshot | None,
-        patch_outcomes: tuple[PatchOutcome, ...] = (),
+        patches: Iterable[CatalogPatch] = DEFAULT_PATCHES,
         problems: tuple[str, ...] = (),
         notes: tuple[str, ...] = (),
     ) -> None:
         self.pi = pi
         self.models_dev = models_dev
-        self.patch_outcomes = patch_outcomes
+        self.patches = tuple(patches)
         self.problems = problems
         """Refreshed catalog files that could not be used, each naming the file and the field."""
         self.notes = notes
         """Informational: e.g. a refreshed file that is valid but not newer than the bundled one."""
-        self._pi_models: dict[tuple[str, str], Mapping[str, Any]] = {}
+        self._all: _Patched | None = None
+        self._providers: dict[str, _Patched] = {}
         self._entries: dict[tuple[str, str], CatalogEntry | None] = {}
-        self._patched: dict[tuple[str, str], tuple[str, ...]] = {}
 
     @classmethod
     def create(
@@ -116,21 +148,32 @@ class Catalog:
         problems: Iterable[str] = (),
         notes: Iterable[str] = (),
     ) -> Catalog:
-        models, outcomes = apply_patches(pi.models, patches)
-        catalog = cls(
-            pi=pi,
-            models_dev=models_dev,
-            patch_outcomes=outcomes,
-            problems=tuple(problems),
-            notes=tuple(notes),
-        )
-        for model in models:
-            catalog._pi_models[(model["provider"], model["id"])] = model
-        for outcome in outcomes:
-            if outcome.status == "applied":
-                key = (outcome.patch.binding.provider, outcome.patch.binding.model_id)
-                catalog._patched[key] = (*catalog._patched.get(key, ()), outcome.patch.name)
-        return catalog
+        return cls(pi, models_dev, patches, tuple(problems), tuple(notes))
+
+    @property
+    def patch_outcomes(self) -> tuple[PatchOutcome, ...]:
+        """What each patch did to the whole Pi catalog."""
+        return self._every_model().outcomes
+
+    def _every_model(self) -> _Patched:
+        if self._all is None:
+            self._all = _Patched.of(self.pi.models, self.patches)
+        return self._all
+
+    def _provider_models(self, provider: str) -> _Patched:
+        """The provider's Pi models, patched: only its own are decoded and patched, unless all
+        already are (a patch names one binding, so it changes the same model either way)."""
+        if self._all is not None:
+            return self._all
+        found = self._providers.get(provider)
+        if found is None:
+            models = self.pi.models
+            if isinstance(models, BundledModels):
+                mine: Iterable[Mapping[str, Any]] = models.of_provider(provider)
+            else:
+                mine = [model for model in models if model["provider"] == provider]
+            found = self._providers[provider] = _Patched.of(mine, self.patches)
+        return found
 
     # -- lookups -------------------------------------------------------------------------------
 
@@ -143,12 +186,13 @@ class Catalog:
 
     def pi_model(self, provider: str, model_id: str) -> Mapping[str, Any] | None:
         """Pi's (patched) published model dict, unmerged."""
-        return self._pi_models.get((provider, model_id))
+        return self._provider_models(provider).models.get((provider, model_id))
 
     def list_models(self, provider: str | None = None) -> list[CatalogEntry]:
         """Every Pi-published chat model (optionally of one provider), in the snapshot's order."""
+        models = self._every_model() if provider is None else self._provider_models(provider)
         out = []
-        for p, mid in self._pi_models:
+        for p, mid in models.models:
             if provider is None or p == provider:
                 entry = self.get(p, mid)
                 assert entry is not None
@@ -156,13 +200,17 @@ class Catalog:
         return out
 
     def providers(self) -> list[str]:
-        return list(dict.fromkeys(p for p, _ in self._pi_models))
+        return list(dict.fromkeys(p for p, _ in self._every_model().models))
 
     def flagged(self) -> list[CatalogEntry]:
         """Entries Pi (after patches) flags with ``supportsMidConvoSystemMessages``."""
         # The flags of a Pi entry are its Pi model's, so filter before merging (merging every
         # model with models.dev costs tens of milliseconds on each start of a command).
-        flagged = [key for key, model in self._pi_models.items() if transport_flags(model)[SYSTEM_MESSAGES]]
+        flagged = [
+            key
+            for key, model in self._every_model().models.items()
+            if transport_flags(model)[SYSTEM_MESSAGES]
+        ]
         return [entry for entry in (self.get(*key) for key in flagged) if entry is not None]
 
     def aliases_of(self, provider: str, model_id: str) -> list[str]:
@@ -170,7 +218,7 @@ class Catalog:
         wanted = normalized_id(model_id)
         return [
             mid
-            for p, mid in self._pi_models
+            for p, mid in self._provider_models(provider).models
             if p == provider and mid != model_id and normalized_id(mid) == wanted
         ]
 
@@ -181,7 +229,8 @@ class Catalog:
 
     def usual_binding(self, provider: str) -> tuple[str, str] | None:
         """The (api, baseUrl) most of a provider's Pi models use, for models Pi does not list."""
-        counts = Counter((m["api"], m["baseUrl"]) for (p, _), m in self._pi_models.items() if p == provider)
+        models = self._provider_models(provider).models
+        counts = Counter((m["api"], m["baseUrl"]) for (p, _), m in models.items() if p == provider)
         return counts.most_common(1)[0][0] if counts else None
 
     @property
@@ -201,10 +250,11 @@ class Catalog:
 
     def _build_entry(self, provider: str, model_id: str) -> CatalogEntry | None:
         record = self._record(provider, model_id)
-        pi_model = self._pi_models.get((provider, model_id))
+        pi_models = self._provider_models(provider)
+        pi_model = pi_models.models.get((provider, model_id))
         if pi_model is not None:
             model, provenance = merge_model(pi_model, record)
-            patches = self._patched.get((provider, model_id), ())
+            patches = pi_models.patched.get((provider, model_id), ())
             if patches:
                 provenance["compat"] = f"pi + patch {', '.join(patches)}"
             return CatalogEntry(
@@ -243,7 +293,7 @@ def _newer_pi(candidate: PiCatalogSnapshot, bundled: PiCatalogSnapshot) -> bool:
 
 @cache
 def bundled_pi() -> PiCatalogSnapshot:
-    return pi_snapshot.parse_pi_catalog(pi_snapshot.bundled_bytes(), pi_snapshot.BUNDLED_NAME, check=False)
+    return pi_snapshot.bundled_snapshot(pi_snapshot.bundled_bytes(), pi_snapshot.BUNDLED_NAME)
 
 
 @cache

@@ -12,11 +12,12 @@ this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (d
 
 from __future__ import annotations
 
-import gzip
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
+
+import orjson
 
 from desktop.pi.catalog.errors import CatalogFileError, decode_catalog_json
 from desktop.pi.catalog.transport import TRANSPORT_FLAGS
@@ -35,7 +36,8 @@ class PiCatalogSnapshot(NamedTuple):
     package: str
     version: str
     generated_at: datetime | None
-    models: tuple[Mapping[str, Any], ...]
+    models: Sequence[Mapping[str, Any]]
+    """Every model, in the file's order: a tuple, or ``BundledModels`` for the bundled file."""
 
 
 def bundled_bytes() -> bytes:
@@ -51,7 +53,101 @@ def bundled_bytes() -> bytes:
     plain_resource = data / "pi_catalog.json"
     if plain_resource.is_file():
         return plain_resource.read_bytes()
+    import gzip
+
     return gzip.decompress((data / "pi_catalog.json.gz").read_bytes())
+
+
+#: How the bundled file opens its list of models, one model a line after it (the generator,
+#: ``scripts/oracle/dump_pi_catalog.mjs``, writes it so).
+_MODELS_OPEN = b'"models":['
+_MODELS_CLOSE = b"]}"
+
+
+class BundledModels(Sequence[Mapping[str, Any]]):
+    """The bundled snapshot's models, one provider's decoded at a time (design D6).
+
+    A start resolves one route, which reads the models of one provider, yet decoding all
+    1,500 models costs more than the rest of resolving the route. The bundled file holds one
+    model a line, so a provider's models are found by the text of their ``provider`` field and
+    only those lines are decoded; anything that walks every model (``len``, iteration,
+    indexing) decodes the whole file, as ``parse_pi_catalog`` does. Both give the same models
+    (``tests/catalog/test_pi_snapshot_lazy.py`` holds them to each other on the bundled file).
+    """
+
+    def __init__(self, raw: bytes, lines: list[bytes], origin: str) -> None:
+        self._raw = raw
+        self._lines = lines
+        self._origin = origin
+        self._whole: tuple[Mapping[str, Any], ...] | None = None
+
+    def whole(self) -> tuple[Mapping[str, Any], ...]:
+        """Every model, the file decoded in full (once)."""
+        if self._whole is None:
+            self._whole = tuple(parse_pi_catalog(self._raw, self._origin, check=False).models)
+        return self._whole
+
+    def of_provider(self, provider: str) -> list[Mapping[str, Any]]:
+        """The models of ``provider`` in the file's order, decoding only their lines.
+
+        A model's line always holds its provider as JSON writes it; a line that holds the same
+        text elsewhere is decoded and then left out by its own ``provider``.
+        """
+        if self._whole is not None:
+            return [model for model in self._whole if model["provider"] == provider]
+        needle = b'"provider":' + orjson.dumps(provider)
+        found = (orjson.loads(line.removesuffix(b",")) for line in self._lines if needle in line)
+        return [model for model in found if model["provider"] == provider]
+
+    @overload
+    def __getitem__(self, index: int) -> Mapping[str, Any]: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Mapping[str, Any]]: ...
+    def __getitem__(self, index: int | slice) -> Mapping[str, Any] | Sequence[Mapping[str, Any]]:
+        return self.whole()[index]
+
+    def __iter__(self) -> Iterator[Mapping[str, Any]]:
+        return iter(self.whole())
+
+    def __len__(self) -> int:
+        return len(self.whole())
+
+
+def bundled_snapshot(raw: bytes, origin: str) -> PiCatalogSnapshot:
+    """The bundled snapshot without decoding its models: the header is read from the first
+    line, and the models one provider at a time (``BundledModels``). A file not in that
+    one-model-a-line form is parsed whole, as ``parse_pi_catalog(check=False)`` would."""
+    head, _, rest = raw.partition(b"\n")
+    lines = rest.split(b"\n")
+    if (
+        not head.endswith(_MODELS_OPEN)
+        or lines[-2:] != [_MODELS_CLOSE, b""]
+        or len(lines) < 3
+        or not all(line[:1] == b"{" for line in lines[:-2])
+    ):
+        return parse_pi_catalog(raw, origin, check=False)
+    header = _header(decode_catalog_json(head + _MODELS_CLOSE, origin), origin)
+    return header._replace(models=BundledModels(raw, lines[:-2], origin))
+
+
+def _header(doc: Any, origin: str) -> PiCatalogSnapshot:
+    """The snapshot's header fields checked, with its models not yet looked at."""
+    if not isinstance(doc, dict):
+        raise CatalogFileError(origin, "", "expected a JSON object")
+    if doc.get("format") != FORMAT:
+        raise CatalogFileError(origin, "format", f"expected {FORMAT!r}, got {doc.get('format')!r}")
+    if doc.get("v") != 1:
+        raise CatalogFileError(origin, "v", f"unknown version {doc.get('v')!r} (this build reads v1)")
+    source = doc.get("source")
+    if not isinstance(source, dict) or not isinstance(source.get("version"), str):
+        raise CatalogFileError(origin, "source.version", "expected the pi-ai version string")
+    return PiCatalogSnapshot(
+        origin=origin,
+        package=str(source.get("package", "")),
+        version=source["version"],
+        generated_at=_parse_time(origin, doc.get("generatedAt")),
+        models=(),
+    )
 
 
 def parse_pi_catalog(raw: bytes, origin: str, *, check: bool = True) -> PiCatalogSnapshot:
@@ -62,16 +158,7 @@ def parse_pi_catalog(raw: bytes, origin: str, *, check: bool = True) -> PiCatalo
     always checked.
     """
     doc = decode_catalog_json(raw, origin)
-    if not isinstance(doc, dict):
-        raise CatalogFileError(origin, "", "expected a JSON object")
-    if doc.get("format") != FORMAT:
-        raise CatalogFileError(origin, "format", f"expected {FORMAT!r}, got {doc.get('format')!r}")
-    if doc.get("v") != 1:
-        raise CatalogFileError(origin, "v", f"unknown version {doc.get('v')!r} (this build reads v1)")
-    source = doc.get("source")
-    if not isinstance(source, dict) or not isinstance(source.get("version"), str):
-        raise CatalogFileError(origin, "source.version", "expected the pi-ai version string")
-    generated_at = _parse_time(origin, doc.get("generatedAt"))
+    header = _header(doc, origin)
     models = doc.get("models")
     if not isinstance(models, list) or not models:
         raise CatalogFileError(origin, "models", "expected a non-empty list of models")
@@ -83,13 +170,7 @@ def parse_pi_catalog(raw: bytes, origin: str, *, check: bool = True) -> PiCatalo
         if key in seen:
             raise CatalogFileError(origin, f"models[{index}].id", f"duplicate model {key[0]}/{key[1]}")
         seen.add(key)
-    return PiCatalogSnapshot(
-        origin=origin,
-        package=str(source.get("package", "")),
-        version=source["version"],
-        generated_at=generated_at,
-        models=tuple(models),
-    )
+    return header._replace(models=tuple(models))
 
 
 def _parse_time(origin: str, value: Any) -> datetime | None:

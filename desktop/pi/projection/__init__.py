@@ -11,9 +11,8 @@ from __future__ import annotations
 import gc
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -63,9 +62,31 @@ class ProjectionError(ValueError):
     """The request cannot be built; the message names the field that is wrong."""
 
 
-@dataclass(frozen=True)
-class RequestOptions:
-    """pi-ai's ``SimpleStreamOptions`` subset that shapes the request (no callbacks, no I/O)."""
+#: pi-ai's option names and the ``RequestOptions`` fields they set (the rest go to ``extra``).
+_PI_OPTION_NAMES: dict[str, str] = {
+    "sessionId": "session_id",
+    "reasoning": "reasoning",
+    "cacheRetention": "cache_retention",
+    "maxTokens": "max_tokens",
+    "temperature": "temperature",
+    "toolChoice": "tool_choice",
+    "thinkingBudgets": "thinking_budgets",
+    "headers": "headers",
+    "apiKey": "api_key",
+    "metadata": "metadata",
+}
+#: The empty default of the mapping fields: shared by every ``RequestOptions`` that gives none,
+#: so never changed in place (a projection only reads its options, design P4).
+_NONE: Mapping[str, Any] = {}
+
+
+class RequestOptions(NamedTuple):
+    """pi-ai's ``SimpleStreamOptions`` subset that shapes the request (no callbacks, no I/O).
+
+    A named tuple (``_replace`` makes a changed copy), not a frozen dataclass: every open
+    (``status`` too) builds one, and on Python 3.11 a dataclass costs about a millisecond to
+    create, a named tuple a fifth of that (design D6).
+    """
 
     session_id: str | None = None
     reasoning: str | None = None
@@ -77,29 +98,16 @@ class RequestOptions:
     #: A mode ("auto", "none", "any", "required") or an API-shaped object naming one tool.
     tool_choice: str | dict[str, Any] | None = None
     thinking_budgets: Mapping[str, int] | None = None
-    headers: Mapping[str, str | None] = field(default_factory=dict)
+    headers: Mapping[str, str | None] = _NONE
     api_key: str | None = None
     metadata: Mapping[str, Any] | None = None
     #: API-specific options by pi-ai name (e.g. ``effort``, ``serviceTier``, ``toolChoice``).
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = _NONE
     #: Environment values pi-ai would read (e.g. ``PI_CACHE_RETENTION``); passed in, never read here.
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = _NONE
     #: The kind of credential the route uses, decided by the host (design P5); ``None``: a real
     #: ``api_key`` is read as pi-ai reads it, the placeholder stands for the API's usual kind.
     credential_kind: CredentialKind | None = None
-
-    _NAMES: ClassVar[dict[str, str]] = {
-        "sessionId": "session_id",
-        "reasoning": "reasoning",
-        "cacheRetention": "cache_retention",
-        "maxTokens": "max_tokens",
-        "temperature": "temperature",
-        "toolChoice": "tool_choice",
-        "thinkingBudgets": "thinking_budgets",
-        "headers": "headers",
-        "apiKey": "api_key",
-        "metadata": "metadata",
-    }
 
     @classmethod
     def from_pi(cls, options: Mapping[str, Any], env: Mapping[str, str] | None = None) -> RequestOptions:
@@ -107,8 +115,8 @@ class RequestOptions:
         known: dict[str, Any] = {}
         extra: dict[str, Any] = {}
         for key, value in options.items():
-            if key in cls._NAMES:
-                known[cls._NAMES[key]] = value
+            if key in _PI_OPTION_NAMES:
+                known[_PI_OPTION_NAMES[key]] = value
             else:
                 extra[key] = value
         return cls(**known, extra=extra, env=dict(env or {}))
@@ -125,15 +133,65 @@ class RequestOptions:
         return value or None
 
 
-@dataclass(frozen=True)
 class ProviderRequest:
+    """One request as it leaves the machine: what the preview shows and dispatch sends.
+
+    Read-only, compared and shown like a frozen dataclass over ``method``, ``url``, ``headers``
+    and ``body``, but a plain class: every open (``status`` too) imports this module, and on
+    Python 3.11 a dataclass costs about a millisecond to create (design D6).
+    """
+
+    __match_args__ = ("method", "url", "headers", "body")
+
     method: str
     url: str
     headers: dict[str, str]
     body: JsonObject
     #: Builds ``body_bytes`` from bytes kept by the incremental projection (design P7); the
     #: result equals ``orjson.dumps(body)``.
-    encoder: Callable[[], bytes] | None = field(default=None, compare=False, repr=False)
+    encoder: Callable[[], bytes] | None
+
+    def __init__(
+        self,
+        method: str,
+        url: str,
+        headers: dict[str, str],
+        body: JsonObject,
+        encoder: Callable[[], bytes] | None = None,
+    ) -> None:
+        for name, value in (
+            ("method", method),
+            ("url", url),
+            ("headers", headers),
+            ("body", body),
+            ("encoder", encoder),
+        ):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: a {type(self).__name__} is read-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: a {type(self).__name__} is read-only")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, ProviderRequest)
+        return (self.method, self.url, self.headers, self.body) == (
+            other.method,
+            other.url,
+            other.headers,
+            other.body,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # its headers and body are dicts
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__qualname__}(method={self.method!r}, url={self.url!r}, "
+            f"headers={self.headers!r}, body={self.body!r})"
+        )
 
     @cached_property
     def body_bytes(self) -> bytes:
@@ -170,7 +228,7 @@ def _provider_options(model: Model, options: RequestOptions) -> RequestOptions:
     headers = with_opencode_session_header(
         model["provider"], model["api"], options.session_id, options.headers
     )
-    return options if headers is options.headers else replace(options, headers=headers)
+    return options if headers is options.headers else options._replace(headers=headers)
 
 
 def project(

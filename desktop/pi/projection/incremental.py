@@ -712,8 +712,10 @@ class SplicedRequest(ProviderRequest):
 
     _spliced: _Spliced
 
+    # ``ProviderRequest`` declares ``body`` as a plain attribute (it is read-only by its
+    # ``__setattr__``, which mypy does not see); here it is built on first read.
     @cached_property
-    def body(self) -> JsonObject:
+    def body(self) -> JsonObject:  # type: ignore[override]
         return self._spliced.body()
 
 

@@ -117,7 +117,12 @@ class OpenAICompletionsParser(StreamParser):
                 self.emit_block("text_start", self._text)
             content[self._text]["text"] += text
             self.emit_delta("text_delta", self._text, text)
-        field = next((f for f in _REASONING_FIELDS if isinstance(delta.get(f), str) and delta[f]), None)
+        field = None
+        for name in _REASONING_FIELDS:  # the first with text (a plain loop: no generator per delta)
+            value = delta.get(name)
+            if isinstance(value, str) and value:
+                field = name
+                break
         if field is not None:
             piece = delta[field]
             if self._thinking is None:

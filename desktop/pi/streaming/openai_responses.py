@@ -218,12 +218,6 @@ class OpenAIResponsesParser(StreamParser):
             if final.startswith(previous) and len(final) > len(previous):
                 self.emit_delta("toolcall_delta", index, final[len(previous) :])
 
-    def _output_item_done(self, event: Mapping[str, Any]) -> None:
-        self._item_done(event.get("output_index"), event.get("item") or {})
-
-    def _completed(self, event: Mapping[str, Any]) -> None:
-        self._finalize(event.get("response") or {})
-
     def _error_event(self, event: Mapping[str, Any]) -> None:
         raise StreamFailure(f"Error Code {event.get('code')}: {event.get('message')}")
 
@@ -241,7 +235,9 @@ class OpenAIResponsesParser(StreamParser):
             message = "Unknown error (no error details in response)"
         raise StreamFailure(message)
 
-    def _item_done(self, output_index: Any, item: Mapping[str, Any]) -> None:
+    def _item_done(self, event: Mapping[str, Any]) -> None:
+        output_index: Any = event.get("output_index")
+        item = event.get("item") or {}
         if item.get("type") == "message" and item.get("phase") == "final_answer":  # ``_phase_stop``
             self.output["stopReason"] = "stop"
         slot = self._slots.get(output_index) or self._create_slot(output_index, item)
@@ -278,7 +274,8 @@ class OpenAIResponsesParser(StreamParser):
             return
         del self._slots[output_index]
 
-    def _finalize(self, response: Mapping[str, Any]) -> None:
+    def _completed(self, event: Mapping[str, Any]) -> None:
+        response = event.get("response") or {}
         out = self.output
         self._saw_terminal = True
         if self._reasoning_by_id:  # only reasoning items seen in this stream get backfilled
@@ -365,7 +362,7 @@ _HANDLERS: dict[str, Callable[[OpenAIResponsesParser, Mapping[str, Any]], None]]
     "response.refusal.delta": OpenAIResponsesParser._text_delta,
     "response.function_call_arguments.delta": OpenAIResponsesParser._arguments_delta,
     "response.function_call_arguments.done": OpenAIResponsesParser._arguments_done,
-    "response.output_item.done": OpenAIResponsesParser._output_item_done,
+    "response.output_item.done": OpenAIResponsesParser._item_done,
     "response.completed": OpenAIResponsesParser._completed,
     "response.incomplete": OpenAIResponsesParser._completed,
     "error": OpenAIResponsesParser._error_event,

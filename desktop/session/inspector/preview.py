@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from desktop.pi.delivery import FallbackDelivery
@@ -50,7 +49,7 @@ def preview_binding(route: Route, fallback: FallbackDelivery, session_id: str | 
 
 def for_preview(binding: SessionRoute) -> SessionRoute:
     """The binding a preview projects with: the credential stays the placeholder."""
-    return binding._replace(options=replace(binding.options, api_key=CREDENTIAL_PLACEHOLDER))
+    return binding._replace(options=binding.options._replace(api_key=CREDENTIAL_PLACEHOLDER))
 
 
 def build_preview(
