@@ -66,7 +66,8 @@ PERMISSION_MODES = ("ask", "accept-edits", "read-only", "full-access")
 HISTORY = 8
 """Bodies per route the cache view remembers (the provider's cache holds what they wrote)."""
 PAINT_WAIT = 3.0
-"""Seconds the worker waits at most for the window to paint and lay out a session's index."""
+"""Seconds the worker waits at most for the window to paint a session (its index, then the
+opened session) before it runs Python again."""
 STREAM_INTERVAL = 0.04
 """Seconds between streamed snapshots sent to the GUI (coalesced; the final one always goes)."""
 
@@ -85,7 +86,8 @@ class SessionWorker(QObject):
     session_opened = Signal(object)
     """{"path", "id", "cwd", "readOnly", "diagnostics", "problems"} and either "index" (the
     RowIndex sent before, when it lists the opened journal's first rows) with "appended" (the
-    rows the open journaled after them, dicts in journal order) or "rows" (dicts, model order)"""
+    rows the open journaled after them, dicts in journal order) or "rows" (dicts, model order);
+    a Desktop session's also "painted", a threading.Event the window sets once it has painted it"""
     rows_appended = Signal(object)
     streaming = Signal(object)
     turn_started = Signal(str)
@@ -334,6 +336,7 @@ class SessionWorker(QObject):
         shown: dict[str, Any] = (
             {"rows": list(ordered)} if appended is None else {"index": index, "appended": appended}
         )
+        painted = threading.Event()
         self.session_opened.emit(
             {
                 "path": str(session.writer.path),
@@ -343,8 +346,13 @@ class SessionWorker(QObject):
                 **shown,
                 "diagnostics": [str(d) for d in session.writer.diagnostics],
                 "problems": list(session.tools.problems),
+                "painted": painted,
             }
         )
+        # The window repaints the timeline with the rows the open appended; what follows (status,
+        # activation, the compaction preview the window asks for) is seconds of Python on a long
+        # session, and a repaint that shares the GIL with it holds the event loop for each row.
+        painted.wait(PAINT_WAIT)
         self._publish_state()
 
     def _welcome(self) -> None:

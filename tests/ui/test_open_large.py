@@ -28,6 +28,11 @@ from desktop.ui.worker import start_worker, stop_worker
 
 SIZES = [pytest.param(20_000, id="20k"), pytest.param(100_000, id="100k", marks=pytest.mark.slow)]
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+SETTLED_STALL = 0.25
+"""Seconds the event loop may stall between the first paint and the settled worker: five times
+the benchmark's target, for a loaded machine (40 to 80 ms seen here at 100,000 rows); before the
+worker waited for the window's paints and searched its lines in chunks, the 100,000-row open
+stalled 250 to 280 ms there."""
 
 
 @pytest.fixture(scope="module", params=SIZES)
@@ -101,6 +106,12 @@ def test_a_long_session_opens_without_stalling_the_window(
     # while the view lays the rows out and repaints.
     qtbot.waitUntil(lambda: win.session.get("path") == str(long_session), timeout=300_000)
     opened = time.perf_counter()
+    # And on until the worker has settled: a query posted now runs after everything the open
+    # queued (status, activation check, the compaction preview the window asks for).
+    done: list[float] = []
+    client.ops.query(lambda _worker: None, lambda _none: done.append(time.perf_counter()))
+    qtbot.waitUntil(lambda: bool(done), timeout=300_000)
+    settled = done[0]
     qtbot.wait(50)
     probe.stop()
     first_paint = paints.first
@@ -132,6 +143,16 @@ def test_a_long_session_opens_without_stalling_the_window(
         f"then fully open {rest:.2f} s later; worst stall {worst_after * 1000:.0f} ms over {len(after)} ticks"
     )
     assert worst_after <= max(0.5 * rest, 0.5), f"the GUI stalled {worst_after * 1000:.0f} ms of {rest:.2f} s"
+    # From the paint until settled, at any length: a repaint of the timeline while the worker
+    # runs Python waits for the GIL at every row (a quarter second on the 100,000-row open,
+    # before the worker waited for the window's paints), so the window must not be left to
+    # repaint while the worker works on. The benchmark holds the 50 ms target.
+    later = [t for t in ticks if first_paint <= t <= settled]
+    worst_settled = max((b - a for a, b in itertools.pairwise([first_paint, *later, settled])), default=0.0)
+    print(f"settled {settled - first_paint:.2f} s after the paint; worst stall {worst_settled * 1000:.0f} ms")
+    assert worst_settled <= SETTLED_STALL, (
+        f"the GUI stalled {worst_settled * 1000:.0f} ms before the worker settled"
+    )
 
     # The window holds the index, not the rows: only the rows painted were read from the file.
     timeline = win.timeline
