@@ -128,3 +128,23 @@ def test_journal_rows_read_on_demand_give_the_same_order_and_view(rng: random.Ra
             full.fresh,
         )
         assert log.system_messages() == [m for m in full.messages if m["role"] == "system"]
+
+
+def test_a_search_of_the_lines_finds_text_across_its_chunks(monkeypatch: Any) -> None:
+    """``lines_hold`` searches a chunk at a time (the window gets the GIL between two): text
+    that straddles two chunks, or ends a chunk, is found all the same, and absent text is not."""
+    from desktop.host.journal import lines
+
+    monkeypatch.setattr(lines, "SEARCH_CHUNK", 64)
+    journal = JournalRows()
+    for n in range(40):
+        row = {"type": "note", "v": 1, "id": f"n{n}", "ts": n, "text": f"line {n:03d}"}
+        journal.add(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE), row, row["id"])
+    data = bytes(journal._data)
+    for n in range(40):
+        needle = f"line {n:03d}".encode()
+        assert journal.lines_hold(needle), needle
+    straddling = [n for n in range(40) if data.index(f"line {n:03d}".encode()) % 64 > 64 - 8]
+    assert straddling  # some needle does cross a chunk boundary
+    assert not journal.lines_hold(b"line 040") and not journal.lines_hold(b"\\u")
+    assert JournalRows().lines_hold(b"") and not JournalRows().lines_hold(b"x")
