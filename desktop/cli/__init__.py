@@ -14,7 +14,6 @@ import argparse
 import importlib
 import os
 import sys
-import textwrap
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -65,7 +64,16 @@ class HelpFormatter(argparse.HelpFormatter):
 
 
 class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """The same, with the description and epilog laid out as written."""
+    """The same, with the description and epilog laid out as written, except that a paragraph
+    written on one line is filled to 90 columns. It is filled here, when help is shown, not as
+    the parser is built: ``textwrap`` (and its patterns) would be one more import on every
+    command's start (design D6)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        paragraphs = (part if "\n" in part else textwrap.fill(part, 90) for part in text.split("\n\n"))
+        return super()._fill_text("\n\n".join(paragraphs), width, indent)
 
 
 class CliParser(argparse.ArgumentParser):
@@ -89,8 +97,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = CliParser(
         prog="pi-desktop",
         usage=USAGE,
-        description=textwrap.fill(DESCRIPTION, 90),
-        epilog=f"{textwrap.fill(OPEN_HELP, 90)}\n\n{EXIT_CODES_HELP}",
+        description=DESCRIPTION,
+        epilog=f"{OPEN_HELP}\n\n{EXIT_CODES_HELP}",
         formatter_class=RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -103,9 +111,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for choice in subparsers.choices.values():
         if choice.epilog is None:  # the exit codes under every command's help, laid out as written
             choice.epilog = EXIT_CODES_HELP
-            choice.formatter_class = RawDescriptionHelpFormatter
-            if choice.description:
-                choice.description = textwrap.fill(choice.description, 90)
+            choice.formatter_class = RawDescriptionHelpFormatter  # fills the description too
     return parser
 
 

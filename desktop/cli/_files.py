@@ -79,8 +79,11 @@ def read_regular_file(path: Path, *, limit: int | None = None) -> bytes:
             raise CliError(f"not a session file: {path} is {_kind(status.st_mode)}")
         chunks: list[bytes] = []
         remaining = limit if limit is not None else -1
+        # Without a limit the whole file is asked for at once: one buffer, returned as it is,
+        # where megabyte reads joined at the end copied a long session twice (design D6).
+        whole = status.st_size + 1
         while remaining != 0:
-            want = 1 << 20 if remaining < 0 else min(remaining, 1 << 20)
+            want = whole if remaining < 0 else min(remaining, 1 << 20)
             chunk = os.read(fd, want)
             if not chunk:
                 break

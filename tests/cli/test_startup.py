@@ -89,7 +89,8 @@ def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
 #: ``os.urandom``), ``base64`` (only an image read encodes), and ``platformdirs`` where the
 #: data folder is given (it loads ``tempfile``; only the platform's own folders need it);
 #: ``gzip`` (the bundled models.dev snapshot is inflated by ``zlib`` in one pass, the Pi catalog
-#: is plain JSON; only a gzipped refreshed copy loads it).
+#: is plain JSON; only a gzipped refreshed copy loads it); ``textwrap`` (the commands'
+#: descriptions are filled when help is shown, ``desktop.cli.RawDescriptionHelpFormatter``).
 STATUS_HEAVY = (
     *HEAVY,
     "pathspec",
@@ -116,6 +117,7 @@ STATUS_HEAVY = (
     "base64",
     "platformdirs",
     "gzip",
+    "textwrap",
 )
 
 
