@@ -55,7 +55,7 @@ from desktop.ui.row_index import RowIndex
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.slash_commands import SlashCommands, SlashCompleter
-from desktop.ui.timeline_delegate import TimelineDelegate
+from desktop.ui.timeline_delegate import TimelineDelegate, TimelineView
 from desktop.ui.timeline_model import ROW_ROLE, ShownRows, TimelineFilter, TimelineModel
 from desktop.ui.usage_view import UsageView
 from desktop.ui.worker import PERMISSION_MODES, SessionWorker, WorkerClient
@@ -158,7 +158,7 @@ class MainWindow(QMainWindow):
         self.hidden_notice.setTextFormat(Qt.TextFormat.RichText)
         self.hidden_notice.linkActivated.connect(self._notice_link)
 
-        self.view = QListView()
+        self.view = TimelineView()
         self.view.setObjectName("timelineView")
         self.view.setAccessibleName("Timeline")
         self.view.setToolTip(tooltip("timeline"))
