@@ -12,7 +12,7 @@ by round, min and median of ``--rounds``:
 * a jump: the scroll bar moved to a random position and the viewport repainted at once (what
   dragging the bar or Page Down costs; 30 jumps per round, decoded rows included);
 * showing the hidden system rows, and hiding them again: the longest event-loop gap (a 5 ms
-  timer probe) from the menu's toggle until the batched layout has settled.
+  timer probe) from the menu's toggle until the layout has settled.
 
 Opening the session (first paint, stalls, memory) is ``open_bench.py``, which goes through the
 real worker; ``make_session`` here writes the mix both benchmarks (and ``startup_bench.py``) use.
