@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.inert import plain_tip
+
 
 class AccountsDialog(QDialog):
     save_requested = Signal(str, str, str)
@@ -72,6 +74,7 @@ class AccountsDialog(QDialog):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setObjectName("accountsStatus")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         close.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -97,7 +100,7 @@ class AccountsDialog(QDialog):
         for row, entry in enumerate(entries):
             for column, key in enumerate(("provider", "source", "fingerprint")):
                 item = QTableWidgetItem(str(entry.get(key, "")))
-                item.setToolTip(item.text())
+                item.setToolTip(plain_tip(item.text()))
                 self.table.setItem(row, column, item)
         if message:
             self.status.setText(message)

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtWidgets import QTextBrowser, QWidget
+from PySide6.QtWidgets import QWidget
 
 from desktop.ui.glossary import term
 from desktop.ui.html import Colors, badge, esc
+from desktop.ui.inert import InertBrowser
 from desktop.ui.theme import is_dark
 
 
@@ -112,7 +113,7 @@ def render_activation(info: Mapping[str, Any], dark: bool) -> str:
     return "".join(out)
 
 
-class ActivationView(QTextBrowser):
+class ActivationView(InertBrowser):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("activationView")

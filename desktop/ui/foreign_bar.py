@@ -8,12 +8,15 @@ chose; the worker rebuilds the timeline or writes the fork.
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
+
+from desktop.ui.inert import plain_tip
 
 FORMAT_NAMES = {"pi": "pi-coding-agent session", "claude-code": "Claude Code transcript"}
 
@@ -76,7 +79,7 @@ class ForeignBar(QWidget):
             self.hide()
             return
         name = FORMAT_NAMES.get(str(foreign.get("format")), str(foreign.get("format")))
-        self.label.setText(f"<b>{name}</b> · read-only")
+        self.label.setText(f"<b>{html.escape(name)}</b> · read-only")
         self.set_branches(foreign.get("branches") or [], str(foreign.get("leaf") or ""))
         self.show()
 
@@ -88,7 +91,7 @@ class ForeignBar(QWidget):
             fork = branch.get("forkPoint")
             self.branches.setItemData(
                 self.branches.count() - 1,
-                f"leaf {branch.get('leaf')}" + (f", forks at {fork}" if fork else ""),
+                plain_tip(f"leaf {branch.get('leaf')}" + (f", forks at {fork}" if fork else "")),
                 Qt.ItemDataRole.ToolTipRole,
             )
         self.branches.setCurrentIndex(max(0, self.branches.findData(leaf)))

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QPoint, QRect, Qt, QUrl
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QTextDocument
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
 from desktop.ui.glossary import GLOSSARY
+from desktop.ui.inert import InertBrowser
 from desktop.ui.theme import is_dark
 
 PICTURES = ("timeline-row", "anchored", "cache-break")
@@ -167,10 +168,9 @@ class HelpPage(QDialog):
         self.setObjectName("helpPage")
         self.setWindowTitle("What am I looking at? — Pi Desktop")
         self.resize(760, 720)
-        self.browser = QTextBrowser()
+        self.browser = InertBrowser()
         self.browser.setObjectName("helpBrowser")
         self.browser.setAccessibleName("Help: what am I looking at")
-        self.browser.setOpenExternalLinks(False)
         dark = is_dark(self.palette())
         document = self.browser.document()
         for name in PICTURES:

@@ -9,6 +9,7 @@ catalog refresh, and where open problems are reported. Every computation runs on
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from desktop.session.inspector.routes import PUBLISHED_ROUTES
 from desktop.ui import inspect_ops
 from desktop.ui.catalog_status import flags_text
 from desktop.ui.foreign_bar import ForeignBar
+from desktop.ui.inert import plain_message_box, plain_tip
 from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.whatif_view import WhatIfView
 
@@ -113,11 +115,10 @@ class InspectController(QObject):
         if banners is not None and hasattr(banners, "show_message"):
             banners.show_message(level, f"{title}: {text}")
             return
-        box = QMessageBox(
+        box = plain_message_box(
             QMessageBox.Icon.Warning if level != "error" else QMessageBox.Icon.Critical,
             title,
             text,
-            QMessageBox.StandardButton.Ok,
             self.window,
         )
         box.setObjectName("problemBox")
@@ -173,8 +174,8 @@ class InspectController(QObject):
             return
         label = self.window.capability_label
         origin = str(pi.get("origin") or "").split(" ", 1)[0]  # "bundled" / "refreshed"
-        label.setText(f"{label.text()} · flags: {origin}, {pi.get('age')} old")
-        label.setToolTip(f"{label.toolTip()}\n\n{flags_text(capability)}")
+        label.setText(f"{label.text()} · flags: {html.escape(origin)}, {html.escape(str(pi.get('age')))} old")
+        label.setToolTip(label.toolTip() + plain_tip(flags_text(capability)))
 
     def _send_draft(self) -> None:
         # The composer's rule (design G8): a slash command is no message; "//text" sends "/text".

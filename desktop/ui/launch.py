@@ -40,10 +40,13 @@ def refuse_in_window(text: str) -> int:
     """The no-console launcher's refusal of a file (design G8): one message box, exit code 2."""
     from PySide6.QtWidgets import QMessageBox
 
+    from desktop.ui.inert import plain_message_box
+
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     apply_identity(app)
-    QMessageBox.critical(None, WINDOW_TITLE, text)
+    # Plain text: the refusal quotes the file's name and what it holds (design G11).
+    plain_message_box(QMessageBox.Icon.Critical, WINDOW_TITLE, text).exec()
     return 2
 
 

@@ -47,6 +47,7 @@ from desktop.ui.banner import BannerArea
 from desktop.ui.composer import Composer
 from desktop.ui.glossary import tooltip
 from desktop.ui.help_page import HelpPage
+from desktop.ui.inert import plain_label, plain_tip
 from desktop.ui.message_view import MessageView
 from desktop.ui.open_files import APP_TITLE, same_file, window_title
 from desktop.ui.payload_view import PayloadView
@@ -238,7 +239,7 @@ class MainWindow(QMainWindow):
         central_layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
         self.setMinimumSize(*MINIMUM_SIZE)
-        self.session_label = QLabel()
+        self.session_label = plain_label()  # file and folder names as written (design G11)
         self.statusBar().addPermanentWidget(self.session_label)
         self._update_notice()
 
@@ -269,6 +270,7 @@ class MainWindow(QMainWindow):
         )
         self.capability_label = QLabel()
         self.capability_label.setObjectName("capabilityLabel")
+        self.capability_label.setTextFormat(Qt.TextFormat.RichText)
         self.capability_label.setToolTip(tooltip("capability"))
         self.compact_button = QPushButton("Compact")
         self.compact_button.setObjectName("compactButton")
@@ -495,7 +497,7 @@ class MainWindow(QMainWindow):
         self._remember_session(path)
         self.session_label.setText(f"{Path(str(info.get('cwd', ''))).name} · {Path(path).name}")
         self.setWindowTitle(window_title(path, str(info.get("cwd", ""))))
-        self.session_label.setToolTip(path)
+        self.session_label.setToolTip(plain_tip(path))
         self.message_view.clear()
         self.banners.clear()
         self.refresh_compaction_preview()
@@ -758,7 +760,7 @@ class MainWindow(QMainWindow):
                 index = self.route_combo.count() - 1
                 item = self.route_combo.model().item(index)  # type: ignore[attr-defined]
                 item.setEnabled(False)
-                item.setToolTip(entry.get("why", ""))
+                item.setToolTip(plain_tip(str(entry.get("why", ""))))
         self.route_combo.setCurrentIndex(max(0, self.route_combo.findData(status.get("routeKey"))))
         self.route_combo.blockSignals(False)
         self.mode_combo.setCurrentText(str(status.get("mode", "ask")))
@@ -772,7 +774,9 @@ class MainWindow(QMainWindow):
             "folded": "#dc2626",
         }.get(delivery, "gray")
         offline = " · <b>offline emulator</b>" if capability.get("offline") else ""
-        self.capability_label.setText(f"<span style='color: {color}'>●</span> {delivery}{offline}")
+        self.capability_label.setText(
+            f"<span style='color: {color}'>●</span> {html.escape(delivery)}{offline}"
+        )
         explained = {
             "native system sections": "native system sections",
             "attributed user updates": "attributed",
@@ -920,7 +924,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         for path in self.recent_sessions():
             action = self.recent_menu.addAction(Path(path).name)
-            action.setToolTip(path)
+            action.setToolTip(plain_tip(path))
             action.triggered.connect(lambda _c=False, p=path: self.open_path(p))
         if not self.recent_menu.actions():
             self.recent_menu.addAction("(none)").setEnabled(False)

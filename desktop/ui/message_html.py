@@ -4,9 +4,14 @@
 ``QTextDocument.setMarkdown`` (no extra parser), fenced code highlighted with Pygments, thinking
 collapsed behind a link, a tool call as its name with readable arguments (a unified diff for
 ``edit``, the content for ``write``, the command for ``bash``), a tool result in monospace with
-long output collapsed, images as document resources. Toggles are links ``toggle:<key>``; the
-view keeps the set of expanded keys and renders again. The raw row stays one click away in
-the Row tab. Pure apart from the Markdown conversion, so the view can cache the result per row.
+long output collapsed, an image block as a document resource. Toggles are links
+``toggle:<key>``; the view keeps the set of expanded keys and renders again. The raw row stays
+one click away in the Row tab. Pure apart from the Markdown conversion and the image decoding,
+so the view can cache the result per row.
+
+Nothing here reads what a text names (design G11): the Markdown is converted in an
+``InertDocument``, an image the text refers to (``![x](/path)``, ``<img src=...>``) becomes a
+note naming it, and only an image block's own bytes are decoded, within size limits.
 """
 
 from __future__ import annotations
@@ -26,12 +31,14 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
-from PySide6.QtGui import QTextDocument
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QImage, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
 
 from desktop.pi.money import format_cost
 from desktop.ui import rowinfo
 from desktop.ui.banner import printable
 from desktop.ui.html import Colors
+from desktop.ui.inert import InertDocument, decode_image
 
 #: A tool result longer than this many lines shows its first ``PREVIEW_LINES`` until expanded.
 COLLAPSE_LINES = 30
@@ -40,6 +47,8 @@ PREVIEW_LINES = 20
 COLLAPSE_CHARS = 6000
 #: Code longer than this is shown plain: highlighting a megabyte would stall the window.
 HIGHLIGHT_LIMIT = 100_000
+#: Images wider than this are scaled down to it.
+IMAGE_WIDTH = 480
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([\w+#.-]*)[^\n]*$")
 _BODY = re.compile(r"<body[^>]*>(.*)</body>", re.S)
@@ -48,8 +57,8 @@ _BODY = re.compile(r"<body[^>]*>(.*)</body>", re.S)
 @dataclass
 class Rendered:
     html: str
-    #: Image resources the HTML refers to as ``src="<name>"``: name -> encoded image bytes.
-    images: dict[str, bytes] = field(default_factory=dict)
+    #: Image resources the HTML refers to as ``src="<name>"``: name -> the decoded image.
+    images: dict[str, QImage] = field(default_factory=dict)
 
 
 def esc(text: object) -> str:
@@ -86,11 +95,41 @@ def code_block(code: str, c: Colors, *, language: str = "", filename: str = "") 
     )
 
 
-def _prose(text: str) -> str:
-    document = QTextDocument()
+def _prose(text: str, c: Colors) -> str:
+    document = InertDocument()
     document.setMarkdown(text)
+    _name_images(document, c)
     match = _BODY.search(document.toHtml())
     return match.group(1) if match else html.escape(text)
+
+
+def _name_images(document: QTextDocument, c: Colors) -> None:
+    """Each image the text refers to becomes a note naming it: the window shows only images a
+    row carries (design G11), and a path in a reply is not the user's to open by looking."""
+    found: list[tuple[int, int, str]] = []
+    block = document.begin()
+    while block.isValid():
+        fragments = block.begin()
+        while not fragments.atEnd():
+            fragment = fragments.fragment()
+            form = fragment.charFormat()
+            if fragment.isValid() and form.isImageFormat():
+                alt = str(form.property(QTextFormat.Property.ImageAltText) or "")
+                name = form.toImageFormat().name()
+                note = f"[image {alt!r} not shown: {name}]" if alt else f"[image not shown: {name}]"
+                found.append((fragment.position(), fragment.length(), note))
+            fragments += 1
+        block = block.next()
+    if not found:
+        return
+    muted = QTextCharFormat()
+    muted.setForeground(QColor(c.muted))
+    muted.setFontItalic(True)
+    cursor = QTextCursor(document)
+    for position, length, note in reversed(found):
+        cursor.setPosition(position)
+        cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+        cursor.insertText(note, muted)
 
 
 def markdown(text: str, c: Colors) -> str:
@@ -111,12 +150,12 @@ def markdown(text: str, c: Colors) -> str:
         while end < len(lines) and not lines[end].strip().startswith(fence):
             end += 1
         if prose:
-            out.append(_prose("\n".join(prose)))
+            out.append(_prose("\n".join(prose), c))
             prose = []
         out.append(code_block("\n".join(lines[index + 1 : end]), c, language=language))
         index = end + 1
     if prose:
-        out.append(_prose("\n".join(prose)))
+        out.append(_prose("\n".join(prose), c))
     return "".join(out)
 
 
@@ -226,8 +265,13 @@ def _image(block: Mapping[str, Any], key: str, rendered: Rendered, c: Colors) ->
         raw = base64.b64decode(data, validate=False)
     except (binascii.Error, ValueError):
         return f'<p style="color: {c.bad}">[image: invalid base64 data]</p>'
+    image = decode_image(raw)
+    if isinstance(image, str):
+        return f'<p style="color: {c.muted}"><i>[image not shown: {esc(image)}]</i></p>'
+    if image.width() > IMAGE_WIDTH:
+        image = image.scaledToWidth(IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
     name = f"image:{key}"
-    rendered.images[name] = raw
+    rendered.images[name] = image
     return f'<p><img src="{html.escape(name)}"></p>'
 
 

@@ -1,9 +1,9 @@
 """The Message tab: the selected row, or the transcript around it, as a person reads it (design X4).
 
-One ``QTextBrowser`` shows HTML from ``desktop.ui.message_html``. In conversation mode the
-window hands over only the rows the timeline has on screen (plus a few either side), so a
-100k-row session renders a screenful at a time and the transcript follows the timeline as it
-scrolls. Rendered rows are cached by id and by which of their parts are expanded, so scrolling
+One ``InertBrowser`` (a ``QTextBrowser`` that reads nothing a message names, design G11) shows
+HTML from ``desktop.ui.message_html``. In conversation mode the window hands over only the rows
+the timeline has on screen (plus a few either side), so a 100k-row session renders a screenful
+at a time and the transcript follows the timeline as it scrolls. Rendered rows are cached by id and by which of their parts are expanded, so scrolling
 back and forth does not convert the same Markdown again. "Raw JSON" switches to the Row tab.
 """
 
@@ -13,15 +13,14 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QImage, QTextDocument
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
+from desktop.ui.inert import InertBrowser
 from desktop.ui.message_html import Rendered, render_row, row_key
 from desktop.ui.theme import is_dark
 
-#: Images wider than this are scaled down to it.
-IMAGE_WIDTH = 480
 _CACHE_SIZE = 400
 
 
@@ -44,10 +43,9 @@ class MessageView(QWidget):
         self.raw_button.setToolTip("The selected row exactly as stored in the session file (Row tab)")
         self.raw_button.setAccessibleName("Show raw JSON")
         self.raw_button.clicked.connect(self.raw_requested)
-        self.browser = QTextBrowser()
+        self.browser = InertBrowser()  # reads nothing a message names (design G11)
         self.browser.setObjectName("messageBrowser")
         self.browser.setAccessibleName("Rendered message")
-        self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self._link)
         self.browser.setPlaceholderText("Select a row in the timeline to read it here.")
         bar = QHBoxLayout()
@@ -109,10 +107,7 @@ class MessageView(QWidget):
         parts = [self._rendered(row, index, dark) for index, row in enumerate(self.rows)]
         document = self.browser.document()
         for part in parts:
-            for name, data in part.images.items():
-                image = QImage.fromData(data)
-                if not image.isNull() and image.width() > IMAGE_WIDTH:
-                    image = image.scaledToWidth(IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
+            for name, image in part.images.items():
                 document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
         self.browser.setHtml("<hr>".join(part.html for part in parts))
         if keep_scroll:

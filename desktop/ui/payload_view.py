@@ -104,7 +104,7 @@ def describe_cache(preview: Mapping[str, Any]) -> str:
     if not isinstance(cache, Mapping):
         return "No cache prediction for this route."
     if cache.get("error"):
-        return f"No cache prediction: {cache['error']}"
+        return f"No cache prediction: {escape(str(cache['error']))}"
     total = int(cache.get("total") or 0)
     cached = int(cache.get("cached") or 0)
     uncached = int(cache.get("uncached") or total - cached)
@@ -234,7 +234,7 @@ class PayloadPane(QWidget):
         self.pretty = pretty
         error = preview.get("error")
         if error:
-            self.title.setText(f"<b>{preview.get('route', '')}</b>")
+            self.title.setText(f"<b>{escape(str(preview.get('route', '')))}</b>")
             self.cache.setText("")
             self.changes.setText("")
             self.headers.setPlainText("")
@@ -242,8 +242,9 @@ class PayloadPane(QWidget):
             return
         body = self.body_bytes
         self.title.setText(
-            f"<b>{preview.get('route', '')}</b> · {preview.get('api', '')} · "
-            f"<code>{preview.get('method', 'POST')} {preview.get('url', '')}</code> · {len(body):,} bytes"
+            f"<b>{escape(str(preview.get('route', '')))}</b> · {escape(str(preview.get('api', '')))} · "
+            f"<code>{escape(str(preview.get('method', 'POST')))} {escape(str(preview.get('url', '')))}</code>"
+            f" · {len(body):,} bytes"
         )
         self.cache.setText(describe_cache(preview))
         self.changes.setText(describe_changes(preview))

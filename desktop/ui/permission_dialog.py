@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 from desktop.ui.banner import printable
 from desktop.ui.glossary import tooltip
 from desktop.ui.html import Colors, esc
+from desktop.ui.inert import InertBrowser, plain_label
 from desktop.ui.theme import is_dark
 
 #: What each permission mode means for the next calls, in one line (design G7).
@@ -78,11 +78,12 @@ class PermissionDialog(QDialog):
             + ":"
         )
         summary.setObjectName("permissionSummary")
+        summary.setTextFormat(Qt.TextFormat.RichText)  # escaped above
         summary.setWordWrap(True)
         summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         arguments = info.get("arguments") or {}
         diff = str(info.get("diff", "") or "")
-        self.detail = QTextBrowser()
+        self.detail = InertBrowser()
         self.detail.setObjectName("permissionDetail")
         self.detail.setAccessibleName("What the tool will do")
         self.detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -100,7 +101,7 @@ class PermissionDialog(QDialog):
         self.detail.setMinimumHeight(min(shown_lines + 1, 4) * spacing + 16)
         self.detail.setMaximumHeight(min(shown_lines + 1, 24) * spacing + 16)
         mode = str(info.get("mode", ""))
-        self.consequence = QLabel(MODE_CONSEQUENCES.get(mode, f"Permission mode: {mode}"))
+        self.consequence = plain_label(MODE_CONSEQUENCES.get(mode, f"Permission mode: {mode}"))
         self.consequence.setObjectName("permissionMode")
         self.consequence.setWordWrap(True)
         self.consequence.setToolTip(tooltip("permission mode"))

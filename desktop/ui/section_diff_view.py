@@ -5,11 +5,12 @@ from __future__ import annotations
 import difflib
 import html
 
-from PySide6.QtWidgets import QTextBrowser, QWidget
+from PySide6.QtWidgets import QWidget
 
 from desktop.session.inspector.section_diff import SectionChange, SectionDiff
 from desktop.ui.glossary import explain, term
 from desktop.ui.html import Colors, badge, esc
+from desktop.ui.inert import InertBrowser
 from desktop.ui.theme import is_dark
 
 _STATUS_TEXT = {
@@ -111,13 +112,12 @@ def render_section_diff(diff: SectionDiff, dark: bool) -> str:
     return "".join(out)
 
 
-class SectionDiffView(QTextBrowser):
+class SectionDiffView(InertBrowser):
     PLACEHOLDER = "Select a system or compaction row in the timeline to see what it changed."
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("sectionDiffView")
-        self.setOpenExternalLinks(False)
         self.clear_diff()
         self.current: SectionDiff | None = None
 

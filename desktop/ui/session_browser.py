@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.inert import plain_tip
+
 FORMAT_NAMES = {"pi": "pi", "claude-code": "Claude Code"}
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -83,6 +85,7 @@ class SessionBrowser(QDialog):
         self.tree.currentItemChanged.connect(lambda *_a: self._selection_changed())
         self.note = QLabel("Looking for sessions…")
         self.note.setObjectName("sessionBrowserNote")
+        self.note.setTextFormat(Qt.TextFormat.PlainText)  # folder names and errors (design G11)
         self.note.setWordWrap(True)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Close
@@ -110,7 +113,7 @@ class SessionBrowser(QDialog):
                     f"{len(sessions)} session{'s' if len(sessions) != 1 else ''}",
                 ]
             )
-            top.setToolTip(0, str(workspace.get("folder", "")))
+            top.setToolTip(0, plain_tip(str(workspace.get("folder", ""))))
             font = top.font(0)
             font.setBold(True)
             top.setFont(0, font)
@@ -126,7 +129,7 @@ class SessionBrowser(QDialog):
                 )
                 child.setData(0, PATH_ROLE, str(session.get("path", "")))
                 problem = session.get("problem")
-                child.setToolTip(0, str(problem or session.get("path", "")))
+                child.setToolTip(0, plain_tip(str(problem or session.get("path", ""))))
                 if problem:
                     child.setForeground(0, self.palette().brush(self.palette().ColorRole.PlaceholderText))
                 top.addChild(child)

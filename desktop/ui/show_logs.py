@@ -8,6 +8,7 @@ open the folder; the app then shows the newest log's tail itself, with the folde
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QUrl
@@ -71,9 +72,10 @@ class LogViewer(QDialog):
         self.resize(900, 600)
         path, text = log_tail(folder)
         where = QLabel(
-            f"No file manager could open the folder. Logs are in <code>{folder}</code>"
-            + (f"; showing the end of <code>{path.name}</code>." if path else ".")
+            f"No file manager could open the folder. Logs are in <code>{html.escape(str(folder))}</code>"
+            + (f"; showing the end of <code>{html.escape(path.name)}</code>." if path else ".")
         )
+        where.setTextFormat(Qt.TextFormat.RichText)
         where.setWordWrap(True)
         where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.text = QPlainTextEdit(text)

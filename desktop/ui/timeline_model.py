@@ -30,6 +30,7 @@ from PySide6.QtCore import (
 
 from desktop.ui import rowinfo
 from desktop.ui.foreign_rows import ForeignRows
+from desktop.ui.inert import plain_tip
 from desktop.ui.row_index import RowIndex, RowReader
 
 KIND_ROLE: Final = Qt.ItemDataRole.UserRole + 1
@@ -123,7 +124,7 @@ class TimelineModel(QAbstractListModel):
         if role == ANCHORED_ROLE:
             return bool(row.get("before"))
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{row.get('type')} row {row.get('id', '')}"
+            return plain_tip(f"{row.get('type')} row {row.get('id', '')}")
         return None
 
     def _display(self, row: Mapping[str, Any]) -> tuple[str, str]:
