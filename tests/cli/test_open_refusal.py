@@ -74,6 +74,6 @@ def test_refuse_in_window_is_one_message_box(qapp: Any, monkeypatch: pytest.Monk
     from desktop.ui import launch
 
     shown: list[tuple[str, str]] = []
-    monkeypatch.setattr(QMessageBox, "critical", lambda _parent, title, text, *a: shown.append((title, text)))
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append((box.windowTitle(), box.text())) or 0)
     assert launch.refuse_in_window("x.jsonl: not a session") == 2
     assert shown == [("Pi Desktop", "x.jsonl: not a session")]
