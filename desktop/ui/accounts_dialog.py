@@ -28,8 +28,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui.inert import plain_tip
-
 
 class AccountsDialog(QDialog):
     save_requested = Signal(str, str, str)
@@ -100,7 +98,7 @@ class AccountsDialog(QDialog):
         for row, entry in enumerate(entries):
             for column, key in enumerate(("provider", "source", "fingerprint")):
                 item = QTableWidgetItem(str(entry.get(key, "")))
-                item.setToolTip(plain_tip(item.text()))
+                item.setToolTip(item.text())
                 self.table.setItem(row, column, item)
         if message:
             self.status.setText(message)
