@@ -170,6 +170,7 @@ class PayloadPane(QWidget):
         self.title = QLabel()
         self.title.setObjectName(f"{name}Title")
         self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.RichText)  # built from escaped pieces (design G11)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.cache = QLabel()
         self.cache.setObjectName(f"{name}Cache")
@@ -179,6 +180,7 @@ class PayloadPane(QWidget):
         self.changes = QLabel()
         self.changes.setObjectName(f"{name}Changes")
         self.changes.setWordWrap(True)
+        self.changes.setTextFormat(Qt.TextFormat.PlainText)  # names the previous request's route
         #: Which mark the body shows: the end of the provider's cached prefix (the default) or,
         #: as the secondary view, where the body first differs from the last request.
         self.mark_changes = False

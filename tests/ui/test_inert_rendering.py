@@ -16,15 +16,17 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QApplication, QListView, QToolTip, QWidget
+from PySide6.QtGui import QTextCursor, QTextDocument
+from PySide6.QtWidgets import QApplication, QListView, QTextBrowser, QToolTip, QWidget
 
+from desktop.ui.activation_view import ActivationView
 from desktop.ui.foreign_bar import ForeignBar
 from desktop.ui.inert import MAX_IMAGE_BYTES, InertBrowser
 from desktop.ui.main_window import MainWindow
 from desktop.ui.message_view import MessageView
 from desktop.ui.payload_view import PayloadPane
 from desktop.ui.permission_dialog import PermissionDialog
+from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.timeline_model import TimelineModel
 from desktop.ui.whatif_view import WhatIfView
@@ -164,6 +166,36 @@ def test_a_browser_knows_only_the_resources_it_was_given(qtbot, probe: FifoProbe
     assert str(probe.path) in browser.inert_document().refused
 
 
+def click_text(qtbot, browser: QTextBrowser, text: str) -> None:
+    found = browser.document().find(text)
+    assert not found.isNull(), text
+    inside = QTextCursor(browser.document())
+    inside.setPosition(found.selectionStart() + 2)
+    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=browser.cursorRect(inside).center())
+
+
+@pytest.mark.parametrize("make", [SectionDiffView, ActivationView, MessageView])
+def test_a_link_in_a_tab_never_opens_what_it_names(
+    qtbot, probe: FifoProbe, make: Callable[[], QWidget]
+) -> None:
+    """A click on a link to a path emits it for the tab to handle; the browser never goes there."""
+    widget = make()
+    qtbot.addWidget(widget)
+    browser = widget.browser if isinstance(widget, MessageView) else widget
+    assert isinstance(browser, QTextBrowser)
+    lines = "".join(f"<p>line {n}</p>" for n in range(200))
+    browser.setHtml(
+        f'<p><a href="{probe.path}">open me</a> <a href="#end">to the end</a></p>{lines}<p><a name="end"></a>the end</p>'
+    )
+    laid_out(widget)
+    click_text(qtbot, browser, "open me")
+    QApplication.processEvents()
+    assert not probe.opened
+    assert browser.source().isEmpty() and "line 199" in browser.toPlainText()
+    click_text(qtbot, browser, "to the end")
+    assert browser.verticalScrollBar().value() > 0  # an in-page anchor still scrolls
+
+
 # --- labels, tooltips, dialogs ------------------------------------------------------------------
 
 
@@ -230,7 +262,10 @@ def _foreign_format(text: str) -> QWidget:
 
 def _cache_error(text: str) -> QWidget:
     pane = PayloadPane("main")
-    pane.show_preview({"route": text, "body": b"{}", "cache": {"error": text}}, pretty=False)
+    pane.show_preview(
+        {"route": text, "body": b"{}", "cache": {"error": text}, "previous": b"[]", "previousLabel": text},
+        pretty=False,
+    )
     return pane
 
 
