@@ -26,7 +26,8 @@ _LEVEL_COLORS = {
 
 
 def printable(value: str | bytes) -> str:
-    """``value`` safe to show: undecodable bytes and control characters become escapes."""
+    """``value`` safe to show: undecodable bytes and control characters become escapes, and so
+    does U+FFFC, rich text's marker for an object (a paragraph holding a bare one vanishes)."""
     if isinstance(value, bytes):
         text = value.decode("utf-8", errors="backslashreplace")
     else:
@@ -34,7 +35,9 @@ def printable(value: str | bytes) -> str:
         text = value.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="backslashreplace")
     out: list[str] = []
     for char in text:
-        if char in "\n\t" or unicodedata.category(char) not in ("Cc", "Cs", "Co", "Cn"):
+        if char in "\n\t" or (
+            unicodedata.category(char) not in ("Cc", "Cs", "Co", "Cn") and char != "\ufffc"
+        ):
             out.append(char)
         elif ord(char) < 0x100:
             out.append(f"\\x{ord(char):02x}")

@@ -52,6 +52,7 @@ IMAGE_WIDTH = 480
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([\w+#.-]*)[^\n]*$")
 _BODY = re.compile(r"<body[^>]*>(.*)</body>", re.S)
+_OBJECT = "\ufffc"
 
 
 @dataclass
@@ -106,29 +107,26 @@ def _prose(text: str, c: Colors) -> str:
 def _name_images(document: QTextDocument, c: Colors) -> None:
     """Each image the text refers to becomes a note naming it: the window shows only images a
     row carries (design G11), and a path in a reply is not the user's to open by looking."""
-    found: list[tuple[int, int, str]] = []
-    block = document.begin()
-    while block.isValid():
-        fragments = block.begin()
-        while not fragments.atEnd():
-            fragment = fragments.fragment()
-            form = fragment.charFormat()
-            if fragment.isValid() and form.isImageFormat():
-                alt = str(form.property(QTextFormat.Property.ImageAltText) or "")
-                name = form.toImageFormat().name()
-                note = f"[image {alt!r} not shown: {name}]" if alt else f"[image not shown: {name}]"
-                found.append((fragment.position(), fragment.length(), note))
-            fragments += 1
-        block = block.next()
+    found: list[tuple[int, str]] = []
+    # An image is one object-replacement character: found by Qt's own search, not a Python walk.
+    cursor = document.find(_OBJECT)
+    while not cursor.isNull():
+        form = cursor.charFormat()  # the character just before the position: the one found
+        if form.isImageFormat():
+            alt = str(form.property(QTextFormat.Property.ImageAltText) or "")
+            name = form.toImageFormat().name()
+            note = f"[image {alt!r} not shown: {name}]" if alt else f"[image not shown: {name}]"
+            found.append((cursor.selectionStart(), note))
+        cursor = document.find(_OBJECT, cursor)
     if not found:
         return
     muted = QTextCharFormat()
     muted.setForeground(QColor(c.muted))
     muted.setFontItalic(True)
     cursor = QTextCursor(document)
-    for position, length, note in reversed(found):
+    for position, note in reversed(found):
         cursor.setPosition(position)
-        cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+        cursor.setPosition(position + 1, QTextCursor.MoveMode.KeepAnchor)
         cursor.insertText(note, muted)
 
 

@@ -101,6 +101,14 @@ def test_the_conversation_reads_no_file_a_reply_names(qtbot, probe: FifoProbe) -
     assert "[image 'plot' not shown:" in view.browser.toPlainText()
 
 
+def test_an_object_marker_in_a_message_hides_nothing(qtbot) -> None:
+    """U+FFFC is rich text's marker for an image: a bare one made Qt drop its whole paragraph."""
+    view = MessageView()
+    qtbot.addWidget(view)
+    view.show_row(assistant_row("a1", "before \ufffc after"))
+    assert "before \\ufffc after" in view.browser.toPlainText()
+
+
 def image_row(data: bytes, mime: str = "image/png") -> dict[str, Any]:
     row = user_row("u1", "")
     row["message"]["content"] = [
