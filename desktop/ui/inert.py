@@ -22,7 +22,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, Qt, QUrl
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSize, Qt, QUrl
 from PySide6.QtGui import QImage, QImageReader, QTextDocument
 from PySide6.QtWidgets import QLabel, QMessageBox, QTextBrowser, QWidget
 
@@ -30,8 +30,8 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QTextBrowser, QWidget
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 #: Nor one wider or taller than this, or with more pixels than ``MAX_IMAGE_PIXELS``
 #: (read from the header before any pixel is decoded).
-MAX_IMAGE_SIDE = 16_384
-MAX_IMAGE_PIXELS = 50_000_000
+MAX_IMAGE_SIDE = 10_000
+MAX_IMAGE_PIXELS = 25_000_000
 
 _RASTER = {b"png": "PNG", b"jpeg": "JPEG", b"gif": "GIF", b"webp": "WebP"}
 
@@ -121,8 +121,8 @@ def plain_tip(text: str) -> str:
     return f"<qt><p style='white-space: pre-wrap'>{escaped}</p></qt>"
 
 
-def decode_image(data: bytes) -> QImage | str:
-    """The image a row carries, or why it is not shown (a short phrase).
+def decode_image(data: bytes, max_width: int) -> QImage | str:
+    """The image a row carries, at most ``max_width`` wide, or why it is not shown (a phrase).
 
     Only the row's own bytes are read, only as PNG, JPEG, GIF or WebP (told by their first
     bytes, not by the block's ``mimeType``), and only within the size limits above.
@@ -144,6 +144,8 @@ def decode_image(data: bytes) -> QImage | str:
         return f"unreadable {_RASTER[kind]} data"
     if max(size.width(), size.height()) > MAX_IMAGE_SIDE or size.width() * size.height() > MAX_IMAGE_PIXELS:
         return f"{size.width():,} × {size.height():,} pixels, too large to show"
+    if size.width() > max_width:  # JPEG decodes straight at the smaller size
+        reader.setScaledSize(QSize(max_width, max(1, round(size.height() * max_width / size.width()))))
     image = reader.read()
     if image.isNull():
         return f"unreadable {_RASTER[kind]} data ({reader.errorString()})"

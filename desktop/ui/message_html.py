@@ -31,14 +31,13 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
 
 from desktop.pi.money import format_cost
 from desktop.ui import rowinfo
 from desktop.ui.banner import printable
 from desktop.ui.html import Colors
-from desktop.ui.inert import InertDocument, decode_image
+from desktop.ui.inert import MAX_IMAGE_BYTES, InertDocument, decode_image
 
 #: A tool result longer than this many lines shows its first ``PREVIEW_LINES`` until expanded.
 COLLAPSE_LINES = 30
@@ -259,15 +258,16 @@ def _image(block: Mapping[str, Any], key: str, rendered: Rendered, c: Colors) ->
     data = block.get("data")
     if not isinstance(data, str):
         return f'<p style="color: {c.muted}">[image without data]</p>'
-    try:
-        raw = base64.b64decode(data, validate=False)
-    except (binascii.Error, ValueError):
-        return f'<p style="color: {c.bad}">[image: invalid base64 data]</p>'
-    image = decode_image(raw)
+    if len(data) // 4 * 3 > MAX_IMAGE_BYTES:  # refused before decoding the text
+        image: QImage | str = f"about {len(data) // 4 * 3:,} bytes, more than the {MAX_IMAGE_BYTES:,} shown"
+    else:
+        try:
+            raw = base64.b64decode(data, validate=False)
+        except (binascii.Error, ValueError):
+            return f'<p style="color: {c.bad}">[image: invalid base64 data]</p>'
+        image = decode_image(raw, IMAGE_WIDTH)
     if isinstance(image, str):
         return f'<p style="color: {c.muted}"><i>[image not shown: {esc(image)}]</i></p>'
-    if image.width() > IMAGE_WIDTH:
-        image = image.scaledToWidth(IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
     name = f"image:{key}"
     rendered.images[name] = image
     return f'<p><img src="{html.escape(name)}"></p>'

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import QApplication, QListView, QTextBrowser, QToolTip, QWidget
 
@@ -31,6 +31,7 @@ from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.timeline_model import TimelineModel
 from desktop.ui.whatif_view import WhatIfView
 from desktop.ui.worker import SessionWorker, WorkerClient
+from tests.ui.conftest import IGNORED_QT_MESSAGES
 from tests.ui.fifo_probe import FifoProbe
 from tests.ui.synthetic import assistant_row, user_row
 
@@ -164,6 +165,7 @@ def test_an_image_block_beyond_the_limits_is_not_decoded(qtbot, data: bytes, why
     assert "<img" not in view.html
 
 
+@pytest.mark.qt_log_ignore(*IGNORED_QT_MESSAGES, r"QTextBrowser: No document for")
 def test_a_browser_knows_only_the_resources_it_was_given(qtbot, probe: FifoProbe) -> None:
     """The last line of defence: whatever HTML reaches an ``InertBrowser``, it reads no path."""
     browser = InertBrowser()
@@ -172,6 +174,9 @@ def test_a_browser_knows_only_the_resources_it_was_given(qtbot, probe: FifoProbe
     laid_out(browser)
     assert not probe.opened
     assert str(probe.path) in browser.inert_document().refused
+    browser.setSource(QUrl.fromLocalFile(str(probe.path)))  # even told to go there, it reads nothing
+    laid_out(browser)
+    assert not probe.opened
 
 
 def click_text(qtbot, browser: QTextBrowser, text: str) -> None:
