@@ -132,7 +132,7 @@ def decode_image(data: bytes, max_width: int) -> QImage | str:
     kind = _sniff(data)
     if kind is None:
         if data.lstrip()[:1] == b"<" or data[:2] == b"\x1f\x8b":
-            return "SVG is not shown: it can refer to other files"
+            return "SVG, which can refer to other files"
         return "not a PNG, JPEG, GIF or WebP image"
     buffer = QBuffer()
     buffer.setData(QByteArray(data))

@@ -114,7 +114,7 @@ def _name_images(document: QTextDocument, c: Colors) -> None:
         if form.isImageFormat():
             alt = str(form.property(QTextFormat.Property.ImageAltText) or "")
             name = form.toImageFormat().name()
-            note = f"[image {alt!r} not shown: {name}]" if alt else f"[image not shown: {name}]"
+            note = f"[image “{alt}” not shown: {name}]" if alt else f"[image not shown: {name}]"
             found.append((cursor.selectionStart(), note))
         cursor = document.find(_OBJECT, cursor)
     if not found:

@@ -89,7 +89,7 @@ def test_a_message_reads_no_file_it_names(qtbot, probe: FifoProbe, kind: str, at
     shown = view.browser.toPlainText()
     assert "Some text." in shown or "here." in shown
     if "image" in attack and "background" not in attack:
-        assert f"[image 'chart' not shown: {probe.path}]" in shown  # named, not loaded
+        assert f"[image “chart” not shown: {probe.path}]" in shown  # named, not loaded
 
 
 def test_the_conversation_reads_no_file_a_reply_names(qtbot, probe: FifoProbe) -> None:
@@ -99,7 +99,7 @@ def test_the_conversation_reads_no_file_a_reply_names(qtbot, probe: FifoProbe) -
     view.show_rows(rows, focus=1)
     laid_out(view)
     assert not probe.opened
-    assert "[image 'plot' not shown:" in view.browser.toPlainText()
+    assert "[image “plot” not shown:" in view.browser.toPlainText()
 
 
 def test_an_object_marker_in_a_message_hides_nothing(qtbot) -> None:
@@ -130,7 +130,7 @@ def test_an_svg_image_block_is_a_labelled_placeholder(qtbot, probe: FifoProbe) -
     view.show_row(image_row(svg, "image/svg+xml"))
     laid_out(view)
     assert not probe.opened
-    assert "[image not shown: SVG is not shown: it can refer to other files]" in view.browser.toPlainText()
+    assert "[image not shown: SVG, which can refer to other files]" in view.browser.toPlainText()
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
