@@ -923,7 +923,7 @@ class MainWindow(QMainWindow):
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
         for path in self.recent_sessions():
-            action = self.recent_menu.addAction(Path(path).name)
+            action = self.recent_menu.addAction(Path(path).name.replace("&", "&&"))  # no mnemonic
             action.setToolTip(plain_tip(path))
             action.triggered.connect(lambda _c=False, p=path: self.open_path(p))
         if not self.recent_menu.actions():

@@ -105,7 +105,7 @@ class PermissionDialog(QDialog):
         self.consequence.setObjectName("permissionMode")
         self.consequence.setWordWrap(True)
         self.consequence.setToolTip(tooltip("permission mode"))
-        self.remember = QCheckBox(f"Allow {tool} for the rest of this session")
+        self.remember = QCheckBox(f"Allow {tool.replace('&', '&&')} for the rest of this session")
         buttons = QDialogButtonBox()
         self.allow_button = buttons.addButton("Allow", QDialogButtonBox.ButtonRole.AcceptRole)
         self.deny_button = buttons.addButton("Deny", QDialogButtonBox.ButtonRole.RejectRole)
