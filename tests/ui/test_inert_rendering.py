@@ -38,7 +38,9 @@ from tests.ui.synthetic import assistant_row, user_row
 
 @pytest.fixture
 def probe(tmp_path: Path) -> Iterator[FifoProbe]:
-    fifo = FifoProbe(tmp_path)
+    folder = tmp_path / "probe"  # beside, not inside, any workspace a test uses
+    folder.mkdir()
+    fifo = FifoProbe(folder)
     yield fifo
     fifo.close()
 
@@ -358,3 +360,36 @@ def test_the_launchers_refusal_shows_the_text_as_written(qtbot, probe: FifoProbe
     QTimer.singleShot(0, answer)
     assert launch.refuse_in_window(text) == 2
     assert seen == [(text, Qt.TextFormat.PlainText, False)]
+
+
+def test_a_hostile_session_file_opens_and_reads_nothing_it_names(
+    qtbot, tmp_path: Path, qsettings_isolated: Path, probe: FifoProbe
+) -> None:
+    """End to end: a real file, named and written to name the probe, opened by the real worker,
+    every row read in the Message tab and every tab shown."""
+    from tests.cli.helpers import make_session
+    from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    text = f"look ![x]({probe.path}) and <style>@import url({probe.path});</style>"
+    path = make_session(workspace, hostile_name(probe), text)
+    h = Harness(qtbot, workspace)
+    h.start()
+    try:
+        h.window.open_path(path)
+        qtbot.waitUntil(lambda: h.window.session.get("path") == str(path), timeout=TURN_TIMEOUT)
+        read = []
+        for row in range(h.window.shown.rowCount()):
+            h.window.view.setCurrentIndex(h.window.shown.index(row, 0))
+            laid_out(h.window)
+            read.append(h.window.message_view.browser.toPlainText())
+        assert not probe.opened
+        assert any(f"[image “x” not shown: {probe.path}]" in shown for shown in read), read
+        for tab in range(h.window.tabs.count()):
+            h.window.tabs.setCurrentIndex(tab)
+            laid_out(h.window)
+        assert not probe.opened
+        assert h.window.session_label.text().endswith(hostile_name(probe))
+    finally:
+        h.close()
