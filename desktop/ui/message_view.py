@@ -3,8 +3,9 @@
 One ``InertBrowser`` (a ``QTextBrowser`` that reads nothing a message names, design G11) shows
 HTML from ``desktop.ui.message_html``. In conversation mode the window hands over only the rows
 the timeline has on screen (plus a few either side), so a 100k-row session renders a screenful
-at a time and the transcript follows the timeline as it scrolls. Rendered rows are cached by id and by which of their parts are expanded, so scrolling
-back and forth does not convert the same Markdown again. "Raw JSON" switches to the Row tab.
+at a time and the transcript follows the timeline as it scrolls. Rendered rows are cached by id
+and by which of their parts are expanded, so scrolling back and forth does not convert the same
+Markdown again. "Raw JSON" switches to the Row tab.
 """
 
 from __future__ import annotations
