@@ -93,30 +93,16 @@ def gui_main() -> int:
 
 
 def bundle_main() -> int:
-    """The bundle's one executable: ``pi-desktop prompt …`` (any subcommand, ``--help``,
-    ``--version``) runs headless as from a pip install; anything else is the double-click window.
+    """The bundle's entry: ``pi-desktop prompt …`` (any subcommand, ``--help``, ``--version``)
+    runs headless as from a pip install; anything else is the double-click window (design G11).
 
-    A PyInstaller bundle has a single entry script, and a windowed one on Windows starts with no
-    standard streams: a subcommand first borrows the console it was typed in, if any.
+    A PyInstaller bundle has one entry script. On Windows the windowed executable has no
+    standard streams, so the bundle also carries ``pi-desktop-cli.exe`` for the terminal.
     """
     words, _paths = split_open_paths(sys.argv[1:])
     if command_word(words) is None and not {"-h", "--help", "--version"} & set(words):
         return gui_main()
-    _borrow_parent_console()
     return main()
-
-
-def _borrow_parent_console() -> None:
-    """Windows, windowed build, started from a terminal: write to that terminal."""
-    if sys.platform != "win32" or sys.stdout is not None:
-        return
-    import ctypes
-
-    if not ctypes.windll.kernel32.AttachConsole(-1):  # ATTACH_PARENT_PROCESS; no terminal: stay silent
-        return
-    sys.stdout = open("CONOUT$", "w", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
-    sys.stderr = open("CONOUT$", "w", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
-    sys.stdin = open("CONIN$", encoding="utf-8")  # noqa: SIM115
 
 
 def open_window(args: argparse.Namespace, *, console: bool = True) -> int:

@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -17,11 +18,11 @@ from desktop.host import paths
 from desktop.host.first_run import OFFLINE_ENV
 from desktop.host.logging_setup import configure_logging, logs_location
 from desktop.host.settings import SettingsError, settings_path, upgrade_settings_file
+from desktop.ui import smoke
 from desktop.ui.app_identity import apply_identity
 from desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from desktop.ui.quit_signals import quit_on_signals
 from desktop.ui.single_instance import FileOpenEvents, claim_or_hand_over, server_name
-from desktop.ui.smoke import exit_once_shown, smoke_requested
 from desktop.ui.theme import follow_system
 from desktop.ui.worker import start_worker, stop_worker
 
@@ -48,6 +49,22 @@ def refuse_in_window(text: str) -> int:
 
 
 def run_gui(args: argparse.Namespace) -> int:
+    if smoke.smoke_requested(getattr(args, "smoke_test", False)):
+        return run_smoke_test(args)
+    return _run_gui(args)
+
+
+def run_smoke_test(args: argparse.Namespace) -> int:
+    """The self-test in a temporary data folder and workspace (design G11), unless ``--data-dir``
+    or ``PI_DESKTOP_DATA_DIR`` names the folder: it never touches the user's sessions."""
+    with tempfile.TemporaryDirectory(prefix="pi-desktop-smoke-", ignore_cleanup_errors=True) as scratch:
+        if not os.environ.get(paths.DATA_DIR_ENV):
+            os.environ[paths.DATA_DIR_ENV] = str(Path(scratch) / "data")
+        workspace = smoke.prepare_workspace(Path(scratch) / "workspace")
+        return _run_gui(args, smoke_workspace=workspace)
+
+
+def _run_gui(args: argparse.Namespace, smoke_workspace: Path | None = None) -> int:
     data_dir = getattr(args, "data_dir", None)
     log_folder = logs_location(data_dir)
     configure_logging(log_folder)
@@ -69,9 +86,9 @@ def run_gui(args: argparse.Namespace) -> int:
     follow_system(app)
     signals = quit_on_signals(app)  # noqa: F841  (kept alive until the window closes)
     open_paths = [str(Path(p).absolute()) for p in getattr(args, "open_paths", None) or []]
-    smoke = smoke_requested(getattr(args, "smoke_test", False))
+    smoke_run = smoke_workspace is not None
     instance = None
-    if not smoke:  # a self-test always shows its own window
+    if not smoke_run:  # a self-test always shows its own window
         instance = claim_or_hand_over(server_name(paths.data_dir(data_dir)), open_paths)
         if instance is None:
             log.info("handed %d path(s) to the running window; exiting", len(open_paths))
@@ -79,7 +96,8 @@ def run_gui(args: argparse.Namespace) -> int:
     # The first launch's route is decided on the worker (it reads the keyring, design G10). Real
     # routes are offered whenever a key exists; PI_DESKTOP_OFFLINE keeps the app on the emulator.
     offline_only = os.environ.get(OFFLINE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
-    thread, worker, client = start_worker(data_dir=data_dir, workspace=os.getcwd(), offline=offline_only)
+    workspace = str(smoke_workspace or os.getcwd())
+    thread, worker, client = start_worker(data_dir=data_dir, workspace=workspace, offline=offline_only)
     window = MainWindow(worker, client, log_folder=log_folder)
     window.quit_action.triggered.connect(app.quit)
     if instance is not None:
@@ -87,16 +105,16 @@ def run_gui(args: argparse.Namespace) -> int:
     file_events = FileOpenEvents(app)
     app.installEventFilter(file_events)
     file_events.open_requested.connect(window.open_paths)
-    started: dict[str, str] = {}
-    worker.started.connect(lambda info: started.update(info))
     options = window.startup_options()
-    if open_paths:  # pi-desktop PATH: that session instead of the last one (design G8)
+    checks = smoke.SmokeRun(app, window, worker, open_paths[0] if open_paths else None) if smoke_run else None
+    if checks is not None:
+        options = smoke.start_options(open_paths[0] if open_paths else None)
+        checks.start()
+    elif open_paths:  # pi-desktop PATH: that session instead of the last one (design G8)
         options["session"] = open_paths[0]
         window.remember_also(open_paths[1:])
     client.start.emit(options)
     window.show()
-    if smoke:
-        exit_once_shown(app, window, lambda: {"initial-route": started["initialRoute"]} if started else None)
     status = app.exec()
     window.close()  # its last settings go to the worker before it shuts down
     stop_worker(thread, worker, client)
