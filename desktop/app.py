@@ -112,6 +112,14 @@ def open_window(args: argparse.Namespace, *, console: bool = True) -> int:
     with the text the window's File → Open shows for it (design G8): one line on the terminal,
     or a message box for the no-console launcher (a file manager shows no terminal).
     """
+    # Before any Qt library loads: a missing system library or no display is one line and exit
+    # code 2, not Qt's abort (design G11).
+    from desktop.ui.platform_libraries import EXIT_NO_PLATFORM, platform_problem
+
+    problem = platform_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return EXIT_NO_PLATFORM
     from desktop.ui.quit_signals import catch_quit_signals
 
     # First: from here on SIGTERM/SIGINT quit the window cleanly, even during start-up (design

@@ -43,7 +43,11 @@ def check(dist: Path, platform: str = sys.platform) -> list[str]:
     names = [bundle_metadata.EXECUTABLE]
     if platform == "win32":
         names = [f"{bundle_metadata.EXECUTABLE}.exe", f"{bundle_metadata.CONSOLE_EXECUTABLE}.exe"]
-    return [f"{dist / 'pi-desktop' / name} is missing" for name in names if not (dist / "pi-desktop" / name).is_file()]
+    return [
+        f"{dist / 'pi-desktop' / name} is missing"
+        for name in names
+        if not (dist / "pi-desktop" / name).is_file()
+    ]
 
 
 def main(argv: list[str]) -> int:
