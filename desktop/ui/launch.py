@@ -7,13 +7,16 @@ import logging
 import os
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QObject, QSettings, Qt, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from desktop import __version__
+from desktop.cli._args import EXIT_LOCAL
 from desktop.host import paths
 from desktop.host.first_run import OFFLINE_ENV
 from desktop.host.logging_setup import configure_logging, logs_location
@@ -28,6 +31,11 @@ from desktop.ui.worker import start_worker, stop_worker
 
 __all__ = ["WINDOW_TITLE", "refuse_in_window", "run_gui"]
 log = logging.getLogger(__name__)
+#: Exit code of a window that cannot start because its data folder is unusable (as the headless
+#: commands' "a file cannot be read or written").
+EXIT_DATA_FOLDER = EXIT_LOCAL
+#: Qt platforms with no screen: nobody could answer a message box there.
+HEADLESS_PLATFORMS = frozenset({"offscreen", "minimal"})
 
 
 def sharp_on_high_dpi() -> None:
@@ -64,8 +72,62 @@ def run_smoke_test(args: argparse.Namespace) -> int:
         return _run_gui(args, smoke_workspace=workspace)
 
 
+class StartNotes(QObject):
+    """What the worker found at start-up that the user should know, shown in the window's banner
+    (no keyring backend: keys cannot be saved, environment keys still work; design G11)."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+
+    @Slot(object)
+    def on_started(self, info: Mapping[str, Any]) -> None:
+        note = str(info.get("keyring") or "")
+        if note:
+            self.window.on_message("warning", note)
+
+
+def data_folder_problem(data_dir: str | None) -> str | None:
+    """Why the data folder (and its log folder) cannot hold sessions, or None. Checked before the
+    window starts, so a folder that is a file, cannot be created or is read-only is one line."""
+    folder = paths.data_dir(data_dir)
+    if folder.exists() and not folder.is_dir():
+        return f"pi-desktop: the data folder {folder} is a file, not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        logs = logs_location(data_dir)
+    except OSError as exc:
+        return f"pi-desktop: cannot use the data folder {folder}: {exc.strerror or exc} ({exc.filename or folder})"
+    for path in (folder, logs):
+        if not os.access(path, os.W_OK | os.X_OK):  # a read-only mount too, even for root
+            return f"pi-desktop: the data folder {path} is read-only; sessions and settings cannot be saved"
+    return None
+
+
+def refuse_start(text: str, code: int) -> int:
+    """A start that cannot go on: one line on the terminal, and a message box where there is a
+    screen to show it on (a double-click shows no terminal)."""
+    if sys.stderr is not None:
+        print(text, file=sys.stderr, flush=True)
+    from PySide6.QtWidgets import QMessageBox
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    if app.platformName() not in HEADLESS_PLATFORMS:
+        apply_identity(app)
+        box = QMessageBox(QMessageBox.Icon.Critical, WINDOW_TITLE, text)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.exec()
+    return code
+
+
 def _run_gui(args: argparse.Namespace, smoke_workspace: Path | None = None) -> int:
     data_dir = getattr(args, "data_dir", None)
+    problem = data_folder_problem(data_dir)
+    if problem is not None:
+        return refuse_start(
+            f"{problem}. Choose another with --data-dir or {paths.DATA_DIR_ENV}.", EXIT_DATA_FOLDER
+        )
     log_folder = logs_location(data_dir)
     configure_logging(log_folder)
     log.info("Pi Desktop %s starting (frozen=%s)", __version__, getattr(sys, "frozen", False))
@@ -100,6 +162,7 @@ def _run_gui(args: argparse.Namespace, smoke_workspace: Path | None = None) -> i
     thread, worker, client = start_worker(data_dir=data_dir, workspace=workspace, offline=offline_only)
     window = MainWindow(worker, client, log_folder=log_folder)
     window.quit_action.triggered.connect(app.quit)
+    worker.started.connect(StartNotes(window).on_started)  # queued: the notes live on this thread
     if instance is not None:
         instance.open_requested.connect(window.open_paths)
     file_events = FileOpenEvents(app)

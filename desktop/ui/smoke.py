@@ -114,6 +114,8 @@ class SmokeRun(QObject):
         elif self.step == "session-opened":
             if self.started and window.session:
                 say(f"initial-route: {self.started.get('initialRoute', '')}")
+                if self.started.get("keyring"):
+                    say(f"keyring: {self.started['keyring']}")
                 say(f"session-opened: {window.session.get('path', '')}")
                 if self.open_path is None:
                     window.send(PROMPT)

@@ -139,6 +139,7 @@ def test_smoke_test_runs_a_turn_with_a_tool_call_offscreen(bundle: Bundle, tmp_p
     lines = smoke_lines(result)
     assert lines["window-shown"] == WINDOW_TITLE
     assert lines["initial-route"] == "emulator", "with no key the app must open on the offline emulator"
+    assert lines["keyring"].startswith("No usable system keyring"), "no backend: said, not fatal"
     assert lines["turn-finished"].endswith("tool read")
     assert int(lines["payload-rendered"].split()[0]) > 0
     session = Path(lines["session-opened"])
