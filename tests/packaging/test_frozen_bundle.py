@@ -32,6 +32,8 @@ PI_SESSION = REPO / "tests" / "fixtures" / "pi_sessions" / "v3_branches.jsonl"
 ROUTE = "emulator/anthropic/claude-opus-5-5"
 MAX_BUNDLE_MB = 260
 RUN_TIMEOUT = 180
+#: A ``dist`` folder built before (the bundles workflow tests the artifact it uploads).
+FROZEN_DIST_ENV = "PI_DESKTOP_FROZEN_DIST"
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,14 @@ def tree_size(path: Path) -> int:
 
 @pytest.fixture(scope="session")
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
-    """One onedir build per test session, from this checkout's recipe."""
+    """One onedir build per test session, from this checkout's recipe; or, with
+    ``PI_DESKTOP_FROZEN_DIST`` naming a ``dist`` folder, the bundle a workflow built and ships."""
+    suffix = ".exe" if sys.platform == "win32" else ""
+    shipped = os.environ.get(FROZEN_DIST_ENV)
+    if shipped:
+        folder = Path(shipped).absolute() / "pi-desktop"
+        cli = folder / (f"pi-desktop-cli{suffix}" if sys.platform == "win32" else "pi-desktop")
+        return Bundle(folder, folder / f"pi-desktop{suffix}", cli, 0.0)
     if importlib.util.find_spec("PyInstaller") is None:
         missing_tool("PyInstaller is in the test extra: pip install -e '.[test]'")
     root = tmp_path_factory.mktemp("bundle")
@@ -66,7 +75,6 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
     )  # fmt: skip
     assert build.returncode == 0, build.stderr[-4000:]
     folder = root / "dist" / "pi-desktop"
-    suffix = ".exe" if sys.platform == "win32" else ""
     cli = folder / (f"pi-desktop-cli{suffix}" if sys.platform == "win32" else "pi-desktop")
     return Bundle(folder, folder / f"pi-desktop{suffix}", cli, time.monotonic() - started)
 
@@ -255,3 +263,55 @@ def test_smoke_exit_env_from_source(tmp_path: Path) -> None:
     )
     lines = smoke_lines(result)
     assert lines["window-shown"] == WINDOW_TITLE and lines["turn-finished"].endswith("tool read")
+
+
+@pytest.mark.slow
+def test_a_second_launch_of_the_bundle_hands_its_file_over(bundle: Bundle, tmp_path: Path) -> None:
+    """The single-instance channel of the frozen app (a Unix socket; a named pipe on Windows):
+    a second launch with a session gives it to the running window and exits 0."""
+    env = app_env(tmp_path, QT_QPA_PLATFORM="offscreen")
+    log = tmp_path / "data" / "logs" / "pi-desktop.log"
+    first = subprocess.Popen([str(bundle.app)], cwd=tmp_path, env=env)
+    try:
+        deadline = time.monotonic() + RUN_TIMEOUT
+        while not (log.is_file() and "initial route:" in log.read_text(encoding="utf-8")):
+            assert first.poll() is None, f"the first launch exited with {first.returncode}"
+            assert time.monotonic() < deadline, "the first launch never started its worker"
+            time.sleep(0.2)
+        second = run(bundle.app, str(PI_SESSION), env=env, cwd=tmp_path)
+        assert second.returncode == 0, second.stdout + second.stderr
+        while "a second launch handed over 1 path(s)" not in log.read_text(encoding="utf-8"):
+            assert time.monotonic() < deadline, "the running window never got the file"
+            time.sleep(0.2)
+        assert first.poll() is None, "the running window keeps running"
+    finally:
+        first.terminate()
+        first.wait(timeout=60)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="AppImages are Linux's")
+def test_the_appimage_folder_runs_the_bundle(bundle: Bundle, tmp_path: Path) -> None:
+    """The AppDir that ``appimagetool`` packs: its ``AppRun`` runs the self-test, and the menu
+    entry it installs launches the AppImage file, not the temporary mount it runs from."""
+    spec = importlib.util.spec_from_file_location(
+        "make_appdir", REPO / "packaging" / "linux" / "make_appdir.py"
+    )
+    assert spec is not None and spec.loader is not None
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
+    appdir = builder.make_appdir(bundle.folder, tmp_path / "AppDir")
+    apprun = appdir / "AppRun"
+    lines = smoke_lines(
+        run(apprun, "--smoke-test", env=app_env(tmp_path, QT_QPA_PLATFORM="offscreen"), cwd=tmp_path)
+    )
+    assert lines["turn-finished"].endswith("tool read")
+
+    image = tmp_path / "Pi_Desktop-x86_64.AppImage"
+    env = app_env(tmp_path, XDG_DATA_HOME=str(tmp_path / "xdg"), APPIMAGE=str(image), APPDIR=str(appdir))
+    installed = run(apprun, "--install-desktop-entry", env=env, cwd=tmp_path)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    entry = (tmp_path / "xdg" / "applications" / f"{APP_ID}.desktop").read_text(encoding="utf-8")
+    assert f"Exec={image} %F" in entry.splitlines()
+    metainfo = appdir / "usr" / "share" / "metainfo" / f"{APP_ID}.metainfo.xml"
+    assert metainfo.is_file() and (appdir / f"{APP_ID}.desktop").is_file() and (appdir / ".DirIcon").exists()
