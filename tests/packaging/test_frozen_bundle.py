@@ -41,7 +41,8 @@ class Bundle:
     folder: Path
     #: The double-click executable.
     app: Path
-    #: The executable for the headless commands (on Windows the console twin of the windowed one).
+    #: The executable with standard output: the headless commands and the self-test's lines (on
+    #: Windows the console twin of the windowed one; the workflow reads the windowed one's log).
     cli: Path
     build_seconds: float
 
@@ -143,7 +144,7 @@ def test_the_bundle_carries_every_module_and_data_file(bundle: Bundle) -> None:
 
 @pytest.mark.slow
 def test_smoke_test_runs_a_turn_with_a_tool_call_offscreen(bundle: Bundle, tmp_path: Path) -> None:
-    result = run(bundle.app, "--smoke-test", env=app_env(tmp_path, QT_QPA_PLATFORM="offscreen"), cwd=tmp_path)
+    result = run(bundle.cli, "--smoke-test", env=app_env(tmp_path, QT_QPA_PLATFORM="offscreen"), cwd=tmp_path)
     lines = smoke_lines(result)
     assert lines["window-shown"] == WINDOW_TITLE
     assert lines["initial-route"] == "emulator", "with no key the app must open on the offline emulator"
@@ -163,7 +164,7 @@ def test_smoke_test_on_a_real_x_server(bundle: Bundle, tmp_path: Path, x_display
     """The bundled xcb platform plugin and its libraries load: what a Linux desktop starts."""
     env = app_env(tmp_path, QT_QPA_PLATFORM="xcb", DISPLAY=x_display)
     env.pop("WAYLAND_DISPLAY", None)
-    lines = smoke_lines(run(bundle.app, "--smoke-test", env=env, cwd=tmp_path))
+    lines = smoke_lines(run(bundle.cli, "--smoke-test", env=env, cwd=tmp_path))
     assert lines["turn-finished"].endswith("tool read")
 
 
@@ -173,7 +174,7 @@ def test_smoke_test_opens_a_pi_session_given_as_path(bundle: Bundle, tmp_path: P
     the file is not touched (opening never writes)."""
     before = sha256(PI_SESSION)
     env = app_env(tmp_path, QT_QPA_PLATFORM="offscreen")
-    lines = smoke_lines(run(bundle.app, "--smoke-test", str(PI_SESSION), env=env, cwd=tmp_path))
+    lines = smoke_lines(run(bundle.cli, "--smoke-test", str(PI_SESSION), env=env, cwd=tmp_path))
     assert Path(lines["session-opened"]) == PI_SESSION
     assert "turn-finished" not in lines and int(lines["payload-rendered"].split()[0]) > 0
     assert sha256(PI_SESSION) == before
