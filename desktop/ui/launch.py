@@ -179,6 +179,8 @@ def _run_gui(args: argparse.Namespace, smoke_workspace: Path | None = None) -> i
     client.start.emit(options)
     window.show()
     status = app.exec()
+    if checks is not None:
+        checks.save_screenshot()
     window.close()  # its last settings go to the worker before it shuts down
     stop_worker(thread, worker, client)
     if instance is not None:

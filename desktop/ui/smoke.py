@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtGui import QImage
 
 from desktop.ui.open_files import app_part
 
@@ -32,6 +33,10 @@ if TYPE_CHECKING:  # the launcher asks smoke_requested() before it pays for QtWi
     from desktop.ui.worker import SessionWorker
 
 SMOKE_ENV = "PI_DESKTOP_SMOKE_EXIT"
+#: A PNG file for the window as the self-test left it (CI keeps it; the docs' screenshot).
+SCREENSHOT_ENV = "PI_DESKTOP_SMOKE_SCREENSHOT"
+SCREENSHOT_SIZE = (1280, 800)
+SETTLE_MS = 500
 TIMEOUT_SECONDS = 120.0
 #: The offline route of the turn: the emulator standing in for an official endpoint.
 ROUTE = "emulator/anthropic/claude-opus-5-5"
@@ -67,6 +72,7 @@ class SmokeRun(QObject):
         super().__init__(window)
         self.app, self.window, self.open_path = app, window, open_path
         self.started: dict[str, Any] = {}
+        self.picture: QImage | None = None
         self.problem = ""
         self.step = "window-shown"
         self.deadline = time.monotonic() + TIMEOUT_SECONDS
@@ -79,6 +85,8 @@ class SmokeRun(QObject):
         worker.open_problem.connect(self.on_open_problem)
 
     def start(self) -> None:
+        if os.environ.get(SCREENSHOT_ENV):
+            self.window.resize(*SCREENSHOT_SIZE)
         self.timer.start()
 
     @Slot(object)
@@ -133,6 +141,13 @@ class SmokeRun(QObject):
                 say(f"payload-rendered: {len(pane.body_bytes)} bytes")
                 self.finish("smoke-test: ok", 0)
 
+    def save_screenshot(self) -> None:
+        """After the event loop (the GUI thread writes no file while it runs): the picture taken
+        at the end, to the file ``PI_DESKTOP_SMOKE_SCREENSHOT`` names."""
+        path = os.environ.get(SCREENSHOT_ENV)
+        if path and self.picture is not None and not self.picture.isNull() and self.picture.save(path, "PNG"):
+            say(f"screenshot: {path}")
+
     def approve_tools(self) -> None:
         """The turn's one tool call may ask (the mode is ``ask``): allow exactly that read."""
         for dialog in list(self.window.permission_dialogs):
@@ -161,6 +176,13 @@ class SmokeRun(QObject):
 
     def finish(self, line: str, status: int) -> None:
         self.timer.stop()
+        if os.environ.get(SCREENSHOT_ENV) and self.picture is None:
+            # Let the layouts the last step asked for settle, then take the picture.
+            self.picture = QImage()
+            QTimer.singleShot(SETTLE_MS, lambda: self.finish(line, status))
+            return
+        if self.picture is not None:
+            self.picture = self.window.grab().toImage()
         say(line)
         self.window.close()
         self.app.exit(status)

@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import struct
 import subprocess
 import sys
 import time
@@ -250,9 +251,14 @@ def test_install_desktop_entry_from_the_bundle(bundle: Bundle, tmp_path: Path) -
 
 @pytest.mark.skipif(os.name == "nt", reason="the env-var form is exercised on POSIX runners")
 def test_smoke_exit_env_from_source(tmp_path: Path) -> None:
-    """The same self-test from the source tree, via ``PI_DESKTOP_SMOKE_EXIT=1``."""
+    """The same self-test from the source tree, via ``PI_DESKTOP_SMOKE_EXIT=1``, leaving the
+    picture of the window it asked for (1280x800, the docs' and CI's screenshot)."""
+    picture = tmp_path / "window.png"
     env = first_run_env(
-        QT_QPA_PLATFORM="offscreen", PI_DESKTOP_SMOKE_EXIT="1", PI_DESKTOP_DATA_DIR=str(tmp_path)
+        QT_QPA_PLATFORM="offscreen",
+        PI_DESKTOP_SMOKE_EXIT="1",
+        PI_DESKTOP_DATA_DIR=str(tmp_path),
+        PI_DESKTOP_SMOKE_SCREENSHOT=str(picture),
     )
     result = subprocess.run(
         [sys.executable, "-c", "from desktop.app import gui_main; raise SystemExit(gui_main())"],
@@ -264,6 +270,11 @@ def test_smoke_exit_env_from_source(tmp_path: Path) -> None:
     )
     lines = smoke_lines(result)
     assert lines["window-shown"] == WINDOW_TITLE and lines["turn-finished"].endswith("tool read")
+    assert lines["screenshot"] == str(picture)
+    header = picture.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", header[16:24])
+    assert (width, height) == (1280, 800)
 
 
 @pytest.mark.slow
