@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the launcher asks smoke_requested() before it pays for QtWi
     from desktop.ui.worker import SessionWorker
 
 SMOKE_ENV = "PI_DESKTOP_SMOKE_EXIT"
-#: A PNG file for the window as the self-test left it (CI keeps it; the docs' screenshot).
+#: A picture file (format from its suffix: .png) of the window as the self-test left it (CI keeps it).
 SCREENSHOT_ENV = "PI_DESKTOP_SMOKE_SCREENSHOT"
 SCREENSHOT_SIZE = (1280, 800)
 SETTLE_MS = 500
@@ -145,7 +145,7 @@ class SmokeRun(QObject):
         """After the event loop (the GUI thread writes no file while it runs): the picture taken
         at the end, to the file ``PI_DESKTOP_SMOKE_SCREENSHOT`` names."""
         path = os.environ.get(SCREENSHOT_ENV)
-        if path and self.picture is not None and not self.picture.isNull() and self.picture.save(path, "PNG"):
+        if path and self.picture is not None and not self.picture.isNull() and self.picture.save(path):
             say(f"screenshot: {path}")
 
     def approve_tools(self) -> None:
