@@ -145,8 +145,8 @@ class SmokeRun(QObject):
         """After the event loop (the GUI thread writes no file while it runs): the picture taken
         at the end, to the file ``PI_DESKTOP_SMOKE_SCREENSHOT`` names."""
         path = os.environ.get(SCREENSHOT_ENV)
-        if path and self.picture is not None and not self.picture.isNull() and self.picture.save(path):
-            say(f"screenshot: {path}")
+        if path and self.picture is not None and not self.picture.isNull():
+            say(f"screenshot: {path}" if self.picture.save(path) else f"screenshot: could not write {path}")
 
     def approve_tools(self) -> None:
         """The turn's one tool call may ask (the mode is ``ask``): allow exactly that read."""
