@@ -94,7 +94,7 @@ def gui_main() -> int:
 
 def bundle_main() -> int:
     """The bundle's entry: ``pi-desktop prompt …`` (any subcommand, ``--help``, ``--version``)
-    runs headless as from a pip install; anything else is the double-click window (design G11).
+    runs headless as from a pip install; anything else is the double-click window (design G13).
 
     A PyInstaller bundle has one entry script. On Windows the windowed executable has no
     standard streams, so the bundle also carries ``pi-desktop-cli.exe`` for the terminal.
@@ -113,7 +113,7 @@ def open_window(args: argparse.Namespace, *, console: bool = True) -> int:
     or a message box for the no-console launcher (a file manager shows no terminal).
     """
     # Before any Qt library loads: a missing system library or no display is one line and exit
-    # code 2, not Qt's abort (design G11).
+    # code 2, not Qt's abort (design G13).
     from desktop.ui.platform_libraries import EXIT_NO_PLATFORM, platform_problem
 
     problem = platform_problem()

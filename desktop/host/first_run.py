@@ -77,7 +77,7 @@ def stored_provider_keys(
     get_password: Callable[[str, str], str | None], problems: list[str] | None = None
 ) -> set[str]:
     """Providers with a keyring entry; a broken or absent backend means none, logged once and
-    said in one line appended to ``problems`` (the window shows it, design G11)."""
+    said in one line appended to ``problems`` (the window shows it, design G13)."""
     found: set[str] = set()
     for provider in PROVIDER_KEY_ENV:
         try:

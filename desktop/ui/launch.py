@@ -63,7 +63,7 @@ def run_gui(args: argparse.Namespace) -> int:
 
 
 def run_smoke_test(args: argparse.Namespace) -> int:
-    """The self-test in a temporary data folder and workspace (design G11), unless ``--data-dir``
+    """The self-test in a temporary data folder and workspace (design G13), unless ``--data-dir``
     or ``PI_DESKTOP_DATA_DIR`` names the folder: it never touches the user's sessions."""
     with tempfile.TemporaryDirectory(prefix="pi-desktop-smoke-", ignore_cleanup_errors=True) as scratch:
         if not os.environ.get(paths.DATA_DIR_ENV):
@@ -74,7 +74,7 @@ def run_smoke_test(args: argparse.Namespace) -> int:
 
 class StartNotes(QObject):
     """What the worker found at start-up that the user should know, shown in the window's banner
-    (no keyring backend: keys cannot be saved, environment keys still work; design G11)."""
+    (no keyring backend: keys cannot be saved, environment keys still work; design G13)."""
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)

@@ -4,7 +4,7 @@ Without them Qt aborts (exit 134) with a misleading hint: on a fresh Debian it a
 ``libxcb-cursor0`` when ``libxcb-icccm4`` and ``libxcb-keysyms1`` are what is missing. This
 module reads the plugin's ELF ``NEEDED`` entries (and those of the Qt libraries it pulls in from
 the wheel or the bundle), looks each one up where the dynamic loader would, and turns what is
-missing into one line naming the Debian/Ubuntu and Fedora packages (design G11). It imports no
+missing into one line naming the Debian/Ubuntu and Fedora packages (design G13). It imports no
 Qt: it runs before the first Qt library is loaded, so the app can still say something.
 """
 

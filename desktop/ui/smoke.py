@@ -1,5 +1,5 @@
 """A hidden self-test of a build: the window opens a session, runs one offline turn with a tool
-call, renders the Payload tab, and quits with code 0 (design G11).
+call, renders the Payload tab, and quits with code 0 (design G13).
 
 Frozen bundles fail in ways the source tree never does (a Qt plugin, a data file or a module
 imported by name left out), and most of those failures only show once a session opens or a

@@ -1,4 +1,4 @@
-"""Build the PyInstaller bundle from this checkout once, then use it as a user would (design G11).
+"""Build the PyInstaller bundle from this checkout once, then use it as a user would (design G13).
 
 Frozen builds break in ways the source tree never shows (a Qt plugin, a data file or a module
 imported by name left out): the window opens but no session can, a subcommand opens a window,
