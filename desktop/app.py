@@ -92,6 +92,19 @@ def gui_main() -> int:
     return open_window(args, console=False)
 
 
+def bundle_main() -> int:
+    """The bundle's entry: ``pi-desktop prompt …`` (any subcommand, ``--help``, ``--version``)
+    runs headless as from a pip install; anything else is the double-click window (design G13).
+
+    A PyInstaller bundle has one entry script. On Windows the windowed executable has no
+    standard streams, so the bundle also carries ``pi-desktop-cli.exe`` for the terminal.
+    """
+    words, _paths = split_open_paths(sys.argv[1:])
+    if command_word(words) is None and not {"-h", "--help", "--version"} & set(words):
+        return gui_main()
+    return main()
+
+
 def open_window(args: argparse.Namespace, *, console: bool = True) -> int:
     """Check the files to open, then start Qt (or hand them to the window already running).
 
@@ -99,6 +112,14 @@ def open_window(args: argparse.Namespace, *, console: bool = True) -> int:
     with the text the window's File → Open shows for it (design G8): one line on the terminal,
     or a message box for the no-console launcher (a file manager shows no terminal).
     """
+    # Before any Qt library loads: a missing system library or no display is one line and exit
+    # code 2, not Qt's abort (design G13).
+    from desktop.ui.platform_libraries import EXIT_NO_PLATFORM, platform_problem
+
+    problem = platform_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return EXIT_NO_PLATFORM
     from desktop.ui.quit_signals import catch_quit_signals
 
     # First: from here on SIGTERM/SIGINT quit the window cleanly, even during start-up (design

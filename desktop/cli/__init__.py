@@ -139,7 +139,7 @@ def add_launcher_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Linux: remove what --install-desktop-entry added and exit",
     )
-    # Packaged-build self-test: show the window, print "window-shown: <title>", exit 0.
+    # Self-test of a build: a session, an offline turn with a tool call, the Payload tab, exit 0.
     parser.add_argument("--smoke-test", action="store_true", help=argparse.SUPPRESS)
 
 

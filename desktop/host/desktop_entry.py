@@ -221,10 +221,22 @@ def candidate_gui_paths(argv0: str, scripts_dirs: Sequence[Path]) -> list[Path]:
     return found
 
 
+def appimage_file() -> Path | None:
+    """The AppImage this frozen app runs from: the file to launch again, not the temporary mount
+    it runs in. Its runtime sets ``APPIMAGE`` and ``APPDIR``; both are inherited by whatever it
+    starts, so the file counts only when this executable is inside that ``APPDIR``."""
+    appimage, appdir = os.environ.get("APPIMAGE"), os.environ.get("APPDIR")
+    if not appimage or not appdir:
+        return None
+    if not Path(sys.executable).resolve().is_relative_to(Path(appdir).resolve()):
+        return None
+    return Path(appimage).absolute()
+
+
 def find_gui_executable(argv0: str | None = None) -> Path:
     """The absolute path a launcher should run; a frozen bundle runs itself."""
     if getattr(sys, "frozen", False):
-        return Path(sys.executable).absolute()
+        return appimage_file() or Path(sys.executable).absolute()
     schemes = [sysconfig.get_path("scripts")]
     user_scheme = f"{os.name}_user"
     if user_scheme in sysconfig.get_scheme_names():

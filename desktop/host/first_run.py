@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Literal
 
 from desktop.host.credentials import API_KEY_ENV, KEYRING_SERVICE, env_api_key, keyring_username
@@ -41,6 +41,8 @@ class InitialRoute:
     source: KeySource
     reason: str
     env_var: str | None = None
+    keyring_note: str = ""
+    """One line when the keyring could not be read (no backend, locked, no D-Bus), else empty."""
 
     @property
     def offline(self) -> bool:
@@ -71,14 +73,22 @@ def decide_initial_route(env: Mapping[str, str], stored_keys: Collection[str]) -
     return InitialRoute(EMULATOR, "none", "no API key in the keyring or the environment")
 
 
-def stored_provider_keys(get_password: Callable[[str, str], str | None]) -> set[str]:
-    """Providers with a keyring entry; a broken or absent backend means none, logged once."""
+def stored_provider_keys(
+    get_password: Callable[[str, str], str | None], problems: list[str] | None = None
+) -> set[str]:
+    """Providers with a keyring entry; a broken or absent backend means none, logged once and
+    said in one line appended to ``problems`` (the window shows it, design G13)."""
     found: set[str] = set()
     for provider in PROVIDER_KEY_ENV:
         try:
             secret = get_password(KEYRING_SERVICE, keyring_username(provider))
         except Exception as exc:  # any backend failure: locked, no D-Bus, no backend at all
             _log().info("keyring unavailable (%s: %s); using environment keys only", type(exc).__name__, exc)
+            if problems is not None:
+                problems.append(
+                    f"No usable system keyring ({type(exc).__name__}): API keys cannot be saved in "
+                    "Pi Desktop; keys in environment variables (ANTHROPIC_API_KEY, …) still work."
+                )
             return found
         if secret:
             found.add(provider)
@@ -91,7 +101,9 @@ def initial_route(environ: Mapping[str, str] | None = None) -> InitialRoute:
         return decide_initial_route(env, ())
     import keyring  # finding a backend is slow; a command that names its route never gets here
 
-    return decide_initial_route(env, stored_provider_keys(keyring.get_password))
+    problems: list[str] = []
+    decision = decide_initial_route(env, stored_provider_keys(keyring.get_password, problems))
+    return replace(decision, keyring_note=problems[0]) if problems else decision
 
 
 def _log() -> logging.Logger:

@@ -79,7 +79,8 @@ def _fallback(value: object) -> FallbackDelivery:
 class SessionWorker(QObject):
     # --- worker -> GUI (one object per signal, never copied by Qt) -----------------------------
     started = Signal(object)
-    """{"initialRoute": provider the first launch decided on, "reason": why}"""
+    """{"initialRoute": provider the first launch decided on, "reason": why, "keyring": one line
+    when the keyring could not be read, else empty}"""
     session_indexed = Signal(object)
     """{"path", "cwd", "index": RowIndex, "painted": threading.Event the window sets once it has
     painted}: the timeline can paint before the session is open"""
@@ -199,13 +200,14 @@ class SessionWorker(QObject):
         """The first launch's route (environment and keyring: worker thread only, design D3)."""
         from desktop.host.first_run import initial_route
 
+        keyring_note = ""
         if self.offline:
             provider, reason = "emulator", "offline only"
         else:
             decision = initial_route()
-            provider, reason = decision.provider, decision.reason
+            provider, reason, keyring_note = decision.provider, decision.reason, decision.keyring_note
         log.info("initial route: %s (%s)", provider, reason)
-        self.started.emit({"initialRoute": provider, "reason": reason})
+        self.started.emit({"initialRoute": provider, "reason": reason, "keyring": keyring_note})
         return provider
 
     def _keyed_providers(self) -> list[str]:

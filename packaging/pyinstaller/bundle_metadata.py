@@ -22,6 +22,9 @@ from desktop.identity import APP_ID, DISPLAY_NAME
 
 #: The executable's name inside each bundle (``pi-desktop.exe`` on Windows).
 EXECUTABLE = "pi-desktop"
+#: Windows only: the same app as a console program, for the headless commands in a terminal
+#: (a windowed ``.exe`` has no standard output).
+CONSOLE_EXECUTABLE = "pi-desktop-cli"
 SESSION_MIME_TYPE = "application/x-pi-desktop-session"
 #: Pi Desktop's own session type (exported: Pi Desktop defines it).
 SESSION_UTI = f"{APP_ID}.session"

@@ -40,9 +40,14 @@ def check(dist: Path, platform: str = sys.platform) -> list[str]:
         if plist.get("CFBundleExecutable") != bundle_metadata.EXECUTABLE or not executable.is_file():
             problems.append(f"CFBundleExecutable {plist.get('CFBundleExecutable')!r} is not {executable}")
         return problems
-    suffix = ".exe" if platform == "win32" else ""
-    executable = dist / "pi-desktop" / f"{bundle_metadata.EXECUTABLE}{suffix}"
-    return [] if executable.is_file() else [f"{executable} is missing"]
+    names = [bundle_metadata.EXECUTABLE]
+    if platform == "win32":
+        names = [f"{bundle_metadata.EXECUTABLE}.exe", f"{bundle_metadata.CONSOLE_EXECUTABLE}.exe"]
+    return [
+        f"{dist / 'pi-desktop' / name} is missing"
+        for name in names
+        if not (dist / "pi-desktop" / name).is_file()
+    ]
 
 
 def main(argv: list[str]) -> int:

@@ -1,5 +1,5 @@
-"""PyInstaller's entry script: the frozen app is the double-click GUI, never a console tool."""
+"""PyInstaller's entry script: the window on a double-click, a headless command when one is named."""
 
-from desktop.app import gui_main
+from desktop.app import bundle_main
 
-raise SystemExit(gui_main())
+raise SystemExit(bundle_main())

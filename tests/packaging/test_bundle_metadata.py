@@ -141,6 +141,11 @@ def test_the_workflow_bundle_check_reads_a_real_info_plist(tmp_path: Path) -> No
     assert [p.split(":")[0] for p in checker.check(tmp_path / "dist", "darwin")] == [
         "Info.plist CFBundleDocumentTypes"
     ]
+    folder = tmp_path / "dist" / "pi-desktop"
     assert checker.check(tmp_path / "dist", "win32") == [
-        f"{tmp_path / 'dist' / 'pi-desktop' / 'pi-desktop.exe'} is missing"
+        f"{folder / 'pi-desktop.exe'} is missing",
+        f"{folder / 'pi-desktop-cli.exe'} is missing",  # the headless commands need a console
     ]
+    folder.mkdir()
+    (folder / "pi-desktop.exe").write_bytes(b"")
+    assert checker.check(tmp_path / "dist", "win32") == [f"{folder / 'pi-desktop-cli.exe'} is missing"]

@@ -112,3 +112,20 @@ def test_the_bundle_recipe_names_the_app_id_and_is_windowed() -> None:
     spec = (REPO / "packaging" / "pyinstaller" / "pi-desktop.spec").read_text(encoding="utf-8")
     assert "bundle_identifier=APP_ID" in spec
     assert "console=False" in spec
+
+
+def test_metainfo_screenshots_are_the_repositorys_and_releases_have_notes() -> None:
+    """Software centres show the screenshots by URL: each must be a picture in docs/screenshots/,
+    one the default, each with a caption; every release says what it brought."""
+    root = ET.parse(METAINFO).getroot()
+    shots = root.findall("./screenshots/screenshot")
+    assert shots and [s.get("type") for s in shots].count("default") == 1
+    for shot in shots:
+        assert (shot.findtext("caption") or "").strip()
+        url = shot.findtext("image") or ""
+        name = url.rsplit("/", 1)[-1]
+        assert (
+            url.endswith(f"/docs/screenshots/{name}") and (REPO / "docs" / "screenshots" / name).is_file()
+        ), url
+    for release in root.findall("./releases/release"):
+        assert release.find("description") is not None, release.get("version")

@@ -97,3 +97,15 @@ def test_every_first_run_provider_reads_the_shared_credentials_table() -> None:
     from desktop.host.credentials import API_KEY_ENV
 
     assert PROVIDER_KEY_ENV and all(PROVIDER_KEY_ENV[p] == API_KEY_ENV[p] for p in PROVIDER_KEY_ENV)
+
+
+def test_an_unusable_keyring_is_said_in_one_line() -> None:
+    import keyring.errors
+
+    def no_backend(_service: str, _user: str) -> str | None:
+        raise keyring.errors.NoKeyringError("No recommended backend was available.")
+
+    problems: list[str] = []
+    assert stored_provider_keys(no_backend, problems) == set()
+    assert len(problems) == 1 and problems[0].startswith("No usable system keyring (NoKeyringError):")
+    assert "\n" not in problems[0]
