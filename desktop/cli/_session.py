@@ -137,10 +137,18 @@ def choose_route(
 
 
 def _workspace(args: argparse.Namespace) -> Path:
+    """``--workspace`` (default: the current folder), never the session's recorded folder, and
+    never a folder that cannot be a workspace: the root, home, a system folder (design A10)."""
+    from desktop.host.workspace_choice import home_folder, refused_workspace
+
     workspace = Path(getattr(args, "workspace", ".") or ".").expanduser()
     if not workspace.is_dir():
         raise CliError(f"no such workspace folder: {workspace}")
-    return workspace.resolve()
+    folder = workspace.resolve()
+    refused = refused_workspace(folder, home_folder())
+    if refused is not None:
+        raise CliError(f"{refused}; run in a project folder or pass --workspace FOLDER")
+    return folder
 
 
 @contextlib.contextmanager

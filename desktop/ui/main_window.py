@@ -94,6 +94,8 @@ class MainWindow(QMainWindow):
         self.status: dict[str, Any] = {}
         self.busy = False
         self.permission_dialogs: list[PermissionDialog] = []
+        #: Open yes/no questions from the worker (a session's folder, a repository's command).
+        self.question_boxes: list[QMessageBox] = []
         self.accounts_dialog: AccountsDialog | None = None
         #: Values written since start, so reads do not race the worker's queued writes.
         self._settings_cache: dict[str, Any] = {}
@@ -370,6 +372,7 @@ class MainWindow(QMainWindow):
         w.previews_outdated.connect(self.payload_view.mark_stale)
         w.activation_ready.connect(self.activation_view.show_info)
         w.permission_requested.connect(self.on_permission_requested)
+        w.question_requested.connect(self.on_question_requested)
         w.sessions_listed.connect(self.on_sessions_listed)
         w.message.connect(self.on_message)
         self.client.ops.failure.connect(lambda text: self.on_message("error", text))
@@ -429,6 +432,8 @@ class MainWindow(QMainWindow):
         )
         for dialog in list(self.permission_dialogs):
             dialog.reject()
+        for box in list(self.question_boxes):
+            box.reject()
         super().closeEvent(event)
 
     # --- timeline ----------------------------------------------------------------------------
@@ -820,6 +825,30 @@ class MainWindow(QMainWindow):
         dialog.finished.connect(lambda _r, d=dialog: self._forget_dialog(d))
         self.permission_dialogs.append(dialog)
         dialog.open()
+
+    @Slot(int, object)
+    def on_question_requested(self, request_id: int, info: Mapping[str, Any]) -> None:
+        """A yes/no question from the worker, in plain text (it names folders and commands that
+        came from files); No is the default (designs A10 and A11)."""
+        box = QMessageBox(self)
+        box.setObjectName("questionBox")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(str(info.get("title", "")))
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(str(info.get("text", "")))
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+
+        def finished(result: int, box: QMessageBox = box) -> None:
+            if box in self.question_boxes:
+                self.question_boxes.remove(box)
+            yes = result == QMessageBox.StandardButton.Yes
+            self.client.permission_answered.emit(request_id, yes, False)
+            box.deleteLater()
+
+        box.finished.connect(finished)
+        self.question_boxes.append(box)
+        box.open()
 
     def _permission_answered(self, request_id: int, allowed: bool, remember: bool) -> None:
         self.client.permission_answered.emit(request_id, allowed, remember)

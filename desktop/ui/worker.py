@@ -100,6 +100,8 @@ class SessionWorker(QObject):
     payload tab is shown, else on its next showing (design G4)."""
     activation_ready = Signal(object)
     permission_requested = Signal(int, object)
+    question_requested = Signal(int, object)
+    """(request id, {"title", "text"}): a yes/no question; answered like a permission."""
     sessions_listed = Signal(object)
     message = Signal(str, str)
     op_finished = Signal(object)
@@ -119,6 +121,7 @@ class SessionWorker(QObject):
         """Set once by ``begin_shutdown``: nothing new starts after it."""
         self.bridge = QtPermissionBridge(self.cancel)
         self.bridge.asked.connect(self.permission_requested)
+        self.bridge.questioned.connect(self.question_requested)
         self.session: OpenSession | None = None
         self.writer: JournalWriter | None = None
         self.runtime: SessionRuntime | None = None
@@ -274,7 +277,15 @@ class SessionWorker(QObject):
         return SessionStore(data_dir=self.data_dir)
 
     def _new(self, workspace: str | None) -> None:
-        folder = Path(workspace or self.default_workspace or os.getcwd())
+        from desktop.host import paths
+        from desktop.host.workspace_choice import home_folder, refused_workspace
+
+        folder = Path(os.path.realpath(workspace or self.default_workspace or os.getcwd()))
+        refused = refused_workspace(folder, home_folder())
+        if refused is not None:  # launched from a menu, the folder is home (design A10)
+            folder = paths.data_dir(self.data_dir) / "scratch-workspace"
+            folder.mkdir(parents=True, exist_ok=True)
+            self.message.emit("info", f"{refused}; this new session works in {folder}")
         with self._store().create(folder, app_version=__version__) as created:
             path = created.path
         self._open(path, folder)
@@ -289,10 +300,7 @@ class SessionWorker(QObject):
         if choice is None:
             raise RuntimeError("no usable route: the emulator did not start and no provider has a key")
         if workspace is None:
-            cwd = describe(path).cwd
-            workspace = (
-                Path(cwd) if cwd and Path(cwd).is_dir() else Path(self.default_workspace or os.getcwd())
-            )
+            workspace = self._session_workspace(describe(path).cwd)
         self._close_session()
         self.foreign = self.foreign_leaf = None
         self._sent_bodies.clear()
@@ -354,6 +362,44 @@ class SessionWorker(QObject):
         # session, and a repaint that shares the GIL with it holds the event loop for each row.
         painted.wait(PAINT_WAIT)
         self._publish_state()
+
+    def _session_workspace(self, recorded: str | None) -> Path:
+        """The workspace for a session that records ``recorded``: the user's choice (design A10).
+
+        The recorded folder is used as it is when the user opened Pi Desktop from it or confirmed
+        it before; a new one is asked about (showing it), and a confirmation is remembered. A
+        refused or declined folder leaves the folder Pi Desktop was opened from.
+        """
+        from desktop.host.trust import TrustStore
+        from desktop.host.workspace_choice import choose_workspace, home_folder
+
+        folder = Path(os.path.realpath(recorded)) if recorded and os.path.isabs(recorded) else None
+        if folder is not None and not folder.is_dir():
+            folder = None
+        opened_from = Path(os.path.realpath(self.default_workspace or os.getcwd()))
+        store = TrustStore.at(self.data_dir)
+        choice = choose_workspace(folder, opened_from, store.confirmed_workspaces(), home_folder())
+        if choice.ask and choice.suggested is not None:
+            otherwise = (
+                f"No: the session works in {choice.folder}, the folder Pi Desktop was opened from."
+                if choice.folder is not None
+                else "No: the session is not opened."
+            )
+            text = (
+                f"This session was recorded in the folder\n\n{choice.suggested}\n\n"
+                "Its file tools would be confined to that folder and its instruction files read "
+                f"into the prompt. Use it as this session's workspace?\n\n{otherwise}"
+            )
+            if self.bridge.ask("Use the session's folder?", text, self.closing):
+                store.confirm_workspace(choice.suggested)
+                return choice.suggested
+        elif choice.refused is not None:
+            self.message.emit("warning", f"The session's recorded folder is not used: {choice.refused}.")
+        if choice.folder is None:
+            raise RuntimeError(
+                f"no workspace: {opened_from} cannot be one; open Pi Desktop from a project folder"
+            )
+        return choice.folder
 
     def _welcome(self) -> None:
         from desktop.ui.welcome import prepare_workspace, seed_welcome
