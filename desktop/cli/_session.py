@@ -24,6 +24,8 @@ from desktop.cli._files import lasting, read_session_log, require_regular_file
 if TYPE_CHECKING:
     from desktop.emulator import Emulator
     from desktop.host.journal import JournalWriter
+    from desktop.host.tools.definitions import Definition
+    from desktop.host.tools.session_tools import Consent
     from desktop.pi.routes import Route
     from desktop.session.assembly import OpenSession
 
@@ -215,6 +217,7 @@ def opened(
             fallback=getattr(args, "fallback", "folded"),
             mode=PermissionMode(mode) if mode else None,
             compaction=CompactionSettings(),
+            consent=_trust_project(command) if getattr(args, "trust_project", False) else None,
         )
         with lasting() if read_only else contextlib.nullcontext():
             session = open_session(
@@ -234,6 +237,20 @@ def opened(
             journal.close()
         if emulator is not None:
             emulator.stop()
+
+
+def _trust_project(command: str) -> Consent:
+    """``--trust-project``: the repository's definitions may run; each is named on stderr."""
+
+    def consent(definitions: Sequence[Definition]) -> bool:
+        for definition in definitions:
+            say(
+                command,
+                f"allowed by --trust-project: {definition.kind} {definition.name}: {definition.command}",
+            )
+        return True
+
+    return consent
 
 
 def _create(path: Path, workspace: Path, version: str, command: str) -> JournalWriter:

@@ -83,6 +83,7 @@ def collect(session: Any) -> dict[str, Any]:
         "catalogs": sources,
         "sections": {name: len(text) for name, text in state.sections.items()},
         "guidance": session.prompt.guidance.to_json(),
+        "commands": session.tools.listing(),
         "tools": sorted(t["name"] for t in state.tools),
         "declarationPolicy": {
             "mode": gate.policy.mode,
@@ -136,6 +137,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  read     {read['path']} ({read['bytes']} bytes{cut})")
     for skipped in guidance["skipped"]:
         print(f"  skipped  {skipped['path']}: {skipped['reason']}")
+    for listed in info["commands"]:
+        print(
+            f"{listed['kind']:<9} {listed['name']} ({listed['source']}): {listed['state']} — {listed['command']}"
+        )
     if info["pendingUpdate"]:
         print("(a system update is pending; it is appended with the next turn)")
     return 0

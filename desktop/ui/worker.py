@@ -59,6 +59,7 @@ from desktop.ui.row_index import RowIndex, build_index, bulk_load
 
 if TYPE_CHECKING:
     from desktop.emulator import Emulator
+    from desktop.host.tools.definitions import Definition
 
 log = logging.getLogger(__name__)
 
@@ -310,6 +311,7 @@ class SessionWorker(QObject):
             workspace=workspace,
             fallback=self.fallback,
             mode=PermissionMode.parse(self.mode),
+            consent=self._consent,
         )
         self.bridge.workspace = str(workspace)
         with bulk_load():
@@ -400,6 +402,18 @@ class SessionWorker(QObject):
                 f"no workspace: {opened_from} cannot be one; open Pi Desktop from a project folder"
             )
         return choice.folder
+
+    def _consent(self, definitions: Sequence[Definition]) -> bool:
+        """Ask before a repository's own servers, hooks or extensions first run, showing each
+        exact command (design A11); the answer is remembered per repository and command."""
+        listed = "\n".join(f"- {d.kind} {d.name}: {d.command}" for d in definitions)
+        text = (
+            f"The repository's settings file\n{definitions[0].settings}\n"
+            f"defines commands that would run on this computer:\n\n{listed}\n\n"
+            "Allow them to run for this repository? You are asked again if they change. "
+            "No: the session opens without them."
+        )
+        return self.bridge.ask("Run this repository's commands?", text, self.closing)
 
     def _welcome(self) -> None:
         from desktop.ui.welcome import prepare_workspace, seed_welcome

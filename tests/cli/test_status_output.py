@@ -232,6 +232,7 @@ PLAIN_JSON: dict[str, Any] = {
     },
     "sections": {"guidance": 22},
     "guidance": {"root": "<folder>/workspace", "read": [], "skipped": []},
+    "commands": [],
     "tools": [],
     "declarationPolicy": {
         "mode": "on-demand",
