@@ -517,8 +517,18 @@ class MainWindow(QMainWindow):
                 + "\n".join(problems[:20])
                 + (f"\n… and {count - 20} more (see the log)" if count > 20 else ""),
             )
+        self._show_untrusted_notes(info)
         self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
         self._then_release(info)
+
+    def _show_untrusted_notes(self, info: Mapping[str, Any]) -> None:
+        """What the open left out of the session, and why: instruction files not read (design
+        S7), a repository's commands not run or settings not used (design A11)."""
+        guidance = info.get("guidance") or {}
+        notes = [f"{s.get('path')}: {s.get('reason')}" for s in guidance.get("skipped") or ()]
+        notes += [str(p) for p in info.get("problems") or ()]
+        if notes:
+            self.banners.show_message("warning", "\n".join(notes[:20]))
 
     @Slot(object)
     def on_rows_appended(self, rows: Sequence[Mapping[str, Any]]) -> None:

@@ -85,7 +85,7 @@ class SessionWorker(QObject):
     """{"path", "cwd", "index": RowIndex, "painted": threading.Event the window sets once it has
     painted}: the timeline can paint before the session is open"""
     session_opened = Signal(object)
-    """{"path", "id", "cwd", "readOnly", "diagnostics", "problems"} and either "index" (the
+    """{"path", "id", "cwd", "readOnly", "diagnostics", "problems", "guidance"} and either "index" (the
     RowIndex sent before, when it lists the opened journal's first rows) with "appended" (the
     rows the open journaled after them, dicts in journal order) or "rows" (dicts, model order);
     a Desktop session's also "painted", a threading.Event the window sets once it has painted it"""
@@ -293,6 +293,7 @@ class SessionWorker(QObject):
 
     def _open(self, path: Path, workspace: Path | None = None) -> None:
         """Open through the shared assembly, so the window and the CLI see the same session."""
+        from desktop.host.guidance import scan_guidance
         from desktop.host.journal.store import describe
         from desktop.host.permissions import PermissionMode
         from desktop.session.assembly import SessionConfig, open_session
@@ -356,6 +357,7 @@ class SessionWorker(QObject):
                 **shown,
                 "diagnostics": [str(d) for d in session.writer.diagnostics],
                 "problems": list(session.tools.problems),
+                "guidance": scan_guidance(workspace).to_json(),
                 "painted": painted,
             }
         )
