@@ -24,6 +24,8 @@ import orjson
 from desktop.host.paths import data_dir
 
 TRUST_FILE = "trust.json"
+#: At most this many confirmed workspaces are kept, the most recent last.
+MAX_WORKSPACES = 200
 
 
 class TrustStore:
@@ -55,16 +57,23 @@ class TrustStore:
 
     # -- workspaces (design A10) ------------------------------------------------------------
 
-    def confirmed_workspaces(self) -> frozenset[Path]:
-        listed = self._read().get("workspaces")
+    @staticmethod
+    def _workspaces(raw: dict[str, Any]) -> list[str]:
+        listed = raw.get("workspaces")
         if not isinstance(listed, list):
-            return frozenset()
-        return frozenset(Path(item) for item in listed if isinstance(item, str) and os.path.isabs(item))
+            return []
+        return [item for item in listed if isinstance(item, str) and os.path.isabs(item)]
+
+    def confirmed_workspaces(self) -> frozenset[Path]:
+        return frozenset(Path(item) for item in self._workspaces(self._read()))
 
     def confirm_workspace(self, folder: Path) -> None:
+        """Remember ``folder`` (written only when it is new; the oldest go past the limit)."""
         raw = self._read()
-        listed = [str(p) for p in sorted(self.confirmed_workspaces() | {folder})]
-        raw["workspaces"] = listed
+        listed = self._workspaces(raw)
+        if str(folder) in listed:
+            return
+        raw["workspaces"] = [*listed, str(folder)][-MAX_WORKSPACES:]
         self._write(raw)
 
     # -- repository commands (design A11) ---------------------------------------------------

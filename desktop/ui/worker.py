@@ -279,6 +279,7 @@ class SessionWorker(QObject):
 
     def _new(self, workspace: str | None) -> None:
         from desktop.host import paths
+        from desktop.host.trust import TrustStore
         from desktop.host.workspace_choice import home_folder, refused_workspace
 
         folder = Path(os.path.realpath(workspace or self.default_workspace or os.getcwd()))
@@ -287,6 +288,8 @@ class SessionWorker(QObject):
             folder = paths.data_dir(self.data_dir) / "scratch-workspace"
             folder.mkdir(parents=True, exist_ok=True)
             self.message.emit("info", f"{refused}; this new session works in {folder}")
+        # A folder the user starts a session in is one they used: reopening it asks nothing.
+        TrustStore.at(self.data_dir).confirm_workspace(folder)
         with self._store().create(folder, app_version=__version__) as created:
             path = created.path
         self._open(path, folder)

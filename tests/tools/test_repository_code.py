@@ -77,13 +77,15 @@ def test_status_and_payload_in_a_repository_start_nothing(tmp_path: Path) -> Non
     repo = _repository(tmp_path)
     data = tmp_path / "data"
     _user_settings(data)
-    _project_settings(repo)
-    code, stderr = _prompt(repo, data, "--trust-project")
-    assert code == 0, stderr
-    for marker in ("SERVER-RAN", "HOOK-RAN", ".pi/PROJECT-SERVER-RAN"):
-        (repo / marker).unlink(missing_ok=True)
+    neutral = tmp_path / "neutral"
+    neutral.mkdir()
     session = str(tmp_path / "s.jsonl")
     env = {"PI_DESKTOP_DATA_DIR": str(data)}
+    made = run_process(
+        "prompt", session, "--model", EMULATOR_MODEL, "--workspace", str(repo), "hi", cwd=neutral, env=env
+    )
+    assert made.code == 0, made.stderr
+    _project_settings(repo)
 
     status = run_process("status", session, "--json", cwd=repo, env=env)
     payload = run_process("payload", session, cwd=repo, env=env)
@@ -94,8 +96,10 @@ def test_status_and_payload_in_a_repository_start_nothing(tmp_path: Path) -> Non
     listed = {(c["kind"], c["name"]): c for c in json.loads(status.stdout)["commands"]}
     assert listed[("mcp", "files")]["state"] == "not started"
     assert listed[("mcp", "files")]["source"] == "user"
-    assert listed[("mcp", "repo")]["state"] == "not started"  # consented by the run above, still not started
+    assert listed[("mcp", "repo")]["state"] == "not started: needs consent"
+    assert listed[("mcp", "repo")]["source"] == "project"
     assert listed[("hook", "bash")]["command"] == f"./check.sh  (in {data})"
+    assert not (data / "trust.json").exists()  # looking grants and records nothing
 
 
 def test_the_documented_server_and_hook_resolve_beside_the_settings_not_in_the_repository(

@@ -72,7 +72,8 @@ def test_no_runs_nothing_and_the_window_says_what_it_left_out(repo_harness: tupl
     shown = "\n".join(b.text for b in h.window.banners.banners)
     assert "not run without your consent: mcp repo" in shown
     assert f"{repo / 'AGENTS.md'}: not read: it links to" in shown
-    assert TrustStore.at().consented(repo, "") is False and not TrustStore.at().path.exists()
+    stored = json.loads(TrustStore.at().path.read_text(encoding="utf-8"))
+    assert "projectCommands" not in stored  # nothing granted to the repository
 
 
 def test_yes_runs_the_server_and_is_remembered(repo_harness: tuple[Harness, Path]) -> None:
