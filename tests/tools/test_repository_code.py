@@ -52,16 +52,21 @@ def _user_settings(data: Path) -> None:
     )
 
 
-def _project_settings(repo: Path, script: str = "server.py") -> None:
+def _project_settings(repo: Path, script: str = "server.py", extension: bool = False) -> None:
     folder = repo / ".pi"
     folder.mkdir(exist_ok=True)
     (folder / script).write_text(MARKER_SCRIPT.format(name="PROJECT-SERVER-RAN"), encoding="utf-8")
-    (folder / "settings.json").write_text(
-        json.dumps(
-            {"mcpServers": {"repo": {"command": sys.executable, "args": [script], "startupTimeout": 5}}}
-        ),
-        encoding="utf-8",
-    )
+    settings: dict[str, object] = {
+        "mcpServers": {"repo": {"command": sys.executable, "args": [script], "startupTimeout": 5}}
+    }
+    if extension:  # imported on load: it would write its marker then
+        (folder / "ext.py").write_text(
+            'import pathlib\npathlib.Path(__file__).with_name("EXTENSION-RAN").write_text("ran")\n'
+            "def register(api):\n    pass\n",
+            encoding="utf-8",
+        )
+        settings["extensions"] = ["ext.py"]
+    (folder / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
 
 
 def _prompt(repo: Path, data: Path, *extra: str, text: str = "hello") -> tuple[int, str]:
@@ -85,7 +90,7 @@ def test_status_and_payload_in_a_repository_start_nothing(tmp_path: Path) -> Non
         "prompt", session, "--model", EMULATOR_MODEL, "--workspace", str(repo), "hi", cwd=neutral, env=env
     )
     assert made.code == 0, made.stderr
-    _project_settings(repo)
+    _project_settings(repo, extension=True)
 
     status = run_process("status", session, "--json", cwd=repo, env=env)
     payload = run_process("payload", session, cwd=repo, env=env)
@@ -93,11 +98,13 @@ def test_status_and_payload_in_a_repository_start_nothing(tmp_path: Path) -> Non
     assert status.code == 0 and payload.code == 0, (status.stderr, payload.stderr)
     assert not (repo / "SERVER-RAN").exists()
     assert not (repo / ".pi" / "PROJECT-SERVER-RAN").exists()
+    assert not (repo / ".pi" / "EXTENSION-RAN").exists()
     listed = {(c["kind"], c["name"]): c for c in json.loads(status.stdout)["commands"]}
     assert listed[("mcp", "files")]["state"] == "not started"
     assert listed[("mcp", "files")]["source"] == "user"
     assert listed[("mcp", "repo")]["state"] == "not started: needs consent"
     assert listed[("mcp", "repo")]["source"] == "project"
+    assert listed[("extension", "ext.py")]["state"] == "not started: needs consent"
     assert listed[("hook", "bash")]["command"] == f"./check.sh  (in {data})"
     assert not (data / "trust.json").exists()  # looking grants and records nothing
 
@@ -147,3 +154,18 @@ def test_a_repository_server_runs_only_with_consent_and_asks_again_when_it_chang
     code, stderr = _prompt(repo, data)
     assert code == 0, stderr
     assert not marker.exists() and "consent" in stderr
+
+
+def test_a_broken_repository_settings_file_is_a_note_not_a_failure(tmp_path: Path) -> None:
+    repo = _repository(tmp_path)
+    data = tmp_path / "data"
+    data.mkdir()
+    (repo / ".pi").mkdir()
+    (repo / ".pi" / "settings.json").write_text(
+        '{"mcpServers": {"bad name!": {"command": "x"}}}', encoding="utf-8"
+    )
+
+    code, stderr = _prompt(repo, data)
+
+    assert code == 0, stderr
+    assert "project settings not used" in stderr and "Traceback" not in stderr

@@ -105,3 +105,23 @@ def test_a_confirmed_folder_is_remembered_and_not_asked_again(harness: Harness, 
     assert _opened(h, second)["cwd"] == str(elsewhere.resolve())
     assert h.window.question_boxes == []
     assert elsewhere.resolve() in TrustStore.at().confirmed_workspaces()
+
+
+def test_continuing_another_agents_session_from_the_root_keeps_the_opened_folder(
+    harness: Harness, tmp_path: Path
+) -> None:
+    h = harness
+    source = Path(__file__).resolve().parents[1] / "fixtures" / "claude_code" / "basic.jsonl"
+    path = tmp_path / "received-claude.jsonl"
+    path.write_text(
+        source.read_text(encoding="utf-8").replace('"cwd":"/home/dev/projects/demo"', '"cwd":"/"')
+    )
+    assert '"cwd":"/"' in path.read_text(encoding="utf-8")
+
+    h.window.open_path(path)
+    h.qtbot.waitUntil(lambda: "foreign" in h.window.session, timeout=TURN_TIMEOUT)
+    h.qtbot.mouseClick(h.window.inspect.bar.continue_button, Qt.MouseButton.LeftButton)
+    h.qtbot.waitUntil(lambda: "foreign" not in h.window.session, timeout=TURN_TIMEOUT)
+
+    assert h.window.session["cwd"] == str((tmp_path / "opened-from").resolve())
+    assert h.window.question_boxes == []

@@ -43,6 +43,8 @@ Source = Literal["user", "project"]
 PROJECT_SETTINGS = Path(".pi") / "settings.json"
 #: The keys a repository's settings file may set; every other key there is ignored.
 PROJECT_KEYS = ("mcpServers", "hooks", "extensions")
+#: A repository's settings file larger than this is not read (it is untrusted input).
+MAX_PROJECT_SETTINGS = 1_000_000
 
 
 class Definition(NamedTuple):
@@ -155,12 +157,16 @@ def load_project(path: Path) -> tuple[Settings | None, str | None]:
     if not path.is_file():
         return None, None
     try:
+        if path.stat().st_size > MAX_PROJECT_SETTINGS:
+            return None, f"{path}: larger than {MAX_PROJECT_SETTINGS} bytes (project settings not used)"
         raw = _read_raw(path)
         return Settings.model_validate({k: raw[k] for k in PROJECT_KEYS if k in raw}), None
     except SettingsError as exc:
         return None, f"{exc} (project settings not used)"
     except SettingsValueError as exc:
         return None, f"{path}: {exc} (project settings not used)"
+    except OSError as exc:
+        return None, f"{path}: {exc.strerror or exc} (project settings not used)"
 
 
 def collect_definitions(

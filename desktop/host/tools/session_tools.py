@@ -1,8 +1,10 @@
-"""The Host side of a session's tools, built from the settings file and started/stopped with it.
+"""The Host side of a session's tools, built from the settings files and started/stopped with it.
 
 One object the runtime creates per session: the catalog (core tools, extension tools, MCP
 tools), the Host executor (hooks, permission mode, workspace, bridge) and the MCP hub whose
-servers live exactly as long as the session.
+servers live exactly as long as the session. The user's settings and the repository's own
+(``desktop.host.tools.definitions``) are read when it is made; nothing runs before ``start``,
+and a repository's definitions run only with consent (design A11).
 
 The MCP SDK takes about a second to import, so it is imported only when a server is
 configured; a session without servers gets ``NoMcpServers`` (headless commands start in a blink).
@@ -55,23 +57,18 @@ class SessionTools:
         skills: SkillIndex | None = None,
         on_event: Callable[[McpEvent], None] | None = None,
         temp_dir: Path | None = None,
-        settings_file: Path | None = None,
-        project: bool = True,
-        trust: TrustStore | None = None,
     ) -> None:
         self.settings = settings if settings is not None else load_settings()
         self.problems: list[str] = []
         self.extensions = ExtensionRegistry()
         self._on_event = on_event
-        self.trust = trust if trust is not None else TrustStore.at()
+        self.trust = TrustStore.at()
         self.root = workspace_root(Path(workspace))
         project_file = project_settings(self.root)
-        project_config, problem = load_project(project_file) if project else (None, None)
+        project_config, problem = load_project(project_file)
         if problem is not None:
             self.problems.append(problem)
-        self.definitions = collect_definitions(
-            self.settings, settings_file or settings_path(), project_config, project_file
-        )
+        self.definitions = collect_definitions(self.settings, settings_path(), project_config, project_file)
         self.problems.extend(self.definitions.problems)
         self.states: dict[Definition, str] = dict.fromkeys(self.definitions.all(), NOT_STARTED)
         for definition in self.states:
