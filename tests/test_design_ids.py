@@ -9,11 +9,11 @@ REPO = Path(__file__).resolve().parents[1]
 DESIGN = REPO / "docs" / "design.md"
 EXPECTED = {
     **{f"T{n}": None for n in range(1, 10)},
-    **{f"S{n}": None for n in range(1, 7)},
+    **{f"S{n}": None for n in range(1, 8)},
     **{f"C{n}": None for n in range(1, 5)},
     **{f"M{n}": None for n in range(1, 4)},
     **{f"P{n}": None for n in range(1, 8)},
-    **{f"A{n}": None for n in range(1, 10)},
+    **{f"A{n}": None for n in range(1, 12)},
     **{f"D{n}": None for n in range(1, 8)},
     **{f"G{n}": None for n in range(1, 12)},
     **{f"X{n}": None for n in range(1, 6)},

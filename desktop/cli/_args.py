@@ -92,3 +92,9 @@ def add_session_arguments(
     if approvals:
         parser.add_argument("--yes", action="store_true", help="approve every permission request")
         parser.add_argument("--no", action="store_true", help="decline every permission request")
+        parser.add_argument(
+            "--trust-project",
+            action="store_true",
+            help="allow the MCP servers, hooks and extensions this repository's .pi/settings.json "
+            "defines to run (remembered for this repository and these exact commands)",
+        )

@@ -24,6 +24,8 @@ from desktop.cli._files import lasting, read_session_log, require_regular_file
 if TYPE_CHECKING:
     from desktop.emulator import Emulator
     from desktop.host.journal import JournalWriter
+    from desktop.host.tools.definitions import Definition
+    from desktop.host.tools.session_tools import Consent
     from desktop.pi.routes import Route
     from desktop.session.assembly import OpenSession
 
@@ -137,10 +139,18 @@ def choose_route(
 
 
 def _workspace(args: argparse.Namespace) -> Path:
+    """``--workspace`` (default: the current folder), never the session's recorded folder, and
+    never a folder that cannot be a workspace: the root, home, a system folder (design A10)."""
+    from desktop.host.workspace_choice import home_folder, refused_workspace
+
     workspace = Path(getattr(args, "workspace", ".") or ".").expanduser()
     if not workspace.is_dir():
         raise CliError(f"no such workspace folder: {workspace}")
-    return workspace.resolve()
+    folder = workspace.resolve()
+    refused = refused_workspace(folder, home_folder())
+    if refused is not None:
+        raise CliError(f"{refused}; run in a project folder or pass --workspace FOLDER")
+    return folder
 
 
 @contextlib.contextmanager
@@ -207,6 +217,7 @@ def opened(
             fallback=getattr(args, "fallback", "folded"),
             mode=PermissionMode(mode) if mode else None,
             compaction=CompactionSettings(),
+            consent=_trust_project(command) if getattr(args, "trust_project", False) else None,
         )
         with lasting() if read_only else contextlib.nullcontext():
             session = open_session(
@@ -226,6 +237,20 @@ def opened(
             journal.close()
         if emulator is not None:
             emulator.stop()
+
+
+def _trust_project(command: str) -> Consent:
+    """``--trust-project``: the repository's definitions may run; each is named on stderr."""
+
+    def consent(definitions: Sequence[Definition]) -> bool:
+        for definition in definitions:
+            say(
+                command,
+                f"allowed by --trust-project: {definition.kind} {definition.name}: {definition.command}",
+            )
+        return True
+
+    return consent
 
 
 def _create(path: Path, workspace: Path, version: str, command: str) -> JournalWriter:

@@ -82,6 +82,8 @@ def collect(session: Any) -> dict[str, Any]:
         },
         "catalogs": sources,
         "sections": {name: len(text) for name, text in state.sections.items()},
+        "guidance": session.prompt.guidance.to_json(),
+        "commands": session.tools.listing(),
         "tools": sorted(t["name"] for t in state.tools),
         "declarationPolicy": {
             "mode": gate.policy.mode,
@@ -97,6 +99,7 @@ def collect(session: Any) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     from desktop.cli._session import opened
+    from desktop.host.guidance import MAX_GUIDANCE_BYTES
 
     args.yes, args.no = False, True
     with opened(args, read_only=True, builds_requests=False) as (session, _emulator):
@@ -126,6 +129,18 @@ def run(args: argparse.Namespace) -> int:
     print("sections")
     for name, size in info["sections"].items():
         print(f"  {name:<28} {size:>7} chars")
+    guidance = info["guidance"]
+    if guidance["read"] or guidance["skipped"]:
+        print(f"guidance  instruction files under {guidance['root']}")
+    for read in guidance["read"]:
+        cut = f", cut at {MAX_GUIDANCE_BYTES} bytes" if read["cut"] else ""
+        print(f"  read     {read['path']} ({read['bytes']} bytes{cut})")
+    for skipped in guidance["skipped"]:
+        print(f"  skipped  {skipped['path']}: {skipped['reason']}")
+    for listed in info["commands"]:
+        print(
+            f"{listed['kind']:<9} {listed['name']} ({listed['source']}): {listed['state']} — {listed['command']}"
+        )
     if info["pendingUpdate"]:
         print("(a system update is pending; it is appended with the next turn)")
     return 0

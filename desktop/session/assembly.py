@@ -21,7 +21,7 @@ from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
 from desktop.host.providers.credential_kind import RouteCredential, route_credential, unread_credential
 from desktop.host.settings import Settings, load_settings
-from desktop.host.tools.session_tools import SessionTools
+from desktop.host.tools.session_tools import Consent, SessionTools
 from desktop.host.tools.types import SkillIndex
 from desktop.pi.capability import CapabilityStatus, capability_status
 from desktop.pi.delivery import FallbackDelivery
@@ -69,6 +69,7 @@ class SessionConfig:
         compaction: CompactionSettings | None = None,
         user_skills: Path | None = None,
         cloud_auth: CloudAuth | None = None,
+        consent: Consent | None = None,
     ) -> None:
         self.route = route
         self.workspace = workspace
@@ -79,6 +80,9 @@ class SessionConfig:
         self.user_skills = user_skills
         #: Where Bedrock/Vertex credentials come from; None = the default chains (none when offline).
         self.cloud_auth = cloud_auth
+        #: Asked before a repository's own servers, hooks or extensions first run (design A11);
+        #: None: they do not run.
+        self.consent = consent
 
 
 class OpenSession:
@@ -252,7 +256,10 @@ def open_session(
         if config.mode is not None:
             tools.executor.mode = config.mode
         _guard_credentials(tools, config.route, read=not writer.read_only)
-        tools.start()
+        if writer.read_only:  # looking starts no server or hook and asks nothing (design A11)
+            tools.load_extensions()
+        else:
+            tools.start(config.consent)
     except BaseException:
         writer.close()
         raise

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop.host.guidance import environment_facts, find_guidance
+from desktop.host.guidance import GuidanceScan, environment_facts, scan_guidance
 from desktop.host.skills import SkillCatalog, SkillWatcher, discover_skills, skill_roots
 from desktop.session.sections import SkillEntry, desired_sections, render_environment, render_guidance
 
@@ -38,6 +38,8 @@ class WorkspacePrompt:
         self.runtime_text = runtime_text
         self._catalog: SkillCatalog | None = None
         self._watcher: SkillWatcher | None = None
+        #: The instruction files the last ``sections`` read and skipped (design S7).
+        self.guidance = GuidanceScan(str(workspace))
 
     @property
     def roots(self) -> list[tuple[Path, str]]:
@@ -54,9 +56,10 @@ class WorkspacePrompt:
 
     def sections(self) -> dict[str, str]:
         catalog = self.skills()
+        self.guidance = scan_guidance(self.workspace)
         return desired_sections(
             runtime=self.runtime_text,
             skills=[SkillEntry(s.id, s.description, str(s.path)) for s in catalog.skills],
-            guidance=render_guidance(find_guidance(self.workspace)),
+            guidance=render_guidance(self.guidance.files()),
             environment=render_environment(environment_facts(self.workspace)),
         )

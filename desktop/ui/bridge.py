@@ -32,33 +32,47 @@ class QtPermissionBridge(QObject):
         #: The open session's workspace: the prompt names it, and relative paths resolve in it.
         self.workspace = ""
 
+    questioned = Signal(int, object)
+    """(request id, {"title", "text"}): a yes/no question that is not about a tool call (a
+    session's recorded folder, a repository's command); answered through ``answer`` too."""
+
     def request_permission(self, request: PermissionRequest) -> PermissionAnswer:
+        info = {
+            "tool": request.tool_name,
+            "toolCallId": request.tool_call_id,
+            "effect": str(request.effect),
+            "arguments": dict(request.arguments),
+            "summary": request.summary,
+            "mode": request.mode.value,
+            "cwd": self.workspace,
+            "diff": change_diff(request.tool_name, request.arguments, self.workspace),
+        }
+        answer = self._wait(self.asked, info, self.cancel)
+        if answer is None:
+            return PermissionAnswer(False, "the turn was stopped before an answer")
+        allowed, remember = answer
+        return PermissionAnswer(
+            bool(allowed), "" if allowed else "denied in the permission dialog", bool(remember)
+        )
+
+    def ask(self, title: str, text: str, stop: threading.Event) -> bool:
+        """Ask the user a yes/no question from the worker thread; ``stop`` (the app closing)
+        answers no. Nothing is granted without the answer (designs A10 and A11)."""
+        answer = self._wait(self.questioned, {"title": title, "text": text}, stop)
+        return answer is not None and bool(answer[0])
+
+    def _wait(self, signal: Any, info: dict[str, Any], stop: threading.Event) -> tuple[bool, bool] | None:
         request_id = next(self._ids)
         done = threading.Event()
         answers: list[tuple[bool, bool]] = []
         with self._lock:
             self._waiting[request_id] = (done, answers)
-        self.asked.emit(
-            request_id,
-            {
-                "tool": request.tool_name,
-                "toolCallId": request.tool_call_id,
-                "effect": str(request.effect),
-                "arguments": dict(request.arguments),
-                "summary": request.summary,
-                "mode": request.mode.value,
-                "cwd": self.workspace,
-                "diff": change_diff(request.tool_name, request.arguments, self.workspace),
-            },
-        )
+        signal.emit(request_id, info)
         try:
             while not done.wait(0.05):
-                if self.cancel.is_set():
-                    return PermissionAnswer(False, "the turn was stopped before an answer")
-            allowed, remember = answers[0]
-            return PermissionAnswer(
-                bool(allowed), "" if allowed else "denied in the permission dialog", bool(remember)
-            )
+                if stop.is_set():
+                    return None
+            return answers[0]
         finally:
             with self._lock:
                 self._waiting.pop(request_id, None)

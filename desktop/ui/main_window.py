@@ -95,6 +95,8 @@ class MainWindow(QMainWindow):
         self.status: dict[str, Any] = {}
         self.busy = False
         self.permission_dialogs: list[PermissionDialog] = []
+        #: Open yes/no questions from the worker (a session's folder, a repository's command).
+        self.question_boxes: list[QMessageBox] = []
         self.accounts_dialog: AccountsDialog | None = None
         #: Values written since start, so reads do not race the worker's queued writes.
         self._settings_cache: dict[str, Any] = {}
@@ -372,6 +374,7 @@ class MainWindow(QMainWindow):
         w.previews_outdated.connect(self.payload_view.mark_stale)
         w.activation_ready.connect(self.activation_view.show_info)
         w.permission_requested.connect(self.on_permission_requested)
+        w.question_requested.connect(self.on_question_requested)
         w.sessions_listed.connect(self.on_sessions_listed)
         w.message.connect(self.on_message)
         self.client.ops.failure.connect(lambda text: self.on_message("error", text))
@@ -431,6 +434,8 @@ class MainWindow(QMainWindow):
         )
         for dialog in list(self.permission_dialogs):
             dialog.reject()
+        for box in list(self.question_boxes):
+            box.reject()
         super().closeEvent(event)
 
     # --- timeline ----------------------------------------------------------------------------
@@ -514,8 +519,18 @@ class MainWindow(QMainWindow):
                 + "\n".join(problems[:20])
                 + (f"\n… and {count - 20} more (see the log)" if count > 20 else ""),
             )
+        self._show_untrusted_notes(info)
         self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
         self._then_release(info)
+
+    def _show_untrusted_notes(self, info: Mapping[str, Any]) -> None:
+        """What the open left out of the session, and why: instruction files not read (design
+        S7), a repository's commands not run or settings not used (design A11)."""
+        guidance = info.get("guidance") or {}
+        notes = [f"{s.get('path')}: {s.get('reason')}" for s in guidance.get("skipped") or ()]
+        notes += [str(p) for p in info.get("problems") or ()]
+        if notes:
+            self.banners.show_message("warning", "\n".join(notes[:20]))
 
     @Slot(object)
     def on_rows_appended(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -824,6 +839,30 @@ class MainWindow(QMainWindow):
         dialog.finished.connect(lambda _r, d=dialog: self._forget_dialog(d))
         self.permission_dialogs.append(dialog)
         dialog.open()
+
+    @Slot(int, object)
+    def on_question_requested(self, request_id: int, info: Mapping[str, Any]) -> None:
+        """A yes/no question from the worker, in plain text (it names folders and commands that
+        came from files); No is the default (designs A10 and A11)."""
+        box = QMessageBox(self)
+        box.setObjectName("questionBox")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(str(info.get("title", "")))
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(str(info.get("text", "")))
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+
+        def finished(result: int, box: QMessageBox = box) -> None:
+            if box in self.question_boxes:
+                self.question_boxes.remove(box)
+            yes = result == QMessageBox.StandardButton.Yes
+            self.client.permission_answered.emit(request_id, yes, False)
+            box.deleteLater()
+
+        box.finished.connect(finished)
+        self.question_boxes.append(box)
+        box.open()
 
     def _permission_answered(self, request_id: int, allowed: bool, remember: bool) -> None:
         self.client.permission_answered.emit(request_id, allowed, remember)

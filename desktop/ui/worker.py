@@ -59,6 +59,7 @@ from desktop.ui.row_index import RowIndex, build_index, bulk_load
 
 if TYPE_CHECKING:
     from desktop.emulator import Emulator
+    from desktop.host.tools.definitions import Definition
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ class SessionWorker(QObject):
     """{"path", "cwd", "index": RowIndex, "painted": threading.Event the window sets once it has
     painted}: the timeline can paint before the session is open"""
     session_opened = Signal(object)
-    """{"path", "id", "cwd", "readOnly", "diagnostics", "problems"} and either "index" (the
+    """{"path", "id", "cwd", "readOnly", "diagnostics", "problems", "guidance"} and either "index" (the
     RowIndex sent before, when it lists the opened journal's first rows) with "appended" (the
     rows the open journaled after them, dicts in journal order) or "rows" (dicts, model order);
     a Desktop session's also "painted", a threading.Event the window sets once it has painted it"""
@@ -101,6 +102,8 @@ class SessionWorker(QObject):
     payload tab is shown, else on its next showing (design G4)."""
     activation_ready = Signal(object)
     permission_requested = Signal(int, object)
+    question_requested = Signal(int, object)
+    """(request id, {"title", "text"}): a yes/no question; answered like a permission."""
     sessions_listed = Signal(object)
     message = Signal(str, str)
     op_finished = Signal(object)
@@ -120,6 +123,7 @@ class SessionWorker(QObject):
         """Set once by ``begin_shutdown``: nothing new starts after it."""
         self.bridge = QtPermissionBridge(self.cancel)
         self.bridge.asked.connect(self.permission_requested)
+        self.bridge.questioned.connect(self.question_requested)
         self.session: OpenSession | None = None
         self.writer: JournalWriter | None = None
         self.runtime: SessionRuntime | None = None
@@ -276,13 +280,25 @@ class SessionWorker(QObject):
         return SessionStore(data_dir=self.data_dir)
 
     def _new(self, workspace: str | None) -> None:
-        folder = Path(workspace or self.default_workspace or os.getcwd())
+        from desktop.host import paths
+        from desktop.host.trust import TrustStore
+        from desktop.host.workspace_choice import home_folder, refused_workspace
+
+        folder = Path(os.path.realpath(workspace or self.default_workspace or os.getcwd()))
+        refused = refused_workspace(folder, home_folder())
+        if refused is not None:  # launched from a menu, the folder is home (design A10)
+            folder = paths.data_dir(self.data_dir) / "scratch-workspace"
+            folder.mkdir(parents=True, exist_ok=True)
+            self.message.emit("info", f"{refused}; this new session works in {folder}")
+        # A folder the user starts a session in is one they used: reopening it asks nothing.
+        TrustStore.at(self.data_dir).confirm_workspace(folder)
         with self._store().create(folder, app_version=__version__) as created:
             path = created.path
         self._open(path, folder)
 
     def _open(self, path: Path, workspace: Path | None = None) -> None:
         """Open through the shared assembly, so the window and the CLI see the same session."""
+        from desktop.host.guidance import scan_guidance
         from desktop.host.journal.store import describe
         from desktop.host.permissions import PermissionMode
         from desktop.session.assembly import SessionConfig, open_session
@@ -291,10 +307,7 @@ class SessionWorker(QObject):
         if choice is None:
             raise RuntimeError("no usable route: the emulator did not start and no provider has a key")
         if workspace is None:
-            cwd = describe(path).cwd
-            workspace = (
-                Path(cwd) if cwd and Path(cwd).is_dir() else Path(self.default_workspace or os.getcwd())
-            )
+            workspace = self._session_workspace(describe(path).cwd)
         self._close_session()
         self.foreign = self.foreign_leaf = None
         self._sent_bodies.clear()
@@ -304,6 +317,7 @@ class SessionWorker(QObject):
             workspace=workspace,
             fallback=self.fallback,
             mode=PermissionMode.parse(self.mode),
+            consent=self._consent,
         )
         self.bridge.workspace = str(workspace)
         with bulk_load():
@@ -348,6 +362,7 @@ class SessionWorker(QObject):
                 **shown,
                 "diagnostics": [str(d) for d in session.writer.diagnostics],
                 "problems": list(session.tools.problems),
+                "guidance": scan_guidance(workspace).to_json(),
                 "painted": painted,
             }
         )
@@ -356,6 +371,56 @@ class SessionWorker(QObject):
         # session, and a repaint that shares the GIL with it holds the event loop for each row.
         painted.wait(PAINT_WAIT)
         self._publish_state()
+
+    def _session_workspace(self, recorded: str | None) -> Path:
+        """The workspace for a session that records ``recorded``: the user's choice (design A10).
+
+        The recorded folder is used as it is when the user opened Pi Desktop from it or confirmed
+        it before; a new one is asked about (showing it), and a confirmation is remembered. A
+        refused or declined folder leaves the folder Pi Desktop was opened from.
+        """
+        from desktop.host.trust import TrustStore
+        from desktop.host.workspace_choice import choose_workspace, home_folder
+
+        folder = Path(os.path.realpath(recorded)) if recorded and os.path.isabs(recorded) else None
+        if folder is not None and not folder.is_dir():
+            folder = None
+        opened_from = Path(os.path.realpath(self.default_workspace or os.getcwd()))
+        store = TrustStore.at(self.data_dir)
+        choice = choose_workspace(folder, opened_from, store.confirmed_workspaces(), home_folder())
+        if choice.ask and choice.suggested is not None:
+            otherwise = (
+                f"No: the session works in {choice.folder}, the folder Pi Desktop was opened from."
+                if choice.folder is not None
+                else "No: the session is not opened."
+            )
+            text = (
+                f"This session was recorded in the folder\n\n{choice.suggested}\n\n"
+                "Its file tools would be confined to that folder and its instruction files read "
+                f"into the prompt. Use it as this session's workspace?\n\n{otherwise}"
+            )
+            if self.bridge.ask("Use the session's folder?", text, self.closing):
+                store.confirm_workspace(choice.suggested)
+                return choice.suggested
+        elif choice.refused is not None:
+            self.message.emit("warning", f"The session's recorded folder is not used: {choice.refused}.")
+        if choice.folder is None:
+            raise RuntimeError(
+                f"no workspace: {opened_from} cannot be one; open Pi Desktop from a project folder"
+            )
+        return choice.folder
+
+    def _consent(self, definitions: Sequence[Definition]) -> bool:
+        """Ask before a repository's own servers, hooks or extensions first run, showing each
+        exact command (design A11); the answer is remembered per repository and command."""
+        listed = "\n".join(f"- {d.kind} {d.name}: {d.command}" for d in definitions)
+        text = (
+            f"The repository's settings file\n{definitions[0].settings}\n"
+            f"defines commands that would run on this computer:\n\n{listed}\n\n"
+            "Allow them to run for this repository? You are asked again if they change. "
+            "No: the session opens without them."
+        )
+        return self.bridge.ask("Run this repository's commands?", text, self.closing)
 
     def _welcome(self) -> None:
         from desktop.ui.welcome import prepare_workspace, seed_welcome

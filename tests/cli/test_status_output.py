@@ -231,6 +231,8 @@ PLAIN_JSON: dict[str, Any] = {
         },
     },
     "sections": {"guidance": 22},
+    "guidance": {"root": "<folder>/workspace", "read": [], "skipped": []},
+    "commands": [],
     "tools": [],
     "declarationPolicy": {
         "mode": "on-demand",
@@ -265,7 +267,7 @@ FOREIGN_JSON: dict[str, Any] = {
 def test_status_prints_exactly_this(tmp_path: Path, foreign_section: bool) -> None:
     folder = tmp_path / "sessions"
     folder.mkdir()
-    workspace = tmp_path / "workspace"
+    workspace = folder / "workspace"
     workspace.mkdir()
     path = _session(folder, foreign_section=foreign_section)
     before = path.read_bytes()

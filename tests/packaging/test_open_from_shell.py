@@ -20,6 +20,7 @@ import pytest
 from packaging_support import first_run_env, require_tool, write_console_script, xdotool
 
 from desktop.host.journal.writer import JournalWriter
+from desktop.host.trust import TrustStore
 from desktop.identity import APP_ID
 from desktop.ui.single_instance import server_name
 
@@ -27,7 +28,10 @@ TIMEOUT = 60.0
 
 
 def _session(path: Path, workspace: Path) -> Path:
+    """A session recorded in a folder the user confirmed before (in the tests' ``app-data``
+    beside it): a new recorded folder would be asked about first (design A10)."""
     workspace.mkdir()
+    TrustStore(workspace.parent / "app-data" / "trust.json").confirm_workspace(workspace.resolve())
     JournalWriter.create(path, cwd=workspace, app_version="0.1.0").close()
     return path
 

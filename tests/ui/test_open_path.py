@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from desktop.host.journal.writer import JournalWriter
+from desktop.host.trust import TrustStore
 from tests.ui.test_window_turn import ROUTE, TURN_TIMEOUT, Harness
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -32,8 +33,11 @@ def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Ha
 
 
 def _session(tmp_path: Path, name: str, folder: str) -> Path:
+    """A session recorded in a folder the user confirmed before, so opening it asks nothing
+    (a new folder is asked about: tests/ui/test_workspace_choice.py, design A10)."""
     workspace = tmp_path / folder
     workspace.mkdir()
+    TrustStore.at().confirm_workspace(workspace.resolve())
     path = tmp_path / name
     JournalWriter.create(path, cwd=workspace, app_version="0.1.0").close()
     return path

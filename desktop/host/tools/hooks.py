@@ -10,6 +10,9 @@ It blocks the call by exiting non-zero (stderr, else stdout, is the message) or 
 lets it through. A hook that cannot start or times out blocks too: a safety check that
 did not run must not be read as approval. Hooks run before any approval prompt and
 before the tool, so a block never leaves a side effect of the tool behind.
+
+A hook from a settings file runs in that file's folder, so ``./check.sh`` is the script beside
+the settings, never one the workspace ships (design A11); the workspace is ``cwd`` on stdin.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import NamedTuple
 
 import orjson
 
-from desktop.host.settings import HookMatcher
+from desktop.host.settings import HookCommand, HookMatcher
 from desktop.host.tools.bash import shell_argv
 from desktop.host.tools.types import JsonObject
 
@@ -37,9 +40,17 @@ class HookVerdict(NamedTuple):
 
 
 class HookRunner:
-    def __init__(self, matchers: list[HookMatcher], workspace: Path) -> None:
-        self._matchers = [(re.compile(m.matcher) if m.matcher else None, m) for m in matchers]
+    def __init__(self, matchers: list[HookMatcher], workspace: Path, run_in: Path | None = None) -> None:
+        folder = run_in if run_in is not None else workspace
+        self._hooks = [(m, h, folder) for m in matchers for h in m.hooks]
         self._workspace = workspace
+
+    @classmethod
+    def from_hooks(cls, hooks: list[tuple[HookMatcher, HookCommand, Path]], workspace: Path) -> HookRunner:
+        """Hooks each with the folder it runs in (its settings file's)."""
+        runner = cls([], workspace)
+        runner._hooks = list(hooks)
+        return runner
 
     def check(self, tool_name: str, tool_call_id: str, arguments: JsonObject) -> HookVerdict:
         payload = orjson.dumps(
@@ -51,16 +62,15 @@ class HookRunner:
                 "cwd": str(self._workspace),
             }
         )
-        for regex, matcher in self._matchers:
-            if regex is not None and not regex.fullmatch(tool_name):
+        for matcher, hook, folder in self._hooks:
+            if matcher.matcher and not re.fullmatch(matcher.matcher, tool_name):
                 continue
-            for hook in matcher.hooks:
-                verdict = self._run(hook.command, hook.timeout, payload)
-                if verdict.blocked:
-                    return verdict
+            verdict = self._run(hook.command, hook.timeout, payload, folder)
+            if verdict.blocked:
+                return verdict
         return HookVerdict(False)
 
-    def _run(self, command: str, timeout: float, payload: bytes) -> HookVerdict:
+    def _run(self, command: str, timeout: float, payload: bytes, folder: Path) -> HookVerdict:
         import subprocess  # a hook that runs loads it; opening a session does not (design D6)
 
         try:
@@ -68,7 +78,7 @@ class HookRunner:
                 shell_argv(command),
                 input=payload,
                 capture_output=True,
-                cwd=self._workspace,
+                cwd=folder,
                 timeout=timeout,
                 check=False,
                 start_new_session=sys.platform != "win32",

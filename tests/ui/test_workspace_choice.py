@@ -1,0 +1,127 @@
+"""A received session file never chooses the workspace (design A10).
+
+On the real worker thread with the in-process emulator: a header whose ``cwd`` is ``/`` does not
+make ``/`` the folder the file tools are confined to, and a session recorded in a folder the user
+has not used is asked about (the folder shown in plain text) before it becomes the workspace.
+A ``read`` of a file outside the folder the user opened from is then refused without a prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from desktop.host.journal.writer import JournalWriter
+from desktop.host.trust import TrustStore
+from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+
+
+@pytest.fixture
+def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    workspace = tmp_path / "opened-from"
+    workspace.mkdir()
+    h = Harness(qtbot, workspace)
+    h.start()
+    yield h
+    h.close()
+
+
+def _session(path: Path, cwd: str) -> Path:
+    JournalWriter.create(path, cwd=cwd, app_version="0.1.0").close()
+    return path
+
+
+def _opened(h: Harness, path: Path) -> dict[str, Any]:
+    h.qtbot.waitUntil(lambda: h.window.session.get("path") == str(path), timeout=TURN_TIMEOUT)
+    return dict(h.window.session)
+
+
+def _answer(h: Harness, yes: bool) -> tuple[Qt.TextFormat, str]:
+    """Click Yes or No on the question shown; its text format and text."""
+    h.qtbot.waitUntil(lambda: bool(h.window.question_boxes), timeout=TURN_TIMEOUT)
+    box = h.window.question_boxes[0]
+    shown = box.textFormat(), box.text()
+    box.button(QMessageBox.StandardButton.Yes if yes else QMessageBox.StandardButton.No).click()
+    return shown
+
+
+def test_a_header_naming_the_root_never_becomes_the_workspace(harness: Harness, tmp_path: Path) -> None:
+    h = harness
+    secret = tmp_path / "id_ed25519"
+    secret.write_text("PRIVATE KEY canary", encoding="utf-8")
+    path = _session(tmp_path / "received.jsonl", "/")
+
+    h.window.open_path(path)
+    info = _opened(h, path)
+
+    assert info["cwd"] == str((tmp_path / "opened-from").resolve())
+    assert h.window.question_boxes == []  # "/" is refused outright, not offered
+    # The model asks to read a file outside the opened-from folder: refused, and nobody is asked.
+    h.window.send(f'Read it. [[tool:read {{"path": "{secret}"}}]]')
+    result = h.wait_turn(1)
+    assert result["error"] is None and h.window.permission_dialogs == []
+    tool_results = [r for r in h.rows() if r.get("type") == "toolResult" or r.get("role") == "toolResult"]
+    shown = orjson.dumps(h.rows()).decode()
+    assert "PRIVATE KEY canary" not in shown
+    assert "outside the workspace" in shown, tool_results
+
+
+def test_a_new_recorded_folder_is_asked_about_and_a_no_keeps_the_opened_folder(
+    harness: Harness, tmp_path: Path
+) -> None:
+    h = harness
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    path = _session(tmp_path / "other.jsonl", str(elsewhere))
+
+    h.window.open_path(path)
+    text_format, text = _answer(h, yes=False)
+    info = _opened(h, path)
+
+    assert text_format == Qt.TextFormat.PlainText and str(elsewhere) in text
+    assert info["cwd"] == str((tmp_path / "opened-from").resolve())
+    # Only the folder the window started its own session in is remembered, not the declined one.
+    assert TrustStore.at().confirmed_workspaces() == {(tmp_path / "opened-from").resolve()}
+
+
+def test_a_confirmed_folder_is_remembered_and_not_asked_again(harness: Harness, tmp_path: Path) -> None:
+    h = harness
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    first = _session(tmp_path / "first.jsonl", str(elsewhere))
+    second = _session(tmp_path / "second.jsonl", str(elsewhere))
+
+    h.window.open_path(first)
+    _answer(h, yes=True)
+    assert _opened(h, first)["cwd"] == str(elsewhere.resolve())
+    h.window.open_path(second)
+
+    assert _opened(h, second)["cwd"] == str(elsewhere.resolve())
+    assert h.window.question_boxes == []
+    assert elsewhere.resolve() in TrustStore.at().confirmed_workspaces()
+
+
+def test_continuing_another_agents_session_from_the_root_keeps_the_opened_folder(
+    harness: Harness, tmp_path: Path
+) -> None:
+    h = harness
+    source = Path(__file__).resolve().parents[1] / "fixtures" / "claude_code" / "basic.jsonl"
+    path = tmp_path / "received-claude.jsonl"
+    path.write_text(
+        source.read_text(encoding="utf-8").replace('"cwd":"/home/dev/projects/demo"', '"cwd":"/"')
+    )
+    assert '"cwd":"/"' in path.read_text(encoding="utf-8")
+
+    h.window.open_path(path)
+    h.qtbot.waitUntil(lambda: "foreign" in h.window.session, timeout=TURN_TIMEOUT)
+    h.qtbot.mouseClick(h.window.inspect.bar.continue_button, Qt.MouseButton.LeftButton)
+    h.qtbot.waitUntil(lambda: "foreign" not in h.window.session, timeout=TURN_TIMEOUT)
+
+    assert h.window.session["cwd"] == str((tmp_path / "opened-from").resolve())
+    assert h.window.question_boxes == []
