@@ -12,6 +12,7 @@ import os
 import threading
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from desktop import __version__
 from desktop.host import catalog_cache
@@ -30,12 +31,13 @@ from desktop.pi.routes import ResolvedModel, Route, resolve_model
 from desktop.pi.types import AssistantMessage, Model
 from desktop.session.activation import ActivationSigner
 from desktop.session.compaction_settings import CompactionSettings
-from desktop.session.declarations import CompactionBudget
+from desktop.session.declarations import CompactionBudget, DeclarationPreference
 from desktop.session.declarations import RouteBinding as DeclarationRoute
 from desktop.session.estimate import message_tokens
 from desktop.session.gate import ToolGate
 from desktop.session.prompt import WorkspacePrompt
 from desktop.session.runtime import Dispatcher, EventSink, SessionRoute, SessionRuntime
+from desktop.session.session_settings import SessionSettings, seal, settings_note_fields, settings_of_note
 from desktop.session.tool_host import GateToolHost
 
 
@@ -69,6 +71,7 @@ class SessionConfig:
         compaction: CompactionSettings | None = None,
         user_skills: Path | None = None,
         cloud_auth: CloudAuth | None = None,
+        declarations: DeclarationPreference | None = None,
     ) -> None:
         self.route = route
         self.workspace = workspace
@@ -79,6 +82,8 @@ class SessionConfig:
         self.user_skills = user_skills
         #: Where Bedrock/Vertex credentials come from; None = the default chains (none when offline).
         self.cloud_auth = cloud_auth
+        #: The session's declarations policy; None = the settings file's (design G11).
+        self.declarations: DeclarationPreference | None = declarations
 
 
 class OpenSession:
@@ -108,6 +113,46 @@ class OpenSession:
         newer version read as unknown, a torn last line. Each names the file, the line and,
         for a wrong shape, the field (``format_diagnostic``). The window shows them as a
         banner; the command line prints them on stderr."""
+        #: What the session is set to now, and what its journal last recorded (design G11).
+        self.settings: SessionSettings | None = None
+        self.recorded_settings: SessionSettings | None = None
+        #: A settings note owed to the journal, and the settings it records.
+        self._owed_settings: tuple[dict[str, Any], SessionSettings] | None = None
+
+    def settings_key(self) -> bytes:
+        """The installation's key the settings notes are sealed with (the activation key, A8)."""
+        return self.gate.signer.key
+
+    def record_settings(
+        self, settings: SessionSettings, *, by: str, why: str, now: bool, on_event: EventSink | None = None
+    ) -> dict[str, Any] | None:
+        """Make ``settings`` the session's. When they differ from what the journal recorded, a
+        settings note is journaled: ``now`` (the user changed a setting: that is a write), or
+        with the user's next send or compaction (a command's flags, a first record)."""
+        runtime = self.runtime
+        owed = self._owed_settings
+        if owed is not None and not any(row is owed[0] for row in runtime.owed):
+            self.recorded_settings, self._owed_settings = owed[1], None  # written since
+        self.settings = settings
+        runtime.owed = [row for row in runtime.owed if settings_of_note(row) is None]
+        if settings == self.recorded_settings or self.read_only:
+            return None
+        written = settings.to_json()
+        fields = settings_note_fields(
+            settings,
+            self.recorded_settings,
+            by=by,
+            why=why,
+            mac=seal(self.settings_key(), self.writer.session_id, written),
+        )
+        if now:
+            row = runtime._row("note", **fields)
+            runtime.write_owed(on_event, with_rows=[row])
+            self.recorded_settings = settings
+            return row
+        row = runtime.owe("note", **fields)
+        self._owed_settings = (row, settings)
+        return row
 
     @property
     def read_only(self) -> bool:
@@ -267,7 +312,7 @@ def open_session(
             retained_tail_tokens=config.compaction.keep_recent_tokens,
         ),
         prompt_tokens=prompt_tokens,
-        preference=settings.tools.declarations,
+        preference=config.declarations or settings.tools.declarations,
         signer_source=lambda: activation_signer(session_id, read_only=read_only),
     )
     account = config.route.account
@@ -308,8 +353,9 @@ def open_session(
         writer, runtime, resolved, tools, gate, prompt, config, journal_problems=list(writer.diagnostics)
     )
     # A read-only open restores exactly as a writable one would, so ``status`` and the
-    # Activation tab show what the runtime would grant; only the continuation writes.
+    # Activation tab show what the runtime would grant. Opening writes nothing (design G11):
+    # the continuation is prepared in memory and journaled with the user's next write.
     gate.restore(runtime.view().messages)
     if not writer.read_only:
-        runtime.continue_session()
+        runtime.prepare_continuation()
     return session
