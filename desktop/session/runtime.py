@@ -354,20 +354,12 @@ class SessionRuntime:
         if rows:
             self.append(rows, on_event)
 
-    def continue_session(self, on_event: EventSink | None = None) -> dict[str, Any] | None:
-        """Continuation: establish the baseline or migrate legacy sections, once (S3, S5).
-
-        What restoration owes (a recovered ToolSearch result, a rejected section) is part of
-        the same one diff as whatever else changed since the last run: one row, never two.
-        """
-        self.prepare_continuation()
-        self.write_owed(on_event)
-        row = self.sync_system_state(on_event=on_event)
-        self.journal_tool_notes(on_event)
-        return row
-
     def prepare_continuation(self) -> None:
-        """What continuation owes, in memory only: the restored activation's declarations are
+        """Continuation (S3, S5): the baseline or the legacy sections' migration, and what
+        restoration owes (a recovered ToolSearch result, a rejected section), are one diff with
+        whatever else changed since the last run, appended with the next turn as one row.
+
+        What continuation owes, in memory only: the restored activation's declarations are
         published, so the next request (the preview, ``payload``) is the one the turn sends; the
         rows themselves are written with the user's next write (design G11)."""
         if not self.continued:

@@ -113,6 +113,10 @@ class MainWindow(QMainWindow):
         self.filter.setSourceModel(self.timeline)
         #: What the view shows: the filter's rows through a C++ layer (``shown.position`` maps back).
         self.shown = ShownRows(self.filter, self)
+        from desktop.ui.session_choices import SessionChoices
+
+        #: The toolbar's selectors: a change says its cost first, then is journaled (design G11).
+        self.session_choices = SessionChoices(self)
         self._build_views()
         self._build_toolbar()
         self._build_menus(log_folder)
@@ -257,16 +261,14 @@ class MainWindow(QMainWindow):
         self.mode_combo.setToolTip(tooltip("permission mode"))
         self.mode_combo.setAccessibleName("Permission mode")
         self.mode_combo.addItems(list(PERMISSION_MODES))
-        self.mode_combo.activated.connect(lambda _i: self.client.set_mode.emit(self.mode_combo.currentText()))
+        self.mode_combo.activated.connect(lambda _i: self.session_choices.mode_chosen())
         self.fallback_combo = QComboBox()
         self.fallback_combo.setObjectName("fallbackCombo")
         self.fallback_combo.setToolTip(tooltip("fallback", "folded", "attributed"))
         self.fallback_combo.setAccessibleName("Fallback for system updates")
         self.fallback_combo.addItem("folded", "folded")
         self.fallback_combo.addItem("attributed updates", "attributed")
-        self.fallback_combo.activated.connect(
-            lambda _i: self.client.set_fallback.emit(str(self.fallback_combo.currentData()))
-        )
+        self.fallback_combo.activated.connect(lambda _i: self.session_choices.fallback_chosen())
         self.capability_label = QLabel()
         self.capability_label.setObjectName("capabilityLabel")
         self.capability_label.setToolTip(tooltip("capability"))
@@ -333,6 +335,9 @@ class MainWindow(QMainWindow):
 
         settings_menu = menu.addMenu("Se&ttings")
         settings_menu.addAction("&Accounts…", self.show_accounts)
+        self.new_defaults_action = settings_menu.addAction(
+            "&New Session Defaults…", self.session_choices.edit_new_session_defaults
+        )
         self.refresh_catalogs_action = settings_menu.addAction("Refresh &Catalogs")
         self.refresh_catalogs_action.setToolTip("Download the model catalogs now (capability flags, prices)")
 
@@ -407,6 +412,7 @@ class MainWindow(QMainWindow):
             "route": settings.value("session/route", "", type=str),
             "mode": settings.value("session/mode", "ask", type=str),
             "fallback": settings.value("session/fallback", "folded", type=str),
+            "compaction": self.session_choices.compaction_seed(),
         }
 
     def recent_sessions(self) -> list[str]:
@@ -512,6 +518,12 @@ class MainWindow(QMainWindow):
                 + "\n".join(problems[:20])
                 + (f"\n… and {count - 20} more (see the log)" if count > 20 else ""),
             )
+        opened_problems = [str(p) for p in info.get("problems") or ()]  # tools, a corrupt catalog
+        if opened_problems:
+            self.banners.show_message("warning", "\n".join(opened_problems))
+        for line in (info.get("routeNeeded"), info.get("pending")):
+            if line:  # the session's route is gone, or an update waits for the next turn (G11)
+                self.banners.show_message("warning" if line == info.get("routeNeeded") else "info", str(line))
         self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
         self._then_release(info)
 
@@ -788,19 +800,10 @@ class MainWindow(QMainWindow):
             + f"</p><p>Route: {html.escape(str(capability.get('reason', '')))}</p></qt>"
             + (tooltip(explained) if explained else "")
         )
-        self._save_settings(
-            {
-                "session/route": status.get("routeKey", ""),
-                "session/mode": status.get("mode", "ask"),
-                "session/fallback": status.get("fallback", "folded"),
-            }
-        )
         self.inspect.status_changed(status)  # where the flags came from, how old
 
     def _route_chosen(self, _index: int) -> None:
-        key = self.route_combo.currentData()
-        if key:
-            self.client.set_route.emit(str(key))
+        self.session_choices.route_chosen()
 
     @Slot(str, str)
     def on_message(self, level: str, text: str) -> None:

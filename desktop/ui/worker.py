@@ -49,7 +49,9 @@ from desktop.session.inspector.routes import (
     pick_route,
     route_choices,
 )
+from desktop.session.compaction_settings import CompactionSettings
 from desktop.session.runtime import SessionRuntime
+from desktop.session.session_settings import SessionSettings
 from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
 from desktop.ui.catalog_status import route_flags
@@ -74,6 +76,33 @@ STREAM_INTERVAL = 0.04
 
 def _fallback(value: object) -> FallbackDelivery:
     return "attributed" if value == "attributed" else "folded"
+
+
+def _mode(value: object) -> str:
+    return value if isinstance(value, str) and value in PERMISSION_MODES else "ask"
+
+
+def _compaction(value: object) -> CompactionSettings:
+    """The window's compaction thresholds for new sessions (``{"enabled", "reserveTokens",
+    "keepRecentTokens"}``), the defaults for anything missing or not a count."""
+    default = CompactionSettings()
+    if not isinstance(value, Mapping):
+        return default
+
+    def count(key: str, fallback: int) -> int:
+        number = value.get(key)
+        try:
+            number = int(number)  # QSettings may hand back text
+        except (TypeError, ValueError):
+            return fallback
+        return number if 0 <= number < 1 << 40 else fallback
+
+    enabled = value.get("enabled", default.enabled)
+    return CompactionSettings(
+        enabled not in (False, "false", 0, "0"),
+        count("reserveTokens", default.reserve_tokens),
+        count("keepRecentTokens", default.keep_recent_tokens),
+    )
 
 
 class SessionWorker(QObject):
@@ -107,7 +136,12 @@ class SessionWorker(QObject):
     """{"title", "text"}: a file that could not be opened, said in full (design X1)."""
 
     def __init__(
-        self, *, data_dir: str | None = None, workspace: str | None = None, offline: bool = True
+        self,
+        *,
+        data_dir: str | None = None,
+        workspace: str | None = None,
+        offline: bool = True,
+        emulator: Emulator | None = None,
     ) -> None:
         super().__init__()
         self.data_dir = data_dir
@@ -122,12 +156,23 @@ class SessionWorker(QObject):
         self.session: OpenSession | None = None
         self.writer: JournalWriter | None = None
         self.runtime: SessionRuntime | None = None
-        self.emulator: Emulator | None = None
+        self.emulator: Emulator | None = emulator
+        #: An emulator given by the caller keeps running after the worker ends (tests share one).
+        self._own_emulator = emulator is None
         self.resolved: ResolvedModel | None = None
         self.choices: list[RouteChoice] = []
+        #: The open session's route, mode and fallback: its own, restored from its journal
+        #: (design G11). The window's settings only seed new sessions (``seed_*``).
         self.route_key = ""
         self.mode = "ask"
         self.fallback: FallbackDelivery = "folded"
+        self.seed_route_key = ""
+        self.seed_mode = "ask"
+        self.seed_fallback: FallbackDelivery = "folded"
+        self.seed_compaction = CompactionSettings()
+        #: Why the open session cannot send until the user chooses a route (its recorded route
+        #: is gone from the catalog, or has no key here); None when it can.
+        self.route_needed: str | None = None
         self._sent: dict[str, bytes] = {}
         #: Bodies sent on each route in this run, oldest first (the cache view's history, P6).
         self._sent_bodies: dict[str, list[bytes]] = {}
@@ -163,7 +208,8 @@ class SessionWorker(QObject):
             return
         from desktop.emulator import Emulator
 
-        self.emulator = Emulator().start()
+        if self.emulator is None:
+            self.emulator = Emulator().start()
         origin: str | None = self.emulator.url
         from desktop.host import catalog_cache
 
@@ -179,9 +225,10 @@ class SessionWorker(QObject):
             wanted = next(
                 (c.key for c in self.choices if not c.route.offline and c.route.provider == initial), ""
             )
-        self.route_key = pick_route(self.choices, wanted)
-        self.mode = str(options.get("mode") or "ask")
-        self.fallback = _fallback(options.get("fallback"))
+        self.route_key = self.seed_route_key = pick_route(self.choices, wanted)
+        self.mode = self.seed_mode = _mode(options.get("mode"))
+        self.fallback = self.seed_fallback = _fallback(options.get("fallback"))
+        self.seed_compaction = _compaction(options.get("compaction"))
         path = options.get("session")
         try:
             if path and Path(str(path)).is_file():
@@ -241,9 +288,9 @@ class SessionWorker(QObject):
     def shutdown(self) -> None:
         self.begin_shutdown()
         self._close_session()
-        if self.emulator is not None:
+        if self.emulator is not None and self._own_emulator:
             self.emulator.stop()
-            self.emulator = None
+        self.emulator = None
         thread = self.thread()
         if thread is not None:
             thread.quit()
@@ -277,16 +324,77 @@ class SessionWorker(QObject):
         folder = Path(workspace or self.default_workspace or os.getcwd())
         with self._store().create(folder, app_version=__version__) as created:
             path = created.path
-        self._open(path, folder)
+        self._open(path, folder, new=True)
 
-    def _open(self, path: Path, workspace: Path | None = None) -> None:
-        """Open through the shared assembly, so the window and the CLI see the same session."""
+    def seed(self) -> SessionSettings:
+        """What a new session starts with: the window's settings (design G11)."""
+        from desktop.host.settings import load_settings
+
+        return SessionSettings(
+            route=self.seed_route_key,
+            mode=self.seed_mode,
+            fallback=self.seed_fallback,
+            declarations=load_settings().tools.declarations,
+            compaction=self.seed_compaction,
+        )
+
+    def _session_choice(self, settings: SessionSettings) -> tuple[RouteChoice | None, str | None]:
+        """The route choice for a session's settings, and why the user must choose another one
+        before sending (its route is no longer in the catalog, or has no key here)."""
+        from desktop.pi.catalog import RouteError
+        from desktop.pi.routes import EMULATOR_FAMILY, Account, emulator_route, resolve_model, route_from_string
+
+        key = settings.route
+        plain = settings.account == "default" and not settings.endpoint
+        found = self._choice(key) if plain else None
+        if found is not None and found.available:
+            return found, None
+        try:
+            if key.startswith(EMULATOR_FAMILY + "/"):
+                if self.emulator is None:
+                    return None, f"This session's route {key} needs the offline emulator, which did not start."
+                route = emulator_route(key.split("/", 1)[1], self.emulator.url, emulated=True)
+            else:
+                account = Account.make(settings.account, base_url=settings.endpoint)
+                route = route_from_string(key, account=account)
+            resolved = resolve_model(route)
+        except (RouteError, ValueError):
+            resolved = None
+        if resolved is None or resolved.source == "unknown":
+            return None, f"This session's route {key} is no longer in the model catalog: choose a route to continue."
+        from desktop.session.inspector.routes import projector_available
+
+        api = str(resolved.model["api"])
+        if not projector_available(api):
+            return None, f"This session's route {key} uses {api}, which this app cannot send yet: choose a route."
+        if not route.offline and not self._api_key(route):
+            return None, (
+                f"This session's route {key} has no API key here (Settings → Accounts): "
+                "add one or choose a route to continue."
+            )
+        label = f"{route.key} ({api})" + (" — offline emulator" if route.offline else "")
+        if not plain:
+            label += f" — account {settings.account}" + (f" at {settings.endpoint}" if settings.endpoint else "")
+        choice = RouteChoice(key if plain else f"{key}#{settings.account}@{settings.endpoint or ''}", label, route, True)
+        self.choices = [c for c in self.choices if c.key != choice.key] + [choice]
+        return choice, None
+
+    def _sealed(self, recorded: Any, session_id: str, read_only: bool) -> bool:
+        from desktop.session.assembly import activation_signer
+        from desktop.session.session_settings import verified
+
+        signer, _problem = activation_signer(session_id, read_only=read_only)
+        return bool(verified(recorded, signer.key, session_id))
+
+    def _open(self, path: Path, workspace: Path | None = None, *, new: bool = False) -> None:
+        """Open through the shared assembly, so the window and the CLI see the same session, on
+        the session's own route, mode and fallback (design G11). Opening writes nothing."""
         from desktop.host.journal.store import describe
         from desktop.host.permissions import PermissionMode
         from desktop.session.assembly import SessionConfig, open_session
+        from desktop.session.session_settings import effective_settings, recorded_settings
 
-        choice = self._choice()
-        if choice is None:
+        if self._choice(self.seed_route_key) is None:
             raise RuntimeError("no usable route: the emulator did not start and no provider has a key")
         if workspace is None:
             cwd = describe(path).cwd
@@ -297,12 +405,6 @@ class SessionWorker(QObject):
         self.foreign = self.foreign_leaf = None
         self._sent_bodies.clear()
         self._check = None
-        config = SessionConfig(
-            route=choice.route,
-            workspace=workspace,
-            fallback=self.fallback,
-            mode=PermissionMode.parse(self.mode),
-        )
         self.bridge.workspace = str(workspace)
         with bulk_load():
             # First the timeline's index (one pass over the file), so the window paints the
@@ -321,7 +423,44 @@ class SessionWorker(QObject):
                 # the two would share the GIL, and every layout call into the item model would
                 # wait for it (bounded, for a window that never paints).
                 painted.wait(PAINT_WAIT)
-            session = open_session(path, config, bridge=self.bridge)
+            journal = JournalWriter.open(path)
+            try:
+                recorded = recorded_settings(journal.rows)
+                seed = self.seed()
+                settings, refused = effective_settings(
+                    recorded,
+                    seed,
+                    mode_sealed=lambda: self._sealed(recorded, journal.session_id, journal.read_only),
+                )
+                choice, needed = self._session_choice(settings)
+                if choice is None:  # shown on the seed's route until the user chooses one
+                    choice = self._choice(self.seed_route_key)
+                    assert choice is not None
+                self.route_key, self.mode = choice.key, settings.mode
+                self.fallback = _fallback(settings.fallback)
+                self.route_needed = needed
+                config = SessionConfig(
+                    route=choice.route,
+                    workspace=workspace,
+                    fallback=self.fallback,
+                    mode=PermissionMode.parse(self.mode),
+                    compaction=settings.compaction,
+                    declarations="on-demand" if settings.declarations == "on-demand" else "auto",
+                )
+            except BaseException:
+                journal.close()
+                raise
+            session = open_session(path, config, bridge=self.bridge, journal=journal)
+            session.recorded_settings = recorded.settings()
+            if needed is None:
+                session.record_settings(
+                    settings,
+                    by="the window",
+                    why="a new session" if new else "first record of this session's settings",
+                    now=False,
+                )
+            else:
+                session.settings = settings  # recorded once the user chose a route
             ordered = session.runtime.model_rows()
         self.session = session
         self.writer = session.writer
@@ -345,10 +484,15 @@ class SessionWorker(QObject):
                 "readOnly": session.writer.read_only_reason,
                 **shown,
                 "diagnostics": [str(d) for d in session.writer.diagnostics],
-                "problems": list(session.tools.problems),
+                "problems": [*session.tools.problems, *_catalog_problems()],
                 "painted": painted,
+                "settings": settings.to_json(),
+                "routeNeeded": needed,
+                "pending": _pending(session),
             }
         )
+        if refused is not None:
+            self.message.emit("warning", refused)
         # The window repaints the timeline with the rows the open appended; what follows (status,
         # activation, the compaction preview the window asks for) is seconds of Python on a long
         # session, and a repaint that shares the GIL with it holds the event loop for each row.
@@ -590,6 +734,10 @@ class SessionWorker(QObject):
             self.message.emit("warning", reason)
             self.turn_finished.emit({"stopped": "error", "error": reason, "requests": 0})
             return
+        if self.route_needed is not None:  # nothing is written until the user chooses a route
+            self.message.emit("warning", self.route_needed)
+            self.turn_finished.emit({"stopped": "error", "error": self.route_needed, "requests": 0})
+            return
         self.run_turn(text)
 
     def stop(self) -> None:
@@ -622,6 +770,9 @@ class SessionWorker(QObject):
 
     @Slot(str)
     def set_route(self, key: str) -> None:
+        """The user chose another route for this session (after the window said what it costs):
+        refused before anything changes when it is unavailable or has no key, else bound and
+        journaled (design G11)."""
         choice = self._choice(key)
         if choice is None or not choice.available:
             self.message.emit(
@@ -629,26 +780,115 @@ class SessionWorker(QObject):
             )
             self._publish_state()
             return
+        if not choice.route.offline and not self._api_key(choice.route):
+            self.message.emit(
+                "warning", f"Route {key} has no API key (Settings → Accounts); the route was not changed."
+            )
+            self._publish_state()
+            return
+        needed, self.route_needed = self.route_needed, None
         self.route_key = key
-        self._bind(changed=True)
+        if "#" not in key:  # a session's own account or endpoint seeds nothing
+            self.seed_route_key = key
+        self._bind(changed=True, publish=False)
+        self._record("the user chose a route for a session whose route is missing" if needed else "the user chose another route")
+        self._publish_state()
 
     @Slot(str)
     def set_fallback(self, fallback: str) -> None:
         if fallback in FALLBACKS:
-            self.fallback = _fallback(fallback)
-            self._bind(changed=True)
+            self.fallback = self.seed_fallback = _fallback(fallback)
+            self._bind(changed=True, publish=False)
+            self._record("the user chose another fallback for system updates")
+            self._publish_state()
 
     @Slot(str)
     def set_mode(self, mode: str) -> None:
         if mode not in PERMISSION_MODES:
             self.message.emit("warning", f"Unknown permission mode {mode!r}")
             return
-        self.mode = mode
+        self.mode = self.seed_mode = mode
         if self.session is not None:
             from desktop.host.permissions import PermissionMode
 
             self.session.gate.set_mode(PermissionMode.parse(mode))  # a new declaration epoch (A7)
+            self._record("the user chose another permission mode")
         self._publish_state()
+
+    @Slot(object)
+    def set_seeds(self, values: Mapping[str, Any]) -> None:
+        """The window's settings for new sessions changed (Settings → New Sessions)."""
+        if "compaction" in values:
+            self.seed_compaction = _compaction(values.get("compaction"))
+
+    def _record(self, why: str) -> None:
+        """Journal the session's settings now: the user changed one (design G11)."""
+        session = self.session
+        if session is None or self.route_needed is not None:
+            return
+        from desktop.pi.routes import EMULATOR_FAMILY
+
+        choice = self._choice()
+        if choice is None:
+            return
+        route = choice.route
+        base = session.settings or self.seed()
+        settings = base._replace(
+            route=f"{EMULATOR_FAMILY}/{route.key}" if route.offline else route.key,
+            account=route.account.name,
+            endpoint=None if route.offline else route.account.base_url,
+            mode=self.mode,
+            fallback=self.fallback,
+        )
+        try:
+            session.record_settings(settings, by="the window", why=why, now=True, on_event=self.on_event)
+        except Exception as exc:
+            log.exception("journaling the settings failed")
+            self.message.emit("error", f"The settings change could not be journaled: {exc}")
+
+    def change_cost(self, what: str, value: str) -> dict[str, Any]:
+        """What changing the route or the fallback to ``value`` costs on the next request, and
+        whether the change may happen at all (a route without a key is refused before)."""
+        from desktop.session.inspector.preview import preview_binding
+        from desktop.session.inspector.switch_cost import as_json, switch_cost
+
+        runtime, session = self.runtime, self.session
+        if runtime is None or session is None:
+            return {"allowed": True, "text": ""}
+        revoked = len(session.gate.state.active)
+        if what == "route":
+            choice = self._choice(value)
+            if choice is None or not choice.available:
+                return {"allowed": False, "text": f"Route {value} is not available."}
+            if not choice.route.offline and not self._api_key(choice.route):
+                return {"allowed": False, "text": f"Route {value} has no API key (Settings → Accounts)."}
+            target = preview_binding(choice.route, self.fallback, session.writer.session_id)
+            label = choice.route.key + (" on the offline emulator" if choice.route.offline else "")
+            cost = switch_cost(
+                runtime,
+                target,
+                what=f"Switching to {label}",
+                sent_now=self._sent_bodies.get(self.route_key) or (),
+                sent_target=self._sent_bodies.get(value) or (),
+                revoked=revoked,
+            )
+        elif what == "fallback":
+            target = runtime.route._replace(fallback=_fallback(value))
+            cost = switch_cost(
+                runtime,
+                target,
+                what=f"Switching the fallback to {value}",
+                sent_now=self._sent_bodies.get(self.route_key) or (),
+                sent_target=(),
+                revoked=0,
+                same_cache=True,
+            )
+        else:  # the permission mode: a new declaration epoch, the prefix stays
+            plural = "s" if revoked != 1 else ""
+            text = f"Switching the permission mode to {value} starts a new declaration epoch"
+            text += f": the activation of {revoked} tool{plural} is revoked." if revoked else "."
+            return {"allowed": True, "text": text}
+        return {"allowed": True, **as_json(cost)}
 
     def _api_key(self, route: Route) -> str | None:
         """The route's key: keyring entry ``<provider>/<account>``, else the provider's variable."""
@@ -708,6 +948,8 @@ class SessionWorker(QObject):
                 },
                 "path": str(self.session_path() or ""),
                 "readOnly": self.writer.read_only_reason if self.writer is not None else None,
+                "routeNeeded": self.route_needed,
+                "activeTools": len(self.session.gate.state.active) if self.session is not None else 0,
             }
             self.status_changed.emit(status)
         self.refresh_activation()
@@ -793,6 +1035,22 @@ class SessionWorker(QObject):
         self.activation_ready.emit(activation_info(self.session.gate, self.session.runtime.view().messages))
 
 
+def _catalog_problems() -> list[str]:
+    """A corrupt cached catalog, as every command reports it (design M1)."""
+    from desktop.pi.catalog import active_catalog
+
+    return [f"model catalog: {problem}" for problem in active_catalog().problems]
+
+
+def _pending(session: OpenSession) -> str | None:
+    """What the next turn journals before its message, as ``status`` says it (design G11)."""
+    if session.read_only:
+        return None
+    if session.runtime.has_pending_update():
+        return "A system update is pending (changed catalog, declarations or skills): it is journaled with the next turn."
+    return None
+
+
 def _appended_to(
     index: RowIndex | None, rows: JournalRows, model_ids: Sequence[object]
 ) -> list[dict[str, Any]] | None:
@@ -841,6 +1099,7 @@ class WorkerClient(QObject):
     set_route = Signal(str)
     set_mode = Signal(str)
     set_fallback = Signal(str)
+    set_seeds = Signal(object)
     request_preview = Signal(str, str)
     drop_preview = Signal(str)
     previews_shown = Signal(bool)
@@ -874,6 +1133,7 @@ class WorkerClient(QObject):
             (self.set_route, worker.set_route),
             (self.set_mode, worker.set_mode),
             (self.set_fallback, worker.set_fallback),
+            (self.set_seeds, worker.set_seeds),
             (self.request_preview, worker.request_preview),
             (self.drop_preview, worker.drop_preview),
             (self.previews_shown, worker.set_previews_shown),
@@ -902,12 +1162,16 @@ class WorkerClient(QObject):
 
 
 def start_worker(
-    *, data_dir: str | None = None, workspace: str | None = None, offline: bool = True
+    *,
+    data_dir: str | None = None,
+    workspace: str | None = None,
+    offline: bool = True,
+    emulator: Emulator | None = None,
 ) -> tuple[QThread, SessionWorker, WorkerClient]:
     """Create the worker thread and its client; call ``client.start.emit(options)`` to begin."""
     thread = QThread()
     thread.setObjectName("pi-session-worker")
-    worker = SessionWorker(data_dir=data_dir, workspace=workspace, offline=offline)
+    worker = SessionWorker(data_dir=data_dir, workspace=workspace, offline=offline, emulator=emulator)
     worker.moveToThread(thread)
     worker.bridge.moveToThread(thread)
     client = WorkerClient(worker)
