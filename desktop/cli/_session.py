@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -177,7 +177,11 @@ def opened(
             # An unknown model fails here, before anything is locked or created.
             resolved = resolve_model(route)
         if not read_only:
-            if getattr(args, "model", None) is None and recorded.route is not None and resolved.source == "unknown":
+            if (
+                getattr(args, "model", None) is None
+                and recorded.route is not None
+                and resolved.source == "unknown"
+            ):
                 raise CliError(
                     f"the session's route {recorded.route} is no longer in the model catalog; "
                     "choose a route with --model"
@@ -277,7 +281,15 @@ def _session_settings(
     settings = settings._replace(account=route.account.name)
     given = [
         f"--{name.replace('_', '-')}"
-        for name in ("model", "endpoint", "mode", "fallback", "reserve_tokens", "keep_recent_tokens", "auto_compact")
+        for name in (
+            "model",
+            "endpoint",
+            "mode",
+            "fallback",
+            "reserve_tokens",
+            "keep_recent_tokens",
+            "auto_compact",
+        )
         if getattr(args, name, None) is not None
     ]
     return settings, refused, ("asked for with " + ", ".join(given)) if given else ""

@@ -372,7 +372,9 @@ class SessionRuntime:
         self.owed.append(row)
         return row
 
-    def write_owed(self, on_event: EventSink | None = None, *, with_rows: Sequence[dict[str, Any]] = ()) -> Any:
+    def write_owed(
+        self, on_event: EventSink | None = None, *, with_rows: Sequence[dict[str, Any]] = ()
+    ) -> Any:
         """Journal the owed rows, with ``with_rows`` in the same group commit (T3)."""
         rows = [*self.owed, *with_rows]
         if not rows:

@@ -76,7 +76,9 @@ class SessionChoices(QObject):
             label=f"costing the {what} change",
         )
 
-    def _confirm(self, what: str, value: str, answer: Mapping[str, Any], apply: Callable[[str], None]) -> None:
+    def _confirm(
+        self, what: str, value: str, answer: Mapping[str, Any], apply: Callable[[str], None]
+    ) -> None:
         self.last_cost = dict(answer)
         text = str(answer.get("text") or "")
         if not answer.get("allowed", True):
@@ -159,7 +161,9 @@ class NewSessionDefaults(QDialog):
         form.addRow(self.auto)
         form.addRow("Reserve before the window's end (tokens):", self.reserve)
         form.addRow("Keep the newest (tokens):", self.keep)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

@@ -39,6 +39,7 @@ from desktop.host.journal.lines import JournalRows
 from desktop.pi.delivery import FALLBACKS, FallbackDelivery
 from desktop.pi.routes import ResolvedModel, Route
 from desktop.session.assembly import OpenSession
+from desktop.session.compaction_settings import CompactionSettings
 from desktop.session.foreign import ForeignSession
 from desktop.session.inspector import preview as inspector_preview
 from desktop.session.inspector.activation import activation_info
@@ -49,7 +50,6 @@ from desktop.session.inspector.routes import (
     pick_route,
     route_choices,
 )
-from desktop.session.compaction_settings import CompactionSettings
 from desktop.session.runtime import SessionRuntime
 from desktop.session.session_settings import SessionSettings
 from desktop.ui import inspect_ops
@@ -90,9 +90,8 @@ def _compaction(value: object) -> CompactionSettings:
         return default
 
     def count(key: str, fallback: int) -> int:
-        number = value.get(key)
         try:
-            number = int(number)  # QSettings may hand back text
+            number = int(str(value.get(key)))  # QSettings may hand back text
         except (TypeError, ValueError):
             return fallback
         return number if 0 <= number < 1 << 40 else fallback
@@ -342,7 +341,13 @@ class SessionWorker(QObject):
         """The route choice for a session's settings, and why the user must choose another one
         before sending (its route is no longer in the catalog, or has no key here)."""
         from desktop.pi.catalog import RouteError
-        from desktop.pi.routes import EMULATOR_FAMILY, Account, emulator_route, resolve_model, route_from_string
+        from desktop.pi.routes import (
+            EMULATOR_FAMILY,
+            Account,
+            emulator_route,
+            resolve_model,
+            route_from_string,
+        )
 
         key = settings.route
         plain = settings.account == "default" and not settings.endpoint
@@ -352,7 +357,10 @@ class SessionWorker(QObject):
         try:
             if key.startswith(EMULATOR_FAMILY + "/"):
                 if self.emulator is None:
-                    return None, f"This session's route {key} needs the offline emulator, which did not start."
+                    return (
+                        None,
+                        f"This session's route {key} needs the offline emulator, which did not start.",
+                    )
                 route = emulator_route(key.split("/", 1)[1], self.emulator.url, emulated=True)
             else:
                 account = Account.make(settings.account, base_url=settings.endpoint)
@@ -361,12 +369,18 @@ class SessionWorker(QObject):
         except (RouteError, ValueError):
             resolved = None
         if resolved is None or resolved.source == "unknown":
-            return None, f"This session's route {key} is no longer in the model catalog: choose a route to continue."
+            return (
+                None,
+                f"This session's route {key} is no longer in the model catalog: choose a route to continue.",
+            )
         from desktop.session.inspector.routes import projector_available
 
         api = str(resolved.model["api"])
         if not projector_available(api):
-            return None, f"This session's route {key} uses {api}, which this app cannot send yet: choose a route."
+            return (
+                None,
+                f"This session's route {key} uses {api}, which this app cannot send yet: choose a route.",
+            )
         if not route.offline and not self._api_key(route):
             return None, (
                 f"This session's route {key} has no API key here (Settings → Accounts): "
@@ -374,8 +388,12 @@ class SessionWorker(QObject):
             )
         label = f"{route.key} ({api})" + (" — offline emulator" if route.offline else "")
         if not plain:
-            label += f" — account {settings.account}" + (f" at {settings.endpoint}" if settings.endpoint else "")
-        choice = RouteChoice(key if plain else f"{key}#{settings.account}@{settings.endpoint or ''}", label, route, True)
+            label += f" — account {settings.account}" + (
+                f" at {settings.endpoint}" if settings.endpoint else ""
+            )
+        choice = RouteChoice(
+            key if plain else f"{key}#{settings.account}@{settings.endpoint or ''}", label, route, True
+        )
         self.choices = [c for c in self.choices if c.key != choice.key] + [choice]
         return choice, None
 
@@ -791,7 +809,11 @@ class SessionWorker(QObject):
         if "#" not in key:  # a session's own account or endpoint seeds nothing
             self.seed_route_key = key
         self._bind(changed=True, publish=False)
-        self._record("the user chose a route for a session whose route is missing" if needed else "the user chose another route")
+        self._record(
+            "the user chose a route for a session whose route is missing"
+            if needed
+            else "the user chose another route"
+        )
         self._publish_state()
 
     @Slot(str)

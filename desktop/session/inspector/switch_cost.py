@@ -50,9 +50,13 @@ class SwitchCost(NamedTuple):
             money = f"about {format_cost(-self.extra)} less on the next request"
         else:
             money = "the same cost on the next request"
-        sentence = f"{self.what} {cache}: {money} ({format_cost(self.cost_now)} → {format_cost(self.cost_new)})"
+        sentence = (
+            f"{self.what} {cache}: {money} ({format_cost(self.cost_now)} → {format_cost(self.cost_new)})"
+        )
         if self.revoked:
-            sentence += f"; the activation of {self.revoked} tool{'s' if self.revoked != 1 else ''} is revoked"
+            sentence += (
+                f"; the activation of {self.revoked} tool{'s' if self.revoked != 1 else ''} is revoked"
+            )
         return sentence + "."
 
 
