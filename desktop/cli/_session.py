@@ -206,6 +206,7 @@ def opened(
             mode=PermissionMode(settings.mode),
             compaction=settings.compaction,
             declarations="on-demand" if settings.declarations == "on-demand" else "auto",
+            reasoning=settings.thinking,
         )
         with lasting() if read_only else contextlib.nullcontext():
             session = open_session(

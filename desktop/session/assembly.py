@@ -72,6 +72,7 @@ class SessionConfig:
         user_skills: Path | None = None,
         cloud_auth: CloudAuth | None = None,
         declarations: DeclarationPreference | None = None,
+        reasoning: str | None = None,
     ) -> None:
         self.route = route
         self.workspace = workspace
@@ -84,6 +85,8 @@ class SessionConfig:
         self.cloud_auth = cloud_auth
         #: The session's declarations policy; None = the settings file's (design G11).
         self.declarations: DeclarationPreference | None = declarations
+        #: The session's thinking level (``RequestOptions.reasoning``); None: the route's default.
+        self.reasoning = reasoning
 
 
 class OpenSession:
@@ -189,6 +192,7 @@ def route_binding(
     fallback: FallbackDelivery,
     session_id: str,
     credential: RouteCredential | None = None,
+    reasoning: str | None = None,
 ) -> SessionRoute:
     """The runtime's binding: the model, and the options every request of the route uses.
 
@@ -205,6 +209,7 @@ def route_binding(
             api_key=CREDENTIAL_PLACEHOLDER,
             env=projection_env(),
             credential_kind=credential.kind,
+            reasoning=reasoning,
         ),
         fallback=fallback,
         credential_note=credential.note(),
@@ -342,6 +347,7 @@ def open_session(
             config.fallback,
             writer.session_id,
             None if builds_requests else unread_credential(resolved.model),
+            reasoning=config.reasoning,
         ),
         dispatcher,
         GateToolHost(gate),

@@ -35,6 +35,7 @@ KIND = "session-settings"
 VERSION = 1
 FALLBACKS = ("folded", "attributed")
 DECLARATIONS = ("auto", "on-demand")
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 MODES = ("read-only", "ask", "accept-edits", "full-access")
 """Permission modes from the least to the most permissive."""
 _SEAL_PURPOSE = b"pi-desktop session-settings mac v1"
@@ -50,6 +51,8 @@ class SessionSettings(NamedTuple):
     compaction: CompactionSettings = CompactionSettings()
     account: str = "default"
     endpoint: str | None = None
+    #: The thinking level requests ask for (pi's levels; None: the route's default).
+    thinking: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +67,7 @@ class SessionSettings(NamedTuple):
                 "reserveTokens": self.compaction.reserve_tokens,
                 "keepRecentTokens": self.compaction.keep_recent_tokens,
             },
+            "thinking": self.thinking,
         }
 
     def describe(self) -> str:
@@ -76,8 +80,9 @@ class SessionSettings(NamedTuple):
             if self.compaction.enabled
             else f"no automatic compaction (keeping {self.compaction.keep_recent_tokens:,} tokens when compacting)"
         )
+        thinking = f", thinking {self.thinking}" if self.thinking else ""
         return (
-            f"route {self.route}{where}{endpoint}, mode {self.mode}, fallback {self.fallback}, "
+            f"route {self.route}{where}{endpoint}{thinking}, mode {self.mode}, fallback {self.fallback}, "
             f"declarations {self.declarations}, {compaction}"
         )
 
@@ -97,6 +102,7 @@ class Recorded(NamedTuple):
     fallback: str | None = None
     declarations: str | None = None
     compaction: CompactionSettings | None = None
+    thinking: str | None = None
     #: The newest settings note's values and MAC, as written (to verify a permissive mode).
     written: Mapping[str, Any] | None = None
     seal: str | None = None
@@ -117,6 +123,7 @@ class Recorded(NamedTuple):
             compaction=self.compaction or CompactionSettings(),
             account=self.account or "default",
             endpoint=self.endpoint,
+            thinking=self.thinking,
         )
 
 
@@ -194,6 +201,7 @@ def recorded_from(rows_newest_first: Iterable[Mapping[str, Any]]) -> Recorded:
             fallback=_text(written.get("fallback"), FALLBACKS),
             declarations=_text(written.get("declarations"), DECLARATIONS),
             compaction=_compaction(written.get("compaction")),
+            thinking=_text(written.get("thinking"), THINKING_LEVELS),
             written=written,
             seal=seal if isinstance(seal, str) else None,
         )
@@ -332,5 +340,6 @@ def effective_settings(
         compaction=compaction or recorded.compaction or seed.compaction,
         account=account,
         endpoint=chosen_endpoint,
+        thinking=recorded.thinking or seed.thinking,
     )
     return settings, refused

@@ -404,7 +404,14 @@ class SessionWorker(QObject):
         signer, _problem = activation_signer(session_id, read_only=read_only)
         return bool(verified(recorded, signer.key, session_id))
 
-    def _open(self, path: Path, workspace: Path | None = None, *, new: bool = False) -> None:
+    def _open(
+        self,
+        path: Path,
+        workspace: Path | None = None,
+        *,
+        new: bool = False,
+        chosen: SessionSettings | None = None,
+    ) -> None:
         """Open through the shared assembly, so the window and the CLI see the same session, on
         the session's own route, mode and fallback (design G11). Opening writes nothing."""
         from desktop.host.journal.store import describe
@@ -450,6 +457,9 @@ class SessionWorker(QObject):
                     seed,
                     mode_sealed=lambda: self._sealed(recorded, journal.session_id, journal.read_only),
                 )
+                if chosen is not None:  # a fork starts on the route and level the user was shown
+                    route_key = self.route_key if self._choice(self.route_key) else chosen.route
+                    settings, refused = chosen._replace(route=route_key), None
                 choice, needed = self._session_choice(settings)
                 if choice is None:  # shown on the seed's route until the user chooses one
                     choice = self._choice(self.seed_route_key)
@@ -464,6 +474,7 @@ class SessionWorker(QObject):
                     mode=PermissionMode.parse(self.mode),
                     compaction=settings.compaction,
                     declarations="on-demand" if settings.declarations == "on-demand" else "auto",
+                    reasoning=settings.thinking,
                 )
             except BaseException:
                 journal.close()
@@ -592,24 +603,71 @@ class SessionWorker(QObject):
         self.session_opened.emit(info)
         self._publish_state()
 
+    def fork_plan(self, leaf: str | None) -> dict[str, Any]:
+        """How "Continue in Pi Desktop" will continue (design X2, G11): on the source's recorded
+        route and thinking level when that route is offered here with a key, else on the
+        toolbar's route (said, with why and what the first request costs); and in which
+        workspace. Asked before the fork is made."""
+        from desktop.pi.routes import EMULATOR_FAMILY
+
+        if self.foreign is None:
+            return {"error": "no pi or Claude Code session is open"}
+        context = self.foreign.context(leaf or self.foreign_leaf)
+        workspace = inspect_ops.fork_workspace(self.foreign, Path(self.default_workspace or os.getcwd()))
+        source = "/".join(context.model) if context.model else None
+        thinking = context.thinking_level
+
+        def offered(key: str | None) -> RouteChoice | None:
+            found = next((c for c in self.choices if c.key == key and c.available), None)
+            if found is not None and not found.route.offline and not self._api_key(found.route):
+                return None
+            return found
+
+        choice = offered(source)
+        asks = None
+        if choice is None:
+            stand_in = offered(f"{EMULATOR_FAMILY}/{source}") if source else None
+            choice = stand_in or self._choice()
+            why = "records no route" if source is None else f"route {source} has no API key here"
+            instead = "its offline emulator stand-in" if stand_in else "the toolbar's route"
+            asks = f"The source session's {why}: it continues on {instead}"
+            asks += f" ({choice.key}), starting with a cold cache." if choice else "."
+        if choice is None:
+            return {"error": "no usable route"}
+        level = f", thinking {thinking}" if thinking else ""
+        text = f"Continue on {choice.key}{level}, working in {workspace}."
+        if asks:
+            text = asks + " " + text
+        return {
+            "route": choice.key,
+            "thinking": thinking,
+            "workspace": str(workspace),
+            "asks": asks,
+            "text": text,
+        }
+
     @Slot(str)
     def continue_foreign(self, leaf: str) -> None:
-        """Continue in Pi Desktop (X2): fork into a new Desktop session and open it."""
+        """Continue in Pi Desktop (X2): fork into a new Desktop session and open it, on the
+        route, thinking level and workspace ``fork_plan`` named; the choice is journaled."""
         if self.foreign is None:
             return
+        source = self.foreign
         try:
-            path = inspect_ops.fork(
-                self.foreign,
-                leaf or self.foreign_leaf,
-                Path(self.default_workspace or os.getcwd()),
-                self.data_dir,
-            )
-            self._open(path)
+            plan = self.fork_plan(leaf or None)
+            if "error" in plan:
+                raise RuntimeError(plan["error"])
+            workspace = Path(plan["workspace"])
+            path = inspect_ops.fork(source, leaf or self.foreign_leaf, workspace, self.data_dir)
+            self.route_key = plan["route"]
+            chosen = self.seed()._replace(thinking=plan["thinking"])
+            self._open(path, workspace, new=True, chosen=chosen)
         except Exception as exc:
             log.exception("continuing the session failed")
             self.message.emit("error", f"Could not continue the session in Pi Desktop: {exc}")
             self._emit_previews(changed=False)  # the panes say what is open now
             return
+        self._record(f"continued from the {source.format} session {source.path}")
         self.message.emit("info", f"Continued in a new Pi Desktop session: {path}")
 
     def session_path(self) -> Path | None:
@@ -940,7 +998,9 @@ class SessionWorker(QObject):
         route = choice.route
         resolved = resolve_model(route) if changed else session.resolved
         # Projections carry the credential placeholder; the dispatcher swaps in the key per request.
-        session.runtime.route = route_binding(resolved, self.fallback, session.writer.session_id)
+        session.runtime.route = route_binding(
+            resolved, self.fallback, session.writer.session_id, reasoning=session.config.reasoning
+        )
         cloud = CloudAuth.offline() if route.offline else CloudAuth()
         session.runtime.dispatcher = HttpDispatcher(lambda: self._api_key(route), cloud=cloud)
         if changed:
