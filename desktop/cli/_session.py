@@ -196,7 +196,7 @@ def opened(
         if journal is None:
             journal = JournalWriter.open(path) if exists else _create(path, workspace, __version__, command)
         report_journal(command, journal)
-        settings, refused, wanted = _session_settings(args, recorded, route, journal.session_id, read_only)
+        settings, refused, wanted = _session_settings(args, recorded, route, journal.session_id)
         if refused is not None:
             say(command, f"warning: {refused}")
         config = SessionConfig(
@@ -236,7 +236,7 @@ def opened(
 
 
 def _session_settings(
-    args: argparse.Namespace, recorded: Recorded, route: Route, session_id: str, read_only: bool
+    args: argparse.Namespace, recorded: Recorded, route: Route, session_id: str
 ) -> tuple[SessionSettings, str | None, str]:
     """The session's settings for this run: the flags given, else the recorded ones, else the
     settings file's and the defaults (design G11); why a recorded mode was not restored; and
@@ -266,7 +266,8 @@ def _session_settings(
         )
 
     def sealed() -> bool:
-        signer, _problem = activation_signer(session_id, read_only=read_only)
+        # Verifying never creates the secret: without one, nothing was sealed here.
+        signer, _problem = activation_signer(session_id, read_only=True)
         return verified(recorded, signer.key, session_id)
 
     settings, refused = effective_settings(

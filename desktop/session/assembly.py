@@ -2,8 +2,9 @@
 
 The window's worker thread and the headless commands both come through here, so the CLI
 reproduces exactly what the inspector shows. Opening an existing session restores tool
-activation from its history (never from declarations) and performs the one continuation
-step the history needs (baseline, legacy skills split), then the session is ready.
+activation from its history (never from declarations) and prepares the one continuation step
+the history needs (baseline, legacy skills split) in memory: it is journaled with the user's
+next send or compaction, so opening writes nothing (design G11).
 """
 
 from __future__ import annotations
@@ -140,20 +141,22 @@ class OpenSession:
         runtime.owed = [row for row in runtime.owed if settings_of_note(row) is None]
         if settings == self.recorded_settings or self.read_only:
             return None
-        written = settings.to_json()
-        fields = settings_note_fields(
-            settings,
-            self.recorded_settings,
-            by=by,
-            why=why,
-            mac=seal(self.settings_key(), self.writer.session_id, written),
-        )
+        fields = settings_note_fields(settings, self.recorded_settings, by=by, why=why)
+
+        def sealed(data: dict[str, Any] = fields["data"]) -> None:
+            # The seal needs the installation's key, which may not exist yet: it is made (and
+            # the key created) only when the note is written, never by opening (design A8, G11).
+            if "seal" not in data:
+                data["seal"] = seal(self.settings_key(), self.writer.session_id, data["settings"])
+
         if now:
+            sealed()
             row = runtime._row("note", **fields)
             runtime.write_owed(on_event, with_rows=[row])
             self.recorded_settings = settings
             return row
         row = runtime.owe("note", **fields)
+        runtime.finish_owed = [sealed]
         self._owed_settings = (row, settings)
         return row
 

@@ -153,6 +153,8 @@ class SessionRuntime:
         #: opening a session writes nothing (design G11), so a settings record found due at open
         #: goes out with the next turn, in the same group commit as its user row.
         self.owed: list[dict[str, Any]] = []
+        #: Called before owed rows are written (they may need what opening must not create).
+        self.finish_owed: list[Callable[[], None]] = []
         #: Whether the continuation (baseline, legacy sections, restoration notes) is journaled.
         self.continued = False
 
@@ -379,8 +381,10 @@ class SessionRuntime:
         rows = [*self.owed, *with_rows]
         if not rows:
             return None
+        for finish in self.finish_owed:  # e.g. seal a settings note: only now is a key needed
+            finish()
         ack = self.append(rows, on_event)
-        self.owed = []
+        self.owed, self.finish_owed = [], []
         return ack
 
     def note(self, level: str, text: str, on_event: EventSink | None = None, **data: Any) -> dict[str, Any]:

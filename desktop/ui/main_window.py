@@ -772,6 +772,8 @@ class MainWindow(QMainWindow):
                 item.setEnabled(False)
                 item.setToolTip(entry.get("why", ""))
         self.route_combo.setCurrentIndex(max(0, self.route_combo.findData(status.get("routeKey"))))
+        if status.get("routeNeeded"):  # the session's route is gone: none shown until one is chosen
+            self.route_combo.setCurrentIndex(-1)
         self.route_combo.blockSignals(False)
         self.mode_combo.setCurrentText(str(status.get("mode", "ask")))
         self.fallback_combo.setCurrentIndex(max(0, self.fallback_combo.findData(status.get("fallback"))))

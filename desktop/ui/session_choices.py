@@ -49,7 +49,8 @@ class SessionChoices(QObject):
 
     def route_chosen(self) -> None:
         key = self.window.route_combo.currentData()
-        if key and key != self.window.status.get("routeKey"):
+        needed = self.window.status.get("routeNeeded")  # any choice answers "choose a route"
+        if key and (needed or key != self.window.status.get("routeKey")):
             self._ask("route", str(key), self.window.client.set_route.emit)
 
     def mode_chosen(self) -> None:
@@ -114,7 +115,9 @@ class SessionChoices(QObject):
         status = self.window.status
         combo = self.window.route_combo
         combo.blockSignals(True)
-        combo.setCurrentIndex(max(0, combo.findData(status.get("routeKey"))))
+        combo.setCurrentIndex(
+            -1 if status.get("routeNeeded") else max(0, combo.findData(status.get("routeKey")))
+        )
         combo.blockSignals(False)
         self.window.mode_combo.setCurrentText(str(status.get("mode", "ask")))
         fallback = self.window.fallback_combo

@@ -397,11 +397,11 @@ class SessionWorker(QObject):
         self.choices = [c for c in self.choices if c.key != choice.key] + [choice]
         return choice, None
 
-    def _sealed(self, recorded: Any, session_id: str, read_only: bool) -> bool:
+    def _sealed(self, recorded: Any, session_id: str) -> bool:
         from desktop.session.assembly import activation_signer
         from desktop.session.session_settings import verified
 
-        signer, _problem = activation_signer(session_id, read_only=read_only)
+        signer, _problem = activation_signer(session_id, read_only=True)  # verifying creates nothing
         return bool(verified(recorded, signer.key, session_id))
 
     def _open(
@@ -455,7 +455,7 @@ class SessionWorker(QObject):
                 settings, refused = effective_settings(
                     recorded,
                     seed,
-                    mode_sealed=lambda: self._sealed(recorded, journal.session_id, journal.read_only),
+                    mode_sealed=lambda: self._sealed(recorded, journal.session_id),
                 )
                 if chosen is not None:  # a fork starts on the route and level the user was shown
                     route_key = self.route_key if self._choice(self.route_key) else chosen.route
@@ -1126,7 +1126,7 @@ def _catalog_problems() -> list[str]:
 
 def _pending(session: OpenSession) -> str | None:
     """What the next turn journals before its message, as ``status`` says it (design G11)."""
-    if session.read_only:
+    if session.read_only or not len(session.writer.rows):  # a new session's baseline is no news
         return None
     if session.runtime.has_pending_update():
         return "A system update is pending (changed catalog, declarations or skills): it is journaled with the next turn."
