@@ -44,6 +44,7 @@ class SessionChoices(QObject):
         self.confirm: QMessageBox | None = None
         #: What the last cost question answered (tests and the status bar read it).
         self.last_cost: dict[str, Any] | None = None
+        self.defaults_dialog: NewSessionDefaults | None = None
 
     # --- the toolbar ------------------------------------------------------------------------
 

@@ -637,7 +637,7 @@ class SessionWorker(QObject):
         level = f", thinking {thinking}" if thinking else ""
         text = f"Continue on {choice.key}{level}, working in {workspace}."
         if asks:
-            text = asks + " " + text
+            text = asks + " " + text + self._fork_cost(choice, leaf)
         return {
             "route": choice.key,
             "thinking": thinking,
@@ -645,6 +645,25 @@ class SessionWorker(QObject):
             "asks": asks,
             "text": text,
         }
+
+    def _fork_cost(self, choice: RouteChoice, leaf: str | None) -> str:
+        """What the fork's first request costs on ``choice`` (a new session: a cold cache)."""
+        from desktop.pi.cache_view import predict
+        from desktop.pi.money import format_cost
+        from desktop.pi.routes import resolve_model
+        from desktop.session.foreign import next_request
+
+        if self.foreign is None:
+            return ""
+        try:
+            model = resolve_model(choice.route).model
+            body = next_request(self.foreign, model, leaf=leaf or self.foreign_leaf).body_bytes  # type: ignore[arg-type]
+            prediction = predict(model, body, [])
+        except Exception as exc:  # a context that does not project there: no figure, still asked
+            log.info("costing the continuation failed: %s", exc)
+            return ""
+        cost = format_cost(float(prediction.cost.get("total", 0.0)))
+        return f" Its first request sends about {prediction.total:,} tokens uncached: about {cost}."
 
     @Slot(str)
     def continue_foreign(self, leaf: str) -> None:

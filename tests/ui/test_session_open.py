@@ -234,3 +234,73 @@ def test_a_corrupt_cached_catalog_is_reported_when_a_session_opens(
         assert any("model catalog" in t and str(cached) in t for t in banners), banners
     finally:
         window.close()
+
+
+def test_reopening_keeps_activation_and_shows_a_pending_update_without_writing(
+    qtbot: Any, qsettings_isolated: Path, workspace: Path, emulator: Emulator
+) -> None:
+    """Opening used to journal a tool_activation row and notes and revoke the activation; now
+    the activation stands, a skill added meanwhile is shown as pending, and the file is as it was."""
+    first = Window(qtbot, workspace, emulator)
+    try:
+        first.start(route="emulator/anthropic/claude-opus-5-5")
+        search = json.dumps({"query": "select:weather_lookup"})
+        assert first.send(f"find it [[tool:ToolSearch {search}]]")["error"] is None
+        first.window.tabs.setCurrentIndex(TAB_ACTIVATION)
+        view = first.window.activation_view
+        qtbot.waitUntil(lambda: view.info.get("active") == ["weather_lookup"], timeout=TURN_TIMEOUT)
+        path = Path(first.window.session["path"])
+    finally:
+        first.close()
+    skill = workspace / ".pi" / "skills" / "lint" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: lint\ndescription: Run the linters\n---\nRun ruff.\n", encoding="utf-8")
+    before = path.read_bytes()
+    second = Window(qtbot, workspace, emulator)
+    try:
+        second.start(session=str(path), route="emulator/openai/gpt-5.5")
+        second.window.tabs.setCurrentIndex(TAB_ACTIVATION)
+        view = second.window.activation_view
+        qtbot.waitUntil(lambda: bool(view.info.get("available")), timeout=TURN_TIMEOUT)
+        assert view.info["active"] == ["weather_lookup"] and not view.info["legacyEvidence"]
+        banners = [b.text for b in second.window.banners.banners]
+        assert any("system update is pending" in t for t in banners), banners
+        second.settle()
+        assert path.read_bytes() == before
+    finally:
+        second.close()
+
+
+def test_new_session_defaults_seed_the_compaction_thresholds_of_new_sessions(
+    qtbot: Any, qsettings_isolated: Path, workspace: Path, emulator: Emulator
+) -> None:
+    window = Window(qtbot, workspace, emulator)
+    try:
+        window.start(route="emulator/anthropic/claude-opus-5-5")
+        old = Path(window.window.session["path"])
+        window.window.new_defaults_action.trigger()
+        dialog = window.window.session_choices.defaults_dialog
+        dialog.reserve.setValue(4096)
+        dialog.keep.setValue(1000)
+        dialog.auto.setChecked(False)
+        dialog.accept()
+        window.client.new_session.emit(str(workspace))
+        qtbot.waitUntil(lambda: Path(window.window.session["path"]) != old, timeout=TURN_TIMEOUT)
+        window.wait_open()
+        assert window.send("hello")["error"] is None
+        path = Path(window.window.session["path"])
+        notes = [
+            r["data"]
+            for r in (orjson.loads(line) for line in path.read_bytes().splitlines()[1:])
+            if r.get("data", {}).get("kind") == "session-settings"
+        ]
+        assert notes[-1]["settings"]["compaction"] == {
+            "enabled": False,
+            "reserveTokens": 4096,
+            "keepRecentTokens": 1000,
+        }
+        assert notes[-1]["why"] == "a new session"
+        assert window.worker.session is not None
+        assert window.worker.session.runtime.compaction.keep_recent_tokens == 1000
+    finally:
+        window.close()

@@ -139,6 +139,7 @@ def test_pi_session_opens_read_only_with_branches_diffs_and_preview(harness: Har
     question = w.inspect.continue_confirm.text()
     assert "route anthropic/claude-opus-5-5 has no API key here" in question
     assert "Continue on emulator/anthropic/claude-opus-5-5, thinking high, working in" in question
+    assert "Its first request sends about" in question and "tokens uncached: about $" in question
     w.inspect.continue_confirm.done(QMessageBox.StandardButton.Yes)
     harness.qtbot.waitUntil(lambda: "foreign" not in harness.shown, timeout=TIMEOUT)
     new = Path(harness.shown["path"])
