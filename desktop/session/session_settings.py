@@ -211,8 +211,29 @@ def recorded_from(rows_newest_first: Iterable[Mapping[str, Any]]) -> Recorded:
 
 
 def recorded_settings(rows: Sequence[Mapping[str, Any]]) -> Recorded:
-    """The recorded settings of a parsed journal (the window, read-only commands)."""
-    return recorded_from(rows[index] for index in range(len(rows) - 1, -1, -1))
+    """The recorded settings of a parsed journal (the window, read-only commands). A journal's
+    rows are read by their type bytes and lines: only assistant rows up to the newest one with a
+    route and notes whose line names the kind are decoded (a 100,000-row session without any
+    settings note is not decoded at open, design G9)."""
+    from desktop.host.journal.lines import JournalRows
+
+    if not isinstance(rows, JournalRows):
+        return recorded_from(rows[index] for index in range(len(rows) - 1, -1, -1))
+    journal = rows
+    marker = KIND.encode()
+
+    def candidates() -> Iterable[Mapping[str, Any]]:
+        routed = False
+        for index in range(len(journal) - 1, -1, -1):
+            kind = journal.type_of(index)
+            if kind == "assistant" and not routed:
+                row = journal.peek(index)
+                routed = route_of_assistant(row.get("route")) is not None
+                yield row
+            elif kind == "note" and marker in journal.raw(index):
+                yield journal.peek(index)
+
+    return recorded_from(candidates())
 
 
 def recorded_in_bytes(data: bytes) -> Recorded:
