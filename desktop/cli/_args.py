@@ -64,7 +64,7 @@ def add_route_arguments(parser: argparse.ArgumentParser, *, mode: bool = True) -
     parser.add_argument(
         "--model",
         help='route as "provider/model-id", or "emulator/provider/model-id" for the offline emulator '
-        "(default: the session's last route, else the first-run choice)",
+        "(default: the session's own route, else the first-run choice); kept by the session",
     )
     parser.add_argument("--endpoint", help="account endpoint override (transport flags then fall back)")
     parser.add_argument(
@@ -74,7 +74,11 @@ def add_route_arguments(parser: argparse.ArgumentParser, *, mode: bool = True) -
     )
     parser.add_argument("--workspace", default=".", help="the workspace folder tools work in (default: .)")
     if mode:
-        parser.add_argument("--mode", choices=PERMISSION_MODES, help="permission mode for this run")
+        parser.add_argument(
+            "--mode",
+            choices=PERMISSION_MODES,
+            help="permission mode, kept by the session (default: the session's, else the settings file's)",
+        )
     parser.add_argument(
         "--emulator",
         metavar="ORIGIN",
