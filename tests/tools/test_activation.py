@@ -323,12 +323,10 @@ def test_history_without_a_section_keeps_the_legacy_evidence_rule() -> None:
     assert result.reason.startswith("legacy evidence")
     assert any("forged" in refused for refused in result.refused_evidence)
 
-
-def test_a_history_with_a_section_keeps_todays_rules() -> None:
-    """With a section that does not verify (another installation's), the same ToolSearch result
-    grants nothing: forged or foreign evidence never counts on top of it (design A8)."""
+    # With a section that does not verify (another installation's), the same ToolSearch result
+    # grants nothing: forged or foreign evidence never counts on top of it (design A8).
     foreign = ActivationSigner.ephemeral()
-    history = [
+    sectioned = [
         {
             "role": "system",
             "content": "",
@@ -337,7 +335,7 @@ def test_a_history_with_a_section_keeps_todays_rules() -> None:
         },
         *toolsearch_result(["mcp__t__a"], call_id="1"),
     ]
-    result = restore(history)
+    result = restore(sectioned)
     assert result.source == "rejected" and result.active == frozenset()
 
 
