@@ -38,7 +38,7 @@ MAX_REPORTED = 20
 def recorded_in_file(path: Path) -> Recorded:
     """The session's recorded settings, read from the end of the file without parsing all of
     it: a writing command decides its route (and checks its key) before it locks, repairs or
-    appends anything (design G11)."""
+    appends anything (design G12)."""
     from desktop.cli._files import read_regular_file
     from desktop.session.session_settings import recorded_in_bytes
 
@@ -167,7 +167,7 @@ def opened(
         flag_endpoint = getattr(args, "endpoint", None)
         endpoint, account_name = flag_endpoint, "default"
         if spec is None and recorded.route is not None:
-            # The session's own route, account and endpoint (design G11).
+            # The session's own route, account and endpoint (design G12).
             spec, account_name = recorded.route, recorded.account or "default"
             endpoint = flag_endpoint if flag_endpoint is not None else recorded.endpoint
         with lasting() if read_only else contextlib.nullcontext():  # the catalogs load here
@@ -239,7 +239,7 @@ def _session_settings(
     args: argparse.Namespace, recorded: Recorded, route: Route, session_id: str
 ) -> tuple[SessionSettings, str | None, str]:
     """The session's settings for this run: the flags given, else the recorded ones, else the
-    settings file's and the defaults (design G11); why a recorded mode was not restored; and
+    settings file's and the defaults (design G12); why a recorded mode was not restored; and
     which flags changed something, in words."""
     from desktop.host.settings import load_settings
     from desktop.pi.routes import EMULATOR_FAMILY

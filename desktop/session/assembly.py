@@ -4,7 +4,7 @@ The window's worker thread and the headless commands both come through here, so 
 reproduces exactly what the inspector shows. Opening an existing session restores tool
 activation from its history (never from declarations) and prepares the one continuation step
 the history needs (baseline, legacy skills split) in memory: it is journaled with the user's
-next send or compaction, so opening writes nothing (design G11).
+next send or compaction, so opening writes nothing (design G12).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class SessionConfig:
         self.user_skills = user_skills
         #: Where Bedrock/Vertex credentials come from; None = the default chains (none when offline).
         self.cloud_auth = cloud_auth
-        #: The session's declarations policy; None = the settings file's (design G11).
+        #: The session's declarations policy; None = the settings file's (design G12).
         self.declarations: DeclarationPreference | None = declarations
         #: The session's thinking level (``RequestOptions.reasoning``); None: the route's default.
         self.reasoning = reasoning
@@ -117,7 +117,7 @@ class OpenSession:
         newer version read as unknown, a torn last line. Each names the file, the line and,
         for a wrong shape, the field (``format_diagnostic``). The window shows them as a
         banner; the command line prints them on stderr."""
-        #: What the session is set to now, and what its journal last recorded (design G11).
+        #: What the session is set to now, and what its journal last recorded (design G12).
         self.settings: SessionSettings | None = None
         self.recorded_settings: SessionSettings | None = None
         #: A settings note owed to the journal, and the settings it records.
@@ -145,7 +145,7 @@ class OpenSession:
 
         def sealed(data: dict[str, Any] = fields["data"]) -> None:
             # The seal needs the installation's key, which may not exist yet: it is made (and
-            # the key created) only when the note is written, never by opening (design A8, G11).
+            # the key created) only when the note is written, never by opening (design A8, G12).
             if "seal" not in data:
                 data["seal"] = seal(self.settings_key(), self.writer.session_id, data["settings"])
 
@@ -362,7 +362,7 @@ def open_session(
         writer, runtime, resolved, tools, gate, prompt, config, journal_problems=list(writer.diagnostics)
     )
     # A read-only open restores exactly as a writable one would, so ``status`` and the
-    # Activation tab show what the runtime would grant. Opening writes nothing (design G11):
+    # Activation tab show what the runtime would grant. Opening writes nothing (design G12):
     # the continuation is prepared in memory and journaled with the user's next write.
     gate.restore(runtime.view().messages)
     if not writer.read_only:

@@ -150,7 +150,7 @@ class SessionRuntime:
         #: with the point of the context log it last projected.
         self._projections: list[tuple[SessionRoute, IncrementalProjection, tuple[int, int] | None]] = []
         #: Rows owed to the journal that wait for the user's next write (a send, a compaction):
-        #: opening a session writes nothing (design G11), so a settings record found due at open
+        #: opening a session writes nothing (design G12), so a settings record found due at open
         #: goes out with the next turn, in the same group commit as its user row.
         self.owed: list[dict[str, Any]] = []
         #: Called before owed rows are written (they may need what opening must not create).
@@ -363,7 +363,7 @@ class SessionRuntime:
 
         What continuation owes, in memory only: the restored activation's declarations are
         published, so the next request (the preview, ``payload``) is the one the turn sends; the
-        rows themselves are written with the user's next write (design G11)."""
+        rows themselves are written with the user's next write (design G12)."""
         if not self.continued:
             self.continued = True
             self.tools.take_update(self._clock())

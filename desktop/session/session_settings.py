@@ -1,4 +1,4 @@
-"""What a session is set to, recorded in its own journal (design G11).
+"""What a session is set to, recorded in its own journal (design G12).
 
 A session's route (with its account and endpoint), permission mode, fallback for system
 updates, declarations policy and compaction thresholds are facts of the session, not of the

@@ -100,7 +100,7 @@ class InspectController(QObject):
 
     def _continue(self, leaf: str) -> None:
         """Say on which route, thinking level and in which workspace the fork will continue,
-        and ask, before anything is written (design X2, G11)."""
+        and ask, before anything is written (design X2, G12)."""
         self.client.ops.query(
             lambda worker: worker.fork_plan(leaf or None),
             lambda plan: self._confirm_continue(leaf, plan),

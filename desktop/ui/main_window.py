@@ -115,7 +115,7 @@ class MainWindow(QMainWindow):
         self.shown = ShownRows(self.filter, self)
         from desktop.ui.session_choices import SessionChoices
 
-        #: The toolbar's selectors: a change says its cost first, then is journaled (design G11).
+        #: The toolbar's selectors: a change says its cost first, then is journaled (design G12).
         self.session_choices = SessionChoices(self)
         self._build_views()
         self._build_toolbar()
@@ -522,7 +522,7 @@ class MainWindow(QMainWindow):
         if opened_problems:
             self.banners.show_message("warning", "\n".join(opened_problems))
         for line in (info.get("routeNeeded"), info.get("pending")):
-            if line:  # the session's route is gone, or an update waits for the next turn (G11)
+            if line:  # the session's route is gone, or an update waits for the next turn (G12)
                 self.banners.show_message("warning" if line == info.get("routeNeeded") else "info", str(line))
         self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
         self._then_release(info)

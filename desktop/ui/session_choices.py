@@ -1,6 +1,6 @@
 """The toolbar's route, mode and fallback selectors, and the settings that seed new sessions.
 
-Changing a session's route, permission mode or fallback is an explicit act (design G11): the
+Changing a session's route, permission mode or fallback is an explicit act (design G12): the
 selector asks the worker what the change costs on the next request (a cold cache in money, the
 activation it revokes), says so with a confirmation, and only then asks the worker to change
 it; the worker journals the change. A route without a key is refused before anything changes.

@@ -161,7 +161,7 @@ class SessionWorker(QObject):
         self.resolved: ResolvedModel | None = None
         self.choices: list[RouteChoice] = []
         #: The open session's route, mode and fallback: its own, restored from its journal
-        #: (design G11). The window's settings only seed new sessions (``seed_*``).
+        #: (design G12). The window's settings only seed new sessions (``seed_*``).
         self.route_key = ""
         self.mode = "ask"
         self.fallback: FallbackDelivery = "folded"
@@ -326,7 +326,7 @@ class SessionWorker(QObject):
         self._open(path, folder, new=True)
 
     def seed(self) -> SessionSettings:
-        """What a new session starts with: the window's settings (design G11)."""
+        """What a new session starts with: the window's settings (design G12)."""
         from desktop.host.settings import load_settings
 
         return SessionSettings(
@@ -413,7 +413,7 @@ class SessionWorker(QObject):
         chosen: SessionSettings | None = None,
     ) -> None:
         """Open through the shared assembly, so the window and the CLI see the same session, on
-        the session's own route, mode and fallback (design G11). Opening writes nothing."""
+        the session's own route, mode and fallback (design G12). Opening writes nothing."""
         from desktop.host.journal.store import describe
         from desktop.host.permissions import PermissionMode
         from desktop.session.assembly import SessionConfig, open_session
@@ -604,7 +604,7 @@ class SessionWorker(QObject):
         self._publish_state()
 
     def fork_plan(self, leaf: str | None) -> dict[str, Any]:
-        """How "Continue in Pi Desktop" will continue (design X2, G11): on the source's recorded
+        """How "Continue in Pi Desktop" will continue (design X2, G12): on the source's recorded
         route and thinking level when that route is offered here with a key, else on the
         toolbar's route (said, with why and what the first request costs); and in which
         workspace. Asked before the fork is made."""
@@ -867,7 +867,7 @@ class SessionWorker(QObject):
     def set_route(self, key: str) -> None:
         """The user chose another route for this session (after the window said what it costs):
         refused before anything changes when it is unavailable or has no key, else bound and
-        journaled (design G11)."""
+        journaled (design G12)."""
         choice = self._choice(key)
         if choice is None or not choice.available:
             self.message.emit(
@@ -921,7 +921,7 @@ class SessionWorker(QObject):
             self.seed_compaction = _compaction(values.get("compaction"))
 
     def _record(self, why: str) -> None:
-        """Journal the session's settings now: the user changed one (design G11)."""
+        """Journal the session's settings now: the user changed one (design G12)."""
         session = self.session
         if session is None or self.route_needed is not None:
             return
@@ -1144,7 +1144,7 @@ def _catalog_problems() -> list[str]:
 
 
 def _pending(session: OpenSession) -> str | None:
-    """What the next turn journals before its message, as ``status`` says it (design G11)."""
+    """What the next turn journals before its message, as ``status`` says it (design G12)."""
     if session.read_only or not len(session.writer.rows):  # a new session's baseline is no news
         return None
     if session.runtime.has_pending_update():

@@ -1,4 +1,4 @@
-"""The command line continues a session on its own settings (design G11): the route, fallback
+"""The command line continues a session on its own settings (design G12): the route, fallback
 and compaction thresholds a run set are what the next run uses without flags, each change is a
 settings note, a permission mode in a file this installation did not write grants nothing,
 looking writes nothing, and a corrupt cached catalog is reported by every command."""

@@ -1,5 +1,5 @@
 """Legacy session files continue correctly, twice in a row (S3, S5): opening writes nothing
-(design G11), the first turn appends exactly one system row with its user row, the second
+(design G12), the first turn appends exactly one system row with its user row, the second
 appends none, and no earlier byte of the file changes."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Opening a session in the window writes nothing, and changing it is an explicit act (design
-G11, A5): a legacy history activates from its ToolSearch result (marked "legacy evidence"), a
+G12, A5): a legacy history activates from its ToolSearch result (marked "legacy evidence"), a
 route change says its cost first and is journaled after, a session whose route left the catalog
 asks for one before it sends, and a corrupt cached catalog is reported."""
 

@@ -1,4 +1,4 @@
-"""A session keeps its own state (design G11), shown through the real window, the real worker
+"""A session keeps its own state (design G12), shown through the real window, the real worker
 thread and one emulator over loopback sockets that outlives each window, as a provider does.
 
 A session is made on route X, mode M and fallback F, used and closed; the window is then

@@ -133,7 +133,7 @@ def test_pi_session_opens_read_only_with_branches_diffs_and_preview(harness: Har
     assert bar.current_leaf() == "03d30125"
     # Continue in Pi Desktop: first it says on which route, thinking level and workspace (the
     # source's route has no key here: its offline stand-in, said so), then a new Desktop session
-    # on them, every imported row at its source time, the source untouched (design X2, G11).
+    # on them, every imported row at its source time, the source untouched (design X2, G12).
     harness.qtbot.mouseClick(bar.continue_button, Qt.MouseButton.LeftButton)
     harness.qtbot.waitUntil(lambda: w.inspect.continue_confirm is not None, timeout=TIMEOUT)
     question = w.inspect.continue_confirm.text()

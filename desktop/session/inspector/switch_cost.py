@@ -1,4 +1,4 @@
-"""What changing a session's route or fallback costs, said before it happens (design G11).
+"""What changing a session's route or fallback costs, said before it happens (design G12).
 
 The choice of route is the most expensive decision in a session: a provider's prompt cache
 belongs to one route, so the next request after a switch is read cold. Before the window
