@@ -15,7 +15,7 @@ EXPECTED = {
     **{f"P{n}": None for n in range(1, 8)},
     **{f"A{n}": None for n in range(1, 12)},
     **{f"D{n}": None for n in range(1, 8)},
-    **{f"G{n}": None for n in range(1, 12)},
+    **{f"G{n}": None for n in range(1, 14)},
     **{f"X{n}": None for n in range(1, 6)},
 }
 CITATION = re.compile(r"\(design ((?:[TSCMPADGX]\d+)(?:\s*(?:,|and|/)\s*[TSCMPADGX]?\d+)*)\)")

@@ -64,13 +64,21 @@ def add_route_arguments(parser: argparse.ArgumentParser, *, mode: bool = True) -
     parser.add_argument(
         "--model",
         help='route as "provider/model-id", or "emulator/provider/model-id" for the offline emulator '
-        "(default: the session's last route, else the first-run choice)",
+        "(default: the session's own route, else the first-run choice); kept by the session",
     )
     parser.add_argument("--endpoint", help="account endpoint override (transport flags then fall back)")
-    parser.add_argument("--fallback", choices=("folded", "attributed"), default="folded")
+    parser.add_argument(
+        "--fallback",
+        choices=("folded", "attributed"),
+        help="how system updates reach routes without native support (default: the session's, else folded)",
+    )
     parser.add_argument("--workspace", default=".", help="the workspace folder tools work in (default: .)")
     if mode:
-        parser.add_argument("--mode", choices=PERMISSION_MODES, help="permission mode for this run")
+        parser.add_argument(
+            "--mode",
+            choices=PERMISSION_MODES,
+            help="permission mode, kept by the session (default: the session's, else the settings file's)",
+        )
     parser.add_argument(
         "--emulator",
         metavar="ORIGIN",
@@ -79,8 +87,45 @@ def add_route_arguments(parser: argparse.ArgumentParser, *, mode: bool = True) -
     )
 
 
+def _tokens(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a number of tokens cannot be negative: {text!r}")
+    return value
+
+
+def add_threshold_arguments(parser: argparse.ArgumentParser) -> None:
+    """The session's compaction thresholds (design C1); each is kept by the session once given."""
+    parser.add_argument(
+        "--reserve-tokens",
+        type=_tokens,
+        metavar="N",
+        help="compact automatically when the context comes within N tokens of the context window "
+        "(default: the session's, else 16384)",
+    )
+    parser.add_argument(
+        "--keep-recent-tokens",
+        type=_tokens,
+        metavar="N",
+        help="tokens of the newest rows a compaction keeps as they are (default: the session's, else 20000)",
+    )
+    parser.add_argument(
+        "--auto-compact",
+        choices=("on", "off"),
+        help="whether the session compacts automatically at the threshold (default: the session's, else on)",
+    )
+
+
 def add_session_arguments(
-    parser: argparse.ArgumentParser, *, approvals: bool = True, creates: bool = True, mode: bool = True
+    parser: argparse.ArgumentParser,
+    *,
+    approvals: bool = True,
+    creates: bool = True,
+    mode: bool = True,
+    thresholds: bool = False,
 ) -> None:
     help_text = (
         "the session file (JSONL); created if missing (its folder must exist)"
@@ -89,6 +134,8 @@ def add_session_arguments(
     )
     parser.add_argument("session", help=help_text)
     add_route_arguments(parser, mode=mode)
+    if thresholds:
+        add_threshold_arguments(parser)
     if approvals:
         parser.add_argument("--yes", action="store_true", help="approve every permission request")
         parser.add_argument("--no", action="store_true", help="decline every permission request")

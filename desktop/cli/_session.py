@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from desktop.host.tools.session_tools import Consent
     from desktop.pi.routes import Route
     from desktop.session.assembly import OpenSession
+    from desktop.session.session_settings import Recorded, SessionSettings
 
 READ_ONLY_REASON = "Opened read-only: this command only reads the session."
 #: The emulator origin a read-only preview names when no emulator runs (nothing is sent).
@@ -36,44 +37,14 @@ PREVIEW_EMULATOR_ORIGIN = "http://127.0.0.1:0"
 MAX_REPORTED = 20
 
 
-def last_route(rows: Sequence[dict[str, Any]]) -> str | None:
-    """The route of the session's last assistant row, as ``[emulator/]provider/model``."""
-    from desktop.pi.routes import EMULATOR_FAMILY
-
-    for row in reversed(rows):
-        route = row.get("route") if row.get("type") == "assistant" else None
-        if isinstance(route, dict):
-            provider, model = route.get("provider"), route.get("model")
-            if isinstance(provider, str) and isinstance(model, str) and provider and model:
-                prefix = f"{EMULATOR_FAMILY}/" if route.get("emulator") else ""
-                return f"{prefix}{provider}/{model}"
-    return None
-
-
-def last_route_in_file(path: Path) -> str | None:
-    """``last_route`` read from the end of the file without parsing all of it: a writing command
-    decides its route (and checks its key) before it locks, repairs or appends anything."""
-    import orjson
-
+def recorded_in_file(path: Path) -> Recorded:
+    """The session's recorded settings, read from the end of the file without parsing all of
+    it: a writing command decides its route (and checks its key) before it locks, repairs or
+    appends anything (design G12)."""
     from desktop.cli._files import read_regular_file
+    from desktop.session.session_settings import recorded_in_bytes
 
-    data = read_regular_file(path)
-    end = len(data)
-    while end > 0:
-        start = data.rfind(b"\n", 0, end - 1) + 1
-        line = data[start:end]
-        end = start
-        if b'"assistant"' not in line:
-            continue
-        try:
-            row = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(row, dict):
-            found = last_route([row])
-            if found is not None:
-                return found
-    return None
+    return recorded_in_bytes(read_regular_file(path))
 
 
 def report_journal(command: str, journal: JournalWriter) -> None:
@@ -97,7 +68,12 @@ def report_journal(command: str, journal: JournalWriter) -> None:
 
 
 def choose_route(
-    args: argparse.Namespace, spec: str | None, *, read_only: bool
+    args: argparse.Namespace,
+    spec: str | None,
+    *,
+    read_only: bool,
+    endpoint: str | None = None,
+    account_name: str = "default",
 ) -> tuple[Route, Emulator | None]:
     """The route for ``spec`` (or the default), starting an in-process emulator only when a
     writing command needs one and no ``--emulator`` origin was given."""
@@ -108,7 +84,6 @@ def choose_route(
         from desktop.host.first_run import initial_route
 
     emulator: Emulator | None = None
-    endpoint = getattr(args, "endpoint", None)
     offline_default = spec is None and initial_route().offline
     wants_emulator = offline_default or (spec is not None and spec.startswith(EMULATOR_FAMILY + "/"))
     origin: str | None = getattr(args, "emulator", None)
@@ -121,7 +96,9 @@ def choose_route(
             emulator = Emulator().start()
             origin = emulator.url
     try:
-        account = Account.make(base_url=endpoint) if endpoint else None
+        account = (
+            Account.make(account_name, base_url=endpoint) if endpoint or account_name != "default" else None
+        )
         if spec is None:
             from desktop.session.default_route import default_route
 
@@ -168,7 +145,6 @@ def opened(
         from desktop.host.permissions import PermissionMode, headless_bridge
         from desktop.pi.routes import resolve_model
         from desktop.session.assembly import SessionConfig, open_session
-        from desktop.session.compaction_settings import CompactionSettings
 
     command = str(getattr(args, "command", "") or "")
     path = Path(args.session)
@@ -190,16 +166,36 @@ def opened(
                 raise CliError(f"no such folder for a new session: {path.parent}") from None
     emulator: Emulator | None = None
     try:
+        from desktop.session.session_settings import Recorded, recorded_settings
+
+        recorded = Recorded()
+        if journal is not None:
+            recorded = recorded_settings(journal.rows)
+        elif exists:
+            recorded = recorded_in_file(path)
         spec = getattr(args, "model", None)
-        if spec is None and journal is not None:
-            spec = last_route(journal.rows)
-        elif spec is None and exists:
-            spec = last_route_in_file(path)
+        flag_endpoint = getattr(args, "endpoint", None)
+        endpoint, account_name = flag_endpoint, "default"
+        if spec is None and recorded.route is not None:
+            # The session's own route, account and endpoint (design G12).
+            spec, account_name = recorded.route, recorded.account or "default"
+            endpoint = flag_endpoint if flag_endpoint is not None else recorded.endpoint
         with lasting() if read_only else contextlib.nullcontext():  # the catalogs load here
-            route, emulator = choose_route(args, spec, read_only=read_only)
+            route, emulator = choose_route(
+                args, spec, read_only=read_only, endpoint=endpoint, account_name=account_name
+            )
             # An unknown model fails here, before anything is locked or created.
             resolved = resolve_model(route)
         if not read_only:
+            if (
+                getattr(args, "model", None) is None
+                and recorded.route is not None
+                and resolved.source == "unknown"
+            ):
+                raise CliError(
+                    f"the session's route {recorded.route} is no longer in the model catalog; "
+                    "choose a route with --model"
+                )
             problem = unsendable_api(route.label(), resolved.model.get("api")) or missing_credential(route)
             if problem is not None:
                 raise CliError(problem)
@@ -210,13 +206,17 @@ def opened(
         if journal is None:
             journal = JournalWriter.open(path) if exists else _create(path, workspace, __version__, command)
         report_journal(command, journal)
-        mode = getattr(args, "mode", None)
+        settings, refused, wanted = _session_settings(args, recorded, route, journal.session_id)
+        if refused is not None:
+            say(command, f"warning: {refused}")
         config = SessionConfig(
             route=route,
             workspace=workspace,
-            fallback=getattr(args, "fallback", "folded"),
-            mode=PermissionMode(mode) if mode else None,
-            compaction=CompactionSettings(),
+            fallback="attributed" if settings.fallback == "attributed" else "folded",
+            mode=PermissionMode(settings.mode),
+            compaction=settings.compaction,
+            declarations="on-demand" if settings.declarations == "on-demand" else "auto",
+            reasoning=settings.thinking,
             consent=_trust_project(command) if getattr(args, "trust_project", False) else None,
         )
         with lasting() if read_only else contextlib.nullcontext():
@@ -230,6 +230,13 @@ def opened(
             )
         journal = None  # the session owns it now
         with session:
+            session.recorded_settings = recorded.settings()
+            session.record_settings(
+                settings,
+                by="the command line",
+                why=wanted or ("a new session" if not exists else "first record of this session's settings"),
+                now=False,
+            )
             _report_tools(command, session)
             yield session, emulator
     finally:
@@ -253,6 +260,68 @@ def _trust_project(command: str) -> Consent:
     return consent
 
 
+def _session_settings(
+    args: argparse.Namespace, recorded: Recorded, route: Route, session_id: str
+) -> tuple[SessionSettings, str | None, str]:
+    """The session's settings for this run: the flags given, else the recorded ones, else the
+    settings file's and the defaults (design G12); why a recorded mode was not restored; and
+    which flags changed something, in words."""
+    from desktop.host.settings import load_settings
+    from desktop.pi.routes import EMULATOR_FAMILY
+    from desktop.session.assembly import activation_signer
+    from desktop.session.compaction_settings import CompactionSettings
+    from desktop.session.session_settings import SessionSettings, effective_settings, verified
+
+    file_settings = load_settings()
+    spec = f"{EMULATOR_FAMILY}/{route.key}" if route.offline else route.key
+    seed = SessionSettings(
+        route=spec,
+        mode=file_settings.permissions.mode,
+        declarations=file_settings.tools.declarations,
+    )
+    base = recorded.compaction or CompactionSettings()
+    reserve, keep = getattr(args, "reserve_tokens", None), getattr(args, "keep_recent_tokens", None)
+    auto = getattr(args, "auto_compact", None)
+    compaction = None
+    if reserve is not None or keep is not None or auto is not None:
+        compaction = CompactionSettings(
+            base.enabled if auto is None else auto == "on",
+            base.reserve_tokens if reserve is None else reserve,
+            base.keep_recent_tokens if keep is None else keep,
+        )
+
+    def sealed() -> bool:
+        # Verifying never creates the secret: without one, nothing was sealed here.
+        signer, _problem = activation_signer(session_id, read_only=True)
+        return verified(recorded, signer.key, session_id)
+
+    settings, refused = effective_settings(
+        recorded,
+        seed,
+        route=spec,
+        endpoint=route.account.base_url if not route.offline else None,
+        mode=getattr(args, "mode", None),
+        fallback=getattr(args, "fallback", None),
+        compaction=compaction,
+        mode_sealed=sealed,
+    )
+    settings = settings._replace(account=route.account.name)
+    given = [
+        f"--{name.replace('_', '-')}"
+        for name in (
+            "model",
+            "endpoint",
+            "mode",
+            "fallback",
+            "reserve_tokens",
+            "keep_recent_tokens",
+            "auto_compact",
+        )
+        if getattr(args, name, None) is not None
+    ]
+    return settings, refused, ("asked for with " + ", ".join(given)) if given else ""
+
+
 def _create(path: Path, workspace: Path, version: str, command: str) -> JournalWriter:
     from desktop.host.journal import JournalWriter
 
@@ -269,8 +338,13 @@ def _create(path: Path, workspace: Path, version: str, command: str) -> JournalW
 
 
 def _report_tools(command: str, session: OpenSession) -> None:
+    from desktop.pi.catalog import active_catalog
+
     for problem in getattr(session.tools, "problems", ()):
         say(command, f"warning: {problem}")
+    # A corrupt cached catalog falls back to the bundled one; every command says so (design M1).
+    for problem in active_catalog().problems:
+        say(command, f"warning: model catalog: {problem}")
 
 
 def require_writable(session: OpenSession) -> None:

@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
         "the session, printing the answers. Empty lines are skipped. Creates the session file when "
         "it is missing and its folder exists.",
     )
-    add_session_arguments(parser)
+    add_session_arguments(parser, thresholds=True)
     parser.add_argument(
         "--jsonl",
         action="store_true",

@@ -12,7 +12,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "compact", help="compact a session now", description="Compact a session now."
     )
-    add_session_arguments(parser, approvals=False, creates=False)
+    add_session_arguments(parser, approvals=False, creates=False, thresholds=True)
     parser.add_argument(
         "--focus",
         default="",

@@ -17,7 +17,7 @@ def register(subparsers: Any) -> None:
         description="Run one user turn and print the answer. Creates the session file when it is "
         "missing and its folder exists (and says so on stderr).",
     )
-    add_session_arguments(parser)
+    add_session_arguments(parser, thresholds=True)
     parser.add_argument("text", help="what to say")
     parser.set_defaults(handler=run)
 

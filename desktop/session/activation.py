@@ -23,9 +23,11 @@ Restoration (``restore_activation``) reads neutral messages only:
   answer only) and names the catalog could return for that call (design A8). The result is
   not MAC'd itself; it counts only on top of a verified section, i.e. in a history this
   installation wrote;
-* a history without any section grants nothing: Desktop writes the section in its baseline
-  row before the first request, so such a history was written elsewhere (pi-coding-agent,
-  an older app, a hand-edited file) and its ToolSearch results prove no grant made here;
+* a history without any section keeps the older evidence rule (design A5, "legacy
+  evidence"): its successful ToolSearch results activate what they listed, under the same
+  checks (they answer a real earlier call, and name only what that call could return from the
+  current catalog's deferred tools). Histories with a section keep the rules above: forged or
+  foreign evidence on top of a section that does not verify grants nothing;
 * ``toolsAdded`` declarations are never read as permission to execute.
 
 Only names that are deferred tools of the current catalog are ever granted.
@@ -480,12 +482,18 @@ def restore_activation(
             return RestoreResult(
                 frozenset(), "none", "no activation section and no ToolSearch results in history"
             )
+        # The design record: "Legacy histories without this section retain their existing
+        # activation evidence rules" (design A5): a successful ToolSearch result that answers a
+        # real call activates what it listed, if the catalog could have returned it.
+        granted = tuple(n for n in evidence.names if n in known)
+        ignored = tuple(n for n in evidence.names if n not in known)
         return RestoreResult(
-            frozenset(),
+            frozenset(granted),
             "legacy",
-            f"history without a {SECTION_NAME} section (not written by this app): its "
-            f"{len(evidence.names) + len(evidence.refused)} ToolSearch result(s) prove no grant made on "
-            "this installation; nothing restored (call ToolSearch again)",
+            f"legacy evidence: history without a {SECTION_NAME} section; its ToolSearch results "
+            f"activate {', '.join(granted) if granted else 'nothing the current catalog defers'}",
+            recovered=granted,
+            ignored=ignored,
             refused_evidence=evidence.refused,
         )
     newest, text = sections[-1]

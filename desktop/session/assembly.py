@@ -2,8 +2,9 @@
 
 The window's worker thread and the headless commands both come through here, so the CLI
 reproduces exactly what the inspector shows. Opening an existing session restores tool
-activation from its history (never from declarations) and performs the one continuation
-step the history needs (baseline, legacy skills split), then the session is ready.
+activation from its history (never from declarations) and prepares the one continuation step
+the history needs (baseline, legacy skills split) in memory: it is journaled with the user's
+next send or compaction, so opening writes nothing (design G12).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import threading
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from desktop import __version__
 from desktop.host import catalog_cache
@@ -30,12 +32,13 @@ from desktop.pi.routes import ResolvedModel, Route, resolve_model
 from desktop.pi.types import AssistantMessage, Model
 from desktop.session.activation import ActivationSigner
 from desktop.session.compaction_settings import CompactionSettings
-from desktop.session.declarations import CompactionBudget
+from desktop.session.declarations import CompactionBudget, DeclarationPreference
 from desktop.session.declarations import RouteBinding as DeclarationRoute
 from desktop.session.estimate import message_tokens
 from desktop.session.gate import ToolGate
 from desktop.session.prompt import WorkspacePrompt
 from desktop.session.runtime import Dispatcher, EventSink, SessionRoute, SessionRuntime
+from desktop.session.session_settings import SessionSettings, seal, settings_note_fields, settings_of_note
 from desktop.session.tool_host import GateToolHost
 
 
@@ -70,6 +73,8 @@ class SessionConfig:
         user_skills: Path | None = None,
         cloud_auth: CloudAuth | None = None,
         consent: Consent | None = None,
+        declarations: DeclarationPreference | None = None,
+        reasoning: str | None = None,
     ) -> None:
         self.route = route
         self.workspace = workspace
@@ -83,6 +88,10 @@ class SessionConfig:
         #: Asked before a repository's own servers, hooks or extensions first run (design A11);
         #: None: they do not run.
         self.consent = consent
+        #: The session's declarations policy; None = the settings file's (design G12).
+        self.declarations: DeclarationPreference | None = declarations
+        #: The session's thinking level (``RequestOptions.reasoning``); None: the route's default.
+        self.reasoning = reasoning
 
 
 class OpenSession:
@@ -112,6 +121,48 @@ class OpenSession:
         newer version read as unknown, a torn last line. Each names the file, the line and,
         for a wrong shape, the field (``format_diagnostic``). The window shows them as a
         banner; the command line prints them on stderr."""
+        #: What the session is set to now, and what its journal last recorded (design G12).
+        self.settings: SessionSettings | None = None
+        self.recorded_settings: SessionSettings | None = None
+        #: A settings note owed to the journal, and the settings it records.
+        self._owed_settings: tuple[dict[str, Any], SessionSettings] | None = None
+
+    def settings_key(self) -> bytes:
+        """The installation's key the settings notes are sealed with (the activation key, A8)."""
+        return self.gate.signer.key
+
+    def record_settings(
+        self, settings: SessionSettings, *, by: str, why: str, now: bool, on_event: EventSink | None = None
+    ) -> dict[str, Any] | None:
+        """Make ``settings`` the session's. When they differ from what the journal recorded, a
+        settings note is journaled: ``now`` (the user changed a setting: that is a write), or
+        with the user's next send or compaction (a command's flags, a first record)."""
+        runtime = self.runtime
+        owed = self._owed_settings
+        if owed is not None and not any(row is owed[0] for row in runtime.owed):
+            self.recorded_settings, self._owed_settings = owed[1], None  # written since
+        self.settings = settings
+        runtime.owed = [row for row in runtime.owed if settings_of_note(row) is None]
+        if settings == self.recorded_settings or self.read_only:
+            return None
+        fields = settings_note_fields(settings, self.recorded_settings, by=by, why=why)
+
+        def sealed(data: dict[str, Any] = fields["data"]) -> None:
+            # The seal needs the installation's key, which may not exist yet: it is made (and
+            # the key created) only when the note is written, never by opening (design A8, G12).
+            if "seal" not in data:
+                data["seal"] = seal(self.settings_key(), self.writer.session_id, data["settings"])
+
+        if now:
+            sealed()
+            row = runtime._row("note", **fields)
+            runtime.write_owed(on_event, with_rows=[row])
+            self.recorded_settings = settings
+            return row
+        row = runtime.owe("note", **fields)
+        runtime.finish_owed = [sealed]
+        self._owed_settings = (row, settings)
+        return row
 
     @property
     def read_only(self) -> bool:
@@ -148,6 +199,7 @@ def route_binding(
     fallback: FallbackDelivery,
     session_id: str,
     credential: RouteCredential | None = None,
+    reasoning: str | None = None,
 ) -> SessionRoute:
     """The runtime's binding: the model, and the options every request of the route uses.
 
@@ -164,6 +216,7 @@ def route_binding(
             api_key=CREDENTIAL_PLACEHOLDER,
             env=projection_env(),
             credential_kind=credential.kind,
+            reasoning=reasoning,
         ),
         fallback=fallback,
         credential_note=credential.note(),
@@ -274,7 +327,7 @@ def open_session(
             retained_tail_tokens=config.compaction.keep_recent_tokens,
         ),
         prompt_tokens=prompt_tokens,
-        preference=settings.tools.declarations,
+        preference=config.declarations or settings.tools.declarations,
         signer_source=lambda: activation_signer(session_id, read_only=read_only),
     )
     account = config.route.account
@@ -304,6 +357,7 @@ def open_session(
             config.fallback,
             writer.session_id,
             None if builds_requests else unread_credential(resolved.model),
+            reasoning=config.reasoning,
         ),
         dispatcher,
         GateToolHost(gate),
@@ -315,8 +369,9 @@ def open_session(
         writer, runtime, resolved, tools, gate, prompt, config, journal_problems=list(writer.diagnostics)
     )
     # A read-only open restores exactly as a writable one would, so ``status`` and the
-    # Activation tab show what the runtime would grant; only the continuation writes.
+    # Activation tab show what the runtime would grant. Opening writes nothing (design G12):
+    # the continuation is prepared in memory and journaled with the user's next write.
     gate.restore(runtime.view().messages)
     if not writer.read_only:
-        runtime.continue_session()
+        runtime.prepare_continuation()
     return session

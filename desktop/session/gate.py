@@ -285,7 +285,7 @@ class ToolGate:
                 identity=self.identity(), active=tuple(result.active), epoch=self.epoch
             )
             self._dirty = bool(result.recovered) or result.source in ("legacy", "rejected")
-            untrusted = result.source in ("rejected", "legacy")
+            untrusted = result.source == "rejected"
             self._restore_reason = result.reason if untrusted else None
             self._revoked = {}
             self.last_restore = result

@@ -149,6 +149,14 @@ class SessionRuntime:
         #: Incremental projections by route (design P7), the session's own route first; each
         #: with the point of the context log it last projected.
         self._projections: list[tuple[SessionRoute, IncrementalProjection, tuple[int, int] | None]] = []
+        #: Rows owed to the journal that wait for the user's next write (a send, a compaction):
+        #: opening a session writes nothing (design G12), so a settings record found due at open
+        #: goes out with the next turn, in the same group commit as its user row.
+        self.owed: list[dict[str, Any]] = []
+        #: Called before owed rows are written (they may need what opening must not create).
+        self.finish_owed: list[Callable[[], None]] = []
+        #: Whether the continuation (baseline, legacy sections, restoration notes) is journaled.
+        self.continued = False
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -348,16 +356,36 @@ class SessionRuntime:
         if rows:
             self.append(rows, on_event)
 
-    def continue_session(self, on_event: EventSink | None = None) -> dict[str, Any] | None:
-        """Continuation: establish the baseline or migrate legacy sections, once (S3, S5).
+    def prepare_continuation(self) -> None:
+        """Continuation (S3, S5): the baseline or the legacy sections' migration, and what
+        restoration owes (a recovered ToolSearch result, a rejected section), are one diff with
+        whatever else changed since the last run, appended with the next turn as one row.
 
-        What restoration owes (a recovered ToolSearch result, a rejected section) is part of
-        the same one diff as whatever else changed since the last run: one row, never two.
-        """
-        self.tools.take_update(self._clock())
-        row = self.sync_system_state(on_event=on_event)
-        self.journal_tool_notes(on_event)
+        What continuation owes, in memory only: the restored activation's declarations are
+        published, so the next request (the preview, ``payload``) is the one the turn sends; the
+        rows themselves are written with the user's next write (design G12)."""
+        if not self.continued:
+            self.continued = True
+            self.tools.take_update(self._clock())
+
+    def owe(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """A row to journal with the next write (the user's next send or compaction)."""
+        row = self._row(kind, **fields)
+        self.owed.append(row)
         return row
+
+    def write_owed(
+        self, on_event: EventSink | None = None, *, with_rows: Sequence[dict[str, Any]] = ()
+    ) -> Any:
+        """Journal the owed rows, with ``with_rows`` in the same group commit (T3)."""
+        rows = [*self.owed, *with_rows]
+        if not rows:
+            return None
+        for finish in self.finish_owed:  # e.g. seal a settings note: only now is a key needed
+            finish()
+        ack = self.append(rows, on_event)
+        self.owed, self.finish_owed = [], []
+        return ack
 
     def note(self, level: str, text: str, on_event: EventSink | None = None, **data: Any) -> dict[str, Any]:
         row = self._row("note", level=level, text=text, **({"data": data} if data else {}))
@@ -378,10 +406,16 @@ class SessionRuntime:
         emit: EventSink = on_event or (lambda _e: None)
         cancel = cancel or threading.Event()
         result = TurnResult()
+        self.prepare_continuation()
         if user_row is None:
             user_row = self._row("user", message=self.draft_message(content))
-            self.append([user_row], emit)
+            self.write_owed(emit, with_rows=[user_row])
+        else:
+            self.write_owed(emit)
+        # The continuation's one system update (baseline, legacy sections, what restoration owes)
+        # is the same diff as any other change since the last turn: one row, anchored (T4).
         self.sync_system_state(anchor_before=user_row["id"], on_event=emit)
+        self.journal_tool_notes(emit)
         if should_compact(self.context_tokens(), self.route.model["contextWindow"], self.compaction):
             try:
                 self.compact(on_event=emit, cancel=cancel, reason="automatic")
@@ -481,6 +515,12 @@ class SessionRuntime:
         if message["stopReason"] in ("error", "aborted") or not summary:
             why = message.get("errorMessage") or "the model returned no summary text"
             raise SummaryFailed(f"Compaction failed: {why}. The session was not changed.")
+        # What this session owed its journal (settings, the continuation's update and notes)
+        # lands before the compaction row, so the checkpoint is taken over a current journal.
+        self.prepare_continuation()
+        self.write_owed(emit)
+        self.sync_system_state(on_event=emit)
+        self.journal_tool_notes(emit)
         activation = self.tools.activation_section()
         fields = compaction_row_fields(
             plan,

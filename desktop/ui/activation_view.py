@@ -58,8 +58,12 @@ def render_activation(info: Mapping[str, Any], dark: bool) -> str:
         + badge("valid" if valid else "not valid", c.ok if valid else c.bad)
         + f" &nbsp;{esc(info.get('why', ''))}</p>"
     )
+    legacy = list(info.get("legacyEvidence") or ())
+    active = _names(info.get("active"))
+    if legacy:  # a history without a section: its ToolSearch results activated these (A5)
+        active += " &nbsp;" + badge("legacy evidence", c.warn) + f" {_names(legacy)}"
     rows = [
-        ("Active deferred tools", _names(info.get("active"))),
+        ("Active deferred tools", active),
         ("Restored when the session opened", esc(info.get("restoredAtOpen") or "—")),
         ("Epoch", esc(info.get("epoch", 0))),
         ("Identity (SHA-256)", f"<code>{esc(info.get('identity', ''))}</code>"),

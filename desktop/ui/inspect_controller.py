@@ -13,7 +13,7 @@ import html
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Slot
 from PySide6.QtWidgets import QMessageBox, QVBoxLayout
 
 from desktop.session import commands
@@ -41,6 +41,8 @@ class InspectController(QObject):
         self.whatif_stale = True
         #: Problems shown to the user (title, text), in order: tests and the log read these.
         self.problems: list[tuple[str, str]] = []
+        #: The open "Continue in Pi Desktop?" question, if any (tests answer it).
+        self.continue_confirm: QMessageBox | None = None
         self.browser: SessionBrowser | None = None
 
         self.bar = ForeignBar()
@@ -99,8 +101,36 @@ class InspectController(QObject):
         self._session_grew()
 
     def _continue(self, leaf: str) -> None:
-        self.window.statusBar().showMessage("Continuing in a new Pi Desktop session…", 5000)
-        self.client.continue_foreign.emit(leaf)
+        """Say on which route, thinking level and in which workspace the fork will continue,
+        and ask, before anything is written (design X2, G12)."""
+        self.client.ops.query(
+            lambda worker: worker.fork_plan(leaf or None),
+            lambda plan: self._confirm_continue(leaf, plan),
+            label="planning the continuation",
+        )
+
+    def _confirm_continue(self, leaf: str, plan: Mapping[str, Any]) -> None:
+        if plan.get("error"):
+            self.report("error", "Cannot continue in Pi Desktop", str(plan["error"]))
+            return
+        box = QMessageBox(self.window)
+        box.setObjectName("continueConfirm")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Continue in Pi Desktop?")
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(str(plan.get("text", "")))
+        box.setInformativeText("A new Pi Desktop session is made; the source file is not changed.")
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Yes).setText("Continue")
+
+        def finished(result: int) -> None:
+            if result == QMessageBox.StandardButton.Yes:
+                self.window.statusBar().showMessage("Continuing in a new Pi Desktop session…", 5000)
+                self.client.continue_foreign.emit(leaf)
+
+        box.finished.connect(finished)
+        self.continue_confirm = box
+        box.open()
 
     @Slot(object)
     def _open_problem(self, problem: Mapping[str, Any]) -> None:

@@ -116,6 +116,10 @@ class MainWindow(QMainWindow):
         self.filter.setSourceModel(self.timeline)
         #: What the view shows: the filter's rows through a C++ layer (``shown.position`` maps back).
         self.shown = ShownRows(self.filter, self)
+        from desktop.ui.session_choices import SessionChoices
+
+        #: The toolbar's selectors: a change says its cost first, then is journaled (design G12).
+        self.session_choices = SessionChoices(self)
         self._build_views()
         self._build_toolbar()
         self._build_menus(log_folder)
@@ -260,16 +264,14 @@ class MainWindow(QMainWindow):
         self.mode_combo.setToolTip(tooltip("permission mode"))
         self.mode_combo.setAccessibleName("Permission mode")
         self.mode_combo.addItems(list(PERMISSION_MODES))
-        self.mode_combo.activated.connect(lambda _i: self.client.set_mode.emit(self.mode_combo.currentText()))
+        self.mode_combo.activated.connect(lambda _i: self.session_choices.mode_chosen())
         self.fallback_combo = QComboBox()
         self.fallback_combo.setObjectName("fallbackCombo")
         self.fallback_combo.setToolTip(tooltip("fallback", "folded", "attributed"))
         self.fallback_combo.setAccessibleName("Fallback for system updates")
         self.fallback_combo.addItem("folded", "folded")
         self.fallback_combo.addItem("attributed updates", "attributed")
-        self.fallback_combo.activated.connect(
-            lambda _i: self.client.set_fallback.emit(str(self.fallback_combo.currentData()))
-        )
+        self.fallback_combo.activated.connect(lambda _i: self.session_choices.fallback_chosen())
         self.capability_label = QLabel()
         self.capability_label.setObjectName("capabilityLabel")
         self.capability_label.setTextFormat(Qt.TextFormat.RichText)
@@ -337,6 +339,9 @@ class MainWindow(QMainWindow):
 
         settings_menu = menu.addMenu("Se&ttings")
         settings_menu.addAction("&Accounts…", self.show_accounts)
+        self.new_defaults_action = settings_menu.addAction(
+            "&New Session Defaults…", self.session_choices.edit_new_session_defaults
+        )
         self.refresh_catalogs_action = settings_menu.addAction("Refresh &Catalogs")
         self.refresh_catalogs_action.setToolTip("Download the model catalogs now (capability flags, prices)")
 
@@ -412,6 +417,7 @@ class MainWindow(QMainWindow):
             "route": settings.value("session/route", "", type=str),
             "mode": settings.value("session/mode", "ask", type=str),
             "fallback": settings.value("session/fallback", "folded", type=str),
+            "compaction": self.session_choices.compaction_seed(),
         }
 
     def recent_sessions(self) -> list[str]:
@@ -520,6 +526,12 @@ class MainWindow(QMainWindow):
                 + (f"\n… and {count - 20} more (see the log)" if count > 20 else ""),
             )
         self._show_untrusted_notes(info)
+        opened_problems = [str(p) for p in info.get("problems") or ()]  # tools, a corrupt catalog
+        if opened_problems:
+            self.banners.show_message("warning", "\n".join(opened_problems))
+        for line in (info.get("routeNeeded"), info.get("pending")):
+            if line:  # the session's route is gone, or an update waits for the next turn (G12)
+                self.banners.show_message("warning" if line == info.get("routeNeeded") else "info", str(line))
         self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
         self._then_release(info)
 
@@ -777,6 +789,8 @@ class MainWindow(QMainWindow):
                 item.setEnabled(False)
                 item.setToolTip(plain_tip(str(entry.get("why", ""))))
         self.route_combo.setCurrentIndex(max(0, self.route_combo.findData(status.get("routeKey"))))
+        if status.get("routeNeeded"):  # the session's route is gone: none shown until one is chosen
+            self.route_combo.setCurrentIndex(-1)
         self.route_combo.blockSignals(False)
         self.mode_combo.setCurrentText(str(status.get("mode", "ask")))
         self.fallback_combo.setCurrentIndex(max(0, self.fallback_combo.findData(status.get("fallback"))))
@@ -807,19 +821,10 @@ class MainWindow(QMainWindow):
             + f"</p><p>Route: {html.escape(str(capability.get('reason', '')))}</p></qt>"
             + (tooltip(explained) if explained else "")
         )
-        self._save_settings(
-            {
-                "session/route": status.get("routeKey", ""),
-                "session/mode": status.get("mode", "ask"),
-                "session/fallback": status.get("fallback", "folded"),
-            }
-        )
         self.inspect.status_changed(status)  # where the flags came from, how old
 
     def _route_chosen(self, _index: int) -> None:
-        key = self.route_combo.currentData()
-        if key:
-            self.client.set_route.emit(str(key))
+        self.session_choices.route_chosen()
 
     @Slot(str, str)
     def on_message(self, level: str, text: str) -> None:

@@ -39,6 +39,7 @@ from desktop.host.journal.lines import JournalRows
 from desktop.pi.delivery import FALLBACKS, FallbackDelivery
 from desktop.pi.routes import ResolvedModel, Route
 from desktop.session.assembly import OpenSession
+from desktop.session.compaction_settings import CompactionSettings
 from desktop.session.foreign import ForeignSession
 from desktop.session.inspector import preview as inspector_preview
 from desktop.session.inspector.activation import activation_info
@@ -50,6 +51,7 @@ from desktop.session.inspector.routes import (
     route_choices,
 )
 from desktop.session.runtime import SessionRuntime
+from desktop.session.session_settings import SessionSettings
 from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
 from desktop.ui.catalog_status import route_flags
@@ -75,6 +77,32 @@ STREAM_INTERVAL = 0.04
 
 def _fallback(value: object) -> FallbackDelivery:
     return "attributed" if value == "attributed" else "folded"
+
+
+def _mode(value: object) -> str:
+    return value if isinstance(value, str) and value in PERMISSION_MODES else "ask"
+
+
+def _compaction(value: object) -> CompactionSettings:
+    """The window's compaction thresholds for new sessions (``{"enabled", "reserveTokens",
+    "keepRecentTokens"}``), the defaults for anything missing or not a count."""
+    default = CompactionSettings()
+    if not isinstance(value, Mapping):
+        return default
+
+    def count(key: str, fallback: int) -> int:
+        try:
+            number = int(str(value.get(key)))  # QSettings may hand back text
+        except (TypeError, ValueError):
+            return fallback
+        return number if 0 <= number < 1 << 40 else fallback
+
+    enabled = value.get("enabled", default.enabled)
+    return CompactionSettings(
+        enabled not in (False, "false", 0, "0"),
+        count("reserveTokens", default.reserve_tokens),
+        count("keepRecentTokens", default.keep_recent_tokens),
+    )
 
 
 class SessionWorker(QObject):
@@ -111,7 +139,12 @@ class SessionWorker(QObject):
     """{"title", "text"}: a file that could not be opened, said in full (design X1)."""
 
     def __init__(
-        self, *, data_dir: str | None = None, workspace: str | None = None, offline: bool = True
+        self,
+        *,
+        data_dir: str | None = None,
+        workspace: str | None = None,
+        offline: bool = True,
+        emulator: Emulator | None = None,
     ) -> None:
         super().__init__()
         self.data_dir = data_dir
@@ -127,12 +160,23 @@ class SessionWorker(QObject):
         self.session: OpenSession | None = None
         self.writer: JournalWriter | None = None
         self.runtime: SessionRuntime | None = None
-        self.emulator: Emulator | None = None
+        self.emulator: Emulator | None = emulator
+        #: An emulator given by the caller keeps running after the worker ends (tests share one).
+        self._own_emulator = emulator is None
         self.resolved: ResolvedModel | None = None
         self.choices: list[RouteChoice] = []
+        #: The open session's route, mode and fallback: its own, restored from its journal
+        #: (design G12). The window's settings only seed new sessions (``seed_*``).
         self.route_key = ""
         self.mode = "ask"
         self.fallback: FallbackDelivery = "folded"
+        self.seed_route_key = ""
+        self.seed_mode = "ask"
+        self.seed_fallback: FallbackDelivery = "folded"
+        self.seed_compaction = CompactionSettings()
+        #: Why the open session cannot send until the user chooses a route (its recorded route
+        #: is gone from the catalog, or has no key here); None when it can.
+        self.route_needed: str | None = None
         self._sent: dict[str, bytes] = {}
         #: Bodies sent on each route in this run, oldest first (the cache view's history, P6).
         self._sent_bodies: dict[str, list[bytes]] = {}
@@ -168,7 +212,8 @@ class SessionWorker(QObject):
             return
         from desktop.emulator import Emulator
 
-        self.emulator = Emulator().start()
+        if self.emulator is None:
+            self.emulator = Emulator().start()
         origin: str | None = self.emulator.url
         from desktop.host import catalog_cache
 
@@ -184,9 +229,10 @@ class SessionWorker(QObject):
             wanted = next(
                 (c.key for c in self.choices if not c.route.offline and c.route.provider == initial), ""
             )
-        self.route_key = pick_route(self.choices, wanted)
-        self.mode = str(options.get("mode") or "ask")
-        self.fallback = _fallback(options.get("fallback"))
+        self.route_key = self.seed_route_key = pick_route(self.choices, wanted)
+        self.mode = self.seed_mode = _mode(options.get("mode"))
+        self.fallback = self.seed_fallback = _fallback(options.get("fallback"))
+        self.seed_compaction = _compaction(options.get("compaction"))
         path = options.get("session")
         try:
             if path and Path(str(path)).is_file():
@@ -247,9 +293,9 @@ class SessionWorker(QObject):
     def shutdown(self) -> None:
         self.begin_shutdown()
         self._close_session()
-        if self.emulator is not None:
+        if self.emulator is not None and self._own_emulator:
             self.emulator.stop()
-            self.emulator = None
+        self.emulator = None
         thread = self.thread()
         if thread is not None:
             thread.quit()
@@ -294,17 +340,104 @@ class SessionWorker(QObject):
         TrustStore.at(self.data_dir).confirm_workspace(folder)
         with self._store().create(folder, app_version=__version__) as created:
             path = created.path
-        self._open(path, folder)
+        self._open(path, folder, new=True)
 
-    def _open(self, path: Path, workspace: Path | None = None) -> None:
-        """Open through the shared assembly, so the window and the CLI see the same session."""
+    def seed(self) -> SessionSettings:
+        """What a new session starts with: the window's settings (design G12)."""
+        from desktop.host.settings import load_settings
+
+        return SessionSettings(
+            route=self.seed_route_key,
+            mode=self.seed_mode,
+            fallback=self.seed_fallback,
+            declarations=load_settings().tools.declarations,
+            compaction=self.seed_compaction,
+        )
+
+    def _session_choice(self, settings: SessionSettings) -> tuple[RouteChoice | None, str | None]:
+        """The route choice for a session's settings, and why the user must choose another one
+        before sending (its route is no longer in the catalog, or has no key here)."""
+        from desktop.pi.catalog import RouteError
+        from desktop.pi.routes import (
+            EMULATOR_FAMILY,
+            Account,
+            emulator_route,
+            resolve_model,
+            route_from_string,
+        )
+
+        key = settings.route
+        plain = settings.account == "default" and not settings.endpoint
+        found = self._choice(key) if plain else None
+        if found is not None and found.available:
+            return found, None
+        try:
+            if key.startswith(EMULATOR_FAMILY + "/"):
+                if self.emulator is None:
+                    return (
+                        None,
+                        f"This session's route {key} needs the offline emulator, which did not start.",
+                    )
+                route = emulator_route(key.split("/", 1)[1], self.emulator.url, emulated=True)
+            else:
+                account = Account.make(settings.account, base_url=settings.endpoint)
+                route = route_from_string(key, account=account)
+            resolved = resolve_model(route)
+        except (RouteError, ValueError):
+            resolved = None
+        if resolved is None or resolved.source == "unknown":
+            return (
+                None,
+                f"This session's route {key} is no longer in the model catalog: choose a route to continue.",
+            )
+        from desktop.session.inspector.routes import projector_available
+
+        api = str(resolved.model["api"])
+        if not projector_available(api):
+            return (
+                None,
+                f"This session's route {key} uses {api}, which this app cannot send yet: choose a route.",
+            )
+        if not route.offline and not self._api_key(route):
+            return None, (
+                f"This session's route {key} has no API key here (Settings → Accounts): "
+                "add one or choose a route to continue."
+            )
+        label = f"{route.key} ({api})" + (" — offline emulator" if route.offline else "")
+        if not plain:
+            label += f" — account {settings.account}" + (
+                f" at {settings.endpoint}" if settings.endpoint else ""
+            )
+        choice = RouteChoice(
+            key if plain else f"{key}#{settings.account}@{settings.endpoint or ''}", label, route, True
+        )
+        self.choices = [c for c in self.choices if c.key != choice.key] + [choice]
+        return choice, None
+
+    def _sealed(self, recorded: Any, session_id: str) -> bool:
+        from desktop.session.assembly import activation_signer
+        from desktop.session.session_settings import verified
+
+        signer, _problem = activation_signer(session_id, read_only=True)  # verifying creates nothing
+        return bool(verified(recorded, signer.key, session_id))
+
+    def _open(
+        self,
+        path: Path,
+        workspace: Path | None = None,
+        *,
+        new: bool = False,
+        chosen: SessionSettings | None = None,
+    ) -> None:
+        """Open through the shared assembly, so the window and the CLI see the same session, on
+        the session's own route, mode and fallback (design G12). Opening writes nothing."""
         from desktop.host.guidance import scan_guidance
         from desktop.host.journal.store import describe
         from desktop.host.permissions import PermissionMode
         from desktop.session.assembly import SessionConfig, open_session
+        from desktop.session.session_settings import effective_settings, recorded_settings
 
-        choice = self._choice()
-        if choice is None:
+        if self._choice(self.seed_route_key) is None:
             raise RuntimeError("no usable route: the emulator did not start and no provider has a key")
         if workspace is None:
             workspace = self._session_workspace(describe(path).cwd)
@@ -312,13 +445,6 @@ class SessionWorker(QObject):
         self.foreign = self.foreign_leaf = None
         self._sent_bodies.clear()
         self._check = None
-        config = SessionConfig(
-            route=choice.route,
-            workspace=workspace,
-            fallback=self.fallback,
-            mode=PermissionMode.parse(self.mode),
-            consent=self._consent,
-        )
         self.bridge.workspace = str(workspace)
         with bulk_load():
             # First the timeline's index (one pass over the file), so the window paints the
@@ -337,7 +463,49 @@ class SessionWorker(QObject):
                 # the two would share the GIL, and every layout call into the item model would
                 # wait for it (bounded, for a window that never paints).
                 painted.wait(PAINT_WAIT)
-            session = open_session(path, config, bridge=self.bridge)
+            journal = JournalWriter.open(path)
+            try:
+                recorded = recorded_settings(journal.rows)
+                seed = self.seed()
+                settings, refused = effective_settings(
+                    recorded,
+                    seed,
+                    mode_sealed=lambda: self._sealed(recorded, journal.session_id),
+                )
+                if chosen is not None:  # a fork starts on the route and level the user was shown
+                    route_key = self.route_key if self._choice(self.route_key) else chosen.route
+                    settings, refused = chosen._replace(route=route_key), None
+                choice, needed = self._session_choice(settings)
+                if choice is None:  # shown on the seed's route until the user chooses one
+                    choice = self._choice(self.seed_route_key)
+                    assert choice is not None
+                self.route_key, self.mode = choice.key, settings.mode
+                self.fallback = _fallback(settings.fallback)
+                self.route_needed = needed
+                config = SessionConfig(
+                    route=choice.route,
+                    workspace=workspace,
+                    fallback=self.fallback,
+                    mode=PermissionMode.parse(self.mode),
+                    compaction=settings.compaction,
+                    declarations="on-demand" if settings.declarations == "on-demand" else "auto",
+                    reasoning=settings.thinking,
+                    consent=self._consent,
+                )
+            except BaseException:
+                journal.close()
+                raise
+            session = open_session(path, config, bridge=self.bridge, journal=journal)
+            session.recorded_settings = recorded.settings()
+            if needed is None:
+                session.record_settings(
+                    settings,
+                    by="the window",
+                    why="a new session" if new else "first record of this session's settings",
+                    now=False,
+                )
+            else:
+                session.settings = settings  # recorded once the user chose a route
             ordered = session.runtime.model_rows()
         self.session = session
         self.writer = session.writer
@@ -361,11 +529,16 @@ class SessionWorker(QObject):
                 "readOnly": session.writer.read_only_reason,
                 **shown,
                 "diagnostics": [str(d) for d in session.writer.diagnostics],
-                "problems": list(session.tools.problems),
+                "problems": [*session.tools.problems, *_catalog_problems()],
                 "guidance": scan_guidance(workspace).to_json(),
                 "painted": painted,
+                "settings": settings.to_json(),
+                "routeNeeded": needed,
+                "pending": _pending(session),
             }
         )
+        if refused is not None:
+            self.message.emit("warning", refused)
         # The window repaints the timeline with the rows the open appended; what follows (status,
         # activation, the compaction preview the window asks for) is seconds of Python on a long
         # session, and a repaint that shares the GIL with it holds the event loop for each row.
@@ -497,24 +670,90 @@ class SessionWorker(QObject):
         self.session_opened.emit(info)
         self._publish_state()
 
+    def fork_plan(self, leaf: str | None) -> dict[str, Any]:
+        """How "Continue in Pi Desktop" will continue (design X2, G12): on the source's recorded
+        route and thinking level when that route is offered here with a key, else on the
+        toolbar's route (said, with why and what the first request costs); and in which
+        workspace. Asked before the fork is made."""
+        from desktop.pi.routes import EMULATOR_FAMILY
+
+        if self.foreign is None:
+            return {"error": "no pi or Claude Code session is open"}
+        context = self.foreign.context(leaf or self.foreign_leaf)
+        workspace = inspect_ops.fork_workspace(self.foreign, Path(self.default_workspace or os.getcwd()))
+        source = "/".join(context.model) if context.model else None
+        thinking = context.thinking_level
+
+        def offered(key: str | None) -> RouteChoice | None:
+            found = next((c for c in self.choices if c.key == key and c.available), None)
+            if found is not None and not found.route.offline and not self._api_key(found.route):
+                return None
+            return found
+
+        choice = offered(source)
+        asks = None
+        if choice is None:
+            stand_in = offered(f"{EMULATOR_FAMILY}/{source}") if source else None
+            choice = stand_in or self._choice()
+            why = "records no route" if source is None else f"route {source} has no API key here"
+            instead = "its offline emulator stand-in" if stand_in else "the toolbar's route"
+            asks = f"The source session's {why}: it continues on {instead}"
+            asks += f" ({choice.key}), starting with a cold cache." if choice else "."
+        if choice is None:
+            return {"error": "no usable route"}
+        level = f", thinking {thinking}" if thinking else ""
+        text = f"Continue on {choice.key}{level}, working in {workspace}."
+        if asks:
+            text = asks + " " + text + self._fork_cost(choice, leaf)
+        return {
+            "route": choice.key,
+            "thinking": thinking,
+            "workspace": str(workspace),
+            "asks": asks,
+            "text": text,
+        }
+
+    def _fork_cost(self, choice: RouteChoice, leaf: str | None) -> str:
+        """What the fork's first request costs on ``choice`` (a new session: a cold cache)."""
+        from desktop.pi.cache_view import predict
+        from desktop.pi.money import format_cost
+        from desktop.pi.routes import resolve_model
+        from desktop.session.foreign import next_request
+
+        if self.foreign is None:
+            return ""
+        try:
+            model = resolve_model(choice.route).model
+            body = next_request(self.foreign, model, leaf=leaf or self.foreign_leaf).body_bytes  # type: ignore[arg-type]
+            prediction = predict(model, body, [])
+        except Exception as exc:  # a context that does not project there: no figure, still asked
+            log.info("costing the continuation failed: %s", exc)
+            return ""
+        cost = format_cost(float(prediction.cost.get("total", 0.0)))
+        return f" Its first request sends about {prediction.total:,} tokens uncached: about {cost}."
+
     @Slot(str)
     def continue_foreign(self, leaf: str) -> None:
-        """Continue in Pi Desktop (X2): fork into a new Desktop session and open it."""
+        """Continue in Pi Desktop (X2): fork into a new Desktop session and open it, on the
+        route, thinking level and workspace ``fork_plan`` named; the choice is journaled."""
         if self.foreign is None:
             return
+        source = self.foreign
         try:
-            path = inspect_ops.fork(
-                self.foreign,
-                leaf or self.foreign_leaf,
-                Path(self.default_workspace or os.getcwd()),
-                self.data_dir,
-            )
-            self._open(path)
+            plan = self.fork_plan(leaf or None)
+            if "error" in plan:
+                raise RuntimeError(plan["error"])
+            workspace = Path(plan["workspace"])
+            path = inspect_ops.fork(source, leaf or self.foreign_leaf, workspace, self.data_dir)
+            self.route_key = plan["route"]
+            chosen = self.seed()._replace(thinking=plan["thinking"])
+            self._open(path, workspace, new=True, chosen=chosen)
         except Exception as exc:
             log.exception("continuing the session failed")
             self.message.emit("error", f"Could not continue the session in Pi Desktop: {exc}")
             self._emit_previews(changed=False)  # the panes say what is open now
             return
+        self._record(f"continued from the {source.format} session {source.path}")
         self.message.emit("info", f"Continued in a new Pi Desktop session: {path}")
 
     def session_path(self) -> Path | None:
@@ -657,6 +896,10 @@ class SessionWorker(QObject):
             self.message.emit("warning", reason)
             self.turn_finished.emit({"stopped": "error", "error": reason, "requests": 0})
             return
+        if self.route_needed is not None:  # nothing is written until the user chooses a route
+            self.message.emit("warning", self.route_needed)
+            self.turn_finished.emit({"stopped": "error", "error": self.route_needed, "requests": 0})
+            return
         self.run_turn(text)
 
     def stop(self) -> None:
@@ -689,6 +932,9 @@ class SessionWorker(QObject):
 
     @Slot(str)
     def set_route(self, key: str) -> None:
+        """The user chose another route for this session (after the window said what it costs):
+        refused before anything changes when it is unavailable or has no key, else bound and
+        journaled (design G12)."""
         choice = self._choice(key)
         if choice is None or not choice.available:
             self.message.emit(
@@ -696,26 +942,119 @@ class SessionWorker(QObject):
             )
             self._publish_state()
             return
+        if not choice.route.offline and not self._api_key(choice.route):
+            self.message.emit(
+                "warning", f"Route {key} has no API key (Settings → Accounts); the route was not changed."
+            )
+            self._publish_state()
+            return
+        needed, self.route_needed = self.route_needed, None
         self.route_key = key
-        self._bind(changed=True)
+        if "#" not in key:  # a session's own account or endpoint seeds nothing
+            self.seed_route_key = key
+        self._bind(changed=True, publish=False)
+        self._record(
+            "the user chose a route for a session whose route is missing"
+            if needed
+            else "the user chose another route"
+        )
+        self._publish_state()
 
     @Slot(str)
     def set_fallback(self, fallback: str) -> None:
         if fallback in FALLBACKS:
-            self.fallback = _fallback(fallback)
-            self._bind(changed=True)
+            self.fallback = self.seed_fallback = _fallback(fallback)
+            self._bind(changed=True, publish=False)
+            self._record("the user chose another fallback for system updates")
+            self._publish_state()
 
     @Slot(str)
     def set_mode(self, mode: str) -> None:
         if mode not in PERMISSION_MODES:
             self.message.emit("warning", f"Unknown permission mode {mode!r}")
             return
-        self.mode = mode
+        self.mode = self.seed_mode = mode
         if self.session is not None:
             from desktop.host.permissions import PermissionMode
 
             self.session.gate.set_mode(PermissionMode.parse(mode))  # a new declaration epoch (A7)
+            self._record("the user chose another permission mode")
         self._publish_state()
+
+    @Slot(object)
+    def set_seeds(self, values: Mapping[str, Any]) -> None:
+        """The window's settings for new sessions changed (Settings → New Sessions)."""
+        if "compaction" in values:
+            self.seed_compaction = _compaction(values.get("compaction"))
+
+    def _record(self, why: str) -> None:
+        """Journal the session's settings now: the user changed one (design G12)."""
+        session = self.session
+        if session is None or self.route_needed is not None:
+            return
+        from desktop.pi.routes import EMULATOR_FAMILY
+
+        choice = self._choice()
+        if choice is None:
+            return
+        route = choice.route
+        base = session.settings or self.seed()
+        settings = base._replace(
+            route=f"{EMULATOR_FAMILY}/{route.key}" if route.offline else route.key,
+            account=route.account.name,
+            endpoint=None if route.offline else route.account.base_url,
+            mode=self.mode,
+            fallback=self.fallback,
+        )
+        try:
+            session.record_settings(settings, by="the window", why=why, now=True, on_event=self.on_event)
+        except Exception as exc:
+            log.exception("journaling the settings failed")
+            self.message.emit("error", f"The settings change could not be journaled: {exc}")
+
+    def change_cost(self, what: str, value: str) -> dict[str, Any]:
+        """What changing the route or the fallback to ``value`` costs on the next request, and
+        whether the change may happen at all (a route without a key is refused before)."""
+        from desktop.session.inspector.preview import preview_binding
+        from desktop.session.inspector.switch_cost import as_json, switch_cost
+
+        runtime, session = self.runtime, self.session
+        if runtime is None or session is None:
+            return {"allowed": True, "text": ""}
+        revoked = len(session.gate.state.active)
+        if what == "route":
+            choice = self._choice(value)
+            if choice is None or not choice.available:
+                return {"allowed": False, "text": f"Route {value} is not available."}
+            if not choice.route.offline and not self._api_key(choice.route):
+                return {"allowed": False, "text": f"Route {value} has no API key (Settings → Accounts)."}
+            target = preview_binding(choice.route, self.fallback, session.writer.session_id)
+            label = choice.route.key + (" on the offline emulator" if choice.route.offline else "")
+            cost = switch_cost(
+                runtime,
+                target,
+                what=f"Switching to {label}",
+                sent_now=self._sent_bodies.get(self.route_key) or (),
+                sent_target=self._sent_bodies.get(value) or (),
+                revoked=revoked,
+            )
+        elif what == "fallback":
+            target = runtime.route._replace(fallback=_fallback(value))
+            cost = switch_cost(
+                runtime,
+                target,
+                what=f"Switching the fallback to {value}",
+                sent_now=self._sent_bodies.get(self.route_key) or (),
+                sent_target=(),
+                revoked=0,
+                same_cache=True,
+            )
+        else:  # the permission mode: a new declaration epoch, the prefix stays
+            plural = "s" if revoked != 1 else ""
+            text = f"Switching the permission mode to {value} starts a new declaration epoch"
+            text += f": the activation of {revoked} tool{plural} is revoked." if revoked else "."
+            return {"allowed": True, "text": text}
+        return {"allowed": True, **as_json(cost)}
 
     def _api_key(self, route: Route) -> str | None:
         """The route's key: keyring entry ``<provider>/<account>``, else the provider's variable."""
@@ -745,7 +1084,9 @@ class SessionWorker(QObject):
         route = choice.route
         resolved = resolve_model(route) if changed else session.resolved
         # Projections carry the credential placeholder; the dispatcher swaps in the key per request.
-        session.runtime.route = route_binding(resolved, self.fallback, session.writer.session_id)
+        session.runtime.route = route_binding(
+            resolved, self.fallback, session.writer.session_id, reasoning=session.config.reasoning
+        )
         cloud = CloudAuth.offline() if route.offline else CloudAuth()
         session.runtime.dispatcher = HttpDispatcher(lambda: self._api_key(route), cloud=cloud)
         if changed:
@@ -775,6 +1116,8 @@ class SessionWorker(QObject):
                 },
                 "path": str(self.session_path() or ""),
                 "readOnly": self.writer.read_only_reason if self.writer is not None else None,
+                "routeNeeded": self.route_needed,
+                "activeTools": len(self.session.gate.state.active) if self.session is not None else 0,
             }
             self.status_changed.emit(status)
         self.refresh_activation()
@@ -860,6 +1203,22 @@ class SessionWorker(QObject):
         self.activation_ready.emit(activation_info(self.session.gate, self.session.runtime.view().messages))
 
 
+def _catalog_problems() -> list[str]:
+    """A corrupt cached catalog, as every command reports it (design M1)."""
+    from desktop.pi.catalog import active_catalog
+
+    return [f"model catalog: {problem}" for problem in active_catalog().problems]
+
+
+def _pending(session: OpenSession) -> str | None:
+    """What the next turn journals before its message, as ``status`` says it (design G12)."""
+    if session.read_only or not len(session.writer.rows):  # a new session's baseline is no news
+        return None
+    if session.runtime.has_pending_update():
+        return "A system update is pending (changed catalog, declarations or skills): it is journaled with the next turn."
+    return None
+
+
 def _appended_to(
     index: RowIndex | None, rows: JournalRows, model_ids: Sequence[object]
 ) -> list[dict[str, Any]] | None:
@@ -908,6 +1267,7 @@ class WorkerClient(QObject):
     set_route = Signal(str)
     set_mode = Signal(str)
     set_fallback = Signal(str)
+    set_seeds = Signal(object)
     request_preview = Signal(str, str)
     drop_preview = Signal(str)
     previews_shown = Signal(bool)
@@ -941,6 +1301,7 @@ class WorkerClient(QObject):
             (self.set_route, worker.set_route),
             (self.set_mode, worker.set_mode),
             (self.set_fallback, worker.set_fallback),
+            (self.set_seeds, worker.set_seeds),
             (self.request_preview, worker.request_preview),
             (self.drop_preview, worker.drop_preview),
             (self.previews_shown, worker.set_previews_shown),
@@ -969,12 +1330,16 @@ class WorkerClient(QObject):
 
 
 def start_worker(
-    *, data_dir: str | None = None, workspace: str | None = None, offline: bool = True
+    *,
+    data_dir: str | None = None,
+    workspace: str | None = None,
+    offline: bool = True,
+    emulator: Emulator | None = None,
 ) -> tuple[QThread, SessionWorker, WorkerClient]:
     """Create the worker thread and its client; call ``client.start.emit(options)`` to begin."""
     thread = QThread()
     thread.setObjectName("pi-session-worker")
-    worker = SessionWorker(data_dir=data_dir, workspace=workspace, offline=offline)
+    worker = SessionWorker(data_dir=data_dir, workspace=workspace, offline=offline, emulator=emulator)
     worker.moveToThread(thread)
     worker.bridge.moveToThread(thread)
     client = WorkerClient(worker)

@@ -201,11 +201,13 @@ def test_fork_imports_plain_rows_grants_nothing_and_leaves_the_source_alone(
 
     with open_(path, cfg) as session:
         rows = session.writer.rows
-        baseline = rows[len(log.rows)]
-        assert baseline["type"] == "system" and baseline["label"].startswith("baseline")
+        assert len(rows) == len(log.rows)  # opening the fork writes nothing
         assert session.gate.state.active == ()  # nothing restored from the imported history
         result = session.runtime.run_turn(f"call it [[tool:weather_lookup {CALL}]]")
         assert result.stopped == "stop"
+        user, baseline = rows[len(log.rows)], rows[len(log.rows) + 1]
+        assert baseline["type"] == "system" and baseline["label"].startswith("baseline")
+        assert baseline["before"] == user["id"]
         outcome = [r["message"] for r in session.writer.rows if r["type"] == "toolResult"][-1]
         assert outcome["isError"] and "not activated" in outcome["content"][0]["text"]
 
@@ -225,6 +227,7 @@ def test_imported_evidence_after_a_signed_section_grants_only_with_its_details(
     path = tmp_path / "desktop.jsonl"
     with open_(path, cfg) as session:  # a Desktop session: its baseline carries a signed section
         assert session.gate.state.active == ()
+        session.runtime.run_turn("hello")
     rows = import_rows(open_foreign(pi_source_with_toolsearch(copy_fixture)))
     assert "details" not in rows[-1]["message"]
     if keep_details:

@@ -1,6 +1,6 @@
-"""Legacy session files continue correctly, twice in a row (S3, S5): the first continuation
-appends exactly one system row at the end, the second appends nothing, and no earlier byte of
-the file changes."""
+"""Legacy session files continue correctly, twice in a row (S3, S5): opening writes nothing
+(design G12), the first turn appends exactly one system row with its user row, the second
+appends none, and no earlier byte of the file changes."""
 
 from __future__ import annotations
 
@@ -42,13 +42,19 @@ def test_legacy_session_continues_once(tmp_path: Path, fixture: str) -> None:
         bridge = headless_bridge(yes=True, no=False)
         with open_session(session_file, config, bridge=bridge):
             pass
+        assert session_file.read_bytes() == original  # looking writes nothing
+        with open_session(session_file, config, bridge=bridge) as session:
+            session.runtime.run_turn("continue")
         first = session_file.read_bytes()
         assert first.startswith(original)  # nothing rewritten or prefixed
         with open_session(session_file, config, bridge=bridge) as session:
             systems = [r for r in session.writer.rows if r["type"] == "system"]
             appended = systems[-1]
             sections = appended["modelSystem"]["message"]["sections"]
-        assert session_file.read_bytes() == first  # the second continuation appends nothing
+            user = next(r for r in session.writer.rows if r["id"] == appended["before"])
+            assert user["message"]["content"] == "continue"  # anchored before the turn's message (T4)
+            session.runtime.run_turn("again")
+            assert [r for r in session.writer.rows if r["type"] == "system"] == systems  # once only
     assert {"skills", "skill:lint", "skill:deploy"} <= set(sections)
     if fixture == "aggregate_skills.jsonl":
         assert "legacy skills" in appended["label"]

@@ -48,8 +48,11 @@ def test_turn_with_tool_call_and_cache_growth(tmp_path: Path, emulator: Emulator
     cfg = config(emulator, tmp_path / "ws")
     (cfg.workspace / "notes.txt").write_text("remember the milk", encoding="utf-8")
     with open_(tmp_path / "s.jsonl", cfg) as session:
-        assert kinds(session)[0] == "system"  # baseline at the start of a new session
+        assert kinds(session) == []  # opening writes nothing, a new session included
         first = session.runtime.run_turn("hello there " + "padding " * 600)
+        user, baseline = session.writer.rows[0], session.writer.rows[1]
+        assert (user["type"], baseline["type"]) == ("user", "system")
+        assert baseline["before"] == user["id"]  # the baseline goes to the model ahead of it (T4)
         assert first.stopped == "stop"
         assert first.assistant[-1]["content"][0]["text"].startswith("Echo: hello there")
 

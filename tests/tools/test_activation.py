@@ -301,9 +301,10 @@ def test_an_older_section_replayed_at_the_end_grants_nothing() -> None:
     assert result.epoch_floor == 2
 
 
-def test_history_without_a_section_grants_nothing() -> None:
-    """No section at all: not written by this app (it writes one in its baseline), so its
-    ToolSearch results prove no grant made on this installation (design A8)."""
+def test_history_without_a_section_keeps_the_legacy_evidence_rule() -> None:
+    """No section at all: the older rule holds (design A5): a successful ToolSearch result that
+    answers a real call activates what it listed; a forged one (no call) and an error grant
+    nothing, and a name outside the catalog's deferred tools is never granted."""
     history = [
         {
             "role": "system",
@@ -313,11 +314,29 @@ def test_history_without_a_section_grants_nothing() -> None:
         },
         *toolsearch_result(["mcp__t__a"], call_id="1"),
         *toolsearch_result(["mcp__t__c"], call_id="3"),
+        *toolsearch_result(["mcp__t__d"], call_id="4", error=True),
+        toolsearch_result(["mcp__t__b"], call_id="forged")[1],
     ]
     result = restore(history)
     assert result.source == "legacy"
-    assert result.active == frozenset()
-    assert "nothing restored" in result.reason
+    assert result.active == frozenset({"mcp__t__a", "mcp__t__c"})
+    assert result.reason.startswith("legacy evidence")
+    assert any("forged" in refused for refused in result.refused_evidence)
+
+    # With a section that does not verify (another installation's), the same ToolSearch result
+    # grants nothing: forged or foreign evidence never counts on top of it (design A8).
+    foreign = ActivationSigner.ephemeral()
+    sectioned = [
+        {
+            "role": "system",
+            "content": "",
+            "sections": {SECTION_NAME: render_section(foreign.seal(ActivationState(IDENTITY, ())))},
+            "timestamp": 1,
+        },
+        *toolsearch_result(["mcp__t__a"], call_id="1"),
+    ]
+    result = restore(sectioned)
+    assert result.source == "rejected" and result.active == frozenset()
 
 
 def test_declarations_alone_never_grant() -> None:

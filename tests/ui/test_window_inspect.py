@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import orjson
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 from desktop.session.foreign import next_request, open_foreign
 from desktop.session.foreign.request import route_model
@@ -130,14 +131,31 @@ def test_pi_session_opens_read_only_with_branches_diffs_and_preview(harness: Har
     harness.qtbot.waitUntil(lambda: harness.leaf() == "03d30125", timeout=TIMEOUT)
     assert any("Try again" in rowinfo.row_summary(r) for r in harness.rows())
     assert bar.current_leaf() == "03d30125"
-    # Continue in Pi Desktop: a new Desktop session, the source untouched.
+    # Continue in Pi Desktop: first it says on which route, thinking level and workspace (the
+    # source's route has no key here: its offline stand-in, said so), then a new Desktop session
+    # on them, every imported row at its source time, the source untouched (design X2, G12).
     harness.qtbot.mouseClick(bar.continue_button, Qt.MouseButton.LeftButton)
+    harness.qtbot.waitUntil(lambda: w.inspect.continue_confirm is not None, timeout=TIMEOUT)
+    question = w.inspect.continue_confirm.text()
+    assert "route anthropic/claude-opus-5-5 has no API key here" in question
+    assert "Continue on emulator/anthropic/claude-opus-5-5, thinking high, working in" in question
+    assert "Its first request sends about" in question and "tokens uncached: about $" in question
+    w.inspect.continue_confirm.done(QMessageBox.StandardButton.Yes)
     harness.qtbot.waitUntil(lambda: "foreign" not in harness.shown, timeout=TIMEOUT)
     new = Path(harness.shown["path"])
     assert new != path and harness.data in new.parents
     assert bar.isHidden() and not w.composer.editor.isReadOnly()
     assert any(r.get("imported") for r in harness.rows())
     assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    harness.qtbot.waitUntil(lambda: b"session-settings" in new.read_bytes(), timeout=TIMEOUT)
+    forked = [orjson.loads(line) for line in new.read_bytes().splitlines()[1:]]
+    source_times = [m.get("timestamp") for m in session.context("03d30125").messages if m["role"] != "system"]
+    assert [r["ts"] for r in forked if r.get("imported")] == source_times
+    settings = [r for r in forked if r.get("data", {}).get("kind") == "session-settings"][-1]["data"][
+        "settings"
+    ]
+    assert (settings["route"], settings["thinking"]) == ("emulator/anthropic/claude-opus-5-5", "high")
+    assert harness.window.status["routeKey"] == "emulator/anthropic/claude-opus-5-5"
 
 
 def test_claude_session_usage_and_reminders(harness: Harness) -> None:

@@ -56,7 +56,9 @@ def import_rows(
         if role not in IMPORTED_ROLES:
             continue
         body = dict(message)
-        row: dict[str, Any] = {"type": role, "v": 1, "id": new_row_id(), "ts": ts}
+        stamp = body.get("timestamp")  # the row keeps the time it was written in the source
+        row_ts = stamp if type(stamp) is int and stamp >= 0 else ts
+        row: dict[str, Any] = {"type": role, "v": 1, "id": new_row_id(), "ts": row_ts}
         if role == "toolResult":
             body.pop("details", None)
         if role == "assistant":

@@ -32,6 +32,7 @@ def activation_info(gate: ToolGate | None, messages: Sequence[Mapping[str, Any]]
         if isinstance(sections, Mapping) and SECTION_NAME in sections:
             section = sections[SECTION_NAME]
             break
+    legacy = sorted(verdict.active) if verdict.source == "legacy" else []
     if verdict.source == "rejected":
         valid, why = False, verdict.reason
     elif section is None:
@@ -45,6 +46,8 @@ def activation_info(gate: ToolGate | None, messages: Sequence[Mapping[str, Any]]
         "why": why,
         "source": verdict.source,
         "active": list(gate.state.active),
+        # Granted by a history without a section under the older rule (design A5).
+        "legacyEvidence": legacy,
         # Why the session opened with the grants it has (e.g. a copied file: nothing restored).
         "restoredAtOpen": gate.last_restore.reason if gate.last_restore is not None else None,
         "epoch": gate.epoch,
