@@ -23,7 +23,7 @@ import functools
 import random
 import ssl
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,9 @@ from desktop.pi.streaming import AssistantMessage, StreamEvent, StreamParser, pa
 EventCallback = Callable[[StreamEvent], None]
 #: Largest error body read from a failed response.
 MAX_ERROR_BODY = 64 * 1024
+#: Seconds the client keeps reading after a stream's end event for the body to end, so
+#: the connection can be reused; a server holding it open is cut off then (design W1).
+END_GRACE = 0.25
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,9 @@ def send_streaming(
         for event in events:
             emit(event)
 
-    cancelled: Callable[[], bool] = cancel.is_set if cancel is not None else _never
+    if cancel is None:  # a watcher also bounds the reading past a stream's end event
+        cancel = threading.Event()
+    cancelled: Callable[[], bool] = cancel.is_set
 
     try:
         with session.watching(cancel):
@@ -151,10 +156,6 @@ def send_streaming(
             session.close()
 
 
-def _never() -> bool:
-    return False
-
-
 def _send(
     session: SessionHttp,
     request: ProjectedRequest,
@@ -169,7 +170,7 @@ def _send(
     authorize: RequestAuthorizer | None,
     policy: RetryPolicy,
     rng: random.Random | None,
-    cancel: threading.Event | None,
+    cancel: threading.Event,
 ) -> AssistantMessage:
     """The attempts of one request, with retries before the first byte."""
     attempt = 0
@@ -197,11 +198,9 @@ def _send(
                 deliver(parser.fail(redact_text(f"{too_long}. {retry}", secrets)))
                 return parser.result()
             attempt += 1
-            if cancel is not None and cancel.wait(delay):
+            if cancel.wait(delay):
                 deliver(parser.abort())
                 return parser.result()
-            if cancel is None and delay > 0:
-                threading.Event().wait(delay)
 
 
 #: Headers whose values an authorizer adds as credentials (scrubbed from error text).
@@ -256,13 +255,15 @@ def _attempt(
                 deliver(parser.fail(message))
                 return
             feed = parser.feed
-            for chunk in response.iter_bytes():
+            chunks = response.iter_bytes()
+            for chunk in chunks:
                 if cancelled():
                     break
                 consumed += len(chunk)
                 for event in feed(chunk):  # ``deliver`` inlined: this runs for every chunk
                     emit(event)
-                if parser.terminal:
+                if parser.terminal:  # the API's end event (or an error event) ended the message
+                    _read_past_end(session, chunks)
                     return
             if cancelled():
                 deliver(parser.abort())
@@ -296,6 +297,21 @@ def _attempt(
                 )
             )
         )
+
+
+def _read_past_end(session: SessionHttp, chunks: Iterator[bytes]) -> None:
+    """Read what follows the end event for at most ``END_GRACE`` seconds: a body that ends
+    there leaves its connection to the next request (keep-alive); a server holding the
+    connection open (or sending more) is cut off. The message is already complete, so
+    nothing read here, nor any failure, changes it (design W1)."""
+    session.expire_after(END_GRACE)
+    try:
+        for _ in chunks:
+            pass
+    except httpx.HTTPError:
+        pass
+    finally:
+        session.expire_after(None)
 
 
 def _read_error_body(response: httpx.Response, cancelled: Callable[[], bool]) -> bytes:

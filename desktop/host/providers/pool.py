@@ -66,6 +66,9 @@ class SessionHttp:
         self._requests = 0
         self._watcher: threading.Thread | None = None
         self._closed = False
+        #: A ``time.monotonic()`` after which the watcher shuts the sockets down as if
+        #: cancelled (``expire_after``), or None.
+        self._deadline: float | None = None
         #: httpx extensions for each request: the trace hook, unless the client's own pool
         #: reports its sockets (``create``).
         self.extensions: dict[str, Any] = {"trace": self.trace}
@@ -143,7 +146,10 @@ class SessionHttp:
                 self._sockets = [s for s in self._sockets if s.fileno() != -1]
                 self._sockets.append(sock)
             cancel = self._cancel
-            if cancel is not None and cancel.is_set():
+            deadline = self._deadline
+            if cancel is not None and (
+                cancel.is_set() or (deadline is not None and time.monotonic() >= deadline)
+            ):
                 self._shutdown()
 
     @contextlib.contextmanager
@@ -162,6 +168,14 @@ class SessionHttp:
             yield
         finally:
             self._cancel = None
+            self._deadline = None
+
+    def expire_after(self, seconds: float | None) -> None:
+        """Within a ``watching`` block: shut the sockets down ``seconds`` from now, as a
+        cancel would, unless called again with None first. The client reads what follows
+        a stream's end event this way: a server that ends the body at once keeps its
+        connection for the next request, one that holds it open is cut off (design W1)."""
+        self._deadline = None if seconds is None else time.monotonic() + seconds
 
     def _watch(self) -> None:
         requests, quiet = -1, 0
@@ -170,7 +184,10 @@ class SessionHttp:
             cancel = self._cancel
             if self._closed:
                 break
-            if cancel is not None and cancel.is_set():
+            deadline = self._deadline
+            if cancel is not None and (
+                cancel.is_set() or (deadline is not None and time.monotonic() >= deadline)
+            ):
                 self._shutdown()
                 while self._cancel is cancel and not self._closed:
                     time.sleep(CANCEL_POLL_SECONDS)  # once per request: the reader is closing the response

@@ -89,8 +89,10 @@ class StreamParser:
         #: A terminal event (``done`` or ``error``) was emitted; read after every chunk, so a
         #: plain attribute rather than a property.
         self.terminal = False
-        #: Set by a subclass once the provider's stream is over ([DONE], codex's completion):
-        #: anything after it is ignored, as pi-ai stops reading there.
+        #: Set by a subclass when it reads the API's end event (``message_stop``, a terminal
+        #: response event, ``[DONE]``, Bedrock's ``metadata``): ``feed`` then ends the
+        #: message at once (``terminal``), so the caller stops reading although the server
+        #: may keep the connection open; anything after the end event is ignored (design W1).
         self._stream_closed = False
 
     # -- protocol ---------------------------------------------------------------------
@@ -119,6 +121,8 @@ class StreamParser:
                     if whole is not None:
                         if not self._stream_closed:
                             self.on_sse(_new(SseEvent, whole.groups()))
+                            if self._stream_closed:
+                                self._end()
                         events, self._events = self._events, []
                         return events
                 for sse in decoder.feed(chunk):
@@ -129,6 +133,8 @@ class StreamParser:
                 self.ingest(chunk)
         except (StreamFailure, ValueError) as exc:
             self._error(str(exc), aborted=False)
+        if self._stream_closed and not self.terminal:
+            self._end()
         events, self._events = self._events, []
         return events
 
@@ -137,16 +143,22 @@ class StreamParser:
         if self.terminal:
             return []
         self._ensure_started()
+        self._end()
+        return self._drain()
+
+    def _end(self) -> None:
+        """The stream is over, by its end event or by the body's end: ``done`` or ``error``.
+        Bytes after the end event are never read (``ingest_end`` would judge them)."""
         try:
-            self.ingest_end()
+            if not self._stream_closed:
+                self.ingest_end()
             self.on_end()
             self.validate()
         except (StreamFailure, ValueError) as exc:
             self._error(str(exc), aborted=False)
-            return self._drain()
+            return
         self.terminal = True
         self._emit({"type": "done", "reason": self.output["stopReason"], "message": self.output})
-        return self._drain()
 
     def abort(self, message: str = ABORTED_MESSAGE) -> list[StreamEvent]:
         """The caller cancelled: the message so far ends as ``aborted``, never as complete."""
