@@ -176,9 +176,14 @@ class ScriptedServer:
 
 
 class ConnectProxy:
-    """An HTTP proxy that only tunnels (``CONNECT host:port``) and records each target."""
+    """An HTTP proxy that only tunnels (``CONNECT host:port``) and records each target.
+    ``upstream``: the loopback port every tunnel goes to, whatever host it names (so a
+    request for a name no resolver knows can only arrive through the proxy); ``refuse``:
+    answer every CONNECT with this status instead."""
 
-    def __init__(self) -> None:
+    def __init__(self, upstream: int | None = None, refuse: int | None = None) -> None:
+        self.upstream = upstream
+        self.refuse = refuse
         self.targets: list[str] = []
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port: int = self._listener.getsockname()[1]
@@ -226,7 +231,13 @@ class ConnectProxy:
             client.sendall(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n")
             client.close()
             return
+        if self.refuse is not None:
+            client.sendall(f"HTTP/1.1 {self.refuse} Refused\r\ncontent-length: 0\r\n\r\n".encode())
+            client.close()
+            return
         host, _, port = target.rpartition(":")
+        if self.upstream is not None:
+            host, port = "127.0.0.1", str(self.upstream)
         upstream = socket.create_connection((host, int(port)))
         self._sockets.append(upstream)
         client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")

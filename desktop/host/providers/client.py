@@ -32,6 +32,7 @@ import httpx
 from desktop.host.providers.auth import with_auth
 from desktop.host.providers.errors import host_of, http_error_message, provider_label
 from desktop.host.providers.extras import AuthUnavailable
+from desktop.host.providers.network import NetworkSettingError, NetworkSettings
 from desktop.host.providers.pool import SessionHttp
 from desktop.host.providers.request import ProjectedRequest, RequestAuthorizer
 from desktop.host.providers.retry import (
@@ -80,11 +81,12 @@ class _Retry(Exception):
         self.headers = headers or {}
 
 
-@functools.cache
-def tls_context() -> ssl.SSLContext:
-    """One verified TLS context per process: loading the CA store costs tens of milliseconds,
-    and a fresh client per request (needed to cancel before the first byte) must not pay it."""
-    return ssl.create_default_context()
+def session_http(network: NetworkSettings, *, keepalive: int = 4) -> SessionHttp:
+    """A pooled client set up as ``network`` says: its proxies and trusted CAs (design W3).
+    Raises ``NetworkSettingError`` for a CA bundle that cannot be loaded."""
+    return SessionHttp.create(
+        verify=network.tls_context(), keepalive=keepalive, proxy_for=lambda url: network.proxy_for(url)[0]
+    )
 
 
 def send_streaming(
@@ -117,17 +119,21 @@ def send_streaming(
     emit = on_event or (lambda event: None)
     label = provider_label(str(model.get("provider", "")))
     headers = with_auth(request.headers, str(model.get("api", "")), api_key)
-    if pool is None:  # a client for this request alone, with a watcher of its own
-        http_client = client or httpx.Client(
-            limits=httpx.Limits(max_keepalive_connections=0), follow_redirects=False, verify=tls_context()
-        )
-        session = SessionHttp(http_client, owns_client=client is None)
-    else:
-        session = pool
 
     def deliver(events: list[StreamEvent]) -> None:
         for event in events:
             emit(event)
+
+    if pool is not None:
+        session = pool
+    elif client is not None:
+        session = SessionHttp(client, owns_client=False)
+    else:  # a client for this request alone (no keep-alive), with the user's network setup
+        try:
+            session = session_http(NetworkSettings(), keepalive=0)
+        except NetworkSettingError as exc:
+            deliver(parser.fail(str(exc)))
+            return parser.result()
 
     if cancel is None:  # a watcher also bounds the reading past a stream's end event
         cancel = threading.Event()
@@ -185,6 +191,9 @@ def _send(
         except AuthUnavailable as exc:
             deliver(parser.fail(redact_text(f"{label}: {exc}", secrets)))
             return parser.result()
+        except NetworkSettingError as exc:
+            deliver(parser.fail(redact_text(str(exc), secrets)))
+            return parser.result()
         except _Retry as retry:
             if cancelled():
                 deliver(parser.abort())
@@ -237,8 +246,10 @@ def _attempt(
     label: str,
     secrets: list[str],
 ) -> None:
-    """One try. Raises _Retry when nothing was consumed and the failure is transient."""
-    consumed = 0
+    """One try. Raises _Retry when the failure is transient and came before the response
+    started: once a 2xx response is under way the provider may be executing the request,
+    so it is never sent again (design W4)."""
+    started = False
     try:
         response = session.open(request.method, request.url, headers, request.body, _httpx_timeout(timeouts))
         with contextlib.closing(response):
@@ -254,12 +265,12 @@ def _attempt(
                     raise _Retry(message, {k.lower(): v for k, v in response.headers.items()})
                 deliver(parser.fail(message))
                 return
+            started = True
             feed = parser.feed
             chunks = response.iter_bytes()
             for chunk in chunks:
                 if cancelled():
                     break
-                consumed += len(chunk)
                 for event in feed(chunk):  # ``deliver`` inlined: this runs for every chunk
                     emit(event)
                 if parser.terminal:  # the API's end event (or an error event) ended the message
@@ -278,18 +289,25 @@ def _attempt(
         message = redact_text(
             f"{label} at {host_of(request.url)} did not respond within {limit:g}s ({phase} timeout)", secrets
         )
-        if consumed == 0:
+        if not started:
             raise _Retry(message) from exc
         deliver(parser.fail(message + " mid-stream"))
     except httpx.TransportError as exc:
         if cancelled():
             deliver(parser.abort())
             return
-        if consumed == 0:
-            reason = (
-                "Could not connect to" if isinstance(exc, httpx.ConnectError) else "Connection failed with"
-            )
-            raise _Retry(redact_text(f"{reason} {label} at {host_of(request.url)}: {exc}", secrets)) from exc
+        if not started:
+            where = f"{label} at {host_of(request.url)}"
+            if _untrusted_certificate(exc):  # the same on every attempt: not retried
+                deliver(parser.fail(redact_text(f"{where}: {exc} — {UNTRUSTED_HINT}", secrets)))
+                return
+            if isinstance(exc, httpx.ProxyError):
+                reason = f"The proxy did not open a connection to {where}"
+            elif isinstance(exc, httpx.ConnectError):
+                reason = f"Could not connect to {where}"
+            else:
+                reason = f"Connection failed with {where}"
+            raise _Retry(redact_text(f"{reason}: {exc}", secrets)) from exc
         deliver(
             parser.fail(
                 redact_text(
@@ -297,6 +315,23 @@ def _attempt(
                 )
             )
         )
+
+
+#: What to do about a certificate the client does not trust.
+UNTRUSTED_HINT = (
+    "the server's certificate is not trusted; if a proxy inspects TLS, add its CA certificate "
+    "with the network.caBundle setting or REQUESTS_CA_BUNDLE"
+)
+
+
+def _untrusted_certificate(exc: BaseException) -> bool:
+    """A TLS verification failure (httpx keeps ssl's error as the cause, or only its text)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _read_past_end(session: SessionHttp, chunks: Iterator[bytes]) -> None:
