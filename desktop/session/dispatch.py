@@ -102,6 +102,7 @@ class HttpDispatcher:
             pool=self._pool,
             timeouts=Timeouts(connect=network.connect_timeout, read=network.read_timeout),
             policy=RetryPolicy(max_retries=network.max_retries),
+            on_wait=on_event,  # a ``retry_wait`` event: the window counts down with a Cancel
         )
         return cast(AssistantMessage, message)
 

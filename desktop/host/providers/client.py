@@ -46,6 +46,8 @@ from desktop.host.redaction import redact_text
 from desktop.pi.streaming import AssistantMessage, StreamEvent, StreamParser, parser_for
 
 EventCallback = Callable[[StreamEvent], None]
+#: Hears of each wait before a retry (design W4).
+WaitCallback = Callable[[dict[str, Any]], None]
 #: Largest error body read from a failed response.
 MAX_ERROR_BODY = 64 * 1024
 #: Seconds the client keeps reading after a stream's end event for the body to end, so
@@ -102,6 +104,7 @@ def send_streaming(
     rng: random.Random | None = None,
     authorize: RequestAuthorizer | None = None,
     pool: SessionHttp | None = None,
+    on_wait: WaitCallback | None = None,
 ) -> AssistantMessage:
     """Send ``request`` for pi-ai ``model`` (api, provider, id, cost) and return the final message.
 
@@ -109,7 +112,9 @@ def send_streaming(
     one. ``authorize`` (SigV4 signing, a cloud bearer token) runs before every attempt over
     the final headers and body; when it cannot authenticate the message ends as an error
     naming what is missing, without a request being sent. With ``pool`` the session's pooled
-    client carries the request (keep-alive) and its watcher serves ``cancel``. The returned
+    client carries the request (keep-alive) and its watcher serves ``cancel``. Before each
+    wait to retry, ``on_wait`` hears of it (a ``retry_wait`` event: seconds, the retry's number,
+    the retries allowed and the reason) so a window can count down with a Cancel. The returned
     message always has a
     terminal stop reason: ``stop``, ``length`` or ``toolUse`` when the stream completed,
     ``error`` or ``aborted`` otherwise.
@@ -156,6 +161,7 @@ def send_streaming(
                 policy,
                 rng,
                 cancel,
+                on_wait,
             )
     finally:
         if session is not pool:
@@ -177,6 +183,7 @@ def _send(
     policy: RetryPolicy,
     rng: random.Random | None,
     cancel: threading.Event,
+    on_wait: WaitCallback | None,
 ) -> AssistantMessage:
     """The attempts of one request, with retries before the first byte."""
     attempt = 0
@@ -207,6 +214,16 @@ def _send(
                 deliver(parser.fail(redact_text(f"{too_long}. {retry}", secrets)))
                 return parser.result()
             attempt += 1
+            if on_wait is not None:
+                on_wait(
+                    {
+                        "type": "retry_wait",
+                        "seconds": delay,
+                        "retry": attempt,
+                        "retries": policy.max_retries,
+                        "reason": redact_text(str(retry), secrets),
+                    }
+                )
             if cancel.wait(delay):
                 deliver(parser.abort())
                 return parser.result()
@@ -258,11 +275,12 @@ def _attempt(
                 if cancelled():
                     deliver(parser.abort())
                     return
+                lowered = {k.lower(): v for k, v in response.headers.items()}
                 message = http_error_message(
-                    str(parser.model.get("provider", "")), response.status_code, body, secrets
+                    str(parser.model.get("provider", "")), response.status_code, body, secrets, lowered
                 )
                 if is_retryable_status(response.status_code, response.headers):
-                    raise _Retry(message, {k.lower(): v for k, v in response.headers.items()})
+                    raise _Retry(message, lowered)
                 deliver(parser.fail(message))
                 return
             started = True
