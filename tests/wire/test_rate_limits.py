@@ -250,3 +250,23 @@ def test_cancel_during_the_announced_wait_aborts_at_once() -> None:
         )
         requests = len(server.seen)
     assert message["stopReason"] == "aborted" and requests == 1
+
+
+def test_an_exhausted_quota_is_not_retried() -> None:
+    """A wait does not lift a billing quota (pi-ai's non-retryable limits)."""
+    body = orjson.dumps(
+        {
+            "error": {
+                "message": "You exceeded your current quota, please check your plan and billing details.",
+                "type": "insufficient_quota",
+                "code": "insufficient_quota",
+            }
+        }
+    )
+    with serving(_error(429, body), Reply(chunks=COMPLETIONS)) as server:
+        message, waits = _send(server, "openai-completions", "openai")
+        requests = len(server.seen)
+    assert requests == 1 and waits == []
+    assert message["errorMessage"].startswith(
+        "OpenAI API error (429 insufficient_quota): You exceeded your current quota"
+    )

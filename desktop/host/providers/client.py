@@ -3,8 +3,11 @@
 Synchronous by design: the app calls ``send_streaming`` on a worker thread and receives
 neutral events through ``on_event`` as they are parsed. Guarantees:
 
-* Retries (see ``retry``) happen only before any byte of a response body was read, so a
-  consumer never sees a partial answer followed by a second one.
+* Retries (see ``retry``) happen only before a response has started (a failed connection,
+  a timeout waiting for the headers, a retryable status), so a consumer never sees a partial
+  answer followed by a second one and a request the provider may be executing is never sent
+  twice. Each wait is announced (``on_wait``) before it starts.
+* A stream ends at its API's end event, whatever the connection does afterwards (design W1).
 * ``cancel`` may be set from any thread at any moment: a watcher shuts the socket down,
   which unblocks the read at once, and the result is the message so far with
   ``stopReason: "aborted"`` — never a message presented as complete.
@@ -37,6 +40,7 @@ from desktop.host.providers.pool import SessionHttp
 from desktop.host.providers.request import ProjectedRequest, RequestAuthorizer
 from desktop.host.providers.retry import (
     DEFAULT_RETRY,
+    EXHAUSTED_ACCOUNT,
     RetryDelayTooLong,
     RetryPolicy,
     is_retryable_status,
@@ -185,7 +189,7 @@ def _send(
     cancel: threading.Event,
     on_wait: WaitCallback | None,
 ) -> AssistantMessage:
-    """The attempts of one request, with retries before the first byte."""
+    """The attempts of one request, with retries before a response starts."""
     attempt = 0
     while True:
         if cancelled():
@@ -279,7 +283,9 @@ def _attempt(
                 message = http_error_message(
                     str(parser.model.get("provider", "")), response.status_code, body, secrets, lowered
                 )
-                if is_retryable_status(response.status_code, response.headers):
+                if is_retryable_status(response.status_code, response.headers) and not (
+                    response.status_code == 429 and EXHAUSTED_ACCOUNT.search(message)
+                ):
                     raise _Retry(message, lowered)
                 deliver(parser.fail(message))
                 return
@@ -345,7 +351,9 @@ UNTRUSTED_HINT = (
 def _untrusted_certificate(exc: BaseException) -> bool:
     """A TLS verification failure (httpx keeps ssl's error as the cause, or only its text)."""
     seen: BaseException | None = exc
-    while seen is not None:
+    for _ in range(8):  # a short chain; never loop on a cycle
+        if seen is None:
+            break
         if isinstance(seen, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in str(seen):
             return True
         seen = seen.__cause__ or seen.__context__

@@ -39,6 +39,26 @@ class RetryDelayTooLong(Exception):
     """The server asked to wait longer than the policy allows."""
 
 
+#: pi-ai's account limits that a wait does not lift (quota, budget, billing, subscription
+#: caps): a 429 saying so fails at once instead of being retried (``utils/retry.ts``).
+EXHAUSTED_ACCOUNT = re.compile(
+    "|".join(
+        (
+            "GoUsageLimitError",
+            "FreeUsageLimitError",
+            "Monthly usage limit reached",
+            "available balance",
+            "insufficient_quota",
+            "out of budget",
+            "quota exceeded",
+            "billing",
+            "subscription_sharing_usage_limit_exceeded",
+        )
+    ),
+    re.IGNORECASE,
+)
+
+
 def is_retryable_status(status: int, headers: Mapping[str, str]) -> bool:
     should = headers.get("x-should-retry")
     if should == "true":

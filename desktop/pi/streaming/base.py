@@ -9,7 +9,9 @@ events it produced (``AssistantMessageEvent`` JSON shapes); after a terminal ``d
 As in pi-ai, ``partial`` in every event is the one live message being built, not a
 snapshot; the terminal event carries that same message. A body that ends before the
 API's terminal event never becomes ``done``: it is an ``error`` stop with a message
-naming what was missing.
+naming what was missing. The API's end event itself ends the message inside ``feed``
+(``terminal`` is set there), so the caller stops reading even when the server keeps the
+connection open (design W1).
 """
 
 from __future__ import annotations
