@@ -13,12 +13,12 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import cast
 
-from desktop.host.providers.client import Timeouts, send_streaming, session_http
+from desktop.host.providers.client import DEFAULT_TIMEOUTS, Timeouts, send_streaming, session_http
 from desktop.host.providers.cloud_auth import CloudAuth
 from desktop.host.providers.network import NetworkSettingError, NetworkSettings
 from desktop.host.providers.pool import SessionHttp
 from desktop.host.providers.request import WireRequest
-from desktop.host.providers.retry import RetryPolicy
+from desktop.host.providers.retry import DEFAULT_RETRY, RetryPolicy
 from desktop.host.settings import SettingsError, load_settings
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest
 from desktop.pi.projection.codex_responses import ACCOUNT_PLACEHOLDER, account_id
@@ -60,6 +60,8 @@ class HttpDispatcher:
         #: Proxy, CAs, timeouts and retries (design W3); None: read from the settings file
         #: with the first request (on the worker thread that sends it).
         self._network = network
+        #: The timeouts and retry policy ``network`` gives, made with the pool.
+        self._limits = (DEFAULT_TIMEOUTS, DEFAULT_RETRY)
         #: The last key and the Codex account id read from it: decoding the token costs
         #: more than the rest of the request's preparation together.
         self._account: tuple[str, str] | None = None
@@ -87,12 +89,17 @@ class HttpDispatcher:
         def forward(event: object) -> None:
             on_event({"type": "stream", "event": event})
 
-        try:
-            network = self._network_settings()
-            if self._pool is None:
+        if self._pool is None:
+            try:
+                network = self._network_settings()
                 self._pool = session_http(network)
-        except (SettingsError, NetworkSettingError) as exc:
-            return _failed(model, str(exc), forward)
+            except (SettingsError, NetworkSettingError) as exc:
+                return _failed(model, str(exc), forward)
+            self._limits = (
+                Timeouts(connect=network.connect_timeout, read=network.read_timeout),
+                RetryPolicy(max_retries=network.max_retries),
+            )
+        timeouts, policy = self._limits
         message = send_streaming(
             wire,
             model=model,
@@ -100,8 +107,8 @@ class HttpDispatcher:
             on_event=forward,
             authorize=authorize,
             pool=self._pool,
-            timeouts=Timeouts(connect=network.connect_timeout, read=network.read_timeout),
-            policy=RetryPolicy(max_retries=network.max_retries),
+            timeouts=timeouts,
+            policy=policy,
             on_wait=on_event,  # a ``retry_wait`` event: the window counts down with a Cancel
         )
         return cast(AssistantMessage, message)
