@@ -6,6 +6,7 @@ response that has started is never sent again."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
@@ -14,7 +15,7 @@ import orjson
 import pytest
 
 from desktop.host.providers import RetryPolicy, Timeouts, WireRequest, send_streaming
-from tests.wire.loopback import Reply, ScriptedServer, serving
+from tests.wire.loopback import Reply, ScriptedServer, Seen, serving
 from tests.wire.test_stream_end import ANTHROPIC, BEDROCK, COMPLETIONS
 
 POLICY = RetryPolicy(max_retries=2, base_delay=0.01, max_backoff=0.05)
@@ -83,14 +84,26 @@ def test_retry_after_in_seconds_sets_the_announced_wait() -> None:
     ]
 
 
+def _then_answer(first: Callable[[], Reply]) -> Callable[[Seen], Reply]:
+    """``first()`` for the first request (made when it arrives), the whole answer after."""
+    replies: list[Reply] = []
+
+    def respond(_seen: Seen) -> Reply:
+        replies.append(first() if not replies else Reply(chunks=ANTHROPIC))
+        return replies[-1]
+
+    return respond
+
+
 def test_retry_after_as_an_http_date() -> None:
-    when = format_datetime(datetime.now(UTC) + timedelta(seconds=2), usegmt=True)
-    with serving(
-        _error(503, ANTHROPIC_OVERLOADED, **{"retry-after": when}), Reply(chunks=ANTHROPIC)
-    ) as server:
+    def overloaded() -> Reply:  # the date is written as the response is: 2 to 3 s ahead
+        when = format_datetime(datetime.now(UTC) + timedelta(seconds=3), usegmt=True)
+        return _error(503, ANTHROPIC_OVERLOADED, **{"retry-after": when})
+
+    with ScriptedServer(respond=_then_answer(overloaded)) as server:
         message, waits = _send(server)
     assert message["stopReason"] == "stop", message.get("errorMessage")
-    assert len(waits) == 1 and 0 < waits[0]["seconds"] <= 2  # the date, not the 0.01 s backoff
+    assert len(waits) == 1 and 0.05 < waits[0]["seconds"] <= 3  # the date, not the 0.01 s backoff
 
 
 def test_openai_reset_header_of_the_exhausted_limit_sets_the_wait() -> None:
@@ -111,12 +124,15 @@ def test_openai_reset_header_of_the_exhausted_limit_sets_the_wait() -> None:
 
 
 def test_anthropic_reset_header_sets_the_wait() -> None:
-    reset = (datetime.now(UTC) + timedelta(seconds=1)).isoformat().replace("+00:00", "Z")
-    headers = {"anthropic-ratelimit-tokens-remaining": "0", "anthropic-ratelimit-tokens-reset": reset}
-    with serving(_error(429, ANTHROPIC_RATE_LIMITED, **headers), Reply(chunks=ANTHROPIC)) as server:
+    def limited() -> Reply:
+        reset = (datetime.now(UTC) + timedelta(seconds=2)).isoformat().replace("+00:00", "Z")
+        headers = {"anthropic-ratelimit-tokens-remaining": "0", "anthropic-ratelimit-tokens-reset": reset}
+        return _error(429, ANTHROPIC_RATE_LIMITED, **headers)
+
+    with ScriptedServer(respond=_then_answer(limited)) as server:
         message, waits = _send(server)
     assert message["stopReason"] == "stop", message.get("errorMessage")
-    assert len(waits) == 1 and 0.2 < waits[0]["seconds"] <= 1
+    assert len(waits) == 1 and 0.05 < waits[0]["seconds"] <= 2
 
 
 def test_a_reset_beyond_the_cap_fails_at_once_naming_both() -> None:
