@@ -347,3 +347,11 @@ def test_status_description_hides_the_proxy_password(monkeypatch: pytest.MonkeyP
 def test_bad_network_settings_name_the_field(network: dict[str, Any], problem: str) -> None:
     with pytest.raises(ValueError, match=problem.replace(".", r"\.")):
         Settings.model_validate({"network": network})
+
+
+def test_an_unusable_proxy_url_is_one_line_naming_the_setting() -> None:
+    message = _send(_dispatcher({"proxy": "socks5://me:secret@proxy.corp:1080"}))
+    assert message["stopReason"] == "error"
+    assert message["errorMessage"] == (
+        "proxy 'socks5://me:***@proxy.corp:1080' from network.proxy is not an http:// or https:// proxy URL"
+    )
