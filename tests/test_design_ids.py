@@ -17,8 +17,9 @@ EXPECTED = {
     **{f"D{n}": None for n in range(1, 8)},
     **{f"G{n}": None for n in range(1, 14)},
     **{f"X{n}": None for n in range(1, 6)},
+    **{f"W{n}": None for n in range(1, 6)},
 }
-CITATION = re.compile(r"\(design ((?:[TSCMPADGX]\d+)(?:\s*(?:,|and|/)\s*[TSCMPADGX]?\d+)*)\)")
+CITATION = re.compile(r"\(design ((?:[TSCMPADGXW]\d+)(?:\s*(?:,|and|/)\s*[TSCMPADGXW]?\d+)*)\)")
 
 
 def defined_ids() -> list[str]:

@@ -94,7 +94,17 @@ def collect(session: Any) -> dict[str, Any]:
         "pendingUpdate": runtime.has_pending_update(),
         "contextTokens": runtime.context_tokens(),
         "contextWindow": session.resolved.model.get("contextWindow"),
+        "network": network(session),
     }
+
+
+def network(session: Any) -> dict[str, Any]:
+    """The proxy, extra CAs, timeouts and retries the route's requests use (design W3)."""
+    from desktop.host.providers.network import NetworkSettings
+
+    settings = NetworkSettings.from_settings(session.tools.settings.network)
+    base_url = session.resolved.model.get("baseUrl")
+    return settings.describe(base_url if isinstance(base_url, str) else "")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -126,6 +136,14 @@ def run(args: argparse.Namespace) -> int:
     for refused in info["activation"]["refusedEvidence"]:
         print(f"          ToolSearch result not accepted: {refused}")
     print(f"tokens    ~{info['contextTokens']} of {info['contextWindow']}")
+    net = info["network"]
+    proxy = f"proxy {net['proxy']}" if net["proxy"] else "no proxy"
+    cas = ", ".join(f"{ca['path']} ({ca['source']})" for ca in net["caBundles"]) or "system CAs only"
+    print(f"network   {proxy} ({net['proxySource']}); {cas}")
+    print(
+        f"          timeouts: connect {net['connectTimeout']:g}s, read {net['readTimeout']:g}s;"
+        f" {net['maxRetries']} retries"
+    )
     print("sections")
     for name, size in info["sections"].items():
         print(f"  {name:<28} {size:>7} chars")

@@ -9,7 +9,8 @@ pasted in unchanged::
       "hooks": {"PreToolUse": [{"matcher": "bash|write",
                                 "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]},
       "extensions": ["~/pi-extensions/words.py"],
-      "tools": {"declarations": "auto", "bash": {"inheritCredentials": false}}
+      "tools": {"declarations": "auto", "bash": {"inheritCredentials": false}},
+      "network": {"proxy": "http://proxy.corp:8080", "caBundle": "~/corp-root.pem", "readTimeout": 120}
     }
 
 Unknown keys are kept (other parts of the app add their own); a bad value is reported with
@@ -296,6 +297,30 @@ class ToolsConfig(_Model):
     bash: BashConfig = dataclasses.field(default_factory=BashConfig)
 
 
+class NetworkConfig(_Model):
+    """How provider requests reach the network (design W3). ``proxy``: ``http://host:port``
+    (``user:password@`` allowed), used instead of ``HTTPS_PROXY``/``HTTP_PROXY``; ``noProxy``:
+    comma-separated hosts reached directly (instead of ``NO_PROXY``); ``caBundle``: a PEM
+    file of CA certificates to trust besides the system's (a TLS-inspecting proxy's root);
+    ``connectTimeout`` / ``readTimeout``: seconds to connect, and of silence while waiting
+    for the answer; ``maxRetries``: attempts after the first on a rate limit, an overload or
+    a failed connection."""
+
+    proxy: str | None = None
+    noProxy: str | None = None
+    caBundle: str | None = None
+    connectTimeout: float = 10.0
+    readTimeout: float = 120.0
+    maxRetries: int = 2
+
+    def _validate(self) -> None:
+        for name in ("connectTimeout", "readTimeout"):
+            if not 0 < getattr(self, name) <= 3600:
+                raise SettingsValueError((*self._loc, name), "must be more than 0 and at most 3600 seconds")
+        if not 0 <= self.maxRetries <= 10:
+            raise SettingsValueError((*self._loc, "maxRetries"), "must be a whole number from 0 to 10")
+
+
 class Settings(_Model):
     version: int = SETTINGS_VERSION
     appliedMigrations: list[str] = dataclasses.field(default_factory=list)
@@ -304,6 +329,7 @@ class Settings(_Model):
     hooks: HooksConfig = dataclasses.field(default_factory=HooksConfig)
     extensions: list[str] = dataclasses.field(default_factory=list)
     tools: ToolsConfig = dataclasses.field(default_factory=ToolsConfig)
+    network: NetworkConfig = dataclasses.field(default_factory=NetworkConfig)
 
     def _validate(self) -> None:
         for name in self.mcpServers:

@@ -349,7 +349,9 @@ def open_session(
         cloud = config.cloud_auth
         if cloud is None:
             cloud = CloudAuth.offline() if config.route.offline else CloudAuth()
-        dispatcher = HttpDispatcher(key, cloud=cloud)
+        from desktop.host.providers.network import NetworkSettings
+
+        dispatcher = HttpDispatcher(key, cloud=cloud, network=NetworkSettings.from_settings(settings.network))
     runtime = SessionRuntime(
         writer,
         route_binding(

@@ -13,12 +13,16 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import cast
 
-from desktop.host.providers.client import send_streaming, tls_context
+from desktop.host.providers.client import DEFAULT_TIMEOUTS, Timeouts, send_streaming, session_http
 from desktop.host.providers.cloud_auth import CloudAuth
+from desktop.host.providers.network import NetworkSettingError, NetworkSettings
 from desktop.host.providers.pool import SessionHttp
 from desktop.host.providers.request import WireRequest
+from desktop.host.providers.retry import DEFAULT_RETRY, RetryPolicy
+from desktop.host.settings import SettingsError, load_settings
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest
 from desktop.pi.projection.codex_responses import ACCOUNT_PLACEHOLDER, account_id
+from desktop.pi.streaming import parser_for
 from desktop.pi.types import AssistantMessage, Model
 from desktop.session.runtime import EventSink
 
@@ -43,10 +47,21 @@ def with_credential(
 class HttpDispatcher:
     """Sends the session's requests over one pooled client with keep-alive (design D2)."""
 
-    def __init__(self, api_key: Callable[[], str | None], *, cloud: CloudAuth | None = None) -> None:
+    def __init__(
+        self,
+        api_key: Callable[[], str | None],
+        *,
+        cloud: CloudAuth | None = None,
+        network: NetworkSettings | None = None,
+    ) -> None:
         self._api_key = api_key
         self._cloud = cloud if cloud is not None else CloudAuth()
         self._pool: SessionHttp | None = None
+        #: Proxy, CAs, timeouts and retries (design W3); None: read from the settings file
+        #: with the first request (on the worker thread that sends it).
+        self._network = network
+        #: The timeouts and retry policy ``network`` gives, made with the pool.
+        self._limits = (DEFAULT_TIMEOUTS, DEFAULT_RETRY)
         #: The last key and the Codex account id read from it: decoding the token costs
         #: more than the rest of the request's preparation together.
         self._account: tuple[str, str] | None = None
@@ -75,8 +90,38 @@ class HttpDispatcher:
             on_event({"type": "stream", "event": event})
 
         if self._pool is None:
-            self._pool = SessionHttp.create(verify=tls_context())
+            try:
+                network = self._network_settings()
+                self._pool = session_http(network)
+            except (SettingsError, NetworkSettingError) as exc:
+                return _failed(model, str(exc), forward)
+            self._limits = (
+                Timeouts(connect=network.connect_timeout, read=network.read_timeout),
+                RetryPolicy(max_retries=network.max_retries),
+            )
+        timeouts, policy = self._limits
         message = send_streaming(
-            wire, model=model, cancel=cancel, on_event=forward, authorize=authorize, pool=self._pool
+            wire,
+            model=model,
+            cancel=cancel,
+            on_event=forward,
+            authorize=authorize,
+            pool=self._pool,
+            timeouts=timeouts,
+            policy=policy,
+            on_wait=on_event,  # a ``retry_wait`` event: the window counts down with a Cancel
         )
         return cast(AssistantMessage, message)
+
+    def _network_settings(self) -> NetworkSettings:
+        if self._network is None:
+            self._network = NetworkSettings.from_settings(load_settings().network)
+        return self._network
+
+
+def _failed(model: Model, reason: str, forward: Callable[[object], None]) -> AssistantMessage:
+    """The message of a request that could not be sent, with its events."""
+    parser = parser_for(model)
+    for event in parser.fail(reason):
+        forward(event)
+    return cast(AssistantMessage, parser.result())

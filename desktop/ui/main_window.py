@@ -52,6 +52,7 @@ from desktop.ui.message_view import MessageView
 from desktop.ui.open_files import APP_TITLE, same_file, window_title
 from desktop.ui.payload_view import PayloadView
 from desktop.ui.permission_dialog import PermissionDialog
+from desktop.ui.retry_wait import RetryCountdown
 from desktop.ui.row_index import RowIndex
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView
@@ -242,6 +243,9 @@ class MainWindow(QMainWindow):
         central_layout.setContentsMargins(0, 0, 0, 0)
         central_layout.setSpacing(0)
         central_layout.addWidget(self.banners)
+        self.retry_countdown = RetryCountdown()
+        self.retry_countdown.cancelled.connect(self.stop)
+        central_layout.addWidget(self.retry_countdown)
         central_layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
         self.setMinimumSize(*MINIMUM_SIZE)
@@ -382,6 +386,8 @@ class MainWindow(QMainWindow):
         w.question_requested.connect(self.on_question_requested)
         w.sessions_listed.connect(self.on_sessions_listed)
         w.message.connect(self.on_message)
+        w.retry_wait.connect(self.retry_countdown.start)
+        w.streaming.connect(lambda _partial: self.retry_countdown.finish())  # the retry answers
         self.client.ops.failure.connect(lambda text: self.on_message("error", text))
 
     # --- settings --------------------------------------------------------------------------
@@ -757,6 +763,7 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def on_turn_finished(self, summary: Mapping[str, Any]) -> None:
         self.busy = False
+        self.retry_countdown.finish()
         self.composer.set_busy(False)
         self.compact_button.setEnabled(True)
         self.turn_results.append(dict(summary))

@@ -120,6 +120,8 @@ class SessionWorker(QObject):
     a Desktop session's also "painted", a threading.Event the window sets once it has painted it"""
     rows_appended = Signal(object)
     streaming = Signal(object)
+    #: A ``retry_wait`` event: the client waits before sending again (design W4).
+    retry_wait = Signal(object)
     turn_started = Signal(str)
     turn_finished = Signal(object)
     status_changed = Signal(object)
@@ -812,6 +814,9 @@ class SessionWorker(QObject):
             history.append(body)
             del history[:-HISTORY]
             self._sent[self.route_key] = body
+            return
+        if kind == "retry_wait":
+            self.retry_wait.emit(dict(event))
             return
         if kind == "stream":  # the HTTP dispatcher wraps the client's pi-ai events
             event = event.get("event") or {}

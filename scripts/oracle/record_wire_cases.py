@@ -113,6 +113,98 @@ HAND_WRITTEN: list[dict[str, Any]] = [
 ]
 
 
+def _sse(*events: tuple[str | None, Any], sep: str = "\n\n", end: str = "\n\n") -> str:
+    """SSE text of ``(event name or None, data)`` pairs (data other than a string as JSON)."""
+    frames = []
+    for name, data in events:
+        text = data if isinstance(data, str) else orjson.dumps(data).decode()
+        frames.append((f"event: {name}\n" if name else "") + f"data: {text}")
+    return sep.join(frames) + end
+
+
+_CODEX_MESSAGE = [
+    (None, {"type": "response.output_item.added", "item": {"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress", "content": []}}),
+    (None, {"type": "response.content_part.added", "part": {"type": "output_text", "text": ""}}),
+    (None, {"type": "response.output_text.delta", "delta": "Hello"}),
+    (None, {"type": "response.output_item.done", "item": {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": "Hello"}]}}),
+]  # fmt: skip
+_CODEX_DONE = {"type": "response.done", "response": {"status": "completed", "usage": {"input_tokens": 5, "output_tokens": 3, "total_tokens": 8, "input_tokens_details": {"cached_tokens": 0}}}}  # fmt: skip
+_ANTHROPIC_START = ("message_start", {"type": "message_start", "message": {"id": "msg_test", "usage": {"input_tokens": 12, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}})  # fmt: skip
+_ANTHROPIC_END = [
+    ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"input_tokens": 12, "output_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}),
+    ("message_stop", {"type": "message_stop"}),
+]  # fmt: skip
+_CHAT_HELLO = [
+    (None, {"id": "c1", "choices": [{"index": 0, "delta": {"content": "Hello"}, "finish_reason": None}]}),
+    (None, {"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+]  # fmt: skip
+
+#: Stream endings and errors, ported from pi-ai's own offline tests (``codex-stream-termination``,
+#: ``anthropic-sse-parsing``) and cases of the end event followed by bytes pi-ai never reads.
+PORTED: list[dict[str, Any]] = [
+    {"name": "codex-crlf-frames", "api": "openai-codex-responses", "sse": _sse(*_CODEX_MESSAGE, (None, _CODEX_DONE), sep="\r\n\r\n", end="\r\n\r\n")},
+    *(
+        {"name": f"codex-done-{status}", "api": "openai-codex-responses", "sse": _sse((None, {"type": "response.done", "response": {"status": status}}))}
+        for status in ("in_progress", "queued", "failed")
+    ),
+    {"name": "codex-completed-then-junk", "api": "openai-codex-responses", "sse": _sse(*_CODEX_MESSAGE, (None, _CODEX_DONE), (None, "{not json"))},
+    {"name": "codex-incomplete", "api": "openai-codex-responses", "sse": _sse(*_CODEX_MESSAGE, (None, {"type": "response.incomplete", "response": {"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}}))},
+    {
+        "name": "anthropic-minimal-no-final-blank-line",
+        "api": "anthropic-messages",
+        "sse": _sse(
+            _ANTHROPIC_START,
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello"}}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            *_ANTHROPIC_END,
+            end="\n",
+        ),
+    },
+    {
+        "name": "anthropic-fallback-after-output",
+        "api": "anthropic-messages",
+        "sse": _sse(
+            ("message_start", {"type": "message_start", "message": {"id": "msg_fallback", "model": "m", "usage": {"input_tokens": 1, "output_tokens": 0}}}),
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "partial"}}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("content_block_start", {"type": "content_block_start", "index": 1, "content_block": {"type": "fallback", "from": {"model": "m"}, "to": {"model": "m-older"}}}),
+        ),
+    },
+    {
+        "name": "anthropic-malformed-tool-json-repaired",
+        "api": "anthropic-messages",
+        "sse": _sse(
+            _ANTHROPIC_START,
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_test", "name": "edit", "input": {}}}),
+            ("content_block_delta", '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\\"path\\":\\"A\\H\\",\\"text\\":\\"col1\tcol2\\"}"}}'),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"input_tokens": 12, "output_tokens": 5}}),
+            ("message_stop", {"type": "message_stop"}),
+        ),
+    },
+    {
+        "name": "anthropic-content-block-start-content",
+        "api": "anthropic-messages",
+        "sse": _sse(
+            _ANTHROPIC_START,
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "Initial text"}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": " plus delta"}}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("content_block_start", {"type": "content_block_start", "index": 1, "content_block": {"type": "thinking", "thinking": "Initial thinking", "signature": "initial signature"}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 1, "delta": {"type": "thinking_delta", "thinking": " plus delta"}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 1, "delta": {"type": "signature_delta", "signature": " plus delta"}}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 1}),
+            *_ANTHROPIC_END,
+        ),
+    },
+    {"name": "chat-done-then-junk", "api": "openai-completions", "sse": _sse(*_CHAT_HELLO, (None, "[DONE]"), (None, "{not json"))},
+    {"name": "chat-finish-without-done", "api": "openai-completions", "sse": _sse(*_CHAT_HELLO)},
+    {"name": "mistral-done-then-junk", "api": "mistral-conversations", "sse": _sse(*_CHAT_HELLO, (None, "[DONE]"), (None, "{not json"))},
+    {"name": "responses-incomplete-no-reason", "api": "openai-responses", "sse": _sse(("response.incomplete", {"type": "response.incomplete", "response": {"id": "r1", "status": "incomplete"}}))},
+]  # fmt: skip
+
+
 def main() -> None:
     cases: list[dict[str, Any]] = []
     with Emulator() as emu, httpx.Client() as client:
@@ -134,7 +226,7 @@ def main() -> None:
                                 "sse": sse[:cut],
                             }
                         )
-    for case in HAND_WRITTEN:
+    for case in [*HAND_WRITTEN, *PORTED]:
         cases.append({"provider": "openai", "model": "m", **case})
     for case in cases:
         case["cost"] = COST

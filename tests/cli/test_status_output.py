@@ -12,6 +12,7 @@ clock) put in placeholders.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -167,6 +168,8 @@ PLAIN_TEXT = (
     + """\
           restored from none: no activation section and no ToolSearch results in history
 tokens    ~170 of 1000000
+network   no proxy (no proxy set); system CAs only
+          timeouts: connect 10s, read 120s; 2 retries
 sections
   guidance                          22 chars
 (a system update is pending; it is appended with the next turn)
@@ -179,6 +182,8 @@ FOREIGN_TEXT = (
     + f"""\
           restored from rejected: {FOREIGN}
 tokens    ~243 of 1000000
+network   no proxy (no proxy set); system CAs only
+          timeouts: connect 10s, read 120s; 2 retries
 sections
   guidance                          22 chars
   tool_activation                  292 chars
@@ -253,6 +258,14 @@ PLAIN_JSON: dict[str, Any] = {
     "pendingUpdate": True,
     "contextTokens": 170,
     "contextWindow": 1000000,
+    "network": {
+        "proxy": None,
+        "proxySource": "no proxy set",
+        "caBundles": [],
+        "connectTimeout": 10.0,
+        "readTimeout": 120.0,
+        "maxRetries": 2,
+    },
 }
 FOREIGN_JSON: dict[str, Any] = {
     **PLAIN_JSON,
@@ -264,7 +277,16 @@ FOREIGN_JSON: dict[str, Any] = {
 
 
 @pytest.mark.parametrize("foreign_section", [False, True])
-def test_status_prints_exactly_this(tmp_path: Path, foreign_section: bool) -> None:
+def test_status_prints_exactly_this(
+    tmp_path: Path, foreign_section: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in os.environ:  # the network line shows the environment's proxies and CA bundles
+        if name.lower().endswith("_proxy") or name in (
+            "SSL_CERT_FILE",
+            "REQUESTS_CA_BUNDLE",
+            "CURL_CA_BUNDLE",
+        ):
+            monkeypatch.delenv(name)
     folder = tmp_path / "sessions"
     folder.mkdir()
     workspace = folder / "workspace"

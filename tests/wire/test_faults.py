@@ -90,7 +90,7 @@ def test_retry_after_beyond_the_cap_fails_immediately(emu: Emulator) -> None:
     assert time.monotonic() - started < 2
     assert message["stopReason"] == "error"
     assert "Server requested 120s retry delay (max: 60s)" in message["errorMessage"]
-    assert "(429)" in message["errorMessage"]
+    assert "(429 rate_limit_error)" in message["errorMessage"]
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=FAMILY_IDS)

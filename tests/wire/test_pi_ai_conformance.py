@@ -63,10 +63,24 @@ def _floats_close(ours: Any, theirs: Any) -> bool:
     return bool(ours == theirs)
 
 
+#: Cases where Desktop follows a later pi-ai on purpose, with what that pi-ai's own test expects.
+LATER_PI_AI = {
+    # pi-ai 1.0.3 splits Codex SSE at LF LF only, so CRLF-framed events (a proxy may re-frame
+    # them) fail as invalid JSON; pi-ai's codex-stream-termination test reads them as "Hello".
+    "codex-crlf-frames": ("stop", "Hello"),
+}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 @pytest.mark.parametrize("chunk", [7, 1 << 20])
 def test_same_message_and_events_as_pi_ai(case: dict[str, Any], chunk: int) -> None:
     expected = RESULTS[case["name"]]
+    if case["name"] in LATER_PI_AI:
+        message, events = _run(case, chunk)
+        stop, text = LATER_PI_AI[case["name"]]
+        assert message["stopReason"] == stop and events[-1] == "done", message.get("errorMessage")
+        assert "".join(b.get("text", "") for b in message["content"]) == text
+        return
     message, events = _run(case, chunk)
     ours, theirs = _normalize(message), _normalize(expected["message"])
     assert _floats_close(ours, theirs), f"\nours:   {ours}\npi-ai:  {theirs}"

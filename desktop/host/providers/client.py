@@ -3,8 +3,11 @@
 Synchronous by design: the app calls ``send_streaming`` on a worker thread and receives
 neutral events through ``on_event`` as they are parsed. Guarantees:
 
-* Retries (see ``retry``) happen only before any byte of a response body was read, so a
-  consumer never sees a partial answer followed by a second one.
+* Retries (see ``retry``) happen only before a response has started (a failed connection,
+  a timeout waiting for the headers, a retryable status), so a consumer never sees a partial
+  answer followed by a second one and a request the provider may be executing is never sent
+  twice. Each wait is announced (``on_wait``) before it starts.
+* A stream ends at its API's end event, whatever the connection does afterwards (design W1).
 * ``cancel`` may be set from any thread at any moment: a watcher shuts the socket down,
   which unblocks the read at once, and the result is the message so far with
   ``stopReason: "aborted"`` — never a message presented as complete.
@@ -23,7 +26,7 @@ import functools
 import random
 import ssl
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,10 +35,12 @@ import httpx
 from desktop.host.providers.auth import with_auth
 from desktop.host.providers.errors import host_of, http_error_message, provider_label
 from desktop.host.providers.extras import AuthUnavailable
+from desktop.host.providers.network import NetworkSettingError, NetworkSettings
 from desktop.host.providers.pool import SessionHttp
 from desktop.host.providers.request import ProjectedRequest, RequestAuthorizer
 from desktop.host.providers.retry import (
     DEFAULT_RETRY,
+    EXHAUSTED_ACCOUNT,
     RetryDelayTooLong,
     RetryPolicy,
     is_retryable_status,
@@ -45,8 +50,13 @@ from desktop.host.redaction import redact_text
 from desktop.pi.streaming import AssistantMessage, StreamEvent, StreamParser, parser_for
 
 EventCallback = Callable[[StreamEvent], None]
+#: Hears of each wait before a retry (design W4).
+WaitCallback = Callable[[dict[str, Any]], None]
 #: Largest error body read from a failed response.
 MAX_ERROR_BODY = 64 * 1024
+#: Seconds the client keeps reading after a stream's end event for the body to end, so
+#: the connection can be reused; a server holding it open is cut off then (design W1).
+END_GRACE = 0.25
 
 
 @dataclass(frozen=True)
@@ -77,11 +87,12 @@ class _Retry(Exception):
         self.headers = headers or {}
 
 
-@functools.cache
-def tls_context() -> ssl.SSLContext:
-    """One verified TLS context per process: loading the CA store costs tens of milliseconds,
-    and a fresh client per request (needed to cancel before the first byte) must not pay it."""
-    return ssl.create_default_context()
+def session_http(network: NetworkSettings, *, keepalive: int = 4) -> SessionHttp:
+    """A pooled client set up as ``network`` says: its proxies and trusted CAs (design W3).
+    Raises ``NetworkSettingError`` for a CA bundle that cannot be loaded."""
+    return SessionHttp.create(
+        verify=network.tls_context(), keepalive=keepalive, proxy_for=lambda url: network.proxy_for(url)[0]
+    )
 
 
 def send_streaming(
@@ -97,6 +108,7 @@ def send_streaming(
     rng: random.Random | None = None,
     authorize: RequestAuthorizer | None = None,
     pool: SessionHttp | None = None,
+    on_wait: WaitCallback | None = None,
 ) -> AssistantMessage:
     """Send ``request`` for pi-ai ``model`` (api, provider, id, cost) and return the final message.
 
@@ -104,7 +116,9 @@ def send_streaming(
     one. ``authorize`` (SigV4 signing, a cloud bearer token) runs before every attempt over
     the final headers and body; when it cannot authenticate the message ends as an error
     naming what is missing, without a request being sent. With ``pool`` the session's pooled
-    client carries the request (keep-alive) and its watcher serves ``cancel``. The returned
+    client carries the request (keep-alive) and its watcher serves ``cancel``. Before each
+    wait to retry, ``on_wait`` hears of it (a ``retry_wait`` event: seconds, the retry's number,
+    the retries allowed and the reason) so a window can count down with a Cancel. The returned
     message always has a
     terminal stop reason: ``stop``, ``length`` or ``toolUse`` when the stream completed,
     ``error`` or ``aborted`` otherwise.
@@ -114,19 +128,25 @@ def send_streaming(
     emit = on_event or (lambda event: None)
     label = provider_label(str(model.get("provider", "")))
     headers = with_auth(request.headers, str(model.get("api", "")), api_key)
-    if pool is None:  # a client for this request alone, with a watcher of its own
-        http_client = client or httpx.Client(
-            limits=httpx.Limits(max_keepalive_connections=0), follow_redirects=False, verify=tls_context()
-        )
-        session = SessionHttp(http_client, owns_client=client is None)
-    else:
-        session = pool
 
     def deliver(events: list[StreamEvent]) -> None:
         for event in events:
             emit(event)
 
-    cancelled: Callable[[], bool] = cancel.is_set if cancel is not None else _never
+    if pool is not None:
+        session = pool
+    elif client is not None:
+        session = SessionHttp(client, owns_client=False)
+    else:  # a client for this request alone (no keep-alive), with the user's network setup
+        try:
+            session = session_http(NetworkSettings(), keepalive=0)
+        except NetworkSettingError as exc:
+            deliver(parser.fail(str(exc)))
+            return parser.result()
+
+    if cancel is None:  # a watcher also bounds the reading past a stream's end event
+        cancel = threading.Event()
+    cancelled: Callable[[], bool] = cancel.is_set
 
     try:
         with session.watching(cancel):
@@ -145,14 +165,11 @@ def send_streaming(
                 policy,
                 rng,
                 cancel,
+                on_wait,
             )
     finally:
         if session is not pool:
             session.close()
-
-
-def _never() -> bool:
-    return False
 
 
 def _send(
@@ -169,9 +186,10 @@ def _send(
     authorize: RequestAuthorizer | None,
     policy: RetryPolicy,
     rng: random.Random | None,
-    cancel: threading.Event | None,
+    cancel: threading.Event,
+    on_wait: WaitCallback | None,
 ) -> AssistantMessage:
-    """The attempts of one request, with retries before the first byte."""
+    """The attempts of one request, with retries before a response starts."""
     attempt = 0
     while True:
         if cancelled():
@@ -183,6 +201,9 @@ def _send(
             return parser.result()
         except AuthUnavailable as exc:
             deliver(parser.fail(redact_text(f"{label}: {exc}", secrets)))
+            return parser.result()
+        except NetworkSettingError as exc:
+            deliver(parser.fail(redact_text(str(exc), secrets)))
             return parser.result()
         except _Retry as retry:
             if cancelled():
@@ -197,11 +218,19 @@ def _send(
                 deliver(parser.fail(redact_text(f"{too_long}. {retry}", secrets)))
                 return parser.result()
             attempt += 1
-            if cancel is not None and cancel.wait(delay):
+            if on_wait is not None:
+                on_wait(
+                    {
+                        "type": "retry_wait",
+                        "seconds": delay,
+                        "retry": attempt,
+                        "retries": policy.max_retries,
+                        "reason": redact_text(str(retry), secrets),
+                    }
+                )
+            if cancel.wait(delay):
                 deliver(parser.abort())
                 return parser.result()
-            if cancel is None and delay > 0:
-                threading.Event().wait(delay)
 
 
 #: Headers whose values an authorizer adds as credentials (scrubbed from error text).
@@ -238,8 +267,10 @@ def _attempt(
     label: str,
     secrets: list[str],
 ) -> None:
-    """One try. Raises _Retry when nothing was consumed and the failure is transient."""
-    consumed = 0
+    """One try. Raises _Retry when the failure is transient and came before the response
+    started: once a 2xx response is under way the provider may be executing the request,
+    so it is never sent again (design W4)."""
+    started = False
     try:
         response = session.open(request.method, request.url, headers, request.body, _httpx_timeout(timeouts))
         with contextlib.closing(response):
@@ -248,21 +279,26 @@ def _attempt(
                 if cancelled():
                     deliver(parser.abort())
                     return
+                lowered = {k.lower(): v for k, v in response.headers.items()}
                 message = http_error_message(
-                    str(parser.model.get("provider", "")), response.status_code, body, secrets
+                    str(parser.model.get("provider", "")), response.status_code, body, secrets, lowered
                 )
-                if is_retryable_status(response.status_code, response.headers):
-                    raise _Retry(message, {k.lower(): v for k, v in response.headers.items()})
+                if is_retryable_status(response.status_code, response.headers) and not (
+                    response.status_code == 429 and EXHAUSTED_ACCOUNT.search(message)
+                ):
+                    raise _Retry(message, lowered)
                 deliver(parser.fail(message))
                 return
+            started = True
             feed = parser.feed
-            for chunk in response.iter_bytes():
+            chunks = response.iter_bytes()
+            for chunk in chunks:
                 if cancelled():
                     break
-                consumed += len(chunk)
                 for event in feed(chunk):  # ``deliver`` inlined: this runs for every chunk
                     emit(event)
-                if parser.terminal:
+                if parser.terminal:  # the API's end event (or an error event) ended the message
+                    _read_past_end(session, chunks)
                     return
             if cancelled():
                 deliver(parser.abort())
@@ -277,18 +313,25 @@ def _attempt(
         message = redact_text(
             f"{label} at {host_of(request.url)} did not respond within {limit:g}s ({phase} timeout)", secrets
         )
-        if consumed == 0:
+        if not started:
             raise _Retry(message) from exc
         deliver(parser.fail(message + " mid-stream"))
     except httpx.TransportError as exc:
         if cancelled():
             deliver(parser.abort())
             return
-        if consumed == 0:
-            reason = (
-                "Could not connect to" if isinstance(exc, httpx.ConnectError) else "Connection failed with"
-            )
-            raise _Retry(redact_text(f"{reason} {label} at {host_of(request.url)}: {exc}", secrets)) from exc
+        if not started:
+            where = f"{label} at {host_of(request.url)}"
+            if _untrusted_certificate(exc):  # the same on every attempt: not retried
+                deliver(parser.fail(redact_text(f"{where}: {exc} — {UNTRUSTED_HINT}", secrets)))
+                return
+            if isinstance(exc, httpx.ProxyError):
+                reason = f"The proxy did not open a connection to {where}"
+            elif isinstance(exc, httpx.ConnectError):
+                reason = f"Could not connect to {where}"
+            else:
+                reason = f"Connection failed with {where}"
+            raise _Retry(redact_text(f"{reason}: {exc}", secrets)) from exc
         deliver(
             parser.fail(
                 redact_text(
@@ -296,6 +339,40 @@ def _attempt(
                 )
             )
         )
+
+
+#: What to do about a certificate the client does not trust.
+UNTRUSTED_HINT = (
+    "the server's certificate is not trusted; if a proxy inspects TLS, add its CA certificate "
+    "with the network.caBundle setting or REQUESTS_CA_BUNDLE"
+)
+
+
+def _untrusted_certificate(exc: BaseException) -> bool:
+    """A TLS verification failure (httpx keeps ssl's error as the cause, or only its text)."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # a short chain; never loop on a cycle
+        if seen is None:
+            break
+        if isinstance(seen, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _read_past_end(session: SessionHttp, chunks: Iterator[bytes]) -> None:
+    """Read what follows the end event for at most ``END_GRACE`` seconds: a body that ends
+    there leaves its connection to the next request (keep-alive); a server holding the
+    connection open (or sending more) is cut off. The message is already complete, so
+    nothing read here, nor any failure, changes it (design W1)."""
+    session.expire_after(END_GRACE)
+    try:
+        for _ in chunks:
+            pass
+    except httpx.HTTPError:
+        pass
+    finally:
+        session.expire_after(None)
 
 
 def _read_error_body(response: httpx.Response, cancelled: Callable[[], bool]) -> bytes:

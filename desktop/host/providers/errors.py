@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -34,7 +34,13 @@ _HINTS = {
     404: "check the model id and the base URL",
     413: "the request is too large for this model",
     429: "rate limited; wait and try again, or check the account's quota",
+    503: "the service is unavailable or overloaded; try again in a moment",
+    529: "the provider is overloaded; try again in a moment",
 }
+#: Statuses whose line names the provider's own reason (``overloaded_error``,
+#: ``rate_limit_exceeded``, ``RESOURCE_EXHAUSTED``, ``ThrottlingException``): the same status
+#: means a per-minute limit, an exhausted quota or a busy service (design W4).
+_REASON_STATUSES = frozenset({429, 503, 529})
 
 
 def provider_label(provider: str) -> str:
@@ -71,9 +77,52 @@ def summarize_body(body: bytes) -> str:
     return summary
 
 
-def http_error_message(provider: str, status: int, body: bytes, secrets: Iterable[str] = ()) -> str:
+def _reason_in(value: Any) -> str | None:
+    """The provider's name for the error in a body: OpenAI's ``code``, Google's ``status``,
+    Anthropic's and Mistral's ``type`` (a numeric code says less than the type)."""
+    if not isinstance(value, dict):
+        return None
+    inner = _reason_in(value.get("error"))
+    if inner:
+        return inner
+    code, status, kind = value.get("code"), value.get("status"), value.get("type")
+    if isinstance(code, str) and code and not code.isdigit():
+        return code
+    if isinstance(status, str) and status:
+        return status
+    if isinstance(kind, str) and kind and kind != "error":
+        return kind
+    return None
+
+
+def provider_reason(body: bytes, headers: Mapping[str, str]) -> str | None:
+    """The provider's reason for a failed response: from its JSON body, or Bedrock's
+    ``x-amzn-errortype`` header (``ThrottlingException:http://...``)."""
+    try:
+        found = _reason_in(orjson.loads(body))
+    except orjson.JSONDecodeError:
+        found = None
+    amazon = headers.get("x-amzn-errortype")
+    if not found and amazon:
+        found = amazon.split(":", 1)[0]
+    if found and re.fullmatch(r"[\w.-]{1,60}", found):
+        return found
+    return None
+
+
+def http_error_message(
+    provider: str,
+    status: int,
+    body: bytes,
+    secrets: Iterable[str] = (),
+    headers: Mapping[str, str] | None = None,
+) -> str:
+    """One line: who failed, the status (with the provider's reason for a rate limit or an
+    overload), the provider's own message and what to do."""
     hint = _HINTS.get(status) or ("the provider had a server error; try again later" if status >= 500 else "")
-    message = f"{provider_label(provider)} API error ({status}): {summarize_body(body)}"
+    reason = provider_reason(body, headers or {}) if status in _REASON_STATUSES else None
+    code = f"{status} {reason}" if reason else str(status)
+    message = f"{provider_label(provider)} API error ({code}): {summarize_body(body)}"
     if hint:
         message += f" — {hint}"
     return redact_text(message, secrets)

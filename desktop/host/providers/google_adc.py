@@ -56,11 +56,11 @@ class HttpxAuthTransport:
     ) -> _Response:
         import httpx
 
-        from desktop.host.providers.client import tls_context
+        from desktop.host.providers.network import NetworkSettingError, NetworkSettings
 
         exceptions = require_extra("google.auth.exceptions", "vertex")
-        try:
-            with httpx.Client(verify=tls_context(), follow_redirects=False) as client:
+        try:  # the environment's proxies (httpx reads them) and CA bundles (design W3)
+            with httpx.Client(verify=NetworkSettings().tls_context(), follow_redirects=False) as client:
                 response = client.request(
                     method,
                     url,
@@ -68,7 +68,7 @@ class HttpxAuthTransport:
                     headers=dict(headers or {}),
                     timeout=timeout or REFRESH_TIMEOUT_SECONDS,
                 )
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, NetworkSettingError) as exc:
             raise exceptions.TransportError(f"{type(exc).__name__}: {exc}") from exc
         return _Response(response)
 

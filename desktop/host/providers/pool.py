@@ -35,7 +35,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import httpcore
@@ -66,11 +66,21 @@ class SessionHttp:
         self._requests = 0
         self._watcher: threading.Thread | None = None
         self._closed = False
+        #: A ``time.monotonic()`` after which the watcher shuts the sockets down as if
+        #: cancelled (``expire_after``), or None.
+        self._deadline: float | None = None
         #: httpx extensions for each request: the trace hook, unless the client's own pool
         #: reports its sockets (``create``).
         self.extensions: dict[str, Any] = {"trace": self.trace}
         #: The client's transport when ``create`` built both: ``open`` sends to it directly.
         self._transport: httpx.BaseTransport | None = None
+        #: ``create``'s proxy choice, TLS context and keep-alive; the transports of the
+        #: proxies in use by proxy URL, and of each origin seen (scheme://host:port).
+        self._proxy_for: Callable[[str], str | None] | None = None
+        self._ssl_context: ssl.SSLContext | None = None
+        self._keepalive = 0
+        self._proxies: dict[str, httpx.BaseTransport] = {}
+        self._routes: dict[str, httpx.BaseTransport] = {}
         #: The client's own headers (``Accept``, ``User-Agent``, ...) as (lower-case name,
         #: name, value), which a request's headers of the same name replace.
         self._default_headers = [
@@ -78,11 +88,19 @@ class SessionHttp:
         ]
 
     @classmethod
-    def create(cls, *, verify: Any = True, keepalive: int = 4) -> SessionHttp:
+    def create(
+        cls,
+        *,
+        verify: Any = True,
+        keepalive: int = 4,
+        proxy_for: Callable[[str], str | None] | None = None,
+    ) -> SessionHttp:
         """A client with keep-alive and ``TCP_NODELAY``: a request is written as headers then
         body, and without it the body waits for the peer's delayed acknowledgement of the
         headers (about 40 ms on Linux) whenever a connection is reused. ``keepalive=0``
-        keeps no connection (a client for one request)."""
+        keeps no connection (a client for one request). ``proxy_for(url)`` names the proxy
+        a request goes through (None: direct); each proxy gets a pool of its own, with the
+        same socket reporting, so cancelling works through a proxy too (design W3)."""
         ssl_context = (
             verify if isinstance(verify, ssl.SSLContext) else httpx.create_ssl_context(verify=verify)
         )
@@ -100,7 +118,47 @@ class SessionHttp:
         )
         session.extensions = {}
         session._transport = transport
+        session._proxy_for = proxy_for
+        session._ssl_context = ssl_context
+        session._keepalive = keepalive
         return session
+
+    def _transport_for(self, url: str, direct: httpx.BaseTransport) -> httpx.BaseTransport:
+        """The transport of ``url``'s origin: direct, or the pool of the proxy it goes through."""
+        origin = url.split("/", 3)[:3]
+        key = "/".join(origin)
+        transport = self._routes.get(key)
+        if transport is None:
+            proxy_url = self._proxy_for(url) if self._proxy_for is not None else None
+            transport = direct if proxy_url is None else self._proxy_transport(proxy_url)
+            self._routes[key] = transport
+        return transport
+
+    def _proxy_transport(self, proxy_url: str) -> httpx.BaseTransport:
+        transport = self._proxies.get(proxy_url)
+        if transport is not None:
+            return transport
+        proxy = httpx.Proxy(proxy_url)
+        transport = httpx.HTTPTransport(verify=self._ssl_context or True)
+        transport._pool = httpcore.HTTPProxy(
+            proxy_url=httpcore.URL(
+                scheme=proxy.url.raw_scheme,
+                host=proxy.url.raw_host,
+                port=proxy.url.port,
+                target=proxy.url.raw_path,
+            ),
+            proxy_auth=proxy.raw_auth,
+            proxy_headers=proxy.headers.raw,
+            ssl_context=self._ssl_context,
+            proxy_ssl_context=self._ssl_context if proxy.url.scheme == "https" else None,
+            max_connections=None,
+            max_keepalive_connections=self._keepalive,
+            keepalive_expiry=60.0,
+            socket_options=NO_DELAY,
+            network_backend=_ReportingBackend(self),
+        )
+        self._proxies[proxy_url] = transport
+        return transport
 
     def open(
         self, method: str, url: str, headers: Mapping[str, str], body: bytes, timeout: Mapping[str, Any]
@@ -122,7 +180,8 @@ class SessionHttp:
         merged = [(name, value) for lower, name, value in self._default_headers if lower not in names]
         merged += headers.items()
         request = httpx.Request(method, url, headers=merged, content=body, extensions={"timeout": timeout})
-        response = self._transport.handle_request(request)
+        transport = self._transport if self._proxy_for is None else self._transport_for(url, self._transport)
+        response = transport.handle_request(request)
         response.request = request
         return response
 
@@ -143,7 +202,10 @@ class SessionHttp:
                 self._sockets = [s for s in self._sockets if s.fileno() != -1]
                 self._sockets.append(sock)
             cancel = self._cancel
-            if cancel is not None and cancel.is_set():
+            deadline = self._deadline
+            if cancel is not None and (
+                cancel.is_set() or (deadline is not None and time.monotonic() >= deadline)
+            ):
                 self._shutdown()
 
     @contextlib.contextmanager
@@ -162,6 +224,14 @@ class SessionHttp:
             yield
         finally:
             self._cancel = None
+            self._deadline = None
+
+    def expire_after(self, seconds: float | None) -> None:
+        """Within a ``watching`` block: shut the sockets down ``seconds`` from now, as a
+        cancel would, unless called again with None first. The client reads what follows
+        a stream's end event this way: a server that ends the body at once keeps its
+        connection for the next request, one that holds it open is cut off (design W1)."""
+        self._deadline = None if seconds is None else time.monotonic() + seconds
 
     def _watch(self) -> None:
         requests, quiet = -1, 0
@@ -170,7 +240,10 @@ class SessionHttp:
             cancel = self._cancel
             if self._closed:
                 break
-            if cancel is not None and cancel.is_set():
+            deadline = self._deadline
+            if cancel is not None and (
+                cancel.is_set() or (deadline is not None and time.monotonic() >= deadline)
+            ):
                 self._shutdown()
                 while self._cancel is cancel and not self._closed:
                     time.sleep(CANCEL_POLL_SECONDS)  # once per request: the reader is closing the response
@@ -200,6 +273,8 @@ class SessionHttp:
         self._closed = True
         if self._owns_client:
             self.client.close()
+        for transport in self._proxies.values():
+            transport.close()
 
 
 class _ReportingBackend(httpcore.NetworkBackend):

@@ -5,11 +5,17 @@ connection failures and HTTP 408, 409, 429 and 5xx unless the server says
 ``x-should-retry: false``; wait what ``retry-after-ms`` / ``retry-after`` (seconds or an
 HTTP date) ask for, failing at once when that exceeds the cap; otherwise back off
 exponentially (0.5 s doubling, at most 8 s) with up to 25 % jitter.
+
+Beyond pi-ai (design W4): without ``retry-after``, the providers' rate-limit reset headers
+say when an exhausted limit frees up (Anthropic's ``anthropic-ratelimit-*-reset``, an RFC
+3339 time; OpenAI's ``x-ratelimit-reset-*``, a duration such as ``6m0s``): the wait is the
+latest reset among the limits whose ``remaining`` is 0, under the same cap.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,6 +37,26 @@ DEFAULT_RETRY = RetryPolicy()
 
 class RetryDelayTooLong(Exception):
     """The server asked to wait longer than the policy allows."""
+
+
+#: pi-ai's account limits that a wait does not lift (quota, budget, billing, subscription
+#: caps): a 429 saying so fails at once instead of being retried (``utils/retry.ts``).
+EXHAUSTED_ACCOUNT = re.compile(
+    "|".join(
+        (
+            "GoUsageLimitError",
+            "FreeUsageLimitError",
+            "Monthly usage limit reached",
+            "available balance",
+            "insufficient_quota",
+            "out of budget",
+            "quota exceeded",
+            "billing",
+            "subscription_sharing_usage_limit_exceeded",
+        )
+    ),
+    re.IGNORECASE,
+)
 
 
 def is_retryable_status(status: int, headers: Mapping[str, str]) -> bool:
@@ -63,6 +89,54 @@ def _server_delay(headers: Mapping[str, str], now: datetime | None = None) -> fl
     return None
 
 
+_DURATION = re.compile(
+    r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?"
+)
+#: The reset headers, each with the header of the same limit's remaining count.
+_RESETS = (
+    *(
+        (f"anthropic-ratelimit-{limit}-reset", f"anthropic-ratelimit-{limit}-remaining")
+        for limit in ("requests", "tokens", "input-tokens", "output-tokens")
+    ),
+    *((f"x-ratelimit-reset-{limit}", f"x-ratelimit-remaining-{limit}") for limit in ("requests", "tokens")),
+)
+
+
+def _reset_seconds(value: str, now: datetime) -> float | None:
+    """Seconds until a reset given as an RFC 3339 time, a duration (``1m30s``, ``20ms``) or
+    plain seconds; None when unreadable."""
+    value = value.strip()
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    match = _DURATION.fullmatch(value)
+    if match and any(match.groups()):
+        hours, minutes, seconds, millis = (float(part or 0) for part in match.groups())
+        return hours * 3600 + minutes * 60 + seconds + millis / 1000
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return (when - now).total_seconds()
+
+
+def _reset_delay(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
+    """The latest reset of an exhausted limit. A limit with requests or tokens left says
+    when it is full again, not when the next request fits, so it is no reason to wait."""
+    current = now or datetime.now(UTC)
+    exhausted: list[float] = []
+    for reset_name, remaining_name in _RESETS:
+        raw = headers.get(reset_name)
+        if raw and headers.get(remaining_name, "").strip() == "0":
+            seconds = _reset_seconds(raw, current)
+            if seconds is not None:
+                exhausted.append(seconds)
+    return max(exhausted) if exhausted else None
+
+
 def retry_delay(
     policy: RetryPolicy, retry_index: int, headers: Mapping[str, str], rng: random.Random | None = None
 ) -> float:
@@ -74,6 +148,13 @@ def retry_delay(
                 f"Server requested {requested:.0f}s retry delay (max: {policy.max_retry_after:.0f}s)"
             )
         return max(0.0, requested)
+    reset = _reset_delay(headers)
+    if reset is not None:
+        if policy.max_retry_after > 0 and reset > policy.max_retry_after:
+            raise RetryDelayTooLong(
+                f"The rate limit resets in {reset:.0f}s (max wait: {policy.max_retry_after:.0f}s)"
+            )
+        return max(0.0, reset)
     backoff = min(policy.base_delay * 2**retry_index, policy.max_backoff)
     draw: float = (rng or random.Random()).random()
     return float(backoff * (1 - draw * policy.jitter))

@@ -242,6 +242,9 @@ def project(
     long-lived transcript) finding nothing to free; pausing cuts the time of a 50k-message
     projection by about 40%. Reference counting still frees everything.
     """
+    from desktop.pi.projection._model_fields import check_model_fields
+
+    check_model_fields(model)
     projector = projector_for(model["api"])
     if isinstance(messages, Mapping):
         transcript = normalize_context(messages)

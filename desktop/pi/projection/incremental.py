@@ -57,6 +57,7 @@ from desktop.pi.projection import (
 )
 from desktop.pi.projection._budget import estimate_message_tokens
 from desktop.pi.projection._facts import TranscriptFacts
+from desktop.pi.projection._model_fields import check_model_fields
 from desktop.pi.transcript import (
     current_system_message,
     current_tools,
@@ -217,6 +218,7 @@ class IncrementalProjection:
     def __init__(
         self, model: Model, options: RequestOptions | None = None, fallback: FallbackDelivery = "folded"
     ) -> None:
+        check_model_fields(model)
         self.model = model
         self.options = _provider_options(model, options or RequestOptions())
         self.fallback = fallback

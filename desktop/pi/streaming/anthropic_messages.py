@@ -81,6 +81,7 @@ class AnthropicMessagesParser(StreamParser):
 
     def _on_message_stop(self, event: Mapping[str, Any]) -> None:
         self._saw_stop = True
+        self._stream_closed = True  # the API's end event (design W1)
 
     @staticmethod
     def _repaired(name: str, data: str) -> Any:

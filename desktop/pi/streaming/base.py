@@ -9,7 +9,9 @@ events it produced (``AssistantMessageEvent`` JSON shapes); after a terminal ``d
 As in pi-ai, ``partial`` in every event is the one live message being built, not a
 snapshot; the terminal event carries that same message. A body that ends before the
 API's terminal event never becomes ``done``: it is an ``error`` stop with a message
-naming what was missing.
+naming what was missing. The API's end event itself ends the message inside ``feed``
+(``terminal`` is set there), so the caller stops reading even when the server keeps the
+connection open (design W1).
 """
 
 from __future__ import annotations
@@ -89,8 +91,10 @@ class StreamParser:
         #: A terminal event (``done`` or ``error``) was emitted; read after every chunk, so a
         #: plain attribute rather than a property.
         self.terminal = False
-        #: Set by a subclass once the provider's stream is over ([DONE], codex's completion):
-        #: anything after it is ignored, as pi-ai stops reading there.
+        #: Set by a subclass when it reads the API's end event (``message_stop``, a terminal
+        #: response event, ``[DONE]``, Bedrock's ``metadata``): ``feed`` then ends the
+        #: message at once (``terminal``), so the caller stops reading although the server
+        #: may keep the connection open; anything after the end event is ignored (design W1).
         self._stream_closed = False
 
     # -- protocol ---------------------------------------------------------------------
@@ -119,6 +123,8 @@ class StreamParser:
                     if whole is not None:
                         if not self._stream_closed:
                             self.on_sse(_new(SseEvent, whole.groups()))
+                            if self._stream_closed:
+                                self._end()
                         events, self._events = self._events, []
                         return events
                 for sse in decoder.feed(chunk):
@@ -129,6 +135,8 @@ class StreamParser:
                 self.ingest(chunk)
         except (StreamFailure, ValueError) as exc:
             self._error(str(exc), aborted=False)
+        if self._stream_closed and not self.terminal:
+            self._end()
         events, self._events = self._events, []
         return events
 
@@ -137,16 +145,22 @@ class StreamParser:
         if self.terminal:
             return []
         self._ensure_started()
+        self._end()
+        return self._drain()
+
+    def _end(self) -> None:
+        """The stream is over, by its end event or by the body's end: ``done`` or ``error``.
+        Bytes after the end event are never read (``ingest_end`` would judge them)."""
         try:
-            self.ingest_end()
+            if not self._stream_closed:
+                self.ingest_end()
             self.on_end()
             self.validate()
         except (StreamFailure, ValueError) as exc:
             self._error(str(exc), aborted=False)
-            return self._drain()
+            return
         self.terminal = True
         self._emit({"type": "done", "reason": self.output["stopReason"], "message": self.output})
-        return self._drain()
 
     def abort(self, message: str = ABORTED_MESSAGE) -> list[StreamEvent]:
         """The caller cancelled: the message so far ends as ``aborted``, never as complete."""

@@ -103,6 +103,8 @@ class BedrockConverseParser(StreamParser):
     def ingest(self, chunk: bytes) -> None:
         try:
             for message in self._frames.feed(chunk):
+                if self._stream_closed:
+                    break
                 self.on_message(message)
         except EventStreamError as exc:
             raise StreamFailure(f"Bedrock {exc}") from exc
@@ -274,6 +276,8 @@ class BedrockConverseParser(StreamParser):
             out["errorMessage"] = error
 
     def _metadata(self, event: Mapping[str, Any]) -> None:
+        # The last event of a Converse stream (after ``messageStop``): the end (design W1).
+        self._stream_closed = True
         raw = event.get("usage")
         if not isinstance(raw, Mapping):
             return

@@ -278,6 +278,7 @@ class OpenAIResponsesParser(StreamParser):
         response = event.get("response") or {}
         out = self.output
         self._saw_terminal = True
+        self._stream_closed = True  # the API's end event (design W1)
         if self._reasoning_by_id:  # only reasoning items seen in this stream get backfilled
             self._backfill_reasoning(response.get("output") or ())
         if response.get("id"):

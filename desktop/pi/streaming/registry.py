@@ -35,6 +35,11 @@ PARSERS: dict[str, type[StreamParser]] = {
 
 def parser_for(model: Mapping[str, Any], *, timestamp: int | None = None) -> StreamParser:
     """A fresh normalizer for ``model["api"]``; a clear error for an API we cannot stream."""
+    for field in ("id", "api", "provider"):  # what every message records (design W2)
+        value = model.get(field)
+        if not isinstance(value, str) or not value:
+            problem = "has no" if value is None else f"has a malformed ({value!r:.40})"
+            raise ValueError(f"The model {problem} '{field}' field; it must be a non-empty string")
     api = model.get("api")
     cls = PARSERS.get(str(api))
     if cls is None:

@@ -1,0 +1,305 @@
+"""Every stream ends at its API's end event, whatever the connection does (design W1).
+
+The servers here send a complete answer and then hold the connection open without ending
+the body, as a proxy or a misbehaving gateway may. The client is given a 30 s read timeout:
+each test finishes because the end event ended the stream, with pi-ai's stop reason, not
+because a timeout fired (that would be an ``error`` naming the read timeout).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import orjson
+import pytest
+
+from desktop.host.providers import RetryPolicy, Timeouts, WireRequest, send_streaming
+from desktop.host.providers.pool import SessionHttp
+from desktop.pi.streaming.eventstream import event_frame
+from tests.wire.loopback import Reply, ScriptedServer, serving, sse
+
+PATIENT = Timeouts(connect=5, read=30)
+NO_RETRY = RetryPolicy(max_retries=0)
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def _model(api: str, provider: str, base_url: str) -> dict[str, Any]:
+    return {"id": "m-1", "name": "m-1", "api": api, "provider": provider, "baseUrl": base_url}
+
+
+ANTHROPIC = sse(
+    (
+        "message_start",
+        _json(
+            {
+                "type": "message_start",
+                "message": {"id": "msg_1", "model": "m-1", "usage": {"input_tokens": 5, "output_tokens": 1}},
+            }
+        ),
+    ),
+    (
+        "content_block_start",
+        _json({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+    ),
+    (
+        "content_block_delta",
+        _json({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello"}}),
+    ),
+    ("content_block_stop", _json({"type": "content_block_stop", "index": 0})),
+    (
+        "message_delta",
+        _json({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
+    ),
+    ("message_stop", _json({"type": "message_stop"})),
+)
+
+COMPLETIONS = sse(
+    (None, _json({"id": "c1", "choices": [{"index": 0, "delta": {"content": "Hello"}}]})),
+    (None, _json({"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})),
+    (None, _json({"id": "c1", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2}})),
+    (None, "[DONE]"),
+)
+
+MISTRAL = sse(
+    (None, _json({"id": "c1", "choices": [{"index": 0, "delta": {"content": "Hello"}}]})),
+    (
+        None,
+        _json(
+            {
+                "id": "c1",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7},
+            }
+        ),
+    ),
+    (None, "[DONE]"),
+)
+
+
+def _responses(terminal: str, status: str, reason: str | None = None, done: bool = False) -> list[bytes]:
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "content": []}
+    final = {**item, "content": [{"type": "output_text", "text": "Hello"}]}
+    response: dict[str, Any] = {
+        "id": "resp_1",
+        "status": status,
+        "usage": {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7},
+    }
+    if reason:
+        response["incomplete_details"] = {"reason": reason}
+    events = [
+        ("response.created", {"type": "response.created", "response": {"id": "resp_1"}}),
+        (
+            "response.output_item.added",
+            {"type": "response.output_item.added", "output_index": 0, "item": item},
+        ),
+        (
+            "response.output_text.delta",
+            {"type": "response.output_text.delta", "output_index": 0, "delta": "Hello"},
+        ),
+        (
+            "response.output_item.done",
+            {"type": "response.output_item.done", "output_index": 0, "item": final},
+        ),
+        (terminal, {"type": terminal, "response": response}),
+    ]
+    chunks = sse(*((name, _json(data)) for name, data in events))
+    return chunks + sse((None, "[DONE]")) if done else chunks
+
+
+BEDROCK = [
+    event_frame("messageStart", b'{"role":"assistant"}'),
+    event_frame("contentBlockDelta", b'{"contentBlockIndex":0,"delta":{"text":"Hello"}}'),
+    event_frame("contentBlockStop", b'{"contentBlockIndex":0}'),
+    event_frame("messageStop", b'{"stopReason":"end_turn"}'),
+    event_frame("metadata", b'{"usage":{"inputTokens":5,"outputTokens":2,"totalTokens":7}}'),
+]
+
+#: (case id, api, provider, body chunks, pi-ai's stop reason for the complete answer)
+HELD_OPEN = [
+    ("anthropic-message_stop", "anthropic-messages", "anthropic", ANTHROPIC, "stop"),
+    ("completions-DONE", "openai-completions", "openai", COMPLETIONS, "stop"),
+    (
+        "responses-completed",
+        "openai-responses",
+        "openai",
+        _responses("response.completed", "completed"),
+        "stop",
+    ),
+    (
+        "responses-incomplete",
+        "openai-responses",
+        "openai",
+        _responses("response.incomplete", "incomplete", "max_output_tokens"),
+        "length",
+    ),
+    (
+        "azure-completed",
+        "azure-openai-responses",
+        "azure",
+        _responses("response.completed", "completed"),
+        "stop",
+    ),
+    (
+        "codex-completed",
+        "openai-codex-responses",
+        "openai-codex",
+        _responses("response.completed", "completed"),
+        "stop",
+    ),
+    (
+        "codex-done-DONE",
+        "openai-codex-responses",
+        "openai-codex",
+        _responses("response.done", "completed", done=True),
+        "stop",
+    ),
+    (
+        "codex-incomplete",
+        "openai-codex-responses",
+        "openai-codex",
+        _responses("response.incomplete", "incomplete", "max_output_tokens"),
+        "length",
+    ),
+    ("mistral-DONE", "mistral-conversations", "mistral", MISTRAL, "stop"),
+    ("bedrock-metadata", "bedrock-converse-stream", "amazon-bedrock", BEDROCK, "stop"),
+]
+
+
+def _send(
+    server: ScriptedServer, api: str, provider: str, **kwargs: Any
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    events: list[dict[str, Any]] = []
+    message = send_streaming(
+        WireRequest(server.base_url + "/v1/stream", b"{}"),
+        model=_model(api, provider, server.base_url),
+        api_key="k",
+        on_event=events.append,
+        timeouts=PATIENT,
+        policy=NO_RETRY,
+        **kwargs,
+    )
+    return message, events
+
+
+def _text(message: dict[str, Any]) -> str:
+    return "".join(block.get("text", "") for block in message["content"] if block["type"] == "text")
+
+
+@pytest.mark.parametrize(
+    ("api", "provider", "chunks", "stop"),
+    [case[1:] for case in HELD_OPEN],
+    ids=[case[0] for case in HELD_OPEN],
+)
+def test_the_end_event_ends_the_stream_on_a_connection_held_open(
+    api: str, provider: str, chunks: list[bytes], stop: str
+) -> None:
+    with serving(Reply(chunks=chunks, after="hold")) as server:
+        message, events = _send(server, api, provider)
+    assert message["stopReason"] == stop, message.get("errorMessage")
+    assert "errorMessage" not in message
+    assert _text(message) == "Hello"
+    assert events[-1]["type"] == "done" and events[-1]["reason"] == stop
+
+
+@pytest.mark.parametrize(
+    ("api", "provider", "chunks", "stop"),
+    [case[1:] for case in HELD_OPEN[:3]],
+    ids=[case[0] for case in HELD_OPEN[:3]],
+)
+def test_the_end_event_ends_the_stream_on_the_sessions_pooled_client(
+    api: str, provider: str, chunks: list[bytes], stop: str
+) -> None:
+    pool = SessionHttp.create()
+    try:
+        with serving(Reply(chunks=chunks, after="hold"), Reply(chunks=chunks, after="end")) as server:
+            first, _ = _send(server, api, provider, pool=pool, cancel=threading.Event())
+            second, _ = _send(server, api, provider, pool=pool, cancel=threading.Event())
+            connections = server.connections
+    finally:
+        pool.close()
+    assert first["stopReason"] == stop and second["stopReason"] == stop, (
+        first.get("errorMessage"),
+        second.get("errorMessage"),
+    )
+    assert connections == 2, "the held connection is not reused"
+
+
+def test_a_body_that_ends_after_the_end_event_keeps_its_connection() -> None:
+    pool = SessionHttp.create()
+    try:
+        with serving(Reply(chunks=ANTHROPIC), Reply(chunks=ANTHROPIC)) as server:
+            for _ in range(2):
+                message, _ = _send(
+                    server, "anthropic-messages", "anthropic", pool=pool, cancel=threading.Event()
+                )
+                assert message["stopReason"] == "stop"
+            assert server.connections == 1
+    finally:
+        pool.close()
+
+
+def test_events_after_the_end_event_are_not_read() -> None:
+    after = sse(("error", _json({"type": "error", "error": {"type": "overloaded_error", "message": "late"}})))
+    with serving(Reply(chunks=ANTHROPIC + after, after="hold")) as server:
+        message, _ = _send(server, "anthropic-messages", "anthropic")
+    assert message["stopReason"] == "stop", message.get("errorMessage")
+
+
+#: A body that ends without its API's end event: pi-ai's error text for each.
+MISSING_END = [
+    (
+        "anthropic",
+        "anthropic-messages",
+        "anthropic",
+        ANTHROPIC[:-1],
+        "Anthropic stream ended before message_stop",
+    ),
+    ("completions", "openai-completions", "openai", COMPLETIONS[:1], "Stream ended without finish_reason"),
+    (
+        "responses",
+        "openai-responses",
+        "openai",
+        _responses("response.completed", "completed")[:-1],
+        "OpenAI Responses stream ended before a terminal response event",
+    ),
+    (
+        "codex",
+        "openai-codex-responses",
+        "openai-codex",
+        _responses("response.completed", "completed")[:-1],
+        "OpenAI Responses stream ended before a terminal response event",
+    ),
+    (
+        "mistral",
+        "mistral-conversations",
+        "mistral",
+        MISTRAL[:1],
+        "Mistral stream ended without a finish reason",
+    ),
+    (
+        "bedrock",
+        "bedrock-converse-stream",
+        "amazon-bedrock",
+        BEDROCK[:3],
+        "Bedrock stream ended without a stop reason",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("api", "provider", "chunks", "error"),
+    [case[1:] for case in MISSING_END],
+    ids=[case[0] for case in MISSING_END],
+)
+def test_a_body_ending_without_its_end_event_is_an_error_saying_so(
+    api: str, provider: str, chunks: list[bytes], error: str
+) -> None:
+    with serving(Reply(chunks=chunks, after="end")) as server:
+        message, events = _send(server, api, provider)
+    assert message["stopReason"] == "error"
+    assert message["errorMessage"] == error
+    assert events[-1]["type"] == "error"
