@@ -39,7 +39,7 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     limit = max(1, int(args.get("limit") or DEFAULT_LIMIT))
     matcher = glob_matcher(str(args["pattern"]))
     found: list[str] = []
-    for rel, _, is_dir in walk(base, include_dirs=True):
+    for rel, _, is_dir in walk(base, include_dirs=True, cancel=ctx.cancel):
         if ctx.cancel.is_set():
             raise ToolFailure("Operation aborted")
         if matcher.match(rel):

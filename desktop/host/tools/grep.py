@@ -58,7 +58,7 @@ def _files(base: Path, glob: str | None, ctx: ToolContext) -> list[tuple[str, Pa
 
     matcher = glob_matcher(glob) if glob else None
     found: list[tuple[str, Path]] = []
-    for rel, path, _ in walk(base):
+    for rel, path, _ in walk(base, cancel=ctx.cancel):
         if ctx.cancel.is_set():
             raise ToolFailure("Operation aborted")
         if matcher is None or matcher.match(rel):
@@ -85,6 +85,8 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     limit_hit = False
     lines_cut = False
     for rel, path in _files(base, args.get("glob"), ctx):
+        if ctx.cancel.is_set():
+            raise ToolFailure("Operation aborted")
         try:
             data = path.read_bytes()
         except OSError:
