@@ -7,11 +7,17 @@ for ``ok`` and exits 0; the running window opens the file (or just comes to the 
 is already showing that session). Different ``--data-dir`` values are different instances, so
 tests and a second profile never meet.
 
-The socket name is a hash of the user name and the resolved data folder (never the path
-itself: it would leak into ``/tmp`` and may be too long for a Unix socket). A socket left
-behind by a crashed instance refuses connections; it is removed and claimed. Two launches at
-the same moment cannot both win: the loser's ``listen`` fails, its probe then reaches the
-winner, and it hands over like any later launch.
+The socket's name is a hash of the user name and the resolved data folder (never the path
+itself: it would leak and may be too long for a Unix socket). On Linux and macOS the socket
+lives in a private folder, ``$XDG_RUNTIME_DIR`` or else ``pi-desktop-<uid>`` in the temporary
+folder, made 0700 and used only while it is a real directory owned by this user with no access
+for others (design X21): a name under ``/tmp`` is computable, so another local user could
+otherwise listen there first and receive every path a launch hands over, and the launch would
+exit 0 with no window. A folder that fails the check is refused and the app runs without the
+single-instance channel. On Windows the name is a per-user pipe, and ``UserAccessOption`` gives
+it an owner-only ACL. A socket left behind by a crashed instance refuses connections; it is
+removed and claimed. Two launches at the same moment cannot both win: the loser's ``listen``
+fails, its probe then reaches the winner, and it hands over like any later launch.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ import hashlib
 import json
 import logging
 import os
+import stat
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -38,15 +46,51 @@ MAX_REQUEST_BYTES = 1 << 20
 ACK = b"ok\n"
 
 
-def server_name(data_dir: str | os.PathLike[str]) -> str:
-    """The local socket name for this user and data folder (short, no path in it)."""
+def server_name(data_dir: str | os.PathLike[str]) -> str | None:
+    """The local socket for this user and data folder: a path in a private folder (a pipe name
+    on Windows), or ``None`` when no private folder can be had (design X21)."""
     try:
         user = getpass.getuser()
     except Exception:  # no login name (a container without passwd entry): the uid still separates users
         user = str(getattr(os, "getuid", lambda: "")())
     folder = os.path.normcase(str(Path(data_dir).expanduser().absolute()))
     digest = hashlib.sha256(f"{user}\0{folder}".encode()).hexdigest()[:24]
-    return SERVER_PREFIX + digest
+    if sys.platform == "win32":
+        return SERVER_PREFIX + digest
+    private = private_folder()
+    return None if private is None else str(private / (SERVER_PREFIX + digest))
+
+
+def private_folder() -> Path | None:
+    """``$XDG_RUNTIME_DIR`` when it is private, else this user's own folder in the temporary
+    folder (created 0700); ``None`` when that one exists but is not private (someone made it
+    first, or its mode was widened): it is refused, never repaired or used."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if runtime and os.path.isabs(runtime) and is_private(Path(runtime)):
+        return Path(runtime)
+    own = Path(os.environ.get("TMPDIR") or "/tmp") / f"{SERVER_PREFIX}{os.getuid()}"
+    try:
+        os.mkdir(own, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        log.warning("no private folder for the single-instance socket: %s", exc)
+        return None
+    if not is_private(own):
+        log.warning("refusing %s for the single-instance socket: not a 0700 folder of this user", own)
+        return None
+    return own
+
+
+def is_private(folder: Path) -> bool:
+    """A real directory (not a link) owned by this user, with no access for group or others."""
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077 == 0
+    )
 
 
 def encode_request(paths: Sequence[str]) -> bytes:
@@ -92,7 +136,7 @@ class InstanceServer(QObject):
 
     open_requested = Signal(object)
 
-    def __init__(self, name: str, parent: QObject | None = None) -> None:
+    def __init__(self, name: str | None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.name = name
         self.server = QLocalServer(self)
@@ -101,6 +145,8 @@ class InstanceServer(QObject):
 
     def listen(self) -> bool:
         """Claim the name; a stale socket (nobody answers on it) is removed first."""
+        if self.name is None:
+            return False
         if self.server.listen(self.name):
             return True
         if self.server.serverError() != QAbstractSocket.SocketError.AddressInUseError:
@@ -151,13 +197,18 @@ def _answers(name: str) -> bool:
 def hand_over_early(data_dir: str | os.PathLike[str], paths: Sequence[str]) -> bool:
     """The launcher's fast path: before the window's modules load, give ``paths`` to a running
     window for this data folder (``True``: done, exit 0)."""
-    return hand_over(server_name(data_dir), [str(Path(p).absolute()) for p in paths])
+    name = server_name(data_dir)
+    return name is not None and hand_over(name, [str(Path(p).absolute()) for p in paths])
 
 
-def claim_or_hand_over(name: str, paths: Sequence[str]) -> InstanceServer | None:
+def claim_or_hand_over(name: str | None, paths: Sequence[str]) -> InstanceServer | None:
     """``None`` when a running instance took ``paths`` (this process should exit 0); else the
-    server this process now runs (it may not be listening if the socket could not be claimed)."""
+    server this process now runs (it may not be listening if the socket could not be claimed,
+    or when ``name`` is ``None``: there was no private place for it)."""
     server = InstanceServer(name)
+    if name is None:
+        log.warning("running without the single-instance socket: no private folder for it")
+        return server
     for _attempt in range(3):
         if hand_over(name, paths):
             server.deleteLater()
