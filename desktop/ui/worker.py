@@ -812,8 +812,12 @@ def _appended_to(
 
 
 def _write_bytes(path: str, data: bytes) -> str:
+    """An export holds conversation: a new file is 0600, an overwritten one keeps its mode
+    (design X22)."""
+    from desktop.host.private_files import replace_file
+
     try:
-        Path(path).write_bytes(data)
+        replace_file(Path(path), data)
     except OSError as exc:
         raise OSError(f"Could not save {path}: {exc.strerror or exc}") from exc
     return f"Saved {len(data):,} bytes to {path}"
