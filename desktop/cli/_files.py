@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.cli._args import EXIT_LOCAL, CliError
+from desktop.host.regular_files import special_kind
 
 if TYPE_CHECKING:
     from desktop.host.journal import SessionLog
@@ -27,20 +28,6 @@ _O_FLAGS = (
 )
 #: How much of a file ``check_session_file`` reads to find its first line.
 FIRST_LINE_LIMIT = 1 << 20
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
 
 
 def _os_problem(path: Path, error: OSError) -> CliError:
@@ -62,7 +49,7 @@ def require_regular_file(path: Path) -> os.stat_result:
     except ValueError:  # an embedded NUL in the name
         raise CliError(f"no such session file: {path!r}") from None
     if not stat.S_ISREG(status.st_mode):
-        raise CliError(f"not a session file: {path} is {_kind(status.st_mode)}")
+        raise CliError(f"not a session file: {path} is {special_kind(status.st_mode)}")
     return status
 
 
@@ -76,7 +63,7 @@ def read_regular_file(path: Path, *, limit: int | None = None) -> bytes:
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):  # swapped after the first check
-            raise CliError(f"not a session file: {path} is {_kind(status.st_mode)}")
+            raise CliError(f"not a session file: {path} is {special_kind(status.st_mode)}")
         chunks: list[bytes] = []
         remaining = limit if limit is not None else -1
         # Without a limit the whole file is asked for at once: one buffer, returned as it is,
