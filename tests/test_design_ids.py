@@ -17,7 +17,7 @@ EXPECTED = {
     **{f"D{n}": None for n in range(1, 8)},
     **{f"G{n}": None for n in range(1, 11)},
     **{f"X{n}": None for n in range(1, 6)},
-    **{f"X{n}": None for n in range(20, 25)},
+    **{f"X{n}": None for n in range(20, 26)},
 }
 CITATION = re.compile(r"\(design ((?:[TSCMPADGX]\d+)(?:\s*(?:,|and|/)\s*[TSCMPADGX]?\d+)*)\)")
 
