@@ -65,6 +65,8 @@ def private_folder() -> Path | None:
     """``$XDG_RUNTIME_DIR`` when it is private, else this user's own folder in the temporary
     folder (created 0700); ``None`` when that one exists but is not private (someone made it
     first, or its mode was widened): it is refused, never repaired or used."""
+    if sys.platform == "win32":
+        return None  # a pipe name, no folder (``server_name``)
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
     if runtime and os.path.isabs(runtime) and is_private(Path(runtime)):
         return Path(runtime)
@@ -84,6 +86,8 @@ def private_folder() -> Path | None:
 
 def is_private(folder: Path) -> bool:
     """A real directory (not a link) owned by this user, with no access for group or others."""
+    if sys.platform == "win32":
+        return False
     try:
         info = os.lstat(folder)
     except OSError:
@@ -114,6 +118,10 @@ def hand_over(name: str, paths: Sequence[str], timeout_ms: int = HANDOVER_TIMEOU
     socket = QLocalSocket()
     socket.connectToServer(name)
     if not socket.waitForConnected(min(timeout_ms, 1000)):
+        return False
+    if not _server_is_ours(socket):
+        log.warning("the single-instance channel %s is held by another user; not handing over", name)
+        socket.abort()
         return False
     try:
         socket.write(encode_request(paths))
@@ -184,6 +192,59 @@ class InstanceServer(QObject):
         socket.write(ACK)
         socket.flush()
         socket.disconnectFromServer()
+
+
+def _server_is_ours(socket: QLocalSocket) -> bool:
+    """Whether the connected server runs as this user. On Windows a pipe name is global, so
+    another user could create it first; there the pipe's server process is checked. Elsewhere
+    the socket's private folder already keeps others out (``private_folder``)."""
+    if sys.platform == "win32":
+        return _pipe_server_is_this_user(int(socket.socketDescriptor()))
+    return True
+
+
+if sys.platform == "win32":  # pragma: no cover - tested on Linux only; typed and written for Windows
+    import ctypes
+    from ctypes import wintypes
+
+    _PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
+    _TOKEN_QUERY = 0x0008
+    _TOKEN_USER = 1
+
+    def _pipe_server_is_this_user(handle: int) -> bool:
+        """The pipe's server process has this process's user SID (False when it cannot tell)."""
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        pid = wintypes.ULONG()
+        if not kernel32.GetNamedPipeServerProcessId(wintypes.HANDLE(handle), ctypes.byref(pid)):
+            return False
+        process = kernel32.OpenProcess(_PROCESS_QUERY_LIMITED_INFORMATION, False, pid.value)
+        if not process:
+            return False
+        try:
+            theirs = _user_sid(process)
+            return theirs is not None and theirs == _user_sid(kernel32.GetCurrentProcess())
+        finally:
+            kernel32.CloseHandle(process)
+
+    def _user_sid(process: int) -> bytes | None:
+        """The user SID of ``process``'s token, as bytes."""
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        advapi32 = ctypes.WinDLL("advapi32", use_last_error=True)
+        token = wintypes.HANDLE()
+        if not advapi32.OpenProcessToken(process, _TOKEN_QUERY, ctypes.byref(token)):
+            return None
+        try:
+            size = wintypes.DWORD()
+            advapi32.GetTokenInformation(token, _TOKEN_USER, None, 0, ctypes.byref(size))
+            buffer = ctypes.create_string_buffer(size.value)
+            if not advapi32.GetTokenInformation(token, _TOKEN_USER, buffer, size, ctypes.byref(size)):
+                return None
+            sid = ctypes.cast(buffer, ctypes.POINTER(ctypes.c_void_p))[0]  # TOKEN_USER.User.Sid
+            if not sid or not advapi32.IsValidSid(ctypes.c_void_p(sid)):
+                return None
+            return ctypes.string_at(sid, advapi32.GetLengthSid(ctypes.c_void_p(sid)))
+        finally:
+            kernel32.CloseHandle(token)
 
 
 def _answers(name: str) -> bool:

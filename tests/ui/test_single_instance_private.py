@@ -149,3 +149,15 @@ def test_a_private_runtime_folder_carries_the_handover(
         assert received == [["/x/a.jsonl"]]
     finally:
         server.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root")
+def test_a_folder_another_user_made_first_is_refused_even_when_it_is_0700(
+    qtbot: QtBot, temp_root: Path, tmp_path: Path
+) -> None:
+    """Mode alone is not enough: a 0700 folder of someone else's is theirs to read."""
+    squatted = temp_root / f"pi-desktop-{os.getuid()}"
+    squatted.mkdir(mode=0o700)
+    os.chown(squatted, 65534, 65534)
+    assert server_name(tmp_path / "data") is None
+    assert os.lstat(squatted).st_uid == 65534  # refused, left as it is
