@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from desktop.host.tools.globs import glob_to_regex
+from desktop.host.tools.globs import SearchGlob
 from desktop.host.tools.listing import listing_outcome
 from desktop.host.tools.truncate import (
     DEFAULT_MAX_BYTES,
@@ -45,23 +45,17 @@ PARAMETERS: JsonObject = {
 }
 
 
-def glob_matcher(glob: str) -> re.Pattern[str]:
-    """A glob without '/' matches the file name anywhere; with '/', the relative path."""
-    body = glob_to_regex(glob.lstrip("/"))
-    return re.compile(f"^{body}$" if "/" in glob else f"^(?:.*/)?{body}$")
-
-
 def _files(base: Path, glob: str | None, ctx: ToolContext) -> list[tuple[str, Path]]:
     if base.is_file():
         return [(base.name, base)]
     from desktop.host.tools.ignore import walk  # only a running search reads ignore files
 
-    matcher = glob_matcher(glob) if glob else None
+    matcher = SearchGlob(glob) if glob else None
     found: list[tuple[str, Path]] = []
     for rel, path, _ in walk(base, cancel=ctx.cancel):
         if ctx.cancel.is_set():
             raise ToolFailure("Operation aborted")
-        if matcher is None or matcher.match(rel):
+        if matcher is None or matcher.matches(rel):
             found.append((rel, path))
     return found
 

@@ -205,14 +205,17 @@ class Wildmatch:
     """One ignore pattern (the text after git's line rules: no ``!``, no trailing ``/``),
     matched against a path relative to the ignore file's directory."""
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, *, anchored: bool | None = None) -> None:
+        """``anchored`` (default: whether ``pattern`` holds a ``/``, git's rule) says whether the
+        pattern starts at the base or may match at any depth."""
         self.pattern = pattern
-        self._pieces: list[Piece] | None = self._compile(pattern)
+        self._pieces: list[Piece] | None = self._compile(
+            pattern, "/" in pattern if anchored is None else anchored
+        )
 
     @staticmethod
-    def _compile(pattern: str) -> list[Piece] | None:
-        anchored = "/" in pattern
-        segments = pattern.lstrip("/").split("/") if anchored else [pattern]
+    def _compile(pattern: str, anchored: bool) -> list[Piece] | None:
+        segments = pattern.lstrip("/").split("/")
         pieces: list[Piece] = [] if anchored else [GLOBSTAR]
         try:
             for index, segment in enumerate(segments):
