@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from desktop.host.regular_files import open_regular
 from desktop.host.tools.globs import SearchGlob
 from desktop.host.tools.listing import listing_outcome
 from desktop.host.tools.truncate import (
@@ -82,7 +83,8 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
         if ctx.cancel.is_set():
             raise ToolFailure("Operation aborted")
         try:
-            data = path.read_bytes()
+            with open_regular(path) as handle:  # a FIFO or a device is skipped (design X24)
+                data = handle.read()
         except OSError:
             continue
         if b"\x00" in data[:8192]:

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.host.regular_files import open_regular
 from desktop.host.tools.types import ToolFailure
 from desktop.host.tools.wildmatch import Wildmatch
 
@@ -28,6 +29,9 @@ ALWAYS_SKIPPED = frozenset({".git"})
 #: How many directory entries one search may look at before it stops and says so: a search
 #: of a whole disk or a generated tree ends with a clear line, not after hours (design X20).
 MAX_ENTRIES = 1_000_000
+#: How much of one ignore file is read (real ones are a few kilobytes; each rule is tried on
+#: every path below it, so a repository's megabytes of rules would slow every search).
+MAX_IGNORE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -96,16 +100,18 @@ class IgnoreRules:
 
 
 def _load_rules(directory: Path, base: str) -> list[IgnoreRules]:
+    """The ignore files of ``directory``: regular files only (a FIFO or a device named
+    ``.gitignore`` is skipped, never read), their first ``MAX_IGNORE_BYTES`` at most."""
     found: list[IgnoreRules] = []
     for name in IGNORE_FILES:
         path = directory / name
-        if path.is_file():
+        if os.path.lexists(path):
             try:
-                found.append(
-                    IgnoreRules(base, path.read_text(encoding="utf-8", errors="replace").splitlines())
-                )
+                with open_regular(path) as handle:
+                    data = handle.read(MAX_IGNORE_BYTES)
             except OSError:
                 continue
+            found.append(IgnoreRules(base, data.decode("utf-8", errors="replace").splitlines()))
     return found
 
 
