@@ -827,10 +827,20 @@ def _write_settings(values: Mapping[str, Any]) -> None:
     """Window preferences are written on the worker, never on the GUI thread (QSettings syncs)."""
     from PySide6.QtCore import QSettings
 
+    from desktop.host.private_files import make_private_dirs
+
     settings = QSettings()
+    # Open Recent lists session paths: a settings file this makes is the user's alone (design
+    # X22). On Windows the settings are in the user's registry hive.
+    target = Path(settings.fileName())
+    created = os.name != "nt" and not target.exists()
+    if created:
+        make_private_dirs(target.parent)
     for key, value in values.items():
         settings.setValue(key, value)
     settings.sync()
+    if created and target.exists():
+        target.chmod(0o600)  # Qt's later rewrites keep the mode of the file they replace
 
 
 class WorkerClient(QObject):

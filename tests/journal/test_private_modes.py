@@ -38,6 +38,19 @@ def umask(request: pytest.FixtureRequest) -> Iterator[int]:
         os.umask(old)
 
 
+@pytest.fixture
+def qsettings_folder(tmp_path: Path) -> Iterator[Path]:
+    """QSettings in a temporary folder that does not exist yet."""
+    from PySide6.QtCore import QCoreApplication, QSettings
+
+    folder = tmp_path / "qsettings"
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
+    QCoreApplication.setOrganizationName("pi-desktop-tests")
+    QCoreApplication.setApplicationName("pi-desktop-tests")
+    yield folder
+
+
 def test_a_new_session_and_its_new_folders_are_private(umask: int, tmp_path: Path) -> None:
     data = tmp_path / "data"
     path = data / "sessions" / "2026" / "s.jsonl"
@@ -98,3 +111,15 @@ def test_an_export_is_private_and_an_overwritten_file_keeps_its_mode(umask: int,
     old.chmod(0o644)
     _write_bytes(str(old), b"new")
     assert _mode(old) == 0o644 and old.read_bytes() == b"new"
+
+
+def test_window_settings_made_by_the_app_are_private(umask: int, qsettings_folder: Path) -> None:
+    """Open Recent lists session paths; QSettings made its file with the umask's mode."""
+    from desktop.ui.worker import _write_settings
+
+    _write_settings({"recent": ["/home/me/secret-project/s.jsonl"]})
+    files = [p for p in qsettings_folder.rglob("*") if p.is_file()]
+    assert files and all(_mode(p) == 0o600 for p in files)
+    assert all(_mode(p) == 0o700 for p in qsettings_folder.rglob("*") if p.is_dir())
+    _write_settings({"recent": []})  # rewritten by Qt: the mode stays
+    assert all(_mode(p) == 0o600 for p in qsettings_folder.rglob("*") if p.is_file())
