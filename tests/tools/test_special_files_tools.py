@@ -57,3 +57,18 @@ def test_read_refuses_a_fifo(host: HostExecutor, fifo: Path) -> None:
 def test_grep_skips_a_fifo_and_searches_the_rest(host: HostExecutor, fifo: Path) -> None:
     outcome = _finishes(lambda: _run(host, "grep", pattern="hello"))
     assert not outcome.is_error and "hello.txt:1: hello world" in outcome.text_content
+
+
+def test_grep_searches_a_giant_file_in_its_head_and_says_so(
+    host: HostExecutor, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: every file was read whole into memory, a multi-gigabyte one included."""
+    from desktop.host.tools import grep
+
+    monkeypatch.setattr(grep, "MAX_FILE_BYTES", 1000)
+    (workspace / "giant.log").write_text("needle early\n" + "x" * 2000 + "\nneedle late\n")
+    outcome = _run(host, "grep", pattern="needle")
+    text = outcome.text_content
+    assert "giant.log:1: needle early" in text and "needle late" not in text
+    assert "Searched only the first" in text and "giant.log" in text.rsplit("[", 1)[1]
+    assert outcome.details is not None and outcome.details["filesTruncated"] == ["giant.log"]
