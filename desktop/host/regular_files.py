@@ -40,15 +40,20 @@ def special_kind(mode: int) -> str:
 
 
 class NotRegularFile(OSError):
-    """The path is a directory, a FIFO, a device or a socket; ``strerror`` says which."""
+    """The path is a directory, a FIFO, a device or a socket; ``kind`` (and ``strerror``) say which."""
+
+    kind: str = "not a regular file"
 
 
 def _refuse(path: str | os.PathLike[str], mode: int) -> NotRegularFile:
-    return NotRegularFile(errno.EINVAL, f"it is {special_kind(mode)}, not a regular file", os.fspath(path))
+    kind = special_kind(mode)
+    error = NotRegularFile(errno.EINVAL, f"it is {kind}, not a regular file", os.fspath(path))
+    error.kind = kind
+    return error
 
 
-def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
-    """``path`` opened for reading (binary), or ``NotRegularFile`` for anything but a regular file."""
+def open_regular_fd(path: str | os.PathLike[str]) -> int:
+    """A read-only descriptor of ``path`` (the caller closes it), or ``NotRegularFile``."""
     status = os.stat(path)
     if not stat.S_ISREG(status.st_mode):
         raise _refuse(path, status.st_mode)
@@ -57,6 +62,16 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):  # swapped after the first check
             raise _refuse(path, status.st_mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """``path`` opened for reading (binary), or ``NotRegularFile`` for anything but a regular file."""
+    fd = open_regular_fd(path)
+    try:
         return open(fd, "rb")
     except BaseException:
         os.close(fd)
