@@ -70,6 +70,13 @@ CASES: list[tuple[list[str], list[str]]] = [
     (["!notignored"], ["notignored", "other"]),
     (["odd /"], ["odd /x", "odd/x"]),
     (["*.txt", "!/a.txt"], ["a.txt", "sub/a.txt", "b.txt"]),
+    # Where pathspec's regexes and git differ (the matcher follows git):
+    (["[[:digit:]]x"], ["1x", "ax"]),
+    (["[\\]]x"], ["]x", "bx"]),
+    (["[z-a]x", "[!z-a]y"], ["bx", "zx", "by"]),
+    (["a\\"], ["a", "b"]),
+    (["!"], ["x"]),
+    (["*a*a*a*b"], ["aaab", "aab", "xaxaxaxb", "ab"]),
 ]
 
 

@@ -74,7 +74,8 @@ def test_the_matcher_agrees_with_pathspec_on_ordinary_patterns(pattern: str, pat
         ("[[:digit:]]x", "1x", True),  # POSIX classes, as git has them (pathspec has not)
         ("[[:digit:]]x", "ax", None),
         ("[\\]]x", "]x", True),  # an escaped bracket inside a bracket expression
-        ("[z-a]x", "bx", None),  # a reversed range matches nothing (pathspec raised)
+        ("[z-a]x", "bx", None),  # a reversed range: only its first character, as in git
+        ("[z-a]x", "zx", True),  # (pathspec raised)
         ("a\\", "a", None),  # git rejects a trailing backslash (pathspec raised)
         ("!", "a", None),  # a lone negation is no rule (pathspec raised)
         ("a[b", "a[b", None),  # an unclosed bracket: git matches nothing

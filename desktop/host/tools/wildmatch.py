@@ -91,8 +91,9 @@ def _bracket(segment: str, start: int) -> tuple[str, int]:
                     raise _Invalid
                 high = segment[i]
                 i += 1
-            if low <= high:  # git: a reversed range matches nothing
-                members.append(f"{re.escape(low)}-{re.escape(high)}")
+            # git reads the range's first character as a member before it sees the dash, so
+            # a reversed range (``z-a``) still matches its first character.
+            members.append(f"{re.escape(low)}-{re.escape(high)}" if low <= high else re.escape(low))
             continue
         members.append(re.escape(low))
     body = "".join(members)
