@@ -64,6 +64,8 @@ def _ordinary(pattern: str) -> bool:
 def test_the_matcher_agrees_with_pathspec_on_ordinary_patterns(pattern: str, path: str) -> None:
     if not _ordinary(pattern):
         return
+    # pathspec reads a segment of three or more stars as single stars; git as ``**``.
+    assume(all(len(part) < 3 or part.strip("*") for part in pattern.lstrip("!").split("/")))
     expected = _pathspec_verdict(pattern, path)
     assert IgnoreRules("", [pattern]).verdict(path, is_dir=False) is expected, (pattern, path)
 
@@ -78,6 +80,7 @@ def test_the_matcher_agrees_with_pathspec_on_ordinary_patterns(pattern: str, pat
         ("[z-a]x", "zx", True),  # (pathspec raised)
         ("a\\", "a", None),  # git rejects a trailing backslash (pathspec raised)
         ("!", "a", None),  # a lone negation is no rule (pathspec raised)
+        ("x/***/y", "x/a/b/y", True),  # a run of stars as a segment is ``**`` in git
         ("a[b", "a[b", None),  # an unclosed bracket: git matches nothing
     ],
 )

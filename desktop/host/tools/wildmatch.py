@@ -7,7 +7,7 @@ neither Stop nor SIGTERM's handler runs (design X20). Here no pattern is ever ha
 engine with a quantifier in it:
 
 - a path is split into its components and the pattern into its ``/``-separated segments;
-  ``**`` as a whole segment matches any run of components;
+  ``**`` (or any longer run of stars) as a whole segment matches any run of components;
 - one segment is split at its stars into chunks of fixed length (literal characters, ``?`` and
   bracket expressions each match exactly one character), and each chunk becomes a regex with no
   quantifier, which cannot backtrack;
@@ -216,11 +216,11 @@ class Wildmatch:
 
     @staticmethod
     def _compile(pattern: str, anchored: bool) -> list[Piece] | None:
-        segments = pattern.lstrip("/").split("/")
+        segments = pattern.removeprefix("/").split("/")  # ``//x`` is anchored at an empty name
         pieces: list[Piece] = [] if anchored else [GLOBSTAR]
         try:
             for index, segment in enumerate(segments):
-                if segment == "**":
+                if len(segment) >= 2 and not segment.strip("*"):  # git: any run of 2+ stars
                     if index == len(segments) - 1:
                         pieces.append(_segment_matcher("*"))  # a trailing ``/**``: something inside
                     if not pieces or pieces[-1] is not GLOBSTAR:
