@@ -109,6 +109,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         module = importlib.import_module(f"desktop.cli.{name}")
         module.register(subparsers)
     for choice in subparsers.choices.values():
+        choice.add_argument(
+            "--raw",
+            action="store_true",
+            help="print text from session files, tools and models as it is, terminal control "
+            "sequences included (default: removed, so a file or a model cannot retitle, clear or "
+            "write the clipboard of this terminal)",
+        )
         if choice.epilog is None:  # the exit codes under every command's help, laid out as written
             choice.epilog = EXIT_CODES_HELP
             choice.formatter_class = RawDescriptionHelpFormatter  # fills the description too

@@ -178,14 +178,33 @@ def _silence_stdout() -> None:
 
 
 def run_handler(command: str, handler: Callable[[argparse.Namespace], Any], args: argparse.Namespace) -> int:
-    """Run one subcommand behind the boundary; never lets an exception (or a traceback) out."""
-    try:
-        result = handler(args)
+    """Run one subcommand behind the boundary; never lets an exception (or a traceback) out.
+
+    Its text output loses terminal control sequences unless ``--raw`` was given (design X23)."""
+    saved = sys.stdout, sys.stderr
+    wrappers = []
+    if not getattr(args, "raw", False):
+        from desktop.cli._terminal import SanitizedStream
+
         if sys.stdout is not None:
-            sys.stdout.flush()
-    except SystemExit as exit_request:
-        code = exit_request.code
-        return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
-    except BaseException as error:
-        return report(command, error)
-    return int(result or 0)
+            wrappers.append(SanitizedStream(sys.stdout))
+            sys.stdout = wrappers[-1]  # type: ignore[assignment]
+        if sys.stderr is not None:
+            wrappers.append(SanitizedStream(sys.stderr))
+            sys.stderr = wrappers[-1]  # type: ignore[assignment]
+    try:
+        try:
+            result = handler(args)
+            if sys.stdout is not None:
+                sys.stdout.flush()
+        except SystemExit as exit_request:
+            code = exit_request.code
+            return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
+        except BaseException as error:
+            return report(command, error)
+        return int(result or 0)
+    finally:
+        for wrapper in wrappers:
+            with contextlib.suppress(OSError, ValueError):
+                wrapper.release()
+        sys.stdout, sys.stderr = saved

@@ -18,29 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.cli._args import EXIT_LOCAL, CliError
+from desktop.host.regular_files import NotRegularFile, open_regular_fd, special_kind
 
 if TYPE_CHECKING:
     from desktop.host.journal import SessionLog
 
-_O_FLAGS = (
-    os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
-)
 #: How much of a file ``check_session_file`` reads to find its first line.
 FIRST_LINE_LIMIT = 1 << 20
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
 
 
 def _os_problem(path: Path, error: OSError) -> CliError:
@@ -62,21 +46,23 @@ def require_regular_file(path: Path) -> os.stat_result:
     except ValueError:  # an embedded NUL in the name
         raise CliError(f"no such session file: {path!r}") from None
     if not stat.S_ISREG(status.st_mode):
-        raise CliError(f"not a session file: {path} is {_kind(status.st_mode)}")
+        raise CliError(f"not a session file: {path} is {special_kind(status.st_mode)}")
     return status
 
 
 def read_regular_file(path: Path, *, limit: int | None = None) -> bytes:
-    """The file's bytes (the first ``limit`` bytes at most), refusing anything but a regular file."""
-    require_regular_file(path)
+    """The file's bytes (the first ``limit`` bytes at most), refusing anything but a regular file
+    before opening it (``desktop.host.regular_files``, the check every reader shares: design X24)."""
     try:
-        fd = os.open(path, _O_FLAGS)
+        fd = open_regular_fd(path)
+    except NotRegularFile as error:
+        raise CliError(f"not a session file: {path} is {error.kind}") from None
     except OSError as error:
         raise _os_problem(path, error) from None
+    except ValueError:  # an embedded NUL in the name
+        raise CliError(f"no such session file: {path!r}") from None
     try:
         status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):  # swapped after the first check
-            raise CliError(f"not a session file: {path} is {_kind(status.st_mode)}")
         chunks: list[bytes] = []
         remaining = limit if limit is not None else -1
         # Without a limit the whole file is asked for at once: one buffer, returned as it is,

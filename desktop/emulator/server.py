@@ -24,8 +24,15 @@ Routes reach the emulator as ``<origin>/<provider><published path>``, so the pro
 recognized by its ending.
 
 Replies follow ``desktop.emulator.script``; prompt-cache figures follow
-``desktop.pi.cache_rules`` (the rules the preview predicts with); faults follow ``desktop.emulator.faults``. Every request is
-recorded (``emu.requests``) with its exact body bytes and headers.
+``desktop.pi.cache_rules`` (the rules the preview predicts with); faults follow ``desktop.emulator.faults``. The latest
+requests are recorded (``emu.requests``) with their exact body bytes and headers: at most
+``history`` of them and ``history_bytes`` of bodies, so an emulator that runs for days (the
+window's, ``pi-desktop emulator``) does not keep every body it was sent (design X25).
+
+A bad request gets a 4xx answer, never a traceback: a ``Content-Length`` that is not a number
+or is negative is 400, a missing one (or a chunked body) 411, one above ``max_body`` 413 without
+reading the body, a body shorter than announced 400, and a JSON body that does not have the shape
+of the endpoint's request 400.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import socket
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -74,6 +82,11 @@ _GOOGLE_PATH = re.compile(r"/models/([^/:]+):streamGenerateContent$")
 _BEDROCK_PATH = re.compile(r"/model/([^/]+)/converse-stream$")
 #: Fixed epoch for ``created`` fields so identical runs produce identical bytes.
 _EPOCH_MS = 1_700_000_000_000
+#: The largest request body read (a long session's request is a few megabytes).
+MAX_BODY_BYTES = 64 << 20
+#: How many of the latest requests ``Emulator.requests`` keeps, and how many body bytes at most.
+HISTORY = 1000
+HISTORY_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -100,25 +113,43 @@ class _Server(ThreadingHTTPServer):
     emulator: Emulator
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        """Clients that hang up (cancel, reset a kept-alive socket) are normal, not errors."""
-        if isinstance(sys.exc_info()[1], OSError):
+        """Clients that hang up (cancel, reset a kept-alive socket) are normal, not errors; a
+        bug is one line on standard error, never a traceback."""
+        error = sys.exc_info()[1]
+        if isinstance(error, OSError):
             return
-        super().handle_error(request, client_address)
+        print(
+            f"pi-desktop emulator: internal error serving {client_address}: {type(error).__name__}: {error}",
+            file=sys.stderr,
+        )
 
 
 class Emulator:
     """Start with ``with Emulator() as emu:`` (port 0 picks a free port) or ``start()``/``stop()``."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, require_auth: bool = False) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        require_auth: bool = False,
+        max_body: int = MAX_BODY_BYTES,
+        history: int = HISTORY,
+        history_bytes: int = HISTORY_BYTES,
+    ) -> None:
         self.host = host
         self.require_auth = require_auth
+        self.max_body = max_body
+        self.history = history
+        self.history_bytes = history_bytes
         self._requested_port = port
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._seq = 0
         self._faults: list[tuple[Fault, int]] = []
-        self._requests: list[RecordedRequest] = []
+        self._requests: deque[RecordedRequest] = deque()
+        self._recorded_bytes = 0
         self.reset_cache()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -205,8 +236,14 @@ class Emulator:
         return None
 
     def _record(self, request: RecordedRequest) -> None:
+        """Keep ``request``, then forget the oldest beyond ``history`` or ``history_bytes``."""
         with self._lock:
             self._requests.append(request)
+            self._recorded_bytes += len(request.body)
+            while self._requests and (
+                len(self._requests) > self.history or self._recorded_bytes > self.history_bytes
+            ):
+                self._recorded_bytes -= len(self._requests.popleft().body)
 
 
 def _wire_for(path: str, family: str) -> tuple[str, str | None]:
@@ -267,9 +304,10 @@ class _Handler(BaseHTTPRequestHandler):
         path, query = split.path, split.query
         family = path.strip("/").split("/", 1)[0] if path.strip("/") else ""
         wire, path_model = _wire_for(path, family)
-        length = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}
+        body = self._read_body(emu, wire, family)
+        if body is None:
+            return
         fault: Fault | None = None
         cache: CacheUsage | None = None
 
@@ -325,9 +363,42 @@ class _Handler(BaseHTTPRequestHandler):
             record(400)
             self._error(400, wire, family, 'The emulator only streams: send "stream": true')
             return
-        events, cache = self._render(emu, seq, wire, family, request, path_model or "", query)
+        try:
+            events, cache = self._render(emu, seq, wire, family, request, path_model or "", query)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+            record(400)
+            self._error(
+                400, wire, family, f"Request body is not a valid {wire} request: {type(exc).__name__}: {exc}"
+            )
+            return
         record(200)
         self._stream(events, fault, bedrock.CONTENT_TYPE if wire == "bedrock" else "text/event-stream")
+
+    def _read_body(self, emu: Emulator, wire: str, family: str) -> bytes | None:
+        """The request body, or None once a 4xx answered a bad or missing ``Content-Length``
+        (the connection then closes: what follows on it is not a request)."""
+        raw = self.headers.get("content-length")
+        problem: tuple[int, str] | None = None
+        length = 0
+        if raw is None or "chunked" in self.headers.get("transfer-encoding", "").lower():
+            problem = (411, "A request body needs a Content-Length (chunked bodies are not read)")
+        elif not raw.strip().isdigit():
+            problem = (400, f"Content-Length is not a byte count: {raw[:40]!r}")
+        else:
+            length = int(raw)
+            if length > emu.max_body:
+                problem = (
+                    413,
+                    f"The request body is {length:,} bytes; the emulator reads at most {emu.max_body:,}",
+                )
+        if problem is None:
+            body = self.rfile.read(length) if length else b""
+            if len(body) == length:
+                return body
+            problem = (400, f"The request body ended after {len(body):,} of {length:,} bytes")
+        self.close_connection = True
+        self._error(problem[0], wire, family, problem[1], {"connection": "close"})
+        return None
 
     # -- rendering -------------------------------------------------------------------------
     def _render(

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal, NamedTuple
 
 from desktop.host import paths
+from desktop.host.private_files import make_private_dirs
 from desktop.pi.catalog import (
     DEFAULT_PATCHES,
     Catalog,
@@ -94,7 +95,7 @@ def _validate(kind: CatalogKind, data: bytes, origin: str) -> str:
 def _write_atomically(path: Path, data: bytes) -> None:
     import tempfile  # only a refresh writes; ``tempfile`` loads ``shutil`` and ``random`` (design D6)
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path.parent)  # design X22; ``mkstemp`` makes the file 0600
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

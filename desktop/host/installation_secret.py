@@ -35,6 +35,7 @@ from typing import Literal
 
 from desktop.host import paths
 from desktop.host.accounts import SERVICE, keyring_available
+from desktop.host.private_files import make_private_dirs
 
 KEYRING_USER = "installation/activation-mac"
 FILE_NAME = "installation-secret"
@@ -127,7 +128,7 @@ def _write_private(path: Path, value: bytes) -> None:
 
 def _create_file(path: Path) -> bytes:
     """Publish a new secret at ``path`` unless another process got there first; return the winner."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path.parent)  # design X22
     temp = path.with_name(f".{FILE_NAME}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     _write_private(temp, os.urandom(SECRET_BYTES))
     try:

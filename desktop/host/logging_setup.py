@@ -9,6 +9,7 @@ final text again, which also covers tracebacks and exception messages.
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 from logging.handlers import RotatingFileHandler
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from desktop.host.paths import log_dir
+from desktop.host.private_files import make_private_dirs, open_private_append
 from desktop.host.redaction import redact_text
 
 LOG_FILE_NAME: Final = "pi-desktop.log"
@@ -49,6 +51,15 @@ class RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
+class PrivateRotatingFileHandler(RotatingFileHandler):
+    """Each log file it starts (the first and every one after a rollover) is created 0600,
+    not with the umask's mode: logs quote sessions and commands (design X22)."""
+
+    def _open(self) -> io.TextIOWrapper:
+        fd = open_private_append(self.baseFilename)
+        return open(fd, "a", encoding=self.encoding, errors=self.errors)
+
+
 def log_file(directory: Path | None = None) -> Path:
     return (directory or log_dir()) / LOG_FILE_NAME
 
@@ -56,7 +67,7 @@ def log_file(directory: Path | None = None) -> Path:
 def configure_logging(directory: str | os.PathLike[str] | None = None, level: int = logging.INFO) -> Path:
     """Attach the rotating, redacting file handler to the root logger once; returns the log file."""
     folder = Path(directory) if directory is not None else log_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(folder)  # design X22
     path = log_file(folder)
     root = logging.getLogger()
     for handler in list(root.handlers):
@@ -65,7 +76,7 @@ def configure_logging(directory: str | os.PathLike[str] | None = None, level: in
                 return path
             root.removeHandler(handler)
             handler.close()
-    handler = RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUP_COUNT, encoding="utf-8")
+    handler = PrivateRotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUP_COUNT, encoding="utf-8")
     handler.set_name(_HANDLER_NAME)
     handler.addFilter(RedactSecretsFilter())
     handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s [%(process)d]: %(message)s"))
@@ -78,5 +89,5 @@ def configure_logging(directory: str | os.PathLike[str] | None = None, level: in
 def logs_location(data_dir_override: str | os.PathLike[str] | None = None) -> Path:
     """The folder a "Show logs" action opens; created so the file manager never shows an error."""
     folder = log_dir(data_dir_override)
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(folder)  # design X22
     return folder

@@ -464,12 +464,10 @@ def upgrade_settings_file(path: Path | None = None) -> tuple[str, ...]:
 
 
 def _write_atomically(target: Path, data: bytes) -> None:
-    temporary = target.with_name(f".{target.name}.tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, target)
+    """A new file 0600, an existing one keeps its mode (design X22)."""
+    from desktop.host.private_files import replace_file
+
+    replace_file(target, data)
 
 
 def _log() -> logging.Logger:

@@ -20,6 +20,7 @@ from desktop.host import catalog_cache
 from desktop.host.accounts import credential_env_names, keyring_username, known_secrets, resolve_api_key
 from desktop.host.journal import Diagnostic, JournalWriter, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
+from desktop.host.private_files import make_private_dirs
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
 from desktop.host.providers.credential_kind import RouteCredential, route_credential, unread_credential
 from desktop.host.settings import Settings, load_settings
@@ -298,7 +299,7 @@ def open_session(
     elif path.exists():
         writer = JournalWriter.open(path, read_only=read_only)
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(path.parent)  # design X22
         writer = JournalWriter.create(path, cwd=str(config.workspace), app_version=__version__)
     try:
         catalog_cache.install()  # routes resolve against a refreshed catalog when there is one (M1)

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QFontDatabase
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
+from desktop.host.private_files import make_private_dirs
 from desktop.ui.banner import printable
 
 #: The viewer shows at most this much of the end of the newest log.
@@ -30,7 +31,7 @@ def show_logs_action(parent: QObject, folder: Path) -> QAction:
 
 
 def open_folder(folder: Path) -> bool:
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(folder)  # design X22
     return QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
 

@@ -7,11 +7,17 @@ for ``ok`` and exits 0; the running window opens the file (or just comes to the 
 is already showing that session). Different ``--data-dir`` values are different instances, so
 tests and a second profile never meet.
 
-The socket name is a hash of the user name and the resolved data folder (never the path
-itself: it would leak into ``/tmp`` and may be too long for a Unix socket). A socket left
-behind by a crashed instance refuses connections; it is removed and claimed. Two launches at
-the same moment cannot both win: the loser's ``listen`` fails, its probe then reaches the
-winner, and it hands over like any later launch.
+The socket's name is a hash of the user name and the resolved data folder (never the path
+itself: it would leak and may be too long for a Unix socket). On Linux and macOS the socket
+lives in a private folder, ``$XDG_RUNTIME_DIR`` or else ``pi-desktop-<uid>`` in the temporary
+folder, made 0700 and used only while it is a real directory owned by this user with no access
+for others (design X21): a name under ``/tmp`` is computable, so another local user could
+otherwise listen there first and receive every path a launch hands over, and the launch would
+exit 0 with no window. A folder that fails the check is refused and the app runs without the
+single-instance channel. On Windows the name is a per-user pipe, and ``UserAccessOption`` gives
+it an owner-only ACL. A socket left behind by a crashed instance refuses connections; it is
+removed and claimed. Two launches at the same moment cannot both win: the loser's ``listen``
+fails, its probe then reaches the winner, and it hands over like any later launch.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ import hashlib
 import json
 import logging
 import os
+import stat
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -38,15 +46,55 @@ MAX_REQUEST_BYTES = 1 << 20
 ACK = b"ok\n"
 
 
-def server_name(data_dir: str | os.PathLike[str]) -> str:
-    """The local socket name for this user and data folder (short, no path in it)."""
+def server_name(data_dir: str | os.PathLike[str]) -> str | None:
+    """The local socket for this user and data folder: a path in a private folder (a pipe name
+    on Windows), or ``None`` when no private folder can be had (design X21)."""
     try:
         user = getpass.getuser()
     except Exception:  # no login name (a container without passwd entry): the uid still separates users
         user = str(getattr(os, "getuid", lambda: "")())
     folder = os.path.normcase(str(Path(data_dir).expanduser().absolute()))
     digest = hashlib.sha256(f"{user}\0{folder}".encode()).hexdigest()[:24]
-    return SERVER_PREFIX + digest
+    if sys.platform == "win32":
+        return SERVER_PREFIX + digest
+    private = private_folder()
+    return None if private is None else str(private / (SERVER_PREFIX + digest))
+
+
+def private_folder() -> Path | None:
+    """``$XDG_RUNTIME_DIR`` when it is private, else this user's own folder in the temporary
+    folder (created 0700); ``None`` when that one exists but is not private (someone made it
+    first, or its mode was widened): it is refused, never repaired or used."""
+    if sys.platform == "win32":
+        return None  # a pipe name, no folder (``server_name``)
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if runtime and os.path.isabs(runtime) and is_private(Path(runtime)):
+        return Path(runtime)
+    own = Path(os.environ.get("TMPDIR") or "/tmp") / f"{SERVER_PREFIX}{os.getuid()}"
+    try:
+        os.mkdir(own, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        log.warning("no private folder for the single-instance socket: %s", exc)
+        return None
+    if not is_private(own):
+        log.warning("refusing %s for the single-instance socket: not a 0700 folder of this user", own)
+        return None
+    return own
+
+
+def is_private(folder: Path) -> bool:
+    """A real directory (not a link) owned by this user, with no access for group or others."""
+    if sys.platform == "win32":
+        return False
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077 == 0
+    )
 
 
 def encode_request(paths: Sequence[str]) -> bytes:
@@ -71,6 +119,10 @@ def hand_over(name: str, paths: Sequence[str], timeout_ms: int = HANDOVER_TIMEOU
     socket.connectToServer(name)
     if not socket.waitForConnected(min(timeout_ms, 1000)):
         return False
+    if not _server_is_ours(socket):
+        log.warning("the single-instance channel %s is held by another user; not handing over", name)
+        socket.abort()
+        return False
     try:
         socket.write(encode_request(paths))
         if not socket.waitForBytesWritten(timeout_ms):
@@ -92,7 +144,7 @@ class InstanceServer(QObject):
 
     open_requested = Signal(object)
 
-    def __init__(self, name: str, parent: QObject | None = None) -> None:
+    def __init__(self, name: str | None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.name = name
         self.server = QLocalServer(self)
@@ -101,6 +153,8 @@ class InstanceServer(QObject):
 
     def listen(self) -> bool:
         """Claim the name; a stale socket (nobody answers on it) is removed first."""
+        if self.name is None:
+            return False
         if self.server.listen(self.name):
             return True
         if self.server.serverError() != QAbstractSocket.SocketError.AddressInUseError:
@@ -140,6 +194,59 @@ class InstanceServer(QObject):
         socket.disconnectFromServer()
 
 
+def _server_is_ours(socket: QLocalSocket) -> bool:
+    """Whether the connected server runs as this user. On Windows a pipe name is global, so
+    another user could create it first; there the pipe's server process is checked. Elsewhere
+    the socket's private folder already keeps others out (``private_folder``)."""
+    if sys.platform == "win32":
+        return _pipe_server_is_this_user(int(socket.socketDescriptor()))
+    return True
+
+
+if sys.platform == "win32":  # pragma: no cover - tested on Linux only; typed and written for Windows
+    import ctypes
+    from ctypes import wintypes
+
+    _PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
+    _TOKEN_QUERY = 0x0008
+    _TOKEN_USER = 1
+
+    def _pipe_server_is_this_user(handle: int) -> bool:
+        """The pipe's server process has this process's user SID (False when it cannot tell)."""
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        pid = wintypes.ULONG()
+        if not kernel32.GetNamedPipeServerProcessId(wintypes.HANDLE(handle), ctypes.byref(pid)):
+            return False
+        process = kernel32.OpenProcess(_PROCESS_QUERY_LIMITED_INFORMATION, False, pid.value)
+        if not process:
+            return False
+        try:
+            theirs = _user_sid(process)
+            return theirs is not None and theirs == _user_sid(kernel32.GetCurrentProcess())
+        finally:
+            kernel32.CloseHandle(process)
+
+    def _user_sid(process: int) -> bytes | None:
+        """The user SID of ``process``'s token, as bytes."""
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        advapi32 = ctypes.WinDLL("advapi32", use_last_error=True)
+        token = wintypes.HANDLE()
+        if not advapi32.OpenProcessToken(process, _TOKEN_QUERY, ctypes.byref(token)):
+            return None
+        try:
+            size = wintypes.DWORD()
+            advapi32.GetTokenInformation(token, _TOKEN_USER, None, 0, ctypes.byref(size))
+            buffer = ctypes.create_string_buffer(size.value)
+            if not advapi32.GetTokenInformation(token, _TOKEN_USER, buffer, size, ctypes.byref(size)):
+                return None
+            sid = ctypes.cast(buffer, ctypes.POINTER(ctypes.c_void_p))[0]  # TOKEN_USER.User.Sid
+            if not sid or not advapi32.IsValidSid(ctypes.c_void_p(sid)):
+                return None
+            return ctypes.string_at(sid, advapi32.GetLengthSid(ctypes.c_void_p(sid)))
+        finally:
+            kernel32.CloseHandle(token)
+
+
 def _answers(name: str) -> bool:
     probe = QLocalSocket()
     probe.connectToServer(name)
@@ -151,13 +258,18 @@ def _answers(name: str) -> bool:
 def hand_over_early(data_dir: str | os.PathLike[str], paths: Sequence[str]) -> bool:
     """The launcher's fast path: before the window's modules load, give ``paths`` to a running
     window for this data folder (``True``: done, exit 0)."""
-    return hand_over(server_name(data_dir), [str(Path(p).absolute()) for p in paths])
+    name = server_name(data_dir)
+    return name is not None and hand_over(name, [str(Path(p).absolute()) for p in paths])
 
 
-def claim_or_hand_over(name: str, paths: Sequence[str]) -> InstanceServer | None:
+def claim_or_hand_over(name: str | None, paths: Sequence[str]) -> InstanceServer | None:
     """``None`` when a running instance took ``paths`` (this process should exit 0); else the
-    server this process now runs (it may not be listening if the socket could not be claimed)."""
+    server this process now runs (it may not be listening if the socket could not be claimed,
+    or when ``name`` is ``None``: there was no private place for it)."""
     server = InstanceServer(name)
+    if name is None:
+        log.warning("running without the single-instance socket: no private folder for it")
+        return server
     for _attempt in range(3):
         if hand_over(name, paths):
             server.deleteLater()

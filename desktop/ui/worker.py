@@ -1243,8 +1243,12 @@ def _appended_to(
 
 
 def _write_bytes(path: str, data: bytes) -> str:
+    """An export holds conversation: a new file is 0600, an overwritten one keeps its mode
+    (design X22)."""
+    from desktop.host.private_files import replace_file
+
     try:
-        Path(path).write_bytes(data)
+        replace_file(Path(path), data)
     except OSError as exc:
         raise OSError(f"Could not save {path}: {exc.strerror or exc}") from exc
     return f"Saved {len(data):,} bytes to {path}"
@@ -1254,10 +1258,20 @@ def _write_settings(values: Mapping[str, Any]) -> None:
     """Window preferences are written on the worker, never on the GUI thread (QSettings syncs)."""
     from PySide6.QtCore import QSettings
 
+    from desktop.host.private_files import make_private_dirs
+
     settings = QSettings()
+    # Open Recent lists session paths: a settings file this makes is the user's alone (design
+    # X22). On Windows the settings are in the user's registry hive.
+    target = Path(settings.fileName())
+    created = os.name != "nt" and not target.exists()
+    if created:
+        make_private_dirs(target.parent)
     for key, value in values.items():
         settings.setValue(key, value)
     settings.sync()
+    if created and target.exists():
+        target.chmod(0o600)  # Qt's later rewrites keep the mode of the file they replace
 
 
 class WorkerClient(QObject):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.host.tools.globs import glob_to_regex
+from desktop.host.tools.globs import SearchGlob
 from desktop.host.tools.ignore import IgnoreRules, walk
 
 #: (lines of the case's .gitignore, paths created under the case directory; "d/" = empty dir,
@@ -70,6 +70,14 @@ CASES: list[tuple[list[str], list[str]]] = [
     (["!notignored"], ["notignored", "other"]),
     (["odd /"], ["odd /x", "odd/x"]),
     (["*.txt", "!/a.txt"], ["a.txt", "sub/a.txt", "b.txt"]),
+    # Where pathspec's regexes and git differ (the matcher follows git):
+    (["[[:digit:]]x"], ["1x", "ax"]),
+    (["[\\]]x"], ["]x", "bx"]),
+    (["[z-a]x", "[!z-a]y"], ["bx", "zx", "by"]),
+    (["a\\"], ["a", "b"]),
+    (["!"], ["x"]),
+    (["*a*a*a*b"], ["aaab", "aab", "xaxaxaxb", "ab"]),
+    (["x/***/y", "//z"], ["x/a/b/y", "x/y", "z", "a/z"]),
 ]
 
 
@@ -164,7 +172,72 @@ def test_the_cases_the_hand_written_matcher_got_wrong(pattern: str, path: str, i
 
 def test_search_globs_keep_brace_alternatives_as_ripgrep_does() -> None:
     """The grep tool's ``glob`` argument is a ripgrep glob, not an ignore pattern."""
-    import re
+    glob = SearchGlob("*.{py,md}")
+    assert glob.matches("a.py") and glob.matches("sub/b.md") and not glob.matches("c.txt")
 
-    regex = re.compile(f"^{glob_to_regex('*.{py,md}')}$")
-    assert regex.match("a.py") and regex.match("b.md") and not regex.match("c.txt")
+
+#: Pieces of generated patterns and path components for the randomized comparison with git.
+PATTERN_PIECES = [
+    "a",
+    "b",
+    "x",
+    ".",
+    " ",
+    "*",
+    "**",
+    "***",
+    "?",
+    "/",
+    "**/",
+    "/**",
+    "[ab]",
+    "[!a]",
+    "[^b]",
+    "[a-b]",
+    "[b-a]",
+    "[a-]",
+    "[]a]",
+    "[[:alpha:]]",
+    "\\*",
+    "\\a",
+    "\\ ",
+    "#",
+    "\\#",
+    "!",
+]
+NAMES = ["a", "b", "ab", "ba", "aab", "x", "xa", "bb", "]a", "a ", "#a", "!a", "*"]
+
+
+def test_generated_patterns_agree_with_git_check_ignore(tmp_path: Path) -> None:
+    """Three hundred generated lines (a fixed seed), each in its own directory with real files."""
+    import random
+
+    chance = random.Random(11)
+    root = tmp_path / "repo"
+    root.mkdir()
+    patterns: list[str] = []
+    for index in range(300):
+        pattern = "".join(chance.choice(PATTERN_PIECES) for _ in range(chance.randint(1, 6)))
+        negated = chance.random() < 0.2
+        case = root / f"g{index:03d}"
+        case.mkdir()
+        (case / ".gitignore").write_text(("*\n!" if negated else "") + pattern + "\n", encoding="utf-8")
+        patterns.append(pattern)
+        for _ in range(6):
+            target = case.joinpath(*(chance.choice(NAMES) for _ in range(chance.randint(1, 3))))
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if not target.exists():
+                    target.write_text("x", encoding="utf-8")
+            except OSError:
+                continue  # a name already taken by a file or a folder
+    paths = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+    ignored_by_git = _git_ignored(root, paths)
+    walked = {rel for rel, _path, _is_dir in walk(root, include_dirs=True)}
+    assert len(ignored_by_git) > 500 and len(walked) > 500
+    disagreements = [
+        (patterns[int(p.split("/")[0][1:])], p, "git ignores" if p in ignored_by_git else "git keeps")
+        for p in paths
+        if not p.startswith(".git") and (p in ignored_by_git) == (p in walked)
+    ]
+    assert disagreements == [], "\n".join(map(str, disagreements[:20]))

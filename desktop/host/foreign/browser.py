@@ -22,6 +22,7 @@ from typing import Any, Literal
 import orjson
 
 from desktop.host.foreign.detect import detect_format
+from desktop.host.regular_files import open_regular
 
 HEAD_BYTES = 64 << 10
 TITLE_LIMIT = 120
@@ -71,7 +72,7 @@ def claude_projects_root(home: Path | None = None, env: Mapping[str, str] | None
 
 
 def _head_objects(path: Path) -> Iterator[dict[str, Any]]:
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:  # design X24
         data = handle.read(HEAD_BYTES)
     lines = data.split(b"\n")
     if len(data) == HEAD_BYTES:

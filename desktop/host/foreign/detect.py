@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 import orjson
 
+from desktop.host.regular_files import open_regular
+
 Format = Literal["desktop", "pi", "claude-code", "unknown"]
 
 HEAD_LINES = 5
@@ -63,7 +65,7 @@ def read_head(
     lines: list[bytes] = []
     pending = b""
     read = 0
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:  # a FIFO or a device is refused, never read (design X24)
         while len(lines) < max_lines and read < max_bytes:
             chunk = handle.read(min(1 << 16, max_bytes - read))
             if not chunk:

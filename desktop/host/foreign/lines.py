@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from desktop.host.journal.reader import Diagnostic
+from desktop.host.regular_files import open_regular
 
 _PREVIEW = 60
 
@@ -34,7 +35,7 @@ class JsonLines:
 
 def read_bytes(path: Path) -> bytes:
     """The whole file, opened read-only (no lock, no O_CREAT, nothing written)."""
-    with open(path, "rb") as handle:  # "rb": O_RDONLY, never creates or truncates
+    with open_regular(path) as handle:  # read-only, never creates; no FIFO or device (design X24)
         return handle.read()
 
 

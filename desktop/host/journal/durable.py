@@ -45,8 +45,10 @@ def write_all(fd: int, data: bytes) -> None:
 
 
 def write_new_file(path: Path, data: bytes) -> None:
-    """Create ``path`` (must not exist), write ``data`` and fsync it."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
+    """Create ``path`` (must not exist, made 0600: design X22), write ``data`` and fsync it."""
+    from desktop.host.private_files import create_private
+
+    fd = create_private(path)
     try:
         write_all(fd, data)
         sync_file(fd)

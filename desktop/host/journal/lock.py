@@ -211,12 +211,12 @@ def _write_record(record: Path) -> None:
     line = orjson.dumps(info) + b"\n"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY
     try:
-        fd = os.open(record, flags, 0o644)
+        fd = os.open(record, flags, 0o600)
     except FileExistsError:
         check_record_path(record)
         temp = record.with_name(f".{record.name}.{os.getpid()}.new")
         temp.unlink(missing_ok=True)
-        fd = os.open(temp, flags, 0o644)
+        fd = os.open(temp, flags, 0o600)
         try:
             os.write(fd, line)
         finally:

@@ -42,6 +42,7 @@ from desktop.host.journal.reader import (
     read_lines,
     read_session,
 )
+from desktop.host.private_files import create_private, make_private_dirs
 
 if TYPE_CHECKING:
     from desktop.host.journal.lock import SessionLock
@@ -124,7 +125,7 @@ class JournalWriter:
         fd: int | None = None
         try:
             created_parent = not path.parent.exists()
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(path.parent)  # design X22
             if created_parent:
                 sync_dir(path.parent.parent)
             check_record_path(lock_path_for(path))
@@ -475,7 +476,7 @@ def _create_locked(path: Path, header_line: bytes) -> SessionLock:
 
     temp = path.with_name(f".{path.name}.{os.getpid()}.new")
     temp.unlink(missing_ok=True)
-    fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _O_CLOEXEC | _O_BINARY, 0o644)
+    fd = create_private(temp, os.O_RDWR)  # the session file is this file: 0600 (design X22)
     lock: SessionLock | None = None
     try:
         write_all(fd, header_line)

@@ -71,8 +71,10 @@ class _Output:
             if self._spill is None and self.total > DEFAULT_MAX_BYTES:
                 import tempfile
 
+                from desktop.host.private_files import make_private_dirs
+
                 directory = self._temp_dir or Path(tempfile.gettempdir())
-                directory.mkdir(parents=True, exist_ok=True)
+                make_private_dirs(directory)  # design X22; the spill file itself is 0600
                 handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - kept open while output streams in
                     prefix="pi-bash-", suffix=".log", dir=directory, delete=False
                 )

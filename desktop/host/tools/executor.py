@@ -230,9 +230,12 @@ def _redact_file(path: Path, secrets: Mapping[str, str]) -> None:
     values = [(f"<redacted:{name}>".encode(), value.encode()) for name, value in secrets.items()]
     values.sort(key=lambda pair: len(pair[1]), reverse=True)
     keep = max(len(value) for _, value in values) - 1
+    from desktop.host.private_files import create_private
+
     temp = path.with_name(path.name + ".redacting")
+    temp.unlink(missing_ok=True)
     try:
-        with path.open("rb") as source, temp.open("wb") as target:
+        with path.open("rb") as source, os.fdopen(create_private(temp), "wb") as target:
             carry = b""
             while chunk := source.read(1 << 20):
                 data = carry + chunk

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop.host.tools.grep import glob_matcher
+from desktop.host.tools.globs import SearchGlob
 from desktop.host.tools.listing import listing_outcome
 from desktop.host.tools.truncate import DEFAULT_MAX_BYTES
 from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
@@ -37,12 +37,12 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     if not base.is_dir():
         raise ToolFailure(f"Path not found: {args.get('path') or '.'}")
     limit = max(1, int(args.get("limit") or DEFAULT_LIMIT))
-    matcher = glob_matcher(str(args["pattern"]))
+    matcher = SearchGlob(str(args["pattern"]))
     found: list[str] = []
-    for rel, _, is_dir in walk(base, include_dirs=True):
+    for rel, _, is_dir in walk(base, include_dirs=True, cancel=ctx.cancel):
         if ctx.cancel.is_set():
             raise ToolFailure("Operation aborted")
-        if matcher.match(rel):
+        if matcher.matches(rel):
             found.append(rel + ("/" if is_dir else ""))
             if len(found) >= limit:
                 break

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
-from desktop.host.tools.globs import glob_to_regex
+from desktop.host.regular_files import open_regular
+from desktop.host.tools.globs import SearchGlob
 from desktop.host.tools.listing import listing_outcome
 from desktop.host.tools.truncate import (
     DEFAULT_MAX_BYTES,
@@ -16,6 +18,13 @@ from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolO
 
 NAME = "grep"
 DEFAULT_LIMIT = 100
+#: A file with a NUL byte in its first bytes is binary and skipped, unread beyond them.
+BINARY_PROBE_BYTES = 8192
+#: How much of one file is searched: a generated or downloaded giant is searched in its head,
+#: and the result says so (design X20).
+MAX_FILE_BYTES = 64 << 20
+#: How often the search of one file checks Stop (design X20).
+CANCEL_EVERY_LINES = 4096
 DESCRIPTION = (
     "Search file contents for a pattern. Returns matching lines with file paths and line numbers. "
     f"Respects .gitignore. Output is truncated to {DEFAULT_LIMIT} matches or {DEFAULT_MAX_BYTES // 1024}KB "
@@ -45,23 +54,17 @@ PARAMETERS: JsonObject = {
 }
 
 
-def glob_matcher(glob: str) -> re.Pattern[str]:
-    """A glob without '/' matches the file name anywhere; with '/', the relative path."""
-    body = glob_to_regex(glob.lstrip("/"))
-    return re.compile(f"^{body}$" if "/" in glob else f"^(?:.*/)?{body}$")
-
-
 def _files(base: Path, glob: str | None, ctx: ToolContext) -> list[tuple[str, Path]]:
     if base.is_file():
         return [(base.name, base)]
     from desktop.host.tools.ignore import walk  # only a running search reads ignore files
 
-    matcher = glob_matcher(glob) if glob else None
+    matcher = SearchGlob(glob) if glob else None
     found: list[tuple[str, Path]] = []
-    for rel, path, _ in walk(base):
+    for rel, path, _ in walk(base, cancel=ctx.cancel):
         if ctx.cancel.is_set():
             raise ToolFailure("Operation aborted")
-        if matcher is None or matcher.match(rel):
+        if matcher is None or matcher.matches(rel):
             found.append((rel, path))
     return found
 
@@ -84,17 +87,27 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     matches = 0
     limit_hit = False
     lines_cut = False
+    files_cut: list[str] = []
     for rel, path in _files(base, args.get("glob"), ctx):
+        if ctx.cancel.is_set():
+            raise ToolFailure("Operation aborted")
         try:
-            data = path.read_bytes()
+            with open_regular(path) as handle:  # a FIFO or a device is skipped (design X24)
+                head = handle.read(BINARY_PROBE_BYTES)
+                if b"\x00" in head:
+                    continue  # binary: the rest is never read
+                data = head + handle.read(max(0, MAX_FILE_BYTES + 1 - len(head)))
         except OSError:
             continue
-        if b"\x00" in data[:8192]:
-            continue
+        if len(data) > MAX_FILE_BYTES:
+            data = data[:MAX_FILE_BYTES]
+            files_cut.append(rel)
         lines = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n").split("\n")
         if lines and lines[-1] == "":
             lines.pop()  # a final newline ends the last line; it does not start another
         for number, line in enumerate(lines, start=1):
+            if number % CANCEL_EVERY_LINES == 0 and ctx.cancel.is_set():
+                raise ToolFailure("Operation aborted")
             if not regex.search(line):
                 continue
             matches += 1
@@ -110,14 +123,18 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
                 break
         if limit_hit:
             break
+    big = f"Searched only the first {MAX_FILE_BYTES >> 20}MB of {', '.join(files_cut[:5])}" + (
+        f" and {len(files_cut) - 5} more" if len(files_cut) > 5 else ""
+    )
     if not matches:
-        return ToolOutcome.text("No matches found")
+        return ToolOutcome.text(f"No matches found\n\n[{big}]" if files_cut else "No matches found")
     notice = f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern"
     cut_lines = f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
+    extra: list[tuple[str, str, Any]] = [(cut_lines, "linesTruncated", True)] if lines_cut else []
+    if files_cut:
+        extra.append((big, "filesTruncated", files_cut))
     return listing_outcome(
-        out,
-        limit=(notice, "matchLimitReached", limit) if limit_hit else None,
-        extra=[(cut_lines, "linesTruncated", True)] if lines_cut else (),
+        out, limit=(notice, "matchLimitReached", limit) if limit_hit else None, extra=extra
     )
 
 

@@ -1,11 +1,12 @@
 """Ignore files with git's semantics and a workspace walker for ``grep`` and ``find``.
 
 pi shells out to ripgrep and fd; Desktop walks in Python so the tools work on every platform
-without extra binaries. Matching is ``pathspec``'s implementation of git's ignore rules
-(escapes such as ``\\*``, ``\\#``, ``\\!`` and an escaped trailing space, ``**``, negation,
-directory-only and anchored patterns; no ``{a,b}`` alternatives, which git does not have), so a
-file the user's git ignores is the file the tools skip; ``tests/tools/test_ignore_git.py``
-checks it against ``git check-ignore``. Nested ``.gitignore``, ``.ignore`` and ``.fdignore``
+without extra binaries. Matching is git's ignore rules (escapes such as ``\\*``, ``\\#``,
+``\\!`` and an escaped trailing space, ``**``, negation, directory-only and anchored patterns;
+no ``{a,b}`` alternatives, which git does not have), so a file the user's git ignores is the
+file the tools skip; ``tests/tools/test_ignore_git.py`` checks it against ``git check-ignore``.
+Patterns are matched by ``wildmatch.Wildmatch``, never by a backtracking regex, because the
+ignore files come from the repository (design X20). Nested ``.gitignore``, ``.ignore`` and ``.fdignore``
 files apply below their directory, deeper and later files winning as in ripgrep. The walker
 always skips ``.git``, prunes ignored directories (so, as in git, nothing under an ignored
 directory is re-included), and never follows a symlink out of the workspace.
@@ -14,20 +15,28 @@ directory is re-included), and never follows a symlink out of the workspace.
 from __future__ import annotations
 
 import os
-import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.host.regular_files import open_regular
+from desktop.host.tools.types import ToolFailure
+from desktop.host.tools.wildmatch import Wildmatch
+
 IGNORE_FILES = (".gitignore", ".ignore", ".fdignore")
 ALWAYS_SKIPPED = frozenset({".git"})
-#: The group pathspec's regexes use for "matched a directory above this path".
-_DIRECTORY_MARK = "ps_d"
+#: How many directory entries one search may look at before it stops and says so: a search
+#: of a whole disk or a generated tree ends with a clear line, not after hours (design X20).
+MAX_ENTRIES = 1_000_000
+#: How much of one ignore file is read (real ones are a few kilobytes; each rule is tried on
+#: every path below it, so a repository's megabytes of rules would slow every search).
+MAX_IGNORE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
 class _Rule:
-    regex: re.Pattern[str]
+    matcher: Wildmatch
     ignores: bool
     """True for an ordinary pattern, False for a ``!`` negation."""
     dir_only: bool
@@ -42,17 +51,16 @@ def _escaped(text: str, index: int) -> bool:
 
 
 def _compile(line: str) -> _Rule | None:
-    """One ignore-file line as a rule, or None for blanks and comments.
+    """One ignore-file line as a rule, or None for blanks, comments and lone ``!``.
 
-    ``pathspec`` translates git's wildmatch syntax (escapes, ``**``, brackets, anchoring)
-    into a regex. Its regexes also match everything below a matched directory, which is
-    right for a flat list of files but not for a walk: here a match counts only when it is
-    the path itself, and a directory-only pattern (``name/``) is the same pattern without
-    the slash, applied to directories only, as git does.
+    A match counts only when it is the path itself (the walker prunes an ignored directory),
+    and a directory-only pattern (``name/``) is the same pattern without the slash, applied
+    to directories only, as git does.
     """
-    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern  # on the first walk, not at start
-
-    text = line
+    if not line or line.startswith("#"):
+        return None
+    ignores = not line.startswith("!")
+    text = line if ignores else line[1:]
     while text.endswith(" ") and not _escaped(text, len(text) - 1):
         text = text[:-1]
     dir_only = text.endswith("/")
@@ -60,19 +68,15 @@ def _compile(line: str) -> _Rule | None:
         text = text[:-1]
         if text.endswith(" ") and not _escaped(text, len(text) - 1):
             text = text[:-1] + "\\ "  # the space before the slash is part of the name
-    pattern = GitIgnoreSpecPattern(text)
-    if pattern.include is None or pattern.regex is None:
+    if not text.strip("/"):
         return None
-    return _Rule(pattern.regex, pattern.include, dir_only)
+    return _Rule(Wildmatch(text), ignores, dir_only)
 
 
 def _matches(rule: _Rule, rel: str, is_dir: bool) -> bool:
     if rule.dir_only and not is_dir:
         return False
-    found = rule.regex.search(rel)
-    # ``ps_d`` marks a match that ended at a directory above ``rel``: that directory's own
-    # verdict was given (and acted on) one level up.
-    return found is not None and found.groupdict().get(_DIRECTORY_MARK) is None
+    return rule.matcher.matches(rel)
 
 
 class IgnoreRules:
@@ -96,22 +100,31 @@ class IgnoreRules:
 
 
 def _load_rules(directory: Path, base: str) -> list[IgnoreRules]:
+    """The ignore files of ``directory``: regular files only (a FIFO or a device named
+    ``.gitignore`` is skipped, never read), their first ``MAX_IGNORE_BYTES`` at most."""
     found: list[IgnoreRules] = []
     for name in IGNORE_FILES:
         path = directory / name
-        if path.is_file():
+        if os.path.lexists(path):
             try:
-                found.append(
-                    IgnoreRules(base, path.read_text(encoding="utf-8", errors="replace").splitlines())
-                )
+                with open_regular(path) as handle:
+                    data = handle.read(MAX_IGNORE_BYTES)
             except OSError:
                 continue
+            found.append(IgnoreRules(base, data.decode("utf-8", errors="replace").splitlines()))
     return found
 
 
-def walk(root: Path, *, include_dirs: bool = False) -> Iterator[tuple[str, Path, bool]]:
-    """Yield (relative POSIX path, absolute path, is_dir) under ``root``, ignores applied, sorted."""
+def walk(
+    root: Path, *, include_dirs: bool = False, cancel: threading.Event | None = None
+) -> Iterator[tuple[str, Path, bool]]:
+    """Yield (relative POSIX path, absolute path, is_dir) under ``root``, ignores applied, sorted.
+
+    Every entry looked at, ignored or not, checks ``cancel`` and counts against
+    ``MAX_ENTRIES``, so Stop ends a search of a tree whose files are all ignored too; either
+    ends the walk with a ``ToolFailure`` (design X20)."""
     stack: list[tuple[Path, str, list[IgnoreRules]]] = [(root, "", _load_rules(root, ""))]
+    seen = 0
     while stack:
         directory, rel_dir, rules = stack.pop()
         try:
@@ -120,6 +133,13 @@ def walk(root: Path, *, include_dirs: bool = False) -> Iterator[tuple[str, Path,
             continue
         children: list[tuple[Path, str, list[IgnoreRules]]] = []
         for entry in entries:
+            if cancel is not None and cancel.is_set():
+                raise ToolFailure("Operation aborted")
+            seen += 1
+            if seen > MAX_ENTRIES:
+                raise ToolFailure(
+                    f"Search stopped after {MAX_ENTRIES} entries under {root}; search a narrower path"
+                )
             if entry.name in ALWAYS_SKIPPED:
                 continue
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name

@@ -36,6 +36,8 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     results: list[str] = []
     limit_hit = False
     for name in names:
+        if ctx.cancel.is_set():
+            raise ToolFailure("Operation aborted")
         if len(results) >= limit:
             limit_hit = True
             break

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import os
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -215,10 +216,14 @@ class McpHub:
         return False
 
     def _errlog(self, server: _Server) -> TextIO:
+        from desktop.host.private_files import make_private_dirs, open_private_append
+
         directory = self._logs or log_dir()
-        directory.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(directory)  # design X22
         server.log_path = directory / f"mcp-{server.name}.log"
-        return open(server.log_path, "w", encoding="utf-8")
+        handle = os.fdopen(open_private_append(server.log_path), "w", encoding="utf-8")
+        handle.truncate(0)  # each start writes the log afresh, as "w" did
+        return handle
 
     def _stderr_tail(self, server: _Server, limit: int = 600) -> str:
         if server.log_path is None or not server.log_path.exists():

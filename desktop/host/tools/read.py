@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from desktop.host.regular_files import NotRegularFile, open_regular
 from desktop.host.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
 from desktop.host.tools.workspace import display_path
@@ -49,7 +50,11 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
         raise ToolFailure(f"File not found: {shown}")
     if path.is_dir():
         raise ToolFailure(f"{shown} is a directory; use ls to list it")
-    data = path.read_bytes()
+    try:
+        with open_regular(path) as handle:  # a FIFO would block, a device never end (design X24)
+            data = handle.read()
+    except NotRegularFile as exc:
+        raise ToolFailure(f"{shown}: {exc.strerror}") from None
     mime = _image_mime(data[:16])
     if mime:
         import base64  # only an image needs it, and this module loads with the catalog (design D6)
