@@ -106,17 +106,22 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
     from desktop.session.foreign import open_foreign
 
     session = open_foreign(where)
-    contexts = session.request_contexts(leaf)
-    rows = {row.id: row for row in session.timeline(leaf) if row.kind in ("assistant", "error")}
-    outputs = [_output(rows[rid].message if rid in rows else None) for rid, _ in contexts]
-    stamps = [rows[rid].ts if rid in rows else None for rid, _ in contexts]
+    calls: list[tuple[list[Message], int, int | None]] = []
+    # The sub-agents the branch ran were requests too (their own contexts), in time order.
+    for branch in (leaf, *session.lanes(leaf)):
+        rows = {row.id: row for row in session.timeline(branch) if row.kind in ("assistant", "error")}
+        for rid, messages in session.request_contexts(branch):
+            row = rows.get(rid)
+            calls.append((messages, _output(row.message if row else None), row.ts if row else None))
+    if len(calls) > 1 and session.lanes(leaf):
+        calls.sort(key=lambda call: call[2] if call[2] is not None else 0)
     return RequestSequence(
         where,
         session.format,
         session.session_id,
-        [messages for _rid, messages in contexts],
-        outputs,
-        stamps,
+        [messages for messages, _out, _ts in calls],
+        [out for _messages, out, _ts in calls],
+        [ts for _messages, _out, ts in calls],
         system_known=session.format != "claude-code",
         problems=tuple(session.diagnostics),
     )

@@ -180,6 +180,21 @@ def test_unknown_file_and_malformed_lines_are_reported_in_full(harness: Harness)
     assert harness.shown["foreign"]["format"] == "pi"  # and the rest opened
 
 
+def test_a_transcript_with_few_readable_lines_opens_under_one_banner(harness: Harness) -> None:
+    """A file whose only readable lines are metadata still opens, and says so once."""
+    harness.start()
+    w = harness.window
+    few = harness.tmp / "few.jsonl"
+    lines = (CLAUDE / "basic.jsonl").read_bytes().splitlines()
+    few.write_bytes(b"\n".join([lines[0], b'{"type":"user", broken', b"not json", lines[-1]]) + b"\n")
+    w.client.open_session.emit(str(few))
+    harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(few), timeout=TIMEOUT)
+    harness.qtbot.waitUntil(lambda: bool(w.inspect.problems), timeout=TIMEOUT)
+    warnings = [b.text for b in w.banners.banners if b.level == "warning"]
+    assert len(warnings) == 1  # once, not once by the window and again by the inspector
+    assert "line 2" in warnings[0] and "line 3" in warnings[0] and "no conversation entry" in warnings[0]
+
+
 def test_session_browser_lists_home_sessions_and_opens_one(
     harness: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
