@@ -154,7 +154,8 @@ def test_claude_session_usage_and_reminders(harness: Harness) -> None:
     assert w.inspect.bar.branches.count() == 4  # three branches and a sub-agent sidechain
     w.tabs.setCurrentIndex(TAB_USAGE)
     replies = [r for r in rows if r["type"] == "assistant"]
-    assert w.usage_view.model.rowCount() == len(replies) == 6
+    assert len(replies) == 6
+    assert w.usage_view.model.rowCount() == 7  # the six replies and the Task's sub-agent call
     assert all(line.cost > 0 for line in w.usage_view.model.lines)
 
 
