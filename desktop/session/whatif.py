@@ -122,7 +122,7 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
         [messages for messages, _out, _ts in calls],
         [out for _messages, out, _ts in calls],
         [ts for _messages, _out, ts in calls],
-        system_known=session.format != "claude-code",
+        system_known=session.format == "pi",
         problems=tuple(session.diagnostics),
     )
 

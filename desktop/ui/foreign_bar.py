@@ -15,7 +15,11 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
-FORMAT_NAMES = {"pi": "pi-coding-agent session", "claude-code": "Claude Code transcript"}
+FORMAT_NAMES = {
+    "pi": "pi-coding-agent session",
+    "claude-code": "Claude Code transcript",
+    "codex": "Codex CLI session",
+}
 
 
 def branch_label(branch: Mapping[str, Any]) -> str:

@@ -28,6 +28,7 @@ FOREIGN = [
     *(PI / name for name in EXPECTED),
     *sorted(CLAUDE.glob("*.jsonl")),
     *sorted((FIXTURES / "pi_quirks").glob("*.jsonl")),
+    *sorted((FIXTURES / "codex").glob("*.jsonl")),
 ]
 
 

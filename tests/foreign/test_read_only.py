@@ -56,6 +56,7 @@ def exercise(path: Path, home: Path, data: Path) -> None:
         CLAUDE / "legacy.jsonl",
         FIXTURES / "pi_quirks" / "v1_glued.jsonl",
         FIXTURES / "pi_quirks" / "v3_string_tools.jsonl",
+        *sorted((FIXTURES / "codex").glob("*.jsonl")),
     ],
     ids=lambda p: p.name,
 )
@@ -64,7 +65,9 @@ def test_every_read_path_leaves_the_file_and_its_folder_untouched(
     source: Path, torn: bool, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
-    folder = home / (".claude/projects/-w" if source.parent == CLAUDE else ".pi/agent/sessions/--w--")
+    folder = home / {CLAUDE: ".claude/projects/-w", FIXTURES / "codex": ".codex/sessions/2026/10/06"}.get(
+        source.parent, ".pi/agent/sessions/--w--"
+    )
     folder.mkdir(parents=True)
     path = folder / source.name
     data = source.read_bytes()

@@ -35,7 +35,11 @@ _DESKTOP_TYPES = {
 READ_ONLY_NOTE = (
     "{name}: opened read-only; the file is never changed. Continue in Pi Desktop to keep working on it."
 )
-FORMAT_NAMES = {"pi": "pi-coding-agent session", "claude-code": "Claude Code transcript"}
+FORMAT_NAMES = {
+    "pi": "pi-coding-agent session",
+    "claude-code": "Claude Code transcript",
+    "codex": "Codex CLI session",
+}
 
 
 class Prices:

@@ -72,7 +72,7 @@ ROW_KINDS: Final[tuple[str, ...]] = (
 #: what the model is told outside the conversation, and bookkeeping nobody typed.
 HIDDEN_KINDS: Final = frozenset({SYSTEM, REMINDER, META, ATTACHMENT, CUSTOM, USAGE, OTHER})
 
-SourceFormat = Literal["pi", "claude-code"]
+SourceFormat = Literal["pi", "claude-code", "codex"]
 _SUMMARY_LIMIT = 400
 
 

@@ -15,6 +15,7 @@ from desktop.host.foreign.detect import Detected, detect_format
 from desktop.host.foreign.lines import read_json_lines
 from desktop.session.foreign.base import ForeignSession, paused_gc
 from desktop.session.foreign.claude import ClaudeSession
+from desktop.session.foreign.codex import CodexSession
 from desktop.session.foreign.pi import PiSession
 
 
@@ -27,7 +28,7 @@ class ForeignOpenError(ValueError):
 
 
 def open_foreign(path: str | os.PathLike[str]) -> ForeignSession:
-    """Read ``path`` (never writing it) as the pi or Claude Code session its content shows."""
+    """Read ``path`` (never writing it) as the pi, Claude Code or Codex session its content shows."""
     where = Path(path)
     detected = detect_format(where)
     if detected.format == "desktop":
@@ -43,4 +44,6 @@ def open_foreign(path: str | os.PathLike[str]) -> ForeignSession:
             raise ForeignOpenError(f"{where}: cannot be read ({exc.strerror or exc})", detected) from exc
         if detected.format == "pi":
             return PiSession.from_lines(read)
+        if detected.format == "codex":
+            return CodexSession.from_lines(read)
         return ClaudeSession.from_lines(read)
