@@ -41,6 +41,7 @@ import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 
 import orjson
@@ -314,6 +315,57 @@ def _stop_reason(raw: object, blocks: Sequence[Mapping[str, Any]]) -> str:
     return "toolUse" if any(b.get("type") == "toolCall" for b in blocks) else "stop"
 
 
+def _checked(obj: dict[str, Any], path: Path, line: int, diagnostics: list[Diagnostic]) -> dict[str, Any]:
+    """The entry with the fields the chain and the rows rest on in their written types.
+
+    A ``type`` that is not a string makes an entry of unknown kind; a user or assistant entry
+    whose ``message`` is not an object keeps its place in the chain with an empty message.
+    Each is reported with its line and field; the file itself is only read.
+    """
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        diagnostics.append(
+            Diagnostic(
+                path,
+                line,
+                "error",
+                "bad-field",
+                f"entry {obj['uuid']}: field 'type' is {type(kind).__name__}, not a string; shown as unknown",
+            )
+        )
+        return {**obj, "type": None}
+    if kind in ("user", "assistant") and not isinstance(obj.get("message"), dict):
+        diagnostics.append(
+            Diagnostic(
+                path, line, "error", "bad-entry", f"{kind} entry {obj['uuid']} has no 'message' object"
+            )
+        )
+        return {**obj, "message": {}}
+    message = obj.get("message")
+    if isinstance(message, dict):
+        content = message.get("content")
+        where = f"entry {obj['uuid']}: field 'message.content"
+        if isinstance(content, list):
+            for index, block in enumerate(content):
+                if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+                    diagnostics.append(
+                        Diagnostic(
+                            path,
+                            line,
+                            "warning",
+                            "bad-field",
+                            f"{where}[{index}]' is not a content block; left out",
+                        )
+                    )
+        elif content is not None and not isinstance(content, str):
+            diagnostics.append(
+                Diagnostic(
+                    path, line, "warning", "bad-field", f"{where}' is {type(content).__name__}; read as empty"
+                )
+            )
+    return obj
+
+
 def _results_only(entry: Mapping[str, Any]) -> bool:
     """A user entry carrying tool results and no words the user typed."""
     shape = user_shape(entry)
@@ -369,19 +421,8 @@ class ClaudeSession(ForeignSession):
             if cwd is None and isinstance(obj.get("cwd"), str):
                 cwd = obj["cwd"]
             if isinstance(obj.get("uuid"), str) and obj["uuid"]:
-                entries.append(obj)
+                entries.append(_checked(obj, read.path, line, diagnostics))
                 lines.append(line)
-                kind = obj.get("type")
-                if kind in ("user", "assistant") and not isinstance(obj.get("message"), dict):
-                    diagnostics.append(
-                        Diagnostic(
-                            read.path,
-                            line,
-                            "error",
-                            "bad-entry",
-                            f"{kind} entry {obj['uuid']} has no 'message' object",
-                        )
-                    )
             else:
                 metadata.append(obj)
                 metadata_lines.append(line)
@@ -784,7 +825,11 @@ class ClaudeSession(ForeignSession):
     def _summary_row(self, spec: _Spec) -> TimelineRow:
         meta = self.metadata[spec.position]
         leaf = meta.get("leafUuid")
-        where = "this conversation" if leaf in self.index else "a conversation this file continues"
+        where = (
+            "this conversation"
+            if isinstance(leaf, str) and leaf in self.index
+            else "a conversation this file continues"
+        )
         said = f"summary Claude Code wrote for {where}: {meta.get('summary', '')}"
         return TimelineRow(spec.id, spec.kind, self.metadata_lines[spec.position], meta, text=said)
 

@@ -179,6 +179,16 @@ class CodexSession(ForeignSession):
                     )
                 )
                 continue
+            elif kind == "response_item" and not isinstance((obj.get("payload") or {}).get("type"), str):
+                diagnostics.append(
+                    Diagnostic(
+                        read.path,
+                        line,
+                        "warning",
+                        "bad-field",
+                        "'response_item' line: field 'payload.type' is not a string; shown as an unknown entry",
+                    )
+                )
             entries.append(obj)
             lines.append(line)
         session_id = meta.get("id") if meta else None
@@ -265,7 +275,7 @@ class CodexSession(ForeignSession):
             payload: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
             item = _item(entry)
             if item is not None:
-                item_type = item.get("type")
+                item_type = item.get("type") if isinstance(item.get("type"), str) else None
                 role = item.get("role")
                 if item_type in _OUTPUTS or (item_type == "message" and role == "assistant"):
                     reply.append(position)

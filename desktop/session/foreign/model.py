@@ -369,7 +369,8 @@ def _entry_summary(row: TimelineRow) -> str:
     if kind == NOTE:
         content = entry.get("content")
         subtype = entry.get("subtype")
-        return f"{subtype + ': ' if subtype else ''}{content if isinstance(content, str) else ''}"
+        head = f"{subtype}: " if isinstance(subtype, str) and subtype else ""
+        return f"{head}{content if isinstance(content, str) else ''}"
     return f"unknown entry type {entry.get('type')!r} (kept as it is)"
 
 
