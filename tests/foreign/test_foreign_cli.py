@@ -150,3 +150,30 @@ def test_reading_writes_locks_and_creates_nothing(
         p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in folder.iterdir()
     }
     assert after == before and sorted(os.listdir(folder)) == sorted(before)
+
+
+def test_a_file_manager_opens_a_transcript_whose_first_line_is_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The no-console launcher checks a file before Qt starts: a Claude Code transcript whose
+    first line is torn opens (the window reads past it), an unknown file gets the dialog."""
+    import types
+
+    from desktop.app import gui_main
+
+    calls: dict[str, list[Any]] = {"windows": [], "refusals": []}
+    module = types.ModuleType("desktop.ui.launch")
+    module.run_gui = lambda args: calls["windows"].append(args.open_paths) or 0  # type: ignore[attr-defined]
+    module.refuse_in_window = lambda text: calls["refusals"].append(text) or 2  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "desktop.ui.launch", module)
+    monkeypatch.setattr("desktop.ui.single_instance.hand_over_early", lambda *_a: False)
+    damaged = tmp_path / "t.jsonl"
+    damaged.write_bytes(b'{"parentUuid":null,"type":"us\n' + (CLAUDE / "parallel.jsonl").read_bytes())
+    monkeypatch.setattr(sys, "argv", ["pi-desktop-gui", str(damaged)])
+    assert gui_main() == 0
+    assert calls == {"windows": [[str(damaged)]], "refusals": []}
+    unknown = tmp_path / "notes.jsonl"
+    unknown.write_text("just notes\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "argv", ["pi-desktop-gui", str(unknown)])
+    assert gui_main() == 2
+    assert len(calls["refusals"]) == 1 and "not a session" in calls["refusals"][0]
