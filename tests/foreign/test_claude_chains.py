@@ -22,7 +22,7 @@ import pytest
 
 from desktop.session.foreign import ClaudeSession, kinds, next_request, open_foreign
 from desktop.session.whatif import request_sequence
-from tests.foreign.support import CLAUDE
+from tests.foreign.support import CLAUDE, FIXTURES
 
 PARALLEL = CLAUDE / "parallel.jsonl"
 COMPACT_ORPHAN = CLAUDE / "compact_orphan.jsonl"
@@ -193,3 +193,31 @@ def test_whatif_runs_on_each_through_the_command(path: Path) -> None:
     data = json.loads(done.stdout)
     expected = {PARALLEL: 4, COMPACT_ORPHAN: 2, NULL_PARENTS: 3, LEGACY: 5}[path]
     assert data["requests"] == expected
+
+
+def test_every_real_format_fixture_opens_with_every_call_paired() -> None:
+    """Across the formats' fixtures: each opens, and every tool call in every branch's context
+    is followed by its result (none left for pi-ai to fill with "No result provided")."""
+    folders = ("claude_code", "pi_sessions", "pi_quirks", "codex")
+    files = sorted(path for folder in folders for path in (FIXTURES / folder).glob("*.jsonl"))
+    calls: set[tuple[str, str]] = set()
+    unpaired: list[tuple[str, str]] = []
+    for path in files:
+        opened = open_foreign(path)
+        for branch in opened.branches():
+            messages = opened.context(branch.leaf).messages
+            for index, message in enumerate(messages):
+                if message["role"] != "assistant":
+                    continue
+                answered = set()
+                for after in messages[index + 1 :]:
+                    if after["role"] != "toolResult":
+                        break
+                    answered.add(after["toolCallId"])
+                for block in message["content"]:
+                    if block["type"] == "toolCall" and (path.name, block["id"]) not in calls:
+                        calls.add((path.name, block["id"]))
+                        if block["id"] not in answered:
+                            unpaired.append((path.name, block["id"]))
+        assert b"No result provided" not in next_request(opened, "anthropic/claude-opus-5-5").body_bytes
+    assert len(files) == 15 and len(calls) == 18 and unpaired == []
