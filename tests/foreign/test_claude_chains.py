@@ -221,3 +221,37 @@ def test_every_real_format_fixture_opens_with_every_call_paired() -> None:
                             unpaired.append((path.name, block["id"]))
         assert b"No result provided" not in next_request(opened, "anthropic/claude-opus-5-5").body_bytes
     assert len(files) == 15 and len(calls) == 18 and unpaired == []
+
+
+SUBAGENTS = CLAUDE / "subagents"
+MAIN = SUBAGENTS / "9e4b2f10-6a7c-4d3e-8b1f-0c5a7d2e9f36.jsonl"
+
+
+def test_a_sub_agent_written_to_its_own_file_is_a_lane_of_its_session(tmp_path: Path) -> None:
+    """Claude Code 2.x writes a Task's sub-agent to <session>/subagents/agent-<id>.jsonl."""
+    import hashlib
+    import shutil
+
+    project = tmp_path / ".claude" / "projects" / "-home-dev-projects-shop"
+    shutil.copytree(SUBAGENTS, project)
+    main = project / MAIN.name
+    listing = sorted(str(p.relative_to(project)) for p in project.rglob("*"))
+    digests = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in project.rglob("*.jsonl")}
+    opened = session(main)
+    branches = opened.branches()
+    assert [(b.current, b.sidechain) for b in branches] == [(True, False), (False, True)]
+    lane = opened.timeline(branches[1].leaf)
+    assert [r.kind for r in lane] == [kinds.USER, kinds.ASSISTANT, kinds.TOOL, kinds.ASSISTANT]
+    assert opened.lanes() == [branches[1].leaf]
+    assert [r.kind for r in opened.usage()] == ["message", "message", "sub-agent", "sub-agent"]
+    assert len(request_sequence(main).requests) == 4
+    assert paired(main) == 1
+    side = opened.context(branches[1].leaf).messages
+    assert [m["role"] for m in side] == ["user", "assistant", "toolResult", "assistant"]
+    assert side[2]["toolCallId"] == "toolu_g1" and side[2]["toolName"] == "Grep"
+    from desktop.host.foreign import browse
+
+    listed = [s.path.name for w in browse(tmp_path, env={}) for s in w.sessions]
+    assert listed == [MAIN.name]  # the agent file opens with its session, not as one of its own
+    assert sorted(str(p.relative_to(project)) for p in project.rglob("*")) == listing
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in project.rglob("*.jsonl")} == digests

@@ -225,7 +225,14 @@ def _group(root: Path, fmt: SourceFormat) -> list[Workspace]:
         return []
     groups: list[Workspace] = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-        files = [p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file()]
+        # Claude Code 2.x sub-agent files open with their session, not as sessions of their own.
+        files = [
+            p
+            for p in folder.iterdir()
+            if p.suffix == ".jsonl"
+            and p.is_file()
+            and not (fmt == "claude-code" and p.name.startswith("agent-"))
+        ]
         if not files:
             continue
         sessions = sorted(

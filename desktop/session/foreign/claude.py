@@ -315,6 +315,32 @@ def _stop_reason(raw: object, blocks: Sequence[Mapping[str, Any]]) -> str:
     return "toolUse" if any(b.get("type") == "toolCall" for b in blocks) else "stop"
 
 
+def _insert_agent(
+    read: JsonLines, entries: list[Entry], lines: list[int], diagnostics: list[Diagnostic]
+) -> None:
+    """A sub-agent file's entries, as sidechain entries, before the result naming the agent."""
+    diagnostics.extend(read.diagnostics)
+    chain: list[Entry] = []
+    chain_lines: list[int] = []
+    for obj, line in zip(read.objects, read.lines, strict=True):
+        if isinstance(obj.get("uuid"), str) and obj["uuid"]:
+            entry = _checked(obj, read.path, line, diagnostics)
+            chain.append(entry if entry.get("isSidechain") is True else {**entry, "isSidechain": True})
+            chain_lines.append(line)
+    if not chain:
+        return
+    agent = next((e["agentId"] for e in chain if isinstance(e.get("agentId"), str)), None)
+    agent = agent or read.path.stem.removeprefix("agent-")
+    at = len(entries)
+    for position, entry in enumerate(entries):
+        result = entry.get("toolUseResult")
+        if isinstance(result, dict) and result.get("agentId") == agent and not entry.get("isSidechain"):
+            at = position
+            break
+    entries[at:at] = chain
+    lines[at:at] = chain_lines
+
+
 def _checked(obj: dict[str, Any], path: Path, line: int, diagnostics: list[Diagnostic]) -> dict[str, Any]:
     """The entry with the fields the chain and the rows rest on in their written types.
 
@@ -408,7 +434,10 @@ class ClaudeSession(ForeignSession):
     _turn_of: dict[int, str] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_lines(cls, read: JsonLines) -> ClaudeSession:
+    def from_lines(cls, read: JsonLines, agents: Sequence[JsonLines] = ()) -> ClaudeSession:
+        """The session from its main file and, from Claude Code 2.x on, its sub-agents' files
+        (each agent's chain is placed before the Task result that names its ``agentId``, or at
+        the end, as the sidechain lane it was in older files)."""
         entries: list[Entry] = []
         lines: list[int] = []
         metadata: list[dict[str, Any]] = []
@@ -426,6 +455,8 @@ class ClaudeSession(ForeignSession):
             else:
                 metadata.append(obj)
                 metadata_lines.append(line)
+        for agent in agents:
+            _insert_agent(agent, entries, lines, diagnostics)
         version = next((e["version"] for e in reversed(entries) if isinstance(e.get("version"), str)), None)
         if not any(e.get("type") in CONVERSATION_TYPES for e in entries):
             set_aside = len(read.diagnostics)
