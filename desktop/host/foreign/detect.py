@@ -120,7 +120,8 @@ def classify(path: Path, head: Sequence[bytes], cut: bool = False) -> Detected:
 
 
 def _classify_object(path: Path, obj: dict[str, Any]) -> Detected | None:
-    kind = obj.get("type")
+    raw_kind = obj.get("type")
+    kind = raw_kind if isinstance(raw_kind, str) else None  # any JSON value may stand here
     if kind == "session":
         if obj.get("app") == "pi-desktop" or ("v" in obj and "version" not in obj):
             version = obj.get("v")
@@ -152,7 +153,7 @@ def _classify_object(path: Path, obj: dict[str, Any]) -> Detected | None:
         and "timestamp" in obj
     ):
         return Detected("codex", f"{path}: a Codex CLI session")
-    if kind is None and isinstance(obj.get("id"), str) and "timestamp" in obj and "instructions" in obj:
+    if raw_kind is None and isinstance(obj.get("id"), str) and "timestamp" in obj and "instructions" in obj:
         return Detected("codex", f"{path}: a Codex CLI session (an older rollout)")
     if kind == "summary" and isinstance(obj.get("leafUuid"), str):
         return Detected("claude-code", f"{path}: a Claude Code transcript")
