@@ -27,7 +27,7 @@ from desktop.ui.main_window import TAB_DIFF, TAB_MESSAGE, TAB_PAYLOAD, TAB_USAGE
 from desktop.ui.timeline_model import ROW_ROLE
 from desktop.ui.worker import start_worker, stop_worker
 from tests.catalog.conftest import find_model, pi_doc  # noqa: F401  (fixtures)
-from tests.foreign.support import CLAUDE, PI
+from tests.foreign.support import CLAUDE, FIXTURES, PI
 
 ROUTE = "emulator/anthropic/claude-opus-5-5"
 TIMEOUT = 30_000
@@ -179,6 +179,26 @@ def test_unknown_file_and_malformed_lines_are_reported_in_full(harness: Harness)
     assert "line 4" in message and "the rest opened" in message
     harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(bad), timeout=TIMEOUT)
     assert harness.shown["foreign"]["format"] == "pi"  # and the rest opened
+
+
+def test_codex_rollout_and_parallel_claude_code_calls_in_the_window(harness: Harness) -> None:
+    """A Codex rollout opens read-only with its model calls and usage; a Claude Code reply's
+    parallel tool calls show as one branch with every result."""
+    rollout = next((FIXTURES / "codex").glob("rollout-2026-*.jsonl"))
+    path = copy(rollout, harness.tmp / rollout.name)
+    harness.start(path)
+    w = harness.window
+    assert harness.shown["foreign"]["format"] == "codex"
+    rows = harness.rows()
+    assert [r["foreign"] for r in rows].count("assistant") == 5
+    w.tabs.setCurrentIndex(TAB_USAGE)
+    harness.qtbot.waitUntil(lambda: w.usage_view.model.rowCount() == 5, timeout=TIMEOUT)
+    parallel = copy(CLAUDE / "parallel.jsonl", harness.tmp / "parallel.jsonl")
+    w.client.open_session.emit(str(parallel))
+    harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(parallel), timeout=TIMEOUT)
+    assert w.inspect.bar.branches.count() == 1
+    tools = [r for r in harness.rows() if r["foreign"] == "tool"]
+    assert len(tools) == 5 and all(r["inContext"] for r in tools)
 
 
 def test_a_transcript_with_few_readable_lines_opens_under_one_banner(harness: Harness) -> None:
