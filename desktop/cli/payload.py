@@ -177,7 +177,8 @@ def run(args: argparse.Namespace) -> int:
             headers = request.redacted_headers()
     elif args.session and (detected := detected_foreign(Path(args.session))) is not None:
         # Another agent's session: its context as that agent rebuilds it (design X1).
-        request, offline, _session = foreign_request(args, Path(args.session), detected)
+        request, offline, foreign = foreign_request(args, Path(args.session), detected)
+        notes += foreign.context(getattr(args, "branch", None)).notes  # e.g. no recorded system prompt
         if args.headers:
             from desktop.session.inspector.preview import sent_headers
 

@@ -84,6 +84,7 @@ def test_payload_of_a_claude_code_file_is_the_conversation_it_sent(
     assert code == 0, err
     assert out == next_request(open_foreign(path), "anthropic/claude-opus-5-5").body_bytes + b"\n"
     assert b"No result provided" not in out
+    assert "note: Claude Code does not record its system prompt" in err  # said, not invented
 
 
 @pytest.mark.parametrize("path", FOREIGN, ids=lambda p: f"{p.parent.name}/{p.name}")
