@@ -348,6 +348,25 @@ def _checked(obj: dict[str, Any], path: Path, line: int, diagnostics: list[Diagn
     whose ``message`` is not an object keeps its place in the chain with an empty message.
     Each is reported with its line and field; the file itself is only read.
     """
+    # Every entry passes here on open: the well-formed ones leave after a few type checks.
+    kind, message = obj.get("type"), obj.get("message")
+    if type(kind) is str:
+        if message is None and kind not in ("user", "assistant"):
+            return obj
+        content = message.get("content") if type(message) is dict else 0
+        if type(content) is str or content is None:
+            return obj
+        if type(content) is list:
+            for block in content:
+                if type(block) is not dict or type(block.get("type")) is not str:
+                    break
+            else:
+                return obj
+    return _reported(obj, path, line, diagnostics)
+
+
+def _reported(obj: dict[str, Any], path: Path, line: int, diagnostics: list[Diagnostic]) -> dict[str, Any]:
+    """``_checked``'s slow path: say what is wrong with the entry, field by field."""
     kind = obj.get("type")
     if not isinstance(kind, str):
         diagnostics.append(
@@ -495,11 +514,13 @@ class ClaudeSession(ForeignSession):
         """File-order links for roots that continue the main chain, then each turn's entries
         gathered, then stray leaves joined to the chain they hang from."""
         entries, parents = self.entries, self.parents
-        counting = [entry.get("type") in CONVERSATION_TYPES for entry in entries]
-        side = [bool(entry.get("isSidechain")) for entry in entries]
+        counting: list[bool] = []
+        count = counting.append
         last_main = -1
-        for position in range(len(entries)):
-            if not counting[position] or side[position]:
+        for position, entry in enumerate(entries):
+            counts = entry.get("type") in CONVERSATION_TYPES
+            count(counts)
+            if not counts or entry.get("isSidechain"):
                 continue
             if parents[position] < 0 and last_main >= 0:
                 # A root after the first (a compaction whose logical parent is not in this file,
@@ -507,11 +528,13 @@ class ClaudeSession(ForeignSession):
                 parents[position] = last_main
                 self.relinked.add(position)
             last_main = position
+        continued = self._continued(counting)
+        if sum(1 for p, c in enumerate(counting) if c and not continued[p]) < 2:
+            return  # one leaf: the chain holds every entry, nothing sits off it
         children: list[list[int]] = [[] for _ in entries]
         for position, parent in enumerate(parents):
             if parent >= 0 and counting[position]:
                 children[parent].append(position)
-        continued = self._continued(counting)
         self._gather_turns(counting, children, continued)
         joined: dict[int, list[int]] = {}
         for position, entry in enumerate(entries):
@@ -561,8 +584,9 @@ class ClaudeSession(ForeignSession):
             )
             leaves = [m for m in members if not continued[m]]
             stray = leaves if goes_on else leaves[:-1]
-            self.joined.update(stray)
-            self._turns[key] = members
+            if stray:  # only a turn with entries off the chain needs gathering
+                self.joined.update(stray)
+                self._turns[key] = members
         self._turn_of = {p: key for p, key in turn_of.items() if key in self._turns}
 
     def _continued(self, counting: list[bool]) -> bytearray:
@@ -682,7 +706,9 @@ class ClaudeSession(ForeignSession):
     def _context_positions(self, leaf: str | None) -> list[int]:
         """The model's chain: the branch from its last compact boundary on (the model's context
         restarted there)."""
-        path = self.path_positions(leaf)
+        return self._from_boundary(self.path_positions(leaf))
+
+    def _from_boundary(self, path: list[int]) -> list[int]:
         entries = self.entries
         for index in range(len(path) - 1, -1, -1):
             entry = entries[path[index]]
@@ -707,7 +733,8 @@ class ClaudeSession(ForeignSession):
 
     def _plan_rows(self, leaf: str | None) -> list[_Spec]:
         entries = self.entries
-        context = set(self._context_positions(leaf))
+        path = self.path_positions(leaf)
+        context = set(self._from_boundary(path))
         specs: list[_Spec] = []
         append = specs.append
         replies: dict[str, list[int]] = {}
@@ -729,7 +756,7 @@ class ClaudeSession(ForeignSession):
                 after.setdefault(named, []).append(index)
         summaries.reverse()
         pending: list[int] = []  # summaries of the previous entry, shown after its rows
-        for position in self.path_positions(leaf):
+        for position in path:
             for index in pending:
                 append(self._summary_spec(index))
             pending = after.get(position, [])
