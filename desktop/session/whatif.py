@@ -60,6 +60,7 @@ DELIVERIES: tuple[Delivery, ...] = ("chronological", "folded", "attributed")
 Declarations = Literal["on-demand", "fixed"]
 #: Requests further apart than this would have found a short-retention cache expired.
 SHORT_TTL_MS = 5 * 60 * 1000
+_FORMAT_NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI"}
 
 
 # --- the request sequence -------------------------------------------------------------------
@@ -78,7 +79,7 @@ class RequestSequence:
     output_tokens: list[int]
     #: When each reply was recorded (Unix ms), when known.
     timestamps: list[int | None]
-    #: The file records no system prompt and tools (Claude Code): they are not in the replay.
+    #: The file records no system prompt and tools (Claude Code, Codex CLI): not in the replay.
     system_known: bool = True
     #: Lines the reader set aside or read as unknown, each with file, line and field (design T9).
     problems: tuple[Diagnostic, ...] = ()
@@ -91,7 +92,7 @@ def _output(message: Mapping[str, Any] | None) -> int:
 
 
 def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -> RequestSequence:
-    """Read the request sequence of any session file (Desktop, pi, Claude Code); read-only.
+    """Read the request sequence of any session file (Desktop, pi, Claude Code, Codex); read-only.
 
     Raises ``ValueError`` with one line naming the file when it is not a session.
     """
@@ -424,7 +425,7 @@ def assumptions(sequence: RequestSequence) -> list[str]:
         )
     if not sequence.system_known:
         out.append(
-            "The file records no system prompt or tool declarations (Claude Code): the replay has "
+            f"The file records no system prompt or tool declarations ({_FORMAT_NAMES.get(sequence.format, sequence.format)}): the replay has "
             "none, so every route's figures leave out that fixed prefix."
         )
     return out
