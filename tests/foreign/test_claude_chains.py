@@ -255,3 +255,14 @@ def test_a_sub_agent_written_to_its_own_file_is_a_lane_of_its_session(tmp_path: 
     assert listed == [MAIN.name]  # the agent file opens with its session, not as one of its own
     assert sorted(str(p.relative_to(project)) for p in project.rglob("*")) == listing
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in project.rglob("*.jsonl")} == digests
+
+
+def test_continue_in_pi_desktop_carries_every_parallel_result(tmp_path: Path) -> None:
+    from desktop.host.journal import read_session
+    from desktop.session.foreign import fork_to_desktop
+
+    path = fork_to_desktop(session(PARALLEL), workspace=tmp_path / "ws", data_dir=str(tmp_path / "data"))
+    imported = [r for r in read_session(path).rows if r.get("imported")]
+    results = [r["message"]["toolCallId"] for r in imported if r["type"] == "toolResult"]
+    assert results == ["toolu_p1", "toolu_p2", "toolu_p3", "toolu_p5", "toolu_p4"]
+    assert len(imported) == 11
