@@ -30,7 +30,7 @@ HEAD_LINES = 5
 HEAD_BYTES = 8 << 20
 PI_VERSIONS = (1, 2, 3)
 SUPPORTED = (
-    "supported formats: Pi Desktop sessions, pi-coding-agent sessions (format v1 to v3) and "
+    "supported formats: Pi Desktop sessions, pi-coding-agent sessions (format v1 to v3), "
     "Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl) and Codex CLI sessions "
     "(~/.codex/sessions/**/rollout-*.jsonl)"
 )
