@@ -178,3 +178,29 @@ def test_a_file_manager_opens_a_transcript_whose_first_line_is_damaged(
     monkeypatch.setattr(sys, "argv", ["pi-desktop-gui", str(unknown)])
     assert gui_main() == 2
     assert len(calls["refusals"]) == 1 and "not a session" in calls["refusals"][0]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        PI / "v3_branches.jsonl",
+        CLAUDE / "parallel.jsonl",
+        FIXTURES / "codex" / "rollout-2025-06-02T08-00-00-5f0c2b7e-1d3a-4e8b-9a6c-7b2d1e0f3a94.jsonl",
+    ],
+    ids=lambda p: p.parent.name,
+)
+@pytest.mark.parametrize(
+    "argv",
+    [["prompt", "--model", "emulator/anthropic/claude-opus-5-5", "hi"], ["compact"]],
+    ids=lambda a: a[0],
+)
+def test_writing_commands_refuse_a_foreign_file_and_leave_no_lock(
+    source: Path, argv: list[str], tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    path = tmp_path / source.name
+    path.write_bytes(source.read_bytes())
+    code, out, err = run(capfdbinary, argv[0], str(path), *argv[1:])
+    assert code == 2 and out == b""
+    assert "Pi Desktop only reads other agents' sessions" in err and "Continue in Pi Desktop" in err
+    assert sorted(os.listdir(tmp_path)) == [source.name]  # no lock file, no sidecar
+    assert path.read_bytes() == source.read_bytes()
