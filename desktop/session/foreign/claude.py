@@ -444,8 +444,6 @@ class ClaudeSession(ForeignSession):
     _replies: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
     _user: dict[int, _UserParts] = field(default_factory=dict, repr=False)
     _names: dict[str, str] | None = field(default=None, repr=False)
-    #: Roots linked to the entry before them in file order (see ``_repair``).
-    relinked: set[int] = field(default_factory=set, repr=False)
     #: Leaves shown on their parent's chain instead of as branches (see ``_repair``).
     joined: set[int] = field(default_factory=set, repr=False)
     _joined_under: dict[int, list[int]] = field(default_factory=dict, repr=False)
@@ -526,7 +524,6 @@ class ClaudeSession(ForeignSession):
                 # A root after the first (a compaction whose logical parent is not in this file,
                 # or a file whose entries all have ``parentUuid: null``) continues the chain.
                 parents[position] = last_main
-                self.relinked.add(position)
             last_main = position
         continued = self._continued(counting)
         if sum(1 for p, c in enumerate(counting) if c and not continued[p]) < 2:
