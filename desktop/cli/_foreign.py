@@ -83,7 +83,7 @@ def _route_spec(
 
 
 def foreign_request(
-    args: argparse.Namespace, path: Path, detected: Detected
+    args: argparse.Namespace, path: Path, detected: Detected, session: ForeignSession | None = None
 ) -> tuple[ProviderRequest, bool, ForeignSession]:
     """The session's next request on the route (``--model``, else the model it last used),
     with ``--message`` appended as the user turn the agent would add; and whether the route
@@ -94,7 +94,8 @@ def foreign_request(
     from desktop.pi.routes import resolve_model
     from desktop.session.foreign import request_options
 
-    session = open_read_only("payload", path, detected)
+    if session is None:
+        session = open_read_only("payload", path, detected)
     leaf = _leaf(session, detected, getattr(args, "branch", None))
     spec = _route_spec(args, session, leaf, detected)
     try:
@@ -169,7 +170,7 @@ def foreign_status(args: argparse.Namespace, path: Path, detected: Detected) -> 
         "contextTokens": estimate_tokens(_json_text(context.messages)),
     }
     if getattr(args, "model", None):
-        request, _offline, _session = foreign_request(args, path, detected)
+        request, _offline, _session = foreign_request(args, path, detected, session)
         info["route"] = str(args.model)
         info["requestBytes"] = len(request.body_bytes)
         info["requestTokens"] = estimate_tokens(request.body_bytes.decode("utf-8", errors="replace"))

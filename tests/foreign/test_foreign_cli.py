@@ -204,3 +204,14 @@ def test_writing_commands_refuse_a_foreign_file_and_leave_no_lock(
     assert "Pi Desktop only reads other agents' sessions" in err and "Continue in Pi Desktop" in err
     assert sorted(os.listdir(tmp_path)) == [source.name]  # no lock file, no sidecar
     assert path.read_bytes() == source.read_bytes()
+
+
+def test_status_with_a_route_reports_each_problem_line_once(
+    capfdbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    path = FIXTURES / "pi_quirks" / "v1_glued.jsonl"
+    code, out, err = run(capfdbinary, "status", str(path), "--model", "openai/gpt-5.5", "--json")
+    assert code == 0, err
+    assert err.count("\n") == 1 and "v1_glued.jsonl:5)" in err
+    info = json.loads(out)
+    assert info["route"] == "openai/gpt-5.5" and info["requestBytes"] > 0
