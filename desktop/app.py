@@ -131,7 +131,13 @@ def open_window(args: argparse.Namespace, *, console: bool = True) -> int:
     paths = [str(path) for path in getattr(args, "open_paths", []) or []]
     for path in paths:
         try:
-            check_session_file(Path(path))
+            try:
+                check_session_file(Path(path))
+            except CliError as error:
+                # Another agent's file may start with a damaged line the window reads past
+                # (pi and Claude Code files are recognized from their first few lines).
+                if error.line != 1 or not detect_format(Path(path)).known:
+                    raise
             detected = detect_format(Path(path))
             if detected.format == "unknown":
                 raise CliError(detected.description)

@@ -164,6 +164,8 @@ def opened(
             exists = False
             if not path.parent.is_dir():
                 raise CliError(f"no such folder for a new session: {path.parent}") from None
+        else:
+            _refuse_foreign(path)
     emulator: Emulator | None = None
     try:
         from desktop.session.session_settings import Recorded, recorded_settings
@@ -320,6 +322,19 @@ def _session_settings(
         if getattr(args, name, None) is not None
     ]
     return settings, refused, ("asked for with " + ", ".join(given)) if given else ""
+
+
+def _refuse_foreign(path: Path) -> None:
+    """Another agent's session is only ever read (design X1): a writing command refuses it
+    before anything locks or touches it, naming the format and the way to continue it."""
+    from desktop.cli._foreign import detected_foreign
+
+    detected = detected_foreign(path)
+    if detected is not None:
+        raise CliError(
+            f"{detected}; Pi Desktop only reads other agents' sessions: open it in the window "
+            f"(pi-desktop {path}) and choose “Continue in Pi Desktop”, or use status, payload or whatif"
+        )
 
 
 def _create(path: Path, workspace: Path, version: str, command: str) -> JournalWriter:

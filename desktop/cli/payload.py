@@ -45,6 +45,11 @@ def register(subparsers: Any) -> None:
         help="the user message about to be sent: print the first request `prompt SESSION TEXT` sends",
     )
     parser.add_argument("--headers", action="store_true", help="also print method, URL and redacted headers")
+    parser.add_argument(
+        "--branch",
+        metavar="LEAF",
+        help="a pi or Claude Code session's branch by its leaf id (default: current)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -151,6 +156,8 @@ def request_from_session(args: argparse.Namespace) -> tuple[ProviderRequest, boo
 def run(args: argparse.Namespace) -> int:
     import orjson
 
+    from desktop.cli._foreign import detected_foreign, foreign_request
+
     headers: dict[str, str] | None = None
     notes: list[str] = []  # e.g. the credential kind a preview assumed (design P5)
     if args.context and args.message is not None:
@@ -168,6 +175,14 @@ def run(args: argparse.Namespace) -> int:
         request = request_from_context_document(document, args.endpoint, notes)
         if args.headers:
             headers = request.redacted_headers()
+    elif args.session and (detected := detected_foreign(Path(args.session))) is not None:
+        # Another agent's session: its context as that agent rebuilds it (design X1).
+        request, offline, foreign = foreign_request(args, Path(args.session), detected)
+        notes += foreign.context(getattr(args, "branch", None)).notes  # e.g. no recorded system prompt
+        if args.headers:
+            from desktop.session.inspector.preview import sent_headers
+
+            headers = sent_headers(request, offline=offline)
     elif args.session:
         request, offline, note = request_from_session(args)
         notes += [note] if note is not None else []

@@ -20,6 +20,11 @@ def register(subparsers: Any) -> None:
         choices=PERMISSION_MODES,
         help="permission mode to evaluate activation under, as `prompt --mode` would run (default: settings)",
     )
+    parser.add_argument(
+        "--branch",
+        metavar="LEAF",
+        help="a pi or Claude Code session's branch by its leaf id (default: current)",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)
 
@@ -108,9 +113,22 @@ def network(session: Any) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from desktop.cli._foreign import detected_foreign, foreign_status, render_status
     from desktop.cli._session import opened
     from desktop.host.guidance import MAX_GUIDANCE_BYTES
 
+    detected = detected_foreign(Path(args.session))
+    if detected is not None:  # another agent's session: read through the foreign engine
+        found = foreign_status(args, Path(args.session), detected)
+        if args.json:
+            import json
+
+            print(json.dumps(found, indent=2))
+        else:
+            print(render_status(found))
+        return 0
     args.yes, args.no = False, True
     with opened(args, read_only=True, builds_requests=False) as (session, _emulator):
         info = collect(session)

@@ -60,6 +60,7 @@ DELIVERIES: tuple[Delivery, ...] = ("chronological", "folded", "attributed")
 Declarations = Literal["on-demand", "fixed"]
 #: Requests further apart than this would have found a short-retention cache expired.
 SHORT_TTL_MS = 5 * 60 * 1000
+_FORMAT_NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI"}
 
 
 # --- the request sequence -------------------------------------------------------------------
@@ -78,7 +79,7 @@ class RequestSequence:
     output_tokens: list[int]
     #: When each reply was recorded (Unix ms), when known.
     timestamps: list[int | None]
-    #: The file records no system prompt and tools (Claude Code): they are not in the replay.
+    #: The file records no system prompt and tools (Claude Code, Codex CLI): not in the replay.
     system_known: bool = True
     #: Lines the reader set aside or read as unknown, each with file, line and field (design T9).
     problems: tuple[Diagnostic, ...] = ()
@@ -91,7 +92,7 @@ def _output(message: Mapping[str, Any] | None) -> int:
 
 
 def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -> RequestSequence:
-    """Read the request sequence of any session file (Desktop, pi, Claude Code); read-only.
+    """Read the request sequence of any session file (Desktop, pi, Claude Code, Codex); read-only.
 
     Raises ``ValueError`` with one line naming the file when it is not a session.
     """
@@ -106,18 +107,23 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
     from desktop.session.foreign import open_foreign
 
     session = open_foreign(where)
-    contexts = session.request_contexts(leaf)
-    rows = {row.id: row for row in session.timeline(leaf) if row.kind in ("assistant", "error")}
-    outputs = [_output(rows[rid].message if rid in rows else None) for rid, _ in contexts]
-    stamps = [rows[rid].ts if rid in rows else None for rid, _ in contexts]
+    calls: list[tuple[list[Message], int, int | None]] = []
+    # The sub-agents the branch ran were requests too (their own contexts), in time order.
+    for branch in (leaf, *session.lanes(leaf)):
+        rows = {row.id: row for row in session.timeline(branch) if row.kind in ("assistant", "error")}
+        for rid, messages in session.request_contexts(branch):
+            row = rows.get(rid)
+            calls.append((messages, _output(row.message if row else None), row.ts if row else None))
+    if len(calls) > 1 and session.lanes(leaf):
+        calls.sort(key=lambda call: call[2] if call[2] is not None else 0)
     return RequestSequence(
         where,
         session.format,
         session.session_id,
-        [messages for _rid, messages in contexts],
-        outputs,
-        stamps,
-        system_known=session.format != "claude-code",
+        [messages for messages, _out, _ts in calls],
+        [out for _messages, out, _ts in calls],
+        [ts for _messages, _out, ts in calls],
+        system_known=session.format == "pi",
         problems=tuple(session.diagnostics),
     )
 
@@ -419,7 +425,7 @@ def assumptions(sequence: RequestSequence) -> list[str]:
         )
     if not sequence.system_known:
         out.append(
-            "The file records no system prompt or tool declarations (Claude Code): the replay has "
+            f"The file records no system prompt or tool declarations ({_FORMAT_NAMES.get(sequence.format, sequence.format)}): the replay has "
             "none, so every route's figures leave out that fixed prefix."
         )
     return out

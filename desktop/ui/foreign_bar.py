@@ -18,7 +18,11 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidg
 
 from desktop.ui.inert import plain_tip
 
-FORMAT_NAMES = {"pi": "pi-coding-agent session", "claude-code": "Claude Code transcript"}
+FORMAT_NAMES = {
+    "pi": "pi-coding-agent session",
+    "claude-code": "Claude Code transcript",
+    "codex": "Codex CLI session",
+}
 
 
 def branch_label(branch: Mapping[str, Any]) -> str:

@@ -522,7 +522,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(str(info["readOnly"]), 15000)
             self.banners.show_message("info", str(info["readOnly"]))
         problems = [str(p) for p in info.get("diagnostics") or ()]
-        if problems:
+        if problems and not info.get("foreign"):  # a foreign session's are reported by self.inspect
             self.statusBar().showMessage(problems[0], 15000)
             count = len(problems)
             self.banners.show_message(

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktop.ui.inert import plain_tip
 
-FORMAT_NAMES = {"pi": "pi", "claude-code": "Claude Code"}
+FORMAT_NAMES = {"pi": "pi", "claude-code": "Claude Code", "codex": "Codex CLI"}
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
@@ -139,12 +139,14 @@ class SessionBrowser(QDialog):
         for column in range(1, 4):
             self.tree.resizeColumnToContents(column)
         self.tree.setColumnWidth(0, max(360, self.tree.columnWidth(0)))
-        where = " and ".join(roots) if roots else "~/.pi/agent/sessions and ~/.claude/projects"
+        where = (
+            ", ".join(roots) if roots else "~/.pi/agent/sessions, ~/.claude/projects and ~/.codex/sessions"
+        )
         self.note.setText(
             f"{total} session{'s' if total != 1 else ''} in {len(workspaces)} workspace"
             f"{'s' if len(workspaces) != 1 else ''} under {where}. Sessions open read-only."
             if total
-            else f"No pi or Claude Code sessions under {where}."
+            else f"No pi, Claude Code or Codex CLI sessions under {where}."
         )
         self._apply_filter(self.filter.text())
 

@@ -637,7 +637,7 @@ class SessionWorker(QObject):
         fmt, description = inspect_ops.file_format(path)
         if fmt == "desktop":
             self._open(path)
-        elif fmt in ("pi", "claude-code"):
+        elif fmt in ("pi", "claude-code", "codex"):
             self._open_foreign(path)
         else:
             self.open_problem.emit({"title": "Could not open this file", "text": description})

@@ -26,6 +26,7 @@ def session(path: Path) -> ClaudeSession:
 BASIC = CLAUDE / "basic.jsonl"
 COMPACT = CLAUDE / "compact.jsonl"
 M = "a0000000-0000-4000-8000-0000000000"
+SUB = "b0000000-0000-4000-8000-0000000000"
 
 
 def test_current_branch_rows_with_reminders_meta_notes_and_merged_replies() -> None:
@@ -52,6 +53,7 @@ def test_current_branch_rows_with_reminders_meta_notes_and_merged_replies() -> N
         ("16", kinds.ASSISTANT),
         ("20", kinds.USER),
         ("21", kinds.ASSISTANT),
+        ("summary@25", kinds.SESSION_INFO),  # the summary line naming this leaf
     ]
     by_id = {r.id.removeprefix(M): r for r in rows}
     assert by_id["01"].summary == "List the files and read README.md"  # the reminder cut out
@@ -68,7 +70,8 @@ def test_current_branch_rows_with_reminders_meta_notes_and_merged_replies() -> N
 
 def test_usage_per_model_call_counts_a_streamed_reply_once() -> None:
     records = session(BASIC).usage()
-    assert [r.row_id.removeprefix(M) for r in records] == ["02", "07", "09", "14", "16", "21"]
+    assert [r.row_id.removeprefix(M) for r in records] == ["02", "07", "09", "14", "16", "21", SUB + "02"]
+    assert [r.kind for r in records] == ["message"] * 6 + ["sub-agent"]  # the Task's sub-agent counts too
     first = records[0]
     # The last streamed entry's figures (output 95), not the 12 of the first, and not summed.
     assert dict(first.usage) | {"cost": None} == {
@@ -82,7 +85,7 @@ def test_usage_per_model_call_counts_a_streamed_reply_once() -> None:
     }
     assert first.raw is not None and first.raw["service_tier"] == "standard"
     assert first.model == "claude-sonnet-4-5-20250929"
-    assert sum(r.usage["output"] for r in records) == 95 + 60 + 20 + 40 + 12 + 6
+    assert sum(r.usage["output"] for r in records) == 95 + 60 + 20 + 40 + 12 + 6 + 15
 
 
 def test_the_context_is_what_the_model_was_given() -> None:

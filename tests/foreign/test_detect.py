@@ -140,3 +140,20 @@ def test_detection_reads_only_the_first_lines(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(builtins, "open", counting_open)
     assert detect_format(path).format == "pi"
     assert 0 < sum(read) <= HEAD_BYTES < path.stat().st_size
+
+
+@pytest.mark.parametrize(
+    ("first", "fmt"),
+    [
+        (b'{"type":{"a":1},"v":1,"app":"pi-desktop"}', "unknown"),
+        (b'{"type":["session"],"id":"x","version":3}', "unknown"),
+        (b'{"type":{"k":"v"},"sessionId":"s","uuid":"u"}', "claude-code"),
+    ],
+)
+def test_a_type_of_any_json_value_is_no_crash(first: bytes, fmt: str, tmp_path: Path) -> None:
+    """Status and payload detect every file they are given; a wrong-typed ``type`` is no type."""
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(first + b"\n")
+    assert detect_format(path).format == fmt
+    if fmt == "claude-code":  # an entry by its links, its type reported with the line
+        assert any("field 'type'" in str(d) for d in open_foreign(path).diagnostics)

@@ -15,7 +15,7 @@ import pytest
 
 from desktop.host.foreign import browse, detect_format
 from desktop.session.foreign import fork_to_desktop, next_request, open_foreign
-from tests.foreign.support import CLAUDE, PI
+from tests.foreign.support import CLAUDE, FIXTURES, PI
 
 
 def snapshot(folder: Path) -> dict[str, tuple[str, int, int]]:
@@ -50,6 +50,13 @@ def exercise(path: Path, home: Path, data: Path) -> None:
         PI / "v1_linear.jsonl",
         CLAUDE / "basic.jsonl",
         CLAUDE / "compact.jsonl",
+        CLAUDE / "parallel.jsonl",
+        CLAUDE / "compact_orphan.jsonl",
+        CLAUDE / "null_parents.jsonl",
+        CLAUDE / "legacy.jsonl",
+        FIXTURES / "pi_quirks" / "v1_glued.jsonl",
+        FIXTURES / "pi_quirks" / "v3_string_tools.jsonl",
+        *sorted((FIXTURES / "codex").glob("*.jsonl")),
     ],
     ids=lambda p: p.name,
 )
@@ -58,7 +65,9 @@ def test_every_read_path_leaves_the_file_and_its_folder_untouched(
     source: Path, torn: bool, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
-    folder = home / (".pi/agent/sessions/--w--" if source.parent == PI else ".claude/projects/-w")
+    folder = home / {CLAUDE: ".claude/projects/-w", FIXTURES / "codex": ".codex/sessions/2026/10/06"}.get(
+        source.parent, ".pi/agent/sessions/--w--"
+    )
     folder.mkdir(parents=True)
     path = folder / source.name
     data = source.read_bytes()

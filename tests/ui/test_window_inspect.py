@@ -28,7 +28,7 @@ from desktop.ui.main_window import TAB_DIFF, TAB_MESSAGE, TAB_PAYLOAD, TAB_USAGE
 from desktop.ui.timeline_model import ROW_ROLE
 from desktop.ui.worker import start_worker, stop_worker
 from tests.catalog.conftest import find_model, pi_doc  # noqa: F401  (fixtures)
-from tests.foreign.support import CLAUDE, PI
+from tests.foreign.support import CLAUDE, FIXTURES, PI
 
 ROUTE = "emulator/anthropic/claude-opus-5-5"
 TIMEOUT = 30_000
@@ -172,7 +172,8 @@ def test_claude_session_usage_and_reminders(harness: Harness) -> None:
     assert w.inspect.bar.branches.count() == 4  # three branches and a sub-agent sidechain
     w.tabs.setCurrentIndex(TAB_USAGE)
     replies = [r for r in rows if r["type"] == "assistant"]
-    assert w.usage_view.model.rowCount() == len(replies) == 6
+    assert len(replies) == 6
+    assert w.usage_view.model.rowCount() == 7  # the six replies and the Task's sub-agent call
     assert all(line.cost > 0 for line in w.usage_view.model.lines)
 
 
@@ -196,6 +197,41 @@ def test_unknown_file_and_malformed_lines_are_reported_in_full(harness: Harness)
     assert "line 4" in message and "the rest opened" in message
     harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(bad), timeout=TIMEOUT)
     assert harness.shown["foreign"]["format"] == "pi"  # and the rest opened
+
+
+def test_codex_rollout_and_parallel_claude_code_calls_in_the_window(harness: Harness) -> None:
+    """A Codex rollout opens read-only with its model calls and usage; a Claude Code reply's
+    parallel tool calls show as one branch with every result."""
+    rollout = next((FIXTURES / "codex").glob("rollout-2026-*.jsonl"))
+    path = copy(rollout, harness.tmp / rollout.name)
+    harness.start(path)
+    w = harness.window
+    assert harness.shown["foreign"]["format"] == "codex"
+    rows = harness.rows()
+    assert [r["foreign"] for r in rows].count("assistant") == 5
+    w.tabs.setCurrentIndex(TAB_USAGE)
+    harness.qtbot.waitUntil(lambda: w.usage_view.model.rowCount() == 5, timeout=TIMEOUT)
+    parallel = copy(CLAUDE / "parallel.jsonl", harness.tmp / "parallel.jsonl")
+    w.client.open_session.emit(str(parallel))
+    harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(parallel), timeout=TIMEOUT)
+    assert w.inspect.bar.branches.count() == 1
+    tools = [r for r in harness.rows() if r["foreign"] == "tool"]
+    assert len(tools) == 5 and all(r["inContext"] for r in tools)
+
+
+def test_a_transcript_with_few_readable_lines_opens_under_one_banner(harness: Harness) -> None:
+    """A file whose only readable lines are metadata still opens, and says so once."""
+    harness.start()
+    w = harness.window
+    few = harness.tmp / "few.jsonl"
+    lines = (CLAUDE / "basic.jsonl").read_bytes().splitlines()
+    few.write_bytes(b"\n".join([lines[0], b'{"type":"user", broken', b"not json", lines[-1]]) + b"\n")
+    w.client.open_session.emit(str(few))
+    harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(few), timeout=TIMEOUT)
+    harness.qtbot.waitUntil(lambda: bool(w.inspect.problems), timeout=TIMEOUT)
+    warnings = [b.text for b in w.banners.banners if b.level == "warning"]
+    assert len(warnings) == 1  # once, not once by the window and again by the inspector
+    assert "line 2" in warnings[0] and "line 3" in warnings[0] and "no conversation entry" in warnings[0]
 
 
 def test_session_browser_lists_home_sessions_and_opens_one(

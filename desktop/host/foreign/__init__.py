@@ -1,4 +1,4 @@
-"""Foreign session files (pi-coding-agent, Claude Code): detection, read-only reading, listing.
+"""Foreign session files (pi-coding-agent, Claude Code, Codex CLI): detection, read-only reading, listing.
 
 Reading never writes (design X1): files are opened ``rb``, never locked, repaired or given a
 sidecar. Turning their entries into timelines and contexts is ``desktop.session.foreign``'s job.
@@ -11,7 +11,9 @@ from desktop.host.foreign.browser import (
     Workspace,
     browse,
     claude_projects_root,
+    codex_sessions_root,
     list_claude_sessions,
+    list_codex_sessions,
     list_pi_sessions,
     pi_sessions_root,
 )
@@ -26,8 +28,10 @@ __all__ = [
     "Workspace",
     "browse",
     "claude_projects_root",
+    "codex_sessions_root",
     "detect_format",
     "list_claude_sessions",
+    "list_codex_sessions",
     "list_pi_sessions",
     "parse_json_lines",
     "pi_sessions_root",

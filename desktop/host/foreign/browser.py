@@ -1,10 +1,12 @@
-"""List the pi and Claude Code sessions on this machine, grouped by workspace (design X1).
+"""List the pi, Claude Code and Codex CLI sessions on this machine, by workspace (design X1).
 
 pi keeps ``~/.pi/agent/sessions/--<cwd with / as ->--/<timestamp>_<id>.jsonl`` (the agent dir
 moves with ``PI_CODING_AGENT_DIR``); Claude Code keeps ``~/.claude/projects/<cwd with / as
 ->/<session-id>.jsonl`` (the config dir moves with ``CLAUDE_CONFIG_DIR``). A folder name loses
 information (``-`` in a path looks like ``/``), so the workspace shown is the ``cwd`` recorded
-inside the file when the first lines have one, else the folder name.
+inside the file when the first lines have one, else the folder name. Codex CLI keeps
+``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`` (``CODEX_HOME`` moves it): folders by
+date, so its sessions are grouped by the ``cwd`` their first line records.
 
 Listing reads only the head of each file (``HEAD_BYTES``) and writes nothing: no cache, no
 index file, no lock. The home folder and the environment are parameters so tests never read
@@ -26,7 +28,7 @@ from desktop.host.regular_files import open_regular
 
 HEAD_BYTES = 64 << 10
 TITLE_LIMIT = 120
-SourceFormat = Literal["pi", "claude-code"]
+SourceFormat = Literal["pi", "claude-code", "codex"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,14 @@ def claude_projects_root(home: Path | None = None, env: Mapping[str, str] | None
     if config:
         return Path(config).expanduser() / "projects"
     return (home or Path.home()) / ".claude" / "projects"
+
+
+def codex_sessions_root(home: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    config = env.get("CODEX_HOME")
+    if config:
+        return Path(config).expanduser() / "sessions"
+    return (home or Path.home()) / ".codex" / "sessions"
 
 
 def _head_objects(path: Path) -> Iterator[dict[str, Any]]:
@@ -147,6 +157,35 @@ def _describe_claude(path: Path, stat: os.stat_result) -> SessionEntry:
     return SessionEntry(path, "claude-code", session_id or path.stem, cwd, title, stat.st_mtime, stat.st_size)
 
 
+def _describe_codex(path: Path, stat: os.stat_result) -> SessionEntry:
+    session_id = cwd = first = None
+    for obj in _head_objects(path):
+        payload = obj.get("payload")
+        if obj.get("type") == "session_meta" and isinstance(payload, dict) and session_id is None:
+            session_id = payload.get("id") if isinstance(payload.get("id"), str) else None
+            cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+        elif "type" not in obj and session_id is None and isinstance(obj.get("id"), str):
+            session_id = obj["id"]  # an older rollout's first line
+        item = payload if obj.get("type") == "response_item" and isinstance(payload, dict) else obj
+        if first is None and item.get("type") == "message" and item.get("role") == "user":
+            parts = item.get("content")
+            text = (
+                " ".join(str(p.get("text", "")) for p in parts if isinstance(p, dict))
+                if isinstance(parts, list)
+                else ""
+            )
+            if text.strip() and not text.lstrip().startswith(
+                ("<environment_context>", "<user_instructions>")
+            ):
+                first = text.strip()
+    return SessionEntry(
+        path, "codex", session_id, cwd, _one_line(first or "(no messages)"), stat.st_mtime, stat.st_size
+    )
+
+
+_DESCRIBE = {"pi": _describe_pi, "claude-code": _describe_claude, "codex": _describe_codex}
+
+
 def _entry(path: Path, fmt: SourceFormat) -> SessionEntry:
     try:
         stat = path.stat()
@@ -156,7 +195,7 @@ def _entry(path: Path, fmt: SourceFormat) -> SessionEntry:
         )
     detected = detect_format(path)
     try:
-        entry = _describe_pi(path, stat) if fmt == "pi" else _describe_claude(path, stat)
+        entry = _DESCRIBE[fmt](path, stat)
     except OSError as exc:
         return SessionEntry(
             path,
@@ -187,7 +226,14 @@ def _group(root: Path, fmt: SourceFormat) -> list[Workspace]:
         return []
     groups: list[Workspace] = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-        files = [p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file()]
+        # Claude Code 2.x sub-agent files open with their session, not as sessions of their own.
+        files = [
+            p
+            for p in folder.iterdir()
+            if p.suffix == ".jsonl"
+            and p.is_file()
+            and not (fmt == "claude-code" and p.name.startswith("agent-"))
+        ]
         if not files:
             continue
         sessions = sorted(
@@ -209,6 +255,23 @@ def list_claude_sessions(home: Path | None = None, env: Mapping[str, str] | None
     return _group(claude_projects_root(home, env), "claude-code")
 
 
+def list_codex_sessions(home: Path | None = None, env: Mapping[str, str] | None = None) -> list[Workspace]:
+    """Codex CLI's rollouts grouped by their recorded folder, most recently used first."""
+    root = codex_sessions_root(home, env)
+    if not root.is_dir():
+        return []
+    sessions = [_entry(p, "codex") for p in root.rglob("rollout-*.jsonl") if p.is_file()]
+    by_cwd: dict[str, list[SessionEntry]] = {}
+    for entry in sessions:
+        by_cwd.setdefault(entry.cwd or "(no folder recorded)", []).append(entry)
+    groups = [
+        Workspace("codex", cwd, root, sorted(found, key=lambda s: (s.modified, s.path.name), reverse=True))
+        for cwd, found in by_cwd.items()
+    ]
+    groups.sort(key=lambda g: g.modified, reverse=True)
+    return groups
+
+
 def browse(home: Path | None = None, env: Mapping[str, str] | None = None) -> list[Workspace]:
-    """Both lists, pi first: the browser's data."""
-    return [*list_pi_sessions(home, env), *list_claude_sessions(home, env)]
+    """The three lists, pi first: the browser's data."""
+    return [*list_pi_sessions(home, env), *list_claude_sessions(home, env), *list_codex_sessions(home, env)]

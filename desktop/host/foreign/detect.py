@@ -8,6 +8,8 @@ like and which formats are supported, ready to show as the one line a user reads
 * Pi Desktop: a ``{"type": "session", "v": 1, "app": "pi-desktop", ...}`` header.
 * pi-coding-agent: a ``{"type": "session", "id": ..., "version": 1|2|3}`` header (v1 has no
   version); pi skips unparseable lines before its header, and so does this check.
+* Codex CLI: ``{"timestamp", "type": "session_meta" | "response_item" | ..., "payload"}``
+  lines, or an older rollout's bare ``{"id", "timestamp", "instructions"}`` first line.
 * Claude Code: entries carrying ``sessionId`` with ``uuid``/``parentUuid`` links, or the
   metadata lines it writes first (``summary`` with ``leafUuid``, ``file-history-snapshot``).
 """
@@ -24,16 +26,18 @@ import orjson
 
 from desktop.host.regular_files import open_regular
 
-Format = Literal["desktop", "pi", "claude-code", "unknown"]
+Format = Literal["desktop", "pi", "claude-code", "codex", "unknown"]
 
 HEAD_LINES = 5
 HEAD_BYTES = 8 << 20
 PI_VERSIONS = (1, 2, 3)
 SUPPORTED = (
-    "supported formats: Pi Desktop sessions, pi-coding-agent sessions (format v1 to v3) and "
-    "Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl)"
+    "supported formats: Pi Desktop sessions, pi-coding-agent sessions (format v1 to v3), "
+    "Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl) and Codex CLI sessions "
+    "(~/.codex/sessions/**/rollout-*.jsonl)"
 )
 _CLAUDE_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
+_CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 _CLAUDE_META = frozenset({"summary", "file-history-snapshot", "queue-operation", "ai-title", "custom-title"})
 
 
@@ -118,7 +122,8 @@ def classify(path: Path, head: Sequence[bytes], cut: bool = False) -> Detected:
 
 
 def _classify_object(path: Path, obj: dict[str, Any]) -> Detected | None:
-    kind = obj.get("type")
+    raw_kind = obj.get("type")
+    kind = raw_kind if isinstance(raw_kind, str) else None  # any JSON value may stand here
     if kind == "session":
         if obj.get("app") == "pi-desktop" or ("v" in obj and "version" not in obj):
             version = obj.get("v")
@@ -143,6 +148,15 @@ def _classify_object(path: Path, obj: dict[str, Any]) -> Detected | None:
         return None
     if isinstance(obj.get("sessionId"), str) and (kind in _CLAUDE_TYPES or "uuid" in obj):
         return Detected("claude-code", f"{path}: a Claude Code transcript")
+    if (
+        isinstance(kind, str)
+        and kind in _CODEX_TYPES
+        and isinstance(obj.get("payload"), dict)
+        and "timestamp" in obj
+    ):
+        return Detected("codex", f"{path}: a Codex CLI session")
+    if raw_kind is None and isinstance(obj.get("id"), str) and "timestamp" in obj and "instructions" in obj:
+        return Detected("codex", f"{path}: a Codex CLI session (an older rollout)")
     if kind == "summary" and isinstance(obj.get("leafUuid"), str):
         return Detected("claude-code", f"{path}: a Claude Code transcript")
     if kind in _CLAUDE_META and ("messageId" in obj or "snapshot" in obj or "sessionId" in obj):

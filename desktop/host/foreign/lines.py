@@ -9,6 +9,7 @@ and skipped; every other line is kept, so one bad line never hides the rest of a
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +62,23 @@ def parse_json_lines(path: Path, data: bytes) -> JsonLines:
         try:
             obj = loads(raw)
         except decode_error as exc:
+            glued = _glued(raw)
+            if glued is not None:
+                # A file that lost its final newline and was appended to again: the objects
+                # were written as separate entries; read each, and say so.
+                objects.extend(glued)
+                numbers.extend([number] * len(glued))
+                diagnostics.append(
+                    Diagnostic(
+                        path,
+                        number,
+                        "warning",
+                        "glued-objects",
+                        f"{len(glued)} JSON objects on one line (a newline missing between them); "
+                        "each read as its own entry",
+                    )
+                )
+                continue
             torn = number == last
             why = (
                 "the last line is incomplete (the writing program may still be appending)"
@@ -91,6 +109,32 @@ def parse_json_lines(path: Path, data: bytes) -> JsonLines:
         objects.append(obj)
         numbers.append(number)
     return result
+
+
+def _glued(raw: bytes) -> list[dict[str, Any]] | None:
+    """The objects of a line holding two or more JSON objects back to back, else None."""
+    if not raw.lstrip().startswith(b"{") or b"}{" not in raw.replace(b"} {", b"}{"):
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    index, end = 0, len(text)
+    while index < end:
+        while index < end and text[index].isspace():
+            index += 1
+        if index == end:
+            break
+        try:
+            obj, index = decoder.raw_decode(text, index)
+        except json.JSONDecodeError:
+            return None
+        if type(obj) is not dict:
+            return None
+        found.append(obj)
+    return found if len(found) > 1 else None
 
 
 def read_json_lines(path: str | os.PathLike[str]) -> JsonLines:

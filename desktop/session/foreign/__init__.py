@@ -1,4 +1,4 @@
-"""Foreign sessions (pi-coding-agent, Claude Code) as timelines, contexts and requests (design X1).
+"""Foreign sessions (pi-coding-agent, Claude Code, Codex CLI) as timelines, contexts and requests (design X1).
 
 Plain data and functions for the window and the CLI (no Qt):
 
@@ -16,6 +16,7 @@ from desktop.host.foreign import Detected, SessionEntry, Workspace, browse, dete
 from desktop.session.foreign import model as kinds
 from desktop.session.foreign.base import BranchNotFound, ForeignSession
 from desktop.session.foreign.claude import ClaudeSession
+from desktop.session.foreign.codex import CodexSession
 from desktop.session.foreign.fork import fork_to_desktop, import_rows
 from desktop.session.foreign.model import (
     Branch,
@@ -34,6 +35,7 @@ __all__ = [
     "Branch",
     "BranchNotFound",
     "ClaudeSession",
+    "CodexSession",
     "Detected",
     "ForeignContext",
     "ForeignOpenError",

@@ -241,6 +241,10 @@ class ForeignSession(ABC):
     def request_contexts(self, leaf: str | None = None) -> list[tuple[str, list[Message]]]:
         """(assistant row id, the context that request was given) for every model call on the branch."""
 
+    def lanes(self, leaf: str | None = None) -> list[str]:
+        """Leaves of the sub-agent chains this branch ran (their calls count with it)."""
+        return []
+
     def system_diff(self, row_id: str, leaf: str | None = None) -> SystemDiff | None:
         """What a system or compaction row changed (None: the format records no system state)."""
         return None

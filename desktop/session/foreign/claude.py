@@ -17,7 +17,17 @@ relies on (documented by the format's public readers and their fixtures):
   context stops at the boundary, as the model's did.
 * ``<system-reminder>`` blocks inside user text are what the harness told the model on the
   side; ``isMeta`` user entries are injected context; both are rows of their own kind.
-* ``isSidechain`` entries belong to sub-agents and form branches of their own.
+* ``isSidechain`` entries belong to sub-agents and form branches of their own (lanes); a
+  branch's usage and what-if replay count the sub-agent chains it ran (``lanes``).
+* The links are not always the chain Claude Code sent, and ``_repair`` rebuilds it on open:
+  parallel tool results each name their own tool_use entry as parent while the next reply
+  continues from the last one written, so a reply's entries and results off the chain are
+  gathered to it (no spurious branch, no call left without its result); a root after the first
+  (a compaction whose ``logicalParentUuid`` is not in the file, or a writer that leaves every
+  ``parentUuid`` null) continues the chain in file order; an attachment or note left as a leaf
+  beside a chain that goes on is shown on it.
+* ``summary`` lines are rows of their own (``session_info``): after the leaf they name, or
+  where the file has them when that leaf is in another file (older files start with them).
 * Synthetic assistant entries for API errors (``isApiErrorMessage``) were never model output
   and are not part of the model's context.
 
@@ -31,6 +41,7 @@ import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 
 import orjson
@@ -304,6 +315,109 @@ def _stop_reason(raw: object, blocks: Sequence[Mapping[str, Any]]) -> str:
     return "toolUse" if any(b.get("type") == "toolCall" for b in blocks) else "stop"
 
 
+def _insert_agent(
+    read: JsonLines, entries: list[Entry], lines: list[int], diagnostics: list[Diagnostic]
+) -> None:
+    """A sub-agent file's entries, as sidechain entries, before the result naming the agent."""
+    diagnostics.extend(read.diagnostics)
+    chain: list[Entry] = []
+    chain_lines: list[int] = []
+    for obj, line in zip(read.objects, read.lines, strict=True):
+        if isinstance(obj.get("uuid"), str) and obj["uuid"]:
+            entry = _checked(obj, read.path, line, diagnostics)
+            chain.append(entry if entry.get("isSidechain") is True else {**entry, "isSidechain": True})
+            chain_lines.append(line)
+    if not chain:
+        return
+    agent = next((e["agentId"] for e in chain if isinstance(e.get("agentId"), str)), None)
+    agent = agent or read.path.stem.removeprefix("agent-")
+    at = len(entries)
+    for position, entry in enumerate(entries):
+        result = entry.get("toolUseResult")
+        if isinstance(result, dict) and result.get("agentId") == agent and not entry.get("isSidechain"):
+            at = position
+            break
+    entries[at:at] = chain
+    lines[at:at] = chain_lines
+
+
+def _checked(obj: dict[str, Any], path: Path, line: int, diagnostics: list[Diagnostic]) -> dict[str, Any]:
+    """The entry with the fields the chain and the rows rest on in their written types.
+
+    A ``type`` that is not a string makes an entry of unknown kind; a user or assistant entry
+    whose ``message`` is not an object keeps its place in the chain with an empty message.
+    Each is reported with its line and field; the file itself is only read.
+    """
+    # Every entry passes here on open: the well-formed ones leave after a few type checks.
+    kind, message = obj.get("type"), obj.get("message")
+    if type(kind) is str:
+        if message is None and kind not in ("user", "assistant"):
+            return obj
+        content = message.get("content") if type(message) is dict else 0
+        if type(content) is str or content is None:
+            return obj
+        if type(content) is list:
+            for block in content:
+                if type(block) is not dict or type(block.get("type")) is not str:
+                    break
+            else:
+                return obj
+    return _reported(obj, path, line, diagnostics)
+
+
+def _reported(obj: dict[str, Any], path: Path, line: int, diagnostics: list[Diagnostic]) -> dict[str, Any]:
+    """``_checked``'s slow path: say what is wrong with the entry, field by field."""
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        diagnostics.append(
+            Diagnostic(
+                path,
+                line,
+                "error",
+                "bad-field",
+                f"entry {obj['uuid']}: field 'type' is {type(kind).__name__}, not a string; shown as unknown",
+            )
+        )
+        return {**obj, "type": None}
+    if kind in ("user", "assistant") and not isinstance(obj.get("message"), dict):
+        diagnostics.append(
+            Diagnostic(
+                path, line, "error", "bad-entry", f"{kind} entry {obj['uuid']} has no 'message' object"
+            )
+        )
+        return {**obj, "message": {}}
+    message = obj.get("message")
+    if isinstance(message, dict):
+        content = message.get("content")
+        where = f"entry {obj['uuid']}: field 'message.content"
+        if isinstance(content, list):
+            for index, block in enumerate(content):
+                if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+                    diagnostics.append(
+                        Diagnostic(
+                            path,
+                            line,
+                            "warning",
+                            "bad-field",
+                            f"{where}[{index}]' is not a content block; left out",
+                        )
+                    )
+        elif content is not None and not isinstance(content, str):
+            diagnostics.append(
+                Diagnostic(
+                    path, line, "warning", "bad-field", f"{where}' is {type(content).__name__}; read as empty"
+                )
+            )
+    return obj
+
+
+def _results_only(entry: Mapping[str, Any]) -> bool:
+    """A user entry carrying tool results and no words the user typed."""
+    shape = user_shape(entry)
+    typed = shape.has_message and not shape.only_reminders and not entry.get("isMeta")
+    return shape.results > 0 and not typed
+
+
 def _is_api_error(entry: Mapping[str, Any]) -> bool:
     message = entry.get("message")
     return bool(entry.get("isApiErrorMessage")) or (
@@ -323,17 +437,28 @@ class ClaudeSession(ForeignSession):
     PARENT_KEYS = ("parentUuid", "logicalParentUuid")
     #: Lines without a ``uuid``: summaries, titles, file-history snapshots, queue operations.
     metadata: list[dict[str, Any]] = field(default_factory=list)
+    #: The line of each metadata object.
+    metadata_lines: list[int] = field(default_factory=list)
     # Caches: the file is only read, so none of them goes stale.
     _plans: dict[str | None, list[_Spec]] = field(default_factory=dict, repr=False)
     _replies: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
     _user: dict[int, _UserParts] = field(default_factory=dict, repr=False)
     _names: dict[str, str] | None = field(default=None, repr=False)
+    #: Leaves shown on their parent's chain instead of as branches (see ``_repair``).
+    joined: set[int] = field(default_factory=set, repr=False)
+    _joined_under: dict[int, list[int]] = field(default_factory=dict, repr=False)
+    _turns: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    _turn_of: dict[int, str] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_lines(cls, read: JsonLines) -> ClaudeSession:
+    def from_lines(cls, read: JsonLines, agents: Sequence[JsonLines] = ()) -> ClaudeSession:
+        """The session from its main file and, from Claude Code 2.x on, its sub-agents' files
+        (each agent's chain is placed before the Task result that names its ``agentId``, or at
+        the end, as the sidechain lane it was in older files)."""
         entries: list[Entry] = []
         lines: list[int] = []
         metadata: list[dict[str, Any]] = []
+        metadata_lines: list[int] = []
         diagnostics = list(read.diagnostics)
         session_id = cwd = version = None
         for obj, line in zip(read.objects, read.lines, strict=True):
@@ -342,22 +467,26 @@ class ClaudeSession(ForeignSession):
             if cwd is None and isinstance(obj.get("cwd"), str):
                 cwd = obj["cwd"]
             if isinstance(obj.get("uuid"), str) and obj["uuid"]:
-                entries.append(obj)
+                entries.append(_checked(obj, read.path, line, diagnostics))
                 lines.append(line)
-                kind = obj.get("type")
-                if kind in ("user", "assistant") and not isinstance(obj.get("message"), dict):
-                    diagnostics.append(
-                        Diagnostic(
-                            read.path,
-                            line,
-                            "error",
-                            "bad-entry",
-                            f"{kind} entry {obj['uuid']} has no 'message' object",
-                        )
-                    )
             else:
                 metadata.append(obj)
+                metadata_lines.append(line)
+        for agent in agents:
+            _insert_agent(agent, entries, lines, diagnostics)
         version = next((e["version"] for e in reversed(entries) if isinstance(e.get("version"), str)), None)
+        if not any(e.get("type") in CONVERSATION_TYPES for e in entries):
+            set_aside = len(read.diagnostics)
+            diagnostics.append(
+                Diagnostic(
+                    read.path,
+                    read.lines[0] if read.lines else 1,
+                    "warning",
+                    "no-entries",
+                    "no conversation entry could be read (no user, assistant, system or attachment "
+                    f"line with a 'uuid'; {set_aside} line(s) set aside, {len(metadata)} metadata line(s))",
+                )
+            )
         session = cls(
             format="claude-code",
             path=read.path,
@@ -368,11 +497,133 @@ class ClaudeSession(ForeignSession):
             cwd=cwd,
             version=version,
             metadata=metadata,
+            metadata_lines=metadata_lines,
         )
         session._link()
+        session._repair()
         return session
 
     # --- tree ----------------------------------------------------------------------------------
+    #
+    # The links as written are not the chain Claude Code sent: ``_repair`` rebuilds it once on
+    # open (see the module docstring) and the walks below follow the repaired links.
+
+    def _repair(self) -> None:
+        """File-order links for roots that continue the main chain, then each turn's entries
+        gathered, then stray leaves joined to the chain they hang from."""
+        entries, parents = self.entries, self.parents
+        counting: list[bool] = []
+        count = counting.append
+        last_main = -1
+        for position, entry in enumerate(entries):
+            counts = entry.get("type") in CONVERSATION_TYPES
+            count(counts)
+            if not counts or entry.get("isSidechain"):
+                continue
+            if parents[position] < 0 and last_main >= 0:
+                # A root after the first (a compaction whose logical parent is not in this file,
+                # or a file whose entries all have ``parentUuid: null``) continues the chain.
+                parents[position] = last_main
+            last_main = position
+        continued = self._continued(counting)
+        if sum(1 for p, c in enumerate(counting) if c and not continued[p]) < 2:
+            return  # one leaf: the chain holds every entry, nothing sits off it
+        children: list[list[int]] = [[] for _ in entries]
+        for position, parent in enumerate(parents):
+            if parent >= 0 and counting[position]:
+                children[parent].append(position)
+        self._gather_turns(counting, children, continued)
+        joined: dict[int, list[int]] = {}
+        for position, entry in enumerate(entries):
+            parent = parents[position]
+            if parent < 0 or not counting[position] or continued[position] or position in self.joined:
+                continue
+            kind = entry.get("type")
+            note = kind == "attachment" or (kind == "system" and entry.get("subtype") != "compact_boundary")
+            # A harness note left as a leaf beside a chain that goes on is part of that chain.
+            if note and any(continued[c] for c in children[parent] if c != position):
+                joined.setdefault(parent, []).append(position)
+                self.joined.add(position)
+        self._joined_under = joined
+
+    def _gather_turns(self, counting: list[bool], children: list[list[int]], continued: bytearray) -> None:
+        """One model call's entries and its tool results, wherever their links put them.
+
+        Claude Code writes a reply as one entry per content block (sharing ``message.id``) and
+        gives each tool result its own tool_use entry as parent, while the next reply continues
+        from the last result written: with parallel calls every other result (and, when results
+        finish out of order, the later tool_use entries) sits off the chain. Claude Code sent
+        them all; a turn's entries off the chain are shown with it, and its stray leaves are no
+        branch. A turn that nothing continues keeps its last-written leaf as the branch's end.
+        """
+        entries, parents = self.entries, self.parents
+        turns: dict[str, list[int]] = {}
+        turn_of: dict[int, str] = {}
+        for position, entry in enumerate(entries):
+            kind = entry.get("type")
+            key: str | None = None
+            if kind == "assistant" and not _is_api_error(entry):
+                key = _reply_id(entry) or f"uuid:{entry.get('uuid')}"
+            elif kind == "user" and _results_only(entry):
+                parent = parents[position]
+                while parent >= 0 and not counting[parent]:
+                    parent = parents[parent]
+                key = turn_of.get(parent) if parent >= 0 else None
+            if key is not None:
+                turns.setdefault(key, []).append(position)
+                turn_of[position] = key
+        for key, members in turns.items():
+            if len(members) < 2:
+                continue
+            inside = set(members)
+            goes_on = any(
+                continued[c] or c not in inside for m in members for c in children[m] if counting[c]
+            )
+            leaves = [m for m in members if not continued[m]]
+            stray = leaves if goes_on else leaves[:-1]
+            if stray:  # only a turn with entries off the chain needs gathering
+                self.joined.update(stray)
+                self._turns[key] = members
+        self._turn_of = {p: key for p, key in turn_of.items() if key in self._turns}
+
+    def _continued(self, counting: list[bool]) -> bytearray:
+        """Whether something that counts descends from each entry."""
+        continued = bytearray(len(self.entries))
+        parents = self.parents
+        for position in range(len(self.entries)):
+            if not counting[position]:
+                continue
+            parent = parents[position]
+            while parent >= 0 and not continued[parent]:
+                continued[parent] = 1
+                parent = parents[parent]
+        return continued
+
+    def path_positions(self, leaf: str | None = None) -> list[int]:
+        """The chain root first, with each turn's entries that sit off it and each joined note
+        right after the entry it hangs from."""
+        base = super().path_positions(leaf)
+        joined, turn_of = self._joined_under, self._turn_of
+        if not joined and not turn_of:
+            return base
+        on = set(base)
+        out: list[int] = []
+        for position in base:
+            out.append(position)
+            key = turn_of.get(position)
+            if key is not None:
+                for extra in self._turns[key]:
+                    if extra not in on:
+                        on.add(extra)
+                        out.append(extra)
+            for extra in joined.get(position, ()):
+                if extra not in on:
+                    on.add(extra)
+                    out.append(extra)
+        return out
+
+    def leaf_positions(self) -> list[int]:
+        return [p for p in super().leaf_positions() if p not in self.joined]
 
     def entry_id(self, entry: Entry) -> str | None:
         value = entry.get("uuid")
@@ -397,7 +648,7 @@ class ClaudeSession(ForeignSession):
     def default_leaf(self) -> str | None:
         for position in range(len(self.entries) - 1, -1, -1):
             entry = self.entries[position]
-            if self.counts(position) and not entry.get("isSidechain"):
+            if self.counts(position) and not entry.get("isSidechain") and position not in self.joined:
                 return self.entry_id(entry)
         return self.entry_id(self.entries[-1]) if self.entries else None
 
@@ -450,17 +701,17 @@ class ClaudeSession(ForeignSession):
         return "(no user message)"
 
     def _context_positions(self, leaf: str | None) -> list[int]:
-        """The model's chain: ``parentUuid`` only, so a compact boundary ends it."""
-        position = self.leaf_position(leaf)
-        out: list[int] = []
-        seen: set[int] = set()
-        while position >= 0 and position not in seen:
-            seen.add(position)
-            out.append(position)
-            parent = self.entries[position].get("parentUuid")
-            position = self.index.get(parent, -1) if isinstance(parent, str) and parent else -1
-        out.reverse()
-        return out
+        """The model's chain: the branch from its last compact boundary on (the model's context
+        restarted there)."""
+        return self._from_boundary(self.path_positions(leaf))
+
+    def _from_boundary(self, path: list[int]) -> list[int]:
+        entries = self.entries
+        for index in range(len(path) - 1, -1, -1):
+            entry = entries[path[index]]
+            if entry.get("type") == "system" and entry.get("subtype") == "compact_boundary":
+                return path[index:]
+        return path
 
     # --- views ---------------------------------------------------------------------------------
     #
@@ -479,11 +730,35 @@ class ClaudeSession(ForeignSession):
 
     def _plan_rows(self, leaf: str | None) -> list[_Spec]:
         entries = self.entries
-        context = set(self._context_positions(leaf))
+        path = self.path_positions(leaf)
+        context = set(self._from_boundary(path))
         specs: list[_Spec] = []
         append = specs.append
         replies: dict[str, list[int]] = {}
-        for position in self.path_positions(leaf):
+        lines = self.lines
+        # A summary names the leaf it sums up: it follows that entry on the branches that hold
+        # it; one naming a leaf outside the file (the conversation this one resumed) sits where
+        # the file has it.
+        summaries: list[tuple[int, int]] = []
+        after: dict[int, list[int]] = {}
+        lane = bool(entries) and self.is_sidechain(self.leaf_position(leaf))
+        for index, (meta, line) in enumerate(zip(self.metadata, self.metadata_lines, strict=True)):
+            if meta.get("type") != "summary" or lane:
+                continue
+            named_leaf = meta.get("leafUuid")
+            named = self.index.get(named_leaf) if isinstance(named_leaf, str) else None
+            if named is None:
+                summaries.append((line, index))
+            else:
+                after.setdefault(named, []).append(index)
+        summaries.reverse()
+        pending: list[int] = []  # summaries of the previous entry, shown after its rows
+        for position in path:
+            for index in pending:
+                append(self._summary_spec(index))
+            pending = after.get(position, [])
+            while summaries and summaries[-1][0] < lines[position]:
+                append(self._summary_spec(summaries.pop()[1]))
             entry = entries[position]
             kind = entry.get("type")
             uuid = str(entry.get("uuid"))
@@ -532,7 +807,12 @@ class ClaudeSession(ForeignSession):
                 append(_Spec(uuid, k.ATTACHMENT, position, False, side, _NONE))
             else:
                 append(_Spec(uuid, k.OTHER, position, False, side, _NONE))
+        for index in pending + [index for _line, index in reversed(summaries)]:
+            append(self._summary_spec(index))
         return specs
+
+    def _summary_spec(self, index: int) -> _Spec:
+        return _Spec(f"summary@{self.metadata_lines[index]}", k.SESSION_INFO, index, False, False, _META)
 
     def _tool_names(self) -> dict[str, str]:
         if self._names is None:
@@ -571,6 +851,8 @@ class ClaudeSession(ForeignSession):
         return None
 
     def _row(self, spec: _Spec) -> TimelineRow:
+        if spec.part == _META:
+            return self._summary_row(spec)
         entry = self.entries[spec.position]
         message = self._message(spec)
         text: str | None = None
@@ -594,6 +876,17 @@ class ClaudeSession(ForeignSession):
             spec.sidechain,
             text,
         )
+
+    def _summary_row(self, spec: _Spec) -> TimelineRow:
+        meta = self.metadata[spec.position]
+        leaf = meta.get("leafUuid")
+        where = (
+            "this conversation"
+            if isinstance(leaf, str) and leaf in self.index
+            else "a conversation this file continues"
+        )
+        said = f"summary Claude Code wrote for {where}: {meta.get('summary', '')}"
+        return TimelineRow(spec.id, spec.kind, self.metadata_lines[spec.position], meta, text=said)
 
     def timeline(self, leaf: str | None = None) -> Timeline:
         """The branch's rows: planned up front, each converted when first asked for."""
@@ -624,7 +917,35 @@ class ClaudeSession(ForeignSession):
             notes=[SYSTEM_UNKNOWN],
         )
 
+    def lanes(self, leaf: str | None = None) -> list[str]:
+        """The sub-agent chains (``isSidechain``) run from this branch: each chain's last leaf,
+        for chains that hang from the branch or were written right after one of its entries
+        (older files start every sub-agent chain with ``parentUuid: null``)."""
+        if not any(entry.get("isSidechain") for entry in self.entries):
+            return []
+        on = set(self.path_positions(leaf))
+        if self.is_sidechain(self.leaf_position(leaf)):
+            return []
+        chains: dict[int, int] = {}
+        for position in self.leaf_positions():
+            if not self.is_sidechain(position):
+                continue
+            root = list(self.ancestors(position))[-1]
+            anchor = self.parents[root] if self.parents[root] >= 0 else root - 1
+            while anchor >= 0 and (self.is_sidechain(anchor) or not self.counts(anchor)):
+                anchor = self.parents[anchor] if self.parents[anchor] >= 0 else anchor - 1
+            if anchor in on:
+                chains[root] = max(chains.get(root, -1), position)
+        return [str(self.entry_id(self.entries[p])) for _root, p in sorted(chains.items())]
+
     def usage(self, leaf: str | None = None) -> list[UsageRecord]:
+        """The branch's model calls, then those of the sub-agents it ran (kind ``sub-agent``)."""
+        records = self._usage(leaf, "message")
+        for lane in self.lanes(leaf):
+            records.extend(self._usage(lane, "sub-agent"))
+        return records
+
+    def _usage(self, leaf: str | None, kind: str) -> list[UsageRecord]:
         records = []
         for spec in self._plan(leaf):
             if spec.kind != k.ASSISTANT:
@@ -639,6 +960,7 @@ class ClaudeSession(ForeignSession):
                     "anthropic",
                     str(message.get("model")),
                     cast(Mapping[str, Any], message["usage"]),
+                    kind,
                     raw=raw_usage if isinstance(raw_usage, dict) else None,
                 )
             )
@@ -666,6 +988,7 @@ class ClaudeSession(ForeignSession):
 _REPLY = -1  # an assistant reply (one or more streamed entries)
 _OWN = -2  # a user entry's own message
 _NONE = -3  # a row without a message
+_META = -4  # a metadata line (a ``summary``): ``position`` indexes ``metadata``
 _REMINDER0 = -10  # -10 - n: the n-th reminder of a user entry, as a row of its own
 
 

@@ -35,7 +35,11 @@ _DESKTOP_TYPES = {
 READ_ONLY_NOTE = (
     "{name}: opened read-only; the file is never changed. Continue in Pi Desktop to keep working on it."
 )
-FORMAT_NAMES = {"pi": "pi-coding-agent session", "claude-code": "Claude Code transcript"}
+FORMAT_NAMES = {
+    "pi": "pi-coding-agent session",
+    "claude-code": "Claude Code transcript",
+    "codex": "Codex CLI session",
+}
 
 
 class Prices:
@@ -61,7 +65,8 @@ def _priced(message: Mapping[str, Any], prices: Prices) -> dict[str, Any]:
     if not isinstance(usage, Mapping):
         return dict(message)
     cost = usage.get("cost")
-    if isinstance(cost, Mapping) and float(cost.get("total") or 0) > 0:
+    total = cost.get("total") if isinstance(cost, Mapping) else None
+    if isinstance(total, (int, float)) and not isinstance(total, bool) and total > 0:
         return dict(message)
     from desktop.pi.cost import calculate_cost
 
@@ -108,7 +113,8 @@ def row_dict(
             tokens = meta.get("preTokens") if isinstance(meta, Mapping) else None
         if isinstance(tokens, int):
             out["tokensBefore"] = tokens
-        reason = entry.get("reason") or (entry.get("compactMetadata") or {}).get("trigger")
+        meta = entry.get("compactMetadata")
+        reason = entry.get("reason") or (meta.get("trigger") if isinstance(meta, Mapping) else None)
         if isinstance(reason, str):
             out["reason"] = reason
     else:

@@ -67,7 +67,7 @@ def import_rows(
         row["imported"] = {**origin, "entry": source}
         rows.append(row)
     skipped = len(context.messages) - len(rows)
-    what = "Claude Code" if session.format == "claude-code" else "pi"
+    what = {"claude-code": "Claude Code", "codex": "Codex CLI"}.get(session.format, "pi")
     text = (
         f"Continued from the {what} session {session.path} (branch ending at {leaf_id}): "
         f"{len(rows)} message(s) imported as plain rows"

@@ -9,6 +9,7 @@ opens at close to the cost of parsing its JSON.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -71,7 +72,7 @@ ROW_KINDS: Final[tuple[str, ...]] = (
 #: what the model is told outside the conversation, and bookkeeping nobody typed.
 HIDDEN_KINDS: Final = frozenset({SYSTEM, REMINDER, META, ATTACHMENT, CUSTOM, USAGE, OTHER})
 
-SourceFormat = Literal["pi", "claude-code"]
+SourceFormat = Literal["pi", "claude-code", "codex"]
 _SUMMARY_LIMIT = 400
 
 
@@ -223,8 +224,17 @@ SystemDiff = SectionDiff
 # --- summaries ----------------------------------------------------------------------------------
 
 
+#: Terminal escape sequences (colours, cursor moves, titles) that tool output carries: they
+#: format a terminal and mean nothing in a one-line summary.
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+#: Other control characters, shown as their Unicode control pictures instead of as boxes.
+_CONTROLS = {code: 0x2400 + code for code in range(32) if chr(code) not in "\t\n\r\x0b\x0c"} | {0x7F: 0x2421}
+
+
 def _one_line(text: str) -> str:
-    flat = " ".join(text.split())
+    if "\x1b" in text:
+        text = _ESCAPES.sub("", text)
+    flat = " ".join(text.split()).translate(_CONTROLS)
     return flat if len(flat) <= _SUMMARY_LIMIT else flat[: _SUMMARY_LIMIT - 1] + "…"
 
 
@@ -252,7 +262,9 @@ def content_preview(content: object) -> str:
 def _args(arguments: object) -> str:
     if not isinstance(arguments, Mapping):
         return ""
-    text = ", ".join(f"{k}={v[:40]!r}" if isinstance(v, str) else f"{k}={v!r}" for k, v in arguments.items())
+    # Strings as written between quotes, not as Python reprs: a command holding the two
+    # characters \n must read \n, not \\n (newlines fold into spaces with the rest).
+    text = ", ".join(f"{k}='{v[:40]}'" if isinstance(v, str) else f"{k}={v!r}" for k, v in arguments.items())
     return text if len(text) <= 80 else text[:79] + "…"
 
 
@@ -357,7 +369,8 @@ def _entry_summary(row: TimelineRow) -> str:
     if kind == NOTE:
         content = entry.get("content")
         subtype = entry.get("subtype")
-        return f"{subtype + ': ' if subtype else ''}{content if isinstance(content, str) else ''}"
+        head = f"{subtype}: " if isinstance(subtype, str) and subtype else ""
+        return f"{head}{content if isinstance(content, str) else ''}"
     return f"unknown entry type {entry.get('type')!r} (kept as it is)"
 
 

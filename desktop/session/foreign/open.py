@@ -12,9 +12,10 @@ import os
 from pathlib import Path
 
 from desktop.host.foreign.detect import Detected, detect_format
-from desktop.host.foreign.lines import read_json_lines
+from desktop.host.foreign.lines import JsonLines, read_json_lines
 from desktop.session.foreign.base import ForeignSession, paused_gc
 from desktop.session.foreign.claude import ClaudeSession
+from desktop.session.foreign.codex import CodexSession
 from desktop.session.foreign.pi import PiSession
 
 
@@ -27,7 +28,7 @@ class ForeignOpenError(ValueError):
 
 
 def open_foreign(path: str | os.PathLike[str]) -> ForeignSession:
-    """Read ``path`` (never writing it) as the pi or Claude Code session its content shows."""
+    """Read ``path`` (never writing it) as the pi, Claude Code or Codex session its content shows."""
     where = Path(path)
     detected = detect_format(where)
     if detected.format == "desktop":
@@ -43,4 +44,41 @@ def open_foreign(path: str | os.PathLike[str]) -> ForeignSession:
             raise ForeignOpenError(f"{where}: cannot be read ({exc.strerror or exc})", detected) from exc
         if detected.format == "pi":
             return PiSession.from_lines(read)
-        return ClaudeSession.from_lines(read)
+        if detected.format == "codex":
+            return CodexSession.from_lines(read)
+        agents = []
+        for agent in sub_agent_files(where, read):
+            try:
+                agents.append(read_json_lines(agent))
+            except OSError:
+                continue  # gone or unreadable: the main file still opens
+        return ClaudeSession.from_lines(read, agents)
+
+
+def sub_agent_files(path: Path, read: JsonLines) -> list[Path]:
+    """Claude Code 2.x sub-agent transcripts of the session at ``path``: ``<session>/subagents/
+    agent-<id>.jsonl``, or ``agent-<id>.jsonl`` beside it naming its ``sessionId`` (earlier 2.x)."""
+    if path.stem.startswith("agent-"):
+        return []  # a sub-agent file opened on its own
+    folder = path.parent / path.stem / "subagents"
+    found = sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
+    session_id = next((o["sessionId"] for o in read.objects if isinstance(o.get("sessionId"), str)), None)
+    if session_id is not None:
+        for sibling in sorted(path.parent.glob("agent-*.jsonl")):
+            if _first_session_id(sibling) == session_id:
+                found.append(sibling)
+    return [p for p in found if p.is_file()]
+
+
+def _first_session_id(path: Path) -> str | None:
+    """The ``sessionId`` on the first line of ``path`` (read-only; only the first line)."""
+    import orjson
+
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(1 << 20)
+        value = orjson.loads(first)
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    found = value.get("sessionId") if isinstance(value, dict) else None
+    return found if isinstance(found, str) else None

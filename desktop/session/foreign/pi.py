@@ -165,7 +165,7 @@ class PiSession(ForeignSession):
                         f"entry {entry_id} has a type this app does not know ({entry.get('type')!r}); shown as such",
                     )
                 )
-            entries.append(entry)
+            entries.append(_tool_lists(entry, path, line, diagnostics))
             entry_lines.append(line)
         session = cls(
             format="pi",
@@ -388,6 +388,49 @@ class PiSession(ForeignSession):
             if row_id == stop:
                 break
         return out
+
+
+def _tool_lists(entry: Entry, path: Path, line: int, diagnostics: list[Diagnostic]) -> Entry:
+    """A system message's tool lists in the shape pi's projection reads (``{name}`` objects).
+
+    Some files hold the removed tools as bare names; they mean the same and are read as
+    ``{"name": ...}`` (in memory: the file is never changed). Anything else in either list
+    is reported with its line and field and left out, so the rest of the message still counts.
+    """
+    message = entry.get("message")
+    if entry.get("type") != "message" or not isinstance(message, dict) or message.get("role") != "system":
+        return entry
+    fixed: dict[str, Any] = {}
+    for key in ("toolsAdded", "toolsRemoved"):
+        value = message.get(key)
+        if value is None:
+            continue
+        items = value if isinstance(value, list) else None
+        if items is None:
+            diagnostics.append(
+                _field_problem(path, line, entry, key, f"is {type(value).__name__}, not a list")
+            )
+            fixed[key] = []
+            continue
+        kept: list[Any] = []
+        for index, item in enumerate(items):
+            if key == "toolsRemoved" and isinstance(item, str):
+                kept.append({"name": item})
+            elif isinstance(item, dict) and isinstance(item.get("name"), str):
+                kept.append(item)
+            else:
+                diagnostics.append(
+                    _field_problem(path, line, entry, f"{key}[{index}]", "has no tool name; left out")
+                )
+        if kept != items:
+            fixed[key] = kept
+    return {**entry, "message": {**message, **fixed}} if fixed else entry
+
+
+def _field_problem(path: Path, line: int, entry: Entry, field_name: str, what: str) -> Diagnostic:
+    return Diagnostic(
+        path, line, "warning", "bad-field", f"entry {entry.get('id')}: field 'message.{field_name}' {what}"
+    )
 
 
 def _apply(message: Mapping[str, Any], sections: dict[str, str], tools: dict[str, Mapping[str, Any]]) -> None:

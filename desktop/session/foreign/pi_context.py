@@ -46,11 +46,14 @@ def migrate(objects: Sequence[Entry], lines: Sequence[int], version: int) -> lis
     out = list(objects)
     if version < 2:
         previous: str | None = None
+        on_line: dict[int, int] = {}  # objects read so far from each line (glued lines hold two)
         for index, entry in enumerate(out):
             if entry.get("type") == "session":
                 continue
             copy = dict(entry)
-            copy["id"] = f"L{lines[index]}"
+            line = lines[index]
+            nth = on_line[line] = on_line.get(line, 0) + 1
+            copy["id"] = f"L{line}" if nth == 1 else f"L{line}.{nth}"
             copy["parentId"] = previous
             previous = copy["id"]
             if copy.get("type") == "compaction":
