@@ -80,11 +80,6 @@ def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list
     return lines
 
 
-def fork_workspace(session: ForeignSession, default: Path) -> Path:
-    """The folder a fork works in: the source's recorded one when it exists here, else ``default``."""
-    return Path(session.cwd) if session.cwd and Path(session.cwd).is_dir() else default
-
-
 def fork(session: ForeignSession, leaf: str | None, workspace: Path, data_dir: str | None) -> Path:
     """Continue the session in Pi Desktop (X2): the new session's path; the source is untouched."""
     from desktop.session.foreign import fork_to_desktop

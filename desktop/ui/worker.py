@@ -682,7 +682,7 @@ class SessionWorker(QObject):
         if self.foreign is None:
             return {"error": "no pi or Claude Code session is open"}
         context = self.foreign.context(leaf or self.foreign_leaf)
-        workspace = inspect_ops.fork_workspace(self.foreign, Path(self.default_workspace or os.getcwd()))
+        workspace, where = self._fork_workspace(self.foreign)
         source = "/".join(context.model) if context.model else None
         thinking = context.thinking_level
 
@@ -704,7 +704,7 @@ class SessionWorker(QObject):
         if choice is None:
             return {"error": "no usable route"}
         level = f", thinking {thinking}" if thinking else ""
-        text = f"Continue on {choice.key}{level}, working in {workspace}."
+        text = f"Continue on {choice.key}{level}, working in {workspace}.{where}"
         if asks:
             text = asks + " " + text + self._fork_cost(choice, leaf)
         return {
@@ -714,6 +714,34 @@ class SessionWorker(QObject):
             "asks": asks,
             "text": text,
         }
+
+    def _fork_workspace(self, source: ForeignSession) -> tuple[Path, str]:
+        """The folder a continuation works in, by the workspace rule (design A10): the source's
+        recorded folder only when the user opened Pi Desktop there or confirmed it before, else
+        the folder Pi Desktop was opened from (or the scratch workspace when that one is
+        refused); and a sentence on the recorded folder when it is not used."""
+        from desktop.host import paths
+        from desktop.host.trust import TrustStore
+        from desktop.host.workspace_choice import choose_workspace, home_folder
+
+        cwd = source.cwd
+        recorded = Path(os.path.realpath(cwd)) if cwd and os.path.isabs(cwd) else None
+        if recorded is not None and not recorded.is_dir():
+            recorded = None
+        opened_from = Path(os.path.realpath(self.default_workspace or os.getcwd()))
+        confirmed = TrustStore.at(self.data_dir).confirmed_workspaces()
+        choice = choose_workspace(recorded, opened_from, confirmed, home_folder())
+        where = ""
+        if choice.ask and choice.suggested is not None:
+            where = (
+                f" The source was recorded in {choice.suggested}, which is used only after you "
+                "open Pi Desktop there or confirm it."
+            )
+        elif choice.refused is not None:
+            where = f" The source's recorded folder is not used: {choice.refused}."
+        if choice.folder is None:
+            return paths.data_dir(self.data_dir) / "scratch-workspace", where
+        return choice.folder, where
 
     def _fork_cost(self, choice: RouteChoice, leaf: str | None) -> str:
         """What the fork's first request costs on ``choice`` (a new session: a cold cache)."""
@@ -746,6 +774,7 @@ class SessionWorker(QObject):
             if "error" in plan:
                 raise RuntimeError(plan["error"])
             workspace = Path(plan["workspace"])
+            workspace.mkdir(parents=True, exist_ok=True)  # the scratch workspace may be new
             path = inspect_ops.fork(source, leaf or self.foreign_leaf, workspace, self.data_dir)
             self.route_key = plan["route"]
             chosen = self.seed()._replace(thinking=plan["thinking"])

@@ -121,6 +121,12 @@ def test_continuing_another_agents_session_from_the_root_keeps_the_opened_folder
     h.window.open_path(path)
     h.qtbot.waitUntil(lambda: "foreign" in h.window.session, timeout=TURN_TIMEOUT)
     h.qtbot.mouseClick(h.window.inspect.bar.continue_button, Qt.MouseButton.LeftButton)
+    # Continuing says its route, thinking level and workspace first and asks (design G12).
+    h.qtbot.waitUntil(lambda: h.window.inspect.continue_confirm is not None, timeout=TURN_TIMEOUT)
+    confirm = h.window.inspect.continue_confirm
+    assert confirm is not None
+    assert "working in" in confirm.text() and "opened-from" in confirm.text()
+    confirm.done(QMessageBox.StandardButton.Yes)
     h.qtbot.waitUntil(lambda: "foreign" not in h.window.session, timeout=TURN_TIMEOUT)
 
     assert h.window.session["cwd"] == str((tmp_path / "opened-from").resolve())
