@@ -136,7 +136,7 @@ def test_a_symlinked_lock_record_is_refused_and_its_target_untouched(tmp_path: P
     precious = tmp_path / "precious.txt"
     precious.write_bytes(b"do not overwrite me\n")
     record = tmp_path / "s.jsonl.lock"
-    record.unlink()
+    record.unlink(missing_ok=True)
     record.symlink_to(precious)
     before = path.read_bytes()
     with JournalWriter.open(path) as writer:
@@ -157,7 +157,7 @@ def test_prompt_with_a_symlinked_lock_record_fails_clearly_and_writes_nothing(tm
     precious = tmp_path / "precious.txt"
     precious.write_bytes(b"keep\n")
     record = tmp_path / "s.jsonl.lock"
-    record.unlink()
+    record.unlink(missing_ok=True)
     record.symlink_to(precious)
     before = path.read_bytes()
     run = run_main("prompt", str(path), "--workspace", str(tmp_path), "again")
@@ -181,7 +181,7 @@ def test_a_lock_record_that_is_not_a_regular_file_is_an_error(tmp_path: Path, ki
     path = tmp_path / "s.jsonl"
     JournalWriter.create(path, cwd="/p", app_version="t").close()
     record = tmp_path / "s.jsonl.lock"
-    record.unlink()
+    record.unlink(missing_ok=True)
     if kind == "folder":
         record.mkdir()
     elif kind == "fifo":
@@ -206,13 +206,14 @@ def test_an_existing_record_hard_linked_to_another_file_is_never_rewritten(tmp_p
     other = tmp_path / "other.txt"
     other.write_bytes(b"unrelated content\n")
     record = tmp_path / "s.jsonl.lock"
-    record.unlink()
+    record.unlink(missing_ok=True)
     os.link(other, record)
     with JournalWriter.open(path) as writer:
         assert not writer.read_only
         writer.append([note("fine")])
-    assert other.read_bytes() == b"unrelated content\n"
-    assert b'"pid"' in record.read_bytes()  # a fresh record took the name; the old file kept its bytes
+        assert b'"pid"' in record.read_bytes()  # a fresh record took the name
+    assert other.read_bytes() == b"unrelated content\n"  # the old file kept its bytes
+    assert not record.exists()  # and the record went with the writer
 
 
 def test_a_file_replaced_under_the_writer_gets_no_rows(session: Path) -> None:
@@ -289,3 +290,27 @@ def test_rollback_never_cuts_bytes_another_process_appended(
             writer.append([note("after the failure")])
         assert refused.value.kind == "changed"
         assert session.read_bytes() == after
+
+
+def test_opening_for_writing_creates_no_file_until_the_first_row(tmp_path: Path) -> None:
+    """Looking writes nothing (design G12): the holder record beside the session appears with
+    the first appended row, not when a window or a command merely opens the session."""
+    path = tmp_path / "s.jsonl"
+    JournalWriter.create(path, cwd="/p", app_version="t").close()
+    record = tmp_path / "s.jsonl.lock"
+    record.unlink(missing_ok=True)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with JournalWriter.open(path) as writer:
+        assert not writer.read_only
+        assert sorted(p.name for p in tmp_path.iterdir()) == before
+        writer.append([note("now")])
+        assert b'"pid"' in record.read_bytes()
+
+
+def test_a_second_writer_before_the_first_row_is_still_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    JournalWriter.create(path, cwd="/p", app_version="t").close()
+    (tmp_path / "s.jsonl.lock").unlink(missing_ok=True)
+    with JournalWriter.open(path) as first, JournalWriter.open(path) as second:
+        assert not first.read_only and second.read_only
+        assert "this same Pi Desktop window" in (second.read_only_reason or "")

@@ -51,6 +51,10 @@ def tell(child: subprocess.Popen[str], command: str) -> str:
 def test_second_process_is_read_only_with_a_plain_reason(
     session: Path, holder: subprocess.Popen[str]
 ) -> None:
+    with JournalWriter.open(session) as early:  # the holder has only opened: no record yet
+        assert early.read_only
+        assert "open for writing in another Pi Desktop window" in (early.read_only_reason or "")
+    assert tell(holder, "append").startswith("ACK ")  # its first row names it in the record
     with JournalWriter.open(session) as second:
         assert second.read_only
         reason = second.read_only_reason or ""
@@ -71,7 +75,7 @@ def test_second_process_is_read_only_with_a_plain_reason(
     with JournalWriter.open(session) as third:
         assert not third.read_only and third.read_only_reason is None
         third.append([NoteRow(level="info", text="now writable")])
-    assert len(read_session(session).rows) == 2
+    assert len(read_session(session).rows) == 3
 
 
 def test_a_killed_holder_releases_the_lock(session: Path, holder: subprocess.Popen[str]) -> None:

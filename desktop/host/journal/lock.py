@@ -7,7 +7,9 @@ read-only with the usual message. ``SessionLock.identity`` records the real path
 (device, inode) pair the writer must keep finding at its path before every append.
 
 Beside the session, ``<real name>.lock`` is a *record* only: who holds the session (process,
-host, since when), so the read-only message can name the other window. It carries no lock and
+host, since when), so the read-only message can name the other window. It is written when the
+session is created or first appended to, never by opening alone (design G12: looking writes
+nothing; until then a second window says "another Pi Desktop window"). It carries no lock and
 is never trusted: it is created with ``O_EXCL | O_NOFOLLOW | O_CLOEXEC``; an existing one is
 never opened for writing, truncated or rewritten; a fresh record is written to a new temporary
 file and renamed over it (a rename replaces the *name*, never the content of the file the name
@@ -73,13 +75,18 @@ def lock_path_for(session_path: Path) -> Path:
     return real.with_name(real.name + ".lock")
 
 
+#: The (device, inode) of every session file this process holds: "this same window" is known
+#: without a record, which opening alone does not write.
+_HELD_HERE: set[tuple[int, int]] = set()
+
+
 class LockHeld(Exception):
     """Another writer holds the session; ``user_message`` says so in plain words."""
 
-    def __init__(self, path: Path, holder: dict[str, Any] | None) -> None:
+    def __init__(self, path: Path, holder: dict[str, Any] | None, *, here: bool = False) -> None:
         self.path = path
         self.holder = holder
-        self.user_message = _describe_holder(holder)
+        self.user_message = _describe_holder(holder, here=here)
         super().__init__(self.user_message)
 
 
@@ -94,22 +101,20 @@ class LockPathError(OSError):
         super().__init__(errno.EEXIST, self.user_message, str(path))
 
 
-def _describe_holder(holder: dict[str, Any] | None) -> str:
+def _describe_holder(holder: dict[str, Any] | None, *, here: bool = False) -> str:
     who = "another Pi Desktop window"
-    if holder:
-        pid = holder.get("pid")
-        host = holder.get("host")
-        since = holder.get("since")
-        if pid == os.getpid() and host == _hostname():
-            who = "this same Pi Desktop window (it already has the session open)"
-        else:
-            details = [f"process {pid}"] if isinstance(pid, int) else []
-            if isinstance(host, str) and host:
-                details.append(f"on {host}")
-            if isinstance(since, int):
-                details.append("since " + time.strftime("%H:%M:%S", time.localtime(since / 1000)))
-            if details:
-                who += f" ({' '.join(details)})"
+    if here:
+        who = "this same Pi Desktop window (it already has the session open)"
+    elif holder and not (holder.get("pid") == os.getpid() and holder.get("host") == _hostname()):
+        # (A record of this process that no lock here holds is stale: the holder has not written.)
+        pid, host, since = holder.get("pid"), holder.get("host"), holder.get("since")
+        details = [f"process {pid}"] if isinstance(pid, int) else []
+        if isinstance(host, str) and host:
+            details.append(f"on {host}")
+        if isinstance(since, int):
+            details.append("since " + time.strftime("%H:%M:%S", time.localtime(since / 1000)))
+        if details:
+            who += f" ({' '.join(details)})"
     return (
         f"This session is open for writing in {who}, so it is shown here read-only. "
         "You can read it; to continue the conversation, close it there and reopen it here."
@@ -123,6 +128,7 @@ class SessionLock:
         self.path = path
         self.identity = identity
         self._fd: int | None = fd
+        self._recorded = False
 
     @classmethod
     def acquire(cls, session_path: Path) -> SessionLock:
@@ -135,43 +141,64 @@ class SessionLock:
         check_record_path(lock_path_for(session_path))
         fd = os.open(session_path, os.O_RDONLY | _O_CLOEXEC | _O_BINARY)
         try:
-            return cls.adopt(fd, session_path)
+            return cls.adopt(fd, session_path, record=False)
         except BaseException:
             os.close(fd)
             raise
 
     @classmethod
-    def adopt(cls, fd: int, session_path: Path) -> SessionLock:
-        """Lock the file open as ``fd`` (owned by the lock from now on) and record the holder."""
+    def adopt(cls, fd: int, session_path: Path, *, record: bool = True) -> SessionLock:
+        """Lock the file open as ``fd`` (owned by the lock from now on); with ``record``, also
+        record the holder now (a new session), else at the first ``record_holder``."""
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(session_path))
         identity = FileIdentity.of(fd, session_path)
-        record = lock_path_for(session_path)
         if not _try_lock(fd):
-            raise LockHeld(record, _read_holder(record))
+            record_path = lock_path_for(session_path)
+            here = (identity.device, identity.inode) in _HELD_HERE
+            raise LockHeld(record_path, _read_holder(record_path), here=here)
+        _HELD_HERE.add((identity.device, identity.inode))
+        lock = cls(session_path, fd, identity)
+        if record:
+            try:
+                lock.record_holder()
+            except BaseException:
+                _HELD_HERE.discard((identity.device, identity.inode))
+                _unlock(fd)
+                raise
+        return lock
+
+    def record_holder(self) -> None:
+        """Write the holder record once (before the first row this writer appends); raises
+        ``LockPathError`` when its path stopped being a regular file meanwhile."""
+        if self._recorded:
+            return
         try:
-            _write_record(record)
+            _write_record(lock_path_for(self.path))
         except LockPathError:
-            _unlock(fd)
             raise
         except OSError:
             pass  # the record is information only; the lock on the file is what counts
-        except BaseException:
-            _unlock(fd)
-            raise
-        return cls(session_path, fd, identity)
+        self._recorded = True
 
     @property
     def held(self) -> bool:
         return self._fd is not None
 
     def release(self) -> None:
+        """Drop the record this lock wrote (still under the lock, so no other holder's record is
+        touched), then the lock."""
         fd, self._fd = self._fd, None
         if fd is not None:
             try:
-                _unlock(fd)
+                if self._recorded:
+                    _remove_own_record(lock_path_for(self.path))
             finally:
-                os.close(fd)
+                _HELD_HERE.discard((self.identity.device, self.identity.inode))
+                try:
+                    _unlock(fd)
+                finally:
+                    os.close(fd)
 
 
 def check_record_path(record: Path) -> None:
@@ -203,6 +230,17 @@ def _read_holder(record: Path) -> dict[str, Any] | None:
     finally:
         os.close(fd)
     return data if isinstance(data, dict) else None
+
+
+def _remove_own_record(record: Path) -> None:
+    """Remove the holder record if it is this process's (a stale one would name a window that
+    is gone); anything else at that name is left alone."""
+    holder = _read_holder(record)
+    if holder and holder.get("pid") == os.getpid() and holder.get("host") == _hostname():
+        try:
+            os.unlink(record)
+        except OSError:
+            pass  # information only
 
 
 def _write_record(record: Path) -> None:

@@ -290,6 +290,7 @@ class JournalWriter:
             payload = b"".join(lines)
             start = self._end
             self._check_file(list(fresh))
+            self._record_holder(list(fresh))
             try:
                 write_all(self._fd, payload)
                 sync_file(self._fd)
@@ -358,6 +359,17 @@ class JournalWriter:
         else:
             return
         raise LocalPreparationFailure(message, kind=kind, path=self.path, row_ids=ids)
+
+    def _record_holder(self, ids: Sequence[str]) -> None:
+        """Name this window in the lock record before its first row lands (opening alone wrote
+        nothing, design G12); a record path turned into a link or a folder refuses the write."""
+        from desktop.host.journal.lock import LockPathError
+
+        assert self._lock is not None
+        try:
+            self._lock.record_holder()
+        except LockPathError as bad:
+            raise LocalPreparationFailure(bad.user_message, kind="lock", path=self.path, row_ids=ids) from bad
 
     def _check_file(self, ids: Sequence[str]) -> None:
         """Refuse to append unless the path still names the file this writer locked and the
