@@ -22,16 +22,20 @@ import contextlib
 import json
 import logging
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import keyring
 import pytest
 
 from desktop.cli._args import EXIT_INTERNAL
 from desktop.emulator import Emulator
-from tests.cli.fuzz_sessions import Case, cases, materialize
-from tests.cli.helpers import EMULATOR_MODEL, KEY_VARIABLES, Run, run_main, run_process, snapshot
+from desktop.ui.inspect_ops import browse_listing
+from tests.cli.fuzz_sessions import Case, Mutant, cases, materialize, structured_cases
+from tests.cli.fuzz_window import WindowPath, where
+from tests.cli.helpers import EMULATOR_MODEL, KEY_VARIABLES, REPO, Run, run_main, run_process, snapshot
 
 SEED = 20_251_202
 COUNT = int(os.environ.get("PI_FUZZ_COUNT", "2000"))
@@ -242,3 +246,165 @@ def check_processes(world: World) -> None:
         assert "Traceback" not in run.stderr and run.code in DOCUMENTED, (case.kind, run)
     assert world.grants() == []
     assert sorted(os.listdir(world.workspace)) == [".pi", "notes.txt"]
+
+
+# --- structure-aware fuzz of every reader (Desktop, pi, Claude Code) --------------------------------
+#
+# Each format's real files (the Desktop session made above, the pi and Claude Code fixtures) are
+# mutated where a structure lives (``structured_cases``: a type swap at every place of every row,
+# then random reshapes, nulls, empties and deep nesting), and each mutant goes through the
+# commands that read that format and through the window's open and render path
+# (``tests/cli/fuzz_window.py``). Seeded: a failure names its format, index and mutation.
+
+FIXTURES = REPO / "tests" / "fixtures"
+#: Mutants per format (CI runs 2,000; ``FUZZ_MUTANTS=10000`` for the long run).
+MUTANTS = int(os.environ.get("FUZZ_MUTANTS", "2000"))
+STRUCTURE_SEED = 20_261_205
+#: The commands that read each format. A command that learns to read a format is one word here.
+COMMANDS_BY_FORMAT: dict[str, tuple[str, ...]] = {
+    "desktop": ("status", "payload", "whatif"),
+    "pi": ("whatif",),
+    "claude-code": ("whatif",),
+}
+#: Where the session browser looks for each foreign format, under a home folder.
+BROWSER_FOLDERS = {"pi": ".pi/agent/sessions/--home-dev-demo--", "claude-code": ".claude/projects/-home-dev-demo"}
+#: A case taking longer than this is a hang (a generous watchdog, not a timing check).
+HANG_SECONDS = 60
+
+
+class Hang(Exception):
+    """Raised by the watchdog in the case that overran."""
+
+
+class FormatTally(Tally):
+    def __init__(self, fmt: str) -> None:
+        super().__init__()
+        self.format = fmt
+        self.window: list[str] = []
+        self.window_opened = 0
+        self.refused_by_window: list[str] = []
+        self.browser: list[str] = []
+        self.hangs: list[str] = []
+
+    def failures(self) -> int:
+        return (
+            len(self.tracebacks)
+            + len(self.internal)
+            + len(self.undocumented)
+            + len(self.multi_line)
+            + len(self.altered)
+            + len(self.window)
+            + len(self.refused_by_window)
+            + len(self.browser)
+            + len(self.hangs)
+        )
+
+    def report(self) -> str:
+        codes = ", ".join(f"{c}={n}" for (c, n) in sorted(self.codes.items()))
+        return (
+            f"{self.format}: {self.files} mutants, {self.runs} command runs, {self.window_opened} opened in "
+            f"the window; internal errors {len(self.internal)}, tracebacks {len(self.tracebacks)}, "
+            f"undocumented exits {len(self.undocumented)}, multi-line errors {len(self.multi_line)}, "
+            f"files altered by reads {len(self.altered)}, window exceptions {len(self.window)}, "
+            f"opened by status but not the window {len(self.refused_by_window)}, browser failures "
+            f"{len(self.browser)}, hangs {len(self.hangs)}; exits {codes}"
+        )
+
+    def examples(self) -> list[str]:
+        found = []
+        for name in ("internal", "tracebacks", "window", "refused_by_window", "browser", "hangs", "undocumented"):
+            found += getattr(self, name)[:4]
+        return found
+
+
+@contextlib.contextmanager
+def watchdog(tally: FormatTally, label: str) -> Iterator[None]:
+    def overran(_signum: int, _frame: object) -> None:
+        tally.hangs.append(label)
+        raise Hang(label)
+
+    previous = signal.signal(signal.SIGALRM, overran)
+    signal.setitimer(signal.ITIMER_REAL, HANG_SECONDS)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def fuzz_bases(world: World) -> dict[str, list[bytes]]:
+    return {
+        "desktop": [world.base_session()],
+        "pi": [path.read_bytes() for path in sorted((FIXTURES / "pi_sessions").glob("*.jsonl"))],
+        "claude-code": [path.read_bytes() for path in sorted((FIXTURES / "claude_code").glob("*.jsonl"))],
+    }
+
+
+def run_mutant(world: World, window: WindowPath, tally: FormatTally, index: int, mutant: Mutant) -> None:
+    fmt = mutant.format
+    label = f"{fmt} mutant {index} (base {mutant.base}, {mutant.kind})"
+    case = world.root / "structured" / fmt / f"{index:05d}"
+    home = case / "home"
+    folder = home / BROWSER_FOLDERS[fmt] if fmt in BROWSER_FOLDERS else case / "sessions"
+    folder.mkdir(parents=True)
+    path = folder / "0c9e7f4a-5b4e-4c2d-9a61-0d2e8f4b1c33.jsonl"
+    path.write_bytes(mutant.data)
+    with watchdog(tally, label):
+        before = snapshot(case)
+        status_opened = False
+        for command in COMMANDS_BY_FORMAT[fmt]:
+            if command == "whatif":
+                args = ["whatif", str(path), *(("--json",) if index % 2 else ())]
+            else:
+                args = world.args(command, path)
+            run = run_main(*args)
+            tally.check(label, command, run)
+            status_opened = status_opened or (command == "status" and run.code == 0)
+        if fmt in BROWSER_FOLDERS:
+            try:
+                listing = browse_listing(home)
+                listed = [s for w in listing["workspaces"] for s in w["sessions"]]
+                if [s["path"] for s in listed] != [str(path)]:
+                    tally.browser.append(f"{label}: listed {listed}")
+            except Exception as error:
+                tally.browser.append(f"{label}: {where(error)}")
+        if snapshot(case) != before:
+            tally.altered.append(label)
+        failures = window.open(path)  # last: the window opens a Desktop session for writing
+        tally.window.extend(f"{label}: {failure}" for failure in failures)
+        if window.opened is not None:
+            tally.window_opened += 1
+        elif fmt == "desktop" and status_opened:
+            tally.refused_by_window.append(f"{label}: {window.problems or window.guarded.caught}")
+    tally.files += 1
+
+
+@pytest.fixture(scope="module")
+def structured(tmp_path_factory: pytest.TempPathFactory, qapp: Any) -> dict[str, FormatTally]:
+    """Every format's mutants through its commands, the browser and the window, once."""
+    with make_world(tmp_path_factory.mktemp("structured")) as world, pytest.MonkeyPatch.context() as patch:
+        for name in ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR"):
+            patch.delenv(name, raising=False)
+        window = WindowPath(world.data, world.workspace, world.emulator.url)
+        tallies: dict[str, FormatTally] = {}
+        try:
+            for fmt, bases in fuzz_bases(world).items():
+                tally = tallies[fmt] = FormatTally(fmt)
+                for index, mutant in enumerate(structured_cases(fmt, bases, MUTANTS, STRUCTURE_SEED)):
+                    run_mutant(world, window, tally, index, mutant)
+                print(tally.report())
+        finally:
+            window.close()
+        return tallies
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", list(COMMANDS_BY_FORMAT))
+def test_structure_fuzz_no_reader_raises(structured: dict[str, FormatTally], fmt: str) -> None:
+    """Any JSON value in any field of a Desktop, pi or Claude Code file is set aside where it is
+    read (design T9, X1): no internal error or traceback from a command, no exception out of the
+    window's open or render path (nor one its guards had to catch), no hang, the browser lists
+    the file, and the window opens every Desktop session ``status`` opens."""
+    tally = structured[fmt]
+    assert tally.files >= min(MUTANTS, 2_000)
+    assert tally.failures() == 0, f"{tally.report()}\n" + "\n".join(tally.examples())
