@@ -457,7 +457,14 @@ STRUCTURE_MUTATIONS: dict[str, Callable[[random.Random, bytes], bytes]] = {
     "duplicate": duplicate_line,
     "swap": swap_lines,
 }
-STRUCTURE_WEIGHTS = {"swap-value": 10, "null-everywhere": 3, "empty": 3, "reshape": 4, "bury": 2, "drop-key": 3}
+STRUCTURE_WEIGHTS = {
+    "swap-value": 10,
+    "null-everywhere": 3,
+    "empty": 3,
+    "reshape": 4,
+    "bury": 2,
+    "drop-key": 3,
+}
 
 
 @dataclass(frozen=True)

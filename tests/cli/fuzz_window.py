@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import logging
+import sys
 import threading
 import traceback
 from collections.abc import Mapping
@@ -99,8 +100,8 @@ class WindowPath:
         worker.session_opened.connect(self._opened, Qt.ConnectionType.DirectConnection)
         worker.open_problem.connect(self._problem, Qt.ConnectionType.DirectConnection)
         worker.preview_ready.connect(self._preview, Qt.ConnectionType.DirectConnection)
-        worker.set_previews_shown(True)
         self.worker = worker
+        self.previews = False
         self.timeline = TimelineModel()
         self.filter = TimelineFilter()
         self.filter.setSourceModel(self.timeline)
@@ -166,18 +167,29 @@ class WindowPath:
 
     # --- one file ---------------------------------------------------------------------------
 
-    def open(self, path: Path) -> list[str]:
-        """Open ``path`` as the window does and render every row; the failures found."""
+    def open(self, path: Path, *, previews: bool) -> list[str]:
+        """Open ``path`` as the window does and render every row; the failures found.
+
+        ``previews``: with the Payload tab on screen (its previews are computed on open). A
+        Desktop session's next request is what ``payload`` prints, fuzzed there; a foreign
+        session's is only ever seen in the tab."""
+        if previews != self.previews:
+            self.previews = previews
+            self.worker.set_previews_shown(previews)
         self.failures = []
         self.problems = []
         self.opened = None
         self.guarded.caught.clear()
+        hook = sys.excepthook  # where Qt reports an exception in a Python override (data())
+        sys.excepthook = lambda _kind, error, _tb: self.failures.append(f"in Qt: {where(error)}")
         try:
             self.worker.open_session(str(path))
             if self.opened is not None:
                 self._render()
         except Exception as error:  # the harness reports it with the others
             self.failures.append(f"escaped: {where(error)}")
+        finally:
+            sys.excepthook = hook
         for error in self.guarded.caught:
             if describe(error) is None:  # not one of the errors the app words for the user
                 self.failures.append(f"caught by the worker's guard: {where(error)}")
@@ -204,7 +216,9 @@ class WindowPath:
                         self.diff_view.show_diff(row["diff"])
                 else:
                     self.diff_view.show_diff(
-                        section_diff(timeline.rows, position, timeline.state_positions(position), timeline.ids)
+                        section_diff(
+                            timeline.rows, position, timeline.state_positions(position), timeline.ids
+                        )
                     )
         for position in range(self.filter.rowCount()):
             self.filter.data(self.filter.index(position, 0), Qt.ItemDataRole.DisplayRole)

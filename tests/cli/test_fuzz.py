@@ -22,16 +22,20 @@ import contextlib
 import json
 import logging
 import os
+import re
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import keyring
+import orjson
 import pytest
 
 from desktop.cli._args import EXIT_INTERNAL
 from desktop.emulator import Emulator
+from desktop.cli.whatif import DEFAULT_ROUTES
 from desktop.ui.inspect_ops import browse_listing
 from tests.cli.fuzz_sessions import Case, Mutant, cases, materialize, structured_cases
 from tests.cli.fuzz_window import WindowPath, where
@@ -266,8 +270,13 @@ COMMANDS_BY_FORMAT: dict[str, tuple[str, ...]] = {
     "pi": ("whatif",),
     "claude-code": ("whatif",),
 }
+#: The routes ``whatif`` replays on by default (three API families), one per mutant in turn.
+WHATIF_ROUTES = DEFAULT_ROUTES.split(",")
 #: Where the session browser looks for each foreign format, under a home folder.
-BROWSER_FOLDERS = {"pi": ".pi/agent/sessions/--home-dev-demo--", "claude-code": ".claude/projects/-home-dev-demo"}
+BROWSER_FOLDERS = {
+    "pi": ".pi/agent/sessions/--home-dev-demo--",
+    "claude-code": ".claude/projects/-home-dev-demo",
+}
 #: A case taking longer than this is a hang (a generous watchdog, not a timing check).
 HANG_SECONDS = 60
 
@@ -285,6 +294,8 @@ class FormatTally(Tally):
         self.refused_by_window: list[str] = []
         self.browser: list[str] = []
         self.hangs: list[str] = []
+        #: Seconds spent per step (printed with the report, never asserted on).
+        self.seconds: collections.Counter[str] = collections.Counter()
 
     def failures(self) -> int:
         return (
@@ -307,14 +318,22 @@ class FormatTally(Tally):
             f"undocumented exits {len(self.undocumented)}, multi-line errors {len(self.multi_line)}, "
             f"files altered by reads {len(self.altered)}, window exceptions {len(self.window)}, "
             f"opened by status but not the window {len(self.refused_by_window)}, browser failures "
-            f"{len(self.browser)}, hangs {len(self.hangs)}; exits {codes}"
+            f"{len(self.browser)}, hangs {len(self.hangs)}; exits {codes}; seconds "
+            + ", ".join(f"{step} {seconds:.1f}" for step, seconds in self.seconds.items())
         )
 
+    def all_failures(self) -> list[str]:
+        names = ("internal", "tracebacks", "multi_line", "altered", "window", "refused_by_window", "browser")
+        return [failure for name in (*names, "hangs", "undocumented") for failure in getattr(self, name)]
+
     def examples(self) -> list[str]:
-        found = []
-        for name in ("internal", "tracebacks", "window", "refused_by_window", "browser", "hangs", "undocumented"):
-            found += getattr(self, name)[:4]
-        return found
+        """The first failure at each place in the code (a bug usually fails many mutants)."""
+        seen: dict[str, str] = {}
+        for failure in self.all_failures():
+            site = re.sub(r"^.*? mutant \d+ \(.*?\)", "", failure)
+            site = re.sub(r"/tmp/\S+", "", site)
+            seen.setdefault(site.split(" at ", 1)[-1] if " at " in site else site, failure)
+        return list(seen.values())
 
 
 @contextlib.contextmanager
@@ -332,9 +351,25 @@ def watchdog(tally: FormatTally, label: str) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+def short_texts(session: bytes, limit: int = 300) -> bytes:
+    """The session with every long text cut to ``limit`` characters: the same rows and shapes,
+    without re-rendering and re-projecting the long answer (made for the compaction) per mutant."""
+
+    def cut(value: Any) -> Any:
+        if isinstance(value, str):
+            return value[:limit]
+        if isinstance(value, list):
+            return [cut(item) for item in value]
+        if isinstance(value, dict):
+            return {key: cut(item) for key, item in value.items()}
+        return value
+
+    return b"".join(orjson.dumps(cut(orjson.loads(line))) + b"\n" for line in session.splitlines())
+
+
 def fuzz_bases(world: World) -> dict[str, list[bytes]]:
     return {
-        "desktop": [world.base_session()],
+        "desktop": [short_texts(world.base_session())],
         "pi": [path.read_bytes() for path in sorted((FIXTURES / "pi_sessions").glob("*.jsonl"))],
         "claude-code": [path.read_bytes() for path in sorted((FIXTURES / "claude_code").glob("*.jsonl"))],
     }
@@ -353,13 +388,17 @@ def run_mutant(world: World, window: WindowPath, tally: FormatTally, index: int,
         before = snapshot(case)
         status_opened = False
         for command in COMMANDS_BY_FORMAT[fmt]:
-            if command == "whatif":
-                args = ["whatif", str(path), *(("--json",) if index % 2 else ())]
+            if command == "whatif":  # one route per mutant, each API family in turn
+                route = WHATIF_ROUTES[index % len(WHATIF_ROUTES)]
+                args = ["whatif", str(path), "--routes", route, *(("--json",) if index % 2 else ())]
             else:
                 args = world.args(command, path)
+            start = time.perf_counter()
             run = run_main(*args)
+            tally.seconds[command] += time.perf_counter() - start
             tally.check(label, command, run)
             status_opened = status_opened or (command == "status" and run.code == 0)
+        start = time.perf_counter()
         if fmt in BROWSER_FOLDERS:
             try:
                 listing = browse_listing(home)
@@ -370,7 +409,12 @@ def run_mutant(world: World, window: WindowPath, tally: FormatTally, index: int,
                 tally.browser.append(f"{label}: {where(error)}")
         if snapshot(case) != before:
             tally.altered.append(label)
-        failures = window.open(path)  # last: the window opens a Desktop session for writing
+        tally.seconds["browser"] += time.perf_counter() - start
+        start = time.perf_counter()
+        failures = window.open(path, previews=fmt != "desktop")
+        tally.seconds["window"] += (
+            time.perf_counter() - start
+        )  # last: the window opens a Desktop session for writing
         tally.window.extend(f"{label}: {failure}" for failure in failures)
         if window.opened is not None:
             tally.window_opened += 1

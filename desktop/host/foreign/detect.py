@@ -117,6 +117,8 @@ def classify(path: Path, head: Sequence[bytes], cut: bool = False) -> Detected:
 
 def _classify_object(path: Path, obj: dict[str, Any]) -> Detected | None:
     kind = obj.get("type")
+    if type(kind) is not str:
+        kind = None  # an object or a list here is no type this app knows (and cannot be looked up)
     if kind == "session":
         if obj.get("app") == "pi-desktop" or ("v" in obj and "version" not in obj):
             version = obj.get("v")

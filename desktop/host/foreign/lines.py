@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from desktop.host.journal.reader import Diagnostic
+from desktop.host.journal.values import value_problem
 
 _PREVIEW = 60
 
@@ -84,6 +85,15 @@ def parse_json_lines(path: Path, data: bytes) -> JsonLines:
                     "error",
                     "not-object",
                     f"this line is JSON but not an object: {_preview(raw)}",
+                )
+            )
+            continue
+        held = value_problem(raw, obj)
+        if held is not None:
+            field, what = held
+            diagnostics.append(
+                Diagnostic(
+                    path, number, "error", "bad-value", f"this line cannot be used: {what}; skipped", field
                 )
             )
             continue

@@ -40,6 +40,7 @@ from desktop.host.journal.reader import Diagnostic
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
 from desktop.session.foreign.base import Entry, ForeignSession, paused_gc
+from desktop.session.foreign.shapes import claude_entry_problem, set_aside
 from desktop.session.foreign.model import (
     ForeignContext,
     Timeline,
@@ -49,6 +50,8 @@ from desktop.session.foreign.model import (
     iso_ms,
 )
 
+#: What an entry set aside keeps: its place in the tree (``shapes.set_aside``).
+_LINK_KEYS = ("uuid", "parentUuid", "logicalParentUuid", "timestamp", "sessionId")
 _REMINDER = re.compile(r"<system-reminder>\s*(.*?)\s*</system-reminder>", re.DOTALL)
 CONVERSATION_TYPES = frozenset({"user", "assistant", "system", "attachment"})
 _STOP_REASONS = {
@@ -342,19 +345,21 @@ class ClaudeSession(ForeignSession):
             if cwd is None and isinstance(obj.get("cwd"), str):
                 cwd = obj["cwd"]
             if isinstance(obj.get("uuid"), str) and obj["uuid"]:
-                entries.append(obj)
-                lines.append(line)
-                kind = obj.get("type")
-                if kind in ("user", "assistant") and not isinstance(obj.get("message"), dict):
+                shape = claude_entry_problem(obj)
+                if shape is not None:  # set aside where it is read (design T9); its children keep their place
                     diagnostics.append(
                         Diagnostic(
                             read.path,
                             line,
                             "error",
-                            "bad-entry",
-                            f"{kind} entry {obj['uuid']} has no 'message' object",
+                            "bad-shape",
+                            f"entry {obj['uuid']} cannot be used: {shape.message}; set aside",
+                            shape.field,
                         )
                     )
+                    obj = set_aside(obj, _LINK_KEYS)
+                entries.append(obj)
+                lines.append(line)
             else:
                 metadata.append(obj)
         version = next((e["version"] for e in reversed(entries) if isinstance(e.get("version"), str)), None)
