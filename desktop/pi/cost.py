@@ -20,7 +20,7 @@ def zero_cost() -> dict[str, float]:
     return _ZERO_COST.copy()
 
 
-def select_rates(cost: Mapping[str, Any], input_tokens: int) -> Mapping[str, Any]:
+def select_rates(cost: Mapping[str, Any], input_tokens: float) -> Mapping[str, Any]:
     """The rate card for a request with this many input tokens (base rates or the matching tier)."""
     rates: Mapping[str, Any] = cost
     matched = -1.0

@@ -4,9 +4,9 @@ The fuzz test cannot afford a window per mutated file, so this drives the parts 
 made of, as the window connects them: the real ``SessionWorker`` (its ``open_session`` slot, the
 one File → Open, Open Recent, the browser and the command line reach) on this thread, and the
 window's models and views fed from its signals as ``MainWindow`` feeds them: the timeline model
-and its filter (from the row index, the rows or the foreign reader), the usage tab, and for every
-row each role the timeline's delegate and tooltip read, the Row tab, the section-diff tab of a
-system or compaction row, and the Message tab over the whole transcript (conversation mode).
+and its filter (from the row index, the rows or the foreign reader), the usage tab, the foreign
+session bar, and for every row each role the timeline's delegate and tooltip read, the section
+diff of every system or compaction row, and the Message tab over the whole transcript.
 The Payload tab's previews are computed too (the worker sends them while the tab is shown).
 
 Anything that escapes, and anything the worker's own last-resort guards catch (a logged
@@ -33,7 +33,7 @@ from desktop.session.inspector.section_diff import section_diff
 from desktop.ui.foreign_bar import ForeignBar
 from desktop.ui.message_view import MessageView
 from desktop.ui.row_view import RowView
-from desktop.ui.section_diff_view import SectionDiffView
+from desktop.ui.section_diff_view import SectionDiffView, render_section_diff
 from desktop.ui.timeline_delegate import row_tooltip, usage_hint
 from desktop.ui.timeline_model import (
     ANCHORED_ROLE,
@@ -196,8 +196,14 @@ class WindowPath:
         return self.failures
 
     def _render(self) -> None:
+        """Every row as the timeline paints it (each role its delegate and tooltip read), every
+        system and compaction row's section diff as the Diff tab draws it, the whole transcript
+        in the Message tab (conversation mode) and the last row in the Row and Diff tabs (what
+        the window selects). A tab's widget takes one text per file: laying out a document per
+        row would cost more than everything else here, and the text is the part a row decides."""
         timeline = self.timeline
         rows: list[Mapping[str, Any]] = []
+        diff: Any = None
         for position in range(timeline.rowCount()):
             index = timeline.index(position, 0)
             for role in ROLES:
@@ -209,20 +215,22 @@ class WindowPath:
             if row is None:
                 continue
             rows.append(row)
-            self.row_view.show_row(row)
             if row.get("type") in ("system", "compaction"):
                 if "foreign" in row:
-                    if row.get("diff") is not None:
-                        self.diff_view.show_diff(row["diff"])
+                    diff = row.get("diff")
                 else:
-                    self.diff_view.show_diff(
-                        section_diff(
-                            timeline.rows, position, timeline.state_positions(position), timeline.ids
-                        )
+                    diff = section_diff(
+                        timeline.rows, position, timeline.state_positions(position), timeline.ids
                     )
+                if diff is not None:
+                    render_section_diff(diff, False)
         for position in range(self.filter.rowCount()):
             self.filter.data(self.filter.index(position, 0), Qt.ItemDataRole.DisplayRole)
         self.filter.set_search("a")
         self.filter.set_search("")
+        if rows:
+            self.row_view.show_row(rows[-1])
+        if diff is not None:
+            self.diff_view.show_diff(diff)
         self.message_view._cache.clear()  # rows of earlier files had the same ids
         self.message_view.show_rows(rows)

@@ -34,8 +34,8 @@ import orjson
 import pytest
 
 from desktop.cli._args import EXIT_INTERNAL
-from desktop.emulator import Emulator
 from desktop.cli.whatif import DEFAULT_ROUTES
+from desktop.emulator import Emulator
 from desktop.ui.inspect_ops import browse_listing
 from tests.cli.fuzz_sessions import Case, Mutant, cases, materialize, structured_cases
 from tests.cli.fuzz_window import WindowPath, where

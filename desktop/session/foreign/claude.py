@@ -40,7 +40,6 @@ from desktop.host.journal.reader import Diagnostic
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
 from desktop.session.foreign.base import Entry, ForeignSession, paused_gc
-from desktop.session.foreign.shapes import claude_entry_problem, set_aside
 from desktop.session.foreign.model import (
     ForeignContext,
     Timeline,
@@ -49,6 +48,7 @@ from desktop.session.foreign.model import (
     content_preview,
     iso_ms,
 )
+from desktop.session.foreign.shapes import claude_entry_problem, set_aside
 
 #: What an entry set aside keeps: its place in the tree (``shapes.set_aside``).
 _LINK_KEYS = ("uuid", "parentUuid", "logicalParentUuid", "timestamp", "sessionId")
