@@ -7,8 +7,9 @@ through a model to the window's views and orjson cannot write. Every reader (Des
 pi and Claude Code files, the window's row index) sets such a line aside with the field, as it
 does a line of the wrong shape, so nothing downstream meets one.
 
-The check costs two byte counts and one search per line; a row is walked only when its line
-has that many brackets or a run of 19 digits.
+The check costs two byte counts and one search per line; a line with that many brackets is
+written again by orjson (in C) to learn its depth, and a row is walked only when it is too deep
+or its line has a run of 19 digits.
 """
 
 from __future__ import annotations
@@ -16,17 +17,33 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
+
 #: Deepest nesting of objects and lists a line may hold (the line's own object is level 1).
 MAX_DEPTH = 200
 _INT_MIN = -(2**63)
 _INT_MAX = 2**63 - 1
 _LONG_DIGITS = re.compile(rb"\d{19}")
+#: The deepest nesting orjson writes.
+_ORJSON_DEPTH = 254
+
+
+def _shallow(value: Any) -> bool:
+    """Whether ``value`` nests at most ``MAX_DEPTH`` levels, asked of orjson (in C) rather than
+    walked in Python: orjson writes 254 levels, so the value wrapped in the difference must fit."""
+    for _ in range(_ORJSON_DEPTH - MAX_DEPTH):
+        value = [value]
+    try:
+        orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return False
+    return True
 
 
 def value_problem(raw: bytes, value: Any) -> tuple[str, str] | None:
     """(field, what is wrong) when the parsed line ``value`` (read from ``raw``) holds nesting
     deeper than ``MAX_DEPTH`` or an integer outside the signed 64-bit range; else None."""
-    deep = raw.count(b"[") + raw.count(b"{") > MAX_DEPTH
+    deep = raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and not _shallow(value)
     if not deep and _LONG_DIGITS.search(raw) is None:
         return None
     stack: list[tuple[Any, str, int]] = [(value, "", 1)]

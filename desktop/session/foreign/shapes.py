@@ -43,6 +43,9 @@ from desktop.host.journal.shapes import (
 SET_ASIDE = "set-aside"
 
 Check = Callable[[Mapping[str, Any]], None]
+#: Token counts beyond JavaScript's exact integers are damage; the usage shown sums four of them,
+#: and the sum must still pass a Qt model (64 bits).
+_MAX_TOKENS = 2**53
 
 
 def _text_or_null(value: object, field: str) -> None:
@@ -122,8 +125,8 @@ _ANY_BLOCKS = {**_ASSISTANT_BLOCKS, **_USER_BLOCKS}
 
 def _pi_replacement(value: object, field: str) -> None:
     replacement = _object(value, field)
-    content = replacement.get("content")
-    if content is not None and type(content) is not str:
+    content = _required(replacement, "content", field, lambda v, f: v)  # else the message loses it
+    if type(content) is not str:
         _blocks(content, f"{field}.content", _ANY_BLOCKS)
 
 
@@ -249,10 +252,16 @@ def _claude_content(value: object, field: str) -> None:
         _claude_blocks(value, field)
 
 
+def _token_count(value: object, field: str) -> None:
+    _number(value, field)
+    if not -_MAX_TOKENS <= value <= _MAX_TOKENS:  # type: ignore[operator]
+        raise ShapeError(field, f"{field} is more tokens than any request holds ({value})")
+
+
 def _claude_usage(value: object, field: str) -> None:
     usage = _object(value, field)
     for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
-        _optional(usage, key, field, _number)
+        _optional(usage, key, field, _token_count)
 
 
 def _claude_message(entry: Mapping[str, Any]) -> None:
