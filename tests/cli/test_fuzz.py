@@ -36,6 +36,7 @@ import pytest
 from desktop.cli._args import EXIT_INTERNAL
 from desktop.cli.whatif import DEFAULT_ROUTES
 from desktop.emulator import Emulator
+from desktop.host.journal import writer as journal_writer
 from desktop.ui.inspect_ops import browse_listing
 from tests.cli.fuzz_sessions import Case, Mutant, cases, materialize, structured_cases
 from tests.cli.fuzz_window import WindowPath, where
@@ -429,6 +430,10 @@ def structured(tmp_path_factory: pytest.TempPathFactory, qapp: Any) -> dict[str,
     with make_world(tmp_path_factory.mktemp("structured")) as world, pytest.MonkeyPatch.context() as patch:
         for name in ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR"):
             patch.delenv(name, raising=False)
+        # The window opens a Desktop session for writing and appends to it; making those bytes
+        # survive a power cut is not what is tested here, and fsync is most of a mutant's time.
+        patch.setattr(journal_writer, "sync_file", lambda fd: None)
+        patch.setattr(journal_writer, "sync_dir", lambda path: None)
         window = WindowPath(world.data, world.workspace, world.emulator.url)
         tallies: dict[str, FormatTally] = {}
         try:
