@@ -352,7 +352,7 @@ class ClaudeSession(ForeignSession):
                             read.path,
                             line,
                             "error",
-                            "bad-shape",
+                            "bad-entry",
                             f"entry {obj['uuid']} cannot be used: {shape.message}; set aside",
                             shape.field,
                         )

@@ -163,7 +163,7 @@ class PiSession(ForeignSession):
                         path,
                         line,
                         "error",
-                        "bad-shape",
+                        "bad-entry",
                         f"entry {entry_id} cannot be used: {shape.message}; set aside",
                         shape.field,
                     )
