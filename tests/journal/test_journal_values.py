@@ -18,18 +18,18 @@ from desktop.host.journal.values import MAX_DEPTH
 from tests.cli.helpers import EMULATOR_MODEL, run_main
 
 
-def _session(path: Path, extra: bytes) -> None:
+def _session(path: Path, *extra: bytes) -> None:
     with JournalWriter.create(path, cwd=str(path.parent), app_version="t") as writer:
         writer.append([UserRow(message={"role": "user", "content": "one", "timestamp": 1})])
     with path.open("ab") as handle:
-        handle.write(extra + b"\n")
+        handle.writelines(line + b"\n" for line in extra)
 
 
-def _tool_call_row(arguments: bytes) -> bytes:
+def _tool_call_row(row_id: str, arguments: bytes) -> bytes:
     row = {
         "type": "assistant",
         "v": 1,
-        "id": "deep",
+        "id": row_id,
         "ts": 1,
         "message": {
             "role": "assistant",
@@ -44,29 +44,23 @@ def _tool_call_row(arguments: bytes) -> bytes:
 
 def test_nesting_deeper_than_a_request_encodes_is_set_aside_with_its_field(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    _session(path, _tool_call_row(b"[" * 300 + b"]" * 300))
+    fits = MAX_DEPTH - 6  # the row, message, content, block, arguments and path levels around it
+    _session(
+        path,
+        _tool_call_row("fits", b"[" * fits + b"]" * fits),
+        _tool_call_row("deep", b"[" * 300 + b"]" * 300),
+    )
 
     log = read_session(path)
 
-    assert [row["id"] for row in log.rows if row["type"] == "assistant"] == []
+    assert [row["id"] for row in log.rows if row["type"] == "assistant"] == ["fits"]
     (problem,) = [d for d in log.diagnostics if d.code == "bad-value"]
-    assert problem.line == 3
+    assert problem.line == 4
     assert problem.field is not None and problem.field.startswith("message.content[0].arguments.path[0]")
     for command in ("status", "payload"):
         run = run_main(command, str(path), "--workspace", str(tmp_path), "--model", EMULATOR_MODEL)
         assert run.code == 0, run.stderr
         assert "nested deeper than" in run.stderr
-
-
-def test_nesting_a_request_can_encode_is_kept(tmp_path: Path) -> None:
-    path = tmp_path / "s.jsonl"
-    depth = MAX_DEPTH - 6  # the row, message, content, block and arguments levels around it
-    _session(path, _tool_call_row(b'{"path": ' + b"[" * depth + b"]" * depth + b"}"))
-
-    log = read_session(path)
-
-    assert [d for d in log.diagnostics if d.code == "bad-value"] == []
-    assert [row["id"] for row in log.rows][-1] == "deep"
 
 
 def test_a_foreign_line_past_64_bits_is_set_aside_with_its_field(tmp_path: Path) -> None:
