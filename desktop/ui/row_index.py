@@ -9,8 +9,8 @@ the window instead of the rows' hundreds.
 
 Which lines become rows follows the journal reader exactly (an object with a string ``id`` and
 ``type``, an integer version, the first of a repeated id, values the app can carry and, for a
-row of a known version, the shape its type promises: the same checks, design T9), and the rows are put in model order
-by the journal's own rule (``model_order``); the worker checks the ids against the opened
+row of a known version, the shape its type promises: the same checks, design T9), and the
+rows are put in model order by the journal's own rule (``model_order``); the worker checks the ids against the opened
 journal and falls back to the rows themselves if they ever differ. No Qt here.
 """
 
@@ -102,13 +102,13 @@ def build_index(path: Path) -> RowIndex:
                 or row_id in seen
             ):
                 continue
-            seen.add(row_id)
             if held(raw, row) is not None:
                 continue
             if version <= schema:
                 fits = fits_of(kind)
                 if (fits is None or not fits(row)) and shape_of(row) is not None:
                     continue
+            seen.add(row_id)  # as in the journal: a set-aside row's id is free for a later row
             code = simple.get(kind)
             if code is None:
                 code = kind_of(row)

