@@ -275,6 +275,8 @@ COMMANDS_BY_FORMAT: dict[str, tuple[str, ...]] = {
 WHATIF_ROUTES = DEFAULT_ROUTES.split(",")
 #: The formats to fuzz (``FUZZ_FORMATS=pi,claude-code``: a long run split over processes).
 FORMATS = [f for f in os.environ.get("FUZZ_FORMATS", ",".join(COMMANDS_BY_FORMAT)).split(",") if f]
+#: ``FUZZ_SLICE=k/n``: only the mutants whose index is k modulo n (a long run split over processes).
+SLICE = tuple(int(part) for part in os.environ.get("FUZZ_SLICE", "0/1").split("/"))
 #: Where the session browser looks for each foreign format, under a home folder.
 BROWSER_FOLDERS = {
     "pi": ".pi/agent/sessions/--home-dev-demo--",
@@ -444,7 +446,8 @@ def structured(tmp_path_factory: pytest.TempPathFactory, qapp: Any) -> dict[str,
                     continue
                 tally = tallies[fmt] = FormatTally(fmt)
                 for index, mutant in enumerate(structured_cases(fmt, bases, MUTANTS, STRUCTURE_SEED)):
-                    run_mutant(world, window, tally, index, mutant)
+                    if index % SLICE[1] == SLICE[0]:
+                        run_mutant(world, window, tally, index, mutant)
                 print(tally.report())
         finally:
             window.close()
@@ -461,5 +464,5 @@ def test_structure_fuzz_no_reader_raises(structured: dict[str, FormatTally], fmt
     if fmt not in structured:
         pytest.skip(f"FUZZ_FORMATS leaves {fmt} out")
     tally = structured[fmt]
-    assert tally.files >= min(MUTANTS, 2_000)
+    assert tally.files >= min(MUTANTS, 2_000) // SLICE[1]
     assert tally.failures() == 0, f"{tally.report()}\n" + "\n".join(tally.examples())
