@@ -13,6 +13,10 @@ process, with stdout and stderr captured, and a sample to real processes. What m
   may leave a trace.
 
 The counts are printed (run with ``-s``) and held as assertions.
+
+The second half is the structure-aware fuzz of every reader: Desktop, pi and Claude Code files
+mutated where their structure lives, through the commands that read each format, the session
+browser and the window's open and render path (see the section below).
 """
 
 from __future__ import annotations
@@ -303,17 +307,7 @@ class FormatTally(Tally):
         self.seconds: collections.Counter[str] = collections.Counter()
 
     def failures(self) -> int:
-        return (
-            len(self.tracebacks)
-            + len(self.internal)
-            + len(self.undocumented)
-            + len(self.multi_line)
-            + len(self.altered)
-            + len(self.window)
-            + len(self.refused_by_window)
-            + len(self.browser)
-            + len(self.hangs)
-        )
+        return len(self.all_failures())
 
     def report(self) -> str:
         codes = ", ".join(f"{c}={n}" for (c, n) in sorted(self.codes.items()))
