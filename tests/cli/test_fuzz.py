@@ -417,7 +417,7 @@ def run_mutant(world: World, window: WindowPath, tally: FormatTally, index: int,
         tally.window.extend(f"{label}: {failure}" for failure in failures)
         if window.opened is not None:
             tally.window_opened += 1
-        elif fmt == "desktop" and status_opened:
+        elif status_opened:
             tally.refused_by_window.append(f"{label}: {window.problems or window.guarded.caught}")
     tally.files += 1
 
