@@ -85,12 +85,22 @@ def _pi_summary(message: dict[str, Any], field: str) -> None:
     _optional(message, "timestamp", field, _int)
 
 
+def _with_content(
+    check: Callable[[dict[str, Any], str], None], empty: object
+) -> Callable[[dict[str, Any], str], None]:
+    """pi gives a message without content an empty one (``entry_messages``); so is it checked."""
+
+    def run(message: dict[str, Any], field: str) -> None:
+        check(message if message.get("content") is not None else {**message, "content": empty}, field)
+
+    return run
+
+
 _PI_ROLES: dict[str, Callable[[dict[str, Any], str], None]] = {
-    # pi keeps a message without content and gives it an empty one (``entry_messages``).
-    "user": lambda m, f: _user_message(m, f) if m.get("content") is not None else None,
-    "assistant": lambda m, f: _assistant_message(m, f) if m.get("content") is not None else None,
-    "toolResult": lambda m, f: _tool_result_message(m, f) if m.get("content") is not None else None,
-    "system": lambda m, f: _system_message(m if m.get("content") is not None else {**m, "content": ""}, f),
+    "user": _with_content(_user_message, []),
+    "assistant": _with_content(_assistant_message, []),
+    "toolResult": _with_content(_tool_result_message, []),
+    "system": _with_content(_system_message, ""),
     "custom": _pi_custom,
     "hookMessage": _pi_custom,  # v2's name of ``custom``, migrated on read
     "bashExecution": _pi_bash,
