@@ -20,7 +20,7 @@ def zero_cost() -> dict[str, float]:
     return _ZERO_COST.copy()
 
 
-def select_rates(cost: Mapping[str, Any], input_tokens: int) -> Mapping[str, Any]:
+def select_rates(cost: Mapping[str, Any], input_tokens: float) -> Mapping[str, Any]:
     """The rate card for a request with this many input tokens (base rates or the matching tier)."""
     rates: Mapping[str, Any] = cost
     matched = -1.0
@@ -32,6 +32,13 @@ def select_rates(cost: Mapping[str, Any], input_tokens: int) -> Mapping[str, Any
     return rates
 
 
+def _tokens(usage: Mapping[str, Any], key: str) -> float:
+    """A token count of a recorded usage: a usage read from a file may lack one (pi-ai's own
+    always has all four), and counts as none (design T9: its shape was checked as numbers)."""
+    value = usage.get(key)
+    return value if type(value) is int or type(value) is float else 0
+
+
 def calculate_cost(model: Mapping[str, Any], usage: dict[str, Any]) -> dict[str, float]:
     """Fill ``usage["cost"]`` from ``model["cost"]`` in place and return it.
 
@@ -39,15 +46,19 @@ def calculate_cost(model: Mapping[str, Any], usage: dict[str, Any]) -> dict[str,
     emulator routes have no catalog price.
     """
     cost_card: Mapping[str, Any] = model.get("cost") or {}
-    fresh, cache_read, cache_write = usage["input"], usage["cacheRead"], usage["cacheWrite"]
+    fresh, cache_read, cache_write = (
+        _tokens(usage, "input"),
+        _tokens(usage, "cacheRead"),
+        _tokens(usage, "cacheWrite"),
+    )
     rates = select_rates(cost_card, fresh + cache_read + cache_write) if cost_card.get("tiers") else cost_card
     input_rate = float(rates.get("input", 0) or 0)
-    long_write = usage.get("cacheWrite1h") or 0
+    long_write = _tokens(usage, "cacheWrite1h")
     cost = usage.get("cost")
-    if cost is None:
+    if type(cost) is not dict:
         cost = usage["cost"] = zero_cost()
     cost["input"] = (input_rate / 1_000_000) * fresh
-    cost["output"] = (float(rates.get("output", 0) or 0) / 1_000_000) * usage["output"]
+    cost["output"] = (float(rates.get("output", 0) or 0) / 1_000_000) * _tokens(usage, "output")
     cost["cacheRead"] = (float(rates.get("cacheRead", 0) or 0) / 1_000_000) * cache_read
     cost["cacheWrite"] = (
         float(rates.get("cacheWrite", 0) or 0) * (cache_write - long_write) + input_rate * 2 * long_write

@@ -8,8 +8,9 @@ thread while the file is parsed once, then handed to the window as one immutable
 the window instead of the rows' hundreds.
 
 Which lines become rows follows the journal reader exactly (an object with a string ``id`` and
-``type``, an integer version, the first of a repeated id), and the rows are put in model order
-by the journal's own rule (``model_order``); the worker checks the ids against the opened
+``type``, an integer version, the first of a repeated id, values the app can carry and, for a
+row of a known version, the shape its type promises: the same checks, design T9), and the
+rows are put in model order by the journal's own rule (``model_order``); the worker checks the ids against the opened
 journal and falls back to the rows themselves if they ever differ. No Qt here.
 """
 
@@ -28,7 +29,10 @@ from typing import Any
 
 import orjson
 
+from desktop.host.journal.envelope import SCHEMA_VERSION
 from desktop.host.journal.reader import READ_BUFFER
+from desktop.host.journal.shapes import FITS, row_shape_problem
+from desktop.host.journal.values import value_problem
 from desktop.ui import rowinfo
 from desktop.ui.rowinfo import row_kind
 from desktop.ui.usage_stats import UsageLine, UsageTotals, totals, usage_line
@@ -70,6 +74,7 @@ def build_index(path: Path) -> RowIndex:
     kind_of = row_kind
     usage_of = usage_line
     simple = _SIMPLE_KINDS
+    held, fits_of, shape_of, schema = value_problem, FITS.get, row_shape_problem, SCHEMA_VERSION
     with open(path, "rb", buffering=READ_BUFFER) as handle:
         handle.readline()  # the session header
         position = handle.tell()
@@ -97,7 +102,13 @@ def build_index(path: Path) -> RowIndex:
                 or row_id in seen
             ):
                 continue
-            seen.add(row_id)
+            if held(raw, row) is not None:
+                continue
+            if version <= schema:
+                fits = fits_of(kind)
+                if (fits is None or not fits(row)) and shape_of(row) is not None:
+                    continue
+            seen.add(row_id)  # as in the journal: a set-aside row's id is free for a later row
             code = simple.get(kind)
             if code is None:
                 code = kind_of(row)

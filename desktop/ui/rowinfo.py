@@ -216,7 +216,10 @@ def row_time(row: Mapping[str, Any]) -> str:
     ts = row.get("ts")
     if not isinstance(ts, int | float):
         return ""
-    return time.strftime("%H:%M:%S", time.localtime(ts / 1000))
+    try:
+        return time.strftime("%H:%M:%S", time.localtime(ts / 1000))
+    except (OverflowError, OSError, ValueError):  # a time no calendar holds: shown without one
+        return ""
 
 
 def row_usage(row: Mapping[str, Any]) -> Mapping[str, Any] | None:

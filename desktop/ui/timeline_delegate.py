@@ -46,7 +46,7 @@ def usage_hint(usage: Any) -> str:
     prompt = inp + read + write
     ratio = format_ratio(read / prompt if prompt else None)
     cost = usage.get("cost") or {}
-    total = float(cost.get("total", 0.0)) if isinstance(cost, dict) else 0.0
+    total = float(cost.get("total") or 0) if isinstance(cost, dict) else 0.0
     return f"in {_short(prompt)} · hit {ratio} · out {_short(int(usage.get('output') or 0))} · {format_cost(total, floor=COMPACT_FLOOR)}"
 
 

@@ -65,6 +65,12 @@ def _int(value: Any) -> int:
     return int(value) if kind is int or kind is float else 0
 
 
+def _float(value: Any) -> float:
+    """A cost figure; absent or null (the journal allows both) counts as nothing."""
+    kind = type(value)
+    return float(value) if kind is int or kind is float else 0.0
+
+
 def usage_line(row: Mapping[str, Any]) -> UsageLine | None:
     """The usage of one assistant row (or a compaction's summary request), else None.
 
@@ -81,7 +87,7 @@ def usage_line(row: Mapping[str, Any]) -> UsageLine | None:
     if type(usage) is not dict:
         return None
     cost = usage.get("cost")
-    total = float(cost.get("total", 0.0)) if type(cost) is dict else 0.0
+    total = _float(cost.get("total")) if type(cost) is dict else 0.0
     model = str(message.get("model", "")) if row.get("type") == "assistant" else "compaction summary"
     return UsageLine(
         str(row.get("id", "")),

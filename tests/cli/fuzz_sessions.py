@@ -9,6 +9,7 @@ not files at all (FIFOs, directories, symlinks to system files, devices).
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from collections.abc import Callable
@@ -115,6 +116,14 @@ def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
+def _dump(row: Any) -> bytes:
+    """A row as one JSON line; one nested deeper than orjson writes goes through ``json``."""
+    try:
+        return orjson.dumps(row) + b"\n"
+    except TypeError:
+        return json.dumps(row, separators=(",", ":")).encode() + b"\n"
+
+
 def _edit_row(rng: random.Random, data: bytes, edit: Callable[[Any, Any], None]) -> bytes:
     lines = _lines(data)
     for _ in range(20):
@@ -131,7 +140,7 @@ def _edit_row(rng: random.Random, data: bytes, edit: Callable[[Any, Any], None])
         for key in path[:-1]:
             parent = parent[key]
         edit(parent, path[-1])
-        lines[index] = orjson.dumps(row) + b"\n"
+        lines[index] = _dump(row)
         return b"".join(lines)
     return data
 
@@ -254,3 +263,254 @@ def materialize(case: Case, path: Path, base: bytes) -> None:
         path.symlink_to(target.name)
     else:
         raise AssertionError(case)
+
+
+# --- structure-aware mutations (every reader: Desktop, pi, Claude Code) ---------------------------
+#
+# A row is parsed, one place in it (any key or list item at any depth: a "path") gets a value of
+# another shape, and the row is written back. Values are raw JSON text, so the file can hold what
+# no JSON library in this process would write: integers past 64 bits, numbers past a double, lone
+# surrogates, nesting deeper than any encoder allows.
+
+_DEEP = 300
+RAW_VALUES: tuple[bytes, ...] = (
+    b"null",
+    b"true",
+    b"false",
+    b"0",
+    b"-1",
+    b"1.5",
+    b"-0.0",
+    b"9223372036854775807",
+    b"-9223372036854775808",
+    b"9223372036854775808",
+    b"18446744073709551615",
+    b"18446744073709551616",  # 2**64
+    b"-18446744073709551617",
+    b"123456789012345678901234567890",
+    b"-123456789012345678901234567890",
+    b"1e308",
+    b"-1e308",
+    b"1e-320",
+    b"1e400",  # past a double: not JSON to the readers
+    b'""',
+    b'" "',
+    b'"abc"',
+    b'"NaN"',
+    b'"Infinity"',
+    b'"-Infinity"',
+    b'"1e999"',
+    b'"-0"',
+    b'"0x10"',
+    b'"\\ud800"',  # a lone surrogate
+    b'"a\\udfffb"',
+    b'"\\u0000"',
+    b'"\\u202e\\u001b[2J\\u0007"',
+    b'"' + b"w" * 5000 + b'"',
+    b"[]",
+    b"{}",
+    b"[null]",
+    b'{"": null}',
+    b"[[[]]]",
+    b'{"type": null}',
+    b'{"type": "text"}',
+    b'{"type": "toolCall"}',
+    b'[{"type": "text", "text": 7}]',
+    b"[" * _DEEP + b"]" * _DEEP,
+    b'{"a": ' * _DEEP + b"1" + b"}" * _DEEP,
+    b"[" * 1100 + b"]" * 1100,  # deeper than the JSON reader's limit
+)
+_HOLE = "\u0000fuzz-hole\u0000"
+_HOLE_BYTES = orjson.dumps(_HOLE)
+
+
+def row_paths(row: Any) -> list[tuple[Any, ...]]:
+    """Every place in a parsed row: each key and list item at any depth (the row itself excluded)."""
+    return _paths(row)
+
+
+def _put(row: Any, path: tuple[Any, ...], value: Any) -> None:
+    parent = row
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+
+
+def _get(row: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        row = row[key]
+    return row
+
+
+def with_raw(row: Any, path: tuple[Any, ...], raw: bytes) -> bytes:
+    """The row as a JSON line with the raw JSON text ``raw`` at ``path``."""
+    _put(row, path, _HOLE)
+    return _dump(row).replace(_HOLE_BYTES, raw, 1)
+
+
+def _json_lines(data: bytes) -> list[tuple[int, Any]]:
+    found = []
+    for index, line in enumerate(_lines(data)):
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(row, (dict, list)):
+            found.append((index, row))
+    return found
+
+
+def _replace_line(data: bytes, index: int, line: bytes) -> bytes:
+    lines = _lines(data)
+    lines[index] = line
+    return b"".join(lines)
+
+
+def swap_value(rng: random.Random, data: bytes) -> bytes:
+    """One place of one row gets a value of another type (or an edge value of its own)."""
+    rows = [(i, row) for i, row in _json_lines(data) if _paths(row)]
+    if not rows:
+        return data
+    index, row = rng.choice(rows)
+    return _replace_line(data, index, with_raw(row, rng.choice(_paths(row)), rng.choice(RAW_VALUES)))
+
+
+def _subtree(rng: random.Random, row: Any) -> tuple[tuple[Any, ...], Any]:
+    containers = [p for p in _paths(row) if isinstance(_get(row, p), (dict, list))]
+    path = rng.choice(containers) if containers and rng.random() < 0.7 else ()
+    return path, _get(row, path) if path else row
+
+
+def null_everywhere(rng: random.Random, data: bytes) -> bytes:
+    """Every value under one part of a row (or the whole row) becomes null."""
+    rows = _json_lines(data)
+    if not rows:
+        return data
+    index, row = rng.choice(rows)
+    _path, tree = _subtree(rng, row)
+    every = rng.random() < 0.5
+    for path in _paths(tree):
+        if every or rng.random() < 0.3:
+            try:
+                _put(tree, path, None)
+            except (KeyError, IndexError, TypeError):
+                continue  # an ancestor was nulled already
+    return _replace_line(data, index, _dump(row))
+
+
+def empty_containers(rng: random.Random, data: bytes) -> bytes:
+    """Objects and lists under one part of a row become empty (or the other kind of empty)."""
+    rows = _json_lines(data)
+    if not rows:
+        return data
+    index, row = rng.choice(rows)
+    _path, tree = _subtree(rng, row)
+    for path in sorted(_paths(tree), key=len, reverse=True):
+        value = _get(tree, path)
+        if isinstance(value, (dict, list)) and rng.random() < 0.5:
+            empty: Any = rng.choice([{}, []])
+            _put(tree, path, empty)
+    return _replace_line(data, index, _dump(row))
+
+
+def reshape(rng: random.Random, data: bytes) -> bytes:
+    """An object becomes a list of its values, a list an object, a value wrapped in one."""
+    rows = [(i, row) for i, row in _json_lines(data) if _paths(row)]
+    if not rows:
+        return data
+    index, row = rng.choice(rows)
+    path = rng.choice(_paths(row))
+    value = _get(row, path)
+    if isinstance(value, dict):
+        new: Any = list(value.values())
+    elif isinstance(value, list):
+        new = {str(i): item for i, item in enumerate(value)}
+    else:
+        new = rng.choice([[value], {"value": value}, {"type": value}])
+    _put(row, path, new)
+    return _replace_line(data, index, _dump(row))
+
+
+def bury(rng: random.Random, data: bytes) -> bytes:
+    """One value wrapped in hundreds of lists or objects (deeper than encoders write)."""
+    rows = [(i, row) for i, row in _json_lines(data) if _paths(row)]
+    if not rows:
+        return data
+    index, row = rng.choice(rows)
+    path = rng.choice(_paths(row))
+    inner = _dump(_get(row, path)).rstrip(b"\n")
+    depth = rng.choice([100, 260, 600])
+    if rng.random() < 0.5:
+        raw = b"[" * depth + inner + b"]" * depth
+    else:
+        raw = b'{"k": ' * depth + inner + b"}" * depth
+    return _replace_line(data, index, with_raw(row, path, raw))
+
+
+STRUCTURE_MUTATIONS: dict[str, Callable[[random.Random, bytes], bytes]] = {
+    "swap-value": swap_value,
+    "null-everywhere": null_everywhere,
+    "empty": empty_containers,
+    "reshape": reshape,
+    "bury": bury,
+    "drop-key": drop_key,
+    "duplicate": duplicate_line,
+    "swap": swap_lines,
+}
+STRUCTURE_WEIGHTS = {
+    "swap-value": 10,
+    "null-everywhere": 3,
+    "empty": 3,
+    "reshape": 4,
+    "bury": 2,
+    "drop-key": 3,
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutated file of one format: which base it came from and what was done to it."""
+
+    format: str
+    base: int
+    kind: str
+    data: bytes
+
+
+def places(bases: list[bytes]) -> list[tuple[int, int, tuple[Any, ...]]]:
+    """(base, line, path) of every place in every row of the bases, in file order."""
+    out = []
+    for number, base in enumerate(bases):
+        for index, row in _json_lines(base):
+            out.extend((number, index, path) for path in _paths(row))
+    return out
+
+
+def structured_cases(fmt: str, bases: list[bytes], count: int, seed: int) -> list[Mutant]:
+    """``count`` mutants of ``bases``: first a type swap at each place of every row in turn
+    (shuffled, so a short run still samples every kind of row), then one to three random
+    structure-aware mutations each. Deterministic for (bases, count, seed)."""
+    rng = random.Random(f"{seed}:{fmt}")
+    every = places(bases)
+    rng.shuffle(every)
+    sweep = min(len(every), count * 3 // 5)
+    out: list[Mutant] = []
+    for number, index, path in every[:sweep]:
+        base = bases[number]
+        row = orjson.loads(_lines(base)[index])
+        raw = rng.choice(RAW_VALUES)
+        label = "/".join(str(part) for part in path)
+        data = _replace_line(base, index, with_raw(row, path, raw))
+        out.append(Mutant(fmt, number, f"swap-at:{index + 1}:{label}", data))
+    names = list(STRUCTURE_MUTATIONS)
+    weights = [STRUCTURE_WEIGHTS.get(name, 1) for name in names]
+    while len(out) < count:
+        number = rng.randrange(len(bases))
+        data = bases[number]
+        kinds = []
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            kind = rng.choices(names, weights)[0]
+            data = STRUCTURE_MUTATIONS[kind](rng, data)
+            kinds.append(kind)
+        out.append(Mutant(fmt, number, "+".join(kinds), data))
+    return out

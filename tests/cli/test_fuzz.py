@@ -13,6 +13,10 @@ process, with stdout and stderr captured, and a sample to real processes. What m
   may leave a trace.
 
 The counts are printed (run with ``-s``) and held as assertions.
+
+The second half is the structure-aware fuzz of every reader: Desktop, pi and Claude Code files
+mutated where their structure lives, through the commands that read each format, the session
+browser and the window's open and render path (see the section below).
 """
 
 from __future__ import annotations
@@ -22,16 +26,25 @@ import contextlib
 import json
 import logging
 import os
+import re
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import keyring
+import orjson
 import pytest
 
 from desktop.cli._args import EXIT_INTERNAL
+from desktop.cli.whatif import DEFAULT_ROUTES
 from desktop.emulator import Emulator
-from tests.cli.fuzz_sessions import Case, cases, materialize
-from tests.cli.helpers import EMULATOR_MODEL, KEY_VARIABLES, Run, run_main, run_process, snapshot
+from desktop.host.journal import writer as journal_writer
+from desktop.ui.inspect_ops import browse_listing
+from tests.cli.fuzz_sessions import Case, Mutant, cases, materialize, structured_cases
+from tests.cli.fuzz_window import WindowPath, where
+from tests.cli.helpers import EMULATOR_MODEL, KEY_VARIABLES, REPO, Run, run_main, run_process, snapshot
 
 SEED = 20_251_202
 COUNT = int(os.environ.get("PI_FUZZ_COUNT", "2000"))
@@ -242,3 +255,208 @@ def check_processes(world: World) -> None:
         assert "Traceback" not in run.stderr and run.code in DOCUMENTED, (case.kind, run)
     assert world.grants() == []
     assert sorted(os.listdir(world.workspace)) == [".pi", "notes.txt"]
+
+
+# --- structure-aware fuzz of every reader (Desktop, pi, Claude Code) --------------------------------
+#
+# Each format's real files (the Desktop session made above, the pi and Claude Code fixtures) are
+# mutated where a structure lives (``structured_cases``: a type swap at every place of every row,
+# then random reshapes, nulls, empties and deep nesting), and each mutant goes through the
+# commands that read that format and through the window's open and render path
+# (``tests/cli/fuzz_window.py``). Seeded: a failure names its format, index and mutation.
+
+FIXTURES = REPO / "tests" / "fixtures"
+#: Mutants per format (CI runs 2,000; ``FUZZ_MUTANTS=10000`` for the long run).
+MUTANTS = int(os.environ.get("FUZZ_MUTANTS", "2000"))
+STRUCTURE_SEED = 20_261_205
+#: The commands that read each format. A command that learns to read a format is one word here.
+COMMANDS_BY_FORMAT: dict[str, tuple[str, ...]] = {
+    "desktop": ("status", "payload", "whatif"),
+    "pi": ("whatif",),
+    "claude-code": ("whatif",),
+}
+#: The routes ``whatif`` replays on by default (three API families), one per mutant in turn.
+WHATIF_ROUTES = DEFAULT_ROUTES.split(",")
+#: The formats to fuzz (``FUZZ_FORMATS=pi,claude-code``: a long run split over processes).
+FORMATS = [f for f in os.environ.get("FUZZ_FORMATS", ",".join(COMMANDS_BY_FORMAT)).split(",") if f]
+#: ``FUZZ_SLICE=k/n``: only the mutants whose index is k modulo n (a long run split over processes).
+SLICE = tuple(int(part) for part in os.environ.get("FUZZ_SLICE", "0/1").split("/"))
+#: Where the session browser looks for each foreign format, under a home folder.
+BROWSER_FOLDERS = {
+    "pi": ".pi/agent/sessions/--home-dev-demo--",
+    "claude-code": ".claude/projects/-home-dev-demo",
+}
+#: A case taking longer than this is a hang (a generous watchdog, not a timing check).
+HANG_SECONDS = 60
+
+
+class Hang(Exception):
+    """Raised by the watchdog in the case that overran."""
+
+
+class FormatTally(Tally):
+    def __init__(self, fmt: str) -> None:
+        super().__init__()
+        self.format = fmt
+        self.window: list[str] = []
+        self.window_opened = 0
+        self.refused_by_window: list[str] = []
+        self.browser: list[str] = []
+        self.hangs: list[str] = []
+        #: Seconds spent per step (printed with the report, never asserted on).
+        self.seconds: collections.Counter[str] = collections.Counter()
+
+    def failures(self) -> int:
+        return len(self.all_failures())
+
+    def report(self) -> str:
+        codes = ", ".join(f"{c}={n}" for (c, n) in sorted(self.codes.items()))
+        return (
+            f"{self.format}: {self.files} mutants, {self.runs} command runs, {self.window_opened} opened in "
+            f"the window; internal errors {len(self.internal)}, tracebacks {len(self.tracebacks)}, "
+            f"undocumented exits {len(self.undocumented)}, multi-line errors {len(self.multi_line)}, "
+            f"files altered by reads {len(self.altered)}, window exceptions {len(self.window)}, "
+            f"opened by status but not the window {len(self.refused_by_window)}, browser failures "
+            f"{len(self.browser)}, hangs {len(self.hangs)}; exits {codes}; seconds "
+            + ", ".join(f"{step} {seconds:.1f}" for step, seconds in self.seconds.items())
+        )
+
+    def all_failures(self) -> list[str]:
+        names = ("internal", "tracebacks", "multi_line", "altered", "window", "refused_by_window", "browser")
+        return [failure for name in (*names, "hangs", "undocumented") for failure in getattr(self, name)]
+
+    def examples(self) -> list[str]:
+        """The first failure at each place in the code (a bug usually fails many mutants)."""
+        seen: dict[str, str] = {}
+        for failure in self.all_failures():
+            site = re.sub(r"^.*? mutant \d+ \(.*?\)", "", failure)
+            site = re.sub(r"/tmp/\S+", "", site)
+            seen.setdefault(site.split(" at ", 1)[-1] if " at " in site else site, failure)
+        return list(seen.values())
+
+
+@contextlib.contextmanager
+def watchdog(tally: FormatTally, label: str) -> Iterator[None]:
+    def overran(_signum: int, _frame: object) -> None:
+        tally.hangs.append(label)
+        raise Hang(label)
+
+    previous = signal.signal(signal.SIGALRM, overran)
+    signal.setitimer(signal.ITIMER_REAL, HANG_SECONDS)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def short_texts(session: bytes, limit: int = 300) -> bytes:
+    """The session with every long text cut to ``limit`` characters: the same rows and shapes,
+    without re-rendering and re-projecting the long answer (made for the compaction) per mutant."""
+
+    def cut(value: Any) -> Any:
+        if isinstance(value, str):
+            return value[:limit]
+        if isinstance(value, list):
+            return [cut(item) for item in value]
+        if isinstance(value, dict):
+            return {key: cut(item) for key, item in value.items()}
+        return value
+
+    return b"".join(orjson.dumps(cut(orjson.loads(line))) + b"\n" for line in session.splitlines())
+
+
+def fuzz_bases(world: World) -> dict[str, list[bytes]]:
+    return {
+        "desktop": [short_texts(world.base_session())],
+        "pi": [path.read_bytes() for path in sorted((FIXTURES / "pi_sessions").glob("*.jsonl"))],
+        "claude-code": [path.read_bytes() for path in sorted((FIXTURES / "claude_code").glob("*.jsonl"))],
+    }
+
+
+def run_mutant(world: World, window: WindowPath, tally: FormatTally, index: int, mutant: Mutant) -> None:
+    fmt = mutant.format
+    label = f"{fmt} mutant {index} (base {mutant.base}, {mutant.kind})"
+    case = world.root / "structured" / fmt / f"{index:05d}"
+    home = case / "home"
+    folder = home / BROWSER_FOLDERS[fmt] if fmt in BROWSER_FOLDERS else case / "sessions"
+    folder.mkdir(parents=True)
+    path = folder / "0c9e7f4a-5b4e-4c2d-9a61-0d2e8f4b1c33.jsonl"
+    path.write_bytes(mutant.data)
+    with watchdog(tally, label):
+        before = snapshot(case)
+        status_opened = False
+        for command in COMMANDS_BY_FORMAT[fmt]:
+            if command == "whatif":  # one route per mutant, each API family in turn
+                route = WHATIF_ROUTES[index % len(WHATIF_ROUTES)]
+                args = ["whatif", str(path), "--routes", route, *(("--json",) if index % 2 else ())]
+            else:
+                args = world.args(command, path)
+            start = time.perf_counter()
+            run = run_main(*args)
+            tally.seconds[command] += time.perf_counter() - start
+            tally.check(label, command, run)
+            status_opened = status_opened or (command == "status" and run.code == 0)
+        start = time.perf_counter()
+        if fmt in BROWSER_FOLDERS:
+            try:
+                listing = browse_listing(home)
+                listed = [s for w in listing["workspaces"] for s in w["sessions"]]
+                if [s["path"] for s in listed] != [str(path)]:
+                    tally.browser.append(f"{label}: listed {listed}")
+            except Exception as error:
+                tally.browser.append(f"{label}: {where(error)}")
+        if snapshot(case) != before:
+            tally.altered.append(label)
+        tally.seconds["browser"] += time.perf_counter() - start
+        start = time.perf_counter()
+        failures = window.open(path, previews=fmt != "desktop")
+        tally.seconds["window"] += (
+            time.perf_counter() - start
+        )  # last: the window opens a Desktop session for writing
+        tally.window.extend(f"{label}: {failure}" for failure in failures)
+        if window.opened is not None:
+            tally.window_opened += 1
+        elif status_opened:
+            tally.refused_by_window.append(f"{label}: {window.problems or window.guarded.caught}")
+    tally.files += 1
+
+
+@pytest.fixture(scope="module")
+def structured(tmp_path_factory: pytest.TempPathFactory, qapp: Any) -> dict[str, FormatTally]:
+    """Every format's mutants through its commands, the browser and the window, once."""
+    with make_world(tmp_path_factory.mktemp("structured")) as world, pytest.MonkeyPatch.context() as patch:
+        for name in ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR"):
+            patch.delenv(name, raising=False)
+        # The window opens a Desktop session for writing and appends to it; making those bytes
+        # survive a power cut is not what is tested here, and fsync is most of a mutant's time.
+        patch.setattr(journal_writer, "sync_file", lambda fd: None)
+        patch.setattr(journal_writer, "sync_dir", lambda path: None)
+        window = WindowPath(world.data, world.workspace, world.emulator.url)
+        tallies: dict[str, FormatTally] = {}
+        try:
+            for fmt, bases in fuzz_bases(world).items():
+                if fmt not in FORMATS:
+                    continue
+                tally = tallies[fmt] = FormatTally(fmt)
+                for index, mutant in enumerate(structured_cases(fmt, bases, MUTANTS, STRUCTURE_SEED)):
+                    if index % SLICE[1] == SLICE[0]:
+                        run_mutant(world, window, tally, index, mutant)
+                print(tally.report())
+        finally:
+            window.close()
+        return tallies
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", list(COMMANDS_BY_FORMAT))
+def test_structure_fuzz_no_reader_raises(structured: dict[str, FormatTally], fmt: str) -> None:
+    """Any JSON value in any field of a Desktop, pi or Claude Code file is set aside where it is
+    read (design T9, X1): no internal error or traceback from a command, no exception out of the
+    window's open or render path (nor one its guards had to catch), no hang, the browser lists
+    the file, and the window opens every Desktop session ``status`` opens."""
+    if fmt not in structured:
+        pytest.skip(f"FUZZ_FORMATS leaves {fmt} out")
+    tally = structured[fmt]
+    assert tally.files >= min(MUTANTS, 2_000) // SLICE[1]
+    assert tally.failures() == 0, f"{tally.report()}\n" + "\n".join(tally.examples())

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from desktop.host.journal.reader import Diagnostic
+from desktop.host.journal.values import value_problem
 from desktop.host.regular_files import open_regular
 
 _PREVIEW = 60
@@ -103,6 +104,15 @@ def parse_json_lines(path: Path, data: bytes) -> JsonLines:
                     "error",
                     "not-object",
                     f"this line is JSON but not an object: {_preview(raw)}",
+                )
+            )
+            continue
+        held = value_problem(raw, obj)
+        if held is not None:
+            field, what = held
+            diagnostics.append(
+                Diagnostic(
+                    path, number, "error", "bad-value", f"this line cannot be used: {what}; skipped", field
                 )
             )
             continue

@@ -25,6 +25,7 @@ the read-only window (kept for parity; not exercised on Windows here).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -237,10 +238,8 @@ def _remove_own_record(record: Path) -> None:
     is gone); anything else at that name is left alone."""
     holder = _read_holder(record)
     if holder and holder.get("pid") == os.getpid() and holder.get("host") == _hostname():
-        try:
+        with contextlib.suppress(OSError):  # information only
             os.unlink(record)
-        except OSError:
-            pass  # information only
 
 
 def _write_record(record: Path) -> None:

@@ -27,6 +27,7 @@ from desktop.host.journal.envelope import SCHEMA_VERSION
 from desktop.host.journal.errors import JournalFormatError
 from desktop.host.journal.lines import TYPE_CODES, JournalRows
 from desktop.host.journal.shapes import FITS, row_shape_problem
+from desktop.host.journal.values import value_problem
 
 if TYPE_CHECKING:
     from desktop.host.journal.rows import RowBase, SessionHeader
@@ -237,6 +238,21 @@ def parse_lines(path: Path, lines: Iterable[bytes]) -> SessionLog:
             reason = f"row id {row_id} appears again (first on an earlier line)"
             set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
             problem(line_no, "duplicate-id", reason + "; the first one is used", "warning")
+            continue
+        held = value_problem(raw, obj)
+        if held is not None:
+            reason = f"{obj['type']} row {row_id} cannot be used: {held[1]}"
+            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
+            diagnostics.append(
+                Diagnostic(
+                    path,
+                    line_no,
+                    "error",
+                    "bad-value",
+                    reason + "; it is kept in the file and skipped",
+                    held[0],
+                )
+            )
             continue
         if version <= SCHEMA_VERSION:
             # Most rows are user, assistant or tool result rows that pass the flat check: they

@@ -22,6 +22,9 @@ _LONE_SURROGATE = re.compile("[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\ud
 _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 #: Magnitude from which ``JSON.stringify`` switches integral numbers to exponent notation.
 _JS_EXPONENT_LIMIT = 1e21
+#: Integral floats from here up stay floats: orjson writes no integer past 64 bits (a value of
+#: this size in a session is damage, and the request is still built, in exponent notation).
+_INT_LIMIT = 2.0**63
 _MASK = 0xFFFFFFFF
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -65,7 +68,7 @@ def js_blank(text: str | None) -> bool:
 
 
 def _js_number(value: float) -> Any:
-    if value.is_integer() and abs(value) < _JS_EXPONENT_LIMIT:
+    if value.is_integer() and abs(value) < _INT_LIMIT:
         return int(value)
     # JSON.stringify writes NaN and the infinities as null.
     return None if math.isnan(value) or math.isinf(value) else value

@@ -59,7 +59,10 @@ from desktop.session.foreign.model import (
     content_preview,
     iso_ms,
 )
+from desktop.session.foreign.shapes import claude_entry_problem, set_aside
 
+#: What an entry set aside keeps: its place in the tree (``shapes.set_aside``).
+_LINK_KEYS = ("uuid", "parentUuid", "logicalParentUuid", "timestamp", "sessionId")
 _REMINDER = re.compile(r"<system-reminder>\s*(.*?)\s*</system-reminder>", re.DOTALL)
 CONVERSATION_TYPES = frozenset({"user", "assistant", "system", "attachment"})
 _STOP_REASONS = {
@@ -467,7 +470,21 @@ class ClaudeSession(ForeignSession):
             if cwd is None and isinstance(obj.get("cwd"), str):
                 cwd = obj["cwd"]
             if isinstance(obj.get("uuid"), str) and obj["uuid"]:
-                entries.append(_checked(obj, read.path, line, diagnostics))
+                obj = _checked(obj, read.path, line, diagnostics)  # the kind and message, typed
+                shape = claude_entry_problem(obj)
+                if shape is not None:  # set aside where it is read (design T9); its children keep their place
+                    diagnostics.append(
+                        Diagnostic(
+                            read.path,
+                            line,
+                            "error",
+                            "bad-entry",
+                            f"entry {obj['uuid']} cannot be used: {shape.message}; set aside",
+                            shape.field,
+                        )
+                    )
+                    obj = set_aside(obj, _LINK_KEYS)
+                entries.append(obj)
                 lines.append(line)
             else:
                 metadata.append(obj)
@@ -476,7 +493,7 @@ class ClaudeSession(ForeignSession):
             _insert_agent(agent, entries, lines, diagnostics)
         version = next((e["version"] for e in reversed(entries) if isinstance(e.get("version"), str)), None)
         if not any(e.get("type") in CONVERSATION_TYPES for e in entries):
-            set_aside = len(read.diagnostics)
+            unusable = len(read.diagnostics)
             diagnostics.append(
                 Diagnostic(
                     read.path,
@@ -484,7 +501,7 @@ class ClaudeSession(ForeignSession):
                     "warning",
                     "no-entries",
                     "no conversation entry could be read (no user, assistant, system or attachment "
-                    f"line with a 'uuid'; {set_aside} line(s) set aside, {len(metadata)} metadata line(s))",
+                    f"line with a 'uuid'; {unusable} line(s) set aside, {len(metadata)} metadata line(s))",
                 )
             )
         session = cls(

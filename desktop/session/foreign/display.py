@@ -107,14 +107,14 @@ def row_dict(
     elif desktop_type == "compaction":
         entry = row.entry
         out["type"] = "compaction"
+        found = entry.get("compactMetadata")
+        meta: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
         tokens = entry.get("tokensBefore")
         if tokens is None:
-            meta = entry.get("compactMetadata")
-            tokens = meta.get("preTokens") if isinstance(meta, Mapping) else None
+            tokens = meta.get("preTokens")
         if isinstance(tokens, int):
             out["tokensBefore"] = tokens
-        meta = entry.get("compactMetadata")
-        reason = entry.get("reason") or (meta.get("trigger") if isinstance(meta, Mapping) else None)
+        reason = entry.get("reason") or meta.get("trigger")
         if isinstance(reason, str):
             out["reason"] = reason
     else:

@@ -355,7 +355,7 @@ def _entry_summary(row: TimelineRow) -> str:
         usage = _mapping(entry.get("usage"))
         return (
             f"usage ({entry.get('kind', '?')}) {entry.get('provider')}/{entry.get('model')}: "
-            f"{usage.get('totalTokens', 0):,} tokens"
+            f"{usage.get('totalTokens') or 0:,} tokens"
         )
     if kind == CONTEXT_EDIT:
         replacement = entry.get("replacement")

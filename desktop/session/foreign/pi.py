@@ -40,6 +40,7 @@ from desktop.session.foreign.pi_context import (
     project_path,
 )
 from desktop.session.foreign.pi_context import contributing as pi_contributing
+from desktop.session.foreign.shapes import pi_entry_problem, set_aside
 from desktop.session.inspector.section_diff import section_status
 
 _ROLE_KINDS = {
@@ -155,6 +156,21 @@ class PiSession(ForeignSession):
                     )
                 )
             seen.setdefault(entry_id, line)
+            shape = pi_entry_problem(entry)
+            if shape is not None:  # set aside where it is read (design T9); its children keep their place
+                diagnostics.append(
+                    Diagnostic(
+                        path,
+                        line,
+                        "error",
+                        "bad-entry",
+                        f"entry {entry_id} cannot be used: {shape.message}; set aside",
+                        shape.field,
+                    )
+                )
+                entries.append(set_aside(entry, ("id", "parentId", "timestamp")))
+                entry_lines.append(line)
+                continue
             if entry.get("type") not in KNOWN_TYPES:
                 diagnostics.append(
                     Diagnostic(
