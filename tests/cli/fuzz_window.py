@@ -95,7 +95,13 @@ class WindowPath:
     def __init__(self, data_dir: Path, workspace: Path, emulator_url: str) -> None:
         worker = SessionWorker(data_dir=str(data_dir), workspace=str(workspace), offline=True)
         worker.choices = route_choices(emulator_url, [])
-        worker.route_key = pick_route(worker.choices, "")
+        worker.route_key = worker.seed_route_key = pick_route(worker.choices, "")
+        # A mutated header may name another folder: the workspace question is answered No,
+        # as a user keeping the folder they opened from would (design A10).
+        worker.bridge.questioned.connect(
+            lambda request_id, _info: worker.bridge.answer(request_id, False, False),
+            Qt.ConnectionType.DirectConnection,
+        )
         worker.session_indexed.connect(self._indexed, Qt.ConnectionType.DirectConnection)
         worker.session_opened.connect(self._opened, Qt.ConnectionType.DirectConnection)
         worker.open_problem.connect(self._problem, Qt.ConnectionType.DirectConnection)

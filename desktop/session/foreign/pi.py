@@ -156,6 +156,7 @@ class PiSession(ForeignSession):
                     )
                 )
             seen.setdefault(entry_id, line)
+            entry = _tool_lists(entry, path, line, diagnostics)  # bare names read as {name}
             shape = pi_entry_problem(entry)
             if shape is not None:  # set aside where it is read (design T9); its children keep their place
                 diagnostics.append(
@@ -181,7 +182,7 @@ class PiSession(ForeignSession):
                         f"entry {entry_id} has a type this app does not know ({entry.get('type')!r}); shown as such",
                     )
                 )
-            entries.append(_tool_lists(entry, path, line, diagnostics))
+            entries.append(entry)
             entry_lines.append(line)
         session = cls(
             format="pi",
