@@ -16,7 +16,7 @@ EXPECTED = {
     **{f"A{n}": None for n in range(1, 10)},
     **{f"D{n}": None for n in range(1, 8)},
     **{f"G{n}": None for n in range(1, 12)},
-    **{f"X{n}": None for n in range(1, 7)},
+    **{f"X{n}": None for n in range(1, 8)},
 }
 CITATION = re.compile(r"\(design ((?:[TSCMPADGX]\d+)(?:\s*(?:,|and|/)\s*[TSCMPADGX]?\d+)*)\)")
 

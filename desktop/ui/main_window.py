@@ -203,6 +203,7 @@ class MainWindow(QMainWindow):
         self.message_view = MessageView()
         self.message_view.raw_requested.connect(lambda: self.tabs.setCurrentIndex(TAB_ROW))
         self.message_view.conversation_toggled.connect(lambda _on: self._sync_conversation())
+        self.message_view.jump_requested.connect(self.jump_to_latest)
         self._conversation_timer = QTimer(self)
         self._conversation_timer.setSingleShot(True)
         self._conversation_timer.setInterval(60)
@@ -308,6 +309,8 @@ class MainWindow(QMainWindow):
         )
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.export_action = file_menu.addAction("&Export Conversation…", self.export_conversation)
+        self.export_action.setToolTip("The open session as Markdown or a standalone HTML page (design X6)")
         file_menu.addSeparator()
         self.quit_action = file_menu.addAction("&Quit")
         self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -516,6 +519,9 @@ class MainWindow(QMainWindow):
             )
         self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
         self._then_release(info)
+        self._conversation_timer.start()
+        if not self.composer.editor.isReadOnly():  # type and Ctrl+Enter, no click (design X7)
+            self.composer.editor.setFocus()
 
     @Slot(object)
     def on_rows_appended(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -524,6 +530,7 @@ class MainWindow(QMainWindow):
         self._update_notice()
         if self._follow_tail:
             self.view.scrollToBottom()
+        self._conversation_soon()
 
     @Slot(object)
     def on_streaming(self, message: Mapping[str, Any] | None) -> None:
@@ -532,6 +539,19 @@ class MainWindow(QMainWindow):
             self.stream_updates += 1
         if self._follow_tail and message is not None:
             self.view.scrollToBottom()
+        self._conversation_soon()
+
+    def _conversation_soon(self) -> None:
+        """Render the conversation again shortly (once per burst: a restarted timer would never
+        fire while a reply streams faster than its interval)."""
+        if self.message_view.conversation.isChecked() and not self._conversation_timer.isActive():
+            self._conversation_timer.start()
+
+    def jump_to_latest(self) -> None:
+        """Back to the newest rows: the timeline follows the tail again and so does the pane."""
+        self._follow_tail = True
+        self.view.scrollToBottom()
+        self._sync_conversation()
 
     def _range_changed(self, _minimum: int, maximum: int) -> None:
         if self._follow_tail:
@@ -540,8 +560,8 @@ class MainWindow(QMainWindow):
     def _scrolled(self, value: int) -> None:
         bar = self.view.verticalScrollBar()
         self._follow_tail = value >= bar.maximum() - 2
-        if self.message_view.conversation.isChecked():
-            self._conversation_timer.start()
+        self.message_view.set_behind(not self._follow_tail)
+        self._conversation_soon()
 
     #: Rows rendered beyond the timeline's visible ones in conversation mode, either side.
     CONVERSATION_MARGIN = 3
@@ -570,7 +590,12 @@ class MainWindow(QMainWindow):
         start = max(0, min(first, anchor) - self.CONVERSATION_MARGIN)
         stop = min(count, max(last, anchor) + self.CONVERSATION_MARGIN + 1)
         rows = [self.shown.index(i, 0).data(ROW_ROLE) for i in range(start, stop)]
-        self.message_view.show_rows([r for r in rows if isinstance(r, Mapping)], focus=anchor - start)
+        # Following the newest rows (the timeline at its end, no row picked): the pane keeps the
+        # end in view as replies arrive and stream (design X7).
+        follow = (focus is None or not focus.isValid()) and self._follow_tail and stop == count
+        self.message_view.show_rows(
+            [r for r in rows if isinstance(r, Mapping)], focus=anchor - start, follow=follow
+        )
 
     def _row_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid():
@@ -863,6 +888,12 @@ class MainWindow(QMainWindow):
         folder = QFileDialog.getExistingDirectory(self, "Workspace for the new session", str(Path.home()))
         if folder:
             self.client.new_session.emit(folder)
+
+    def export_conversation(self) -> None:
+        """File → Export: asked here, built and written on the worker (design X6, G10)."""
+        from desktop.ui.export_action import ask_and_export
+
+        ask_and_export(self, self.client.ops, str(self.session.get("path", "")), self.on_message)
 
     def open_session_dialog(self) -> None:
         if self.busy:
