@@ -70,6 +70,22 @@ TAB_MESSAGE, TAB_ROW, TAB_DIFF, TAB_ACTIVATION, TAB_PAYLOAD, TAB_USAGE = range(6
 MINIMUM_SIZE = (960, 600)
 
 
+#: How a turn ended, in words (the provider's stop reasons are jargon: "stop", "length").
+_OUTCOMES = {
+    "stop": "Done: the reply is complete.",
+    "length": "Done, cut short: the reply reached the model's output limit.",
+    "toolUse": "Done: the model asked for a tool.",
+    "aborted": "Stopped before the reply was complete.",
+    "stopped": "Stopped before the reply was complete.",
+    "compacted": "Done: the older turns are now a summary.",
+}
+
+
+def turn_outcome(stopped: str) -> str:
+    """The status line after a turn: what its stop reason means."""
+    return _OUTCOMES.get(stopped, f"Done ({stopped}).")
+
+
 def compaction_text(preview: CompactionPreview) -> str:
     """The compaction preview in words, for the button's tooltip and the confirmation."""
     if not preview.possible:
@@ -92,6 +108,7 @@ class MainWindow(QMainWindow):
         self.worker = worker
         self.client = client
         self.session: dict[str, Any] = {}
+        self.local_notes_said = 0
         self.status: dict[str, Any] = {}
         self.busy = False
         self.permission_dialogs: list[PermissionDialog] = []
@@ -501,6 +518,7 @@ class MainWindow(QMainWindow):
         self.session_label.setText(f"{Path(str(info.get('cwd', ''))).name} · {Path(path).name}")
         self.setWindowTitle(window_title(path, str(info.get("cwd", ""))))
         self.session_label.setToolTip(plain_tip(path))
+        self.message_view.forget_local_notes()
         self.message_view.clear()
         self.banners.clear()
         self.refresh_compaction_preview()
@@ -546,6 +564,31 @@ class MainWindow(QMainWindow):
         fire while a reply streams faster than its interval)."""
         if self.message_view.conversation.isChecked() and not self._conversation_timer.isActive():
             self._conversation_timer.start()
+
+    def say_local(self, text: str, level: str = "info") -> None:
+        """A slash command's answer as a note in the conversation, after the newest row shown:
+        whole, never sent to the model, never journaled (design X7)."""
+        import time
+
+        after: str | None = None
+        for position in range(self.shown.rowCount() - 1, -1, -1):
+            row = self.shown.index(position, 0).data(ROW_ROLE)
+            if isinstance(row, Mapping) and row.get("type") != "streaming" and row.get("id"):
+                after = str(row["id"])
+                break
+        self.local_notes_said += 1
+        note = {
+            "type": "local",
+            "id": f"<local {self.local_notes_said}>",
+            "ts": int(time.time() * 1000),
+            "level": level,
+            "text": text,
+        }
+        self.message_view.add_local_note(after, note)
+        self.tabs.setCurrentIndex(TAB_MESSAGE)
+        if not self.message_view.conversation.isChecked():
+            self.message_view.conversation.setChecked(True)  # renders through its toggle
+        self.jump_to_latest()
 
     def jump_to_latest(self) -> None:
         """Back to the newest rows: the timeline follows the tail again and so does the pane."""
@@ -594,7 +637,10 @@ class MainWindow(QMainWindow):
         # end in view as replies arrive and stream (design X7).
         follow = (focus is None or not focus.isValid()) and self._follow_tail and stop == count
         self.message_view.show_rows(
-            [r for r in rows if isinstance(r, Mapping)], focus=anchor - start, follow=follow
+            [r for r in rows if isinstance(r, Mapping)],
+            focus=anchor - start,
+            follow=follow,
+            at_start=start == 0,
         )
 
     def _row_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
@@ -695,14 +741,18 @@ class MainWindow(QMainWindow):
 
     def compact(self) -> None:
         """The Compact button and Ctrl+Shift+K: say what will happen, then ask (design C1)."""
+        self.compact_asking("")
+
+    def compact_asking(self, focus: str) -> None:
+        """Show what compacting would do and ask; ``/compact FOCUS`` asks the same (design X7)."""
         if self.busy:
             return
         preview = self.compaction_preview
         if preview is None:
-            self.compact_with("")
+            self.compact_with(focus)
             return
         if not preview.possible:
-            self.banners.show_message("info", f"Nothing to compact yet: {preview.reason}.")
+            self.say_local(f"Nothing to compact yet: {preview.reason}.")
             return
         box = QMessageBox(self)
         box.setObjectName("compactConfirm")
@@ -715,7 +765,7 @@ class MainWindow(QMainWindow):
         box.button(QMessageBox.StandardButton.Yes).setText("Compact")
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.finished.connect(
-            lambda result: self.compact_with("") if result == QMessageBox.StandardButton.Yes else None
+            lambda result: self.compact_with(focus) if result == QMessageBox.StandardButton.Yes else None
         )
         self.compact_confirm = box
         box.open()
@@ -763,11 +813,13 @@ class MainWindow(QMainWindow):
             self.open_path(path)
         error = summary.get("error")
         stopped = summary.get("stopped")
-        if error:
+        if summary.get("note"):  # nothing was done, and that is all there is to say
+            self.say_local(str(summary["note"]))
+        elif error:
             self.statusBar().showMessage(f"Stopped ({stopped}): {error}", 15000)
             self.banners.show_message("error", f"The turn stopped ({stopped}): {error}")
         else:
-            self.statusBar().showMessage(f"Done ({stopped})", 4000)
+            self.statusBar().showMessage(turn_outcome(str(stopped)), 6000)
         self.composer.editor.setFocus()
         self.refresh_compaction_preview()
 

@@ -316,6 +316,7 @@ _ROLE_TITLES = {
     "compaction": "Compaction",
     "note": "Note",
     "streaming": "Assistant (streaming)",
+    "local": "Pi Desktop",
 }
 
 
@@ -441,6 +442,12 @@ def render_row(
         detail = f"~{tokens:,} tokens before" if isinstance(tokens, int) else ""
         parts.append(_header(title, " · ".join(x for x in (when, detail) if x), c.warn, c))
         parts.append(markdown(str(row.get("summary", "")), c))
+    elif kind == "local":  # a slash command's answer: shown here only, never sent nor journaled
+        level = str(row.get("level", "info"))
+        color = c.bad if level == "error" else c.warn if level == "warning" else c.muted
+        parts.append(_header(title, " · ".join(x for x in (when, "only you see this") if x), color, c))
+        lines = str(row.get("text", "")).split("\n")
+        parts.append("".join(f'<p style="margin: 1px 0">{esc(line) or "&nbsp;"}</p>' for line in lines))
     elif kind == "note":
         level = str(row.get("level", "info"))
         parts.append(_header(f"{title} ({level})", when, c.bad if level == "error" else c.muted, c))

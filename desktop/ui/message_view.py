@@ -87,17 +87,31 @@ class MessageView(QWidget):
         """The timeline is not at its newest rows (the window says so)."""
         self._rendering = False
         self.browser.verticalScrollBar().valueChanged.connect(self._user_scrolled)
+        self.local_notes: list[tuple[str | None, dict[str, Any]]] = []
+        """Answers to slash commands: (the id of the row they follow, the note row). They live
+        in the pane only: never sent to the model, never journaled (design X7)."""
 
     # --- what to show ----------------------------------------------------------------------
 
     def show_row(self, row: Mapping[str, Any] | None) -> None:
         self.show_rows([row] if row is not None else [], focus=0)
 
-    def show_rows(self, rows: Sequence[Mapping[str, Any]], focus: int = 0, *, follow: bool = False) -> None:
+    def show_rows(
+        self,
+        rows: Sequence[Mapping[str, Any]],
+        focus: int = 0,
+        *,
+        follow: bool = False,
+        at_start: bool = False,
+    ) -> None:
         """Render ``rows`` and scroll so the row at ``focus`` is at the top; with ``follow`` keep the
-        end in view instead, unless the reader scrolled up (then the position stays)."""
-        self.rows = list(rows)
-        self.focus_key = row_key(self.rows[focus], focus) if 0 <= focus < len(self.rows) else None
+        end in view instead, unless the reader scrolled up (then the position stays). The local
+        notes that follow a shown row come with it (``at_start``: the rows begin the session)."""
+        focus_row = rows[focus] if 0 <= focus < len(rows) else None
+        self.rows = self._with_notes(list(rows), at_start) if len(rows) > 1 or follow else list(rows)
+        self.focus_key = next(
+            (row_key(row, index) for index, row in enumerate(self.rows) if row is focus_row), None
+        )
         if not follow:
             self.scrolled_up = False
         self.following = follow
@@ -128,6 +142,25 @@ class MessageView(QWidget):
 
     def clear(self) -> None:
         self.show_rows([])
+
+    def add_local_note(self, after: str | None, row: dict[str, Any]) -> None:
+        """A slash command's answer, shown after the row with id ``after`` (None: the start)."""
+        self.local_notes.append((after, row))
+
+    def forget_local_notes(self) -> None:
+        self.local_notes.clear()
+
+    def _with_notes(self, rows: list[Mapping[str, Any]], at_start: bool) -> list[Mapping[str, Any]]:
+        if not self.local_notes:
+            return rows
+        out: list[Mapping[str, Any]] = (
+            [row for after, row in self.local_notes if after is None] if at_start else []
+        )
+        for row in rows:
+            out.append(row)
+            row_id = row.get("id")
+            out.extend(note for after, note in self.local_notes if after is not None and after == row_id)
+        return out
 
     @property
     def html(self) -> str:
