@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QModelIndex, QSettings, Qt, QTimer, Slot
+from PySide6.QtCore import QByteArray, QModelIndex, QSettings, QSize, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -79,6 +79,12 @@ _OUTCOMES = {
     "stopped": "Stopped before the reply was complete.",
     "compacted": "Done: the older turns are now a summary.",
 }
+
+
+def default_size(available: QSize) -> QSize:
+    """A first window: 1440x900 where the screen has room for it, else 1280x800 (the size the
+    window is laid out for; the window system fits it to a smaller screen)."""
+    return QSize(1440, 900) if available.width() >= 1600 and available.height() >= 1000 else QSize(1280, 800)
 
 
 def turn_outcome(stopped: str) -> str:
@@ -411,8 +417,15 @@ class MainWindow(QMainWindow):
         geometry = settings.value("window/geometry")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
-        else:
-            self.resize(1280, 800)
+        available = self.screen().availableGeometry().size()
+        size = settings.value("window/size")
+        # The size the user left, as it was (restoreGeometry alone can shrink it when the screen
+        # it was saved on is not known yet), never larger than this screen.
+        self.resize(
+            size.boundedTo(available)
+            if isinstance(size, QSize) and size.isValid() and not size.isEmpty()
+            else default_size(available)
+        )
         state = settings.value("window/splitter")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self.splitter.restoreState(state)
@@ -445,6 +458,7 @@ class MainWindow(QMainWindow):
         self._save_settings(
             {
                 "window/geometry": self.saveGeometry(),
+                "window/size": self.normalGeometry().size() if self.isMaximized() else self.size(),
                 "window/splitter": self.splitter.saveState(),
                 "view/showHidden": self.hidden_action.isChecked(),
             }
