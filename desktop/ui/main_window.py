@@ -430,7 +430,7 @@ class MainWindow(QMainWindow):
         if isinstance(state, QByteArray) and not state.isEmpty():
             self.splitter.restoreState(state)
         else:
-            self.splitter.setSizes([720, 560])
+            self.splitter.setSizes([640, 640])  # the index and the conversation share the width (X7)
         self.hidden_action.setChecked(bool(settings.value("view/showHidden", False, type=bool)))
 
     def startup_options(self) -> dict[str, Any]:
