@@ -38,6 +38,7 @@ from desktop.ui import rowinfo
 from desktop.ui.banner import printable
 from desktop.ui.html import Colors
 from desktop.ui.inert import MAX_IMAGE_BYTES, InertDocument, decode_image
+from desktop.ui.theme import kind_style
 
 #: A tool result longer than this many lines shows its first ``PREVIEW_LINES`` until expanded.
 COLLAPSE_LINES = 30
@@ -408,7 +409,10 @@ def render_row(
     title = _ROLE_TITLES.get(str(kind), f"Row of unknown type {kind!r}")
     when = rowinfo.row_time(row)
     parts: list[str] = []
-    color = {"user": "#2563eb", "assistant": "#7c3aed", "toolResult": "#0d9488"}.get(str(kind), c.muted)
+    # The timeline's colour for the kind (theme.kind_style): an answer is never painted in the
+    # colour of a system row.
+    code = {"user": rowinfo.USER, "assistant": rowinfo.ASSISTANT, "toolResult": rowinfo.TOOL}.get(str(kind))
+    color = kind_style(code, dark).accent.name() if code is not None else c.muted
     message = row.get("message") if isinstance(row.get("message"), Mapping) else None
     if kind in ("user", "assistant", "streaming") and message is not None:
         detail = when
