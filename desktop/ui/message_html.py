@@ -393,6 +393,21 @@ def _system_html(row: Mapping[str, Any], row_key: str, expanded: frozenset[str],
     return "".join(out)
 
 
+#: The app's own notes whose first words are its jargon, said in words a user knows.
+_NOTE_MEANINGS = {
+    "fixed declarations:": "every tool the model may use is described in the first request and "
+    "that list never changes, so the provider keeps reusing its cache of the conversation's start.",
+    "on-demand declarations:": "a tool is described to the model only once it is needed; each one "
+    "is added at the end of the conversation, so the earlier parts stay cached and the first "
+    "request is smaller.",
+}
+
+
+def note_meaning(text: str) -> str:
+    """A plain explanation of one of the app's own notes, or ``""``."""
+    return next((meaning for prefix, meaning in _NOTE_MEANINGS.items() if text.startswith(prefix)), "")
+
+
 def row_key(row: Mapping[str, Any], fallback: int = 0) -> str:
     value = row.get("id")
     return str(value) if value else f"row{fallback}"
@@ -455,7 +470,11 @@ def render_row(
     elif kind == "note":
         level = str(row.get("level", "info"))
         parts.append(_header(f"{title} ({level})", when, c.bad if level == "error" else c.muted, c))
-        parts.append(f"<p>{esc(row.get('text', ''))}</p>")
+        text = str(row.get("text", ""))
+        parts.append(f"<p>{esc(text)}</p>")
+        meaning = note_meaning(text)
+        if meaning:
+            parts.append(f'<p style="color: {c.muted}"><i>What this means:</i> {esc(meaning)}</p>')
     else:
         parts.append(_header(title, when, c.muted, c))
         parts.append(f'<p style="color: {c.muted}">{esc(rowinfo.row_summary(row))}</p>')

@@ -89,3 +89,14 @@ def test_help_diagram_and_conversation_use_the_timeline_colours(qtbot: Any) -> N
     assert kind_style(rowinfo.ASSISTANT, False).accent.name() in html
     assert kind_style(rowinfo.SYSTEM, False).accent.name() not in html
     assert QColor(kind_style(rowinfo.ASSISTANT, False).accent).isValid()
+
+
+def test_declaration_notes_say_what_they_mean() -> None:
+    for text in (
+        "fixed declarations: verified deepseek-flash binding: complete catalog declared from the first request",
+        "on-demand declarations: the route's binding is not verified",
+    ):
+        note = {"type": "note", "id": "n1", "ts": 1_700_000_000_000, "level": "info", "text": text}
+        shown = render_row(note, dark=False).html
+        assert "What this means:" in shown
+        assert "stay cached" in shown or "keeps reusing its cache" in shown

@@ -299,14 +299,15 @@ def test_refresh_catalogs_changes_the_route_status(
         w = harness.window
         before = w.status["capability"]
         assert before["delivery"] == "native system sections"
-        assert "flags: bundled" in w.capability_label.text()
+        assert "built-in catalog" in w.capability_label.text()
+        assert "shipped with this version" in w.capability_label.toolTip()
         w.refresh_catalogs_action.trigger()
-        harness.qtbot.waitUntil(lambda: "flags: refreshed" in w.capability_label.text(), timeout=TIMEOUT)
+        harness.qtbot.waitUntil(lambda: "refreshed catalog" in w.capability_label.text(), timeout=TIMEOUT)
         after = w.status["capability"]
         flag = next(f for f in after["flags"] if f["flag"] == SYSTEM_MESSAGES)
         assert flag["value"] is False and "9.9.9" in flag["from"]
         assert after["delivery"] == "folded" and after["catalogs"]["pi"]["origin"] == "refreshed copy"
-        assert "flags: refreshed" in w.capability_label.text()
+        assert "refreshed catalog" in w.capability_label.text()
         assert SYSTEM_MESSAGES in w.capability_label.toolTip()
     finally:
         server.shutdown()
