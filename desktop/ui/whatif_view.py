@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -257,6 +258,8 @@ class WhatIfView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().setStretchLastSection(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setWordWrap(False)  # one line per row: nine rows on screen at 1280x800
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.chart = CostChart()
         self.assumptions = QLabel()
         self.assumptions.setObjectName("whatIfAssumptions")
@@ -270,13 +273,20 @@ class WhatIfView(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(self.chart)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 1)
+        splitter.setStretchFactor(0, 3)  # the table is what the tab is for; the chart follows
+        splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
         layout.addWidget(splitter, 1)
-        layout.addWidget(self.assumptions)
+        # The assumptions scroll in a short box: the table of figures keeps the height.
+        notes = QScrollArea()
+        notes.setObjectName("whatIfAssumptionsBox")
+        notes.setWidgetResizable(True)
+        notes.setFrameShape(QScrollArea.Shape.NoFrame)
+        notes.setWidget(self.assumptions)
+        notes.setMaximumHeight(8 * self.fontMetrics().lineSpacing())
+        layout.addWidget(notes)
 
     # --- routes ---------------------------------------------------------------------------------
 
@@ -349,6 +359,10 @@ class WhatIfView(QWidget):
                 self.table.setItem(r, c, item)
         self.chart.set_result(result)
         self.assumptions.setText(assumptions_text(result))
+        # Room for every row (three routes by three strategies) before the chart takes any.
+        header = self.table.horizontalHeader().sizeHint().height()
+        height = len(rows) * self.table.verticalHeader().defaultSectionSize()
+        self.table.setMinimumHeight(min(header + height + 2 * self.table.frameWidth() + 2, 12 * 24))
         count = int(result.get("requests") or 0)
         self.status.setText(
             f"{count} request(s) replayed onto {len(result.get('routes') or ())} route(s); cheapest in bold."

@@ -116,3 +116,21 @@ def test_whatif_cost_column_is_on_screen_at_1280x800(harness: Harness) -> None:
     assert header.sectionViewportPosition(cost) + header.sectionSize(cost) <= table.viewport().width()
     assert table.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOn
     assert isinstance(table, QAbstractItemView)
+
+
+def test_whatif_shows_every_row_on_one_line_at_1280x800(harness: Harness) -> None:
+    h = harness
+    path = copy(FIXTURES / "claude_code" / "basic.jsonl", h.tmp / "cc" / "basic.jsonl")
+    h.start(path)
+    window = h.window
+    window.resize(1280, 800)
+    whatif = window.inspect.whatif
+    window.tabs.setCurrentWidget(whatif)
+    h.qtbot.waitUntil(lambda: whatif.table.rowCount() == 9, timeout=TIMEOUT)
+    QApplication.processEvents()
+    table = whatif.table
+    last = table.visualRect(table.model().index(table.rowCount() - 1, 0))
+    assert not last.isEmpty() and last.bottom() <= table.viewport().height()
+    assert not table.wordWrap()
+    route = table.item(0, 0)
+    assert route.text() in route.toolTip()
