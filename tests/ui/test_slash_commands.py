@@ -276,3 +276,47 @@ def test_typing_a_slash_offers_the_commands(harness: Harness) -> None:
     editor.clear()
     h.qtbot.keyClicks(editor, "hello /mo")
     assert not completer.popup().isVisible()
+
+
+def test_copy_as_curl_sends_the_previewed_body_with_credentials_redacted(harness: Harness) -> None:
+    import shlex
+
+    from PySide6.QtGui import QGuiApplication
+
+    h = harness
+    h.window.tabs.setCurrentIndex(TAB_PAYLOAD)
+    view = h.window.payload_view
+    h.qtbot.waitUntil(lambda: view.curl_button.isEnabled(), timeout=TURN_TIMEOUT)
+    preview = view.main.preview
+    view.curl_button.click()
+    command = QGuiApplication.clipboard().text()
+    words = shlex.split(command.replace("\\\n", " "))
+    assert words[:4] == ["curl", "-X", str(preview["method"]).upper(), preview["url"]]
+    assert words[words.index("--data-binary") + 1].encode() == preview["body"]
+    headers = [words[i + 1] for i, w in enumerate(words) if w == "-H"]
+    assert headers and all(
+        not h_.lower().startswith(("authorization:", "x-api-key:")) or h_.endswith("<redacted>")
+        for h_ in headers
+    )
+
+
+def test_curl_command_never_shows_a_credential() -> None:
+    from desktop.ui.curl_text import curl_command
+
+    command = curl_command(
+        {
+            "method": "post",
+            "url": "https://example.test/v1/models/m:generate?key=SECRET1&alt=sse",
+            "headers": {
+                "Authorization": "Bearer SECRET2",
+                "x-api-key": "SECRET3",
+                "content-type": "application/json",
+            },
+            "body": b'{"text": "it\'s $HOME `x`"}',
+        }
+    )
+    assert "SECRET" not in command and command.count("<redacted>") == 3
+    import shlex
+
+    words = shlex.split(command.replace("\\\n", " "))
+    assert words[words.index("--data-binary") + 1] == '{"text": "it\'s $HOME `x`"}'
