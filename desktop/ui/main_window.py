@@ -45,6 +45,7 @@ from desktop.ui.activation_view import ActivationView
 from desktop.ui.after_paint import AfterPaint
 from desktop.ui.banner import BannerArea
 from desktop.ui.composer import Composer
+from desktop.ui.context_meter import ContextMeter
 from desktop.ui.glossary import tooltip
 from desktop.ui.help_page import HelpPage
 from desktop.ui.inert import plain_label, plain_tip
@@ -265,6 +266,8 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(*MINIMUM_SIZE)
         self.session_label = plain_label()  # file and folder names as written (design G11)
         self.statusBar().addPermanentWidget(self.session_label)
+        self.context_meter = ContextMeter()
+        self.statusBar().addPermanentWidget(self.context_meter)
         self._update_notice()
 
     def _build_toolbar(self) -> None:
@@ -785,7 +788,9 @@ class MainWindow(QMainWindow):
         box.open()
 
     def refresh_compaction_preview(self) -> None:
-        """Ask the worker what compacting now would do; the button's tooltip shows it."""
+        """Ask the worker what compacting now would do; the button's tooltip shows it (and the
+        context meter how full the context is: both change when a session opens or a turn ends)."""
+        self.context_meter.refresh(self.client.ops)
         self.client.ops.query(
             lambda worker: worker.runtime.preview_compaction() if worker.runtime is not None else None,
             self._on_compaction_preview,

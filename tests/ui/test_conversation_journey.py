@@ -153,3 +153,18 @@ def test_export_a_claude_code_session_from_the_window(
     h.qtbot.waitUntil(target.exists, timeout=TURN_TIMEOUT)
     text = target.read_text(encoding="utf-8")
     assert text.startswith("# ") and "Claude Code transcript" in text and "Tool call: Bash" in text
+
+
+def test_context_meter_fills_as_the_conversation_grows(harness: Harness) -> None:
+    h = harness
+    meter = h.window.context_meter
+    h.qtbot.waitUntil(lambda: meter.figures is not None, timeout=TURN_TIMEOUT)
+    before, window = meter.figures
+    assert window == h.worker.resolved.model["contextWindow"]
+    h.window.send("A long question. " + "context " * 3000 + " [[words:500]]")
+    h.wait_turn(1)
+    h.qtbot.waitUntil(
+        lambda: meter.figures is not None and meter.figures[0] > before + 3000, timeout=TURN_TIMEOUT
+    )
+    used = meter.figures[0]
+    assert meter.text().startswith("context ") and f"({used / window:.0%})" in meter.text()
