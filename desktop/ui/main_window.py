@@ -82,6 +82,13 @@ _OUTCOMES = {
 }
 
 
+def route_text(label: str) -> str:
+    """A route as the toolbar's box shows it: the route and whether it is the emulator; the API
+    is in the item's tooltip (the whole label did not fit at 1280 wide and read "— o")."""
+    route, _, rest = label.partition(" (")
+    return f"{route} (emulator)" if "offline emulator" in rest else route
+
+
 def default_size(available: QSize) -> QSize:
     """A first window: 1440x900 where the screen has room for it, else 1280x800 (the size the
     window is laid out for; the window system fits it to a smaller screen)."""
@@ -851,7 +858,10 @@ class MainWindow(QMainWindow):
         self.route_combo.blockSignals(True)
         self.route_combo.clear()
         for entry in routes:
-            self.route_combo.addItem(entry["label"], entry["key"])
+            self.route_combo.addItem(route_text(str(entry["label"])), entry["key"])
+            self.route_combo.setItemData(
+                self.route_combo.count() - 1, plain_tip(str(entry["label"])), Qt.ItemDataRole.ToolTipRole
+            )
             if not entry.get("available"):
                 index = self.route_combo.count() - 1
                 item = self.route_combo.model().item(index)  # type: ignore[attr-defined]

@@ -134,3 +134,16 @@ def test_whatif_shows_every_row_on_one_line_at_1280x800(harness: Harness) -> Non
     assert not table.wordWrap()
     route = table.item(0, 0)
     assert route.text() in route.toolTip()
+
+
+def test_route_box_shows_the_whole_route_at_1280x800(harness: Harness) -> None:
+    h = harness
+    h.start()
+    window = h.window
+    window.resize(1280, 800)
+    QApplication.processEvents()
+    combo = window.route_combo
+    assert combo.currentText() == "anthropic/claude-opus-5-5 (emulator)"
+    assert combo.width() >= combo.sizeHint().width()
+    tip = str(combo.itemData(combo.currentIndex(), Qt.ItemDataRole.ToolTipRole))
+    assert "anthropic-messages" in tip and "offline emulator" in tip
