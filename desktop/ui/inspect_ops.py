@@ -89,14 +89,17 @@ def fork(session: ForeignSession, leaf: str | None, workspace: Path | None, data
 
 
 def browse_listing(home: Path | None = None) -> dict[str, Any]:
-    """The session browser's data: workspaces and sessions under the pi and Claude Code folders."""
+    """The session browser's data: Pi Desktop's own sessions, then the workspaces and sessions
+    under the pi and Claude Code folders."""
+    from desktop.host import paths
+    from desktop.host.desktop_sessions import list_sessions
     from desktop.host.foreign.browser import claude_projects_root, pi_sessions_root
     from desktop.session.foreign import browse
-    from desktop.ui.session_browser import browse_rows
+    from desktop.ui.session_browser import browse_rows, desktop_rows
 
     return {
-        "workspaces": browse_rows(browse(home=home)),
-        "roots": [str(pi_sessions_root(home)), str(claude_projects_root(home))],
+        "workspaces": desktop_rows(list_sessions(paths.sessions_dir())) + browse_rows(browse(home=home)),
+        "roots": [str(paths.sessions_dir()), str(pi_sessions_root(home)), str(claude_projects_root(home))],
     }
 
 

@@ -336,9 +336,10 @@ class MainWindow(QMainWindow):
         self.new_action.setShortcut(QKeySequence.StandardKey.New)
         self.open_action = file_menu.addAction("&Open Session…", self.open_session_dialog)
         self.open_action.setShortcut(QKeySequence.StandardKey.Open)
-        self.browse_action = file_menu.addAction("&Browse pi and Claude Code Sessions…")
+        self.browse_action = file_menu.addAction("&Browse Sessions…")
         self.browse_action.setToolTip(
-            "Sessions under ~/.pi/agent/sessions and ~/.claude/projects, by workspace"
+            "Pi Desktop's sessions and those under ~/.pi/agent/sessions and ~/.claude/projects, by "
+            "workspace; the search looks inside Pi Desktop sessions too"
         )
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 
 from desktop.emulator.faults import Fault
 from desktop.ui.main_window import TAB_MESSAGE
+from desktop.ui.session_browser import PATH_ROLE
 from desktop.ui.timeline_model import ROW_ROLE
 from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
 
@@ -168,3 +169,31 @@ def test_context_meter_fills_as_the_conversation_grows(harness: Harness) -> None
     )
     used = meter.figures[0]
     assert meter.text().startswith("context ") and f"({used / window:.0%})" in meter.text()
+
+
+def test_session_browser_lists_desktop_sessions_and_searches_their_text(harness: Harness) -> None:
+    h = harness
+    window = h.window
+    window.send("Where does the zebra parser live?")
+    h.wait_turn(1)
+    mine = window.session["path"]
+    window.browse_action.trigger()
+    browser = window.inspect.browser
+    assert browser is not None
+    h.qtbot.waitUntil(lambda: mine in browser.session_paths(), timeout=TURN_TIMEOUT)
+    tops = [browser.tree.topLevelItem(i) for i in range(browser.tree.topLevelItemCount())]
+    desktop = [top for top in tops if top is not None and top.text(1) == "Pi Desktop"]
+    entry = next(
+        top.child(j)
+        for top in desktop
+        for j in range(top.childCount())
+        if top.child(j).data(0, PATH_ROLE) == mine
+    )
+    assert entry.text(0) == "Where does the zebra parser live?"
+    assert entry.text(2) == "deepseek/deepseek-flash" and entry.text(4).startswith("$")
+    assert entry.text(3)  # last activity
+    browser.filter.setText("ECHO:")  # words of the reply, not of the title
+    assert not entry.isHidden()
+    browser.filter.setText("no session says this")
+    assert entry.isHidden()
+    browser.reject()

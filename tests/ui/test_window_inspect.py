@@ -193,8 +193,13 @@ def test_session_browser_lists_home_sessions_and_opens_one(
     w.browse_action.trigger()
     browser = w.inspect.browser
     assert browser is not None
-    harness.qtbot.waitUntil(lambda: len(browser.session_paths()) == 2, timeout=TIMEOUT)
-    item = browser.tree.topLevelItem(0 if browser.tree.topLevelItem(0).text(1) == "pi" else 1).child(0)
+    foreign = [str(harness.tmp / ".pi"), str(harness.tmp / ".claude")]
+    harness.qtbot.waitUntil(
+        lambda: len([p for p in browser.session_paths() if p.startswith(tuple(foreign))]) == 2,
+        timeout=TIMEOUT,
+    )
+    tops = [browser.tree.topLevelItem(i) for i in range(browser.tree.topLevelItemCount())]
+    item = next(top for top in tops if top is not None and top.text(1) == "pi").child(0)
     browser.tree.setCurrentItem(item)
     harness.qtbot.mouseClick(browser.open_button, Qt.MouseButton.LeftButton)
     harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(pi), timeout=TIMEOUT)
