@@ -21,7 +21,18 @@ from desktop import __version__
 from desktop.cli._args import EXIT_CODES_HELP, EXIT_USAGE
 
 #: Subcommand modules under ``desktop.cli``, in help order (one line each to add a command).
-COMMANDS = ("payload", "prompt", "chat", "compact", "status", "catalog", "emulator", "bench", "whatif")
+COMMANDS = (
+    "payload",
+    "prompt",
+    "chat",
+    "compact",
+    "status",
+    "catalog",
+    "emulator",
+    "bench",
+    "whatif",
+    "export",
+)
 
 USAGE = "%(prog)s [-h] [--version] [--data-dir DIR] [PATH ...]\n       %(prog)s [--data-dir DIR] COMMAND ..."
 DESCRIPTION = (

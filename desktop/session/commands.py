@@ -43,9 +43,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "model",
-        "/model PROVIDER/ID",
-        "switch the route, e.g. /model anthropic/claude-sonnet-5",
-        needs_argument=True,
+        "/model [PROVIDER/ID]",
+        "list the routes with their prices and cache rule; with a route, switch to it, "
+        "e.g. /model anthropic/claude-sonnet-5",
     ),
     CommandSpec(
         "mode",

@@ -124,6 +124,12 @@ GLOSSARY: Final[dict[str, Term]] = {
         "which section, tool or message changed, and checks the prediction against the usage "
         "the provider reports.",
     ),
+    "input tokens": Term(
+        "Input tokens",
+        "Every token of the prompt a request sent: the cached ones the provider read from its "
+        "prompt cache plus the uncached ones it processed from scratch. Everywhere in Pi Desktop "
+        "\u201cinput\u201d means this whole figure, with cached and uncached beside it.",
+    ),
     "cached tokens": Term(
         "Cached tokens",
         "Input tokens the provider read from its prompt cache (“cache read”). They are billed "

@@ -15,9 +15,10 @@ from PySide6.QtCore import QPoint, QRect, Qt, QUrl
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QTextDocument
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
+from desktop.ui import rowinfo
 from desktop.ui.glossary import GLOSSARY
 from desktop.ui.inert import InertBrowser
-from desktop.ui.theme import is_dark
+from desktop.ui.theme import is_dark, kind_style
 
 PICTURES = ("timeline-row", "anchored", "cache-break")
 
@@ -46,12 +47,15 @@ def picture(name: str, dark: bool) -> QImage:
     """One diagram of the help page, drawn for the current palette."""
     ink = QColor("#e8eaed" if dark else "#1f2328")
     muted = QColor("#9aa0a6" if dark else "#6a737d")
+    # The timeline's own colours (theme.kind_style), so the picture shows what the window shows.
+    assistant, user, system = (kind_style(k, dark) for k in (rowinfo.ASSISTANT, rowinfo.USER, rowinfo.SYSTEM))
+    badge_fg = assistant.badge_text.name()
     if name == "timeline-row":
         image, p = _canvas(600, 58, dark)
-        p.fillRect(QRect(4, 6, 4, 24), QColor("#7c3aed"))
+        p.fillRect(QRect(4, 6, 4, 24), assistant.accent)
         p.setPen(muted)
         p.drawText(QRect(14, 6, 60, 24), Qt.AlignmentFlag.AlignVCenter, "12:04:31")
-        _box(p, QRect(76, 10, 80, 16), "#7c3aed", "ASSISTANT")
+        _box(p, QRect(76, 10, 80, 16), assistant.accent.name(), assistant.label.upper(), badge_fg)
         p.setPen(ink)
         p.drawText(QRect(164, 6, 200, 24), Qt.AlignmentFlag.AlignVCenter, "The tests pass now; I chang…")
         p.setPen(muted)
@@ -66,10 +70,10 @@ def picture(name: str, dark: bool) -> QImage:
         p.setPen(ink)
         p.drawText(QRect(10, 4, 240, 18), Qt.AlignmentFlag.AlignLeft, "In the file (journal order)")
         p.drawText(QRect(270, 4, 240, 18), Qt.AlignmentFlag.AlignLeft, "What the model reads")
-        _box(p, QRect(10, 26, 230, 26), "#2563eb", "user: “fix the test”")
-        _box(p, QRect(10, 60, 230, 26), "#64748b", "system: guidance changed (before ↑)")
-        _box(p, QRect(270, 26, 230, 26), "#64748b", "system: guidance changed")
-        _box(p, QRect(270, 60, 230, 26), "#2563eb", "user: “fix the test”")
+        _box(p, QRect(10, 26, 230, 26), user.accent.name(), "user: “fix the test”", badge_fg)
+        _box(p, QRect(10, 60, 230, 26), system.accent.name(), "system: guidance changed (before ↑)", badge_fg)
+        _box(p, QRect(270, 26, 230, 26), system.accent.name(), "system: guidance changed", badge_fg)
+        _box(p, QRect(270, 60, 230, 26), user.accent.name(), "user: “fix the test”", badge_fg)
         p.setPen(QPen(muted, 1.5))
         p.drawLine(QPoint(244, 73), QPoint(266, 39))
     else:  # cache-break

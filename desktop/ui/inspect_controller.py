@@ -204,8 +204,15 @@ class InspectController(QObject):
             return
         label = self.window.capability_label
         origin = str(pi.get("origin") or "").split(" ", 1)[0]  # "bundled" / "refreshed"
-        label.setText(f"{label.text()} · flags: {html.escape(origin)}, {html.escape(str(pi.get('age')))} old")
-        label.setToolTip(label.toolTip() + plain_tip(flags_text(capability)))
+        age = html.escape(str(pi.get("age")))
+        source = "built-in catalog" if origin == "bundled" else f"{html.escape(origin)} catalog"
+        label.setText(f"{label.text()} · {source}, {age} old")
+        meaning = (
+            f"What this route supports (system messages mid-conversation, tool changes) comes from the "
+            f"{'model catalog that shipped with this version of Pi Desktop' if origin == 'bundled' else 'model catalog'}"
+            f", made {pi.get('age')} ago. Settings → Refresh Catalogs fetches a newer one.\n\n"
+        )
+        label.setToolTip(label.toolTip() + plain_tip(meaning + flags_text(capability)))
 
     def _send_draft(self) -> None:
         # The composer's rule (design G8): a slash command is no message; "//text" sends "/text".

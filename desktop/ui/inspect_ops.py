@@ -88,14 +88,18 @@ def fork(session: ForeignSession, leaf: str | None, workspace: Path, data_dir: s
 
 
 def browse_listing(home: Path | None = None) -> dict[str, Any]:
-    """The session browser's data: workspaces and sessions under the pi, Claude Code and Codex folders."""
+    """The session browser's data: Pi Desktop's own sessions, then the workspaces and sessions
+    under the pi, Claude Code and Codex folders."""
+    from desktop.host import paths
+    from desktop.host.desktop_sessions import list_sessions
     from desktop.host.foreign.browser import claude_projects_root, codex_sessions_root, pi_sessions_root
     from desktop.session.foreign import browse
-    from desktop.ui.session_browser import browse_rows
+    from desktop.ui.session_browser import browse_rows, desktop_rows
 
     return {
-        "workspaces": browse_rows(browse(home=home)),
+        "workspaces": desktop_rows(list_sessions(paths.sessions_dir())) + browse_rows(browse(home=home)),
         "roots": [
+            str(paths.sessions_dir()),
             str(pi_sessions_root(home)),
             str(claude_projects_root(home)),
             str(codex_sessions_root(home)),

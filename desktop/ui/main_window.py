@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QModelIndex, QSettings, Qt, QTimer, Slot
+from PySide6.QtCore import QByteArray, QModelIndex, QSettings, QSize, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -45,6 +45,7 @@ from desktop.ui.activation_view import ActivationView
 from desktop.ui.after_paint import AfterPaint
 from desktop.ui.banner import BannerArea
 from desktop.ui.composer import Composer
+from desktop.ui.context_meter import ContextMeter
 from desktop.ui.glossary import tooltip
 from desktop.ui.help_page import HelpPage
 from desktop.ui.inert import plain_label, plain_tip
@@ -71,6 +72,35 @@ TAB_MESSAGE, TAB_ROW, TAB_DIFF, TAB_ACTIVATION, TAB_PAYLOAD, TAB_USAGE = range(6
 MINIMUM_SIZE = (960, 600)
 
 
+#: How a turn ended, in words (the provider's stop reasons are jargon: "stop", "length").
+_OUTCOMES = {
+    "stop": "Done: the reply is complete.",
+    "length": "Done, cut short: the reply reached the model's output limit.",
+    "toolUse": "Done: the model asked for a tool.",
+    "aborted": "Stopped before the reply was complete.",
+    "stopped": "Stopped before the reply was complete.",
+    "compacted": "Done: the older turns are now a summary.",
+}
+
+
+def route_text(label: str) -> str:
+    """A route as the toolbar's box shows it: the route and whether it is the emulator; the API
+    is in the item's tooltip (the whole label did not fit at 1280 wide and read "— o")."""
+    route, _, rest = label.partition(" (")
+    return f"{route} (emulator)" if "offline emulator" in rest else route
+
+
+def default_size(available: QSize) -> QSize:
+    """A first window: 1440x900 where the screen has room for it, else 1280x800 (the size the
+    window is laid out for; the window system fits it to a smaller screen)."""
+    return QSize(1440, 900) if available.width() >= 1600 and available.height() >= 1000 else QSize(1280, 800)
+
+
+def turn_outcome(stopped: str) -> str:
+    """The status line after a turn: what its stop reason means."""
+    return _OUTCOMES.get(stopped, f"Done ({stopped}).")
+
+
 def compaction_text(preview: CompactionPreview) -> str:
     """The compaction preview in words, for the button's tooltip and the confirmation."""
     if not preview.possible:
@@ -93,6 +123,7 @@ class MainWindow(QMainWindow):
         self.worker = worker
         self.client = client
         self.session: dict[str, Any] = {}
+        self.local_notes_said = 0
         self.status: dict[str, Any] = {}
         self.busy = False
         self.permission_dialogs: list[PermissionDialog] = []
@@ -210,6 +241,7 @@ class MainWindow(QMainWindow):
         self.message_view = MessageView()
         self.message_view.raw_requested.connect(lambda: self.tabs.setCurrentIndex(TAB_ROW))
         self.message_view.conversation_toggled.connect(lambda _on: self._sync_conversation())
+        self.message_view.jump_requested.connect(self.jump_to_latest)
         self._conversation_timer = QTimer(self)
         self._conversation_timer.setSingleShot(True)
         self._conversation_timer.setInterval(60)
@@ -251,6 +283,8 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(*MINIMUM_SIZE)
         self.session_label = plain_label()  # file and folder names as written (design G11)
         self.statusBar().addPermanentWidget(self.session_label)
+        self.context_meter = ContextMeter()
+        self.statusBar().addPermanentWidget(self.context_meter)
         self._update_notice()
 
     def _build_toolbar(self) -> None:
@@ -310,12 +344,15 @@ class MainWindow(QMainWindow):
         self.new_action.setShortcut(QKeySequence.StandardKey.New)
         self.open_action = file_menu.addAction("&Open Session…", self.open_session_dialog)
         self.open_action.setShortcut(QKeySequence.StandardKey.Open)
-        self.browse_action = file_menu.addAction("&Browse pi and Claude Code Sessions…")
+        self.browse_action = file_menu.addAction("&Browse Sessions…")
         self.browse_action.setToolTip(
-            "Sessions under ~/.pi/agent/sessions and ~/.claude/projects, by workspace"
+            "Pi Desktop's sessions and those under ~/.pi/agent/sessions and ~/.claude/projects, by "
+            "workspace; the search looks inside Pi Desktop sessions too"
         )
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.export_action = file_menu.addAction("&Export Conversation…", self.export_conversation)
+        self.export_action.setToolTip("The open session as Markdown or a standalone HTML page (design X6)")
         file_menu.addSeparator()
         self.quit_action = file_menu.addAction("&Quit")
         self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -405,13 +442,20 @@ class MainWindow(QMainWindow):
         geometry = settings.value("window/geometry")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
-        else:
-            self.resize(1280, 800)
+        available = self.screen().availableGeometry().size()
+        size = settings.value("window/size")
+        # The size the user left, as it was (restoreGeometry alone can shrink it when the screen
+        # it was saved on is not known yet), never larger than this screen.
+        self.resize(
+            size.boundedTo(available)
+            if isinstance(size, QSize) and size.isValid() and not size.isEmpty()
+            else default_size(available)
+        )
         state = settings.value("window/splitter")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self.splitter.restoreState(state)
         else:
-            self.splitter.setSizes([720, 560])
+            self.splitter.setSizes([640, 640])  # the index and the conversation share the width (X7)
         self.hidden_action.setChecked(bool(settings.value("view/showHidden", False, type=bool)))
 
     def startup_options(self) -> dict[str, Any]:
@@ -440,6 +484,7 @@ class MainWindow(QMainWindow):
         self._save_settings(
             {
                 "window/geometry": self.saveGeometry(),
+                "window/size": self.normalGeometry().size() if self.isMaximized() else self.size(),
                 "window/splitter": self.splitter.saveState(),
                 "view/showHidden": self.hidden_action.isChecked(),
             }
@@ -515,6 +560,7 @@ class MainWindow(QMainWindow):
         self.session_label.setText(f"{Path(str(info.get('cwd', ''))).name} · {Path(path).name}")
         self.setWindowTitle(window_title(path, str(info.get("cwd", ""))))
         self.session_label.setToolTip(plain_tip(path))
+        self.message_view.forget_local_notes()
         self.message_view.clear()
         self.banners.clear()
         self.refresh_compaction_preview()
@@ -540,6 +586,9 @@ class MainWindow(QMainWindow):
                 self.banners.show_message("warning" if line == info.get("routeNeeded") else "info", str(line))
         self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
         self._then_release(info)
+        self._conversation_timer.start()
+        if not self.composer.editor.isReadOnly():  # type and Ctrl+Enter, no click (design X7)
+            self.composer.editor.setFocus()
 
     def _show_untrusted_notes(self, info: Mapping[str, Any]) -> None:
         """What the open left out of the session, and why: instruction files not read (design
@@ -557,6 +606,7 @@ class MainWindow(QMainWindow):
         self._update_notice()
         if self._follow_tail:
             self.view.scrollToBottom()
+        self._conversation_soon()
 
     @Slot(object)
     def on_streaming(self, message: Mapping[str, Any] | None) -> None:
@@ -565,6 +615,44 @@ class MainWindow(QMainWindow):
             self.stream_updates += 1
         if self._follow_tail and message is not None:
             self.view.scrollToBottom()
+        self._conversation_soon()
+
+    def _conversation_soon(self) -> None:
+        """Render the conversation again shortly (once per burst: a restarted timer would never
+        fire while a reply streams faster than its interval)."""
+        if self.message_view.conversation.isChecked() and not self._conversation_timer.isActive():
+            self._conversation_timer.start()
+
+    def say_local(self, text: str, level: str = "info") -> None:
+        """A slash command's answer as a note in the conversation, after the newest row shown:
+        whole, never sent to the model, never journaled (design X7)."""
+        import time
+
+        after: str | None = None
+        for position in range(self.shown.rowCount() - 1, -1, -1):
+            row = self.shown.index(position, 0).data(ROW_ROLE)
+            if isinstance(row, Mapping) and row.get("type") != "streaming" and row.get("id"):
+                after = str(row["id"])
+                break
+        self.local_notes_said += 1
+        note = {
+            "type": "local",
+            "id": f"<local {self.local_notes_said}>",
+            "ts": int(time.time() * 1000),
+            "level": level,
+            "text": text,
+        }
+        self.message_view.add_local_note(after, note)
+        self.tabs.setCurrentIndex(TAB_MESSAGE)
+        if not self.message_view.conversation.isChecked():
+            self.message_view.conversation.setChecked(True)  # renders through its toggle
+        self.jump_to_latest()
+
+    def jump_to_latest(self) -> None:
+        """Back to the newest rows: the timeline follows the tail again and so does the pane."""
+        self._follow_tail = True
+        self.view.scrollToBottom()
+        self._sync_conversation()
 
     def _range_changed(self, _minimum: int, maximum: int) -> None:
         if self._follow_tail:
@@ -573,8 +661,8 @@ class MainWindow(QMainWindow):
     def _scrolled(self, value: int) -> None:
         bar = self.view.verticalScrollBar()
         self._follow_tail = value >= bar.maximum() - 2
-        if self.message_view.conversation.isChecked():
-            self._conversation_timer.start()
+        self.message_view.set_behind(not self._follow_tail)
+        self._conversation_soon()
 
     #: Rows rendered beyond the timeline's visible ones in conversation mode, either side.
     CONVERSATION_MARGIN = 3
@@ -603,7 +691,15 @@ class MainWindow(QMainWindow):
         start = max(0, min(first, anchor) - self.CONVERSATION_MARGIN)
         stop = min(count, max(last, anchor) + self.CONVERSATION_MARGIN + 1)
         rows = [self.shown.index(i, 0).data(ROW_ROLE) for i in range(start, stop)]
-        self.message_view.show_rows([r for r in rows if isinstance(r, Mapping)], focus=anchor - start)
+        # Following the newest rows (the timeline at its end, no row picked): the pane keeps the
+        # end in view as replies arrive and stream (design X7).
+        follow = (focus is None or not focus.isValid()) and self._follow_tail and stop == count
+        self.message_view.show_rows(
+            [r for r in rows if isinstance(r, Mapping)],
+            focus=anchor - start,
+            follow=follow,
+            at_start=start == 0,
+        )
 
     def _row_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid():
@@ -703,14 +799,18 @@ class MainWindow(QMainWindow):
 
     def compact(self) -> None:
         """The Compact button and Ctrl+Shift+K: say what will happen, then ask (design C1)."""
+        self.compact_asking("")
+
+    def compact_asking(self, focus: str) -> None:
+        """Show what compacting would do and ask; ``/compact FOCUS`` asks the same (design X7)."""
         if self.busy:
             return
         preview = self.compaction_preview
         if preview is None:
-            self.compact_with("")
+            self.compact_with(focus)
             return
         if not preview.possible:
-            self.banners.show_message("info", f"Nothing to compact yet: {preview.reason}.")
+            self.say_local(f"Nothing to compact yet: {preview.reason}.")
             return
         box = QMessageBox(self)
         box.setObjectName("compactConfirm")
@@ -723,13 +823,15 @@ class MainWindow(QMainWindow):
         box.button(QMessageBox.StandardButton.Yes).setText("Compact")
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.finished.connect(
-            lambda result: self.compact_with("") if result == QMessageBox.StandardButton.Yes else None
+            lambda result: self.compact_with(focus) if result == QMessageBox.StandardButton.Yes else None
         )
         self.compact_confirm = box
         box.open()
 
     def refresh_compaction_preview(self) -> None:
-        """Ask the worker what compacting now would do; the button's tooltip shows it."""
+        """Ask the worker what compacting now would do; the button's tooltip shows it (and the
+        context meter how full the context is: both change when a session opens or a turn ends)."""
+        self.context_meter.refresh(self.client.ops)
         self.client.ops.query(
             lambda worker: worker.runtime.preview_compaction() if worker.runtime is not None else None,
             self._on_compaction_preview,
@@ -772,11 +874,13 @@ class MainWindow(QMainWindow):
             self.open_path(path)
         error = summary.get("error")
         stopped = summary.get("stopped")
-        if error:
+        if summary.get("note"):  # nothing was done, and that is all there is to say
+            self.say_local(str(summary["note"]))
+        elif error:
             self.statusBar().showMessage(f"Stopped ({stopped}): {error}", 15000)
             self.banners.show_message("error", f"The turn stopped ({stopped}): {error}")
         else:
-            self.statusBar().showMessage(f"Done ({stopped})", 4000)
+            self.statusBar().showMessage(turn_outcome(str(stopped)), 6000)
         self.composer.editor.setFocus()
         self.refresh_compaction_preview()
 
@@ -789,7 +893,10 @@ class MainWindow(QMainWindow):
         self.route_combo.blockSignals(True)
         self.route_combo.clear()
         for entry in routes:
-            self.route_combo.addItem(entry["label"], entry["key"])
+            self.route_combo.addItem(route_text(str(entry["label"])), entry["key"])
+            self.route_combo.setItemData(
+                self.route_combo.count() - 1, plain_tip(str(entry["label"])), Qt.ItemDataRole.ToolTipRole
+            )
             if not entry.get("available"):
                 index = self.route_combo.count() - 1
                 item = self.route_combo.model().item(index)  # type: ignore[attr-defined]
@@ -914,6 +1021,12 @@ class MainWindow(QMainWindow):
         folder = QFileDialog.getExistingDirectory(self, "Workspace for the new session", str(Path.home()))
         if folder:
             self.client.new_session.emit(folder)
+
+    def export_conversation(self) -> None:
+        """File → Export: asked here, built and written on the worker (design X6, G10)."""
+        from desktop.ui.export_action import ask_and_export
+
+        ask_and_export(self, self.client.ops, str(self.session.get("path", "")), self.on_message)
 
     def open_session_dialog(self) -> None:
         if self.busy:

@@ -38,6 +38,7 @@ from desktop.ui import rowinfo
 from desktop.ui.banner import printable
 from desktop.ui.html import Colors
 from desktop.ui.inert import MAX_IMAGE_BYTES, InertDocument, decode_image
+from desktop.ui.theme import kind_style
 
 #: A tool result longer than this many lines shows its first ``PREVIEW_LINES`` until expanded.
 COLLAPSE_LINES = 30
@@ -316,6 +317,7 @@ _ROLE_TITLES = {
     "compaction": "Compaction",
     "note": "Note",
     "streaming": "Assistant (streaming)",
+    "local": "Pi Desktop",
 }
 
 
@@ -391,6 +393,21 @@ def _system_html(row: Mapping[str, Any], row_key: str, expanded: frozenset[str],
     return "".join(out)
 
 
+#: The app's own notes whose first words are its jargon, said in words a user knows.
+_NOTE_MEANINGS = {
+    "fixed declarations:": "every tool the model may use is described in the first request and "
+    "that list never changes, so the provider keeps reusing its cache of the conversation's start.",
+    "on-demand declarations:": "a tool is described to the model only once it is needed; each one "
+    "is added at the end of the conversation, so the earlier parts stay cached and the first "
+    "request is smaller.",
+}
+
+
+def note_meaning(text: str) -> str:
+    """A plain explanation of one of the app's own notes, or ``""``."""
+    return next((meaning for prefix, meaning in _NOTE_MEANINGS.items() if text.startswith(prefix)), "")
+
+
 def row_key(row: Mapping[str, Any], fallback: int = 0) -> str:
     value = row.get("id")
     return str(value) if value else f"row{fallback}"
@@ -407,7 +424,10 @@ def render_row(
     title = _ROLE_TITLES.get(str(kind), f"Row of unknown type {kind!r}")
     when = rowinfo.row_time(row)
     parts: list[str] = []
-    color = {"user": "#2563eb", "assistant": "#7c3aed", "toolResult": "#0d9488"}.get(str(kind), c.muted)
+    # The timeline's colour for the kind (theme.kind_style): an answer is never painted in the
+    # colour of a system row.
+    code = {"user": rowinfo.USER, "assistant": rowinfo.ASSISTANT, "toolResult": rowinfo.TOOL}.get(str(kind))
+    color = kind_style(code, dark).accent.name() if code is not None else c.muted
     message = row.get("message") if isinstance(row.get("message"), Mapping) else None
     if kind in ("user", "assistant", "streaming") and message is not None:
         detail = when
@@ -441,10 +461,20 @@ def render_row(
         detail = f"~{tokens:,} tokens before" if isinstance(tokens, int) else ""
         parts.append(_header(title, " · ".join(x for x in (when, detail) if x), c.warn, c))
         parts.append(markdown(str(row.get("summary", "")), c))
+    elif kind == "local":  # a slash command's answer: shown here only, never sent nor journaled
+        level = str(row.get("level", "info"))
+        color = c.bad if level == "error" else c.warn if level == "warning" else c.muted
+        parts.append(_header(title, " · ".join(x for x in (when, "only you see this") if x), color, c))
+        lines = str(row.get("text", "")).split("\n")
+        parts.append("".join(f'<p style="margin: 1px 0">{esc(line) or "&nbsp;"}</p>' for line in lines))
     elif kind == "note":
         level = str(row.get("level", "info"))
         parts.append(_header(f"{title} ({level})", when, c.bad if level == "error" else c.muted, c))
-        parts.append(f"<p>{esc(row.get('text', ''))}</p>")
+        text = str(row.get("text", ""))
+        parts.append(f"<p>{esc(text)}</p>")
+        meaning = note_meaning(text)
+        if meaning:
+            parts.append(f'<p style="color: {c.muted}"><i>What this means:</i> {esc(meaning)}</p>')
     else:
         parts.append(_header(title, when, c.muted, c))
         parts.append(f'<p style="color: {c.muted}">{esc(rowinfo.row_summary(row))}</p>')

@@ -386,6 +386,12 @@ class PayloadView(QWidget):
         self.copy_button.setToolTip("Copy the exact body bytes")
         self.save_button = QPushButton("Save…")
         self.save_button.setToolTip("Save the exact body bytes to a file")
+        self.curl_button = QPushButton("Copy as cURL")
+        self.curl_button.setObjectName("copyCurl")
+        self.curl_button.setToolTip(
+            "Copy this request as a curl command: the URL, the headers with credentials shown as "
+            "<redacted> (put your own key in), and the exact body"
+        )
         self.jump_button = QPushButton("Go to cache end")
         self.jump_button.setToolTip("Scroll to where the provider's cached prefix is predicted to end")
         self.changes_box = QCheckBox("Changes")
@@ -414,6 +420,7 @@ class PayloadView(QWidget):
         options.addStretch(1)
         options.addWidget(self.jump_button)
         options.addWidget(self.copy_button)
+        options.addWidget(self.curl_button)
         options.addWidget(self.save_button)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("payloadSplitter")
@@ -428,6 +435,7 @@ class PayloadView(QWidget):
         self.compare_combo.activated.connect(lambda _i: self._compare_changed())
         self.pretty_box.toggled.connect(self._pretty_toggled)
         self.copy_button.clicked.connect(self.copy)
+        self.curl_button.clicked.connect(self.copy_curl)
         self.save_button.clicked.connect(self.save)
         self.jump_button.clicked.connect(self.main.jump_to_break)
         self.changes_box.toggled.connect(self._changes_toggled)
@@ -479,6 +487,7 @@ class PayloadView(QWidget):
         """Copy, Save and the jump act on the main pane's request only while it is current."""
         current = not self.main.stale and bool(self.main.body_bytes)
         self.copy_button.setEnabled(current)
+        self.curl_button.setEnabled(current)
         self.save_button.setEnabled(current)
         self.jump_button.setEnabled(current and self.main.break_position() is not None)
 
@@ -513,6 +522,14 @@ class PayloadView(QWidget):
         if self.main.stale or not self.main.body_bytes:
             return
         QGuiApplication.clipboard().setText(self.main.body_bytes.decode("utf-8", errors="replace"))
+
+    def copy_curl(self) -> None:
+        """The main pane's request as a curl command, credentials redacted."""
+        from desktop.ui.curl_text import curl_command
+
+        if self.main.stale or not self.main.body_bytes:
+            return
+        QGuiApplication.clipboard().setText(curl_command(self.main.preview))
 
     def save(self) -> None:
         data = b"" if self.main.stale else self.main.body_bytes

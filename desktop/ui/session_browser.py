@@ -1,4 +1,6 @@
-"""The session browser: pi and Claude Code sessions on this machine, by workspace (design X1).
+"""The session browser: Pi Desktop's own sessions and pi and Claude Code sessions on this
+machine, by workspace (design X1, X7). Desktop sessions show their route, last activity and cost,
+and the search looks inside every Desktop session's conversation too.
 
 The worker lists them (``desktop.session.foreign.browse`` reads the head of every file, so it
 never runs on the GUI thread) and sends plain dicts (``browse_rows``); this dialog shows them
@@ -26,8 +28,31 @@ from PySide6.QtWidgets import (
 
 from desktop.ui.inert import plain_tip
 
-FORMAT_NAMES = {"pi": "pi", "claude-code": "Claude Code", "codex": "Codex CLI"}
+FORMAT_NAMES = {"desktop": "Pi Desktop", "pi": "pi", "claude-code": "Claude Code", "codex": "Codex CLI"}
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
+COLUMNS = ["Session", "Source", "Route", "Last activity", "Cost", "Size"]
+
+
+def desktop_rows(sessions: Sequence[Any]) -> list[dict[str, Any]]:
+    """Pi Desktop sessions (``desktop_sessions.list_sessions``) grouped by workspace, newest first."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for s in sessions:
+        groups.setdefault(s.workspace, []).append(
+            {
+                "path": str(s.path),
+                "title": s.title,
+                "modified": s.last_activity,
+                "size": s.size,
+                "route": s.route,
+                "cost": s.cost,
+                "text": s.text,
+                "problem": s.problem,
+            }
+        )
+    return [
+        {"format": "desktop", "workspace": workspace, "folder": workspace, "sessions": items}
+        for workspace, items in groups.items()
+    ]
 
 
 def browse_rows(workspaces: Sequence[Any]) -> list[dict[str, Any]]:
@@ -69,16 +94,18 @@ class SessionBrowser(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("sessionBrowser")
-        self.setWindowTitle("Browse pi and Claude Code sessions")
+        self.setWindowTitle("Browse sessions")
         self.resize(820, 520)
         self.filter = QLineEdit()
         self.filter.setObjectName("sessionBrowserFilter")
-        self.filter.setPlaceholderText("Filter by workspace or title")
+        self.filter.setPlaceholderText("Search workspaces, titles and what Pi Desktop sessions say")
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self._apply_filter)
         self.tree = QTreeWidget()
         self.tree.setObjectName("sessionBrowserTree")
-        self.tree.setHeaderLabels(["Session", "Source", "Modified", "Size"])
+        self.tree.setHeaderLabels(COLUMNS)
+        self.texts: dict[str, str] = {}
+        """Each Desktop session's conversation text (lower case), for the search."""
         self.tree.setRootIsDecorated(True)
         self.tree.setUniformRowHeights(True)
         self.tree.itemDoubleClicked.connect(lambda item, _c: self._open(item))
@@ -101,52 +128,56 @@ class SessionBrowser(QDialog):
         layout.addWidget(self.buttons)
 
     def show_workspaces(self, workspaces: Sequence[Mapping[str, Any]], roots: Sequence[str] = ()) -> None:
+        from desktop.pi.money import format_cost
+
         self.tree.clear()
+        self.texts = {}
         total = 0
         for workspace in workspaces:
             sessions = workspace.get("sessions") or []
-            top = QTreeWidgetItem(
-                [
-                    str(workspace.get("workspace", "")),
-                    FORMAT_NAMES.get(str(workspace.get("format")), str(workspace.get("format"))),
-                    "",
-                    f"{len(sessions)} session{'s' if len(sessions) != 1 else ''}",
-                ]
-            )
+            source = FORMAT_NAMES.get(str(workspace.get("format")), str(workspace.get("format")))
+            count = f"{len(sessions)} session{'s' if len(sessions) != 1 else ''}"
+            top = QTreeWidgetItem([str(workspace.get("workspace", "")), source, "", "", "", count])
             top.setToolTip(0, plain_tip(str(workspace.get("folder", ""))))
             font = top.font(0)
             font.setBold(True)
             top.setFont(0, font)
             for session in sessions:
                 modified = float(session.get("modified") or 0)
+                cost = session.get("cost")
                 child = QTreeWidgetItem(
                     [
                         str(session.get("title", "")),
-                        FORMAT_NAMES.get(str(workspace.get("format")), ""),
+                        source,
+                        str(session.get("route") or ""),
                         time.strftime("%Y-%m-%d %H:%M", time.localtime(modified)) if modified else "",
+                        format_cost(float(cost)) if isinstance(cost, int | float) else "",
                         _size(int(session.get("size") or 0)),
                     ]
                 )
-                child.setData(0, PATH_ROLE, str(session.get("path", "")))
+                path = str(session.get("path", ""))
+                child.setData(0, PATH_ROLE, path)
+                if session.get("text"):
+                    self.texts[path] = str(session["text"])
                 problem = session.get("problem")
-                child.setToolTip(0, plain_tip(str(problem or session.get("path", ""))))
+                child.setToolTip(0, plain_tip(str(problem or path)))
                 if problem:
                     child.setForeground(0, self.palette().brush(self.palette().ColorRole.PlaceholderText))
                 top.addChild(child)
                 total += 1
             self.tree.addTopLevelItem(top)
         self.tree.expandAll()
-        for column in range(1, 4):
+        for column in range(1, len(COLUMNS)):
             self.tree.resizeColumnToContents(column)
-        self.tree.setColumnWidth(0, max(360, self.tree.columnWidth(0)))
+        self.tree.setColumnWidth(0, max(320, self.tree.columnWidth(0)))
         where = (
             ", ".join(roots) if roots else "~/.pi/agent/sessions, ~/.claude/projects and ~/.codex/sessions"
         )
         self.note.setText(
             f"{total} session{'s' if total != 1 else ''} in {len(workspaces)} workspace"
-            f"{'s' if len(workspaces) != 1 else ''} under {where}. Sessions open read-only."
+            f"{'s' if len(workspaces) != 1 else ''} under {where}. pi, Claude Code and Codex CLI sessions open read-only."
             if total
-            else f"No pi, Claude Code or Codex CLI sessions under {where}."
+            else f"No sessions under {where}."
         )
         self._apply_filter(self.filter.text())
 
@@ -173,7 +204,12 @@ class SessionBrowser(QDialog):
             workspace_match = needle in top.text(0).lower()
             shown = 0
             for child in children:
-                visible = not needle or workspace_match or needle in child.text(0).lower()
+                visible = (
+                    not needle
+                    or workspace_match
+                    or needle in child.text(0).lower()
+                    or needle in self.texts.get(str(child.data(0, PATH_ROLE)), "")
+                )
                 child.setHidden(not visible)
                 shown += visible
             top.setHidden(shown == 0)

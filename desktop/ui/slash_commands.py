@@ -4,6 +4,8 @@ The composer hands every submitted text to ``SlashCommands.submit``. A text star
 ``/`` is parsed by ``desktop.session.commands`` and carried out here, never sent to the model;
 ``//text`` sends ``/text``; anything else goes to the window's ``send`` unchanged. A mistyped
 command puts the text back in the composer and says what is known, so nothing typed is lost.
+Answers are notes in the conversation (``MainWindow.say_local``), whole, never sent to the
+model and never journaled (design X7); the status bar only confirms a change it made.
 
 ``SlashCompleter`` offers the commands in a ``QCompleter`` popup while the composer holds a
 single line that starts with ``/``; Tab or Enter takes the highlighted one, Esc closes it.
@@ -23,13 +25,14 @@ from desktop.session.commands import Command, Message, Problem
 
 if TYPE_CHECKING:
     from desktop.ui.main_window import MainWindow
+    from desktop.ui.worker import SessionWorker
 
 #: Completions after which the user types an argument: the completer leaves a space after them.
 _TAKES_ARGUMENT = {"/payload next", "/compact", "/model", "/mode"}
 
 
 def capability_line(status: Mapping[str, Any]) -> str:
-    """``/capability status`` as one status line: the route, its delivery path and why."""
+    """``/capability status``: the route, its delivery path and why (the whole text)."""
     capability = status.get("capability") or {}
     if not capability:
         return "Capability status: no route yet (the session is still opening)."
@@ -40,6 +43,37 @@ def capability_line(status: Mapping[str, Any]) -> str:
     if capability.get("reason"):
         line += f". Why: {capability['reason']}"
     return line
+
+
+def route_table(worker: SessionWorker) -> str:
+    """On the worker (the catalogs are read there): every route offered, with its price per
+    million tokens and its prompt-cache rule, the current one marked."""
+    from desktop.pi.cache_rules import rule_for
+    from desktop.pi.money import format_cost
+    from desktop.pi.routes import resolve_model
+
+    lines = ["Routes (/model PROVIDER/ID switches; → is the current one):"]
+    for choice in worker.choices:
+        try:
+            model = resolve_model(choice.route).model
+        except Exception as exc:  # a route the catalog no longer has: said, not hidden
+            lines.append(f"  {choice.key}: not in the catalog ({exc})")
+            continue
+        rates = model.get("cost") or {}
+
+        def rate(name: str, rates: Mapping[str, Any] = rates) -> str:
+            value = rates.get(name)
+            return format_cost(float(value)) if isinstance(value, int | float) else "?"
+
+        mark = "→" if choice.key == worker.route_key else " "
+        lines.append(f"{mark} {choice.key}" + ("" if choice.available else f" (not available: {choice.why})"))
+        lines.append(
+            f"    per million tokens: {rate('input')} input, {rate('cacheRead')} cached input, "
+            f"{rate('cacheWrite')} cache write, {rate('output')} output"
+        )
+        rule = rule_for(str(model.get("api") or ""), choice.route.provider)
+        lines.append(f"    cache: {rule.description}")
+    return "\n".join(lines)
 
 
 class SlashCommands(QObject):
@@ -66,26 +100,28 @@ class SlashCommands(QObject):
             self._run(parsed)
 
     def _say(self, text: str) -> None:
+        """A short confirmation of what a command changed (the status bar)."""
         self.window.statusBar().showMessage(text, 30000)
 
     def _warn(self, text: str) -> None:
-        """A mistyped command: the status line, and a banner that shows the whole text (G7)."""
-        self._say(text)
-        self.window.banners.show_message("warning", text)
+        """A mistyped command: one warning note in the conversation with the whole text."""
+        self.window.say_local(text, "warning")
 
     def _run(self, command: Command) -> None:
         window = self.window
         if command.name == "help":
-            self._say("Commands: " + commands.known_commands() + " · //text sends /text")
+            window.say_local("Commands:\n" + commands.help_text())
         elif command.name == "capability":
-            self._say(capability_line(window.status))
+            window.say_local(capability_line(window.status))
         elif command.name == "payload":
             self._payload_next(command.argument)
         elif command.name == "compact":
             if window.busy:
-                self._say("A turn is running; /compact waits until it ends.")
+                window.say_local("A turn is running; /compact waits until it ends.")
                 return
-            window.compact_with(command.argument)
+            window.compact_asking(command.argument)  # the same preview as the Compact button
+        elif command.name == "model" and not command.argument:
+            window.client.ops.query(route_table, window.say_local, label="Listing the routes")
         elif command.name == "model":
             self._model(command.argument)
         elif command.name == "mode":

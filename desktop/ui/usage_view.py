@@ -16,13 +16,16 @@ from desktop.ui.usage_stats import UsageLine, UsageTotals, format_ratio, totals,
 
 #: The glossary entry behind each figure's column header (its tooltip; design G7).
 HEADER_TERMS = {
-    "Input": "uncached tokens",
-    "Cache read": "cached tokens",
-    "Cache write": "cache write",
-    "Hit ratio": "hit ratio",
+    "Input": "input tokens",
+    "Cached": "cached tokens",
+    "Uncached": "uncached tokens",
+    "Hit": "hit ratio",
     "Model": "route",
 }
-_HEADERS = ("#", "Time", "Model", "Input", "Cache read", "Cache write", "Output", "Cost", "Hit ratio")
+#: "Input" is every input token of the request, as everywhere else; cached and uncached beside it.
+_HEADERS = ("#", "Time", "Model", "Input", "Cached", "Uncached", "Output", "Cost", "Hit")
+#: The one column that gives way when the pane is narrow: elided, the whole name in its tooltip.
+MODEL_COLUMN = 2
 
 
 class UsageModel(QAbstractTableModel):
@@ -57,15 +60,17 @@ class UsageModel(QAbstractTableModel):
         column = index.column()
         if role == Qt.ItemDataRole.TextAlignmentRole and column >= 3:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and column == MODEL_COLUMN:
+            return line.model
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         values = (
             index.row() + 1,
             time.strftime("%H:%M:%S", time.localtime(line.ts / 1000)) if line.ts else "",
             line.model,
-            f"{line.input:,}",
+            f"{line.prompt:,}",
             f"{line.cache_read:,}",
-            f"{line.cache_write:,}",
+            f"{line.input + line.cache_write:,}",
             f"{line.output:,}",
             format_cost(line.cost),
             format_ratio(line.hit_ratio),
@@ -99,9 +104,9 @@ class UsageModel(QAbstractTableModel):
 
 def totals_text(total: UsageTotals) -> str:
     return (
-        f"<b>Session:</b> {total.requests} requests · input {total.input:,} · cache read {total.cache_read:,}"
-        f" · cache write {total.cache_write:,} · output {total.output:,} · cost {format_cost(total.cost)}"
-        f" · hit ratio {format_ratio(total.hit_ratio)}"
+        f"<b>Session:</b> {total.requests} requests · input {total.prompt:,} ({total.cache_read:,} cached,"
+        f" {total.input + total.cache_write:,} uncached, of which {total.cache_write:,} written to the cache)"
+        f" · output {total.output:,} · cost {format_cost(total.cost)} · hit ratio {format_ratio(total.hit_ratio)}"
     )
 
 
@@ -128,7 +133,10 @@ class UsageView(QWidget):
         # Size columns from the rows around the visible ones, not from every request of a
         # 100,000-row session (seconds of data() calls on the GUI thread, design G9).
         self.table.horizontalHeader().setResizeContentsPrecision(RESIZE_PRECISION)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        # The model name gives way in a narrow pane; every figure stays whole (design G7).
+        self.table.horizontalHeader().setSectionResizeMode(MODEL_COLUMN, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setStretchLastSection(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.pi.money import format_cost
+from desktop.ui.inert import plain_tip
 from desktop.ui.theme import is_dark
 
 #: One colour per strategy, in the order the replay lists them (fixed declarations dashed).
@@ -47,17 +49,33 @@ def strategy_color(strategy: str) -> str:
     return STRATEGY_COLORS.get(strategy.split(",", 1)[0], "#6b7280")
 
 
+def vs_minimum(figures: Mapping[str, Any]) -> tuple[str, str]:
+    """The "vs minimum" cell and its tooltip. Never a ratio below 1.00x or a "+-": a replay that
+    came in under the estimated minimum says by how much and why that can happen."""
+    minimum = int(figures.get("minimumUncachedTokens") or 0)
+    if not minimum:
+        return "–", "No minimum: the session has no requests on this route."
+    over = int(figures.get("overMinimumTokens") or 0)
+    if over >= 0:
+        ratio = float(figures.get("minimumRatio") or 0)
+        return (
+            f"{max(ratio, 1.0):.2f}x (+{over:,})",
+            f"{over:,} uncached tokens more than the least any strategy could send ({minimum:,}).",
+        )
+    return (
+        f"1.00x ({-over:,} under)",
+        f"{-over:,} uncached tokens under the estimated minimum of {minimum:,}: the minimum is "
+        "estimated in whole cache units from the text's length, so a replay can come in just "
+        "under it. Read it as at the minimum.",
+    )
+
+
 def table_rows(result: Mapping[str, Any]) -> list[tuple[str, ...]]:
     """The table's cells, one row per route and strategy, formatted as the CLI prints them."""
     out: list[tuple[str, ...]] = []
     for route in result.get("routes") or ():
         for figures in route.get("strategies") or ():
-            minimum = int(figures.get("minimumUncachedTokens") or 0)
-            over = (
-                f"{figures.get('minimumRatio', 0):.2f}x (+{int(figures.get('overMinimumTokens') or 0):,})"
-                if minimum
-                else "–"
-            )
+            over = vs_minimum(figures)[0]
             out.append(
                 (
                     str(route.get("route", "")),
@@ -236,7 +254,12 @@ class WhatIfView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        # The route gives way in a narrow pane (elided, whole in its tooltip); Cost stays on screen.
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setStretchLastSection(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setWordWrap(False)  # one line per row: nine rows on screen at 1280x800
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.chart = CostChart()
         self.assumptions = QLabel()
         self.assumptions.setObjectName("whatIfAssumptions")
@@ -250,13 +273,20 @@ class WhatIfView(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(self.chart)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 1)
+        splitter.setStretchFactor(0, 3)  # the table is what the tab is for; the chart follows
+        splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
         layout.addWidget(splitter, 1)
-        layout.addWidget(self.assumptions)
+        # The assumptions scroll in a short box: the table of figures keeps the height.
+        notes = QScrollArea()
+        notes.setObjectName("whatIfAssumptionsBox")
+        notes.setWidgetResizable(True)
+        notes.setFrameShape(QScrollArea.Shape.NoFrame)
+        notes.setWidget(self.assumptions)
+        notes.setMaximumHeight(8 * self.fontMetrics().lineSpacing())
+        layout.addWidget(notes)
 
     # --- routes ---------------------------------------------------------------------------------
 
@@ -304,11 +334,20 @@ class WhatIfView(QWidget):
             return
         self.result = dict(result)
         rows = table_rows(result)
+        minimum_tips = [
+            vs_minimum(figures)[1]
+            for route in result.get("routes") or ()
+            for figures in route.get("strategies") or ()
+        ]
         self.table.setRowCount(len(rows))
         cheapest = self._cheapest(result)
         for r, cells in enumerate(rows):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                if c == 0:
+                    item.setToolTip(plain_tip(text))
+                if c == len(cells) - 1:
+                    item.setToolTip(plain_tip(minimum_tips[r]))
                 if c >= 2:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if c == 1:
@@ -320,6 +359,10 @@ class WhatIfView(QWidget):
                 self.table.setItem(r, c, item)
         self.chart.set_result(result)
         self.assumptions.setText(assumptions_text(result))
+        # Room for every row (three routes by three strategies) before the chart takes any.
+        header = self.table.horizontalHeader().sizeHint().height()
+        height = len(rows) * self.table.verticalHeader().defaultSectionSize()
+        self.table.setMinimumHeight(min(header + height + 2 * self.table.frameWidth() + 2, 12 * 24))
         count = int(result.get("requests") or 0)
         self.status.setText(
             f"{count} request(s) replayed onto {len(result.get('routes') or ())} route(s); cheapest in bold."

@@ -951,9 +951,10 @@ class SessionWorker(QObject):
         summary: dict[str, Any] = {"stopped": "compacted", "error": None, "requests": 1}
         try:
             self.runtime.compact(on_event=self.on_event, cancel=self.cancel, reason="manual", focus=focus)
-        except (SummaryFailed, ValueError) as exc:
+        except SummaryFailed as exc:  # one message: the window shows the turn's error
             summary = {"stopped": "error", "error": str(exc), "requests": 1}
-            self.message.emit("warning", str(exc))
+        except ValueError as exc:  # nothing to compact yet: a note, not an error
+            summary = {"stopped": "nothing to do", "error": None, "note": str(exc), "requests": 0}
         except Exception as exc:
             log.exception("compaction failed")
             summary = {"stopped": "error", "error": f"{type(exc).__name__}: {exc}", "requests": 1}

@@ -35,6 +35,7 @@ from tests.cli.helpers import EMULATOR_MODEL, make_session, run_main
         ("/compact", Command("compact")),
         ("/compact keep the test names", Command("compact", "keep the test names")),
         ("/model openai/gpt-5.5", Command("model", "openai/gpt-5.5")),
+        ("/model", Command("model", "")),  # lists the routes
         ("/mode read-only", Command("mode", "read-only")),
         ("/help", Command("help")),
         ("/forge payload next", Command("payload")),
@@ -58,7 +59,6 @@ def test_parse(text: str, parsed: object) -> None:
         ("/capability", "Usage: /capability status"),
         ("/capability everything", "Usage: /capability status"),
         ("/payload previous", "Usage: /payload next [draft]"),
-        ("/model", "Usage: /model PROVIDER/ID"),
         ("/mode   ", "Usage: /mode NAME"),
         ("/help me", "Usage: /help"),
         ("/compact\nand a second line", "/compact is a one-line command"),

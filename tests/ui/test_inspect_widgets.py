@@ -109,7 +109,7 @@ def test_session_browser_groups_by_workspace_filters_and_opens(qtbot: Any, tmp_p
     qtbot.mouseClick(dialog.open_button, Qt.MouseButton.LeftButton)
     assert opened == [paths[1]]
     dialog.show_workspaces([])
-    assert dialog.note.text().startswith("No pi, Claude Code or Codex CLI sessions")
+    assert dialog.note.text().startswith("No sessions under ")
 
 
 def whatif_result() -> dict[str, Any]:

@@ -99,7 +99,8 @@ def test_system_rows_go_to_the_diff_and_back_to_the_message(window: MainWindow) 
 def test_conversation_mode_renders_only_what_the_timeline_shows(window: MainWindow, qtbot) -> None:
     open_rows(window, session_rows(2000))
     qtbot.waitUntil(lambda: window.view.indexAt(window.view.viewport().rect().topLeft()).isValid())
-    window.message_view.conversation.setChecked(True)
+    assert window.message_view.conversation.isChecked()  # on from the start (design X7)
+    qtbot.waitUntil(lambda: bool(window.message_view.rows))
     first = [r["id"] for r in window.message_view.rows]
     assert 3 < len(first) < 120, len(first)
     assert first[-1] == window.shown.index(window.shown.rowCount() - 1, 0).data(ROW_ROLE)["id"]
@@ -255,5 +256,6 @@ def test_route_comparison_stacks_when_narrow(window: MainWindow, qtbot) -> None:
 
 def test_conversation_mode_never_renders_the_whole_session_before_layout(window: MainWindow) -> None:
     open_rows(window, session_rows(3000))
+    window.message_view.conversation.setChecked(False)
     window.message_view.conversation.setChecked(True)  # at once, before the batched layout ran
     assert 0 < len(window.message_view.rows) < 120

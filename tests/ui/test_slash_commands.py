@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 from desktop.session.commands import Command, Problem
-from desktop.ui.main_window import TAB_PAYLOAD, TAB_ROW
+from desktop.ui.main_window import TAB_MESSAGE, TAB_PAYLOAD, TAB_ROW, compaction_text
 from tests.ui.test_window_turn import ROUTE, TURN_TIMEOUT, Harness
 
 
@@ -43,6 +44,15 @@ def status_text(h: Harness) -> str:
     return h.window.statusBar().currentMessage()
 
 
+def notes(h: Harness) -> list[dict[str, Any]]:
+    """The slash commands' answers in the conversation (local notes, never journaled)."""
+    return [row for _after, row in h.window.message_view.local_notes]
+
+
+def conversation(h: Harness) -> str:
+    return h.window.message_view.browser.toPlainText()
+
+
 def settle(h: Harness) -> None:
     """Let queued work on the worker finish: a round trip through it answers after everything before."""
     done: list[bool] = []
@@ -50,17 +60,28 @@ def settle(h: Harness) -> None:
     h.qtbot.waitUntil(lambda: bool(done), timeout=TURN_TIMEOUT)
 
 
-def test_capability_status_is_the_status_line(harness: Harness) -> None:
+def test_capability_status_answers_in_the_conversation_whole(harness: Harness) -> None:
     h = harness
+    h.window.resize(1280, 800)
+    h.window.tabs.setCurrentIndex(TAB_ROW)
     before = len(requests(h))
+    rows_before = len(h.rows())
     type_and_send(h, "/capability status")
     capability = h.window.status["capability"]
-    line = status_text(h)
+    [note] = notes(h)
+    line = note["text"]
     assert line.startswith(f"{ROUTE}: system updates as {capability['delivery']}, tool changes as ")
     assert f"Why: {capability['reason']}" in line
+    # Shown in the conversation, the whole of it (the status bar cut it at 1280 wide).
+    assert h.window.tabs.currentIndex() == TAB_MESSAGE
+    h.qtbot.waitUntil(
+        lambda: f"Why: {capability['reason']}" in " ".join(conversation(h).split()), timeout=TURN_TIMEOUT
+    )
+    assert "only you see this" in conversation(h)
     assert h.window.composer.editor.toPlainText() == ""
     settle(h)
     assert len(requests(h)) == before and not h.window.busy
+    assert len(h.rows()) == rows_before, "never journaled"
 
 
 def test_payload_next_opens_the_tab_on_the_exact_next_request(harness: Harness) -> None:
@@ -116,7 +137,15 @@ def test_compact_with_a_focus_asks_for_that_focus(harness: Harness) -> None:
         type_and_send(h, f"Tell me about the project, part {turn}. " + "context " * 3000 + " [[words:4000]]")
         assert h.wait_turn(turn)["error"] is None
     before = len(requests(h))
+    h.qtbot.waitUntil(lambda: h.window.compaction_preview is not None, timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: h.window.compaction_preview.possible, timeout=TURN_TIMEOUT)
     type_and_send(h, "/compact keep the file names")
+    # The same preview the Compact button shows, asked before anything is sent.
+    box = h.window.compact_confirm
+    assert box is not None and box.isVisible()
+    assert box.informativeText() == compaction_text(h.window.compaction_preview)
+    assert len(requests(h)) == before
+    box.button(QMessageBox.StandardButton.Yes).click()
     result = h.wait_turn(4)
     assert result["error"] is None, result
     sent = requests(h)[before:]
@@ -135,8 +164,9 @@ def test_model_switches_the_route(harness: Harness) -> None:
         lambda: h.window.status.get("routeKey") == "emulator/openai/gpt-5.5", timeout=TURN_TIMEOUT
     )
     type_and_send(h, "/model nobody/nothing")
-    assert status_text(h).startswith("No route nobody/nothing. Offered: ")
-    assert "openai/gpt-5.5" in status_text(h)
+    assert notes(h)[-1]["level"] == "warning"
+    assert notes(h)[-1]["text"].startswith("No route nobody/nothing. Offered: ")
+    assert "openai/gpt-5.5" in notes(h)[-1]["text"]
     settle(h)
     assert h.window.status["routeKey"] == "emulator/openai/gpt-5.5"
     assert len(requests(h)) == before
@@ -149,7 +179,7 @@ def test_mode_sets_the_permission_mode(harness: Harness) -> None:
     h.qtbot.waitUntil(lambda: h.window.status.get("mode") == "read-only", timeout=TURN_TIMEOUT)
     assert h.window.mode_combo.currentText() == "read-only"
     type_and_send(h, "/mode yolo")
-    assert status_text(h) == "Unknown mode yolo. Modes: ask, accept-edits, read-only, full-access."
+    assert notes(h)[-1]["text"] == "Unknown mode yolo. Modes: ask, accept-edits, read-only, full-access."
     settle(h)
     assert h.window.status["mode"] == "read-only"
     assert len(requests(h)) == before
@@ -159,27 +189,55 @@ def test_help_lists_the_commands(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
     type_and_send(h, "/help")
+    h.qtbot.waitUntil(lambda: "//text" in conversation(h), timeout=TURN_TIMEOUT)
     for usage in (
         "/capability status",
         "/payload next",
         "/compact [focus]",
-        "/model PROVIDER/ID",
+        "/model [PROVIDER/ID]",
         "/mode NAME",
+        "//text — send a message that starts with a slash (sends /text)",
     ):
-        assert usage in status_text(h)
+        assert usage in notes(h)[-1]["text"] and usage in conversation(h)
         assert usage in h.window.composer.editor.toolTip()
     settle(h)
     assert len(requests(h)) == before
+
+
+def test_model_without_a_route_lists_routes_with_price_and_cache_rule(harness: Harness) -> None:
+    h = harness
+    before = len(requests(h))
+    type_and_send(h, "/model")
+    h.qtbot.waitUntil(lambda: bool(notes(h)), timeout=TURN_TIMEOUT)
+    text = notes(h)[-1]["text"]
+    assert f"→ {ROUTE}" in text
+    assert "per million tokens: $" in text and "cached input" in text
+    assert "cache: automatic prefix cache in 64-token units" in text  # deepseek's rule
+    assert "emulator/openai/gpt-5.5" in text
+    assert h.window.status["routeKey"] == ROUTE and len(requests(h)) == before
+
+
+def test_compact_with_nothing_to_do_is_one_note(harness: Harness) -> None:
+    h = harness
+    type_and_send(h, "Hello. [[words:20]]")
+    h.wait_turn(1)
+    h.qtbot.waitUntil(lambda: h.window.compaction_preview is not None, timeout=TURN_TIMEOUT)
+    type_and_send(h, "/compact")
+    [note] = notes(h)
+    assert note["level"] == "info" and note["text"].startswith("Nothing to compact yet: ")
+    assert h.window.banners.banners == [], "no red error, no yellow warning: one note"
+    assert h.window.compact_confirm is None
 
 
 def test_an_unknown_command_says_so_and_keeps_the_text(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
     type_and_send(h, "/frobnicate the widgets")
-    assert status_text(h).startswith("Unknown command /frobnicate. Known commands: /capability status,")
+    [note] = notes(h)
+    assert note["text"].startswith("Unknown command /frobnicate. Known commands: /capability status,")
+    assert note["level"] == "warning"
     assert h.window.composer.editor.toPlainText() == "/frobnicate the widgets"
-    assert h.window.commands.handled[-1] == Problem(status_text(h))
-    assert h.window.banners.banners[0].text == status_text(h), "the whole text, in a banner"
+    assert h.window.commands.handled[-1] == Problem(note["text"])
     settle(h)
     assert len(requests(h)) == before and not h.window.busy and h.finished == []
 
@@ -218,3 +276,47 @@ def test_typing_a_slash_offers_the_commands(harness: Harness) -> None:
     editor.clear()
     h.qtbot.keyClicks(editor, "hello /mo")
     assert not completer.popup().isVisible()
+
+
+def test_copy_as_curl_sends_the_previewed_body_with_credentials_redacted(harness: Harness) -> None:
+    import shlex
+
+    from PySide6.QtGui import QGuiApplication
+
+    h = harness
+    h.window.tabs.setCurrentIndex(TAB_PAYLOAD)
+    view = h.window.payload_view
+    h.qtbot.waitUntil(lambda: view.curl_button.isEnabled(), timeout=TURN_TIMEOUT)
+    preview = view.main.preview
+    view.curl_button.click()
+    command = QGuiApplication.clipboard().text()
+    words = shlex.split(command.replace("\\\n", " "))
+    assert words[:4] == ["curl", "-X", str(preview["method"]).upper(), preview["url"]]
+    assert words[words.index("--data-binary") + 1].encode() == preview["body"]
+    headers = [words[i + 1] for i, w in enumerate(words) if w == "-H"]
+    assert headers and all(
+        not h_.lower().startswith(("authorization:", "x-api-key:")) or h_.endswith("<redacted>")
+        for h_ in headers
+    )
+
+
+def test_curl_command_never_shows_a_credential() -> None:
+    from desktop.ui.curl_text import curl_command
+
+    command = curl_command(
+        {
+            "method": "post",
+            "url": "https://example.test/v1/models/m:generate?key=SECRET1&alt=sse",
+            "headers": {
+                "Authorization": "Bearer SECRET2",
+                "x-api-key": "SECRET3",
+                "content-type": "application/json",
+            },
+            "body": b'{"text": "it\'s $HOME `x`"}',
+        }
+    )
+    assert "SECRET" not in command and command.count("<redacted>") == 3
+    import shlex
+
+    words = shlex.split(command.replace("\\\n", " "))
+    assert words[words.index("--data-binary") + 1] == '{"text": "it\'s $HOME `x`"}'

@@ -247,8 +247,13 @@ def test_session_browser_lists_home_sessions_and_opens_one(
     w.browse_action.trigger()
     browser = w.inspect.browser
     assert browser is not None
-    harness.qtbot.waitUntil(lambda: len(browser.session_paths()) == 2, timeout=TIMEOUT)
-    item = browser.tree.topLevelItem(0 if browser.tree.topLevelItem(0).text(1) == "pi" else 1).child(0)
+    foreign = [str(harness.tmp / ".pi"), str(harness.tmp / ".claude")]
+    harness.qtbot.waitUntil(
+        lambda: len([p for p in browser.session_paths() if p.startswith(tuple(foreign))]) == 2,
+        timeout=TIMEOUT,
+    )
+    tops = [browser.tree.topLevelItem(i) for i in range(browser.tree.topLevelItemCount())]
+    item = next(top for top in tops if top is not None and top.text(1) == "pi").child(0)
     browser.tree.setCurrentItem(item)
     harness.qtbot.mouseClick(browser.open_button, Qt.MouseButton.LeftButton)
     harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(pi), timeout=TIMEOUT)
@@ -353,14 +358,15 @@ def test_refresh_catalogs_changes_the_route_status(
         w = harness.window
         before = w.status["capability"]
         assert before["delivery"] == "native system sections"
-        assert "flags: bundled" in w.capability_label.text()
+        assert "built-in catalog" in w.capability_label.text()
+        assert "shipped with this version" in w.capability_label.toolTip()
         w.refresh_catalogs_action.trigger()
-        harness.qtbot.waitUntil(lambda: "flags: refreshed" in w.capability_label.text(), timeout=TIMEOUT)
+        harness.qtbot.waitUntil(lambda: "refreshed catalog" in w.capability_label.text(), timeout=TIMEOUT)
         after = w.status["capability"]
         flag = next(f for f in after["flags"] if f["flag"] == SYSTEM_MESSAGES)
         assert flag["value"] is False and "9.9.9" in flag["from"]
         assert after["delivery"] == "folded" and after["catalogs"]["pi"]["origin"] == "refreshed copy"
-        assert "flags: refreshed" in w.capability_label.text()
+        assert "refreshed catalog" in w.capability_label.text()
         assert SYSTEM_MESSAGES in w.capability_label.toolTip()
     finally:
         server.shutdown()

@@ -1,0 +1,199 @@
+"""Journeys a new user takes through the window (design X6, X7): type and send without a click,
+read the streamed reply in the conversation as it arrives, come back to it after scrolling up,
+ask the slash commands, export the conversation. Real worker, real emulator, real files."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QFileDialog
+
+from desktop.emulator.faults import Fault
+from desktop.ui.main_window import TAB_MESSAGE
+from desktop.ui.session_browser import PATH_ROLE
+from desktop.ui.timeline_model import ROW_ROLE
+from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+@pytest.fixture
+def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    h = Harness(qtbot, workspace)
+    h.window.resize(1280, 800)
+    h.start()
+    yield h
+    h.close()
+
+
+def _conversation_text(h: Harness) -> str:
+    return h.window.message_view.browser.toPlainText()
+
+
+def test_type_send_and_read_the_streamed_reply_without_a_click(harness: Harness) -> None:
+    h = harness
+    window = h.window
+    # The keyboard is in the composer as soon as the session opens; the conversation is on.
+    h.qtbot.waitUntil(lambda: QApplication.focusWidget() is window.composer.editor, timeout=TURN_TIMEOUT)
+    assert window.message_view.conversation.isChecked()
+    assert window.tabs.currentIndex() == TAB_MESSAGE
+    # Typed into whatever has the focus, sent with Ctrl+Enter: no click anywhere.
+    h.worker.emulator.inject(Fault("slow_stream", at_event=4, delay=0.03), times=1)  # time to watch it
+    h.qtbot.keyClicks(QApplication.focusWidget(), "Tell me a long story. [[words:1500]]")
+    h.qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    # While it streams, the reply appears in the conversation, and the pane keeps its end in view.
+    h.qtbot.waitUntil(lambda: "Assistant (streaming)" in _conversation_text(h), timeout=TURN_TIMEOUT)
+    h.wait_turn(1)
+    bar = window.message_view.browser.verticalScrollBar()
+    h.qtbot.waitUntil(
+        lambda: (
+            "Assistant (streaming)" not in _conversation_text(h)
+            and "Tell me a long story" in _conversation_text(h)
+        ),
+        timeout=TURN_TIMEOUT,
+    )
+    reply = window.timeline.rows[-1]
+    assert reply["type"] == "assistant"
+    last_words = str(reply["message"]["content"][-1]["text"]).split()[-3:]
+    assert " ".join(last_words) in " ".join(_conversation_text(h).split())
+    assert bar.maximum() > 0 and bar.value() == bar.maximum()
+    assert not window.message_view.jump_button.isVisible()
+
+
+def test_scrolled_up_reader_stays_put_and_jumps_back_to_the_latest(harness: Harness) -> None:
+    h = harness
+    window = h.window
+    view = window.message_view
+    window.send("A long first answer. [[words:1500]]")
+    h.wait_turn(1)
+    h.qtbot.waitUntil(
+        lambda: view.following and view.browser.verticalScrollBar().maximum() > 0, timeout=TURN_TIMEOUT
+    )
+    bar = view.browser.verticalScrollBar()
+    bar.setValue(0)  # the reader scrolls up to read the question
+    assert view.scrolled_up and view.jump_button.isVisible()
+    h.worker.emulator.inject(Fault("slow_stream", at_event=4, delay=0.03), times=1)
+    window.send("And a second one. [[words:1500]]")
+    h.qtbot.waitUntil(lambda: "Assistant (streaming)" in _conversation_text(h), timeout=TURN_TIMEOUT)
+    assert bar.value() == 0  # not yanked to the end while the reply streams
+    h.wait_turn(2)
+    h.qtbot.waitUntil(lambda: "And a second one" in _conversation_text(h), timeout=TURN_TIMEOUT)
+    assert bar.value() == 0
+    h.qtbot.mouseClick(view.jump_button, Qt.MouseButton.LeftButton)
+    h.qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum(), timeout=TURN_TIMEOUT)
+    assert not view.jump_button.isVisible()
+
+
+def test_picking_a_timeline_row_scrolls_the_conversation_to_it(harness: Harness) -> None:
+    h = harness
+    window = h.window
+    window.send("First question. [[words:800]]")
+    h.wait_turn(1)
+    window.send("Second question. [[words:800]]")
+    h.wait_turn(2)
+    shown = window.shown
+    first = next(i for i in range(shown.rowCount()) if shown.index(i, 0).data(ROW_ROLE).get("type") == "user")
+    window.view.setCurrentIndex(shown.index(first, 0))
+    view = window.message_view
+    assert not view.following
+    top = view.browser.cursorForPosition(view.browser.viewport().rect().topLeft())
+    top.movePosition(top.MoveOperation.EndOfBlock, top.MoveMode.KeepAnchor)
+    visible = view.browser.toPlainText()[top.selectionStart() : top.selectionStart() + 400]
+    assert "First question" in visible
+
+
+def test_export_from_the_file_menu_writes_on_the_worker(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    h = harness
+    window = h.window
+    window.send("Export me <b>bold</b>.")
+    h.wait_turn(1)
+    target = tmp_path / "out" / "conversation.html"
+    target.parent.mkdir()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(target), "HTML page (*.html)"))
+    writers: list[str] = []
+    original = Path.write_bytes
+
+    def spy(self: Path, data: bytes) -> int:
+        writers.append(threading.current_thread().name)
+        return original(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", spy)
+    session_before = Path(window.session["path"]).read_bytes()
+    window.export_action.trigger()
+    h.qtbot.waitUntil(target.exists, timeout=TURN_TIMEOUT)
+    page = target.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "Export me &lt;b&gt;bold&lt;/b&gt;." in page
+    assert writers and threading.main_thread().name not in writers
+    assert Path(window.session["path"]).read_bytes() == session_before
+    h.qtbot.waitUntil(
+        lambda: "Exported the conversation" in window.statusBar().currentMessage(), timeout=TURN_TIMEOUT
+    )
+
+
+def test_export_a_claude_code_session_from_the_window(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    h = harness
+    window = h.window
+    source = tmp_path / "cc.jsonl"
+    source.write_bytes((FIXTURES / "claude_code" / "basic.jsonl").read_bytes())
+    window.open_path(source)
+    h.qtbot.waitUntil(lambda: window.session.get("path") == str(source), timeout=TURN_TIMEOUT)
+    target = tmp_path / "cc.md"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(target), "HTML page (*.html)"))
+    window.export_action.trigger()
+    h.qtbot.waitUntil(target.exists, timeout=TURN_TIMEOUT)
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# ") and "Claude Code transcript" in text and "Tool call: Bash" in text
+
+
+def test_context_meter_fills_as_the_conversation_grows(harness: Harness) -> None:
+    h = harness
+    meter = h.window.context_meter
+    h.qtbot.waitUntil(lambda: meter.figures is not None, timeout=TURN_TIMEOUT)
+    before, window = meter.figures
+    assert window == h.worker.resolved.model["contextWindow"]
+    h.window.send("A long question. " + "context " * 3000 + " [[words:500]]")
+    h.wait_turn(1)
+    h.qtbot.waitUntil(
+        lambda: meter.figures is not None and meter.figures[0] > before + 3000, timeout=TURN_TIMEOUT
+    )
+    used = meter.figures[0]
+    assert meter.text().startswith("context ") and f"({used / window:.0%})" in meter.text()
+
+
+def test_session_browser_lists_desktop_sessions_and_searches_their_text(harness: Harness) -> None:
+    h = harness
+    window = h.window
+    window.send("Where does the zebra parser live?")
+    h.wait_turn(1)
+    mine = window.session["path"]
+    window.browse_action.trigger()
+    browser = window.inspect.browser
+    assert browser is not None
+    h.qtbot.waitUntil(lambda: mine in browser.session_paths(), timeout=TURN_TIMEOUT)
+    tops = [browser.tree.topLevelItem(i) for i in range(browser.tree.topLevelItemCount())]
+    desktop = [top for top in tops if top is not None and top.text(1) == "Pi Desktop"]
+    entry = next(
+        top.child(j)
+        for top in desktop
+        for j in range(top.childCount())
+        if top.child(j).data(0, PATH_ROLE) == mine
+    )
+    assert entry.text(0) == "Where does the zebra parser live?"
+    assert entry.text(2) == "deepseek/deepseek-flash" and entry.text(4).startswith("$")
+    assert entry.text(3)  # last activity
+    browser.filter.setText("ECHO:")  # words of the reply, not of the title
+    assert not entry.isHidden()
+    browser.filter.setText("no session says this")
+    assert entry.isHidden()
+    browser.reject()
