@@ -24,7 +24,8 @@ Routes reach the emulator as ``<origin>/<provider><published path>``, so the pro
 recognized by its ending.
 
 Replies follow ``desktop.emulator.script``; prompt-cache figures follow
-``desktop.pi.cache_rules`` (the rules the preview predicts with); faults follow ``desktop.emulator.faults``. Every request is
+``desktop.pi.cache_rules`` (the rules the preview predicts with), expiring by each provider's
+retention on the emulator's ``clock`` (a test may set it); faults follow ``desktop.emulator.faults``. Every request is
 recorded (``emu.requests``) with its exact body bytes and headers.
 """
 
@@ -35,7 +36,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -56,6 +57,7 @@ from desktop.emulator.faults import FAULT_HEADER, Fault, parse_fault_header
 from desktop.emulator.script import plan_reply
 from desktop.emulator.wire import anthropic, bedrock, chat, google, responses
 from desktop.emulator.wire.common import StreamContext
+from desktop.pi.cache_retention import asks_long
 from desktop.pi.cache_rules import CacheSimulator, CacheUsage, Prompt, estimate_tokens, rule_for_wire
 
 #: Family -> path appended to the emulator URL to get a pi-ai ``Model.baseUrl``.
@@ -119,6 +121,8 @@ class Emulator:
         self._seq = 0
         self._faults: list[tuple[Fault, int]] = []
         self._requests: list[RecordedRequest] = []
+        #: The cache's clock in Unix ms (design P9): the wall clock, or one a test sets.
+        self.clock: Callable[[], int] = lambda: time.time_ns() // 1_000_000
         self.reset_cache()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -182,6 +186,11 @@ class Emulator:
     def requests(self) -> list[RecordedRequest]:
         with self._lock:
             return list(self._requests)
+
+    def now_ms(self) -> int:
+        """The time a request reaches the cache: cached prefixes expire by the provider's
+        retention (``desktop.pi.cache_retention``), measured on :attr:`clock`."""
+        return self.clock()
 
     def reset_cache(self) -> None:
         """Forget every cached prefix (a cold provider cache)."""
@@ -356,8 +365,8 @@ class _Handler(BaseHTTPRequestHandler):
         namespace = (
             f"{family}:{conv.model}" if rule.kind == "breakpoints" else f"{family}:{conv.model}:{key or ''}"
         )
-        prompt = Prompt(rule, conv.model, namespace, tuple(conv.segments), key)
-        cache = emu.cache.account(prompt)
+        prompt = Prompt(rule, conv.model, namespace, tuple(conv.segments), key, asks_long(request))
+        cache = emu.cache.account(prompt, emu.now_ms())
         reply = plan_reply(conv)
         ctx = StreamContext(
             model=conv.model,

@@ -53,8 +53,10 @@ The rules (:data:`RULES`)
 
     ``none`` — an API whose cache behaviour is unknown (``pi-messages``): nothing is cached.
 
-    Entries never expire: the emulator is deterministic, and an expired cache is modelled by
-    a fresh :class:`CacheSimulator` or a changed prompt.
+    Retention (``desktop.pi.cache_retention``, design P9): given the request's time
+    (``now_ms``), an entry unused for longer than its rule's retention is gone, and each use
+    (read or write) starts its window again. Without a time, entries never expire (the
+    deterministic emulator and the preview's warm assumption).
 
 The API, for its three callers
     ``read_prompt(wire, family, body, model)`` / ``prompt_for_model(model, body)`` ->
@@ -77,6 +79,7 @@ from typing import Any, Literal
 
 import orjson
 
+from desktop.pi.cache_retention import asks_long, retention_for
 from desktop.pi.cost import calculate_cost
 
 CHARS_PER_TOKEN = 4
@@ -433,6 +436,8 @@ class Prompt:
     namespace: str
     segments: tuple[Segment, ...]
     cache_key: str | None = None
+    #: The body asks for long retention (``ttl: "1h"`` markers, ``prompt_cache_retention: "24h"``).
+    long: bool = False
 
     @cached_property
     def text(self) -> str:
@@ -466,7 +471,7 @@ def read_prompt(
     cache_key = str(key) if isinstance(key, str) else None
     prefix = f"{scope}:" if scope else ""
     namespace = f"{prefix}{name}" if rule.kind == "breakpoints" else f"{prefix}{name}:{cache_key or ''}"
-    return Prompt(rule, name, namespace, tuple(segments(wire, body)), cache_key)
+    return Prompt(rule, name, namespace, tuple(segments(wire, body)), cache_key, asks_long(body))
 
 
 def prompt_for_model(model: Mapping[str, Any], body: Mapping[str, Any]) -> Prompt:
@@ -535,7 +540,8 @@ class CacheSimulator:
     """
 
     def __init__(self) -> None:
-        self._entries: set[tuple[str, str, bytes]] = set()
+        #: Each stored prefix -> (when last used, Unix ms or None, its retention in seconds).
+        self._entries: dict[tuple[str, str, bytes], tuple[int | None, int]] = {}
         self._lock = threading.Lock()
 
     def reset(self) -> None:
@@ -545,27 +551,38 @@ class CacheSimulator:
     def copy(self) -> CacheSimulator:
         twin = CacheSimulator()
         with self._lock:
-            twin._entries = set(self._entries)
+            twin._entries = dict(self._entries)
         return twin
 
-    def account(self, prompt: Prompt) -> CacheUsage:
-        return self._run(prompt, store=True)
+    def account(self, prompt: Prompt, now_ms: int | None = None) -> CacheUsage:
+        """A request sent at ``now_ms`` (None: no expiry): read, then store and refresh."""
+        return self._run(prompt, store=True, now=now_ms)
 
-    def predict(self, prompt: Prompt) -> CacheUsage:
-        return self._run(prompt, store=False)
+    def predict(self, prompt: Prompt, now_ms: int | None = None) -> CacheUsage:
+        """A request not sent yet, as if sent at ``now_ms``: read only."""
+        return self._run(prompt, store=False, now=now_ms)
 
-    def _run(self, prompt: Prompt, *, store: bool) -> CacheUsage:
+    def _run(self, prompt: Prompt, *, store: bool, now: int | None) -> CacheUsage:
         rule = prompt.rule
         if rule.kind == "breakpoints":
-            return self._breakpoints(prompt, store)
+            return self._breakpoints(prompt, store, now)
         if rule.kind == "prefix":
-            return self._prefix(prompt, store)
+            return self._prefix(prompt, store, now)
         return CacheUsage(total=prompt.total_tokens, read=0)
 
-    def _has(self, rule: str, namespace: str, digest: bytes) -> bool:
-        return (rule, namespace, digest) in self._entries
+    def _has(self, rule: str, namespace: str, digest: bytes, now: int | None = None) -> bool:
+        entry = self._entries.get((rule, namespace, digest))
+        if entry is None:
+            return False
+        used, ttl = entry
+        return now is None or used is None or now - used < ttl * 1000
 
-    def _breakpoints(self, prompt: Prompt, store: bool) -> CacheUsage:
+    def _put(self, rule: str, namespace: str, digest: bytes, now: int | None, ttl: int) -> None:
+        key = (rule, namespace, digest)
+        old = self._entries.get(key)
+        self._entries[key] = (now, max(ttl, old[1]) if old is not None and self._has(*key, now) else ttl)
+
+    def _breakpoints(self, prompt: Prompt, store: bool, now: int | None) -> CacheUsage:
         blocks = prompt.segments
         minimum = prompt.rule.minimum(prompt.model)
         rule, namespace = prompt.rule.name, prompt.namespace
@@ -582,7 +599,7 @@ class CacheSimulator:
             read_at = -1
             for p in breakpoints:
                 for q in range(p, max(-1, p - ANTHROPIC_LOOKBACK_BLOCKS), -1):
-                    if self._has(rule, namespace, hashes[q]):
+                    if self._has(rule, namespace, hashes[q], now):
                         read_at = max(read_at, q)
                         break
             read = cumulative[read_at] if read_at >= 0 else 0
@@ -593,14 +610,18 @@ class CacheSimulator:
                     written = cumulative[last] - read
                     written_1h = written if blocks[last].breakpoint == "1h" else 0
             if store:
+                if read_at >= 0:  # a read refreshes the prefix it read
+                    used = self._entries[(rule, namespace, hashes[read_at])]
+                    self._entries[(rule, namespace, hashes[read_at])] = (now, used[1])
                 for p in breakpoints:
                     if cumulative[p] >= minimum:
-                        self._entries.add((rule, namespace, hashes[p]))
+                        ttl = retention_for(rule, long=blocks[p].breakpoint == "1h").ttl_s
+                        self._put(rule, namespace, hashes[p], now, ttl)
         return CacheUsage(
             total=tokens, read=read, written=written, written_1h=written_1h, read_segments=read_at + 1
         )
 
-    def _prefix(self, prompt: Prompt, store: bool) -> CacheUsage:
+    def _prefix(self, prompt: Prompt, store: bool, now: int | None) -> CacheUsage:
         rule, namespace = prompt.rule.name, prompt.namespace
         text = prompt.text
         minimum = prompt.rule.minimum(prompt.model)
@@ -615,11 +636,12 @@ class CacheSimulator:
         with self._lock:
             read = 0
             for tokens, key in boundaries:
-                if self._has(rule, namespace, key):
+                if self._has(rule, namespace, key, now):
                     read = tokens
             if store:
+                ttl = retention_for(rule, long=prompt.long).ttl_s
                 for _tokens, key in boundaries:
-                    self._entries.add((rule, namespace, key))
+                    self._put(rule, namespace, key, now, ttl)
         read_chars = read * CHARS_PER_TOKEN
         whole, end = 0, 0
         for segment in prompt.segments:
@@ -630,10 +652,17 @@ class CacheSimulator:
         return CacheUsage(total=prompt.total_tokens, read=read, read_segments=whole, read_chars=read_chars)
 
 
-def simulate(prompts: Iterable[Prompt], cache: CacheSimulator | None = None) -> list[CacheUsage]:
-    """Send ``prompts`` in order to ``cache`` (a cold one by default): each request's usage."""
+def simulate(
+    prompts: Iterable[Prompt],
+    cache: CacheSimulator | None = None,
+    times_ms: Sequence[int | None] | None = None,
+) -> list[CacheUsage]:
+    """Send ``prompts`` in order to ``cache`` (a cold one by default): each request's usage.
+    ``times_ms`` (Unix ms per request) lets entries expire; a missing time never expires."""
     state = cache if cache is not None else CacheSimulator()
-    return [state.account(prompt) for prompt in prompts]
+    if times_ms is None:
+        return [state.account(prompt) for prompt in prompts]
+    return [state.account(prompt, now) for prompt, now in zip(prompts, times_ms, strict=True)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -120,6 +120,9 @@ def describe_cache(preview: Mapping[str, Any]) -> str:
     why = cache.get("why")
     if why:
         parts.append(escape(str(why)))
+    compared = cache.get("comparison")
+    if isinstance(compared, Mapping) and compared.get("text"):
+        parts.append(f"<span style='color: gray'>{escape(str(compared['text']))}</span>")
     if cache.get("rule"):
         parts.append(f"<span style='color: gray'>{escape(str(cache['rule']))}</span>")
     check = preview.get("check")

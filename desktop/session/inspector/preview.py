@@ -148,6 +148,25 @@ def cache_figures(
     }
 
 
+def comparison(model: Mapping[str, Any], body: bytes, reprojected: bytes) -> dict[str, Any]:
+    """What the cache would read had the request behind the last reply been sent on this
+    route: shown beside the cold prediction, never as it (design P8)."""
+    from desktop.pi.cache_view import predict
+
+    warm = predict(model, body, [reprojected])
+    share = warm.cached / warm.total if warm.total else 0.0
+    return {
+        "cached": warm.cached,
+        "total": warm.total,
+        "cost": float(warm.cost.get("total", 0.0)),
+        "text": (
+            f"For comparison, had the request behind the last reply been sent on this route: "
+            f"{warm.cached:,} of {warm.total:,} input tokens cached ({share:.0%}). This route has no "
+            "request in this session yet, so its provider holds none of it."
+        ),
+    }
+
+
 def cached_spans(model: Mapping[str, Any], body: bytes, whole: int) -> tuple[int, int, int]:
     """Byte offsets in ``body``: where the last wholly cached part *in the provider's cache
     order* ends (the marker; a request's JSON order differs: Anthropic caches tools first but
@@ -178,11 +197,12 @@ def check_text(
     prediction = predict(model, body, sent)
     verdict = check(prediction, usage)
     reported = int(usage.get("cacheRead") or 0)
+    basis = "" if sent else " (a cold cache: the first request on this route in this session)"
     if verdict.ok:
         unit = "exactly" if verdict.tolerance == 0 else f"within {verdict.tolerance:,} tokens"
         text = (
-            f"Last request: predicted {verdict.predicted_cached:,} cached tokens, the provider reported "
-            f"{reported:,} — the prediction held ({unit})."
+            f"Last request: predicted {verdict.predicted_cached:,} cached tokens{basis}, the provider "
+            f"reported {reported:,} — the prediction held ({unit})."
         )
     else:
         text = f"Last request: the prediction missed — {verdict.mismatch}."
@@ -222,10 +242,15 @@ def route_preview(
         api = str(binding.model["api"])
         history = [sent] if isinstance(sent, bytes) else list(sent or ())
         previous_label = "the last request sent on this route"
+        # The provider holds only what this session sent on the route: with nothing sent yet
+        # its cache is cold, whatever earlier replies on other routes re-project to. That
+        # re-projection is kept as the byte diff's baseline and a comparison, never as the
+        # prediction (design P8).
+        reprojected: bytes | None = None
         if not history:
             before = previous_messages(runtime)
             if before is not None:
-                history = [request_for_binding(runtime, binding, before).body_bytes]
+                reprojected = request_for_binding(runtime, binding, before).body_bytes
                 previous_label = "the request behind the last reply, re-projected"
         label = (
             choice.label + (" — current route" if current else "") + (" — with your draft" if draft else "")
@@ -234,7 +259,7 @@ def route_preview(
             request,
             label=label,
             api=api,
-            previous=history[-1] if history else None,
+            previous=history[-1] if history else reprojected,
             previous_label=previous_label,
             offline=choice.route.offline,
         )
@@ -244,6 +269,12 @@ def route_preview(
         pretty = preview.pop("prettyMap", None)
         try:
             preview["cache"] = cache_figures(binding.model, request.body_bytes, history, pretty)
+            if not history:
+                preview["cache"]["basis"] = "cold"
+                if reprojected is not None:
+                    preview["cache"]["comparison"] = comparison(
+                        binding.model, request.body_bytes, reprojected
+                    )
         except Exception as exc:  # a body the rules cannot read: say so, keep the preview
             log.info("cache view for %s failed: %s", choice.key, exc)
             preview["cache"] = {"error": f"{type(exc).__name__}: {exc}"}

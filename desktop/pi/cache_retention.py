@@ -1,0 +1,151 @@
+"""How long each provider keeps a prompt cache, and what that means now (design P9).
+
+A cache written at one request is gone some minutes of inactivity later: a user back from
+lunch must not be told the cache is warm. Each rule below is the provider's documented
+retention (sources in ``docs/design.md``, P9); every use of the prefix (a read or a write)
+starts the window again, which is what "refreshed by each read" and "minutes of inactivity"
+both mean. Pure functions of (timestamps, rule, now): no clock is read here, so the window,
+``status``, the what-if replay and the emulator (with a clock a test sets) agree.
+
+Bad timestamps (missing, out of order, in the future) give the state ``unknown``: the
+figures fall back to the warm assumption and say so; nothing raises.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+State = Literal["warm", "expired", "cold", "unknown"]
+
+MINUTE = 60
+HOUR = 60 * MINUTE
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """One provider's retention: how long an unused prefix stays readable."""
+
+    name: str
+    #: Seconds of inactivity after which the prefix is predicted expired.
+    ttl_s: int
+    #: What the provider documents, in a few words (shown with the figures).
+    note: str
+
+    @property
+    def miss_cause(self) -> str:
+        """The miss cause an expiry of this retention is reported as (design P10)."""
+        return "ttl_expired_1h" if self.ttl_s >= HOUR else "ttl_expired_5m"
+
+
+RETENTIONS: dict[str, Retention] = {
+    "anthropic": Retention("anthropic", 5 * MINUTE, "5 minutes, refreshed by each read"),
+    "anthropic-1h": Retention("anthropic-1h", HOUR, "1 hour (cache_control ttl 1h), refreshed by each read"),
+    "bedrock": Retention("bedrock", 5 * MINUTE, "5 minutes, refreshed by each cache hit"),
+    "bedrock-1h": Retention("bedrock-1h", HOUR, "1 hour (cachePoint ttl 1h), refreshed by each cache hit"),
+    "openai": Retention(
+        "openai", 5 * MINUTE, "in-memory: 5 to 10 minutes of inactivity (up to 1 hour off-peak); 5 assumed"
+    ),
+    "openai-24h": Retention("openai-24h", 24 * HOUR, "extended retention (prompt_cache_retention 24h)"),
+    "google": Retention("google", 5 * MINUTE, "implicit caching, retention not published; 5 minutes assumed"),
+    "deepseek": Retention("deepseek", HOUR, "disk cache, cleared within hours to days; 1 hour assumed"),
+    "mistral": Retention("mistral", 5 * MINUTE, "retention not published; OpenAI's 5 minutes assumed"),
+    "none": Retention("none", 0, "no prompt cache"),
+}
+
+
+def asks_long(body: Mapping[str, Any]) -> bool:
+    """Whether the request body asks for long retention (Anthropic/Bedrock ``ttl: "1h"``
+    markers, OpenAI's ``prompt_cache_retention: "24h"``)."""
+    if body.get("prompt_cache_retention") == "24h":
+        return True
+    return b'"ttl":"1h"' in _compact(body)
+
+
+def _compact(body: Mapping[str, Any]) -> bytes:
+    import orjson
+
+    try:
+        return orjson.dumps(body)
+    except TypeError:
+        return b""
+
+
+def retention_for(rule: str, *, long: bool = False) -> Retention:
+    """The retention of a cache rule (``desktop.pi.cache_rules.RULES`` names), long or short."""
+    if long and rule in ("anthropic", "bedrock"):
+        return RETENTIONS[f"{rule}-1h"]
+    if long and rule == "openai":
+        return RETENTIONS["openai-24h"]
+    return RETENTIONS.get(rule, RETENTIONS["none"])
+
+
+@dataclass(frozen=True, slots=True)
+class CacheClock:
+    """The cache of one route at one moment."""
+
+    state: State
+    #: Seconds until the warm prefix expires (``None`` unless warm).
+    seconds_left: float | None
+    #: What the state rests on, for people ("time unknown: ...", the retention rule).
+    note: str
+    retention: Retention
+
+    @property
+    def warm(self) -> bool:
+        """Whether the cache is predicted readable (``unknown`` assumes it is, and says so)."""
+        return self.state in ("warm", "unknown")
+
+    def label(self) -> str:
+        """The status line: "cache warm · 3:12 left", "cache expired", "cache cold"."""
+        if self.state == "warm" and self.seconds_left is not None:
+            return f"cache warm · {countdown(self.seconds_left)} left"
+        if self.state == "unknown":
+            return "cache warm? time unknown"
+        return f"cache {self.state}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "secondsLeft": None if self.seconds_left is None else round(self.seconds_left, 1),
+            "retention": self.retention.name,
+            "retentionSeconds": self.retention.ttl_s,
+            "note": self.note,
+        }
+
+
+def countdown(seconds: float) -> str:
+    """``m:ss`` (``h:mm:ss`` past an hour) of a non-negative number of seconds."""
+    whole = max(0, int(seconds))
+    hours, rest = divmod(whole, HOUR)
+    minutes, secs = divmod(rest, MINUTE)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def clock(timestamps_ms: Sequence[object], retention: Retention, now_ms: int) -> CacheClock:
+    """The cache state at ``now_ms`` after requests sent at ``timestamps_ms`` (Unix ms,
+    oldest first) on one route. No request: cold. The last use plus the retention decides
+    warm or expired; bad timestamps give ``unknown`` with the warm assumption stated."""
+    if retention.ttl_s <= 0:
+        return CacheClock("cold", None, "no prompt cache is known for this API", retention)
+    if not timestamps_ms:
+        return CacheClock("cold", None, "no request on this route in this session yet", retention)
+    stamps = [t for t in timestamps_ms if isinstance(t, int) and not isinstance(t, bool)]
+    problem = ""
+    if len(stamps) != len(timestamps_ms):
+        problem = "a request has no timestamp"
+    elif any(b < a for a, b in itertools.pairwise(stamps)):
+        problem = "the timestamps are out of order"
+    elif stamps[-1] > now_ms:
+        problem = "the last timestamp is in the future"
+    if problem:
+        return CacheClock("unknown", None, f"time unknown ({problem}): the cache is assumed warm", retention)
+    idle = (now_ms - stamps[-1]) / 1000
+    left = retention.ttl_s - idle
+    if left > 0:
+        return CacheClock("warm", left, f"retention: {retention.note}", retention)
+    return CacheClock(
+        "expired", None, f"idle {countdown(idle)}, past the retention ({retention.note})", retention
+    )
