@@ -61,6 +61,23 @@ def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     return listed, sources
 
 
+def cache_figures(session: Any) -> dict[str, Any]:
+    """The route's provider cache now (design P9): warm, expired, cold or unknown, the time
+    left and the next send's cost now and after expiry, from the journal's timestamps."""
+    import time
+
+    from desktop.pi.cache_retention import cache_status
+    from desktop.pi.cache_rules import rule_for
+
+    model = session.resolved.model
+    rule = rule_for(str(model.get("api", "")), str(model.get("provider", ""))).name
+    from desktop.pi.projection._cache import resolve_cache_retention
+
+    long = resolve_cache_retention(session.runtime.route.options) == "long"
+    now = time.time_ns() // 1_000_000
+    return cache_status(session.runtime.view().messages, model, rule, now, long=long)
+
+
 def collect(session: Any) -> dict[str, Any]:
     runtime = session.runtime
     state = runtime.current_state()  # the system messages only, shared with the pending check
@@ -91,6 +108,7 @@ def collect(session: Any) -> dict[str, Any]:
         "activation": activation(gate),
         "pendingUpdate": runtime.has_pending_update(),
         "contextTokens": runtime.context_tokens(),
+        "cache": cache_figures(session),
         "contextWindow": session.resolved.model.get("contextWindow"),
     }
 
@@ -123,6 +141,14 @@ def run(args: argparse.Namespace) -> int:
     for refused in info["activation"]["refusedEvidence"]:
         print(f"          ToolSearch result not accepted: {refused}")
     print(f"tokens    ~{info['contextTokens']} of {info['contextWindow']}")
+    cache = info["cache"]
+    cost = cache["nextSend"]
+    costs = (
+        f"; next send ${cost['now']:.4f} now, ${cost['afterExpiry']:.4f} after expiry"
+        if cost["priceKnown"]
+        else "; price unknown"
+    )
+    print(f"cache     {cache['label'].removeprefix('cache ')}{costs} ({cache['note']})")
     print("sections")
     for name, size in info["sections"].items():
         print(f"  {name:<28} {size:>7} chars")

@@ -146,6 +146,81 @@ def clock(timestamps_ms: Sequence[object], retention: Retention, now_ms: int) ->
     left = retention.ttl_s - idle
     if left > 0:
         return CacheClock("warm", left, f"retention: {retention.note}", retention)
-    return CacheClock(
-        "expired", None, f"idle {countdown(idle)}, past the retention ({retention.note})", retention
-    )
+    return CacheClock("expired", None, f"unused for longer than the retention ({retention.note})", retention)
+
+
+def route_times(messages: Sequence[Any], model: Mapping[str, Any]) -> list[object]:
+    """When each reply on ``model``'s route (provider, model id, API) was recorded, oldest
+    first, from the transcript: the uses of that route's provider cache this session made.
+    A reply without a usable time is kept as ``None`` (the clock says "time unknown")."""
+    key = (model.get("provider"), model.get("id"), model.get("api"))
+    out: list[object] = []
+    for message in messages:
+        if not isinstance(message, Mapping) or message.get("role") != "assistant":
+            continue
+        if (message.get("provider"), message.get("model"), message.get("api")) != key:
+            continue
+        stamp = message.get("timestamp")
+        out.append(stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else None)
+    return out
+
+
+def _price(model: Mapping[str, Any], key: str) -> float | None:
+    cost = model.get("cost")
+    value = cost.get(key) if isinstance(cost, Mapping) else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def next_send_cost(model: Mapping[str, Any], usage: Mapping[str, Any] | None, rule: str) -> dict[str, Any]:
+    """The input cost of the next send now (warm) and after expiry, from the last reply's
+    reported usage: the prefix it sent is read from the cache while warm and processed again
+    (written, for breakpoint rules) once expired; its reply is the new part either way. The
+    next message's own text is not counted. ``None`` figures: price unknown."""
+
+    def tokens(name: str) -> int:
+        value = usage.get(name) if isinstance(usage, Mapping) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    prefix = tokens("input") + tokens("cacheRead") + tokens("cacheWrite")
+    new = tokens("output")
+    fresh_price = _price(model, "cacheWrite" if rule in ("anthropic", "bedrock") else "input")
+    read_price = _price(model, "cacheRead")
+    if rule == "none":
+        read_price = fresh_price
+    if fresh_price is None or read_price is None:
+        return {
+            "prefixTokens": prefix,
+            "newTokens": new,
+            "now": None,
+            "afterExpiry": None,
+            "priceKnown": False,
+        }
+    now = (prefix * read_price + new * fresh_price) / 1e6
+    after = (prefix + new) * fresh_price / 1e6
+    return {
+        "prefixTokens": prefix,
+        "newTokens": new,
+        "now": round(now, 6),
+        "afterExpiry": round(after, 6),
+        "priceKnown": True,
+    }
+
+
+def cache_status(
+    messages: Sequence[Any], model: Mapping[str, Any], rule: str, now_ms: int, *, long: bool = False
+) -> dict[str, Any]:
+    """``status --json``'s cache figures for the route ``model``: the state and time left
+    (design P9), and the next send's input cost now and after expiry."""
+    times = route_times(messages, model)
+    last_usage: Mapping[str, Any] | None = None
+    for message in reversed(messages):
+        if isinstance(message, Mapping) and message.get("role") == "assistant":
+            if (message.get("provider"), message.get("model")) == (model.get("provider"), model.get("id")):
+                found = message.get("usage")
+                last_usage = found if isinstance(found, Mapping) else None
+                break
+    state = clock(times, retention_for(rule, long=long), now_ms)
+    cost = next_send_cost(model, last_usage, rule)
+    if not state.warm:  # expired or cold: the next send pays the cold price now
+        cost["now"] = cost["afterExpiry"]
+    return {**state.to_json(), "label": state.label(), "nextSend": cost}

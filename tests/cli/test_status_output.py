@@ -167,6 +167,7 @@ PLAIN_TEXT = (
     + """\
           restored from none: no activation section and no ToolSearch results in history
 tokens    ~170 of 1000000
+cache     expired; next send $0.0008 now, $0.0008 after expiry (unused for longer than the retention (5 minutes, refreshed by each read))
 sections
   guidance                          22 chars
 (a system update is pending; it is appended with the next turn)
@@ -179,6 +180,7 @@ FOREIGN_TEXT = (
     + f"""\
           restored from rejected: {FOREIGN}
 tokens    ~243 of 1000000
+cache     expired; next send $0.0008 now, $0.0008 after expiry (unused for longer than the retention (5 minutes, refreshed by each read))
 sections
   guidance                          22 chars
   tool_activation                  292 chars
@@ -250,6 +252,23 @@ PLAIN_JSON: dict[str, Any] = {
     },
     "pendingUpdate": True,
     "contextTokens": 170,
+    # The replies are from 2023: the 5-minute Anthropic cache has long expired (design P9),
+    # so the next send pays the cache write on the last reply's 111 input + 40 output tokens.
+    "cache": {
+        "state": "expired",
+        "secondsLeft": None,
+        "retention": "anthropic",
+        "retentionSeconds": 300,
+        "note": "unused for longer than the retention (5 minutes, refreshed by each read)",
+        "label": "cache expired",
+        "nextSend": {
+            "prefixTokens": 111,
+            "newTokens": 40,
+            "now": 0.000755,
+            "afterExpiry": 0.000755,
+            "priceKnown": True,
+        },
+    },
     "contextWindow": 1000000,
 }
 FOREIGN_JSON: dict[str, Any] = {

@@ -114,3 +114,33 @@ def test_the_simulator_expires_and_each_read_refreshes() -> None:
     assert hour.predict(_anthropic(True), 59 * MIN).read == total
     assert hour.predict(_anthropic(True), 61 * MIN).read == 0
     assert hour.predict(_anthropic(True)).read == total  # no time: no expiry
+
+
+def test_status_figures_warm_then_after_expiry_by_hand() -> None:
+    from desktop.pi.cache_retention import cache_status
+
+    model = {
+        "provider": "anthropic",
+        "id": "claude-sonnet-4-5",
+        "api": "anthropic-messages",
+        "cost": {"input": 3.0, "output": 15.0, "cacheRead": 0.3, "cacheWrite": 3.75},
+    }
+    reply = {
+        "role": "assistant",
+        "provider": "anthropic",
+        "model": "claude-sonnet-4-5",
+        "api": "anthropic-messages",
+        "usage": {"input": 1_000, "cacheRead": 9_000, "cacheWrite": 0, "output": 500},
+        "timestamp": 0,
+    }
+    other = {**reply, "model": "claude-opus-5-5", "timestamp": 10 * MIN}  # another route: not a use
+    warm = cache_status([{"role": "user"}, reply, other], model, "anthropic", 48_000)
+    assert warm["state"] == "warm" and warm["label"] == "cache warm · 4:12 left"
+    # Warm: 10,000 prefix tokens read at $0.30/M + 500 new written at $3.75/M = 0.003 + 0.001875.
+    # Expired: 10,500 written at $3.75/M = 0.039375.
+    assert warm["nextSend"]["now"] == pytest.approx(0.004875)
+    assert warm["nextSend"]["afterExpiry"] == pytest.approx(0.039375)
+    late = cache_status([reply], model, "anthropic", 6 * MIN)
+    assert late["state"] == "expired" and late["nextSend"]["now"] == pytest.approx(0.039375)
+    unpriced = cache_status([reply], {**model, "cost": {}}, "anthropic", 0)
+    assert unpriced["nextSend"]["priceKnown"] is False and unpriced["nextSend"]["now"] is None
