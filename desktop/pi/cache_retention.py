@@ -214,11 +214,12 @@ def cache_status(
     times = route_times(messages, model)
     last_usage: Mapping[str, Any] | None = None
     for message in reversed(messages):
-        if isinstance(message, Mapping) and message.get("role") == "assistant":
-            if (message.get("provider"), message.get("model")) == (model.get("provider"), model.get("id")):
-                found = message.get("usage")
-                last_usage = found if isinstance(found, Mapping) else None
-                break
+        if not isinstance(message, Mapping) or message.get("role") != "assistant":
+            continue
+        if (message.get("provider"), message.get("model")) == (model.get("provider"), model.get("id")):
+            found = message.get("usage")
+            last_usage = found if isinstance(found, Mapping) else None
+            break
     state = clock(times, retention_for(rule, long=long), now_ms)
     cost = next_send_cost(model, last_usage, rule)
     if not state.warm:  # expired or cold: the next send pays the cold price now

@@ -54,3 +54,46 @@ def test_a_new_route_predicts_cold_and_shows_the_reprojection_as_a_comparison(tm
     usage = {"input": cache["fresh"], "cacheRead": 0, "cacheWrite": cache["written"]}
     verdict = check_text(model, body, [], usage)
     assert verdict["ok"] and "a cold cache" in verdict["text"], verdict
+
+
+def test_the_route_just_used_is_warm_then_expired_past_its_retention(tmp_path: Path) -> None:
+    """Design P9: the same route's next request reads the cache for five minutes after the
+    last reply, and six minutes later it predicts expired, the warm figure as a comparison."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    route_name = "anthropic/claude-sonnet-4-5"
+    with Emulator() as emu:
+        route = emulator_route(route_name, emu.url, emulated=True)
+        config = SessionConfig(
+            route=route, workspace=workspace, settings=Settings(), user_skills=workspace / "no-user-skills"
+        )
+        with open_session(
+            tmp_path / "s.jsonl", config, bridge=headless_bridge(yes=True, no=False)
+        ) as session:
+            assert session.runtime.run_turn("hello there").stopped == "stop"
+            last = session.runtime.view().messages[-1]["timestamp"]
+            choice = RouteChoice(route_name, route_name, route, True)
+
+            def at(minutes: float) -> dict[str, object]:
+                preview = route_preview(
+                    session.runtime,
+                    choice,
+                    current=True,
+                    fallback="folded",
+                    session_id="s",
+                    sent=None,
+                    now_ms=last + int(minutes * 60_000),
+                )
+                cache = preview["cache"]
+                assert isinstance(cache, dict)
+                return cache
+
+            warm, expired = at(4), at(6)
+    assert warm["basis"] == "warm" and warm["cached"] > 0 and "comparison" not in warm
+    assert warm["clock"]["label"] == "cache warm · 1:00 left" and warm["clock"]["lastUseMs"] == last
+    assert warm["nextSend"]["afterExpiry"] > warm["nextSend"]["now"]
+    assert expired["basis"] == "expired" and expired["cached"] == 0
+    assert expired["clock"]["label"] == "cache expired"
+    assert expired["comparison"]["cached"] == warm["cached"]
+    assert "had the cache not expired" in expired["comparison"]["text"]
+    assert expired["nextSend"]["now"] == expired["nextSend"]["afterExpiry"] == warm["nextSend"]["afterExpiry"]

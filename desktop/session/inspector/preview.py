@@ -148,23 +148,70 @@ def cache_figures(
     }
 
 
-def comparison(model: Mapping[str, Any], body: bytes, reprojected: bytes) -> dict[str, Any]:
-    """What the cache would read had the request behind the last reply been sent on this
-    route: shown beside the cold prediction, never as it (design P8)."""
+def comparison(model: Mapping[str, Any], body: bytes, earlier: bytes, *, expired: bool) -> dict[str, Any]:
+    """What the cache would read were ``earlier`` still held: shown beside the cold or
+    expired prediction, never as it (design P8, P9)."""
     from desktop.pi.cache_view import predict
 
-    warm = predict(model, body, [reprojected])
+    warm = predict(model, body, [earlier])
     share = warm.cached / warm.total if warm.total else 0.0
+    if expired:
+        lead = "For comparison, had the cache not expired"
+        tail = "The provider's retention has passed since this route was last used."
+    else:
+        lead = "For comparison, had the request behind the last reply been sent on this route"
+        tail = "This route has no request in this session yet, so its provider holds none of it."
     return {
         "cached": warm.cached,
         "total": warm.total,
         "cost": float(warm.cost.get("total", 0.0)),
-        "text": (
-            f"For comparison, had the request behind the last reply been sent on this route: "
-            f"{warm.cached:,} of {warm.total:,} input tokens cached ({share:.0%}). This route has no "
-            "request in this session yet, so its provider holds none of it."
-        ),
+        "text": f"{lead}: {warm.cached:,} of {warm.total:,} input tokens cached ({share:.0%}). {tail}",
     }
+
+
+def timed_cache_figures(
+    runtime: SessionRuntime,
+    model: Mapping[str, Any],
+    request: ProviderRequest,
+    history: Sequence[bytes],
+    reprojected: bytes | None,
+    pretty: Any | None,
+    now_ms: int | None,
+) -> dict[str, Any]:
+    """The cache figures from what the provider holds now: the bodies sent on the route in
+    this run, or else the re-projected last request when the journal has replies on this
+    route, kept only while the provider's retention lasts (design P8, P9). The window's
+    countdown re-derives the state from ``clock`` (the last use and the retention)."""
+    import time
+
+    from desktop.pi.cache_retention import asks_long, clock, retention_for, route_times
+    from desktop.pi.cache_rules import rule_for
+
+    body = request.body_bytes
+    now = now_ms if now_ms is not None else time.time_ns() // 1_000_000
+    times = route_times(runtime.view().messages, model)
+    held = list(history) or ([reprojected] if reprojected is not None and times else [])
+    rule = rule_for(str(model.get("api", "")), str(model.get("provider", ""))).name
+    retention = retention_for(rule, long=asks_long(request.body))
+    if history and not times:  # sent in this run but not journaled yet: just used
+        times = [now]
+    state = clock(times if held else [], retention, now)
+    used = held if state.warm else []
+    figures = cache_figures(model, body, used, pretty)
+    figures["basis"] = state.state
+    stamps = [t for t in times if isinstance(t, int) and not isinstance(t, bool)]
+    figures["clock"] = {
+        **state.to_json(),
+        "label": state.label(),
+        "lastUseMs": stamps[-1] if stamps and state.state in ("warm", "expired") else None,
+    }
+    if not used and (held or reprojected is not None):
+        earlier = held[-1] if held else reprojected
+        assert earlier is not None
+        figures["comparison"] = comparison(model, body, earlier, expired=state.state == "expired")
+    cold = figures if not used else cache_figures(model, body, [], None)
+    figures["nextSend"] = {"now": figures["cost"], "afterExpiry": cold["cost"]}
+    return figures
 
 
 def cached_spans(model: Mapping[str, Any], body: bytes, whole: int) -> tuple[int, int, int]:
@@ -219,6 +266,7 @@ def route_preview(
     sent: bytes | Sequence[bytes] | None,
     draft: str | None = None,
     check: Mapping[str, Any] | None = None,
+    now_ms: int | None = None,
 ) -> dict[str, Any]:
     """The payload tab for ``choice``: the current route's next request, or another route's.
 
@@ -231,6 +279,10 @@ def route_preview(
     re-projected and taken as sent, so the cache view and the byte diff are shown from the
     first preview on. ``check`` is the last request's prediction against its reported usage,
     shown with the view.
+
+    Retention (design P9): the replies on the route in the journal say when its provider
+    cache was last used; past the provider's retention (at ``now_ms``, the wall clock by
+    default) the prediction is expired, with the warm figure as the comparison.
     """
     try:
         if current:
@@ -268,13 +320,9 @@ def route_preview(
         preview["draft"] = draft
         pretty = preview.pop("prettyMap", None)
         try:
-            preview["cache"] = cache_figures(binding.model, request.body_bytes, history, pretty)
-            if not history:
-                preview["cache"]["basis"] = "cold"
-                if reprojected is not None:
-                    preview["cache"]["comparison"] = comparison(
-                        binding.model, request.body_bytes, reprojected
-                    )
+            preview["cache"] = timed_cache_figures(
+                runtime, binding.model, request, history, reprojected, pretty, now_ms
+            )
         except Exception as exc:  # a body the rules cannot read: say so, keep the preview
             log.info("cache view for %s failed: %s", choice.key, exc)
             preview["cache"] = {"error": f"{type(exc).__name__}: {exc}"}
