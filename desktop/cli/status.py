@@ -74,8 +74,13 @@ def cache_figures(session: Any) -> dict[str, Any]:
     from desktop.pi.projection._cache import resolve_cache_retention
 
     long = resolve_cache_retention(session.runtime.route.options) == "long"
+    from desktop.pi.cache_misses import transcript_summary
+
     now = time.time_ns() // 1_000_000
-    return cache_status(session.runtime.view().messages, model, rule, now, long=long)
+    messages = session.runtime.view().messages
+    summary = transcript_summary(messages).to_json()
+    del summary["missList"]
+    return {**cache_status(messages, model, rule, now, long=long), "session": summary}
 
 
 def collect(session: Any) -> dict[str, Any]:
@@ -149,6 +154,12 @@ def run(args: argparse.Namespace) -> int:
         else "; price unknown"
     )
     print(f"cache     {cache['label'].removeprefix('cache ')}{costs} ({cache['note']})")
+    figures = cache["session"]
+    causes = ", ".join(f"{name} {count}" for name, count in figures["causes"].items())
+    print(
+        f"          hit ratio {figures['hitRatio']:.0%}, {figures['misses']} miss(es)"
+        f"{' (' + causes + ')' if causes else ''}, {figures['recachedTokens']:,} tokens re-cached"
+    )
     print("sections")
     for name, size in info["sections"].items():
         print(f"  {name:<28} {size:>7} chars")

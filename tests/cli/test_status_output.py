@@ -168,6 +168,7 @@ PLAIN_TEXT = (
           restored from none: no activation section and no ToolSearch results in history
 tokens    ~170 of 1000000
 cache     expired; next send $0.0008 now, $0.0008 after expiry (unused for longer than the retention (5 minutes, refreshed by each read))
+          hit ratio 0%, 0 miss(es), 0 tokens re-cached
 sections
   guidance                          22 chars
 (a system update is pending; it is appended with the next turn)
@@ -181,6 +182,7 @@ FOREIGN_TEXT = (
           restored from rejected: {FOREIGN}
 tokens    ~243 of 1000000
 cache     expired; next send $0.0008 now, $0.0008 after expiry (unused for longer than the retention (5 minutes, refreshed by each read))
+          hit ratio 0%, 0 miss(es), 0 tokens re-cached
 sections
   guidance                          22 chars
   tool_activation                  292 chars
@@ -268,6 +270,8 @@ PLAIN_JSON: dict[str, Any] = {
             "afterExpiry": 0.000755,
             "priceKnown": True,
         },
+        # No reply read from or wrote to the cache: nothing was held, so nothing was missed.
+        "session": {"hitRatio": 0.0, "misses": 0, "recachedTokens": 0, "causes": {}},
     },
     "contextWindow": 1000000,
 }
