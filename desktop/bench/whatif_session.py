@@ -40,8 +40,20 @@ def rows(turns: int, *, pause_every: int = 25) -> list[dict[str, Any]]:
             }
             if turn % 10 == 0:
                 system["toolsAdded"] = [_tool(f"tool{turn}")]
-            out.append({"type": "system", "v": 1, "id": f"s{turn}", "ts": ts, "modelSystem": {"v": 1, "message": system}})
-        user = {"role": "user", "content": f"Question {turn}: why does test {turn} fail? " * 3, "timestamp": ts}
+            out.append(
+                {
+                    "type": "system",
+                    "v": 1,
+                    "id": f"s{turn}",
+                    "ts": ts,
+                    "modelSystem": {"v": 1, "message": system},
+                }
+            )
+        user = {
+            "role": "user",
+            "content": f"Question {turn}: why does test {turn} fail? " * 3,
+            "timestamp": ts,
+        }
         out.append({"type": "user", "v": 1, "id": f"u{turn}", "ts": ts, "message": user})
         call = {"type": "toolCall", "id": f"c{turn}", "name": "read", "arguments": {"path": f"m{turn}.py"}}
         answer = {
@@ -52,7 +64,9 @@ def rows(turns: int, *, pause_every: int = 25) -> list[dict[str, Any]]:
             "stopReason": "toolUse",
             "timestamp": ts + 1,
         }
-        out.append({"type": "assistant", "v": 1, "id": f"a{turn}", "ts": ts + 1, "route": ROUTE, "message": answer})
+        out.append(
+            {"type": "assistant", "v": 1, "id": f"a{turn}", "ts": ts + 1, "route": ROUTE, "message": answer}
+        )
         result = {
             "role": "toolResult",
             "toolCallId": f"c{turn}",

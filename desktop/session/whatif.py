@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -42,6 +42,7 @@ from desktop.pi.cache_rules import (
     CHARS_PER_TOKEN,
     CacheRule,
     CacheUsage,
+    CanonicalMemo,
     Prompt,
     estimate_tokens,
     prompt_for_model,
@@ -49,7 +50,7 @@ from desktop.pi.cache_rules import (
 )
 from desktop.pi.catalog import default_catalog
 from desktop.pi.catalog.transport import TRANSPORT_FLAGS, without_transport_flags
-from desktop.pi.delivery import attribute_updates
+from desktop.pi.delivery import FallbackDelivery, attribute_updates
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions, project
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.transcript import declared_tools
@@ -201,47 +202,127 @@ def strategy_messages(
     return folded, attribute_updates(messages)
 
 
+class _FixedView:
+    """``fixed_declarations`` applied message by message, each message's result kept, so
+    successive requests share their message objects (what the incremental projection needs
+    to see an unchanged history) and nothing is rebuilt per request."""
+
+    def __init__(self, tools: Sequence[Tool]) -> None:
+        self.tools = tools
+        self._memo: dict[tuple[int, bool], tuple[Message, list[Message]]] = {}
+
+    def __call__(self, messages: Sequence[Message]) -> list[Message]:
+        out: list[Message] = []
+        for index, message in enumerate(messages):
+            slot = (id(message), index == 0)
+            hit = self._memo.get(slot)
+            if hit is None or hit[0] is not message:
+                hit = (message, self._one(message, index == 0))
+                self._memo[slot] = hit
+            out.extend(hit[1])
+        if self.tools and (not messages or messages[0]["role"] != "system"):
+            out.insert(0, self._head())
+        return out
+
+    def _one(self, message: Message, first: bool) -> list[Message]:
+        if message["role"] != "system":
+            return [message]
+        rest = {k: v for k, v in message.items() if k not in ("toolsAdded", "toolsRemoved")}
+        if first:
+            return [cast(SystemMessage, {**rest, "toolsAdded": list(self.tools)})]
+        return [cast(SystemMessage, rest)] if rest.get("content") or rest.get("sections") else []
+
+    def _head(self) -> Message:
+        hit = self._memo.get((0, True))
+        if hit is None:
+            head: SystemMessage = {
+                "role": "system",
+                "content": "",
+                "toolsAdded": list(self.tools),
+                "timestamp": 0,
+            }
+            hit = (head, [head])
+            self._memo[(0, True)] = hit
+        return hit[1][0]
+
+
+def _stable(before: Sequence[Message], messages: Sequence[Message]) -> int:
+    """How many leading messages are the same objects as in the previous request: all of the
+    previous ones when the history only grew (checked at its ends), else counted."""
+    n = len(before)
+    if n and len(messages) >= n and messages[n - 1] is before[n - 1] and messages[0] is before[0]:
+        return n
+    count = 0
+    for a, b in zip(before, messages, strict=False):
+        if a is not b:
+            break
+        count += 1
+    return count
+
+
 def prompts_for(
     model: Model,
     requests: Sequence[Sequence[Message]],
     delivery: Delivery,
     tools: Sequence[Tool] | None,
     options: RequestOptions,
-) -> list[Prompt]:
-    out = []
+) -> Iterator[Prompt]:
+    """Each request projected for one strategy and read as its provider caches it, one at a
+    time (nothing keeps every prompt). The incremental projection (design P7) encodes what
+    each request adds to the previous one, and each message part is read once
+    (``CanonicalMemo``), so a pass costs the session's length, not its square."""
+    from desktop.pi.projection.incremental import IncrementalProjection
+
+    target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
+    fallback: FallbackDelivery = "attributed" if delivery == "attributed" else "folded"
+    engine = IncrementalProjection(target, options, fallback)
+    canon = CanonicalMemo()
+    view = _FixedView(tools) if tools is not None else None
+    before: Sequence[Message] = ()
     for messages in requests:
-        transcript = fixed_declarations(messages, tools) if tools is not None else list(messages)
-        target, delivered = strategy_messages(delivery, model, transcript)
-        out.append(prompt_for_model(target, project(target, delivered, options).body))
-    return out
+        transcript = view(messages) if view is not None else messages
+        request = engine.request(transcript, _stable(before, transcript))
+        before = transcript
+        yield prompt_for_model(target, request.body, canon)
 
 
 # --- the theoretical minimum ------------------------------------------------------------------
 
 
-def fresh_tokens(prompts: Sequence[Prompt]) -> list[int]:
+def fresh_tokens(prompts: Iterable[Prompt]) -> list[int]:
     """Per request: its tokens past the longest prefix of whole parts any earlier request had.
 
     The sum is the theoretical minimum of uncached tokens: a perfect cache (no minimum length,
     no step, no expiry) still processes each of them once.
     """
-    seen: dict[bytes, int] = {}
+    seen: set[bytes] = set()
     out: list[int] = []
+    last: tuple[list[str], list[bytes], list[int]] = ([], [], [])
     for prompt in prompts:
-        digest, shared, chars, tokens = b"", 0, 0, 0
-        chain: list[tuple[bytes, int]] = []
+        texts = [segment.text for segment in prompt.segments]
+        # The previous prompt's chain is reused over the parts this one repeats: a growing
+        # session hashes each part once (the chain depends only on the parts before).
+        kept = 0
+        for a, b in zip(last[0], texts, strict=False):
+            if a is not b and a != b:
+                break
+            kept += 1
+        digests, counts = last[1][:kept], last[2][:kept]
+        digest = digests[-1] if digests else b""
+        count = counts[-1] if counts else 0
         prefix_rule = prompt.rule.kind != "breakpoints"
-        for segment in prompt.segments:
-            digest = hashlib.blake2b(digest + segment.text.encode(), digest_size=16).digest()
-            if prefix_rule:
-                chars += len(segment.text) + 1
-                tokens = chars // CHARS_PER_TOKEN
-            else:
-                tokens += estimate_tokens(segment.text)
-            chain.append((digest, tokens))
-            if digest in seen:
-                shared = tokens
-        seen.update(chain)
+        for text in texts[kept:]:
+            digest = hashlib.blake2b(digest + text.encode(), digest_size=16).digest()
+            count += len(text) + 1 if prefix_rule else estimate_tokens(text)
+            digests.append(digest)
+            counts.append(count)
+        shared = 0
+        for index in range(len(digests) - 1, -1, -1):  # every prefix of a seen chain was seen
+            if digests[index] in seen:
+                shared = counts[index] // CHARS_PER_TOKEN if prefix_rule else counts[index]
+                break
+        seen.update(digests[kept:] if kept else digests)
+        last = (texts, digests, counts)
         out.append(max(0, prompt.total_tokens - shared))
     return out
 
@@ -373,13 +454,30 @@ def _prices(model: Model) -> dict[str, float]:
     return {k: float(cost.get(k, 0) or 0) for k in ("input", "output", "cacheRead", "cacheWrite")}
 
 
+def replay_times(sequence: RequestSequence) -> list[int | None] | None:
+    """The recorded request times the replay expires caches by (design P9), or ``None`` when
+    they are missing, out of order or absent: then time is unknown and caches stay warm."""
+    stamps = sequence.timestamps
+    if not stamps or any(t is None for t in stamps):
+        return None
+    known = [t for t in stamps if t is not None]
+    if any(b < a for a, b in itertools.pairwise(known)):
+        return None
+    return list(stamps)
+
+
 def replay_route(
     sequence: RequestSequence,
     route: str,
     model: Model,
     deliveries: Sequence[Delivery] = DELIVERIES,
+    *,
+    retention: bool = True,
+    progress: Callable[[str], None] | None = None,
 ) -> RouteResult:
-    """Every strategy of one route over the sequence, each through a cold cache of its own."""
+    """Every strategy of one route over the sequence, each through a cold cache of its own;
+    with ``retention``, entries expire by the provider's rule at the recorded times (P9)."""
+    times = replay_times(sequence) if retention else None
     options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
     requests = sequence.requests
     last = requests[-1] if requests else []
@@ -388,20 +486,35 @@ def replay_route(
     results: list[Figures] = []
     for tools in (None, declared) if declared is not None else (None,):
         for delivery in deliveries:
-            prompts = prompts_for(model, requests, delivery, tools, options)
-            usages = simulate(prompts)
             name = delivery if tools is None else f"{delivery}, fixed declarations"
+            if progress is not None:
+                progress(f"{route}: {name}")
+            prompts = prompts_for(model, requests, delivery, tools, options)
+            usages = simulate(prompts, times_ms=times)
             results.append(figures(name, model, usages, sequence.output_tokens, minimum))
     rule = prompt_for_model(model, {}).rule
     return RouteResult(route, model["api"], rule, _prices(model), minimum, results)
 
 
-def assumptions(sequence: RequestSequence) -> list[str]:
+def assumptions(sequence: RequestSequence, *, retention: bool = True) -> list[str]:
     """What the figures take for granted, said in the output and the JSON."""
     catalog = default_catalog().sources
+    timed = retention and replay_times(sequence) is not None
+    if timed:
+        expiry = (
+            "Cache entries expire by each provider's retention at the recorded request times "
+            "(Anthropic and Bedrock 5 minutes, 1 hour when asked; OpenAI 5 minutes in memory, 24 hours "
+            "when asked; Google and Mistral 5 minutes; DeepSeek 1 hour), refreshed by each use."
+        )
+    elif retention:
+        expiry = (
+            "Time unknown (a request has no recorded time, or the times are out of order): cache "
+            "entries are assumed unexpired between requests."
+        )
+    else:
+        expiry = "Cache entries are assumed unexpired between requests (retention not modelled)."
     out = [
-        "Cache entries are assumed unexpired between requests (no TTL is modelled); retention is "
-        "each API's default as pi-ai sends it ('short': Anthropic 5-minute cache writes).",
+        expiry,
         "Each route and strategy starts from a cold cache; requests are replayed in the recorded order.",
         "Token counts are the cache rules' estimate (4 characters per token) of each projected request, "
         "not a provider tokenizer; output tokens are the recorded replies' counts.",
@@ -412,7 +525,7 @@ def assumptions(sequence: RequestSequence) -> list[str]:
     ]
     stamps = [t for t in sequence.timestamps if t is not None]
     late = sum(1 for a, b in itertools.pairwise(stamps) if b - a > SHORT_TTL_MS)
-    if late:
+    if late and not timed:
         out.append(
             f"{late} request(s) came more than 5 minutes after the previous one: with short retention "
             "their cache would have expired, so real figures there would be worse."
@@ -431,6 +544,8 @@ def what_if(
     *,
     deliveries: Sequence[Delivery] = DELIVERIES,
     models: Mapping[str, Model] | None = None,
+    retention: bool = True,
+    progress: Callable[[str], None] | None = None,
 ) -> WhatIf:
     """The table: every route (a "provider/model" key) by every strategy.
 
@@ -440,14 +555,16 @@ def what_if(
     results = []
     for route in routes:
         model = (models or {}).get(route) or cast(Model, resolve_model(route_from_string(route)).model)
-        results.append(replay_route(sequence, route, model, deliveries))
+        results.append(
+            replay_route(sequence, route, model, deliveries, retention=retention, progress=progress)
+        )
     sources = default_catalog().sources
     return WhatIf(
         str(sequence.path),
         sequence.format,
         len(sequence.requests),
         results,
-        assumptions(sequence),
+        assumptions(sequence, retention=retention),
         {
             "piVersion": sources.pi_version,
             "piGeneratedAt": sources.pi_generated_at,

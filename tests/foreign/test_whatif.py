@@ -238,7 +238,7 @@ def test_fresh_tokens_count_each_distinct_part_once(tiny: Path) -> None:
 def test_every_format_replays(source: Path) -> None:
     result = what_if(request_sequence(source), ["openai/gpt-5.5"])
     assert result.requests > 0 and result.routes[0].strategies[0].input_tokens > 0
-    assert any("unexpired" in a for a in result.assumptions)
+    assert any("expire by each provider's retention" in a for a in result.assumptions)  # design P9
 
 
 def test_a_desktop_session_replays(tmp_path: Path) -> None:
@@ -287,7 +287,7 @@ def test_the_command_prints_the_table_and_json_with_assumptions(tiny: Path) -> N
         "cacheRead": 0.006,
         "cacheWrite": 0.0,
     }
-    assert data["catalog"]["piVersion"] and any("unexpired" in a for a in data["assumptions"])
+    assert data["catalog"]["piVersion"] and any("retention" in a for a in data["assumptions"])
     assert any("Prices" in a and "snapshot generated" in a for a in data["assumptions"])
 
 
