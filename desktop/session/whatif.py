@@ -50,8 +50,8 @@ from desktop.pi.cache_rules import (
 )
 from desktop.pi.catalog import default_catalog
 from desktop.pi.catalog.transport import TRANSPORT_FLAGS, without_transport_flags
-from desktop.pi.delivery import FallbackDelivery, attribute_updates
-from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions, project
+from desktop.pi.delivery import FallbackDelivery
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.transcript import declared_tools
 from desktop.pi.types import Message, Model, SystemMessage, Tool
@@ -168,38 +168,13 @@ def changes_tools_later(messages: Sequence[Message]) -> bool:
 
 def fixed_declarations(messages: Sequence[Message], tools: Sequence[Tool]) -> list[Message]:
     """``messages`` with ``tools`` declared by the leading system message and never changed."""
-    out: list[Message] = []
-    for index, message in enumerate(messages):
-        if message["role"] != "system":
-            out.append(message)
-            continue
-        rest = {k: v for k, v in message.items() if k not in ("toolsAdded", "toolsRemoved")}
-        if index == 0:
-            out.append(cast(SystemMessage, {**rest, "toolsAdded": list(tools)}))
-        elif rest.get("content") or rest.get("sections"):
-            out.append(cast(SystemMessage, rest))
-    if tools and (not messages or messages[0]["role"] != "system"):
-        head: SystemMessage = {"role": "system", "content": "", "toolsAdded": list(tools), "timestamp": 0}
-        out.insert(0, head)
-    return out
+    return _FixedView(tools)(messages)
 
 
 def append_only(model: Model) -> Model:
     """``model`` with every transport flag on: each update is appended in place (the minimum's bodies)."""
     compat = {**(model.get("compat") or {}), **dict.fromkeys(TRANSPORT_FLAGS, True)}
     return cast(Model, {**model, "compat": compat})
-
-
-def strategy_messages(
-    delivery: Delivery, model: Model, messages: Sequence[Message]
-) -> tuple[Model, list[Message]]:
-    """The model to project for and the transcript to project, for one delivery strategy."""
-    if delivery == "chronological":
-        return model, list(messages)
-    folded = cast(Model, without_transport_flags(model))
-    if delivery == "folded":
-        return folded, list(messages)
-    return folded, attribute_updates(messages)
 
 
 class _FixedView:
@@ -587,6 +562,5 @@ __all__ = [
     "fresh_tokens",
     "replay_route",
     "request_sequence",
-    "strategy_messages",
     "what_if",
 ]
