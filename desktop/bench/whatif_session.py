@@ -1,7 +1,7 @@
 """A Desktop journal of any length for the what-if replay (its benchmark and its equality test).
 
 Turns of a coding session, written row by row with no clock and no random ids: a user
-question, an assistant answer with a tool call, the tool's result, and every fourth turn a
+question, an assistant answer with a tool call, the tool's result, the final answer, and every fourth turn a
 system update (a guidance section; every tenth also adds a tool, so fixed declarations are
 replayed too). Replies are two minutes apart, with a long pause (``pause_every``) that a
 short retention does not survive.
@@ -26,7 +26,7 @@ def _tool(name: str) -> dict[str, Any]:
 
 
 def rows(turns: int, *, pause_every: int = 25) -> list[dict[str, Any]]:
-    """About four rows per turn (five on update turns)."""
+    """Four rows per turn, five on update turns (every fourth)."""
     out: list[dict[str, Any]] = []
     ts = START_MS
     for turn in range(turns):
@@ -76,6 +76,15 @@ def rows(turns: int, *, pause_every: int = 25) -> list[dict[str, Any]]:
             "timestamp": ts + 2,
         }
         out.append({"type": "toolResult", "v": 1, "id": f"r{turn}", "ts": ts + 2, "message": result})
+        final = {
+            **answer,
+            "content": [{"type": "text", "text": f"Test {turn} fails because f{turn} returns early. " * 3}],
+            "stopReason": "stop",
+            "timestamp": ts + 3,
+        }
+        out.append(
+            {"type": "assistant", "v": 1, "id": f"z{turn}", "ts": ts + 3, "route": ROUTE, "message": final}
+        )
     return out
 
 
