@@ -144,6 +144,20 @@ class CanonicalMemo:
 
     def __init__(self) -> None:
         self._memo: dict[tuple[int, int], tuple[object, str]] = {}
+        self._items: dict[tuple[int, int, object], tuple[object, list[Segment]]] = {}
+
+    def items(self, read: Callable[[int, Any, Canon], list[Segment]], items: Any) -> list[Segment]:
+        """The segments of every item, each item read once per position."""
+        memo = self._items
+        out: list[Segment] = []
+        for index, item in enumerate(items or ()):
+            key = (id(item), index, read)
+            hit = memo.get(key)
+            if hit is None or hit[0] is not item:
+                hit = (item, read(index, item, self))
+                memo[key] = hit
+            out.extend(hit[1])
+        return out
 
     def __call__(self, value: Any, key: object = None) -> str:
         source = value if key is None else key
@@ -303,30 +317,38 @@ def _anthropic_segments(body: Mapping[str, Any], canon: Canon = canonical) -> li
                     _cache_marker(block),
                 )
             )
-    for m, message in enumerate(body.get("messages") or ()):
-        role = _role(message)
-        content = message.get("content")
-        if isinstance(content, str):
-            text_block = {"type": "text", "text": content}
-            out.append(
-                Segment(
-                    f"{role}:" + canon(text_block, message),
-                    "messages",
-                    f"message {m + 1} ({role})",
-                    ("messages", m, "content"),
-                )
-            )
-            continue
-        for b, block in enumerate(content or ()):
-            out.append(
-                Segment(
-                    f"{role}:" + canon(block),
-                    "messages",
-                    f"message {m + 1} ({role}), block {b + 1}",
-                    ("messages", m, "content", b),
-                    _cache_marker(block),
-                )
-            )
+    out.extend(_items(_anthropic_message, body.get("messages"), canon))
+    return out
+
+
+def _anthropic_message(m: int, message: Any, canon: Canon) -> list[Segment]:
+    role = _role(message)
+    content = message.get("content")
+    if isinstance(content, str):
+        text_block = {"type": "text", "text": content}
+        label = f"message {m + 1} ({role})"
+        return [
+            Segment(f"{role}:" + canon(text_block, message), "messages", label, ("messages", m, "content"))
+        ]
+    return [
+        Segment(
+            f"{role}:" + canon(block),
+            "messages",
+            f"message {m + 1} ({role}), block {b + 1}",
+            ("messages", m, "content", b),
+            _cache_marker(block),
+        )
+        for b, block in enumerate(content or ())
+    ]
+
+
+def _items(read: Callable[[int, Any, Canon], list[Segment]], items: Any, canon: Canon) -> list[Segment]:
+    """Each item's segments, remembered per item and position by a :class:`CanonicalMemo`."""
+    if isinstance(canon, CanonicalMemo):
+        return canon.items(read, items)
+    out: list[Segment] = []
+    for index, item in enumerate(items or ()):
+        out.extend(read(index, item, canon))
     return out
 
 
@@ -343,11 +365,14 @@ def _chat_segments(body: Mapping[str, Any], canon: Canon = canonical) -> list[Se
         Segment(canon({"tool": tool}, tool), "tools", f"tool '{_tool_name(tool)}'", ("tools", i))
         for i, tool in enumerate(body.get("tools") or ())
     ]
-    for i, message in enumerate(body.get("messages") or ()):
-        role = _role(message)
-        section: Section = "system" if role in ("system", "developer") and i == 0 else "messages"
-        out.append(Segment(canon(message), section, f"message {i + 1} ({role})", ("messages", i)))
+    out.extend(_items(_chat_message, body.get("messages"), canon))
     return out
+
+
+def _chat_message(i: int, message: Any, canon: Canon) -> list[Segment]:
+    role = _role(message)
+    section: Section = "system" if role in ("system", "developer") and i == 0 else "messages"
+    return [Segment(canon(message), section, f"message {i + 1} ({role})", ("messages", i))]
 
 
 def _responses_segments(body: Mapping[str, Any], canon: Canon = canonical) -> list[Segment]:
@@ -366,11 +391,14 @@ def _responses_segments(body: Mapping[str, Any], canon: Canon = canonical) -> li
         message = {"role": "user", "content": items}
         out.append(Segment(canon(message), "messages", "input", ("input",)))
         return out
-    for i, item in enumerate(items or ()):
-        role = _role(item) or str(item.get("type", "item") if isinstance(item, Mapping) else "item")
-        section: Section = "system" if role in ("system", "developer") and i == 0 else "messages"
-        out.append(Segment(canon(item), section, f"input item {i + 1} ({role})", ("input", i)))
+    out.extend(_items(_responses_item, items, canon))
     return out
+
+
+def _responses_item(i: int, item: Any, canon: Canon) -> list[Segment]:
+    role = _role(item) or str(item.get("type", "item") if isinstance(item, Mapping) else "item")
+    section: Section = "system" if role in ("system", "developer") and i == 0 else "messages"
+    return [Segment(canon(item), section, f"input item {i + 1} ({role})", ("input", i))]
 
 
 def _google_segments(body: Mapping[str, Any], canon: Canon = canonical) -> list[Segment]:
@@ -387,11 +415,12 @@ def _google_segments(body: Mapping[str, Any], canon: Canon = canonical) -> list[
         )
     for i, tool in enumerate(body.get("tools") or ()):
         out.append(Segment(canon({"tool": tool}, tool), "tools", f"tool group {i + 1}", ("tools", i)))
-    for i, content in enumerate(body.get("contents") or ()):
-        out.append(
-            Segment(canon(content), "messages", f"content {i + 1} ({_role(content)})", ("contents", i))
-        )
+    out.extend(_items(_google_content, body.get("contents"), canon))
     return out
+
+
+def _google_content(i: int, content: Any, canon: Canon) -> list[Segment]:
+    return [Segment(canon(content), "messages", f"content {i + 1} ({_role(content)})", ("contents", i))]
 
 
 def _cache_point_ttl(block: Any) -> str | None:
