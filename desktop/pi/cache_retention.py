@@ -58,19 +58,38 @@ RETENTIONS: dict[str, Retention] = {
 
 def asks_long(body: Mapping[str, Any]) -> bool:
     """Whether the request body asks for long retention (Anthropic/Bedrock ``ttl: "1h"``
-    markers, OpenAI's ``prompt_cache_retention: "24h"``)."""
+    markers, OpenAI's ``prompt_cache_retention: "24h"``).
+
+    Markers sit where pi-ai puts them: the system prompt, the tools and the last messages, so
+    only those are read (a replay asks this of every request; reading the whole body each
+    time would make it quadratic)."""
     if body.get("prompt_cache_retention") == "24h":
         return True
-    return b'"ttl":"1h"' in _compact(body)
+    places: list[Any] = []
+    for key in ("system", "tools"):
+        value = body.get(key)
+        if isinstance(value, list):
+            places.extend(value)
+    config = body.get("toolConfig")
+    if isinstance(config, Mapping) and isinstance(config.get("tools"), list):
+        places.extend(config["tools"])
+    messages = body.get("messages")
+    if isinstance(messages, list):
+        for message in messages[-3:]:
+            content = message.get("content") if isinstance(message, Mapping) else None
+            if isinstance(content, list):
+                places.extend(content)
+    return any(_long_marker(place) for place in places)
 
 
-def _compact(body: Mapping[str, Any]) -> bytes:
-    import orjson
-
-    try:
-        return orjson.dumps(body)
-    except TypeError:
-        return b""
+def _long_marker(block: Any) -> bool:
+    if not isinstance(block, Mapping):
+        return False
+    for key in ("cache_control", "cachePoint"):
+        marker = block.get(key)
+        if isinstance(marker, Mapping) and marker.get("ttl") == "1h":
+            return True
+    return False
 
 
 def retention_for(rule: str, *, long: bool = False) -> Retention:

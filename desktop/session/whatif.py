@@ -35,7 +35,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, overload
 
 from desktop.host.journal.reader import Diagnostic
 from desktop.pi.cache_rules import (
@@ -74,7 +74,7 @@ class RequestSequence:
     format: str
     session_id: str | None
     #: The context of each request, in pi-ai's neutral shape.
-    requests: list[list[Message]]
+    requests: Sequence[Sequence[Message]]
     #: Output tokens the recorded reply reported (0 when unknown).
     output_tokens: list[int]
     #: When each reply was recorded (Unix ms), when known.
@@ -123,6 +123,37 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
     )
 
 
+class Prefix(Sequence[Message]):
+    """The first ``length`` messages of a list that only grows: every request of a session
+    shares the one context list instead of holding a copy (which is quadratic in memory)."""
+
+    __slots__ = ("_items", "_length")
+
+    def __init__(self, items: list[Message], length: int) -> None:
+        self._items = items
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Message]: ...
+    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._length)
+            return self._items[start:stop:step]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return self._items[index]
+
+    def __iter__(self) -> Iterator[Message]:
+        return itertools.islice(self._items, self._length)
+
+
 def _desktop_sequence(path: Path) -> RequestSequence:
     """A Desktop journal read without its writer (no lock): the context before each reply."""
     from desktop.host.journal import model_order, read_session
@@ -130,14 +161,14 @@ def _desktop_sequence(path: Path) -> RequestSequence:
 
     log = read_session(path)
     ordered = model_order(log.rows)
-    requests: list[list[Message]] = []
+    requests: list[Sequence[Message]] = []
     outputs: list[int] = []
     stamps: list[int | None] = []
     current: list[Message] = []
     for index, row in enumerate(ordered):
         message = row_message(row)
         if row.get("type") == "assistant" and message is not None:
-            requests.append(list(current))
+            requests.append(Prefix(current, len(current)))  # shared, not copied
             outputs.append(_output(message))
             ts = message.get("timestamp")
             stamps.append(ts if isinstance(ts, int) else None)
