@@ -29,6 +29,7 @@ the prompt's parts (a tool, a system block, a message or content block).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import os
@@ -41,6 +42,7 @@ from desktop.host.journal.reader import Diagnostic
 from desktop.pi.cache_rules import (
     CHARS_PER_TOKEN,
     CacheRule,
+    CacheSimulator,
     CacheUsage,
     CanonicalMemo,
     Prompt,
@@ -51,7 +53,7 @@ from desktop.pi.cache_rules import (
 from desktop.pi.catalog import default_catalog
 from desktop.pi.catalog.transport import TRANSPORT_FLAGS, without_transport_flags
 from desktop.pi.delivery import FallbackDelivery
-from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions, project
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.transcript import declared_tools
 from desktop.pi.types import Message, Model, SystemMessage, Tool
@@ -83,6 +85,11 @@ class RequestSequence:
     system_known: bool = True
     #: Lines the reader set aside or read as unknown, each with file, line and field (design T9).
     problems: tuple[Diagnostic, ...] = ()
+    #: The recorded replies (usage as the provider billed it, provider, model), when known.
+    replies: tuple[Mapping[str, Any] | None, ...] = ()
+    #: A stand-in system prompt the provider already held when the file starts (the first
+    #: request read it from the cache): each pass starts with it cached.
+    warm_head: Message | None = None
 
 
 def _output(message: Mapping[str, Any] | None) -> int:
@@ -109,7 +116,8 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
     session = open_foreign(where)
     contexts = session.request_contexts(leaf)
     rows = {row.id: row for row in session.timeline(leaf) if row.kind in ("assistant", "error")}
-    outputs = [_output(rows[rid].message if rid in rows else None) for rid, _ in contexts]
+    replies = tuple(rows[rid].message if rid in rows else None for rid, _ in contexts)
+    outputs = [_output(reply) for reply in replies]
     stamps = [rows[rid].ts if rid in rows else None for rid, _ in contexts]
     return RequestSequence(
         where,
@@ -120,6 +128,7 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
         stamps,
         system_known=session.format != "claude-code",
         problems=tuple(session.diagnostics),
+        replies=replies,
     )
 
 
@@ -423,15 +432,22 @@ class RouteResult:
     prices: Mapping[str, float]
     minimum: int
     strategies: list[Figures]
+    #: The catalog prices the model; without a price every cost is "price unknown", not $0.
+    price_known: bool = True
 
     def to_json(self) -> dict[str, Any]:
+        strategies = [f.to_json() for f in self.strategies]
+        if not self.price_known:
+            for item in strategies:
+                item.update(inputCost=None, outputCost=None, cost=None, cumulativeCost=None)
         return {
             "route": self.route,
             "api": self.api,
             "cacheRule": {"name": self.rule.name, "description": self.rule.description},
             "pricesPerMillion": dict(self.prices),
+            "priceKnown": self.price_known,
             "minimumUncachedTokens": self.minimum,
-            "strategies": [f.to_json() for f in self.strategies],
+            "strategies": strategies,
         }
 
 
@@ -443,6 +459,10 @@ class WhatIf:
     routes: list[RouteResult]
     assumptions: list[str]
     catalog: Mapping[str, Any]
+    #: Whether the file records the system prompt and tools, and the stand-in's estimate.
+    hidden: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: The route the replies were recorded on and what their billed usage cost there.
+    recorded: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -450,6 +470,8 @@ class WhatIf:
             "format": self.format,
             "requests": self.requests,
             "routes": [r.to_json() for r in self.routes],
+            "systemPrompt": dict(self.hidden),
+            "recorded": dict(self.recorded),
             "assumptions": list(self.assumptions),
             "catalog": dict(self.catalog),
         }
@@ -458,6 +480,99 @@ class WhatIf:
 def _prices(model: Model) -> dict[str, float]:
     cost: Mapping[str, Any] = model.get("cost") or {}
     return {k: float(cost.get(k, 0) or 0) for k in ("input", "output", "cacheRead", "cacheWrite")}
+
+
+def _usage_tokens(reply: Mapping[str, Any] | None) -> int:
+    usage = reply.get("usage") if isinstance(reply, Mapping) else None
+    if not isinstance(usage, Mapping):
+        return 0
+    return sum(
+        value
+        for key in ("input", "cacheRead", "cacheWrite")
+        if isinstance(value := usage.get(key), int) and not isinstance(value, bool) and value > 0
+    )
+
+
+def recorded_route(sequence: RequestSequence) -> str | None:
+    """The "provider/model" the first recorded reply came from, when the file says."""
+    for reply in sequence.replies:
+        if isinstance(reply, Mapping) and reply.get("provider") and reply.get("model"):
+            return f"{reply['provider']}/{reply['model']}"
+    return None
+
+
+def hidden_prefix(sequence: RequestSequence, model: Model) -> int:
+    """Tokens of the system prompt and tools a file does not record (Claude Code), estimated
+    from the usage the provider billed: the first request's input (fresh, read and written)
+    less what the replay of that request holds. 0 when the file records them."""
+    if sequence.system_known or not sequence.requests or not sequence.replies:
+        return 0
+    billed = _usage_tokens(sequence.replies[0])
+    options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+    replayed = next(iter(prompts_for(model, sequence.requests[:1], "chronological", None, options)))
+    return max(0, billed - replayed.total_tokens)
+
+
+def _warmed(
+    sequence: RequestSequence,
+    model: Model,
+    delivery: Delivery,
+    options: RequestOptions,
+    times: Sequence[int | None] | None,
+) -> CacheSimulator | None:
+    """A cache already holding the stand-in system prompt, when the file's first request read
+    it from the provider's cache (a session resumed warm); else None (a cold cache)."""
+    if sequence.warm_head is None:
+        return None
+    target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
+    cache = CacheSimulator()
+    body = project(target, [sequence.warm_head], options).body
+    first = times[0] if times else None
+    cache.account(prompt_for_model(target, body), None if first is None else first - 1)
+    return cache
+
+
+def with_hidden_prefix(sequence: RequestSequence, tokens: int) -> RequestSequence:
+    """The sequence with a stand-in leading system prompt of ``tokens`` tokens (the same
+    object in every request, so it is a stable prefix like the real one); held warm when the
+    first recorded request read from the cache."""
+    if tokens <= 0:
+        return sequence
+    head: SystemMessage = {
+        "role": "system",
+        "content": "(system prompt and tools not recorded in the file) " + "x" * (tokens * CHARS_PER_TOKEN),
+        "timestamp": 0,
+    }
+    requests = [[cast(Message, head), *messages] for messages in sequence.requests]
+    first = sequence.replies[0] if sequence.replies else None
+    usage = first.get("usage") if isinstance(first, Mapping) else None
+    read = usage.get("cacheRead") if isinstance(usage, Mapping) else None
+    warm = isinstance(read, int) and not isinstance(read, bool) and read > 0
+    return dataclasses.replace(sequence, requests=requests, warm_head=cast(Message, head) if warm else None)
+
+
+def recorded_cost(sequence: RequestSequence, model: Model) -> float | None:
+    """What the recorded replies cost at ``model``'s prices (their billed usage), or None
+    when the usage or the price is not known."""
+    from desktop.pi.cost import calculate_cost
+
+    if not price_known(model) or not sequence.replies:
+        return None
+    total = 0.0
+    for reply in sequence.replies:
+        usage = reply.get("usage") if isinstance(reply, Mapping) else None
+        if not isinstance(usage, Mapping):
+            return None
+        total += float(calculate_cost(model, dict(usage)).get("total", 0.0))
+    return total
+
+
+def price_known(model: Model) -> bool:
+    """Whether the catalog gives the model a price (else its figures say "price unknown")."""
+    cost = model.get("cost")
+    if not isinstance(cost, Mapping):
+        return False
+    return any(isinstance(v, int | float) and v > 0 for v in (cost.get("input"), cost.get("output")))
 
 
 def replay_times(sequence: RequestSequence) -> list[int | None] | None:
@@ -496,13 +611,13 @@ def replay_route(
             if progress is not None:
                 progress(f"{route}: {name}")
             prompts = prompts_for(model, requests, delivery, tools, options)
-            usages = simulate(prompts, times_ms=times)
+            usages = simulate(prompts, _warmed(sequence, model, delivery, options, times), times_ms=times)
             results.append(figures(name, model, usages, sequence.output_tokens, minimum))
     rule = prompt_for_model(model, {}).rule
-    return RouteResult(route, model["api"], rule, _prices(model), minimum, results)
+    return RouteResult(route, model["api"], rule, _prices(model), minimum, results, price_known(model))
 
 
-def assumptions(sequence: RequestSequence, *, retention: bool = True) -> list[str]:
+def assumptions(sequence: RequestSequence, *, retention: bool = True, hidden: int = 0) -> list[str]:
     """What the figures take for granted, said in the output and the JSON."""
     catalog = default_catalog().sources
     timed = retention and replay_times(sequence) is not None
@@ -536,7 +651,12 @@ def assumptions(sequence: RequestSequence, *, retention: bool = True) -> list[st
             f"{late} request(s) came more than 5 minutes after the previous one: with short retention "
             "their cache would have expired, so real figures there would be worse."
         )
-    if not sequence.system_known:
+    if not sequence.system_known and hidden:
+        out.append(
+            "The file records no system prompt or tool declarations (Claude Code): a stand-in prefix of "
+            f"{hidden:,} tokens, estimated from the first request's billed input, is replayed in their place."
+        )
+    elif not sequence.system_known:
         out.append(
             "The file records no system prompt or tool declarations (Claude Code): the replay has "
             "none, so every route's figures leave out that fixed prefix."
@@ -552,17 +672,47 @@ def what_if(
     models: Mapping[str, Model] | None = None,
     retention: bool = True,
     progress: Callable[[str], None] | None = None,
+    estimate_hidden: bool = True,
 ) -> WhatIf:
     """The table: every route (a "provider/model" key) by every strategy.
 
     ``models`` may give the Model for a route key (tests); else the catalog resolves it
-    (raising ``RouteError`` naming an unknown route).
+    (raising ``RouteError`` naming an unknown route). A file without its system prompt and
+    tools (Claude Code) is replayed with a stand-in prefix of the size its billed usage shows
+    (``estimate_hidden``), and the recorded replies' cost is given beside the replay.
     """
+
+    def model_of(route: str) -> Model:
+        return (models or {}).get(route) or cast(Model, resolve_model(route_from_string(route)).model)
+
+    recorded: dict[str, Any] = {}
+    origin = recorded_route(sequence)
+    origin_model: Model | None = None
+    if origin is not None:
+        try:
+            origin_model = model_of(origin)
+        except Exception:  # a route the catalog does not know: no recorded cost, said so
+            origin_model = None
+        cost = recorded_cost(sequence, origin_model) if origin_model is not None else None
+        recorded = {
+            "route": origin,
+            "cost": None if cost is None else round(cost, 6),
+            "priceKnown": cost is not None,
+        }
+    hidden: dict[str, Any] = {"recorded": sequence.system_known}
+    replayed = sequence
+    if not sequence.system_known and estimate_hidden and routes:
+        tokens = hidden_prefix(sequence, origin_model or model_of(routes[0]))
+        hidden["estimatedTokens"] = tokens
+        hidden["note"] = (
+            "the file records no system prompt or tools; a stand-in of the size the first request's "
+            "billed input shows (cache write plus input plus cache read, less the recorded messages) is replayed"
+        )
+        replayed = with_hidden_prefix(sequence, tokens)
     results = []
     for route in routes:
-        model = (models or {}).get(route) or cast(Model, resolve_model(route_from_string(route)).model)
         results.append(
-            replay_route(sequence, route, model, deliveries, retention=retention, progress=progress)
+            replay_route(replayed, route, model_of(route), deliveries, retention=retention, progress=progress)
         )
     sources = default_catalog().sources
     return WhatIf(
@@ -570,12 +720,14 @@ def what_if(
         sequence.format,
         len(sequence.requests),
         results,
-        assumptions(sequence, retention=retention),
+        assumptions(sequence, retention=retention, hidden=int(hidden.get("estimatedTokens", 0))),
         {
             "piVersion": sources.pi_version,
             "piGeneratedAt": sources.pi_generated_at,
             "modelsDev": sources.models_dev_stamp,
         },
+        hidden,
+        recorded,
     )
 
 

@@ -32,7 +32,7 @@ ROUTES = [
 
 
 def _figures(path: Path) -> list[dict[str, Any]]:
-    result = what_if(request_sequence(path), ROUTES, retention=False).to_json()
+    result = what_if(request_sequence(path), ROUTES, retention=False, estimate_hidden=False).to_json()
     return [
         {"route": r["route"], "strategies": r["strategies"], "minimum": r["minimumUncachedTokens"]}
         for r in result["routes"]

@@ -133,9 +133,9 @@ def test_whatif_view_table_chart_and_assumptions(qtbot: Any) -> None:
     assert view.table.item(0, 0).text() == "anthropic/claude-opus-5-5"
     assert view.table.item(0, 3).text() == f"{first['uncachedTokens']:,}"
     assert view.table.item(0, 7).text().startswith(f"{first['minimumRatio']:.2f}x")
-    # The assumptions are on screen: unexpired caches, retention, prices and the catalog date.
+    # The assumptions are on screen: caches expiring by retention, prices and the catalog date.
     text = view.assumptions.text()
-    for needle in ("unexpired", "retention", "catalog", result["catalog"]["piVersion"]):
+    for needle in ("expire by each provider", "retention", "catalog", result["catalog"]["piVersion"]):
         assert needle in text
     # The chart draws one panel per route, with ink in each.
     view.show()
