@@ -217,6 +217,9 @@ def transcript_summary(messages: Sequence[Any]) -> Summary:
                 cause, place = _transcript_cause(
                     since, previous_model, (key[0], key[1]), before_stamp, message, rule
                 )
+                reported = _reported_reason(message)
+                if reported is not None:  # the agent's own cause, beside ours (Claude Code)
+                    place = {**place, "reported": reported}
                 summary.misses.append((index, Miss(cause, place, was_held - read)))
         stamp = message.get("timestamp")
         last[key] = (index, usage, stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else -1)
@@ -255,3 +258,12 @@ def _transcript_cause(
             return expired, {"idleSeconds": round((stamp - before_stamp) / 1000, 1)}
         return "likely_server_side", {}
     return "unknown", {}
+
+
+def _reported_reason(message: Mapping[str, Any]) -> str | None:
+    """The cache-miss cause the recording agent wrote (Claude Code's
+    ``message.diagnostics.cache_miss_reason``, kept by its reader as ``cacheMissReason``)."""
+    for item in message.get("diagnostics") or ():
+        if isinstance(item, Mapping) and isinstance(item.get("cacheMissReason"), str):
+            return str(item["cacheMissReason"])
+    return None

@@ -120,3 +120,32 @@ def test_a_full_read_is_no_miss_and_a_model_switch_is_named() -> None:
     summary = transcript_summary(switched).to_json()
     assert summary["causes"] == {"model_changed": 1} and summary["missList"][0]["message"] == 2
     assert set(CAUSES) >= set(summary["causes"])
+
+
+def test_claude_code_s_own_miss_reason_is_shown_beside_ours(tmp_path: Any) -> None:
+    """A Claude Code reply that records ``message.diagnostics.cache_miss_reason`` keeps it,
+    and the miss it explains carries it beside the cause computed here."""
+    from pathlib import Path
+
+    from desktop.session.foreign import open_foreign
+    from tests.foreign.support import CLAUDE
+
+    lines = (CLAUDE / "basic.jsonl").read_bytes().splitlines()
+    out = []
+    replies = 0
+    for line in lines:
+        entry = orjson.loads(line)
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if entry.get("type") == "assistant" and isinstance(message, dict) and message.get("id") == "msg_01C":
+            message["usage"].update(cache_read_input_tokens=0, cache_creation_input_tokens=10_700)
+            message["diagnostics"] = {"cache_miss_reason": "tools_changed"}
+            replies += 1
+        out.append(orjson.dumps(entry))
+    assert replies, "the fixture has a reply msg_01C"
+    path = Path(tmp_path) / "c.jsonl"
+    path.write_bytes(b"\n".join(out) + b"\n")
+    session = open_foreign(path)
+    messages = [row.message for row in session.timeline(None) if row.kind == "assistant"]
+    summary = transcript_summary(messages).to_json()
+    assert summary["misses"] == 1, summary
+    assert summary["missList"][0]["place"]["reported"] == "tools_changed"
