@@ -598,9 +598,13 @@ class CacheUsage:
         return calculate_cost(model, self.pi_usage(output))
 
 
-def _shared(before: list[str], texts: list[str]) -> int:
+def shared_prefix(before: list[str], texts: list[str]) -> int:
     """How many leading parts ``texts`` repeats from ``before`` (the same string objects,
-    or equal strings)."""
+    or equal strings). A request that only adds to the previous one is found by one list
+    comparison, which compares identical objects without reading them."""
+    common = min(len(before), len(texts))
+    if before[:common] == texts[:common]:
+        return common
     n = 0
     for a, b in zip(before, texts, strict=False):
         if a is not b and a != b:
@@ -683,7 +687,7 @@ class CacheSimulator:
         rule, namespace = prompt.rule.name, prompt.namespace
         texts = [block.text for block in blocks]
         last = self._last.get((rule, namespace))
-        shared = _shared(last[0], texts) if last is not None else 0
+        shared = shared_prefix(last[0], texts) if last is not None else 0
         cumulative = last[1][:shared] if last is not None else []
         hashes = last[2][:shared] if last is not None else []
         digest = hashes[-1] if hashes else b""
@@ -746,7 +750,9 @@ class CacheSimulator:
                         self._put(rule, namespace, digests[c], now, ttl)
         read_chars = read * CHARS_PER_TOKEN
         whole = bisect.bisect_right(ends, read_chars)
-        return CacheUsage(total=prompt.total_tokens, read=read, read_segments=whole, read_chars=read_chars)
+        chars = ends[-1] if ends else 0  # len(prompt.text): the total without another pass
+        total = max(1, (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
+        return CacheUsage(total=total, read=read, read_segments=whole, read_chars=read_chars)
 
     def _steps(
         self, rule: str, namespace: str, texts: list[str], step_chars: int
@@ -754,7 +760,7 @@ class CacheSimulator:
         """Each segment's end in the prompt text (``Prompt.text``) and the chained digest of
         every whole step, reusing the previous prompt's where its parts are repeated."""
         last = self._last.get((rule, namespace))
-        shared = _shared(last[0], texts) if last is not None else 0
+        shared = shared_prefix(last[0], texts) if last is not None else 0
         ends = last[1][:shared] if last is not None else []
         offset = ends[-1] if ends else 0
         for text in texts[shared:]:

@@ -48,6 +48,7 @@ from desktop.pi.cache_rules import (
     Prompt,
     estimate_tokens,
     prompt_for_model,
+    shared_prefix,
     simulate,
 )
 from desktop.pi.catalog import default_catalog
@@ -317,11 +318,7 @@ def fresh_tokens(prompts: Iterable[Prompt]) -> list[int]:
         texts = [segment.text for segment in prompt.segments]
         # The previous prompt's chain is reused over the parts this one repeats: a growing
         # session hashes each part once (the chain depends only on the parts before).
-        kept = 0
-        for a, b in zip(last[0], texts, strict=False):
-            if a is not b and a != b:
-                break
-            kept += 1
+        kept = shared_prefix(last[0], texts)
         digests, counts = last[1][:kept], last[2][:kept]
         digest = digests[-1] if digests else b""
         count = counts[-1] if counts else 0
@@ -338,7 +335,11 @@ def fresh_tokens(prompts: Iterable[Prompt]) -> list[int]:
                 break
         seen.update(digests[kept:] if kept else digests)
         last = (texts, digests, counts)
-        out.append(max(0, prompt.total_tokens - shared))
+        if prefix_rule:  # prompt.total_tokens, from the counts already made
+            total = max(1, ((counts[-1] if counts else 0) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
+        else:
+            total = counts[-1] if counts else 0
+        out.append(max(0, total - shared))
     return out
 
 
