@@ -743,11 +743,12 @@ class CacheSimulator:
                     read = (c + 1) * step_chars // CHARS_PER_TOKEN
                     break
             if store:
-                ttl = retention_for(rule, long=prompt.long).ttl_s
+                # Every step of the prompt is used now, with this request's retention (the
+                # last use decides; one dict write per step, no lookup).
+                entry = (now, retention_for(rule, long=prompt.long).ttl_s)
+                entries = self._entries
                 for c in range(first, len(digests)):
-                    key = (rule, namespace, digests[c])
-                    if now is not None or self._entries.get(key) != (None, ttl):
-                        self._put(rule, namespace, digests[c], now, ttl)
+                    entries[(rule, namespace, digests[c])] = entry
         read_chars = read * CHARS_PER_TOKEN
         whole = bisect.bisect_right(ends, read_chars)
         chars = ends[-1] if ends else 0  # len(prompt.text): the total without another pass
