@@ -267,3 +267,45 @@ def _reported_reason(message: Mapping[str, Any]) -> str | None:
         if isinstance(item, Mapping) and isinstance(item.get("cacheMissReason"), str):
             return str(item["cacheMissReason"])
     return None
+
+
+@dataclass
+class MissCounter:
+    """Misses counted from reported usage alone, one reply at a time (the Usage tab's lines:
+    model, time and the input, cache read and cache write figures). A model whose replies
+    report cache writes is read as a breakpoint cache (what was read plus written is held);
+    otherwise as a prefix cache (the whole prompt is held, less one 128-token unit). Causes:
+    ``model_changed``, ``ttl_expired_5m`` past five idle minutes, else ``likely_server_side``."""
+
+    misses: int = 0
+    recached: int = 0
+    causes: dict[str, int] = field(default_factory=dict)
+    _last: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    _writes: set[str] = field(default_factory=set)
+    _previous_model: str | None = None
+
+    def add(self, model: str, ts: int, fresh: int, read: int, write: int) -> None:
+        if write:
+            self._writes.add(model)
+        before = self._last.get(model)
+        if before is not None:
+            b_fresh, b_read, b_write, b_ts = before
+            held = b_read + b_write if model in self._writes else max(0, b_fresh + b_read + b_write - 128)
+            if held and read < held:
+                cause: Cause = "likely_server_side"
+                if self._previous_model is not None and self._previous_model != model:
+                    cause = "model_changed"
+                elif ts and b_ts and ts - b_ts >= retention_for("anthropic").ttl_s * 1000:
+                    cause = "ttl_expired_5m"
+                self.misses += 1
+                self.recached += held - read
+                self.causes[cause] = self.causes.get(cause, 0) + 1
+        self._last[model] = (fresh, read, write, ts)
+        self._previous_model = model
+
+    def text(self) -> str:
+        """ "2 misses (ttl_expired_5m 1, model_changed 1), 12,400 tokens re-cached"."""
+        if not self.misses:
+            return "no cache misses"
+        causes = ", ".join(f"{name} {count}" for name, count in sorted(self.causes.items()))
+        return f"{self.misses} cache miss{'es' if self.misses != 1 else ''} ({causes}), {self.recached:,} tokens re-cached"

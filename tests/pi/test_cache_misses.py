@@ -149,3 +149,31 @@ def test_claude_code_s_own_miss_reason_is_shown_beside_ours(tmp_path: Any) -> No
     summary = transcript_summary(messages).to_json()
     assert summary["misses"] == 1, summary
     assert summary["missList"][0]["place"]["reported"] == "tools_changed"
+
+
+def test_the_usage_tab_counts_misses_from_reported_usage(qtbot: Any) -> None:
+    """The Usage tab's totals say how many replies read less than the cache held, why, and
+    how many tokens were processed again (design P10). By hand: the second reply read all
+    5,000 held; the third came seven minutes later and read 0 of the 5,200 held (expired);
+    the fourth switched model (no earlier reply on it: not a miss); the fifth, back on the
+    first model two minutes later, read 1,000 of the 5,300 the third left: a model switch."""
+    from desktop.ui.usage_view import UsageView
+
+    def row(i: int, model: str, ts: int, fresh: int, read: int, write: int) -> dict[str, Any]:
+        usage = {"input": fresh, "cacheRead": read, "cacheWrite": write, "output": 5}
+        message = {"role": "assistant", "model": model, "usage": usage}
+        return {"type": "assistant", "id": f"a{i}", "ts": ts, "message": message}
+
+    rows = [
+        row(1, "opus", 0, 100, 0, 5_000),
+        row(2, "opus", MIN, 100, 5_000, 200),
+        row(3, "opus", 8 * MIN, 100, 0, 5_300),
+        row(4, "sonnet", 9 * MIN, 100, 0, 4_000),
+    ]
+    view = UsageView()
+    qtbot.addWidget(view)
+    view.model.set_rows(rows)
+    view.model.add_rows([row(5, "opus", 10 * MIN, 100, 1_000, 4_300)])
+    view._refresh()
+    text = view.summary.text()
+    assert "2 cache misses (model_changed 1, ttl_expired_5m 1), 9,500 tokens re-cached" in text, text
