@@ -146,6 +146,9 @@ def describe_cache(preview: Mapping[str, Any]) -> str:
     why = cache.get("why")
     if why:
         parts.append(escape(str(why)))
+    units = cache.get("units")
+    if isinstance(units, Mapping) and units.get("note"):
+        parts.append(f"<span style='color: gray'>Token counts {escape(str(units['note']))}.</span>")
     compared = cache.get("comparison")
     if isinstance(compared, Mapping) and compared.get("text"):
         parts.append(f"<span style='color: gray'>{escape(str(compared['text']))}</span>")

@@ -42,6 +42,7 @@ def test_a_new_route_predicts_cold_and_shows_the_reprojection_as_a_comparison(tm
             )
             cache = preview["cache"]
             assert cache["cached"] == 0 and cache["basis"] == "cold", cache
+            assert cache["units"]["kind"] == "estimated"  # no reply on this route reported units
             assert "No earlier request on this route" in cache["why"]
             compared = cache["comparison"]
             assert compared["cached"] > compared["total"] // 2, compared  # the old, wrong figure
@@ -90,6 +91,10 @@ def test_the_route_just_used_is_warm_then_expired_past_its_retention(tmp_path: P
 
             warm, expired = at(4), at(6)
     assert warm["basis"] == "warm" and warm["cached"] > 0 and "comparison" not in warm
+    # The prefix in the provider's units (the emulator's reply reported it), the rest estimated.
+    units = warm["units"]
+    assert units["kind"] == "calibrated" and units["reported"] > 0
+    assert units["total"] == units["reported"] + units["estimated"] == warm["total"]
     assert warm["clock"]["label"] == "cache warm · 1:00 left" and warm["clock"]["lastUseMs"] == last
     assert warm["nextSend"]["afterExpiry"] > warm["nextSend"]["now"]
     assert expired["basis"] == "expired" and expired["cached"] == 0

@@ -211,7 +211,46 @@ def timed_cache_figures(
         figures["comparison"] = comparison(model, body, earlier, expired=state.state == "expired")
     cold = figures if not used else cache_figures(model, body, [], None)
     figures["nextSend"] = {"now": figures["cost"], "afterExpiry": cold["cost"]}
+    figures["units"] = calibrated_units(runtime.view().messages, model, held, figures["total"])
     return figures
+
+
+def calibrated_units(
+    messages: Sequence[Any], model: Mapping[str, Any], held: Sequence[bytes], total: int
+) -> dict[str, Any]:
+    """Which figures are the provider's (design P6): the last reply on the route reports the
+    input tokens of the request behind it, so that prefix is counted in the provider's units
+    and only what the next request adds is estimated (four characters per token)."""
+    from desktop.pi.cache_view import predict
+
+    usage: Mapping[str, Any] | None = None
+    for message in reversed(messages):
+        if isinstance(message, Mapping) and message.get("role") == "assistant":
+            if (message.get("provider"), message.get("model")) == (model.get("provider"), model.get("id")):
+                found = message.get("usage")
+                usage = found if isinstance(found, Mapping) else None
+            break
+    reported = 0
+    if usage is not None:
+        reported = sum(
+            value
+            for key in ("input", "cacheRead", "cacheWrite")
+            if isinstance(value := usage.get(key), int) and not isinstance(value, bool) and value > 0
+        )
+    if not reported or not held:
+        return {"kind": "estimated", "total": total, "note": "estimated: four characters per token"}
+    before = predict(model, held[-1]).total
+    added = max(0, total - before)
+    return {
+        "kind": "calibrated",
+        "total": reported + added,
+        "reported": reported,
+        "estimated": added,
+        "note": (
+            f"calibrated: {reported:,} tokens as the provider reported them for the last request, "
+            f"{added:,} added since estimated at four characters per token"
+        ),
+    }
 
 
 def cached_spans(model: Mapping[str, Any], body: bytes, whole: int) -> tuple[int, int, int]:
