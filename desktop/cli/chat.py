@@ -148,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
                     rowsAppended=len(session.writer.rows) - rows_before,
                     answer=_answer(list(result.assistant)),
                     usage=totals,
+                    cache=_cache_summary(runtime),
                     **timing,
                 )
             else:
@@ -158,3 +159,13 @@ def run(args: argparse.Namespace) -> int:
     if emit is not None:
         emit("end", turns=turns, failed=failed)
     return EXIT_TURN_FAILED if failed else 0
+
+
+def _cache_summary(runtime: Any) -> dict[str, Any]:
+    """The session's cache hit ratio, misses (with causes) and re-cached tokens so far, from
+    the replies' reported usage (design P10)."""
+    from desktop.pi.cache_misses import transcript_summary
+
+    summary = transcript_summary(runtime.view().messages).to_json()
+    summary["missList"] = summary["missList"][-5:]  # the latest few, each with its cause and place
+    return summary

@@ -66,6 +66,28 @@ def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     return listed, sources
 
 
+def cache_figures(session: Any) -> dict[str, Any]:
+    """The route's provider cache now (design P9): warm, expired, cold or unknown, the time
+    left and the next send's cost now and after expiry, from the journal's timestamps."""
+    import time
+
+    from desktop.pi.cache_retention import cache_status
+    from desktop.pi.cache_rules import rule_for
+
+    model = session.resolved.model
+    rule = rule_for(str(model.get("api", "")), str(model.get("provider", ""))).name
+    from desktop.pi.projection._cache import resolve_cache_retention
+
+    long = resolve_cache_retention(session.runtime.route.options) == "long"
+    from desktop.pi.cache_misses import transcript_summary
+
+    now = time.time_ns() // 1_000_000
+    messages = session.runtime.view().messages
+    summary = transcript_summary(messages).to_json()
+    del summary["missList"]
+    return {**cache_status(messages, model, rule, now, long=long), "session": summary}
+
+
 def collect(session: Any) -> dict[str, Any]:
     runtime = session.runtime
     state = runtime.current_state()  # the system messages only, shared with the pending check
@@ -98,6 +120,7 @@ def collect(session: Any) -> dict[str, Any]:
         "activation": activation(gate),
         "pendingUpdate": runtime.has_pending_update(),
         "contextTokens": runtime.context_tokens(),
+        "cache": cache_figures(session),
         "contextWindow": session.resolved.model.get("contextWindow"),
         "network": network(session),
     }
@@ -161,6 +184,20 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"          timeouts: connect {net['connectTimeout']:g}s, read {net['readTimeout']:g}s;"
         f" {net['maxRetries']} retries"
+    )
+    cache = info["cache"]
+    cost = cache["nextSend"]
+    costs = (
+        f"; next send ${cost['now']:.4f} now, ${cost['afterExpiry']:.4f} after expiry"
+        if cost["priceKnown"]
+        else "; price unknown"
+    )
+    print(f"cache     {cache['label'].removeprefix('cache ')}{costs} ({cache['note']})")
+    figures = cache["session"]
+    causes = ", ".join(f"{name} {count}" for name, count in figures["causes"].items())
+    print(
+        f"          hit ratio {figures['hitRatio']:.0%}, {figures['misses']} miss(es)"
+        f"{' (' + causes + ')' if causes else ''}, {figures['recachedTokens']:,} tokens re-cached"
     )
     print("sections")
     for name, size in info["sections"].items():

@@ -53,9 +53,10 @@ def render(result: Any) -> str:
         for index, figures in enumerate(route.strategies):
             name = route.route if index == 0 else ""
             over = f"{figures.minimum_ratio:.2f}x" if figures.minimum else "-"
+            cost = format_cost(figures.cost) if route.price_known else "price unknown"
             lines.append(
                 f"{name:28} {figures.strategy:36} {figures.input_tokens:>10,} {figures.uncached_tokens:>10,} "
-                f"{figures.cache_writes:>9,} {figures.hit_ratio:>6.1%} {format_cost(figures.cost):>11} {over:>11}"
+                f"{figures.cache_writes:>9,} {figures.hit_ratio:>6.1%} {cost:>11} {over:>11}"
             )
         prices = route.prices
         lines.append(
@@ -63,6 +64,13 @@ def render(result: Any) -> str:
             f"$/M in {prices['input']:g}, out {prices['output']:g}, cache read {prices['cacheRead']:g}, "
             f"write {prices['cacheWrite']:g}"
         )
+    recorded = result.recorded
+    if recorded.get("route"):
+        cost = format_cost(recorded["cost"]) if recorded.get("cost") is not None else "price unknown"
+        lines.append("")
+        lines.append(f"recorded  {recorded['route']}: {cost} for the replies as billed")
+    if not result.hidden.get("recorded", True):
+        lines.append(f"system    not in the file: {result.hidden.get('note', 'the replay leaves it out')}")
     lines.append("")
     lines.append("assumptions")
     lines.extend(f"  - {text}" for text in result.assumptions)
@@ -90,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         if not sequence.requests:
             raise CliError(f"{args.session}: the session has no model requests to replay")
         try:
-            result = what_if(sequence, routes)
+            result = what_if(sequence, routes, progress=lambda step: say("whatif", f"replaying {step}"))
         except (RouteError, ProjectionError) as error:
             raise CliError(str(error)) from error
     except CliError as error:

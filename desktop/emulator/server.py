@@ -24,7 +24,8 @@ Routes reach the emulator as ``<origin>/<provider><published path>``, so the pro
 recognized by its ending.
 
 Replies follow ``desktop.emulator.script``; prompt-cache figures follow
-``desktop.pi.cache_rules`` (the rules the preview predicts with); faults follow ``desktop.emulator.faults``. The latest
+``desktop.pi.cache_rules`` (the rules the preview predicts with), expiring by each provider's
+retention on the emulator's ``clock`` (a test may set it); faults follow ``desktop.emulator.faults``. The latest
 requests are recorded (``emu.requests``) with their exact body bytes and headers: at most
 ``history`` of them and ``history_bytes`` of bodies, so an emulator that runs for days (the
 window's, ``pi-desktop emulator``) does not keep every body it was sent (design X25).
@@ -43,7 +44,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -64,6 +65,7 @@ from desktop.emulator.faults import FAULT_HEADER, Fault, parse_fault_header
 from desktop.emulator.script import plan_reply
 from desktop.emulator.wire import anthropic, bedrock, chat, google, responses
 from desktop.emulator.wire.common import StreamContext
+from desktop.pi.cache_retention import asks_long
 from desktop.pi.cache_rules import CacheSimulator, CacheUsage, Prompt, estimate_tokens, rule_for_wire
 
 #: Family -> path appended to the emulator URL to get a pi-ai ``Model.baseUrl``.
@@ -150,6 +152,8 @@ class Emulator:
         self._faults: list[tuple[Fault, int]] = []
         self._requests: deque[RecordedRequest] = deque()
         self._recorded_bytes = 0
+        #: The cache's clock in Unix ms (design P9): the wall clock, or one a test sets.
+        self.clock: Callable[[], int] = lambda: time.time_ns() // 1_000_000
         self.reset_cache()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -213,6 +217,11 @@ class Emulator:
     def requests(self) -> list[RecordedRequest]:
         with self._lock:
             return list(self._requests)
+
+    def now_ms(self) -> int:
+        """The time a request reaches the cache: cached prefixes expire by the provider's
+        retention (``desktop.pi.cache_retention``), measured on :attr:`clock`."""
+        return self.clock()
 
     def reset_cache(self) -> None:
         """Forget every cached prefix (a cold provider cache)."""
@@ -427,8 +436,8 @@ class _Handler(BaseHTTPRequestHandler):
         namespace = (
             f"{family}:{conv.model}" if rule.kind == "breakpoints" else f"{family}:{conv.model}:{key or ''}"
         )
-        prompt = Prompt(rule, conv.model, namespace, tuple(conv.segments), key)
-        cache = emu.cache.account(prompt)
+        prompt = Prompt(rule, conv.model, namespace, tuple(conv.segments), key, asks_long(request))
+        cache = emu.cache.account(prompt, emu.now_ms())
         reply = plan_reply(conv)
         ctx = StreamContext(
             model=conv.model,

@@ -53,8 +53,10 @@ The rules (:data:`RULES`)
 
     ``none`` — an API whose cache behaviour is unknown (``pi-messages``): nothing is cached.
 
-    Entries never expire: the emulator is deterministic, and an expired cache is modelled by
-    a fresh :class:`CacheSimulator` or a changed prompt.
+    Retention (``desktop.pi.cache_retention``, design P9): given the request's time
+    (``now_ms``), an entry unused for longer than its rule's retention is gone, and each use
+    (read or write) starts its window again. Without a time, entries never expire (the
+    deterministic emulator and the preview's warm assumption).
 
 The API, for its three callers
     ``read_prompt(wire, family, body, model)`` / ``prompt_for_model(model, body)`` ->
@@ -68,15 +70,17 @@ The API, for its three callers
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
 import orjson
 
+from desktop.pi.cache_retention import asks_long, retention_for
 from desktop.pi.cost import calculate_cost
 
 CHARS_PER_TOKEN = 4
@@ -84,6 +88,7 @@ ANTHROPIC_LOOKBACK_BLOCKS = 20
 #: Request fields that steer caching but are not prompt text.
 _NOT_PROMPT = frozenset({"cache_control"})
 
+Canon = Callable[..., str]
 Wire = Literal["anthropic", "chat", "responses", "google", "bedrock", "none"]
 Section = Literal["tools", "system", "messages"]
 JsonPath = tuple[str | int, ...]
@@ -121,9 +126,50 @@ def _strip(value: Any) -> Any:
     return value
 
 
-def canonical(value: Any) -> str:
-    """One prompt part as the provider 'reads' it: sorted-key JSON without cache markers."""
+def canonical(value: Any, key: object = None) -> str:
+    """One prompt part as the provider 'reads' it: sorted-key JSON without cache markers.
+
+    ``key`` is the body's own object ``value`` was made from (a readers' wrapper such as
+    ``{"tool": tool}``): a memoizing reader (:class:`CanonicalMemo`) remembers the text by it."""
     return orjson.dumps(_strip(value), option=orjson.OPT_SORT_KEYS).decode()
+
+
+class CanonicalMemo:
+    """``canonical`` remembered by the identity of the body's objects.
+
+    A replay reads thousands of requests whose message items are the same objects (the
+    incremental projection shares the committed history), so each item is encoded once,
+    not once per request. The memo keeps every object it saw alive, so an id is never reused
+    while remembered; it must only see objects nobody mutates afterwards."""
+
+    def __init__(self) -> None:
+        self._memo: dict[tuple[int, int], tuple[object, str]] = {}
+        self._items: dict[tuple[int, int, object], tuple[object, list[Segment]]] = {}
+
+    def items(self, read: Callable[[int, Any, Canon], list[Segment]], items: Any) -> list[Segment]:
+        """The segments of every item, each item read once per position."""
+        memo = self._items
+        out: list[Segment] = []
+        for index, item in enumerate(items or ()):
+            key = (id(item), index, read)
+            hit = memo.get(key)
+            if hit is None or hit[0] is not item:
+                hit = (item, read(index, item, self))
+                memo[key] = hit
+            out.extend(hit[1])
+        return out
+
+    def __call__(self, value: Any, key: object = None) -> str:
+        source = value if key is None else key
+        if not isinstance(source, (dict, list)):
+            return canonical(value)
+        slot = (id(source), 0 if key is None else 1)
+        hit = self._memo.get(slot)
+        if hit is not None and hit[0] is source:
+            return hit[1]
+        text = canonical(value)
+        self._memo[slot] = (source, text)
+        return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,52 +295,60 @@ def _role(message: Any) -> str:
     return str(message.get("role", "")) if isinstance(message, Mapping) else ""
 
 
-def _anthropic_segments(body: Mapping[str, Any]) -> list[Segment]:
+def _anthropic_segments(body: Mapping[str, Any], canon: Canon = canonical) -> list[Segment]:
     out: list[Segment] = []
     for i, tool in enumerate(body.get("tools") or ()):
         name = tool.get("name", "") if isinstance(tool, Mapping) else ""
         out.append(
-            Segment("tool:" + canonical(tool), "tools", f"tool '{name}'", ("tools", i), _cache_marker(tool))
+            Segment("tool:" + canon(tool), "tools", f"tool '{name}'", ("tools", i), _cache_marker(tool))
         )
     system = body.get("system")
     if isinstance(system, str):
         block = {"type": "text", "text": system}
-        out.append(Segment("system:" + canonical(block), "system", "system prompt", ("system",)))
+        out.append(Segment("system:" + canon(block), "system", "system prompt", ("system",)))
     else:
         for i, block in enumerate(system or ()):
             out.append(
                 Segment(
-                    "system:" + canonical(block),
+                    "system:" + canon(block),
                     "system",
                     f"system block {i + 1}",
                     ("system", i),
                     _cache_marker(block),
                 )
             )
-    for m, message in enumerate(body.get("messages") or ()):
-        role = _role(message)
-        content = message.get("content")
-        if isinstance(content, str):
-            text_block = {"type": "text", "text": content}
-            out.append(
-                Segment(
-                    f"{role}:" + canonical(text_block),
-                    "messages",
-                    f"message {m + 1} ({role})",
-                    ("messages", m, "content"),
-                )
-            )
-            continue
-        for b, block in enumerate(content or ()):
-            out.append(
-                Segment(
-                    f"{role}:" + canonical(block),
-                    "messages",
-                    f"message {m + 1} ({role}), block {b + 1}",
-                    ("messages", m, "content", b),
-                    _cache_marker(block),
-                )
-            )
+    out.extend(_items(_anthropic_message, body.get("messages"), canon))
+    return out
+
+
+def _anthropic_message(m: int, message: Any, canon: Canon) -> list[Segment]:
+    role = _role(message)
+    content = message.get("content")
+    if isinstance(content, str):
+        text_block = {"type": "text", "text": content}
+        label = f"message {m + 1} ({role})"
+        return [
+            Segment(f"{role}:" + canon(text_block, message), "messages", label, ("messages", m, "content"))
+        ]
+    return [
+        Segment(
+            f"{role}:" + canon(block),
+            "messages",
+            f"message {m + 1} ({role}), block {b + 1}",
+            ("messages", m, "content", b),
+            _cache_marker(block),
+        )
+        for b, block in enumerate(content or ())
+    ]
+
+
+def _items(read: Callable[[int, Any, Canon], list[Segment]], items: Any, canon: Canon) -> list[Segment]:
+    """Each item's segments, remembered per item and position by a :class:`CanonicalMemo`."""
+    if isinstance(canon, CanonicalMemo):
+        return canon.items(read, items)
+    out: list[Segment] = []
+    for index, item in enumerate(items or ()):
+        out.extend(read(index, item, canon))
     return out
 
 
@@ -306,21 +360,24 @@ def _tool_name(tool: Any) -> str:
     return str(source.get("name", ""))
 
 
-def _chat_segments(body: Mapping[str, Any]) -> list[Segment]:
+def _chat_segments(body: Mapping[str, Any], canon: Canon = canonical) -> list[Segment]:
     out = [
-        Segment(canonical({"tool": tool}), "tools", f"tool '{_tool_name(tool)}'", ("tools", i))
+        Segment(canon({"tool": tool}, tool), "tools", f"tool '{_tool_name(tool)}'", ("tools", i))
         for i, tool in enumerate(body.get("tools") or ())
     ]
-    for i, message in enumerate(body.get("messages") or ()):
-        role = _role(message)
-        section: Section = "system" if role in ("system", "developer") and i == 0 else "messages"
-        out.append(Segment(canonical(message), section, f"message {i + 1} ({role})", ("messages", i)))
+    out.extend(_items(_chat_message, body.get("messages"), canon))
     return out
 
 
-def _responses_segments(body: Mapping[str, Any]) -> list[Segment]:
+def _chat_message(i: int, message: Any, canon: Canon) -> list[Segment]:
+    role = _role(message)
+    section: Section = "system" if role in ("system", "developer") and i == 0 else "messages"
+    return [Segment(canon(message), section, f"message {i + 1} ({role})", ("messages", i))]
+
+
+def _responses_segments(body: Mapping[str, Any], canon: Canon = canonical) -> list[Segment]:
     out = [
-        Segment(canonical({"tool": tool}), "tools", f"tool '{_tool_name(tool)}'", ("tools", i))
+        Segment(canon({"tool": tool}, tool), "tools", f"tool '{_tool_name(tool)}'", ("tools", i))
         for i, tool in enumerate(body.get("tools") or ())
     ]
     if body.get("instructions"):
@@ -332,16 +389,19 @@ def _responses_segments(body: Mapping[str, Any]) -> list[Segment]:
     items = body.get("input")
     if isinstance(items, str):
         message = {"role": "user", "content": items}
-        out.append(Segment(canonical(message), "messages", "input", ("input",)))
+        out.append(Segment(canon(message), "messages", "input", ("input",)))
         return out
-    for i, item in enumerate(items or ()):
-        role = _role(item) or str(item.get("type", "item") if isinstance(item, Mapping) else "item")
-        section: Section = "system" if role in ("system", "developer") and i == 0 else "messages"
-        out.append(Segment(canonical(item), section, f"input item {i + 1} ({role})", ("input", i)))
+    out.extend(_items(_responses_item, items, canon))
     return out
 
 
-def _google_segments(body: Mapping[str, Any]) -> list[Segment]:
+def _responses_item(i: int, item: Any, canon: Canon) -> list[Segment]:
+    role = _role(item) or str(item.get("type", "item") if isinstance(item, Mapping) else "item")
+    section: Section = "system" if role in ("system", "developer") and i == 0 else "messages"
+    return [Segment(canon(item), section, f"input item {i + 1} ({role})", ("input", i))]
+
+
+def _google_segments(body: Mapping[str, Any], canon: Canon = canonical) -> list[Segment]:
     out: list[Segment] = []
     system = body.get("systemInstruction")
     if system:
@@ -354,12 +414,13 @@ def _google_segments(body: Mapping[str, Any]) -> list[Segment]:
             )
         )
     for i, tool in enumerate(body.get("tools") or ()):
-        out.append(Segment(canonical({"tool": tool}), "tools", f"tool group {i + 1}", ("tools", i)))
-    for i, content in enumerate(body.get("contents") or ()):
-        out.append(
-            Segment(canonical(content), "messages", f"content {i + 1} ({_role(content)})", ("contents", i))
-        )
+        out.append(Segment(canon({"tool": tool}, tool), "tools", f"tool group {i + 1}", ("tools", i)))
+    out.extend(_items(_google_content, body.get("contents"), canon))
     return out
+
+
+def _google_content(i: int, content: Any, canon: Canon) -> list[Segment]:
+    return [Segment(canon(content), "messages", f"content {i + 1} ({_role(content)})", ("contents", i))]
 
 
 def _cache_point_ttl(block: Any) -> str | None:
@@ -370,7 +431,13 @@ def _cache_point_ttl(block: Any) -> str | None:
 
 
 def _bedrock_add(
-    out: list[Segment], section: Section, prefix: str, items: Any, path: JsonPath, label: Any
+    out: list[Segment],
+    section: Section,
+    prefix: str,
+    items: Any,
+    path: JsonPath,
+    label: Any,
+    canon: Canon = canonical,
 ) -> None:
     """Append blocks; a ``cachePoint`` marks the block before it (in any section) as a breakpoint."""
     for i, item in enumerate(items or ()):
@@ -380,10 +447,10 @@ def _bedrock_add(
                 last = out[-1]
                 out[-1] = Segment(last.text, last.section, last.label, last.path, ttl)
             continue
-        out.append(Segment(prefix + canonical(item), section, label(i, item), (*path, i)))
+        out.append(Segment(prefix + canon(item), section, label(i, item), (*path, i)))
 
 
-def _bedrock_segments(body: Mapping[str, Any]) -> list[Segment]:
+def _bedrock_segments(body: Mapping[str, Any], canon: Canon = canonical) -> list[Segment]:
     out: list[Segment] = []
     tools = (body.get("toolConfig") or {}).get("tools") or []
 
@@ -391,9 +458,15 @@ def _bedrock_segments(body: Mapping[str, Any]) -> list[Segment]:
         spec = tool.get("toolSpec") if isinstance(tool, Mapping) else None
         return f"tool '{spec.get('name', '')}'" if isinstance(spec, Mapping) else "tool"
 
-    _bedrock_add(out, "tools", "tool:", tools, ("toolConfig", "tools"), tool_label)
+    _bedrock_add(out, "tools", "tool:", tools, ("toolConfig", "tools"), tool_label, canon)
     _bedrock_add(
-        out, "system", "system:", body.get("system") or [], ("system",), lambda i, _b: f"system block {i + 1}"
+        out,
+        "system",
+        "system:",
+        body.get("system") or [],
+        ("system",),
+        lambda i, _b: f"system block {i + 1}",
+        canon,
     )
     for m, message in enumerate(body.get("messages") or ()):
         role = _role(message)
@@ -404,6 +477,7 @@ def _bedrock_segments(body: Mapping[str, Any]) -> list[Segment]:
             message.get("content") or [],
             ("messages", m, "content"),
             lambda b, _b, m=m, role=role: f"message {m + 1} ({role}), block {b + 1}",
+            canon,
         )
     return out
 
@@ -417,10 +491,10 @@ _READERS = {
 }
 
 
-def segments(wire: str, body: Mapping[str, Any]) -> list[Segment]:
+def segments(wire: str, body: Mapping[str, Any], canon: Canon = canonical) -> list[Segment]:
     """The body's prompt in the provider's cache order (empty for an unknown wire format)."""
     reader = _READERS.get(wire)
-    return reader(body) if reader is not None else []
+    return reader(body, canon) if reader is not None else []
 
 
 @dataclass(frozen=True)
@@ -433,6 +507,8 @@ class Prompt:
     namespace: str
     segments: tuple[Segment, ...]
     cache_key: str | None = None
+    #: The body asks for long retention (``ttl: "1h"`` markers, ``prompt_cache_retention: "24h"``).
+    long: bool = False
 
     @cached_property
     def text(self) -> str:
@@ -443,7 +519,8 @@ class Prompt:
     def total_tokens(self) -> int:
         if self.rule.kind == "breakpoints":
             return sum(estimate_tokens(s.text) for s in self.segments)
-        return max(1, estimate_tokens(self.text))
+        chars = sum(len(s.text) + 1 for s in self.segments)  # len(self.text), without joining it
+        return max(1, (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
 
 
 def _body_model(wire: str, body: Mapping[str, Any], model: str) -> str:
@@ -453,7 +530,13 @@ def _body_model(wire: str, body: Mapping[str, Any], model: str) -> str:
 
 
 def read_prompt(
-    wire: str, family: str, body: Mapping[str, Any], model: str = "", *, scope: str = ""
+    wire: str,
+    family: str,
+    body: Mapping[str, Any],
+    model: str = "",
+    *,
+    scope: str = "",
+    canon: Canon = canonical,
 ) -> Prompt:
     """Read ``body`` (``wire`` format, sent to provider ``family``) as its cache sees it.
 
@@ -466,13 +549,13 @@ def read_prompt(
     cache_key = str(key) if isinstance(key, str) else None
     prefix = f"{scope}:" if scope else ""
     namespace = f"{prefix}{name}" if rule.kind == "breakpoints" else f"{prefix}{name}:{cache_key or ''}"
-    return Prompt(rule, name, namespace, tuple(segments(wire, body)), cache_key)
+    return Prompt(rule, name, namespace, tuple(segments(wire, body, canon)), cache_key, asks_long(body))
 
 
-def prompt_for_model(model: Mapping[str, Any], body: Mapping[str, Any]) -> Prompt:
+def prompt_for_model(model: Mapping[str, Any], body: Mapping[str, Any], canon: Canon = canonical) -> Prompt:
     """Read a request projected for a pi-ai ``Model`` (its ``api``, ``provider`` and ``id``)."""
     wire = WIRE_OF_API.get(str(model.get("api", "")), "none")
-    return read_prompt(wire, str(model.get("provider", "")), body, str(model.get("id", "")))
+    return read_prompt(wire, str(model.get("provider", "")), body, str(model.get("id", "")), canon=canon)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -515,6 +598,21 @@ class CacheUsage:
         return calculate_cost(model, self.pi_usage(output))
 
 
+def shared_prefix(before: list[str], texts: list[str]) -> int:
+    """How many leading parts ``texts`` repeats from ``before`` (the same string objects,
+    or equal strings). A request that only adds to the previous one is found by one list
+    comparison, which compares identical objects without reading them."""
+    common = min(len(before), len(texts))
+    if before[:common] == texts[:common]:
+        return common
+    n = 0
+    for a, b in zip(before, texts, strict=False):
+        if a is not b and a != b:
+            break
+        n += 1
+    return n
+
+
 def _chain(previous: bytes, text: str) -> bytes:
     return hashlib.blake2b(previous + text.encode(), digest_size=16).digest()
 
@@ -535,8 +633,14 @@ class CacheSimulator:
     """
 
     def __init__(self) -> None:
-        self._entries: set[tuple[str, str, bytes]] = set()
+        #: Each stored prefix -> (when last used, Unix ms or None, its retention in seconds).
+        self._entries: dict[tuple[str, str, bytes], tuple[int | None, int]] = {}
         self._lock = threading.Lock()
+        #: Per rule and namespace, the last prompt read: its segment texts and what was
+        #: computed over them (prefix hashes, token sums, step digests), so a request that
+        #: repeats the previous one's parts (the same string objects) hashes only what it
+        #: adds: a replay of a growing session costs what each request adds, not its length.
+        self._last: dict[tuple[str, str], tuple[list[str], list[int], list[bytes]]] = {}
 
     def reset(self) -> None:
         with self._lock:
@@ -545,95 +649,149 @@ class CacheSimulator:
     def copy(self) -> CacheSimulator:
         twin = CacheSimulator()
         with self._lock:
-            twin._entries = set(self._entries)
+            twin._entries = dict(self._entries)
+            twin._last = dict(self._last)
         return twin
 
-    def account(self, prompt: Prompt) -> CacheUsage:
-        return self._run(prompt, store=True)
+    def account(self, prompt: Prompt, now_ms: int | None = None) -> CacheUsage:
+        """A request sent at ``now_ms`` (None: no expiry): read, then store and refresh."""
+        return self._run(prompt, store=True, now=now_ms)
 
-    def predict(self, prompt: Prompt) -> CacheUsage:
-        return self._run(prompt, store=False)
+    def predict(self, prompt: Prompt, now_ms: int | None = None) -> CacheUsage:
+        """A request not sent yet, as if sent at ``now_ms``: read only."""
+        return self._run(prompt, store=False, now=now_ms)
 
-    def _run(self, prompt: Prompt, *, store: bool) -> CacheUsage:
+    def _run(self, prompt: Prompt, *, store: bool, now: int | None) -> CacheUsage:
         rule = prompt.rule
         if rule.kind == "breakpoints":
-            return self._breakpoints(prompt, store)
+            return self._breakpoints(prompt, store, now)
         if rule.kind == "prefix":
-            return self._prefix(prompt, store)
+            return self._prefix(prompt, store, now)
         return CacheUsage(total=prompt.total_tokens, read=0)
 
-    def _has(self, rule: str, namespace: str, digest: bytes) -> bool:
-        return (rule, namespace, digest) in self._entries
+    def _has(self, rule: str, namespace: str, digest: bytes, now: int | None = None) -> bool:
+        entry = self._entries.get((rule, namespace, digest))
+        if entry is None:
+            return False
+        used, ttl = entry
+        return now is None or used is None or now - used < ttl * 1000
 
-    def _breakpoints(self, prompt: Prompt, store: bool) -> CacheUsage:
+    def _put(self, rule: str, namespace: str, digest: bytes, now: int | None, ttl: int) -> None:
+        key = (rule, namespace, digest)
+        old = self._entries.get(key)
+        self._entries[key] = (now, max(ttl, old[1]) if old is not None and self._has(*key, now) else ttl)
+
+    def _breakpoints(self, prompt: Prompt, store: bool, now: int | None) -> CacheUsage:
         blocks = prompt.segments
         minimum = prompt.rule.minimum(prompt.model)
         rule, namespace = prompt.rule.name, prompt.namespace
-        hashes: list[bytes] = []
-        cumulative: list[int] = []
-        digest, tokens = b"", 0
-        for block in blocks:
-            digest = _chain(digest, block.text)
-            tokens += estimate_tokens(block.text)
+        texts = [block.text for block in blocks]
+        last = self._last.get((rule, namespace))
+        shared = shared_prefix(last[0], texts) if last is not None else 0
+        cumulative = last[1][:shared] if last is not None else []
+        hashes = last[2][:shared] if last is not None else []
+        digest = hashes[-1] if hashes else b""
+        tokens = cumulative[-1] if cumulative else 0
+        for text in texts[shared:]:
+            digest = _chain(digest, text)
+            tokens += estimate_tokens(text)
             hashes.append(digest)
             cumulative.append(tokens)
+        self._last[(rule, namespace)] = (texts, cumulative, hashes)
         breakpoints = [i for i, block in enumerate(blocks) if block.breakpoint]
         with self._lock:
             read_at = -1
             for p in breakpoints:
                 for q in range(p, max(-1, p - ANTHROPIC_LOOKBACK_BLOCKS), -1):
-                    if self._has(rule, namespace, hashes[q]):
+                    if self._has(rule, namespace, hashes[q], now):
                         read_at = max(read_at, q)
                         break
             read = cumulative[read_at] if read_at >= 0 else 0
             written = written_1h = 0
             if breakpoints:
-                last = breakpoints[-1]
-                if last > read_at and cumulative[last] >= minimum:
-                    written = cumulative[last] - read
-                    written_1h = written if blocks[last].breakpoint == "1h" else 0
+                final = breakpoints[-1]
+                if final > read_at and cumulative[final] >= minimum:
+                    written = cumulative[final] - read
+                    written_1h = written if blocks[final].breakpoint == "1h" else 0
             if store:
+                if read_at >= 0:  # a read refreshes the prefix it read
+                    used = self._entries[(rule, namespace, hashes[read_at])]
+                    self._entries[(rule, namespace, hashes[read_at])] = (now, used[1])
                 for p in breakpoints:
                     if cumulative[p] >= minimum:
-                        self._entries.add((rule, namespace, hashes[p]))
+                        ttl = retention_for(rule, long=blocks[p].breakpoint == "1h").ttl_s
+                        self._put(rule, namespace, hashes[p], now, ttl)
         return CacheUsage(
             total=tokens, read=read, written=written, written_1h=written_1h, read_segments=read_at + 1
         )
 
-    def _prefix(self, prompt: Prompt, store: bool) -> CacheUsage:
+    def _prefix(self, prompt: Prompt, store: bool, now: int | None) -> CacheUsage:
         rule, namespace = prompt.rule.name, prompt.namespace
-        text = prompt.text
         minimum = prompt.rule.minimum(prompt.model)
         step_chars = prompt.rule.step_tokens * CHARS_PER_TOKEN
-        boundaries: list[tuple[int, bytes]] = []
-        digest = b""
-        for end in range(step_chars, len(text) + 1, step_chars):
-            digest = _chain(digest, text[end - step_chars : end])
-            tokens = end // CHARS_PER_TOKEN
-            if tokens >= minimum:
-                boundaries.append((tokens, digest))
+        ends, digests = self._steps(
+            rule, namespace, [segment.text for segment in prompt.segments], step_chars
+        )
+        # Step c ends at (c + 1) * step_chars characters; steps below the minimum are not stored.
+        first = max(0, -(-minimum * CHARS_PER_TOKEN // step_chars) - 1)
         with self._lock:
             read = 0
-            for tokens, key in boundaries:
-                if self._has(rule, namespace, key):
-                    read = tokens
+            # The longest stored step: stores are prefix-closed (a request stores every step
+            # of its prompt), so the first valid one from the end is the longest.
+            for c in range(len(digests) - 1, first - 1, -1):
+                if self._has(rule, namespace, digests[c], now):
+                    read = (c + 1) * step_chars // CHARS_PER_TOKEN
+                    break
             if store:
-                for _tokens, key in boundaries:
-                    self._entries.add((rule, namespace, key))
+                # Every step of the prompt is used now, with this request's retention (the
+                # last use decides; one dict write per step, no lookup).
+                entry = (now, retention_for(rule, long=prompt.long).ttl_s)
+                entries = self._entries
+                for c in range(first, len(digests)):
+                    entries[(rule, namespace, digests[c])] = entry
         read_chars = read * CHARS_PER_TOKEN
-        whole, end = 0, 0
-        for segment in prompt.segments:
-            end += len(segment.text) + 1
-            if end > read_chars:
-                break
-            whole += 1
-        return CacheUsage(total=prompt.total_tokens, read=read, read_segments=whole, read_chars=read_chars)
+        whole = bisect.bisect_right(ends, read_chars)
+        chars = ends[-1] if ends else 0  # len(prompt.text): the total without another pass
+        total = max(1, (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
+        return CacheUsage(total=total, read=read, read_segments=whole, read_chars=read_chars)
+
+    def _steps(
+        self, rule: str, namespace: str, texts: list[str], step_chars: int
+    ) -> tuple[list[int], list[bytes]]:
+        """Each segment's end in the prompt text (``Prompt.text``) and the chained digest of
+        every whole step, reusing the previous prompt's where its parts are repeated."""
+        last = self._last.get((rule, namespace))
+        shared = shared_prefix(last[0], texts) if last is not None else 0
+        ends = last[1][:shared] if last is not None else []
+        offset = ends[-1] if ends else 0
+        for text in texts[shared:]:
+            offset += len(text) + 1
+            ends.append(offset)
+        kept = (ends[shared - 1] if shared else 0) // step_chars
+        digests = last[2][:kept] if last is not None else []
+        start = kept * step_chars
+        j = bisect.bisect_right(ends, start)
+        segment_start = ends[j - 1] if j else 0
+        rest = "".join(text + "\n" for text in texts[j:])[start - segment_start :]
+        digest = digests[-1] if digests else b""
+        for end in range(step_chars, len(rest) + 1, step_chars):
+            digest = _chain(digest, rest[end - step_chars : end])
+            digests.append(digest)
+        self._last[(rule, namespace)] = (texts, ends, digests)
+        return ends, digests
 
 
-def simulate(prompts: Iterable[Prompt], cache: CacheSimulator | None = None) -> list[CacheUsage]:
-    """Send ``prompts`` in order to ``cache`` (a cold one by default): each request's usage."""
+def simulate(
+    prompts: Iterable[Prompt],
+    cache: CacheSimulator | None = None,
+    times_ms: Sequence[int | None] | None = None,
+) -> list[CacheUsage]:
+    """Send ``prompts`` in order to ``cache`` (a cold one by default): each request's usage.
+    ``times_ms`` (Unix ms per request) lets entries expire; a missing time never expires."""
     state = cache if cache is not None else CacheSimulator()
-    return [state.account(prompt) for prompt in prompts]
+    if times_ms is None:
+        return [state.account(prompt) for prompt in prompts]
+    return [state.account(prompt, now) for prompt, now in zip(prompts, times_ms, strict=True)]
 
 
 # ---------------------------------------------------------------------------------------------

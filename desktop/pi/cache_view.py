@@ -207,12 +207,14 @@ def predict(
     previous: Sequence[Body] = (),
     *,
     cache: CacheSimulator | None = None,
+    now_ms: int | None = None,
 ) -> CachePrediction:
     """Predict the provider's cache usage for ``body`` after the session sent ``previous``.
 
     ``model`` is the route's pi-ai model (``api``, ``provider``, ``id``, ``cost``). ``previous``
     are the bodies this session sent before, oldest first, on the same route (a provider cache
-    starts cold). ``cache`` is an already-fed simulator instead (it is only read, never fed).
+    starts cold). ``cache`` is an already-fed simulator instead (it is only read, never fed);
+    ``now_ms`` is when the request is sent, for a simulator fed with times (design P9).
     """
     decoded = _decode(body)
     prompt = prompt_for_model(model, decoded)
@@ -221,7 +223,7 @@ def predict(
     if cache is None:
         for item in earlier:
             state.account(item)
-    usage = state.predict(prompt)
+    usage = state.predict(prompt, now_ms)
     change, sharing = _first_change(prompt, earlier)
     whole = usage.read_segments
     partial = None

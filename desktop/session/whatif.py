@@ -29,27 +29,31 @@ the prompt's parts (a tool, a system block, a message or content block).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, overload
 
 from desktop.host.journal.reader import Diagnostic
 from desktop.pi.cache_rules import (
     CHARS_PER_TOKEN,
     CacheRule,
+    CacheSimulator,
     CacheUsage,
+    CanonicalMemo,
     Prompt,
     estimate_tokens,
     prompt_for_model,
+    shared_prefix,
     simulate,
 )
 from desktop.pi.catalog import default_catalog
 from desktop.pi.catalog.transport import TRANSPORT_FLAGS, without_transport_flags
-from desktop.pi.delivery import attribute_updates
+from desktop.pi.delivery import FallbackDelivery
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions, project
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.transcript import declared_tools
@@ -74,7 +78,7 @@ class RequestSequence:
     format: str
     session_id: str | None
     #: The context of each request, in pi-ai's neutral shape.
-    requests: list[list[Message]]
+    requests: Sequence[Sequence[Message]]
     #: Output tokens the recorded reply reported (0 when unknown).
     output_tokens: list[int]
     #: When each reply was recorded (Unix ms), when known.
@@ -83,6 +87,11 @@ class RequestSequence:
     system_known: bool = True
     #: Lines the reader set aside or read as unknown, each with file, line and field (design T9).
     problems: tuple[Diagnostic, ...] = ()
+    #: The recorded replies (usage as the provider billed it, provider, model), when known.
+    replies: tuple[Mapping[str, Any] | None, ...] = ()
+    #: A stand-in system prompt the provider already held when the file starts (the first
+    #: request read it from the cache): each pass starts with it cached.
+    warm_head: Message | None = None
 
 
 def _output(message: Mapping[str, Any] | None) -> int:
@@ -107,25 +116,58 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
     from desktop.session.foreign import open_foreign
 
     session = open_foreign(where)
-    calls: list[tuple[list[Message], int, int | None]] = []
+    calls: list[tuple[list[Message], int, int | None, Any]] = []
     # The sub-agents the branch ran were requests too (their own contexts), in time order.
     for branch in (leaf, *session.lanes(leaf)):
         rows = {row.id: row for row in session.timeline(branch) if row.kind in ("assistant", "error")}
         for rid, messages in session.request_contexts(branch):
             row = rows.get(rid)
-            calls.append((messages, _output(row.message if row else None), row.ts if row else None))
+            reply = row.message if row else None
+            calls.append((messages, _output(reply), row.ts if row else None, reply))
     if len(calls) > 1 and session.lanes(leaf):
         calls.sort(key=lambda call: call[2] if call[2] is not None else 0)
     return RequestSequence(
         where,
         session.format,
         session.session_id,
-        [messages for messages, _out, _ts in calls],
-        [out for _messages, out, _ts in calls],
-        [ts for _messages, _out, ts in calls],
+        [call[0] for call in calls],
+        [call[1] for call in calls],
+        [call[2] for call in calls],
         system_known=session.format == "pi",
         problems=tuple(session.diagnostics),
+        replies=tuple(call[3] for call in calls),
     )
+
+
+class Prefix(Sequence[Message]):
+    """The first ``length`` messages of a list that only grows: every request of a session
+    shares the one context list instead of holding a copy (which is quadratic in memory)."""
+
+    __slots__ = ("_items", "_length")
+
+    def __init__(self, items: list[Message], length: int) -> None:
+        self._items = items
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Message]: ...
+    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._length)
+            return self._items[start:stop:step]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return self._items[index]
+
+    def __iter__(self) -> Iterator[Message]:
+        return itertools.islice(self._items, self._length)
 
 
 def _desktop_sequence(path: Path) -> RequestSequence:
@@ -135,14 +177,14 @@ def _desktop_sequence(path: Path) -> RequestSequence:
 
     log = read_session(path)
     ordered = model_order(log.rows)
-    requests: list[list[Message]] = []
+    requests: list[Sequence[Message]] = []
     outputs: list[int] = []
     stamps: list[int | None] = []
     current: list[Message] = []
     for index, row in enumerate(ordered):
         message = row_message(row)
         if row.get("type") == "assistant" and message is not None:
-            requests.append(list(current))
+            requests.append(Prefix(current, len(current)))  # shared, not copied
             outputs.append(_output(message))
             ts = message.get("timestamp")
             stamps.append(ts if isinstance(ts, int) else None)
@@ -173,20 +215,7 @@ def changes_tools_later(messages: Sequence[Message]) -> bool:
 
 def fixed_declarations(messages: Sequence[Message], tools: Sequence[Tool]) -> list[Message]:
     """``messages`` with ``tools`` declared by the leading system message and never changed."""
-    out: list[Message] = []
-    for index, message in enumerate(messages):
-        if message["role"] != "system":
-            out.append(message)
-            continue
-        rest = {k: v for k, v in message.items() if k not in ("toolsAdded", "toolsRemoved")}
-        if index == 0:
-            out.append(cast(SystemMessage, {**rest, "toolsAdded": list(tools)}))
-        elif rest.get("content") or rest.get("sections"):
-            out.append(cast(SystemMessage, rest))
-    if tools and (not messages or messages[0]["role"] != "system"):
-        head: SystemMessage = {"role": "system", "content": "", "toolsAdded": list(tools), "timestamp": 0}
-        out.insert(0, head)
-    return out
+    return _FixedView(tools)(messages)
 
 
 def append_only(model: Model) -> Model:
@@ -195,16 +224,62 @@ def append_only(model: Model) -> Model:
     return cast(Model, {**model, "compat": compat})
 
 
-def strategy_messages(
-    delivery: Delivery, model: Model, messages: Sequence[Message]
-) -> tuple[Model, list[Message]]:
-    """The model to project for and the transcript to project, for one delivery strategy."""
-    if delivery == "chronological":
-        return model, list(messages)
-    folded = cast(Model, without_transport_flags(model))
-    if delivery == "folded":
-        return folded, list(messages)
-    return folded, attribute_updates(messages)
+class _FixedView:
+    """``fixed_declarations`` applied message by message, each message's result kept, so
+    successive requests share their message objects (what the incremental projection needs
+    to see an unchanged history) and nothing is rebuilt per request."""
+
+    def __init__(self, tools: Sequence[Tool]) -> None:
+        self.tools = tools
+        self._memo: dict[tuple[int, bool], tuple[Message, list[Message]]] = {}
+
+    def __call__(self, messages: Sequence[Message]) -> list[Message]:
+        out: list[Message] = []
+        for index, message in enumerate(messages):
+            slot = (id(message), index == 0)
+            hit = self._memo.get(slot)
+            if hit is None or hit[0] is not message:
+                hit = (message, self._one(message, index == 0))
+                self._memo[slot] = hit
+            out.extend(hit[1])
+        if self.tools and (not messages or messages[0]["role"] != "system"):
+            out.insert(0, self._head())
+        return out
+
+    def _one(self, message: Message, first: bool) -> list[Message]:
+        if message["role"] != "system":
+            return [message]
+        rest = {k: v for k, v in message.items() if k not in ("toolsAdded", "toolsRemoved")}
+        if first:
+            return [cast(SystemMessage, {**rest, "toolsAdded": list(self.tools)})]
+        return [cast(SystemMessage, rest)] if rest.get("content") or rest.get("sections") else []
+
+    def _head(self) -> Message:
+        hit = self._memo.get((0, True))
+        if hit is None:
+            head: SystemMessage = {
+                "role": "system",
+                "content": "",
+                "toolsAdded": list(self.tools),
+                "timestamp": 0,
+            }
+            hit = (head, [head])
+            self._memo[(0, True)] = hit
+        return hit[1][0]
+
+
+def _stable(before: Sequence[Message], messages: Sequence[Message]) -> int:
+    """How many leading messages are the same objects as in the previous request: all of the
+    previous ones when the history only grew (checked at its ends), else counted."""
+    n = len(before)
+    if n and len(messages) >= n and messages[n - 1] is before[n - 1] and messages[0] is before[0]:
+        return n
+    count = 0
+    for a, b in zip(before, messages, strict=False):
+        if a is not b:
+            break
+        count += 1
+    return count
 
 
 def prompts_for(
@@ -213,42 +288,64 @@ def prompts_for(
     delivery: Delivery,
     tools: Sequence[Tool] | None,
     options: RequestOptions,
-) -> list[Prompt]:
-    out = []
+) -> Iterator[Prompt]:
+    """Each request projected for one strategy and read as its provider caches it, one at a
+    time (nothing keeps every prompt). The incremental projection (design P7) encodes what
+    each request adds to the previous one, and each message part is read once
+    (``CanonicalMemo``), so a pass costs the session's length, not its square."""
+    from desktop.pi.projection.incremental import IncrementalProjection
+
+    target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
+    fallback: FallbackDelivery = "attributed" if delivery == "attributed" else "folded"
+    engine = IncrementalProjection(target, options, fallback)
+    canon = CanonicalMemo()
+    view = _FixedView(tools) if tools is not None else None
+    before: Sequence[Message] = ()
     for messages in requests:
-        transcript = fixed_declarations(messages, tools) if tools is not None else list(messages)
-        target, delivered = strategy_messages(delivery, model, transcript)
-        out.append(prompt_for_model(target, project(target, delivered, options).body))
-    return out
+        transcript = view(messages) if view is not None else messages
+        request = engine.request(transcript, _stable(before, transcript))
+        before = transcript
+        yield prompt_for_model(target, request.body, canon)
 
 
 # --- the theoretical minimum ------------------------------------------------------------------
 
 
-def fresh_tokens(prompts: Sequence[Prompt]) -> list[int]:
+def fresh_tokens(prompts: Iterable[Prompt]) -> list[int]:
     """Per request: its tokens past the longest prefix of whole parts any earlier request had.
 
     The sum is the theoretical minimum of uncached tokens: a perfect cache (no minimum length,
     no step, no expiry) still processes each of them once.
     """
-    seen: dict[bytes, int] = {}
+    seen: set[bytes] = set()
     out: list[int] = []
+    last: tuple[list[str], list[bytes], list[int]] = ([], [], [])
     for prompt in prompts:
-        digest, shared, chars, tokens = b"", 0, 0, 0
-        chain: list[tuple[bytes, int]] = []
+        texts = [segment.text for segment in prompt.segments]
+        # The previous prompt's chain is reused over the parts this one repeats: a growing
+        # session hashes each part once (the chain depends only on the parts before).
+        kept = shared_prefix(last[0], texts)
+        digests, counts = last[1][:kept], last[2][:kept]
+        digest = digests[-1] if digests else b""
+        count = counts[-1] if counts else 0
         prefix_rule = prompt.rule.kind != "breakpoints"
-        for segment in prompt.segments:
-            digest = hashlib.blake2b(digest + segment.text.encode(), digest_size=16).digest()
-            if prefix_rule:
-                chars += len(segment.text) + 1
-                tokens = chars // CHARS_PER_TOKEN
-            else:
-                tokens += estimate_tokens(segment.text)
-            chain.append((digest, tokens))
-            if digest in seen:
-                shared = tokens
-        seen.update(chain)
-        out.append(max(0, prompt.total_tokens - shared))
+        for text in texts[kept:]:
+            digest = hashlib.blake2b(digest + text.encode(), digest_size=16).digest()
+            count += len(text) + 1 if prefix_rule else estimate_tokens(text)
+            digests.append(digest)
+            counts.append(count)
+        shared = 0
+        for index in range(len(digests) - 1, -1, -1):  # every prefix of a seen chain was seen
+            if digests[index] in seen:
+                shared = counts[index] // CHARS_PER_TOKEN if prefix_rule else counts[index]
+                break
+        seen.update(digests[kept:] if kept else digests)
+        last = (texts, digests, counts)
+        if prefix_rule:  # prompt.total_tokens, from the counts already made
+            total = max(1, ((counts[-1] if counts else 0) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
+        else:
+            total = counts[-1] if counts else 0
+        out.append(max(0, total - shared))
     return out
 
 
@@ -342,15 +439,22 @@ class RouteResult:
     prices: Mapping[str, float]
     minimum: int
     strategies: list[Figures]
+    #: The catalog prices the model; without a price every cost is "price unknown", not $0.
+    price_known: bool = True
 
     def to_json(self) -> dict[str, Any]:
+        strategies = [f.to_json() for f in self.strategies]
+        if not self.price_known:
+            for item in strategies:
+                item.update(inputCost=None, outputCost=None, cost=None, cumulativeCost=None)
         return {
             "route": self.route,
             "api": self.api,
             "cacheRule": {"name": self.rule.name, "description": self.rule.description},
             "pricesPerMillion": dict(self.prices),
+            "priceKnown": self.price_known,
             "minimumUncachedTokens": self.minimum,
-            "strategies": [f.to_json() for f in self.strategies],
+            "strategies": strategies,
         }
 
 
@@ -362,6 +466,10 @@ class WhatIf:
     routes: list[RouteResult]
     assumptions: list[str]
     catalog: Mapping[str, Any]
+    #: Whether the file records the system prompt and tools, and the stand-in's estimate.
+    hidden: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: The route the replies were recorded on and what their billed usage cost there.
+    recorded: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -369,6 +477,8 @@ class WhatIf:
             "format": self.format,
             "requests": self.requests,
             "routes": [r.to_json() for r in self.routes],
+            "systemPrompt": dict(self.hidden),
+            "recorded": dict(self.recorded),
             "assumptions": list(self.assumptions),
             "catalog": dict(self.catalog),
         }
@@ -379,13 +489,123 @@ def _prices(model: Model) -> dict[str, float]:
     return {k: float(cost.get(k, 0) or 0) for k in ("input", "output", "cacheRead", "cacheWrite")}
 
 
+def _usage_tokens(reply: Mapping[str, Any] | None) -> int:
+    usage = reply.get("usage") if isinstance(reply, Mapping) else None
+    if not isinstance(usage, Mapping):
+        return 0
+    return sum(
+        value
+        for key in ("input", "cacheRead", "cacheWrite")
+        if isinstance(value := usage.get(key), int) and not isinstance(value, bool) and value > 0
+    )
+
+
+def recorded_route(sequence: RequestSequence) -> str | None:
+    """The "provider/model" the first recorded reply came from, when the file says."""
+    for reply in sequence.replies:
+        if isinstance(reply, Mapping) and reply.get("provider") and reply.get("model"):
+            return f"{reply['provider']}/{reply['model']}"
+    return None
+
+
+def hidden_prefix(sequence: RequestSequence, model: Model) -> int:
+    """Tokens of the system prompt and tools a file does not record (Claude Code), estimated
+    from the usage the provider billed: the first request's input (fresh, read and written)
+    less what the replay of that request holds. 0 when the file records them."""
+    if sequence.system_known or not sequence.requests or not sequence.replies:
+        return 0
+    billed = _usage_tokens(sequence.replies[0])
+    options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+    replayed = next(iter(prompts_for(model, sequence.requests[:1], "chronological", None, options)))
+    return max(0, billed - replayed.total_tokens)
+
+
+def _warmed(
+    sequence: RequestSequence,
+    model: Model,
+    delivery: Delivery,
+    options: RequestOptions,
+    times: Sequence[int | None] | None,
+) -> CacheSimulator | None:
+    """A cache already holding the stand-in system prompt, when the file's first request read
+    it from the provider's cache (a session resumed warm); else None (a cold cache)."""
+    if sequence.warm_head is None:
+        return None
+    target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
+    cache = CacheSimulator()
+    body = project(target, [sequence.warm_head], options).body
+    first = times[0] if times else None
+    cache.account(prompt_for_model(target, body), None if first is None else first - 1)
+    return cache
+
+
+def with_hidden_prefix(sequence: RequestSequence, tokens: int) -> RequestSequence:
+    """The sequence with a stand-in leading system prompt of ``tokens`` tokens (the same
+    object in every request, so it is a stable prefix like the real one); held warm when the
+    first recorded request read from the cache."""
+    if tokens <= 0:
+        return sequence
+    head: SystemMessage = {
+        "role": "system",
+        "content": "(system prompt and tools not recorded in the file) " + "x" * (tokens * CHARS_PER_TOKEN),
+        "timestamp": 0,
+    }
+    requests = [[cast(Message, head), *messages] for messages in sequence.requests]
+    first = sequence.replies[0] if sequence.replies else None
+    usage = first.get("usage") if isinstance(first, Mapping) else None
+    read = usage.get("cacheRead") if isinstance(usage, Mapping) else None
+    warm = isinstance(read, int) and not isinstance(read, bool) and read > 0
+    return dataclasses.replace(sequence, requests=requests, warm_head=cast(Message, head) if warm else None)
+
+
+def recorded_cost(sequence: RequestSequence, model: Model) -> float | None:
+    """What the recorded replies cost at ``model``'s prices (their billed usage), or None
+    when the usage or the price is not known."""
+    from desktop.pi.cost import calculate_cost
+
+    if not price_known(model) or not sequence.replies:
+        return None
+    total = 0.0
+    for reply in sequence.replies:
+        usage = reply.get("usage") if isinstance(reply, Mapping) else None
+        if not isinstance(usage, Mapping):
+            return None
+        total += float(calculate_cost(model, dict(usage)).get("total", 0.0))
+    return total
+
+
+def price_known(model: Model) -> bool:
+    """Whether the catalog gives the model a price (else its figures say "price unknown")."""
+    cost = model.get("cost")
+    if not isinstance(cost, Mapping):
+        return False
+    return any(isinstance(v, int | float) and v > 0 for v in (cost.get("input"), cost.get("output")))
+
+
+def replay_times(sequence: RequestSequence) -> list[int | None] | None:
+    """The recorded request times the replay expires caches by (design P9), or ``None`` when
+    they are missing, out of order or absent: then time is unknown and caches stay warm."""
+    stamps = sequence.timestamps
+    if not stamps or any(t is None for t in stamps):
+        return None
+    known = [t for t in stamps if t is not None]
+    if any(b < a for a, b in itertools.pairwise(known)):
+        return None
+    return list(stamps)
+
+
 def replay_route(
     sequence: RequestSequence,
     route: str,
     model: Model,
     deliveries: Sequence[Delivery] = DELIVERIES,
+    *,
+    retention: bool = True,
+    progress: Callable[[str], None] | None = None,
 ) -> RouteResult:
-    """Every strategy of one route over the sequence, each through a cold cache of its own."""
+    """Every strategy of one route over the sequence, each through a cold cache of its own;
+    with ``retention``, entries expire by the provider's rule at the recorded times (P9)."""
+    times = replay_times(sequence) if retention else None
     options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
     requests = sequence.requests
     last = requests[-1] if requests else []
@@ -394,20 +614,35 @@ def replay_route(
     results: list[Figures] = []
     for tools in (None, declared) if declared is not None else (None,):
         for delivery in deliveries:
-            prompts = prompts_for(model, requests, delivery, tools, options)
-            usages = simulate(prompts)
             name = delivery if tools is None else f"{delivery}, fixed declarations"
+            if progress is not None:
+                progress(f"{route}: {name}")
+            prompts = prompts_for(model, requests, delivery, tools, options)
+            usages = simulate(prompts, _warmed(sequence, model, delivery, options, times), times_ms=times)
             results.append(figures(name, model, usages, sequence.output_tokens, minimum))
     rule = prompt_for_model(model, {}).rule
-    return RouteResult(route, model["api"], rule, _prices(model), minimum, results)
+    return RouteResult(route, model["api"], rule, _prices(model), minimum, results, price_known(model))
 
 
-def assumptions(sequence: RequestSequence) -> list[str]:
+def assumptions(sequence: RequestSequence, *, retention: bool = True, hidden: int = 0) -> list[str]:
     """What the figures take for granted, said in the output and the JSON."""
     catalog = default_catalog().sources
+    timed = retention and replay_times(sequence) is not None
+    if timed:
+        expiry = (
+            "Cache entries expire by each provider's retention at the recorded request times "
+            "(Anthropic and Bedrock 5 minutes, 1 hour when asked; OpenAI 5 minutes in memory, 24 hours "
+            "when asked; Google and Mistral 5 minutes; DeepSeek 1 hour), refreshed by each use."
+        )
+    elif retention:
+        expiry = (
+            "Time unknown (a request has no recorded time, or the times are out of order): cache "
+            "entries are assumed unexpired between requests."
+        )
+    else:
+        expiry = "Cache entries are assumed unexpired between requests (retention not modelled)."
     out = [
-        "Cache entries are assumed unexpired between requests (no TTL is modelled); retention is "
-        "each API's default as pi-ai sends it ('short': Anthropic 5-minute cache writes).",
+        expiry,
         "Each route and strategy starts from a cold cache; requests are replayed in the recorded order.",
         "Token counts are the cache rules' estimate (4 characters per token) of each projected request, "
         "not a provider tokenizer; output tokens are the recorded replies' counts.",
@@ -418,12 +653,17 @@ def assumptions(sequence: RequestSequence) -> list[str]:
     ]
     stamps = [t for t in sequence.timestamps if t is not None]
     late = sum(1 for a, b in itertools.pairwise(stamps) if b - a > SHORT_TTL_MS)
-    if late:
+    if late and not timed:
         out.append(
             f"{late} request(s) came more than 5 minutes after the previous one: with short retention "
             "their cache would have expired, so real figures there would be worse."
         )
-    if not sequence.system_known:
+    if not sequence.system_known and hidden:
+        out.append(
+            "The file records no system prompt or tool declarations (Claude Code): a stand-in prefix of "
+            f"{hidden:,} tokens, estimated from the first request's billed input, is replayed in their place."
+        )
+    elif not sequence.system_known:
         out.append(
             f"The file records no system prompt or tool declarations ({_FORMAT_NAMES.get(sequence.format, sequence.format)}): the replay has "
             "none, so every route's figures leave out that fixed prefix."
@@ -437,28 +677,64 @@ def what_if(
     *,
     deliveries: Sequence[Delivery] = DELIVERIES,
     models: Mapping[str, Model] | None = None,
+    retention: bool = True,
+    progress: Callable[[str], None] | None = None,
+    estimate_hidden: bool = True,
 ) -> WhatIf:
     """The table: every route (a "provider/model" key) by every strategy.
 
     ``models`` may give the Model for a route key (tests); else the catalog resolves it
-    (raising ``RouteError`` naming an unknown route).
+    (raising ``RouteError`` naming an unknown route). A file without its system prompt and
+    tools (Claude Code) is replayed with a stand-in prefix of the size its billed usage shows
+    (``estimate_hidden``), and the recorded replies' cost is given beside the replay.
     """
+
+    def model_of(route: str) -> Model:
+        return (models or {}).get(route) or cast(Model, resolve_model(route_from_string(route)).model)
+
+    recorded: dict[str, Any] = {}
+    origin = recorded_route(sequence)
+    origin_model: Model | None = None
+    if origin is not None:
+        try:
+            origin_model = model_of(origin)
+        except Exception:  # a route the catalog does not know: no recorded cost, said so
+            origin_model = None
+        cost = recorded_cost(sequence, origin_model) if origin_model is not None else None
+        recorded = {
+            "route": origin,
+            "cost": None if cost is None else round(cost, 6),
+            "priceKnown": cost is not None,
+        }
+    hidden: dict[str, Any] = {"recorded": sequence.system_known}
+    replayed = sequence
+    if not sequence.system_known and estimate_hidden and routes:
+        tokens = hidden_prefix(sequence, origin_model or model_of(routes[0]))
+        hidden["estimatedTokens"] = tokens
+        hidden["note"] = (
+            "the file records no system prompt or tools; a stand-in of the size the first request's "
+            "billed input shows (cache write plus input plus cache read, less the recorded messages) is replayed"
+        )
+        replayed = with_hidden_prefix(sequence, tokens)
     results = []
     for route in routes:
-        model = (models or {}).get(route) or cast(Model, resolve_model(route_from_string(route)).model)
-        results.append(replay_route(sequence, route, model, deliveries))
+        results.append(
+            replay_route(replayed, route, model_of(route), deliveries, retention=retention, progress=progress)
+        )
     sources = default_catalog().sources
     return WhatIf(
         str(sequence.path),
         sequence.format,
         len(sequence.requests),
         results,
-        assumptions(sequence),
+        assumptions(sequence, retention=retention, hidden=int(hidden.get("estimatedTokens", 0))),
         {
             "piVersion": sources.pi_version,
             "piGeneratedAt": sources.pi_generated_at,
             "modelsDev": sources.models_dev_stamp,
         },
+        hidden,
+        recorded,
     )
 
 
@@ -476,6 +752,5 @@ __all__ = [
     "fresh_tokens",
     "replay_route",
     "request_sequence",
-    "strategy_messages",
     "what_if",
 ]

@@ -20,11 +20,12 @@ never stays.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QFontDatabase,
@@ -52,6 +53,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.pi.cache_retention import Retention, clock
 from desktop.pi.money import format_cost
 from desktop.ui.banner import notice_style
 from desktop.ui.glossary import tooltip
@@ -98,6 +100,30 @@ def describe_changes(preview: Mapping[str, Any]) -> str:
     )
 
 
+def describe_clock(cache: Mapping[str, Any], now_ms: int) -> str:
+    """The countdown line, re-derived from the stored last use and retention (design P9):
+    "cache warm · 3:12 left · next send $0.0049 now, $0.0394 after expiry"."""
+    info = cache.get("clock")
+    if not isinstance(info, Mapping):
+        return ""
+    last, ttl = info.get("lastUseMs"), info.get("retentionSeconds")
+    if isinstance(last, int) and isinstance(ttl, int) and info.get("state") in ("warm", "expired"):
+        state = clock([last], Retention(str(info.get("retention", "")), ttl, ""), now_ms)
+        label = state.label()
+    else:
+        label = str(info.get("label") or "")
+        if info.get("state") == "unknown":
+            label += f" ({info.get('note', '')})"
+    cost = cache.get("nextSend")
+    if isinstance(cost, Mapping) and isinstance(cost.get("now"), int | float):
+        now, after = float(cost["now"]), float(cost.get("afterExpiry") or 0.0)
+        if label.startswith("cache warm ·"):
+            label += f" · next send {format_cost(now)} now, {format_cost(after)} after expiry"
+        else:
+            label += f" · next send {format_cost(after)}"
+    return label
+
+
 def describe_cache(preview: Mapping[str, Any]) -> str:
     """The headline: the provider's predicted cache use for this request, in its own terms (P6)."""
     cache = preview.get("cache")
@@ -120,6 +146,12 @@ def describe_cache(preview: Mapping[str, Any]) -> str:
     why = cache.get("why")
     if why:
         parts.append(escape(str(why)))
+    units = cache.get("units")
+    if isinstance(units, Mapping) and units.get("note"):
+        parts.append(f"<span style='color: gray'>Token counts {escape(str(units['note']))}.</span>")
+    compared = cache.get("comparison")
+    if isinstance(compared, Mapping) and compared.get("text"):
+        parts.append(f"<span style='color: gray'>{escape(str(compared['text']))}</span>")
     if cache.get("rule"):
         parts.append(f"<span style='color: gray'>{escape(str(cache['rule']))}</span>")
     check = preview.get("check")
@@ -177,6 +209,14 @@ class PayloadPane(QWidget):
         self.cache.setToolTip(tooltip("cache break", "cached tokens"))
         self.cache.setWordWrap(True)
         self.cache.setTextFormat(Qt.TextFormat.RichText)
+        #: "cache warm · 3:12 left": ticks on the GUI thread from the stored timestamps (P9).
+        self.cache_clock = QLabel()
+        self.cache_clock.setObjectName(f"{name}CacheClock")
+        self.cache_clock.setTextFormat(Qt.TextFormat.PlainText)
+        self.now_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000
+        self.clock_timer = QTimer(self)
+        self.clock_timer.setInterval(1000)
+        self.clock_timer.timeout.connect(self.tick_clock)
         self.changes = QLabel()
         self.changes.setObjectName(f"{name}Changes")
         self.changes.setWordWrap(True)
@@ -203,6 +243,7 @@ class PayloadPane(QWidget):
         content.setContentsMargins(0, 0, 0, 0)
         content.addWidget(self.title)
         content.addWidget(self.cache)
+        content.addWidget(self.cache_clock)
         content.addWidget(self.changes)
         content.addWidget(self.headers)
         content.addWidget(self.body, 1)
@@ -231,6 +272,18 @@ class PayloadPane(QWidget):
         self.veil.setVisible(stale)
         self.veil.raise_()
 
+    def tick_clock(self) -> None:
+        """Re-derive the countdown from the shown preview's last use (no worker round trip)."""
+        cache = self.preview.get("cache")
+        text = describe_clock(cache, self.now_ms()) if isinstance(cache, Mapping) else ""
+        self.cache_clock.setText(text)
+        self.cache_clock.setVisible(bool(text))
+        ticking = text.startswith("cache warm ·")
+        if ticking and not self.clock_timer.isActive():
+            self.clock_timer.start()
+        elif not ticking:
+            self.clock_timer.stop()
+
     def show_preview(self, preview: Mapping[str, Any], pretty: bool) -> None:
         self.preview = dict(preview)
         self.pretty = pretty
@@ -238,6 +291,7 @@ class PayloadPane(QWidget):
         if error:
             self.title.setText(f"<b>{escape(str(preview.get('route', '')))}</b>")
             self.cache.setText("")
+            self.tick_clock()
             self.changes.setText("")
             self.headers.setPlainText("")
             self._set_text(f"Cannot project this request:\n\n{error}", highlight=False)
@@ -249,6 +303,7 @@ class PayloadPane(QWidget):
             f" · {len(body):,} bytes"
         )
         self.cache.setText(describe_cache(preview))
+        self.tick_clock()
         self.changes.setText(describe_changes(preview))
         headers = preview.get("headers") or {}
         self.headers.setPlainText("\n".join(f"{k}: {v}" for k, v in headers.items()))

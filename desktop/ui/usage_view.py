@@ -10,6 +10,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
+from desktop.pi.cache_misses import MissCounter
 from desktop.pi.money import format_cost
 from desktop.ui.glossary import tooltip
 from desktop.ui.usage_stats import UsageLine, UsageTotals, format_ratio, totals, usage_line
@@ -33,6 +34,7 @@ class UsageModel(QAbstractTableModel):
         super().__init__(parent)
         self.lines: list[UsageLine] = []
         self.total = UsageTotals()
+        self.misses = MissCounter()
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.lines)
@@ -81,13 +83,22 @@ class UsageModel(QAbstractTableModel):
         self.beginResetModel()
         self.lines = [line for row in rows if (line := usage_line(row)) is not None]
         self.total = totals(self.lines)
+        self._count_misses(self.lines, reset=True)
         self.endResetModel()
+
+    def _count_misses(self, lines: Sequence[UsageLine], *, reset: bool) -> None:
+        """Misses and re-cached tokens from the reported usage, one line at a time (P10)."""
+        if reset:
+            self.misses = MissCounter()
+        for line in lines:
+            self.misses.add(line.model, line.ts, line.input, line.cache_read, line.cache_write)
 
     def set_lines(self, lines: Sequence[UsageLine], total: UsageTotals) -> None:
         """Usage already extracted and summed (on the worker, while the session was indexed)."""
         self.beginResetModel()
         self.lines = list(lines)
         self.total = total
+        self._count_misses(self.lines, reset=True)
         self.endResetModel()
 
     def add_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -99,14 +110,16 @@ class UsageModel(QAbstractTableModel):
         self.lines.extend(new)
         for line in new:
             self.total = self.total.plus(line)
+        self._count_misses(new, reset=False)
         self.endInsertRows()
 
 
-def totals_text(total: UsageTotals) -> str:
+def totals_text(total: UsageTotals, misses: MissCounter | None = None) -> str:
     return (
         f"<b>Session:</b> {total.requests} requests · input {total.prompt:,} ({total.cache_read:,} cached,"
         f" {total.input + total.cache_write:,} uncached, of which {total.cache_write:,} written to the cache)"
         f" · output {total.output:,} · cost {format_cost(total.cost)} · hit ratio {format_ratio(total.hit_ratio)}"
+        + (f" · {misses.text()}" if misses is not None else "")
     )
 
 
@@ -182,4 +195,4 @@ class UsageView(QWidget):
         return self.model.total
 
     def _refresh(self) -> None:
-        self.summary.setText(totals_text(self.model.total))
+        self.summary.setText(totals_text(self.model.total, self.model.misses))

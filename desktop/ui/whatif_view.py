@@ -84,7 +84,9 @@ def table_rows(result: Mapping[str, Any]) -> list[tuple[str, ...]]:
                     f"{int(figures.get('uncachedTokens') or 0):,}",
                     f"{int(figures.get('cacheWrites') or 0):,}",
                     f"{float(figures.get('hitRatio') or 0):.1%}",
-                    format_cost(float(figures.get("cost") or 0)),
+                    format_cost(float(figures["cost"]))
+                    if isinstance(figures.get("cost"), int | float) and route.get("priceKnown", True)
+                    else "price unknown",
                     over,
                 )
             )
@@ -98,7 +100,18 @@ def assumptions_text(result: Mapping[str, Any]) -> str:
         f"catalog (pi-ai {catalog.get('piVersion', '?')}, generated {catalog.get('piGeneratedAt') or 'unknown'}; "
         f"models.dev {catalog.get('modelsDev') or 'not loaded'})"
     )
-    lines = [head, *(f"• {text}" for text in result.get("assumptions") or ())]
+    lines = [head]
+    system = result.get("systemPrompt") or {}
+    if isinstance(system, Mapping) and system.get("recorded") is False:
+        lines.append(
+            f"System prompt and tools are not in the file: {system.get('note') or 'the replay leaves them out'}."
+        )
+    recorded = result.get("recorded") or {}
+    if isinstance(recorded, Mapping) and recorded.get("route"):
+        cost = recorded.get("cost")
+        shown = format_cost(float(cost)) if isinstance(cost, int | float) else "price unknown"
+        lines.append(f"Recorded on {recorded['route']}: {shown} for the replies as billed.")
+    lines.extend(f"• {text}" for text in result.get("assumptions") or ())
     for route in result.get("routes") or ():
         rule = route.get("cacheRule") or {}
         lines.append(f"• {route.get('route')}: {rule.get('description', '')}")

@@ -61,6 +61,7 @@ def test_chat_runs_one_turn_per_line_and_reports_each_as_json(emulator: Emulator
         for key in ("wallMs", "cpuMs", "threadCpuMs", "prepareCpuMs"):
             assert isinstance(end[key], float) and end[key] >= 0.0, key
         assert end["usage"]["output"] > 0 and end["usage"]["cost"] > 0
+        assert set(end["cache"]) >= {"hitRatio", "misses", "recachedTokens", "causes"}  # design P10
     # Each request the emulator answered is one the events counted; usage matches what it reported.
     assert len(emulator.requests) == sum(e["requests"] for e in ends)
     # Rows appended per turn add up to the file: header + continuation rows + the turns' rows.

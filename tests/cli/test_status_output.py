@@ -170,6 +170,8 @@ PLAIN_TEXT = (
 tokens    ~170 of 1000000
 network   no proxy (no proxy set); system CAs only
           timeouts: connect 10s, read 120s; 2 retries
+cache     expired; next send $0.0008 now, $0.0008 after expiry (unused for longer than the retention (5 minutes, refreshed by each read))
+          hit ratio 0%, 0 miss(es), 0 tokens re-cached
 sections
   guidance                          22 chars
 (a system update is pending; it is appended with the next turn)
@@ -184,6 +186,8 @@ FOREIGN_TEXT = (
 tokens    ~243 of 1000000
 network   no proxy (no proxy set); system CAs only
           timeouts: connect 10s, read 120s; 2 retries
+cache     expired; next send $0.0008 now, $0.0008 after expiry (unused for longer than the retention (5 minutes, refreshed by each read))
+          hit ratio 0%, 0 miss(es), 0 tokens re-cached
 sections
   guidance                          22 chars
   tool_activation                  292 chars
@@ -257,6 +261,25 @@ PLAIN_JSON: dict[str, Any] = {
     },
     "pendingUpdate": True,
     "contextTokens": 170,
+    # The replies are from 2023: the 5-minute Anthropic cache has long expired (design P9),
+    # so the next send pays the cache write on the last reply's 111 input + 40 output tokens.
+    "cache": {
+        "state": "expired",
+        "secondsLeft": None,
+        "retention": "anthropic",
+        "retentionSeconds": 300,
+        "note": "unused for longer than the retention (5 minutes, refreshed by each read)",
+        "label": "cache expired",
+        "nextSend": {
+            "prefixTokens": 111,
+            "newTokens": 40,
+            "now": 0.000755,
+            "afterExpiry": 0.000755,
+            "priceKnown": True,
+        },
+        # No reply read from or wrote to the cache: nothing was held, so nothing was missed.
+        "session": {"hitRatio": 0.0, "misses": 0, "recachedTokens": 0, "causes": {}},
+    },
     "contextWindow": 1000000,
     "network": {
         "proxy": None,

@@ -133,9 +133,9 @@ def test_whatif_view_table_chart_and_assumptions(qtbot: Any) -> None:
     assert view.table.item(0, 0).text() == "anthropic/claude-opus-5-5"
     assert view.table.item(0, 3).text() == f"{first['uncachedTokens']:,}"
     assert view.table.item(0, 7).text().startswith(f"{first['minimumRatio']:.2f}x")
-    # The assumptions are on screen: unexpired caches, retention, prices and the catalog date.
+    # The assumptions are on screen: caches expiring by retention, prices and the catalog date.
     text = view.assumptions.text()
-    for needle in ("unexpired", "retention", "catalog", result["catalog"]["piVersion"]):
+    for needle in ("expire by each provider", "retention", "catalog", result["catalog"]["piVersion"]):
         assert needle in text
     # The chart draws one panel per route, with ink in each.
     view.show()
@@ -251,3 +251,30 @@ def test_foreign_rows_kind_bytes_match_the_rows_and_nothing_is_built_up_front() 
                 assert rowinfo.row_kind(reader.row(entry)) == code, (path.name, entry)
                 checked += 1
     assert checked >= 190  # every row of every branch of the fixtures
+
+
+def test_the_cache_countdown_ticks_from_the_stored_last_use(qtbot: Any) -> None:
+    """Design P9: the Payload tab shows "cache warm · 3:12 left" and re-derives it every
+    second on the GUI thread from the preview's last use; at zero it says expired."""
+    now = [1_000_000]
+    from desktop.ui.payload_view import PayloadView
+
+    last = now[0] - (5 * 60 - 192) * 1000  # 3:12 left of five minutes
+    cache = {
+        "total": 4000,
+        "cached": 3000,
+        "cost": 0.0049,
+        "clock": {"state": "warm", "retention": "anthropic", "retentionSeconds": 300, "lastUseMs": last},
+        "nextSend": {"now": 0.0049, "afterExpiry": 0.0394},
+    }
+    view = PayloadView()
+    qtbot.addWidget(view)
+    view.main.now_ms = lambda: now[0]
+    view.show_preview("main", {"route": "r", "body": b"{}", "pretty": "{}", "cache": cache})
+    label = view.main.cache_clock
+    assert label.text() == "cache warm · 3:12 left · next send $0.0049 now, $0.039 after expiry"
+    now[0] += 12_000
+    qtbot.waitUntil(lambda: label.text().startswith("cache warm · 3:00 left"), timeout=5000)
+    now[0] += 180_000
+    qtbot.waitUntil(lambda: label.text() == "cache expired · next send $0.039", timeout=5000)
+    assert not view.main.clock_timer.isActive()

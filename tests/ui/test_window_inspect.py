@@ -283,7 +283,7 @@ def test_whatif_tab_is_computed_on_the_worker_and_follows_the_session(
     w.composer.editor.setPlainText("And again")
     w.composer.submit()
     harness.qtbot.waitUntil(lambda: view.result.get("requests") == 2, timeout=TIMEOUT)
-    assert "unexpired" in view.assumptions.text()
+    assert "expire by each provider" in view.assumptions.text()  # design P9
 
 
 def test_preview_follows_the_draft_and_equals_the_sent_body(harness: Harness) -> None:

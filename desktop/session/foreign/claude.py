@@ -309,6 +309,14 @@ def reply_message(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
     if isinstance(first.get("id"), str):
         message["responseId"] = first["id"]
+    # Claude Code's own cause of a cache miss, shown beside the prediction (design P10).
+    reasons = [
+        d.get("cache_miss_reason")
+        for e in entries
+        if isinstance(d := (e.get("message") or {}).get("diagnostics"), dict)
+    ]
+    if any(isinstance(r, str) for r in reasons):
+        message["diagnostics"] = [{"cacheMissReason": next(r for r in reasons if isinstance(r, str))}]
     return message
 
 

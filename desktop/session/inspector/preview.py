@@ -148,6 +148,111 @@ def cache_figures(
     }
 
 
+def comparison(model: Mapping[str, Any], body: bytes, earlier: bytes, *, expired: bool) -> dict[str, Any]:
+    """What the cache would read were ``earlier`` still held: shown beside the cold or
+    expired prediction, never as it (design P8, P9)."""
+    from desktop.pi.cache_view import predict
+
+    warm = predict(model, body, [earlier])
+    share = warm.cached / warm.total if warm.total else 0.0
+    if expired:
+        lead = "For comparison, had the cache not expired"
+        tail = "The provider's retention has passed since this route was last used."
+    else:
+        lead = "For comparison, had the request behind the last reply been sent on this route"
+        tail = "This route has no request in this session yet, so its provider holds none of it."
+    return {
+        "cached": warm.cached,
+        "total": warm.total,
+        "cost": float(warm.cost.get("total", 0.0)),
+        "text": f"{lead}: {warm.cached:,} of {warm.total:,} input tokens cached ({share:.0%}). {tail}",
+    }
+
+
+def timed_cache_figures(
+    runtime: SessionRuntime,
+    model: Mapping[str, Any],
+    request: ProviderRequest,
+    history: Sequence[bytes],
+    reprojected: bytes | None,
+    pretty: Any | None,
+    now_ms: int | None,
+) -> dict[str, Any]:
+    """The cache figures from what the provider holds now: the bodies sent on the route in
+    this run, or else the re-projected last request when the journal has replies on this
+    route, kept only while the provider's retention lasts (design P8, P9). The window's
+    countdown re-derives the state from ``clock`` (the last use and the retention)."""
+    import time
+
+    from desktop.pi.cache_retention import asks_long, clock, retention_for, route_times
+    from desktop.pi.cache_rules import rule_for
+
+    body = request.body_bytes
+    now = now_ms if now_ms is not None else time.time_ns() // 1_000_000
+    times = route_times(runtime.view().messages, model)
+    held = list(history) or ([reprojected] if reprojected is not None and times else [])
+    rule = rule_for(str(model.get("api", "")), str(model.get("provider", ""))).name
+    retention = retention_for(rule, long=asks_long(request.body))
+    if history and not times:  # sent in this run but not journaled yet: just used
+        times = [now]
+    state = clock(times if held else [], retention, now)
+    used = held if state.warm else []
+    figures = cache_figures(model, body, used, pretty)
+    figures["basis"] = state.state
+    stamps = [t for t in times if isinstance(t, int) and not isinstance(t, bool)]
+    figures["clock"] = {
+        **state.to_json(),
+        "label": state.label(),
+        "lastUseMs": stamps[-1] if stamps and state.state in ("warm", "expired") else None,
+    }
+    if not used and (held or reprojected is not None):
+        earlier = held[-1] if held else reprojected
+        assert earlier is not None
+        figures["comparison"] = comparison(model, body, earlier, expired=state.state == "expired")
+    cold = figures if not used else cache_figures(model, body, [], None)
+    figures["nextSend"] = {"now": figures["cost"], "afterExpiry": cold["cost"]}
+    figures["units"] = calibrated_units(runtime.view().messages, model, held, figures["total"])
+    return figures
+
+
+def calibrated_units(
+    messages: Sequence[Any], model: Mapping[str, Any], held: Sequence[bytes], total: int
+) -> dict[str, Any]:
+    """Which figures are the provider's (design P6): the last reply on the route reports the
+    input tokens of the request behind it, so that prefix is counted in the provider's units
+    and only what the next request adds is estimated (four characters per token)."""
+    from desktop.pi.cache_view import predict
+
+    usage: Mapping[str, Any] | None = None
+    for message in reversed(messages):
+        if isinstance(message, Mapping) and message.get("role") == "assistant":
+            if (message.get("provider"), message.get("model")) == (model.get("provider"), model.get("id")):
+                found = message.get("usage")
+                usage = found if isinstance(found, Mapping) else None
+            break
+    reported = 0
+    if usage is not None:
+        reported = sum(
+            value
+            for key in ("input", "cacheRead", "cacheWrite")
+            if isinstance(value := usage.get(key), int) and not isinstance(value, bool) and value > 0
+        )
+    if not reported or not held:
+        return {"kind": "estimated", "total": total, "note": "estimated: four characters per token"}
+    before = predict(model, held[-1]).total
+    added = max(0, total - before)
+    return {
+        "kind": "calibrated",
+        "total": reported + added,
+        "reported": reported,
+        "estimated": added,
+        "note": (
+            f"calibrated: {reported:,} tokens as the provider reported them for the last request, "
+            f"{added:,} added since estimated at four characters per token"
+        ),
+    }
+
+
 def cached_spans(model: Mapping[str, Any], body: bytes, whole: int) -> tuple[int, int, int]:
     """Byte offsets in ``body``: where the last wholly cached part *in the provider's cache
     order* ends (the marker; a request's JSON order differs: Anthropic caches tools first but
@@ -178,11 +283,12 @@ def check_text(
     prediction = predict(model, body, sent)
     verdict = check(prediction, usage)
     reported = int(usage.get("cacheRead") or 0)
+    basis = "" if sent else " (a cold cache: the first request on this route in this session)"
     if verdict.ok:
         unit = "exactly" if verdict.tolerance == 0 else f"within {verdict.tolerance:,} tokens"
         text = (
-            f"Last request: predicted {verdict.predicted_cached:,} cached tokens, the provider reported "
-            f"{reported:,} — the prediction held ({unit})."
+            f"Last request: predicted {verdict.predicted_cached:,} cached tokens{basis}, the provider "
+            f"reported {reported:,} — the prediction held ({unit})."
         )
     else:
         text = f"Last request: the prediction missed — {verdict.mismatch}."
@@ -199,6 +305,7 @@ def route_preview(
     sent: bytes | Sequence[bytes] | None,
     draft: str | None = None,
     check: Mapping[str, Any] | None = None,
+    now_ms: int | None = None,
 ) -> dict[str, Any]:
     """The payload tab for ``choice``: the current route's next request, or another route's.
 
@@ -211,6 +318,10 @@ def route_preview(
     re-projected and taken as sent, so the cache view and the byte diff are shown from the
     first preview on. ``check`` is the last request's prediction against its reported usage,
     shown with the view.
+
+    Retention (design P9): the replies on the route in the journal say when its provider
+    cache was last used; past the provider's retention (at ``now_ms``, the wall clock by
+    default) the prediction is expired, with the warm figure as the comparison.
     """
     try:
         if current:
@@ -222,10 +333,15 @@ def route_preview(
         api = str(binding.model["api"])
         history = [sent] if isinstance(sent, bytes) else list(sent or ())
         previous_label = "the last request sent on this route"
+        # The provider holds only what this session sent on the route: with nothing sent yet
+        # its cache is cold, whatever earlier replies on other routes re-project to. That
+        # re-projection is kept as the byte diff's baseline and a comparison, never as the
+        # prediction (design P8).
+        reprojected: bytes | None = None
         if not history:
             before = previous_messages(runtime)
             if before is not None:
-                history = [request_for_binding(runtime, binding, before).body_bytes]
+                reprojected = request_for_binding(runtime, binding, before).body_bytes
                 previous_label = "the request behind the last reply, re-projected"
         label = (
             choice.label + (" — current route" if current else "") + (" — with your draft" if draft else "")
@@ -234,7 +350,7 @@ def route_preview(
             request,
             label=label,
             api=api,
-            previous=history[-1] if history else None,
+            previous=history[-1] if history else reprojected,
             previous_label=previous_label,
             offline=choice.route.offline,
         )
@@ -243,7 +359,9 @@ def route_preview(
         preview["draft"] = draft
         pretty = preview.pop("prettyMap", None)
         try:
-            preview["cache"] = cache_figures(binding.model, request.body_bytes, history, pretty)
+            preview["cache"] = timed_cache_figures(
+                runtime, binding.model, request, history, reprojected, pretty, now_ms
+            )
         except Exception as exc:  # a body the rules cannot read: say so, keep the preview
             log.info("cache view for %s failed: %s", choice.key, exc)
             preview["cache"] = {"error": f"{type(exc).__name__}: {exc}"}
