@@ -141,7 +141,11 @@ def _measure(
         return cpu
 
     def child(mode: str) -> float:
-        _cpu, _wall, out = child_cpu_ms([python, __file__, "--child", mode, str(session), api], env=env)
+        path = session
+        if mode == "turn":  # the turn appends rows: it runs on a copy, each time the same file
+            path = session.with_suffix(".turn.jsonl")
+            shutil.copyfile(session, path)
+        _cpu, _wall, out = child_cpu_ms([python, __file__, "--child", mode, str(path), api], env=env)
         result = json.loads(out)
         if mode == "request":
             seen["request"] = result["length"]
@@ -207,6 +211,7 @@ def main() -> None:
                     )
                 print(f"  {api} {size}: body bytes {seen} ({load_average()})", flush=True)
                 session.unlink()
+                session.with_suffix(".turn.jsonl").unlink(missing_ok=True)
                 case.unlink()
     print(
         table(
