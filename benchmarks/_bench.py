@@ -15,7 +15,9 @@ import statistics
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def load_average() -> str:
@@ -24,11 +26,11 @@ def load_average() -> str:
     return f"load average {one:.1f} {five:.1f} {fifteen:.1f}"
 
 
-def interleave(cases: Mapping[str, Callable[[], float]], rounds: int) -> dict[str, list[float]]:
+def interleave(cases: Mapping[str, Callable[[], T]], rounds: int) -> dict[str, list[T]]:
     """Each case once per round, the order rotated every round so no case always runs right
-    after another; each call returns its own measurement (ms)."""
+    after another; each call returns its own measurement (ms, or a record of several)."""
     names = list(cases)
-    out: dict[str, list[float]] = {name: [] for name in names}
+    out: dict[str, list[T]] = {name: [] for name in names}
     for round_number in range(rounds):
         shift = round_number % len(names) if names else 0
         for name in names[shift:] + names[:shift]:
