@@ -83,7 +83,10 @@ def _child(mode: str, session: str, api: str) -> None:
 
     provider, model_id, pi_options, env = ROUTES[api]
     model = _catalog_model(provider, model_id)
-    writer = JournalWriter.open(session, read_only=mode == "request")
+    from desktop.host.journal.lines import keeping_decoded
+
+    with keeping_decoded():  # as ``payload`` and ``chat`` open their session
+        writer = JournalWriter.open(session, read_only=mode == "request")
     runtime = SessionRuntime(
         writer,
         SessionRoute(model, _identity(model), _options(pi_options, env)),

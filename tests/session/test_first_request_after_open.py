@@ -20,6 +20,7 @@ import pytest
 import desktop.host.journal.lines as journal_lines
 import desktop.pi.projection.incremental as incremental
 from desktop.host.journal import JournalWriter
+from desktop.host.journal.lines import keeping_decoded
 from desktop.host.journal.rows import new_row_id
 from desktop.pi.catalog.catalog import bundled_pi
 from desktop.pi.delivery import deliver
@@ -122,17 +123,18 @@ def _row(message: dict[str, Any], model: Model) -> dict[str, Any]:
     return {**base, "type": role, "message": message}
 
 
-@pytest.fixture
-def opened(
-    tmp_path: Path, request: pytest.FixtureRequest
-) -> Iterator[tuple[SessionRuntime, int, list[dict[str, Any]]]]:
-    model = _model(request.param)
+def _open(tmp_path: Path, api: str, keep: bool) -> Iterator[tuple[SessionRuntime, int, list[dict[str, Any]]]]:
+    model = _model(api)
     messages = _messages(model)
     path = tmp_path / "session.jsonl"
     writer = JournalWriter.create(path, cwd=tmp_path, app_version="test")
     writer.append([_row(m, model) for m in messages])
     writer.close()
-    reopened = JournalWriter.open(path)  # a fresh open: every row is a line, none decoded
+    if keep:
+        with keeping_decoded():  # as ``payload`` and ``chat`` open it
+            reopened = JournalWriter.open(path)
+    else:
+        reopened = JournalWriter.open(path)  # a fresh open: every row is a line, none decoded
     state = effective_state(messages)  # type: ignore[arg-type]
     identity = {"provider": model["provider"], "model": model["id"], "api": model["api"]}
     options = RequestOptions.from_pi({"apiKey": "sk-test", "sessionId": "s1"}, env={})
@@ -148,6 +150,18 @@ def opened(
         yield runtime, len(reopened.rows), messages
     finally:
         reopened.close()
+
+
+@pytest.fixture
+def opened(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[SessionRuntime, int, list[dict[str, Any]]]]:
+    yield from _open(tmp_path, request.param, keep=False)
+
+
+@pytest.fixture
+def opened_keeping(tmp_path: Path) -> Iterator[tuple[SessionRuntime, int, list[dict[str, Any]]]]:
+    yield from _open(tmp_path, "openai-responses", keep=True)
 
 
 @pytest.mark.parametrize("opened", list(ROUTES), indirect=True)
@@ -202,3 +216,32 @@ def test_the_first_request_projects_the_history_once(
     # Before, the Responses APIs projected the whole history a second time for the position
     # that names the next assistant item.
     assert projected <= len(messages) + 40, (projected, len(messages))
+
+
+def test_rows_kept_from_the_open_are_not_decoded_again(
+    opened_keeping: tuple[SessionRuntime, int, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``payload`` and ``chat`` keep the rows the reader decoded for their first request, which
+    then decodes no line; the kept rows are let go once read."""
+    runtime, _rows, messages = opened_keeping
+    decoded = 0
+    real = orjson.loads
+
+    def counting(data: Any) -> Any:
+        nonlocal decoded
+        decoded += 1
+        return real(data)
+
+    class _Orjson:
+        loads = staticmethod(counting)
+        dumps = staticmethod(orjson.dumps)
+
+    monkeypatch.setattr(journal_lines, "orjson", _Orjson)
+    request = runtime.next_request(draft="and now?")
+    monkeypatch.undo()
+    assert decoded <= 8, decoded
+    assert runtime.writer.rows._kept is None  # let go once read
+    draft = {"role": "user", "content": "and now?", "timestamp": 10**13}
+    model = runtime.route.model
+    expected = project(model, deliver([*messages, draft], model, "folded"), runtime.route.options)  # type: ignore[list-item]
+    assert request.body_bytes == expected.body_bytes
