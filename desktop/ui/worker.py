@@ -38,10 +38,6 @@ from desktop.host.journal import JournalWriter, SessionStore
 from desktop.host.journal.lines import JournalRows
 from desktop.pi.delivery import FALLBACKS, FallbackDelivery
 from desktop.pi.routes import ResolvedModel, Route
-from desktop.session.assembly import OpenSession
-from desktop.session.foreign import ForeignSession
-from desktop.session.inspector import preview as inspector_preview
-from desktop.session.inspector.activation import activation_info
 from desktop.session.inspector.routes import (
     PUBLISHED_ROUTES,
     RouteChoice,
@@ -49,7 +45,6 @@ from desktop.session.inspector.routes import (
     pick_route,
     route_choices,
 )
-from desktop.session.runtime import SessionRuntime
 from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
 from desktop.ui.catalog_status import route_flags
@@ -57,8 +52,11 @@ from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
 from desktop.ui.row_index import RowIndex, build_index, bulk_load
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine is imported when a session opens, after the first paint
     from desktop.emulator import Emulator
+    from desktop.session.assembly import OpenSession
+    from desktop.session.foreign import ForeignSession
+    from desktop.session.runtime import SessionRuntime
 
 log = logging.getLogger(__name__)
 
@@ -551,6 +549,8 @@ class SessionWorker(QObject):
         key, body, before = dispatched
         if key != self.route_key:
             return
+        from desktop.session.inspector import preview as inspector_preview
+
         try:
             self._check = {
                 **inspector_preview.check_text(self.runtime.route.model, body, before, usage),
@@ -794,6 +794,8 @@ class SessionWorker(QObject):
         choice = self._choice(key)
         if choice is None or self.runtime is None or self.writer is None:
             return {"route": key, "error": f"unknown route {key!r}" if choice is None else "no session"}
+        from desktop.session.inspector import preview as inspector_preview
+
         return inspector_preview.route_preview(
             self.runtime,
             choice,
@@ -808,6 +810,8 @@ class SessionWorker(QObject):
 
     @Slot()
     def refresh_activation(self) -> None:
+        from desktop.session.inspector.activation import activation_info
+
         if self.session is None:
             self.activation_ready.emit(activation_info(None, []))
             return
