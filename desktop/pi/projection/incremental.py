@@ -738,7 +738,15 @@ class _Spliced:
         parts: list[bytes | memoryview] = [orjson.dumps(item) for item in self._head]
         parts += islice(self._encoded, self._kept)
         parts += [orjson.dumps(item) for item in self._rest]
-        return b"".join((before, b"[", b",".join(parts), b"]", after))
+        # One join, separators in place: the body is copied once, not twice (tens of MB on a
+        # long session, every turn).
+        pieces: list[bytes | memoryview] = [before, b"["]
+        for index, part in enumerate(parts):
+            if index:
+                pieces.append(b",")
+            pieces.append(part)
+        pieces += (b"]", after)
+        return b"".join(pieces)
 
 
 class SplicedRequest(ProviderRequest):
