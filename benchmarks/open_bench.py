@@ -25,9 +25,9 @@ interleaved round by round; the report gives min and median of each:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,6 +36,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _bench import interleave, load_average, min_median, ratio  # noqa: E402
 
 
 def _status_kb(field: str) -> int:
@@ -63,7 +66,74 @@ def phase_parse(path: Path, gc_off: bool) -> dict[str, Any]:
     start = time.perf_counter()
     with open(path, "rb") as handle:
         rows = [orjson.loads(line) for line in handle]
-    return {"seconds": time.perf_counter() - start, "rows": len(rows) - 1}
+    return {
+        "seconds": time.perf_counter() - start,
+        "rows": len(rows) - 1,
+        # The whole process, start-up included, for the launch's anchor.
+        "process_cpu": time.process_time(),
+        "at": time.time(),
+        "hwm_mb": _status_kb("VmHWM") / 1024,
+    }
+
+
+def phase_launch(path: Path, work: Path) -> dict[str, Any]:
+    """``pi-desktop PATH`` in this fresh process, through the application's own entry point;
+    a probe in the window notes when the timeline first paints rows (CPU and clock) and the
+    memory high-water mark once the session is open and the worker has settled, then quits."""
+    from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    import desktop.ui.launch as launch
+    from desktop.app import main as app_main
+
+    marks: dict[str, Any] = {}
+    window_class = launch.MainWindow
+
+    class Probe(QObject):
+        def __init__(self, window: Any) -> None:
+            super().__init__(window)
+            self.window = window
+
+        def eventFilter(self, _obj: Any, event: Any) -> bool:
+            if (
+                event.type() == QEvent.Type.Paint
+                and "paint" not in marks
+                and self.window.timeline.rowCount() > 100
+            ):
+                marks["paint"] = time.time()
+                marks["paint_cpu"] = time.process_time()
+                marks["paint_hwm_mb"] = _status_kb("VmHWM") / 1024
+            return False
+
+    class Window(window_class):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._bench_probe = Probe(self)
+            self.view.viewport().installEventFilter(self._bench_probe)
+            self.worker.session_opened.connect(self._bench_opened)
+
+        def _bench_opened(self, _info: Any) -> None:
+            marks["opened"] = time.time()
+            # Settled: a query posted now runs after everything the open queued.
+            self.client.ops.query(lambda _worker: None, lambda _none: self._bench_settled())
+
+        def _bench_settled(self) -> None:
+            def done() -> None:
+                if "paint" not in marks:
+                    QTimer.singleShot(20, done)
+                    return
+                marks["settled"] = time.time()
+                marks["settled_cpu"] = time.process_time()
+                marks["settled_hwm_mb"] = _status_kb("VmHWM") / 1024
+                app = QApplication.instance()
+                assert app is not None
+                app.quit()
+
+            QTimer.singleShot(0, done)
+
+    launch.MainWindow = Window
+    app_main([str(path), "--data-dir", str(work / "data")])
+    return marks
 
 
 def phase_open(path: Path, work: Path) -> dict[str, Any]:
@@ -182,6 +252,7 @@ def phase_open(path: Path, work: Path) -> dict[str, Any]:
 def _child(phase: str, path: Path) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
     with tempfile.TemporaryDirectory() as work:
+        spawned = time.time()
         out = subprocess.run(
             [sys.executable, __file__, "--phase", phase, "--file", str(path), "--work", work],
             capture_output=True,
@@ -189,7 +260,11 @@ def _child(phase: str, path: Path) -> dict[str, Any]:
             env=env,
             check=True,
         )
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    return {**json.loads(out.stdout.strip().splitlines()[-1]), "spawned": spawned}
+
+
+def _rounded(pair: tuple[float, float], digits: int = 2) -> dict[str, float]:
+    return {"min": round(pair[0], digits), "median": round(pair[1], digits)}
 
 
 def make_file(path: Path, rows: int) -> None:
@@ -214,6 +289,8 @@ def main() -> int:
     if args.phase:
         if args.phase == "open":
             result = phase_open(args.file, args.work)
+        elif args.phase == "launch":
+            result = phase_launch(args.file, args.work)
         else:
             result = phase_parse(args.file, gc_off=args.phase == "parse-gc-off")
         print(json.dumps(result))
@@ -223,14 +300,15 @@ def main() -> int:
         path = Path(folder) / "long.jsonl"
         make_file(path, args.rows)
         size_mb = path.stat().st_size / 2**20
-        runs: dict[str, list[dict[str, Any]]] = {"parse": [], "parse-gc-off": [], "open": []}
-        for _ in range(args.rounds):  # interleaved: one of each per round
-            for phase in runs:
-                runs[phase].append(_child(phase, path))
+        phases = ["parse", "parse-gc-off", "open", "launch"]
+        runs = interleave({phase: functools.partial(_child, phase, path) for phase in phases}, args.rounds)
+    for run in runs["launch"]:
+        run["paint_wall"] = run["paint"] - run["spawned"]
+    for run in runs["parse-gc-off"]:
+        run["wall"] = run["at"] - run["spawned"]
 
     def stat(phase: str, key: str) -> tuple[float, float]:
-        values = [run[key] for run in runs[phase]]
-        return min(values), statistics.median(values)
+        return min_median([run[key] for run in runs[phase]])
 
     parse = stat("parse", "seconds")
     parse_off = stat("parse-gc-off", "seconds")
@@ -255,7 +333,28 @@ def main() -> int:
             "min": round(low / size_mb, 2),
             "median": round(mid / size_mb, 2),
         }
+    # ``pi-desktop PATH`` from a fresh process against a fresh collector-off parse process:
+    # process CPU (start-up included) to rows on screen, wall time from the spawn, and the
+    # memory high-water mark in total once the session is open and the worker has settled.
+    launch_cpu = [run["paint_cpu"] for run in runs["launch"]]
+    parse_cpu = [run["process_cpu"] for run in runs["parse-gc-off"]]
+    report["launch_cpu_over_parse_gc_off_process"] = _rounded(ratio(launch_cpu, parse_cpu))
+    report["launch_cpu_s"] = _rounded(min_median(launch_cpu), 3)
+    report["parse_gc_off_process_cpu_s"] = _rounded(min_median(parse_cpu), 3)
+    report["launch_wall_over_parse_gc_off_wall"] = _rounded(
+        ratio([run["paint_wall"] for run in runs["launch"]], [run["wall"] for run in runs["parse-gc-off"]])
+    )
+    report["launch_settled_memory_over_file"] = _rounded(
+        tuple(v / size_mb for v in stat("launch", "settled_hwm_mb"))  # type: ignore[arg-type]
+    )
+    report["launch_paint_memory_over_file"] = _rounded(
+        tuple(v / size_mb for v in stat("launch", "paint_hwm_mb"))  # type: ignore[arg-type]
+    )
+    report["parse_gc_off_memory_over_file"] = _rounded(
+        tuple(v / size_mb for v in stat("parse-gc-off", "hwm_mb"))  # type: ignore[arg-type]
+    )
     report["rss_before_mb"] = round(stat("open", "rss_before_mb")[1], 1)
+    report["load"] = load_average()
     report["peak_reset"] = all(run["peak_reset"] for run in runs["open"])
     text = json.dumps(report, indent=2)
     print(text)

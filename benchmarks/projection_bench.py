@@ -8,8 +8,11 @@ timed from the ``streamSimple`` call to the captured body). Prints one table: Py
 ms, the ratio (target <= 1.0) and the linearity of Python (time per message at the largest
 size over the smallest; ~1.0 means linear).
 
-Both sides build the whole request from scratch, as the runtime does after every appended
-row; the body sizes are compared so a difference in what was built cannot hide.
+Both sides build the whole request from scratch from decoded messages, warmed (best of the
+warm runs on both sides): what ``pi-desktop payload --context`` costs. It is not what the first
+request of an open costs: that goes through the journal and the incremental projection, from a
+fresh process, and ``first_request_bench.py`` measures it. The body sizes are compared so a
+difference in what was built cannot hide.
 
 Transcripts are synthetic but shaped like real sessions: user prompts, assistant text with
 tool calls (and some thinking with the API's kind of signature), tool results with file-sized

@@ -3,11 +3,13 @@
 A session of N rows is written to a real journal (the projection benchmark's tool-heavy
 transcripts, one per API) and opened by a ``SessionRuntime``. Each measured turn is
 ``run_turn("...")`` exactly as the window or ``pi-desktop chat`` runs it: the user row is
-appended and fsynced, the system state diffed, the compaction estimate taken, and the request
-built; the thread CPU time from the call to the moment the dispatcher receives the request is
-the turn's *prepare* time. The dispatcher then answers at once (a finished assistant message,
-no network), so the next turn starts from a session one turn longer. ``encode`` is the extra
-CPU to produce the body bytes the dispatcher would send.
+appended and fsynced, the system state diffed, the compaction estimate taken, the request
+built and its body bytes encoded (what the dispatcher sends); the thread CPU time from the call
+to those bytes is the turn's time. The dispatcher then answers at once (a finished assistant
+message, no network), so the next turn starts from a session one turn longer. The first turn
+after the session is built is reported on its own (``first``: it commits the whole history, see
+``first_request_bench.py`` for it against pi-ai from a fresh process); ``encode`` is the part of
+a turn spent encoding.
 
 The anchor is the same session at 1,000 rows, measured in the same run, interleaved round by
 round with the large one; min and median over all measured turns. Only the history's length
@@ -28,6 +30,7 @@ Run: ``PYTHONPATH=. python benchmarks/turn_bench.py [--sizes 1000,50000] [--roun
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import tempfile
@@ -39,6 +42,7 @@ from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _bench import interleave, load_average, min_median, ratio
 from projection_bench import ROUTES, _catalog_model, _options, transcript
 
 from desktop.host.journal import JournalWriter
@@ -190,9 +194,10 @@ class Session:
             _Prompt(state.sections),
             new_id=new_row_id,
         )
-        self.turn(warm=True)
+        #: The first turn after the open (prepare + encode, ms): it commits the whole history.
+        self.first = sum(self.turn())
 
-    def turn(self, warm: bool = False) -> tuple[float, float]:
+    def turn(self) -> tuple[float, float]:
         start = time.thread_time()
         result = self.runtime.run_turn("Now run the tests and tell me what failed.")
         assert result.stopped == "stop", result
@@ -206,6 +211,16 @@ class Session:
         return (time.thread_time() - start) * 1000
 
 
+def _turns(session: Session, count: int, encodes: list[float]) -> list[float]:
+    """``count`` turns of one session: each to the bytes the dispatcher sends (prepare + encode)."""
+    out = []
+    for _ in range(count):
+        prepare, encode = session.turn()
+        out.append(prepare + encode)
+        encodes.append(encode)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="1000,50000")
@@ -216,7 +231,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     small, large = sizes[0], sizes[-1]
     print(
-        f"{'api':<26}{'rows':>7}{'prepare min':>13}{'median':>9}{'encode':>9}{'full':>9}"
+        f"{'api':<26}{'rows':>7}{'first':>9}{'turn min':>13}{'median':>9}{'encode':>9}{'full':>9}"
         f"{'ratio min':>11}{'median':>8}"
     )
     with tempfile.TemporaryDirectory() as tmp:
@@ -229,27 +244,33 @@ def main() -> None:
             }
             declared = {size: [t["name"] for t in s.tools.declarations()] for size, s in sessions.items()}
             assert all(names == declared[large] for names in declared.values()), "tool sets differ"
-            times: dict[int, list[float]] = {size: [] for size in sizes}
             encodes: dict[int, list[float]] = {size: [] for size in sizes}
-            for _round in range(args.rounds):
-                for size in sizes:  # interleaved: every round visits every size
-                    for _ in range(args.turns):
-                        prepare, encode = sessions[size].turn()
-                        times[size].append(prepare)
-                        encodes[size].append(encode)
+
+            measured = interleave(
+                {
+                    str(size): functools.partial(_turns, sessions[size], args.turns, encodes[size])
+                    for size in sizes
+                },
+                args.rounds,
+            )
+            times = {size: [t for batch in measured[str(size)] for t in batch] for size in sizes}
             for size in sizes:
                 full = sessions[size].full_ms()
-                ratio_min = min(times[size]) / min(times[small])
-                ratio_median = statistics.median(times[size]) / statistics.median(times[small])
+                ratio_min, ratio_median = ratio(times[size], times[small])
+                low, mid = min_median(times[size])
                 print(
-                    f"{api:<26}{size:>7}{min(times[size]):>13.2f}{statistics.median(times[size]):>9.2f}"
+                    f"{api:<26}{size:>7}{sessions[size].first:>9.1f}{low:>13.2f}{mid:>9.2f}"
                     f"{statistics.median(encodes[size]):>9.2f}{full:>9.1f}"
                     f"{ratio_min:>11.2f}{ratio_median:>8.2f}"
                 )
             for session in sessions.values():
                 session.writer.close()
             del sessions
-    print(f"prepare/encode/full in ms of thread CPU; ratio = {large} rows over {small} rows (target <= 2.0)")
+    print(
+        f"ms of thread CPU: first = the first turn after the open, turn = each later turn to its bytes"
+        f" (prepare + encode), full = a from-scratch projection; ratio = {large} rows over {small} rows"
+        f" (target <= 2.0); {load_average()}"
+    )
 
 
 if __name__ == "__main__":

@@ -107,7 +107,11 @@ def run(args: argparse.Namespace) -> int:
     emit = _Emitter() if args.jsonl else None
     failed = 0
     turns = 0
-    with opened(args) as (session, _emulator):
+    from desktop.host.journal.lines import keeping_decoded
+
+    # The first turn reads every message right after the open: the rows the reader decoded
+    # are kept for it rather than decoded twice, then let go (design P7).
+    with keeping_decoded(), opened(args) as (session, _emulator):
         require_writable(session)
         runtime = session.runtime
         route = session.config.route.label()

@@ -146,8 +146,11 @@ def request_from_session(args: argparse.Namespace) -> tuple[ProviderRequest, boo
     """The session's next request through the runtime, whether the route is offline, and the
     note saying which credential kind the preview assumed when no credential was found (P5)."""
     from desktop.cli._session import opened
+    from desktop.host.journal.lines import keeping_decoded
 
-    with opened(args, read_only=True) as (session, _emulator):
+    # The request reads every message right after the open: the rows the reader decoded are
+    # kept for it rather than decoded twice (design P7).
+    with keeping_decoded(), opened(args, read_only=True) as (session, _emulator):
         route = session.runtime.route
         request = session.runtime.next_request(draft=args.message)
         return request, session.config.route.offline, route.credential_note

@@ -149,6 +149,14 @@ class ContextMessages(Sequence[Message]):
     def __getitem__(self, index: slice) -> list[Message]: ...
     def __getitem__(self, index: int | slice) -> Message | list[Message]:
         if isinstance(index, slice):
+            rows = self.rows
+            start, stop, step = index.indices(len(self.refs))
+            if isinstance(rows, JournalRows) and step == 1:
+                # The rows' messages decoded in one pass, the held ones put back in place.
+                refs = self.refs[start:stop]
+                decoded = iter(rows.messages([ref for ref in refs if ref >= 0]))
+                held = self._held
+                return [held[start + k] if ref < 0 else next(decoded) for k, ref in enumerate(refs)]
             return [self._message(i, walk=True) for i in range(*index.indices(len(self.refs)))]
         if index < 0:
             index += len(self.refs)

@@ -8,16 +8,17 @@ browser lists) and write one (a fork), so they never run on the GUI thread.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from desktop.session.foreign import ForeignSession
+if TYPE_CHECKING:  # the foreign readers load when a foreign session opens
+    from desktop.session.foreign import ForeignSession
 
 DEFAULT_WHATIF_ROUTES = ("anthropic/claude-opus-5-5", "deepseek/deepseek-flash", "openai/gpt-5.5")
 
 
 def file_format(path: Path) -> tuple[str, str]:
     """(format, description) of a file by its content: desktop, pi, claude-code or unknown."""
-    from desktop.session.foreign import detect_format
+    from desktop.host.foreign.detect import detect_format  # not the foreign readers: asked at every open
 
     detected = detect_format(path)
     return detected.format, detected.description

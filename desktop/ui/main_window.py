@@ -13,7 +13,7 @@ import logging
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QModelIndex, QSettings, QSize, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -37,8 +37,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.session.compaction import CompactionPreview
-from desktop.session.inspector.section_diff import section_diff
 from desktop.ui import accounts_dialog, rowinfo
 from desktop.ui.accounts_dialog import AccountsDialog
 from desktop.ui.activation_view import ActivationView
@@ -62,6 +60,9 @@ from desktop.ui.timeline_delegate import TimelineDelegate, TimelineView
 from desktop.ui.timeline_model import ROW_ROLE, ShownRows, TimelineFilter, TimelineModel
 from desktop.ui.usage_view import UsageView
 from desktop.ui.worker import PERMISSION_MODES, SessionWorker, WorkerClient
+
+if TYPE_CHECKING:  # the engine's compaction loads when a session opens, not before the first paint
+    from desktop.session.compaction import CompactionPreview
 
 WINDOW_TITLE = APP_TITLE
 MAX_RECENT = 10
@@ -722,6 +723,8 @@ class MainWindow(QMainWindow):
             else:
                 self.diff_view.show_diff(row["diff"])
         else:
+            from desktop.session.inspector.section_diff import section_diff  # loaded on first use
+
             self.diff_view.show_diff(
                 section_diff(
                     self.timeline.rows, position, self.timeline.state_positions(position), self.timeline.ids

@@ -18,7 +18,7 @@ import bisect
 import re
 from collections.abc import Mapping, Sequence
 from itertools import compress
-from typing import Any, Final, overload
+from typing import TYPE_CHECKING, Any, Final, overload
 
 from PySide6.QtCore import (
     QAbstractListModel,
@@ -29,9 +29,11 @@ from PySide6.QtCore import (
 )
 
 from desktop.ui import rowinfo
-from desktop.ui.foreign_rows import ForeignRows
 from desktop.ui.inert import plain_tip
 from desktop.ui.row_index import RowIndex, RowReader
+
+if TYPE_CHECKING:  # the foreign readers load when a foreign session opens
+    from desktop.ui.foreign_rows import ForeignRows
 
 KIND_ROLE: Final = Qt.ItemDataRole.UserRole + 1
 ROW_ROLE: Final = Qt.ItemDataRole.UserRole + 2

@@ -59,7 +59,7 @@ from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
 from desktop.ui.row_index import RowIndex, build_index, bulk_load
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine is imported when a session opens, after the first paint
     from desktop.emulator import Emulator
     from desktop.host.tools.definitions import Definition
 
@@ -207,6 +207,10 @@ class SessionWorker(QObject):
         Every step checks ``closing``, so quitting during start-up ends it at the next step.
         """
         self.thread_id = threading.get_ident()
+        path = options.get("session")
+        # ``pi-desktop PATH``: the session's rows on screen first; the emulator, the keyring and
+        # the routes (a second or more of imports and lookups) come after (design G9).
+        early = self._index_early(Path(str(path))) if path else None
         initial = str(options.get("initialProvider") or "")
         if not initial:
             initial = self._initial_provider()
@@ -235,9 +239,10 @@ class SessionWorker(QObject):
         self.mode = self.seed_mode = _mode(options.get("mode"))
         self.fallback = self.seed_fallback = _fallback(options.get("fallback"))
         self.seed_compaction = _compaction(options.get("compaction"))
-        path = options.get("session")
         try:
-            if path and Path(str(path)).is_file():
+            if early is not None:
+                self._open(Path(str(path)), index=early)
+            elif path and Path(str(path)).is_file():
                 self._open_any(Path(str(path)))
             elif self._first_run(options.get("firstRun", "auto")):
                 self._welcome()
@@ -247,6 +252,33 @@ class SessionWorker(QObject):
             log.exception("could not open a session")
             self.message.emit("error", f"Could not open a session: {exc}")
             self._emit_previews(changed=False)
+
+    def _index_early(self, path: Path) -> RowIndex | None:
+        """The row index of a Desktop session named at start, sent to the window (and painted)
+        before anything else runs; None for any other file (opened as before)."""
+        try:
+            if not path.is_file() or inspect_ops.file_format(path)[0] != "desktop":
+                return None
+        except Exception:
+            return None
+        return self._send_index(path, None)
+
+    def _send_index(self, path: Path, workspace: Path | None) -> RowIndex | None:
+        """Build the timeline's index, show it and wait until the window painted it."""
+        index: RowIndex | None = None
+        try:
+            index = build_index(path)
+        except OSError as exc:
+            log.info("no row index for %s: %s", path, exc)
+        if index is not None:
+            painted = threading.Event()
+            cwd = "" if workspace is None else str(workspace)
+            self.session_indexed.emit({"path": str(path), "cwd": cwd, "index": index, "painted": painted})
+            # Let the window paint and lay the rows out before the journal is read again:
+            # the two would share the GIL, and every layout call into the item model would
+            # wait for it (bounded, for a window that never paints).
+            painted.wait(PAINT_WAIT)
+        return index
 
     def _initial_provider(self) -> str:
         """The first launch's route (environment and keyring: worker thread only, design D3)."""
@@ -430,6 +462,7 @@ class SessionWorker(QObject):
         *,
         new: bool = False,
         chosen: SessionSettings | None = None,
+        index: RowIndex | None = None,
     ) -> None:
         """Open through the shared assembly, so the window and the CLI see the same session, on
         the session's own route, mode and fallback (design G12). Opening writes nothing."""
@@ -450,21 +483,10 @@ class SessionWorker(QObject):
         self.bridge.workspace = str(workspace)
         with bulk_load():
             # First the timeline's index (one pass over the file), so the window paints the
-            # session while the runtime is still being assembled from the same file (design G9).
-            index: RowIndex | None = None
-            try:
-                index = build_index(path)
-            except OSError as exc:
-                log.info("no row index for %s: %s", path, exc)
-            if index is not None:
-                painted = threading.Event()
-                self.session_indexed.emit(
-                    {"path": str(path), "cwd": str(workspace), "index": index, "painted": painted}
-                )
-                # Let the window paint and lay the rows out before the journal is read again:
-                # the two would share the GIL, and every layout call into the item model would
-                # wait for it (bounded, for a window that never paints).
-                painted.wait(PAINT_WAIT)
+            # session while the runtime is still being assembled from the same file (design G9);
+            # already shown when the session was named at start.
+            if index is None:
+                index = self._send_index(path, workspace)
             journal = JournalWriter.open(path)
             try:
                 recorded = recorded_settings(journal.rows)
@@ -870,6 +892,7 @@ class SessionWorker(QObject):
         key, body, before = dispatched
         if key != self.route_key:
             return
+
         try:
             self._check = {
                 **inspector_preview.check_text(self.runtime.route.model, body, before, usage),
@@ -1218,6 +1241,7 @@ class SessionWorker(QObject):
         choice = self._choice(key)
         if choice is None or self.runtime is None or self.writer is None:
             return {"route": key, "error": f"unknown route {key!r}" if choice is None else "no session"}
+
         return inspector_preview.route_preview(
             self.runtime,
             choice,
@@ -1232,6 +1256,7 @@ class SessionWorker(QObject):
 
     @Slot()
     def refresh_activation(self) -> None:
+
         if self.session is None:
             self.activation_ready.emit(activation_info(None, []))
             return

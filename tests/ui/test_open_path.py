@@ -171,3 +171,26 @@ def test_a_pi_session_given_at_start_opens_read_only(
         assert h.window.windowTitle().startswith(f"{PI_SESSION.name} · ")
     finally:
         h.close()
+
+
+def test_a_session_named_at_start_is_on_screen_before_the_emulator_starts(
+    qtbot: Any, tmp_path: Path, qsettings_isolated: Path
+) -> None:
+    """``pi-desktop PATH``: the rows are indexed and painted first; the emulator, the keyring
+    and the routes (a second or more on a cold start) come after (design G9)."""
+    from desktop.ui.main_window import MainWindow
+    from desktop.ui.worker import start_worker, stop_worker
+
+    path = _session(tmp_path, "named.jsonl", "named-ws")
+    thread, worker, client = start_worker(workspace=str(tmp_path), offline=True)
+    window = MainWindow(worker, client)
+    qtbot.addWidget(window)
+    emulator_at_index: list[object] = []
+    worker.session_indexed.connect(lambda _info: emulator_at_index.append(worker.emulator))
+    window.show()
+    qtbot.waitExposed(window)
+    client.start.emit({"route": ROUTE, "session": str(path), "firstRun": False})
+    qtbot.waitUntil(lambda: window.session.get("path") == str(path), timeout=TURN_TIMEOUT)
+    window.close()
+    assert stop_worker(thread, worker, client)
+    assert emulator_at_index == [None]

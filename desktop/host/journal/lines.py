@@ -16,6 +16,7 @@ row decodes to on demand has the shape the reader checked.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from array import array
 from collections import OrderedDict
@@ -91,7 +92,13 @@ class JournalRows(Sequence[dict[str, Any]]):
     keep row numbers instead of rows. Rows handed out are shared: do not mutate them.
     """
 
+    #: Set (``keeping_decoded``) by a command whose first request follows the open: the rows
+    #: the reader decoded are kept until one pass reads their messages (``messages``), instead
+    #: of being decoded a second time for it (design P7). The window never sets it.
+    keep_decoded = False
+
     def __init__(self) -> None:
+        self._kept: dict[int, dict[str, Any]] | None = {} if JournalRows.keep_decoded else None
         self._data = bytearray()
         self._starts: array[int] = array("q", [0])
         self._ids: list[str] = []
@@ -118,11 +125,14 @@ class JournalRows(Sequence[dict[str, Any]]):
         if keep:
             self._remember(number, row)
 
-    def add_message(self, raw: bytes, row_id: str, code: int) -> None:
+    def add_message(self, raw: bytes, row_id: str, code: int, row: dict[str, Any] | None = None) -> None:
         """``add`` of a user, assistant or tool result row (``code``) of this schema version
         whose message the reader's flat shape check passed: its facts are then ``code,
         MESSAGE, None`` without reading the row again (``row_facts`` costs about 1 µs a row,
-        most of the reader's own work on a session of such rows, design D6)."""
+        most of the reader's own work on a session of such rows, design D6). ``row`` is the
+        decoded row, kept while ``keep_decoded`` asks for it."""
+        if self._kept is not None and row is not None:
+            self._kept[len(self._ids)] = row
         self._data += raw
         self._starts.append(len(self._data))
         self._ids.append(row_id)
@@ -171,8 +181,34 @@ class JournalRows(Sequence[dict[str, Any]]):
         row = self._cache.get(index)
         if row is not None:
             return row
+        if self._kept is not None and (row := self._kept.get(index)) is not None:
+            return row
         starts = self._starts
         return orjson.loads(self._data[starts[index] : starts[index + 1]])  # type: ignore[no-any-return]
+
+    def messages(self, indices: Iterable[int]) -> list[Any]:
+        """``peek(i)["message"]`` for each row number, in one pass: the first request after an
+        open reads every message of the history, and the per-row calls and line copies cost
+        about as much as the decoding (design P7)."""
+        cache = self._cache
+        starts = self._starts
+        loads = orjson.loads
+        kept = self._kept
+        if kept:  # each kept row is handed out once, then let go: decoded again if asked again
+            out = []
+            for index in indices:
+                row = cache.get(index) or kept.pop(index, None)
+                out.append(row["message"] if row is not None else self.peek(index)["message"])
+            if not kept:
+                self._kept = None
+            return out
+        with memoryview(self._data) as data:
+            return [
+                row["message"]
+                if (row := cache.get(index)) is not None
+                else loads(data[starts[index] : starts[index + 1]])["message"]
+                for index in indices
+            ]
 
     def _row(self, index: int) -> dict[str, Any]:
         cache = self._cache
@@ -248,6 +284,16 @@ class JournalRows(Sequence[dict[str, Any]]):
     def stored_bytes(self) -> int:
         """Bytes of lines held (for measurements)."""
         return len(self._data)
+
+
+@contextlib.contextmanager
+def keeping_decoded() -> Iterator[None]:
+    """Journals read inside keep their decoded rows until their messages are read once."""
+    JournalRows.keep_decoded = True
+    try:
+        yield
+    finally:
+        JournalRows.keep_decoded = False
 
 
 def rows_of_type(rows: Sequence[Mapping[str, Any]], kind: str) -> Iterable[Mapping[str, Any]]:

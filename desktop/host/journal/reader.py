@@ -261,7 +261,7 @@ def parse_lines(path: Path, lines: Iterable[bytes]) -> SessionLog:
             fits = fits_of(kind)
             if fits is not None and fits(obj):
                 ids[row_id] = len(ids)
-                add_message(raw, row_id, TYPE_CODES[kind])
+                add_message(raw, row_id, TYPE_CODES[kind], obj)
                 continue
         shape = row_shape_problem(obj) if version <= SCHEMA_VERSION else None
         if shape is not None:

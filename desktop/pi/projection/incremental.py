@@ -162,6 +162,35 @@ class _Estimate:
         except (KeyError, TypeError):
             return 0
 
+    def extend(self, messages: Sequence[Mapping[str, Any]]) -> None:
+        """``add`` of each message in turn, estimating only the messages after the last usage
+        that applies: once a usage applies, ``total`` is never read again (``with_tail``
+        counts from the usage), so the messages before it need no estimate. A segment of
+        50,000 messages (the first commit after an open) costs a pass over the timestamps and
+        usages, as pi-ai's own estimate does, instead of an estimate of every message."""
+        latest = self.latest
+        found: tuple[int, int] | None = None
+        for index, message in enumerate(messages):
+            stamp = message.get("timestamp")
+            if stamp is None:
+                raise _Unsupported("a message without a timestamp")
+            if latest is None or stamp >= latest:
+                usage = self._usage(message)
+                if usage > 0:
+                    found = (index, usage)
+                latest = stamp
+        if found is None:
+            for message in messages:
+                self.add(message)
+            return
+        index, usage = found
+        self.usage = (usage, 0)
+        self.total = -1  # not read again: a usage applies from here on
+        self.latest = latest
+        after = messages[index + 1 :]
+        if after:
+            self.usage = (usage, sum(estimate_message_tokens(m) for m in after))
+
     def copy(self) -> _Estimate:
         return _Estimate(self.total, self.latest, self.usage)
 
@@ -197,7 +226,7 @@ class _Committed:
     #: only the length it saw (``_Spliced``); a rollback starts a new list.
     objects: list[Any] = field(default_factory=list)
     #: Each segment's encoded items (empty segments left out), in order; append-only as well.
-    encoded: list[bytes] = field(default_factory=list)
+    encoded: list[bytes | memoryview] = field(default_factory=list)
     systems: list[Message] = field(default_factory=list)
     tool_history: bool = False
     tool_keys: list[bytes] = field(default_factory=list)
@@ -380,6 +409,11 @@ class IncrementalProjection:
     def _incremental(self, delivered: Sequence[Message], stable: int, limit: int) -> ProviderRequest:
         if stable < self._done.end:
             self._rollback(stable)
+        # Everything below reads the uncommitted messages several times (boundaries, system
+        # messages, the commit itself); the context's messages are decoded from their journal
+        # lines on every read, so they are decoded once here. On the first request after an
+        # open that is the whole history, read once instead of three times (design P7).
+        delivered = _decoded(delivered, self._done.end)
         tail_keys: list[bytes] = []
         if self._tool_sensitive:
             for message in delivered[self._done.end :]:
@@ -389,6 +423,7 @@ class IncrementalProjection:
                         tail_keys.append(key)
             facts = (*self._done.tool_keys, *tail_keys)
             if facts != self._tool_facts:
+                delivered = _decoded(delivered, 0)
                 self._done = _Committed()
                 self._lead_cache = None
                 self._systems_cache = None
@@ -400,7 +435,7 @@ class IncrementalProjection:
         self._check_leading(delivered)
         # Commit up to the last boundary the persistent messages reach.
         top = min(limit, len(delivered) - 1)
-        last = max((b for b in range(top, self._done.end, -1) if _is_boundary(delivered, b)), default=0)
+        last = next((b for b in range(top, self._done.end, -1) if _is_boundary(delivered, b)), 0)
         if last > self._done.end:
             self._commit(delivered, last)
         if self._done.end == 0:
@@ -478,10 +513,13 @@ class IncrementalProjection:
     ) -> tuple[ProviderRequest, list[Any]]:
         facts = TranscriptFacts(messages, context_tokens=tokens, position_base=base, has_tools=has_tools)
         request = self._project(self.model, facts, self.options)
+        return request, self._wire(request)
+
+    def _wire(self, request: ProviderRequest) -> list[Any]:
         wire: Any = request.body
         for key in self._path:
             wire = wire[key]
-        return request, cast(list[Any], wire)
+        return cast(list[Any], wire)
 
     def _systems(self, delivered: Sequence[Message]) -> list[Message]:
         """The committed system messages (or their equivalent), then the tail's."""
@@ -589,25 +627,32 @@ class IncrementalProjection:
             base = 0
         else:
             lead, base, _standin, at = self._lead()
-        _request, wire = self._run([*lead, *segment, tail_user, *later], 0, base)
+        # One projection gives the segment's items and, on the Responses APIs, the position
+        # after it (where the stand-in user message lands; the folded system messages after it
+        # do not move it).
+        facts = TranscriptFacts(
+            [*lead, *segment, tail_user, *later],
+            context_tokens=0,
+            position_base=base,
+            watch=(tail_user,) if self._positions else (),
+        )
+        wire = self._wire(self._project(self.model, facts, self.options))
         if start:
             first = _find(wire, _TEXT_MARK, at) + 1
             self._at = first - 1
         stop = _rfind(wire, _USER_MARK, first)
         items = wire[first:stop]
-        encoded = b",".join(orjson.dumps(item) for item in items)
+        # The items' bytes as ``orjson.dumps`` writes them in a list, separators included,
+        # in one call (the whole history on the first commit after an open).
+        encoded = memoryview(orjson.dumps(items))[1:-1]
 
         position = done.position
         if self._positions:
-            facts = TranscriptFacts(
-                [*lead, *segment, tail_user], context_tokens=0, position_base=base, watch=(tail_user,)
-            )
-            self._project(self.model, facts, self.options)
             position = facts.watched[id(tail_user)]
             if position < 0:
                 raise _Unsupported("position probe not converted")
+        done.estimate.extend(segment)
         for message in segment:
-            done.estimate.add(message)
             if message["role"] == "system":
                 done.systems.append(message)
                 key = _tool_key(message)
@@ -670,7 +715,7 @@ class _Spliced:
         path: tuple[str, ...],
         head: list[Any],
         committed: list[Any],
-        encoded: list[bytes],
+        encoded: list[bytes | memoryview],
         rest: list[Any],
     ) -> None:
         self._shell = shell
@@ -692,10 +737,18 @@ class _Spliced:
         before, after = orjson.dumps(_with_list(self._shell, self._path, [_PLACEHOLDER])).split(
             b'["' + _PLACEHOLDER.encode() + b'"]'
         )
-        parts = [orjson.dumps(item) for item in self._head]
+        parts: list[bytes | memoryview] = [orjson.dumps(item) for item in self._head]
         parts += islice(self._encoded, self._kept)
         parts += [orjson.dumps(item) for item in self._rest]
-        return b"".join((before, b"[", b",".join(parts), b"]", after))
+        # One join, separators in place: the body is copied once, not twice (tens of MB on a
+        # long session, every turn).
+        pieces: list[bytes | memoryview] = [before, b"["]
+        for index, part in enumerate(parts):
+            if index:
+                pieces.append(b",")
+            pieces.append(part)
+        pieces += (b"]", after)
+        return b"".join(pieces)
 
 
 class SplicedRequest(ProviderRequest):
@@ -763,14 +816,20 @@ def _rfind(wire: Sequence[Any], mark: bytes, start: int) -> int:
 
 
 class _Joined(Sequence[Message]):
-    """``first + second`` without copying ``first`` (a long history plus this request's extras)."""
+    """``first[:split] + second`` without copying ``first`` (a long history plus this request's
+    extras, or the committed messages plus the rest read once)."""
 
     __slots__ = ("_first", "_second", "_split")
 
-    def __init__(self, first: Sequence[Message], second: Sequence[Message]) -> None:
+    def __init__(self, first: Sequence[Message], second: Sequence[Message], split: int | None = None) -> None:
         self._first = first
         self._second = second
-        self._split = len(first)
+        self._split = len(first) if split is None else split
+
+    @property
+    def decoded(self) -> bool:
+        """Whether both parts are plain lists (nothing is read from a row on access)."""
+        return isinstance(self._first, list) and isinstance(self._second, list)
 
     def __len__(self) -> int:
         return self._split + len(self._second)
@@ -792,8 +851,22 @@ class _Joined(Sequence[Message]):
         return self._first[index] if index < split else self._second[index - split]
 
     def __iter__(self) -> Iterator[Message]:
-        yield from self._first
+        yield from islice(self._first, self._split)
         yield from self._second
+
+
+#: Uncommitted messages from which on they are read into a list once per request.
+_DECODE_AT_ONCE = 64
+
+
+def _decoded(messages: Sequence[Message], start: int) -> Sequence[Message]:
+    """``messages`` with those from ``start`` on read once into a list (the leading ones are
+    committed and read no more); as is when that part is short or already a list."""
+    if isinstance(messages, list) or len(messages) - start < _DECODE_AT_ONCE:
+        return messages
+    if isinstance(messages, _Joined) and messages.decoded:
+        return messages
+    return _Joined(messages, list(messages[start:]), start)
 
 
 def _with_list(body: Mapping[str, Any], path: tuple[str, ...], items: list[Any]) -> dict[str, Any]:

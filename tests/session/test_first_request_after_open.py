@@ -1,0 +1,247 @@
+"""The first request after an open reads the history once (design P7).
+
+A resumed ``chat``, ``pi-desktop payload`` and the Payload tab all start with the request of a
+session just read from its file: every message is decoded from its journal line and committed
+by the incremental projection. These tests open a real journal and count what that request
+reads and projects: each row's line decoded once (not once per boundary check and once more
+for the commit), and the history projected once (not again for the Responses position).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import desktop.host.journal.lines as journal_lines
+import desktop.pi.projection.incremental as incremental
+from desktop.host.journal import JournalWriter
+from desktop.host.journal.lines import keeping_decoded
+from desktop.host.journal.rows import new_row_id
+from desktop.pi.catalog.catalog import bundled_pi
+from desktop.pi.delivery import deliver
+from desktop.pi.projection import RequestOptions, project
+from desktop.pi.types import Model, Tool, ToolCall, ToolResultMessage
+from desktop.session.runtime import SessionRoute, SessionRuntime
+from desktop.session.state import effective_state
+
+TURNS = 120
+ROUTES = {"anthropic-messages": ("anthropic", "claude-opus-5"), "openai-responses": ("openai", "gpt-5.5")}
+
+
+class _Tools:
+    def __init__(self, tools: list[Tool]) -> None:
+        self._tools = tools
+
+    def declarations(self) -> list[Tool]:
+        return self._tools
+
+    def activation_section(self, *, for_comparison: bool = False) -> str | None:
+        return None
+
+    def execute(self, call: ToolCall, *, cancel: threading.Event) -> ToolResultMessage:
+        raise AssertionError("no tool runs here")
+
+    def take_update(self, timestamp: int) -> Mapping[str, Any] | None:
+        return None
+
+    def take_notes(self) -> list[tuple[str, str, dict[str, Any]]]:
+        return []
+
+
+class _Prompt:
+    def __init__(self, sections: dict[str, str]) -> None:
+        self._sections = sections
+
+    def sections(self) -> dict[str, str]:
+        return self._sections
+
+
+def _model(api: str) -> Model:
+    provider, model_id = ROUTES[api]
+    found = next(m for m in bundled_pi().models if m["provider"] == provider and m["id"] == model_id)
+    return dict(found)  # type: ignore[return-value]
+
+
+def _messages(model: Model) -> list[dict[str, Any]]:
+    owner = {"api": model["api"], "provider": model["provider"], "model": model["id"]}
+    usage = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15}
+    tool = {"name": "read", "description": "Read a file", "parameters": {"type": "object", "properties": {}}}
+    out: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are careful.", "toolsAdded": [tool], "timestamp": 1}
+    ]
+    for turn in range(TURNS):
+        ts = 1000 + turn
+        call = {"type": "toolCall", "id": f"call_{turn}", "name": "read", "arguments": {"path": f"f{turn}"}}
+        out += [
+            {"role": "user", "content": f"question {turn}", "timestamp": ts},
+            {
+                "role": "assistant",
+                "content": [call],
+                **owner,
+                "usage": usage,
+                "stopReason": "toolUse",
+                "timestamp": ts,
+            },
+            {
+                "role": "toolResult",
+                "toolCallId": call["id"],
+                "toolName": "read",
+                "content": [{"type": "text", "text": f"contents {turn}"}],
+                "isError": False,
+                "timestamp": ts,
+            },
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": f"answer {turn}"}],
+                **owner,
+                "usage": usage,
+                "stopReason": "stop",
+                "timestamp": ts,
+            },
+        ]
+    return out
+
+
+def _row(message: dict[str, Any], model: Model) -> dict[str, Any]:
+    base = {"v": 1, "id": new_row_id(), "ts": message["timestamp"]}
+    role = message["role"]
+    if role == "system":
+        return {**base, "type": "system", "modelSystem": {"v": 1, "message": message}, "label": "test"}
+    if role == "assistant":
+        route = {
+            "provider": model["provider"],
+            "model": model["id"],
+            "api": model["api"],
+            "baseUrl": model["baseUrl"],
+        }
+        return {**base, "type": role, "message": message, "route": route}
+    return {**base, "type": role, "message": message}
+
+
+def _open(tmp_path: Path, api: str, keep: bool) -> Iterator[tuple[SessionRuntime, int, list[dict[str, Any]]]]:
+    model = _model(api)
+    messages = _messages(model)
+    path = tmp_path / "session.jsonl"
+    writer = JournalWriter.create(path, cwd=tmp_path, app_version="test")
+    writer.append([_row(m, model) for m in messages])
+    writer.close()
+    if keep:
+        with keeping_decoded():  # as ``payload`` and ``chat`` open it
+            reopened = JournalWriter.open(path)
+    else:
+        reopened = JournalWriter.open(path)  # a fresh open: every row is a line, none decoded
+    state = effective_state(messages)  # type: ignore[arg-type]
+    identity = {"provider": model["provider"], "model": model["id"], "api": model["api"]}
+    options = RequestOptions.from_pi({"apiKey": "sk-test", "sessionId": "s1"}, env={})
+    runtime = SessionRuntime(
+        reopened,
+        SessionRoute(model, identity, options),
+        lambda *a, **k: None,  # type: ignore[arg-type,return-value]
+        _Tools(state.tools),
+        _Prompt(state.sections),
+        new_id=new_row_id,
+    )
+    try:
+        yield runtime, len(reopened.rows), messages
+    finally:
+        reopened.close()
+
+
+@pytest.fixture
+def opened(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[SessionRuntime, int, list[dict[str, Any]]]]:
+    yield from _open(tmp_path, request.param, keep=False)
+
+
+@pytest.fixture
+def opened_keeping(tmp_path: Path) -> Iterator[tuple[SessionRuntime, int, list[dict[str, Any]]]]:
+    yield from _open(tmp_path, "openai-responses", keep=True)
+
+
+@pytest.mark.parametrize("opened", list(ROUTES), indirect=True)
+def test_the_first_request_decodes_each_row_once(
+    opened: tuple[SessionRuntime, int, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime, rows, messages = opened
+    decoded = 0
+    real = orjson.loads
+
+    def counting(data: Any) -> Any:
+        nonlocal decoded
+        decoded += 1
+        return real(data)
+
+    class _Orjson:
+        loads = staticmethod(counting)
+        dumps = staticmethod(orjson.dumps)
+
+    monkeypatch.setattr(journal_lines, "orjson", _Orjson)
+    request = runtime.next_request(draft="and now?")
+    monkeypatch.undo()
+    # Before, each boundary check decoded a message and the one before it, and the commit
+    # decoded them all again: about three decodes per row.
+    assert decoded <= rows + 8, (decoded, rows)
+    draft = {"role": "user", "content": "and now?", "timestamp": 10**13}
+    model = runtime.route.model
+    expected = project(model, deliver([*messages, draft], model, "folded"), runtime.route.options)  # type: ignore[list-item]
+    assert request.body_bytes == expected.body_bytes
+
+
+@pytest.mark.parametrize("opened", list(ROUTES), indirect=True)
+def test_the_first_request_projects_the_history_once(
+    opened: tuple[SessionRuntime, int, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime, _rows, messages = opened
+    projected = 0
+    real = incremental.projector_for
+
+    def counting_projector(api: str) -> Any:
+        project_api = real(api)
+
+        def counted(model: Model, transcript: Any, options: Any) -> Any:
+            nonlocal projected
+            projected += len(transcript)
+            return project_api(model, transcript, options)
+
+        return counted
+
+    monkeypatch.setattr(incremental, "projector_for", counting_projector)
+    runtime.next_request(draft="and now?")
+    # Before, the Responses APIs projected the whole history a second time for the position
+    # that names the next assistant item.
+    assert projected <= len(messages) + 40, (projected, len(messages))
+
+
+def test_rows_kept_from_the_open_are_not_decoded_again(
+    opened_keeping: tuple[SessionRuntime, int, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``payload`` and ``chat`` keep the rows the reader decoded for their first request, which
+    then decodes no line; the kept rows are let go once read."""
+    runtime, _rows, messages = opened_keeping
+    decoded = 0
+    real = orjson.loads
+
+    def counting(data: Any) -> Any:
+        nonlocal decoded
+        decoded += 1
+        return real(data)
+
+    class _Orjson:
+        loads = staticmethod(counting)
+        dumps = staticmethod(orjson.dumps)
+
+    monkeypatch.setattr(journal_lines, "orjson", _Orjson)
+    request = runtime.next_request(draft="and now?")
+    monkeypatch.undo()
+    assert decoded <= 8, decoded
+    assert runtime.writer.rows._kept is None  # let go once read
+    draft = {"role": "user", "content": "and now?", "timestamp": 10**13}
+    model = runtime.route.model
+    expected = project(model, deliver([*messages, draft], model, "folded"), runtime.route.options)  # type: ignore[list-item]
+    assert request.body_bytes == expected.body_bytes
