@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import re2
+
 from desktop.host.regular_files import open_regular
 from desktop.host.tools.globs import SearchGlob
 from desktop.host.tools.listing import listing_outcome
@@ -69,18 +71,29 @@ def _files(base: Path, glob: str | None, ctx: ToolContext) -> list[tuple[str, Pa
     return found
 
 
+def _compiled(args: JsonObject) -> Any:
+    """The model's pattern compiled by RE2: matching takes time linear in the line whatever
+    the pattern (design X20), so a pattern like ``(a+)+$`` cannot hold the interpreter and make
+    Stop or SIGTERM wait. Its syntax is ripgrep's (pi's grep): no lookaround or backreferences."""
+    options = re2.Options()
+    options.log_errors = False  # a bad pattern is the tool's answer, not a line on stderr
+    options.case_sensitive = not args.get("ignoreCase")
+    source = re.escape(args["pattern"]) if args.get("literal") else str(args["pattern"])
+    try:
+        return re2.compile(source, options)
+    except re2.error as exc:
+        why = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else exc
+        raise ToolFailure(
+            f"Invalid regex {args['pattern']!r}: {why} (the search uses RE2, like ripgrep: no lookaround "
+            "or backreferences). Pass literal=true to search for it as text."
+        ) from exc
+
+
 def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     base = Path(args.get("path") or ctx.workspace)
     if not base.exists():
         raise ToolFailure(f"Path not found: {args.get('path') or '.'}")
-    flags = re.IGNORECASE if args.get("ignoreCase") else 0
-    source = re.escape(args["pattern"]) if args.get("literal") else str(args["pattern"])
-    try:
-        regex = re.compile(source, flags)
-    except re.error as exc:
-        raise ToolFailure(
-            f"Invalid regex {args['pattern']!r}: {exc}. Pass literal=true to search for it as text."
-        ) from exc
+    regex = _compiled(args)
     context = max(0, int(args.get("context") or 0))
     limit = max(1, int(args.get("limit") or DEFAULT_LIMIT))
     out: list[str] = []
