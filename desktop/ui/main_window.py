@@ -679,8 +679,8 @@ class MainWindow(QMainWindow):
             self.message_view.show_row(row if isinstance(row, Mapping) else None)
             return
         count = self.shown.rowCount()
-        if count == 0:
-            self.message_view.clear()
+        if count == 0:  # a new session holds no row until the first send: only local notes
+            self.message_view.show_rows([], follow=True, at_start=True)
             return
         top = self.view.indexAt(self.view.viewport().rect().topLeft())
         bottom = self.view.indexAt(self.view.viewport().rect().bottomLeft())
