@@ -266,3 +266,62 @@ def test_continue_in_pi_desktop_carries_every_parallel_result(tmp_path: Path) ->
     results = [r["message"]["toolCallId"] for r in imported if r["type"] == "toolResult"]
     assert results == ["toolu_p1", "toolu_p2", "toolu_p3", "toolu_p5", "toolu_p4"]
     assert len(imported) == 11
+
+
+@pytest.mark.parametrize("parent", ["itself", "its child"])
+def test_a_sidechain_whose_parents_loop_opens_without_hanging(tmp_path: Path, parent: str) -> None:
+    """Hand-written parents may form a loop; walking them must stop (found by the structure
+    fuzz: before, the sub-agent lanes of such a file looped forever and froze the window)."""
+    base = {"sessionId": "s", "version": "2.0.14", "cwd": "/w", "timestamp": "2026-10-02T10:00:00.000Z"}
+    lines = [
+        {
+            **base,
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "isSidechain": False,
+            "message": {"role": "user", "content": "hi"},
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "isSidechain": False,
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "hello"}],
+                "usage": {"input_tokens": 10, "output_tokens": 2},
+            },
+        },
+        {
+            **base,
+            "type": "system",
+            "uuid": "s1",
+            "parentUuid": "s1" if parent == "itself" else "s2",
+            "isSidechain": True,
+            "content": "loop",
+        },
+        {**base, "type": "system", "uuid": "s2", "parentUuid": "s1", "isSidechain": True, "content": "loop"},
+        {
+            **base,
+            "type": "user",
+            "uuid": "s3",
+            "parentUuid": "s2",
+            "isSidechain": True,
+            "message": {"role": "user", "content": "sub-agent"},
+        },
+    ]
+    path = tmp_path / "loop.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    script = (
+        "import sys; from desktop.session.foreign import open_foreign;"
+        "s = open_foreign(sys.argv[1]); print(len(s.usage()), len(s.timeline()))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] == "1"  # the one reply of the main chain

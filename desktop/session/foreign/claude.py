@@ -590,8 +590,9 @@ class ClaudeSession(ForeignSession):
             if kind == "assistant" and not _is_api_error(entry):
                 key = _reply_id(entry) or f"uuid:{entry.get('uuid')}"
             elif kind == "user" and _results_only(entry):
-                parent = parents[position]
-                while parent >= 0 and not counting[parent]:
+                parent, passed = parents[position], set()
+                while parent >= 0 and not counting[parent] and parent not in passed:  # may loop
+                    passed.add(parent)
                     parent = parents[parent]
                 key = turn_of.get(parent) if parent >= 0 else None
             if key is not None:
@@ -957,7 +958,13 @@ class ClaudeSession(ForeignSession):
                 continue
             root = list(self.ancestors(position))[-1]
             anchor = self.parents[root] if self.parents[root] >= 0 else root - 1
-            while anchor >= 0 and (self.is_sidechain(anchor) or not self.counts(anchor)):
+            passed: set[int] = set()  # parents written by hand may loop: stop at a repeat
+            while (
+                anchor >= 0
+                and anchor not in passed
+                and (self.is_sidechain(anchor) or not self.counts(anchor))
+            ):
+                passed.add(anchor)
                 anchor = self.parents[anchor] if self.parents[anchor] >= 0 else anchor - 1
             if anchor in on:
                 chains[root] = max(chains.get(root, -1), position)
