@@ -290,8 +290,9 @@ BROWSER_FOLDERS = {
 HANG_SECONDS = 60
 
 
-class Hang(Exception):
-    """Raised by the watchdog in the case that overran."""
+class Hang(BaseException):
+    """Raised by the watchdog in the case that overran: a BaseException, so no guard in the
+    code under test (which catches Exception) can swallow it and let the hang go on."""
 
 
 class FormatTally(Tally):
