@@ -407,6 +407,8 @@ class IncrementalProjection:
         return _Joined(self._delivered, tail[limit - kept :]), kept, limit
 
     def _incremental(self, delivered: Sequence[Message], stable: int, limit: int) -> ProviderRequest:
+        if not delivered:  # nothing to splice onto (a replayed request with no message)
+            raise _NotThisTime("an empty request")
         if stable < self._done.end:
             self._rollback(stable)
         # Everything below reads the uncommitted messages several times (boundaries, system
