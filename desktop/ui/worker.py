@@ -62,6 +62,7 @@ from desktop.ui.row_index import RowIndex, build_index, bulk_load
 if TYPE_CHECKING:  # the engine is imported when a session opens, after the first paint
     from desktop.emulator import Emulator
     from desktop.host.tools.definitions import Definition
+    from desktop.host.workspace_choice import WorkspaceChoice
 
 log = logging.getLogger(__name__)
 
@@ -569,6 +570,19 @@ class SessionWorker(QObject):
         painted.wait(PAINT_WAIT)
         self._publish_state()
 
+    def _workspace_choice(self, recorded: str | None) -> WorkspaceChoice:
+        """The workspace rule (design A10) for a recorded folder, as this window sees it: opened
+        from ``default_workspace`` (or the process's folder), with the user's confirmations."""
+        from desktop.host.trust import TrustStore
+        from desktop.host.workspace_choice import choose_workspace, home_folder
+
+        folder = Path(os.path.realpath(recorded)) if recorded and os.path.isabs(recorded) else None
+        if folder is not None and not folder.is_dir():
+            folder = None
+        opened_from = Path(os.path.realpath(self.default_workspace or os.getcwd()))
+        confirmed = TrustStore.at(self.data_dir).confirmed_workspaces()
+        return choose_workspace(folder, opened_from, confirmed, home_folder())
+
     def _session_workspace(self, recorded: str | None) -> Path:
         """The workspace for a session that records ``recorded``: the user's choice (design A10).
 
@@ -577,14 +591,9 @@ class SessionWorker(QObject):
         refused or declined folder leaves the folder Pi Desktop was opened from.
         """
         from desktop.host.trust import TrustStore
-        from desktop.host.workspace_choice import choose_workspace, home_folder
 
-        folder = Path(os.path.realpath(recorded)) if recorded and os.path.isabs(recorded) else None
-        if folder is not None and not folder.is_dir():
-            folder = None
-        opened_from = Path(os.path.realpath(self.default_workspace or os.getcwd()))
         store = TrustStore.at(self.data_dir)
-        choice = choose_workspace(folder, opened_from, store.confirmed_workspaces(), home_folder())
+        choice = self._workspace_choice(recorded)
         if choice.ask and choice.suggested is not None:
             otherwise = (
                 f"No: the session works in {choice.folder}, the folder Pi Desktop was opened from."
@@ -603,7 +612,8 @@ class SessionWorker(QObject):
             self.message.emit("warning", f"The session's recorded folder is not used: {choice.refused}.")
         if choice.folder is None:
             raise RuntimeError(
-                f"no workspace: {opened_from} cannot be one; open Pi Desktop from a project folder"
+                f"no workspace: {self.default_workspace or os.getcwd()} cannot be one; "
+                "open Pi Desktop from a project folder"
             )
         return choice.folder
 
@@ -743,16 +753,8 @@ class SessionWorker(QObject):
         the folder Pi Desktop was opened from (or the scratch workspace when that one is
         refused); and a sentence on the recorded folder when it is not used."""
         from desktop.host import paths
-        from desktop.host.trust import TrustStore
-        from desktop.host.workspace_choice import choose_workspace, home_folder
 
-        cwd = source.cwd
-        recorded = Path(os.path.realpath(cwd)) if cwd and os.path.isabs(cwd) else None
-        if recorded is not None and not recorded.is_dir():
-            recorded = None
-        opened_from = Path(os.path.realpath(self.default_workspace or os.getcwd()))
-        confirmed = TrustStore.at(self.data_dir).confirmed_workspaces()
-        choice = choose_workspace(recorded, opened_from, confirmed, home_folder())
+        choice = self._workspace_choice(source.cwd)
         where = ""
         if choice.ask and choice.suggested is not None:
             where = (
