@@ -3,7 +3,8 @@
 Each family's body is reduced to the same few facts: the system text, the declared tool
 names (with their schemas), the text of the last user message, the tool results the
 request ends with (if it ends with results rather than a user turn), and the prompt in
-the provider's cache order (read by ``desktop.pi.cache_rules``, the rules the preview shares).
+the provider's cache order (read by ``desktop.emulator.provider_cache``, the emulator's own
+rules, design P11).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.pi.cache_rules import Segment, canonical, segments
+from desktop.emulator.provider_cache import Block, blocks_of, canonical
 
 
 @dataclass(frozen=True)
@@ -28,13 +29,13 @@ class Conversation:
     tools: dict[str, Any] = field(default_factory=dict)  # name -> parameters schema
     last_user_text: str = ""
     tool_results: list[ToolResult] = field(default_factory=list)
-    #: The prompt in the provider's cache order (``desktop.pi.cache_rules``).
-    segments: list[Segment] = field(default_factory=list)
+    #: The prompt in the provider's cache order (``desktop.emulator.provider_cache``).
+    segments: list[Block] = field(default_factory=list)
     cache_key: str | None = None
     max_tokens: int | None = None
 
     @property
-    def blocks(self) -> list[Segment]:
+    def blocks(self) -> list[Block]:
         """Breakpoint families: the prompt blocks in cache order (with their breakpoints)."""
         return self.segments
 
@@ -69,7 +70,7 @@ def read_anthropic(body: Mapping[str, Any]) -> Conversation:
     conv = Conversation(
         model=str(body.get("model", "")),
         max_tokens=body.get("max_tokens"),
-        segments=segments("anthropic", body),
+        segments=blocks_of("anthropic", body),
     )
     for tool in body.get("tools") or ():
         conv.tools[tool.get("name", "")] = tool.get("input_schema") or {}
@@ -122,7 +123,7 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
         model=str(body.get("model", "")),
         cache_key=body.get("prompt_cache_key"),
         max_tokens=body.get("max_completion_tokens") or body.get("max_tokens"),
-        segments=segments("chat", body),
+        segments=blocks_of("chat", body),
     )
     for tool in body.get("tools") or ():
         function = tool.get("function") or tool
@@ -153,7 +154,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         model=str(body.get("model", "")),
         cache_key=body.get("prompt_cache_key"),
         max_tokens=body.get("max_output_tokens"),
-        segments=segments("responses", body),
+        segments=blocks_of("responses", body),
     )
     for tool in body.get("tools") or ():
         conv.tools[tool.get("name", "")] = tool.get("parameters") or {}
@@ -187,7 +188,7 @@ def read_google(body: Mapping[str, Any], model: str) -> Conversation:
     conv = Conversation(
         model=model,
         max_tokens=(body.get("generationConfig") or {}).get("maxOutputTokens"),
-        segments=segments("google", body),
+        segments=blocks_of("google", body),
     )
     system = body.get("systemInstruction")
     if system:
@@ -214,7 +215,7 @@ def read_bedrock(body: Mapping[str, Any], model: str) -> Conversation:
     """Converse: cache order tools -> system -> messages, with explicit ``cachePoint`` blocks."""
     inference = body.get("inferenceConfig") or {}
     conv = Conversation(
-        model=model, max_tokens=inference.get("maxTokens"), segments=segments("bedrock", body)
+        model=model, max_tokens=inference.get("maxTokens"), segments=blocks_of("bedrock", body)
     )
     tools = (body.get("toolConfig") or {}).get("tools") or []
     for tool in tools:

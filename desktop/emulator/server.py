@@ -24,8 +24,9 @@ Routes reach the emulator as ``<origin>/<provider><published path>``, so the pro
 recognized by its ending.
 
 Replies follow ``desktop.emulator.script``; prompt-cache figures follow
-``desktop.pi.cache_rules`` (the rules the preview predicts with), expiring by each provider's
-retention on the emulator's ``clock`` (a test may set it); faults follow ``desktop.emulator.faults``. The latest
+``desktop.emulator.provider_cache`` (the emulator's own rules, written from the providers'
+documentation apart from the product's, design P11), expiring by each provider's retention on
+the emulator's ``clock`` (a test may set it); faults follow ``desktop.emulator.faults``. The latest
 requests are recorded (``emu.requests``) with their exact body bytes and headers: at most
 ``history`` of them and ``history_bytes`` of bodies, so an emulator that runs for days (the
 window's, ``pi-desktop emulator``) does not keep every body it was sent (design X25).
@@ -62,11 +63,16 @@ from desktop.emulator.conversation import (
     read_responses,
 )
 from desktop.emulator.faults import FAULT_HEADER, Fault, parse_fault_header
+from desktop.emulator.provider_cache import (
+    ProviderCache,
+    Usage,
+    asks_long_retention,
+    count_tokens,
+    policy_for,
+)
 from desktop.emulator.script import plan_reply
 from desktop.emulator.wire import anthropic, bedrock, chat, google, responses
 from desktop.emulator.wire.common import StreamContext
-from desktop.pi.cache_retention import asks_long
-from desktop.pi.cache_rules import CacheSimulator, CacheUsage, Prompt, estimate_tokens, rule_for_wire
 
 #: Family -> path appended to the emulator URL to get a pi-ai ``Model.baseUrl``.
 BASE_PATHS = {
@@ -103,7 +109,7 @@ class RecordedRequest:
     wire: str
     status: int
     fault: str | None
-    cache: CacheUsage | None
+    cache: Usage | None
 
     def json(self) -> Any:
         return orjson.loads(self.body)
@@ -220,12 +226,12 @@ class Emulator:
 
     def now_ms(self) -> int:
         """The time a request reaches the cache: cached prefixes expire by the provider's
-        retention (``desktop.pi.cache_retention``), measured on :attr:`clock`."""
+        retention (``desktop.emulator.provider_cache``), measured on :attr:`clock`."""
         return self.clock()
 
     def reset_cache(self) -> None:
         """Forget every cached prefix (a cold provider cache)."""
-        self.cache = CacheSimulator()
+        self.cache = ProviderCache()
 
     # -- internals -----------------------------------------------------------------------
     def _next_seq(self) -> int:
@@ -318,7 +324,7 @@ class _Handler(BaseHTTPRequestHandler):
         if body is None:
             return
         fault: Fault | None = None
-        cache: CacheUsage | None = None
+        cache: Usage | None = None
 
         def record(status: int) -> None:
             # Recorded before the response is written, so a client that has its answer
@@ -419,7 +425,7 @@ class _Handler(BaseHTTPRequestHandler):
         request: dict[str, Any],
         path_model: str,
         query: str,
-    ) -> tuple[list[bytes], CacheUsage]:
+    ) -> tuple[list[bytes], Usage]:
         conv: Conversation
         if wire == "anthropic":
             conv = read_anthropic(request)
@@ -431,20 +437,21 @@ class _Handler(BaseHTTPRequestHandler):
             conv = read_responses(request)
         else:
             conv = read_google(request, path_model)
-        rule = rule_for_wire(wire, family)
-        key = conv.cache_key if rule.kind == "prefix" else None
-        namespace = (
-            f"{family}:{conv.model}" if rule.kind == "breakpoints" else f"{family}:{conv.model}:{key or ''}"
+        policy = policy_for(wire, family)
+        key = conv.cache_key if policy.kind == "prefix" else None
+        partition = (
+            f"{family}:{conv.model}" if policy.kind == "breakpoints" else f"{family}:{conv.model}:{key or ''}"
         )
-        prompt = Prompt(rule, conv.model, namespace, tuple(conv.segments), key, asks_long(request))
-        cache = emu.cache.account(prompt, emu.now_ms())
+        cache = emu.cache.send(
+            policy, partition, conv.model, conv.segments, emu.now_ms(), long=asks_long_retention(request)
+        )
         reply = plan_reply(conv)
         ctx = StreamContext(
             model=conv.model,
             seq=seq,
             created=_EPOCH_MS + seq * 1000,
             cache=cache,
-            output_tokens=max(1, estimate_tokens(reply.output_text())),
+            output_tokens=max(1, count_tokens(reply.output_text())),
         )
         if wire == "anthropic":
             return anthropic.encode(reply, ctx), cache

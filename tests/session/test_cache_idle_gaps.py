@@ -1,5 +1,8 @@
 """The long synthetic conversation with idle gaps, predicted against the emulator (design P9).
 
+The emulator keeps its own cache rules, written from the providers' pages (design P11), so
+the product's predictions are checked against the documented behaviour, not against themselves.
+
 The benchmark's conversation runs through the real runtime on Anthropic (short and long
 retention) and OpenAI while the emulator's clock puts idle gaps of 4, 6 and 61 minutes before
 three of its requests (30 seconds between the others). Before each request the cache view's

@@ -1,5 +1,8 @@
 """The emulator's cache expires by each provider's documented retention (design P9).
 
+The emulator keeps its own cache rules, written from the providers' pages (design P11), so
+the product's predictions are checked against the documented behaviour, not against themselves.
+
 A clock the test sets drives the emulator: a conversation is sent with idle gaps of 4, 6 and
 61 minutes on Anthropic (5-minute and 1-hour markers) and OpenAI (in-memory retention), and
 the cache reads pi-ai's parsers report are those the retention rules predict: a read after 4

@@ -2,7 +2,7 @@
 
 The events and payloads are those Bedrock sends (``messageStart`` … ``messageStop``, then
 ``metadata`` with usage and metrics). Usage follows the explicit-``cachePoint`` accounting
-(see ``desktop.pi.cache_rules``): ``inputTokens`` is the uncached rest, cache reads and
+(see ``desktop.emulator.provider_cache``): ``inputTokens`` is the uncached rest, cache reads and
 writes are reported apart, ``totalTokens`` counts all of them plus the output, and
 ``cacheDetails`` lists writes by TTL.
 """

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from desktop.pi.cache_rules import CacheUsage
+from desktop.emulator.provider_cache import Usage
 
 #: Characters per streamed text delta; small enough that every answer arrives in pieces.
 TEXT_PIECE = 24
@@ -22,7 +22,7 @@ class StreamContext:
     model: str
     seq: int
     created: int
-    cache: CacheUsage
+    cache: Usage
     output_tokens: int
 
 
