@@ -541,21 +541,83 @@ def _warmed(
 
 def with_hidden_prefix(sequence: RequestSequence, tokens: int) -> RequestSequence:
     """The sequence with a stand-in leading system prompt of ``tokens`` tokens (the same
-    object in every request, so it is a stable prefix like the real one); held warm when the
-    first recorded request read from the cache."""
+    objects in every request, so it is a stable prefix like the real one). The part the first
+    recorded request read from the cache is held warm (a session resumed warm: Claude Code's
+    own prompt, cached by earlier sessions); the rest, which that request wrote, starts cold
+    (design P14)."""
     if tokens <= 0:
         return sequence
-    head: SystemMessage = {
-        "role": "system",
-        "content": "(system prompt and tools not recorded in the file) " + "x" * (tokens * CHARS_PER_TOKEN),
-        "timestamp": 0,
-    }
-    requests = [[cast(Message, head), *messages] for messages in sequence.requests]
     first = sequence.replies[0] if sequence.replies else None
     usage = first.get("usage") if isinstance(first, Mapping) else None
     read = usage.get("cacheRead") if isinstance(usage, Mapping) else None
-    warm = isinstance(read, int) and not isinstance(read, bool) and read > 0
-    return dataclasses.replace(sequence, requests=requests, warm_head=cast(Message, head) if warm else None)
+    warm_tokens = (
+        min(tokens, read) if isinstance(read, int) and not isinstance(read, bool) and read > 0 else 0
+    )
+    label = "(system prompt and tools not recorded in the file) "
+    heads: list[Message] = []
+    warm: Message | None = None
+    if warm_tokens:
+        warm = cast(
+            Message,
+            {"role": "system", "content": label + "x" * (warm_tokens * CHARS_PER_TOKEN), "timestamp": 0},
+        )
+        heads.append(warm)
+    if tokens > warm_tokens:
+        rest = (tokens - warm_tokens) * CHARS_PER_TOKEN
+        # Behind a warm system prompt, where Claude Code puts what it adds per session (project
+        # memory, reminders): at the head of the messages. Alone, it is the system prompt.
+        role = "user" if warm is not None else "system"
+        heads.append(cast(Message, {"role": role, "content": label + "y" * rest, "timestamp": 0}))
+    requests: list[list[Message]] = []
+    for index, messages in enumerate(sequence.requests):
+        if index and warm is not None and len(heads) > 1 and _reads_within_hidden(sequence, index, tokens):
+            # The billed read fell back inside the unrecorded prefix: what the file does not
+            # record changed here (Claude Code's tools after /mcp, its memory after /clear).
+            changed = f"{label}(changed at request {index + 1}) "
+            text = changed + "y" * max(0, len(str(heads[-1]["content"])) - len(changed))
+            heads = [heads[0], cast(Message, {**heads[-1], "content": text})]
+        requests.append([*heads, *messages])
+    return dataclasses.replace(sequence, requests=requests, warm_head=warm)
+
+
+def _reads_within_hidden(sequence: RequestSequence, index: int, hidden: int) -> bool:
+    """Whether request ``index``'s billed read fell back inside the unrecorded prefix (of
+    ``hidden`` tokens) and it wrote more than a provider's minimum after it, while the request
+    before read or wrote more: the unrecorded prefix changed there."""
+
+    def tokens(reply: Mapping[str, Any] | None, key: str) -> int:
+        usage = reply.get("usage") if isinstance(reply, Mapping) else None
+        value = usage.get(key) if isinstance(usage, Mapping) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    if index >= len(sequence.replies):
+        return False
+    reply, before = sequence.replies[index], sequence.replies[index - 1]
+    read = tokens(reply, "cacheRead")
+    held = tokens(before, "cacheRead") + tokens(before, "cacheWrite")
+    near = 0 < read <= hidden + max(256, hidden // 50)
+    return near and tokens(reply, "cacheWrite") >= 1024 and held > read + 1024
+
+
+def recorded_retention(sequence: RequestSequence) -> str | None:
+    """``"long"`` when most of the cache writes the recorded replies were billed for are
+    1-hour writes (Claude Code asks for them): the replay asks for the same retention
+    (design P14); else None (the route's default)."""
+    hour = total = 0
+    for reply in sequence.replies:
+        usage = reply.get("usage") if isinstance(reply, Mapping) else None
+        if not isinstance(usage, Mapping):
+            continue
+        for key, value in (
+            ("cacheWrite1h", usage.get("cacheWrite1h")),
+            ("cacheWrite", usage.get("cacheWrite")),
+        ):
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                if key == "cacheWrite1h":
+                    hour += value
+                else:
+                    total += value
+    return "long" if total and hour * 2 > total else None
 
 
 def recorded_cost(sequence: RequestSequence, model: Model) -> float | None:
@@ -606,7 +668,11 @@ def replay_route(
     """Every strategy of one route over the sequence, each through a cold cache of its own;
     with ``retention``, entries expire by the provider's rule at the recorded times (P9)."""
     times = replay_times(sequence) if retention else None
-    options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+    options = RequestOptions(
+        session_id=sequence.session_id,
+        api_key=CREDENTIAL_PLACEHOLDER,
+        cache_retention=recorded_retention(sequence),
+    )
     requests = sequence.requests
     last = requests[-1] if requests else []
     declared = declared_tools(last) if changes_tools_later(last) else None

@@ -1,0 +1,43 @@
+"""`whatif` on real Claude Code transcripts, on the route they were recorded on (design P14).
+
+The files (``tests/fixtures/claude_code_real``, from a public repository, MIT) carry the usage
+Anthropic billed. They record no system prompt or tools, so the replay estimates the hidden
+prefix from that usage: the part the first request read is held warm, the part it wrote starts
+cold, a request whose billed read falls back inside it marks it changed, and the 1-hour writes
+the file was billed for ask for long retention. The replayed cost must be within 25% of the
+recorded cost on every file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helpers import run_main
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude_code_real"
+ROUTE = "anthropic/claude-opus-4-6"
+
+
+@pytest.mark.parametrize("name", ["short", "tool_heavy", "subagent"])
+def test_replayed_cost_on_the_recorded_route_is_within_a_quarter_of_the_bill(name: str) -> None:
+    run = run_main("whatif", str(FIXTURES / f"{name}.jsonl"), "--json", "--routes", ROUTE)
+    assert run.code == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["recorded"]["route"] == ROUTE
+    assert report["systemPrompt"]["recorded"] is False
+    assert report["systemPrompt"]["estimatedTokens"] > 20_000
+    chronological = next(s for s in report["routes"][0]["strategies"] if s["strategy"] == "chronological")
+    ratio = chronological["cost"] / report["recorded"]["cost"]
+    assert 0.75 <= ratio <= 1.25, f"{name}: replayed {ratio:.2f}x the recorded cost"
+
+
+def test_the_first_request_writes_what_the_bill_shows_was_written() -> None:
+    """short.jsonl's one request read 11,515 tokens and wrote 13,835 (1-hour): the replay reads
+    the warm part and writes the rest, not the whole hidden prefix as read."""
+    run = run_main("whatif", str(FIXTURES / "short.jsonl"), "--json", "--routes", ROUTE)
+    strategy = json.loads(run.stdout)["routes"][0]["strategies"][0]
+    assert abs(strategy["cacheReads"] - 11_515) < 100
+    assert abs(strategy["cacheWrites"] - 13_835) < 100
