@@ -211,17 +211,22 @@ def timed_cache_figures(
         figures["comparison"] = comparison(model, body, earlier, expired=state.state == "expired")
     cold = figures if not used else cache_figures(model, body, [], None)
     figures["nextSend"] = {"now": figures["cost"], "afterExpiry": cold["cost"]}
-    figures["units"] = calibrated_units(runtime.view().messages, model, held, figures["total"])
+    figures["units"] = calibrated_units(runtime.view().messages, model, held, figures["total"], body)
     return figures
 
 
 def calibrated_units(
-    messages: Sequence[Any], model: Mapping[str, Any], held: Sequence[bytes], total: int
+    messages: Sequence[Any], model: Mapping[str, Any], held: Sequence[bytes], total: int, body: bytes = b""
 ) -> dict[str, Any]:
-    """Which figures are the provider's (design P6): the last reply on the route reports the
-    input tokens of the request behind it, so that prefix is counted in the provider's units
-    and only what the next request adds is estimated (four characters per token)."""
+    """Which figures are the provider's (design P6, P12): the last reply on the route reports
+    the input tokens of the request behind it, so that prefix is counted in the provider's
+    units and only what the next request adds is estimated, with the route's public tokenizer
+    where there is one (OpenAI's ``o200k_base``), else four characters per token."""
+    import orjson
+
+    from desktop.pi.cache_rules import prompt_for_model, shared_prefix
     from desktop.pi.cache_view import predict
+    from desktop.pi.token_units import CHARACTER_RULE, count_tokens, tokenizer_name
 
     usage: Mapping[str, Any] | None = None
     for message in reversed(messages):
@@ -237,18 +242,33 @@ def calibrated_units(
             for key in ("input", "cacheRead", "cacheWrite")
             if isinstance(value := usage.get(key), int) and not isinstance(value, bool) and value > 0
         )
+    tokenizer = tokenizer_name(model) if body else None
     if not reported or not held:
-        return {"kind": "estimated", "total": total, "note": "estimated: four characters per token"}
-    before = predict(model, held[-1]).total
-    added = max(0, total - before)
+        if tokenizer is None:
+            return {
+                "kind": "estimated",
+                "total": total,
+                "method": CHARACTER_RULE,
+                "note": f"estimated: {CHARACTER_RULE}",
+            }
+        whole, method = count_tokens(model, prompt_for_model(model, orjson.loads(body)).text)
+        return {"kind": "estimated", "total": whole, "method": method, "note": f"estimated: {method}"}
+    if tokenizer is None:  # the cache rules' own count of what was added
+        added, method = max(0, total - predict(model, held[-1]).total), CHARACTER_RULE
+    else:
+        texts = [s.text for s in prompt_for_model(model, orjson.loads(body)).segments]
+        before = [s.text for s in prompt_for_model(model, orjson.loads(held[-1])).segments]
+        kept = shared_prefix(before, texts)
+        added, method = count_tokens(model, "".join(t + "\n" for t in texts[kept:]))
     return {
         "kind": "calibrated",
         "total": reported + added,
         "reported": reported,
         "estimated": added,
+        "method": method,
         "note": (
             f"calibrated: {reported:,} tokens as the provider reported them for the last request, "
-            f"{added:,} added since estimated at four characters per token"
+            f"{added:,} added since estimated ({method})"
         ),
     }
 
