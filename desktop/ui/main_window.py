@@ -892,6 +892,7 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def on_status(self, status: Mapping[str, Any]) -> None:
         self.status = dict(status)
+        self.usage_view.set_cache_summary(status.get("cacheSession"))
         routes = status.get("routes") or []
         self.route_combo.blockSignals(True)
         self.route_combo.clear()

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWid
 
 from desktop.pi.cache_misses import MissCounter
 from desktop.pi.money import format_cost
+from desktop.ui.cache_miss_panel import CacheMissPanel
 from desktop.ui.glossary import tooltip
 from desktop.ui.usage_stats import UsageLine, UsageTotals, format_ratio, totals, usage_line
 
@@ -153,6 +154,8 @@ class UsageView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)
+        self.cache_misses = CacheMissPanel()  # the causes `status` names (design P13)
+        layout.addWidget(self.cache_misses)
         layout.addWidget(self.table)
         self._pending: Sequence[Mapping[str, Any]] | None = None
         self._refresh()
@@ -190,9 +193,14 @@ class UsageView(QWidget):
         self._refresh()
         self.table.scrollToBottom()
 
+    def set_cache_summary(self, summary: Mapping[str, Any] | None) -> None:
+        if self.cache_misses.set_summary(summary):
+            self._refresh()  # the panel names the misses now, as `status` does (design P13)
+
     def total(self) -> Any:
         self._load()
         return self.model.total
 
     def _refresh(self) -> None:
-        self.summary.setText(totals_text(self.model.total, self.model.misses))
+        misses = None if self.cache_misses.shown else self.model.misses
+        self.summary.setText(totals_text(self.model.total, misses))

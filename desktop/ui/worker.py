@@ -1160,6 +1160,19 @@ class SessionWorker(QObject):
 
     # --- what the inspector shows -----------------------------------------------------------
 
+    def _cache_session(self) -> dict[str, Any] | None:
+        """The session's hit ratio, misses with causes and places, re-cached tokens, as
+        ``status`` gives them (design P13), for the Usage tab."""
+        if self.runtime is None:
+            return None
+        try:
+            from desktop.pi.cache_misses import transcript_summary
+
+            return transcript_summary(self.runtime.view().messages).to_json()
+        except Exception as exc:  # a transcript the reader cannot sum: the panel keeps its text
+            log.info("cache summary failed: %s", exc)
+            return None
+
     def _publish_state(self) -> None:
         if self.resolved is not None:
             status = {
@@ -1178,6 +1191,7 @@ class SessionWorker(QObject):
                 "readOnly": self.writer.read_only_reason if self.writer is not None else None,
                 "routeNeeded": self.route_needed,
                 "activeTools": len(self.session.gate.state.active) if self.session is not None else 0,
+                "cacheSession": self._cache_session(),
             }
             self.status_changed.emit(status)
         self.refresh_activation()

@@ -1,0 +1,73 @@
+"""The Usage tab names the same cache misses as `status`, through the real window (design P13).
+
+A turn writes the session's prefix into the emulator's cache; the emulator's clock then jumps
+two days (its cache expires) while the session's own clock moves seconds, so the second
+turn reads nothing though the transcript's times say warm: one miss, `likely_server_side`.
+The Usage tab's panel must show the summary `status` computes from the same transcript (hit
+ratio, miss count, re-cached tokens) and the miss with its cause. A screenshot of the panel is
+saved when PI_SCREENSHOTS names a folder.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop.pi.cache_misses import transcript_summary
+from desktop.ui.cache_miss_panel import summary_text
+from desktop.ui.main_window import TAB_USAGE
+from tests.ui.test_window_turn import Harness
+
+
+@pytest.fixture
+def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    h = Harness(qtbot, workspace)
+    h.start()
+    yield h
+    h.close()
+
+
+def send(h: Harness, text: str) -> None:
+    editor = h.window.composer.editor
+    editor.setPlainText(text)
+    h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+
+def test_the_usage_tab_shows_status_s_miss_causes(harness: Harness) -> None:
+    h, window = harness, harness.window
+    send(h, "Say something short.")
+    assert h.wait_turn(1)["error"] is None
+    emulator = h.worker.emulator
+    assert emulator is not None
+    later = 2 * 24 * 3_600_000  # past every provider's retention, on the emulator's clock only
+    emulator.clock = lambda: time.time_ns() // 1_000_000 + later
+    send(h, "Say something else.")
+    assert h.wait_turn(2)["error"] is None
+    panel = window.usage_view.cache_misses
+    h.qtbot.waitUntil(lambda: "1 miss" in panel.summary.text(), timeout=10_000)
+    runtime = h.worker.runtime
+    assert runtime is not None
+    expected = transcript_summary(runtime.view().messages).to_json()  # what `status` reports
+    assert expected["misses"] == 1 and expected["causes"] == {"likely_server_side": 1}
+    assert panel.summary.text() == summary_text(expected)
+    assert panel.table.rowCount() == 1
+    item = panel.table.item(0, 1)
+    assert item is not None and item.text() == "likely_server_side"
+    recached = panel.table.item(0, 3)
+    assert recached is not None and recached.text() == f"{expected['recachedTokens']:,}"
+    # One count of the misses on the tab: the totals line leaves them to the panel.
+    assert "miss" not in window.usage_view.summary.text()
+    folder = os.environ.get("PI_SCREENSHOTS")
+    if folder:
+        window.resize(1280, 800)
+        window.tabs.setCurrentIndex(TAB_USAGE)
+        h.qtbot.wait(200)
+        window.grab().save(str(Path(folder) / "usage-cache-misses-1280x800.png"))
