@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from desktop.pi.cache_misses import transcript_summary
 from desktop.ui.cache_miss_panel import summary_text
-from desktop.ui.main_window import TAB_USAGE
+from desktop.ui.main_window import TAB_PAYLOAD, TAB_USAGE
 from tests.ui.test_window_turn import Harness
 
 
@@ -71,3 +72,11 @@ def test_the_usage_tab_shows_status_s_miss_causes(harness: Harness) -> None:
         window.tabs.setCurrentIndex(TAB_USAGE)
         h.qtbot.wait(200)
         window.grab().save(str(Path(folder) / "usage-cache-misses-1280x800.png"))
+        window.tabs.setCurrentIndex(TAB_PAYLOAD)  # the countdown (design P9)
+
+        def ticking() -> bool:
+            labels = window.findChildren(QLabel)
+            return any(x.objectName().endswith("CacheClock") and "left" in x.text() for x in labels)
+
+        h.qtbot.waitUntil(ticking, timeout=10_000)
+        window.grab().save(str(Path(folder) / "payload-cache-countdown-1280x800.png"))
