@@ -202,6 +202,8 @@ def next_send_cost(model: Mapping[str, Any], usage: Mapping[str, Any] | None, ru
 
     prefix = tokens("input") + tokens("cacheRead") + tokens("cacheWrite")
     new = tokens("output")
+    # Both counts are the provider's own (design P12): the last reply's reported usage.
+    units = "reported by the provider for the last reply" if prefix or new else "no reply reported usage yet"
     fresh_price = _price(model, "cacheWrite" if rule in ("anthropic", "bedrock") else "input")
     read_price = _price(model, "cacheRead")
     if rule == "none":
@@ -210,6 +212,7 @@ def next_send_cost(model: Mapping[str, Any], usage: Mapping[str, Any] | None, ru
         return {
             "prefixTokens": prefix,
             "newTokens": new,
+            "units": units,
             "now": None,
             "afterExpiry": None,
             "priceKnown": False,
@@ -219,6 +222,7 @@ def next_send_cost(model: Mapping[str, Any], usage: Mapping[str, Any] | None, ru
     return {
         "prefixTokens": prefix,
         "newTokens": new,
+        "units": units,
         "now": round(now, 6),
         "afterExpiry": round(after, 6),
         "priceKnown": True,

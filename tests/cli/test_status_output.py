@@ -273,6 +273,7 @@ PLAIN_JSON: dict[str, Any] = {
         "nextSend": {
             "prefixTokens": 111,
             "newTokens": 40,
+            "units": "reported by the provider for the last reply",
             "now": 0.000755,
             "afterExpiry": 0.000755,
             "priceKnown": True,
