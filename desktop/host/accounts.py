@@ -10,9 +10,6 @@ names and the keyring naming rule live in one table, ``desktop.host.credentials`
 Without a keyring backend (headless Linux without a Secret Service, a ``fail`` backend)
 storing fails with ``KeyringUnavailable`` whose message says what to install; reading
 falls back to the environment, and the offline emulator route needs no key at all.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations

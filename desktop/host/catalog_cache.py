@@ -12,9 +12,6 @@ catalog refresh``, the window's menu item); ``refresh_in_background()`` is what 
 worker runs at start when the cached catalogs are older than 24 hours. Headless commands never
 refresh on their own: they stay fast and never wait on the network. Offline, every refresh
 fails cleanly and the bundled snapshots stay in use.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations

@@ -52,9 +52,8 @@ class InstallationSecretError(RuntimeError):
 
 
 class InstallationSecret:
-    """This installation's secret and where it lives. A plain class with slots, not a frozen
-    dataclass: ``status`` on a session with a section reads it, and on Python 3.11 a frozen
-    dataclass costs about 1 ms to create (design D6); its default repr shows no value."""
+    """This installation's secret and where it lives. Its repr shows no
+    value."""
 
     __slots__ = ("source", "value", "where")
 

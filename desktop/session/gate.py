@@ -15,9 +15,6 @@ Across processes the same inputs are part of the ``tool_activation`` identity, s
 under another permission mode, account, route, endpoint or catalog restores nothing; and the
 section's MAC (this installation's key, this session's id) makes a copied or edited section
 grant nothing (design A7, A8; docs/architecture.md, "Trust model").
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations

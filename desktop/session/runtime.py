@@ -87,9 +87,7 @@ class PromptSource(Protocol):
 
 
 class SessionRoute(NamedTuple):
-    """The model to project for (flags already verified or withdrawn) and its identity. A
-    named tuple, not a frozen dataclass: every open imports this module, and on Python 3.11 a
-    frozen dataclass costs about 1 ms to create (design D6)."""
+    """The model to project for (flags already verified or withdrawn) and its identity."""
 
     model: Model
     identity: dict[str, Any]
@@ -100,8 +98,7 @@ class SessionRoute(NamedTuple):
 
 
 class TurnResult:
-    """What one turn produced, filled in as it runs (a plain class: every open imports this
-    module, and a dataclass costs about half a millisecond to create, design D6)."""
+    """What one turn produced, filled in as it runs."""
 
     def __init__(self) -> None:
         self.assistant: list[AssistantMessage] = []

@@ -18,8 +18,6 @@ A recorded permission mode is context, not a grant (S6): a copied or hand-writte
 name ``full-access``. The note therefore carries a MAC made with this installation's activation
 key (design A8) over the session's header id and the settings; a recorded mode more permissive
 than the seed is restored only when that MAC verifies.
-
-Its plain records are named tuples: every open imports this module (design D6).
 """
 
 from __future__ import annotations

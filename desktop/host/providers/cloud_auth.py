@@ -64,8 +64,7 @@ def _has(headers: Mapping[str, str], name: str) -> bool:
 class CloudAuth:
     """Credential sources for one session. ``ambient=False`` (offline routes) uses only the
     injected ``aws_credentials`` (botocore ``Credentials``) and ``google_credentials``
-    (google-auth ``Credentials``). A plain class, not a dataclass: every open imports this
-    module, and on Python 3.11 a dataclass costs about half a millisecond to create (design D6)."""
+    (google-auth ``Credentials``)."""
 
     def __init__(
         self,

@@ -40,9 +40,7 @@ class NetworkSettingError(ValueError):
 
 
 class NetworkSettings(NamedTuple):
-    """The ``network`` block of the settings file (the environment is read when used). A named
-    tuple rather than a frozen dataclass: ``status`` builds one, and creating a dataclass costs
-    ``status`` about half a millisecond (design D6)."""
+    """The ``network`` block of the settings file (the environment is read when used)."""
 
     proxy: str | None = None
     no_proxy: str | None = None

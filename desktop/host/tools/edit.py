@@ -81,8 +81,7 @@ def _to_lf(text: str) -> str:
 
 
 class _Match(NamedTuple):
-    """Where edit number ``edit`` applies (a named tuple: cheaper to create than a dataclass,
-    design D6)."""
+    """Where edit number ``edit`` applies."""
 
     edit: int
     start: int

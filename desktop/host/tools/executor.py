@@ -13,9 +13,6 @@ happens after it, in this order, and every refusal returns before the tool body 
 Whatever comes back, refusals included, has every credential value the app holds replaced by
 ``<redacted:NAME>`` before anyone journals, shows or sends it (design A9), and commands run
 without the provider credential variables unless the settings allow them.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
@@ -71,9 +68,7 @@ def _summary(spec: ToolSpec, args: JsonObject) -> str:
 
 
 class HostExecutor:
-    """Runs the model's tool calls through the policy, the hooks and the user's approval. A
-    plain class, not a dataclass: every open imports this module, and on Python 3.11 a
-    dataclass costs about half a millisecond to create (design D6)."""
+    """Runs the model's tool calls through the policy, the hooks and the user's approval."""
 
     def __init__(
         self,

@@ -30,9 +30,7 @@ from desktop.host.tools.types import JsonObject
 
 
 class HookVerdict(NamedTuple):
-    """Whether a ``PreToolUse`` hook blocked the call, and its message (a named tuple: the
-    executor loads this module on every open, and a dataclass costs about 1 ms to create;
-    design D6)."""
+    """Whether a ``PreToolUse`` hook blocked the call, and its message."""
 
     blocked: bool
     message: str = ""

