@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 
 from desktop import __version__
 from desktop.cli._args import EXIT_CODES_HELP, EXIT_USAGE
+from desktop.cli._boundary import one_line
 
 #: Subcommand modules under ``desktop.cli``, in help order (one line each to add a command).
 COMMANDS = (
@@ -96,7 +97,6 @@ class CliParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        from desktop.cli._boundary import one_line
 
         self.exit(EXIT_USAGE, f"{self.prog}: {one_line(message)} (see `{self.prog} --help`)\n")
 

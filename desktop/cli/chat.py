@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from desktop.cli._args import EXIT_LOCAL, EXIT_TURN_FAILED, CliError, add_session_arguments
+from desktop.cli._boundary import say
+from desktop.cli.prompt import stream_text, usage_line, usage_totals
 
 
 def register(subparsers: Any) -> None:
@@ -62,7 +64,6 @@ class _TurnWatch:
     times the turn, including the CPU spent until the first request was ready to send."""
 
     def __init__(self, *, stream: bool) -> None:
-        from desktop.cli.prompt import stream_text
 
         self._stream = stream_text if stream else None
         self.tools: list[Mapping[str, Any]] = []
@@ -96,9 +97,7 @@ def _answer(messages: list[Mapping[str, Any]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from desktop.cli._boundary import say
     from desktop.cli._session import opened, require_writable
-    from desktop.cli.prompt import usage_line, usage_totals
     from desktop.host.journal import LocalPreparationFailure
 
     reconfigure = getattr(sys.stdin, "reconfigure", None)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
+import time
+from pathlib import Path
 from typing import Any
 
 from desktop.cli._args import PERMISSION_MODES, add_session_arguments
@@ -69,7 +72,6 @@ def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
 def cache_figures(session: Any) -> dict[str, Any]:
     """The route's provider cache now (design P9): warm, expired, cold or unknown, the time
     left and the next send's cost now and after expiry, from the journal's timestamps."""
-    import time
 
     from desktop.pi.cache_retention import cache_status
     from desktop.pi.cache_rules import rule_for
@@ -136,7 +138,6 @@ def network(session: Any) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from desktop.cli._foreign import detected_foreign, foreign_status, render_status
     from desktop.cli._session import opened
@@ -146,8 +147,6 @@ def run(args: argparse.Namespace) -> int:
     if detected is not None:  # another agent's session: read through the foreign engine
         found = foreign_status(args, Path(args.session), detected)
         if args.json:
-            import json
-
             print(json.dumps(found, indent=2))
         else:
             print(render_status(found))
@@ -156,8 +155,6 @@ def run(args: argparse.Namespace) -> int:
     with opened(args, read_only=True, builds_requests=False) as (session, _emulator):
         info = collect(session)
     if args.json:
-        import json
-
         print(json.dumps(info, indent=2))
         return 0
     print(f"session   {info['session']}{' (read-only)' if info['readOnly'] else ''}, {info['rows']} rows")

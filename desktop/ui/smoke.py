@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QImage
 
+from desktop.ui.main_window import TAB_PAYLOAD
 from desktop.ui.open_files import app_part
 
 if TYPE_CHECKING:  # the launcher asks smoke_requested() before it pays for QtWidgets
@@ -169,7 +170,6 @@ class SmokeRun(QObject):
         self.show_payload()
 
     def show_payload(self) -> None:
-        from desktop.ui.main_window import TAB_PAYLOAD
 
         self.window.tabs.setCurrentIndex(TAB_PAYLOAD)
         self.step = "payload-rendered"

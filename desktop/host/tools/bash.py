@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from desktop.host.private_files import make_private_dirs
 from desktop.host.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail
 from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
 
@@ -70,8 +71,6 @@ class _Output:
             self.total += len(data)
             if self._spill is None and self.total > DEFAULT_MAX_BYTES:
                 import tempfile
-
-                from desktop.host.private_files import make_private_dirs
 
                 directory = self._temp_dir or Path(tempfile.gettempdir())
                 make_private_dirs(directory)  # design X22; the spill file itself is 0600

@@ -33,6 +33,7 @@ from desktop.host.permissions import (
     PermissionRequest,
     decide,
 )
+from desktop.host.private_files import create_private
 from desktop.host.redaction import MIN_SECRET_LENGTH, redact_value
 from desktop.host.tools.hooks import HookRunner
 from desktop.host.tools.types import JsonObject, SkillIndex, ToolContext, ToolFailure, ToolOutcome, ToolSpec
@@ -225,7 +226,6 @@ def _redact_file(path: Path, secrets: Mapping[str, str]) -> None:
     values = [(f"<redacted:{name}>".encode(), value.encode()) for name, value in secrets.items()]
     values.sort(key=lambda pair: len(pair[1]), reverse=True)
     keep = max(len(value) for _, value in values) - 1
-    from desktop.host.private_files import create_private
 
     temp = path.with_name(path.name + ".redacting")
     temp.unlink(missing_ok=True)
