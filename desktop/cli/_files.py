@@ -70,7 +70,7 @@ def read_regular_file(path: Path, *, limit: int | None = None) -> bytes:
         chunks: list[bytes] = []
         remaining = limit if limit is not None else -1
         # Without a limit the whole file is asked for at once: one buffer, returned as it is,
-        # where megabyte reads joined at the end copied a long session twice (design D6).
+        # where megabyte reads joined at the end copied a long session twice (the status budget).
         whole = status.st_size + 1
         while remaining != 0:
             want = whole if remaining < 0 else min(remaining, 1 << 20)
@@ -94,7 +94,7 @@ def lasting() -> Iterator[None]:
     """For what a read-only command makes once and keeps until it ends (the parsed session, the
     catalogs, the opened session): no cyclic collection while it is made (tens of thousands of
     new containers, none of them garbage), and afterwards it moves to the permanent generation,
-    so later collections, and the one at exit, do not walk it again (design D6). Headless
+    so later collections, and the one at exit, do not walk it again (the status budget). Headless
     commands only: the window never freezes the collector."""
     collecting = gc.isenabled()
     gc.disable()

@@ -82,6 +82,7 @@ def _check_account(account: str) -> None:
 
 def keyring_available() -> bool:
     """True when a real backend is active (not keyring's ``fail`` placeholder)."""
+    # Lazy: the status budget.
     import keyring
     import keyring.backends.fail
 
@@ -90,6 +91,7 @@ def keyring_available() -> bool:
 
 
 def set_api_key(account: str, key: str) -> None:
+    # Lazy: the status budget.
     import keyring
     import keyring.errors
 
@@ -106,6 +108,7 @@ def set_api_key(account: str, key: str) -> None:
 
 def get_api_key(account: str) -> str | None:
     """The stored key, or None when there is none; KeyringUnavailable without a backend."""
+    # Lazy: the status budget.
     import keyring
     import keyring.errors
 
@@ -151,6 +154,7 @@ def known_secrets(env: Mapping[str, str] | None = None, extra_env: tuple[str, ..
 
 def delete_api_key(account: str) -> bool:
     """Remove the stored key; False when there was none."""
+    # Lazy: the status budget.
     import keyring
     import keyring.errors
 

@@ -110,6 +110,6 @@ def initial_route(environ: Mapping[str, str] | None = None) -> InitialRoute:
 
 def _log() -> logging.Logger:
     """This module's logger; ``logging`` loads only when there is something to log (a command
-    that merely reads settings never needs it, design D6)."""
+    that merely reads settings never needs it, the status budget)."""
 
     return logging.getLogger(__name__)

@@ -354,7 +354,7 @@ def _toolsearch_evidence(
     """
     if not could_mention(messages, TOOLSEARCH):
         # No ToolSearch call or result in the conversation's rows: nothing to find, without
-        # decoding every row of a long session (design G9, D6).
+        # decoding every row of a long session (design G9).
         return _Evidence((), ())
     calls: dict[str, tuple[int, Mapping[str, Any]]] = {}
     answered: set[str] = set()
@@ -365,7 +365,7 @@ def _toolsearch_evidence(
         if role == "assistant" and message.get("stopReason") == "toolUse":
             for block in message.get("content") or ():
                 # ``type(...) is dict`` first: rows are dicts, and the abstract check costs more
-                # than the rest of this loop on a long session (design D6).
+                # than the rest of this loop on a long session (the status budget).
                 if (
                     (type(block) is dict or isinstance(block, Mapping))
                     and block.get("name") == TOOLSEARCH
@@ -382,7 +382,7 @@ def _toolsearch_evidence(
         first_answer = isinstance(call_id, str) and call_id not in answered
         if isinstance(call_id, str):
             answered.add(call_id)
-        # Only a ToolSearch result can list names; others skip the copy (long sessions, design D6).
+        # Only a ToolSearch result can list names; others skip the copy (long sessions).
         listed = activated_names(dict(message)) if message.get("toolName") == TOOLSEARCH else []
         if index < start or not listed:
             continue

@@ -177,7 +177,7 @@ class SessionRuntime:
 
     def current_state(self) -> EffectiveState:
         """The effective system state replayed from the kept context's system messages only
-        (not every message), cached until a system row is added (design D6)."""
+        (not every message), cached until a system row is added (the status budget)."""
         self._log.sync(self.writer.rows)
         version = self._log.systems_version
         cached = self._state
@@ -239,6 +239,7 @@ class SessionRuntime:
         found = next((i for i, entry in enumerate(entries) if entry[0] is route or entry[0] == route), None)
         entry: tuple[SessionRoute, IncrementalProjection, tuple[int, int] | None]
         if found is None:
+            # Lazy: the status budget.
             from desktop.pi.projection.incremental import IncrementalProjection
 
             if len(entries) >= 4:
@@ -476,6 +477,7 @@ class SessionRuntime:
 
     def preview_compaction(self) -> CompactionPreview:
         """What ``compact`` would summarize and the estimated tokens before and after (C1)."""
+        # Lazy: the status budget.
         from desktop.session.compaction import preview_compaction
 
         return preview_compaction(self.view(), self.compaction)
@@ -490,6 +492,7 @@ class SessionRuntime:
     ) -> dict[str, Any]:
         """Summarize through the session's own route; journal nothing unless it succeeds (C3).
         ``focus`` is the user's text of what the summary must keep (design G8)."""
+        # Lazy: the status budget.
         from desktop.session.compaction import (
             compacted_tokens,
             compaction_row_fields,

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
-if TYPE_CHECKING:  # the signers load only for a Bedrock or Vertex request (design D6)
+if TYPE_CHECKING:  # the signers load only for a Bedrock or Vertex request (the status budget)
     from desktop.host.providers.aws_sigv4 import SigV4Signer
     from desktop.host.providers.google_adc import AdcBearer
     from desktop.host.providers.request import RequestAuthorizer
@@ -103,6 +103,7 @@ class CloudAuth:
         return None
 
     def _bedrock(self, url: str, model_id: str) -> RequestAuthorizer | None:
+        # Lazy: the status budget.
         from desktop.host.providers.aws_sigv4 import SigV4Signer, signing_region, static_credentials
 
         env = self._env()
@@ -126,6 +127,7 @@ class CloudAuth:
         return sign
 
     def _vertex(self) -> RequestAuthorizer | None:
+        # Lazy: the status budget.
         from desktop.host.providers.google_adc import AdcBearer
 
         if self._adc is None:

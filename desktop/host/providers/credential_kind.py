@@ -76,7 +76,7 @@ def _lookup(route: Route, env: Mapping[str, str]) -> tuple[str | None, str]:
 
 def unread_credential(model: Mapping[str, Any]) -> RouteCredential:
     """For a command that builds no request (``status``): the kind the route would use, without
-    reading the keyring (whose backend search costs more than the whole command, design D6)."""
+    reading the keyring (whose backend search costs more than the whole command, the status budget)."""
     return RouteCredential(
         _keyless_kind(str(model.get("api", ""))),
         "not looked up: this command builds no request",

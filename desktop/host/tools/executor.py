@@ -203,7 +203,8 @@ def _prepare(spec: ToolSpec, args: JsonObject) -> JsonObject:
 
 
 def _validate(spec: ToolSpec, args: JsonObject) -> str | None:
-    import jsonschema  # on the first tool call, not on every start of a command
+    # Lazy: the status budget.
+    import jsonschema
 
     try:
         validator_cls: Any = jsonschema.validators.validator_for(

@@ -69,7 +69,8 @@ class HookRunner:
         return HookVerdict(False)
 
     def _run(self, command: str, timeout: float, payload: bytes, folder: Path) -> HookVerdict:
-        import subprocess  # a hook that runs loads it; opening a session does not (design D6)
+        # Lazy: the status budget.
+        import subprocess
 
         try:
             done = subprocess.run(

@@ -70,7 +70,7 @@ def apply_patches(
     for patch in patches:
         target = patch.binding
         # Provider and id first: a ``Binding`` per published model costs more than the rest of
-        # building the catalog, and only the patch's own model can match (design D6).
+        # building the catalog, and only the patch's own model can match (the status budget).
         hits = [
             i
             for i, m in enumerate(out)

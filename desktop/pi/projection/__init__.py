@@ -178,6 +178,7 @@ def projector_for(api: str) -> Projector:
 
 def _provider_options(model: Model, options: RequestOptions) -> RequestOptions:
     """pi-ai's provider-level wrappers around an API (today: OpenCode's session routing header)."""
+    # Lazy: the status budget.
     from desktop.pi.projection._headers import with_opencode_session_header
 
     headers = with_opencode_session_header(
@@ -197,6 +198,7 @@ def project(
     long-lived transcript) finding nothing to free; pausing cuts the time of a 50k-message
     projection by about 40%. Reference counting still frees everything.
     """
+    # Lazy: the status budget.
     from desktop.pi.projection._model_fields import check_model_fields
 
     check_model_fields(model)
