@@ -295,20 +295,6 @@ def test_first_run_opens_the_guided_session(qtbot: Any, tmp_path: Path, qsetting
         h.close()
 
 
-@pytest.fixture
-def no_keyring() -> Iterator[None]:
-    """Never the developer's real keyring: the placeholder backend that refuses everything."""
-    import keyring
-    import keyring.backends.fail
-
-    previous = keyring.get_keyring()
-    keyring.set_keyring(keyring.backends.fail.Keyring())
-    try:
-        yield
-    finally:
-        keyring.set_keyring(previous)
-
-
 def test_accounts_dialog_lists_key_sources_without_revealing_keys(
     harness: Harness, monkeypatch: pytest.MonkeyPatch, no_keyring: None
 ) -> None:
