@@ -81,7 +81,7 @@ class Harness:
         self.qtbot.waitExposed(self.window)
         self.client.start.emit(
             {
-                "route": route,
+                "route": route or self.route,
                 "mode": "ask",
                 "fallback": "folded",
                 "firstRun": False,
