@@ -6,11 +6,15 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import keyring
+import keyring.backends.fail
 import pytest
+
+from tests.keyrings import MemoryKeyring
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Tests never touch the user's real keyring (the installation secret and API keys live there);
-# a test that needs one installs the in-process backend (tests/wire/test_accounts.py). Child
+# a test that needs one installs the in-process backend (the ``memory_keyring`` fixture). Child
 # processes inherit this through the environment.
 os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 
@@ -22,3 +26,26 @@ def _private_data_dir(
     path = tmp_path_factory.mktemp("pi-desktop-data")
     monkeypatch.setenv("PI_DESKTOP_DATA_DIR", str(path))
     yield path
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """A keyring that keeps its entries in this process."""
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def no_keyring() -> Iterator[None]:
+    """The placeholder backend that refuses everything."""
+    previous = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    try:
+        yield
+    finally:
+        keyring.set_keyring(previous)

@@ -39,5 +39,5 @@ and the extension with deferred tools), ``strategies`` (route classes, strategy 
 ``sending`` (HTTP to the emulator), ``cache_model`` (the prompt as the cache sees it: the one
 import of the cache rules), ``accounting`` (figures, summaries, the theoretical minimum),
 ``runner`` (the real runtime, the measurements) and ``report`` (Markdown; the chart is drawn by
-``desktop.ui.cache_chart``).
+``chart``, offscreen with QtGui).
 """

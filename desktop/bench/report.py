@@ -1,4 +1,4 @@
-"""The cache economics report as Markdown (pure); the chart is drawn by ``desktop.ui.cache_chart``.
+"""The cache economics report as Markdown (pure); the chart is drawn by ``desktop.bench.chart``.
 
 Kept apart from the measurement so the figures can be checked without Qt.
 """
@@ -289,12 +289,9 @@ def has_run(results: Sequence[Any], conversation: str, route: str) -> bool:
     return any(r.conversation == conversation and r.route.key == route for r in results)
 
 
-def write_report(results: Sequence[Any], specs: Sequence[Any], out: Path, *, quick: bool) -> list[Path]:
+def write_report(results: Sequence[Any], specs: Sequence[Any], out: Path, *, quick: bool) -> Path:
+    """Write the Markdown report into ``out``; the chart it shows is ``CHART`` (``chart``)."""
     out.mkdir(parents=True, exist_ok=True)
     md = out / MARKDOWN
     md.write_text(markdown(results, specs, quick=quick), encoding="utf-8")
-    png = out / CHART
-    from desktop.ui.cache_chart import chart  # Qt, loaded only when a report is drawn
-
-    chart(results, png)
-    return [md, png]
+    return md

@@ -13,7 +13,8 @@ from typing import Any
 
 from desktop.bench.accounting import RequestFigures, Summary, figures, new_tokens, summarize
 from desktop.bench.cache_model import prompt_shape
-from desktop.bench.report import write_report
+from desktop.bench.chart import chart
+from desktop.bench.report import CHART, write_report
 from desktop.bench.scenario import Step, conversations
 from desktop.bench.sending import measure, send
 from desktop.bench.strategies import ROUTE_CLASSES, RouteClass, Strategy, append_only, strategy_request
@@ -232,7 +233,8 @@ def run(out: Path, *, quick: bool = False, log: Callable[[str], None] = print) -
     """Measure everything and write the report into ``out``; returns the files written."""
     started = time.perf_counter()
     results = run_all(quick, log)
-    paths = write_report(results, conversations(quick), out, quick=quick)
+    paths = [write_report(results, conversations(quick), out, quick=quick), out / CHART]
+    chart(results, paths[1])
     for path in paths:
         log(f"wrote {path}")
     log(f"done in {time.perf_counter() - started:.1f}s")

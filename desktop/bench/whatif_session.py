@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from desktop.host.journal import JournalWriter
+
 ROUTE = {"provider": "anthropic", "model": "claude-opus-5-5", "api": "anthropic-messages", "baseUrl": "x"}
 START_MS = 1_790_000_000_000
 MINUTE_MS = 60_000
@@ -90,7 +92,6 @@ def rows(turns: int, *, pause_every: int = 25) -> list[dict[str, Any]]:
 
 def write(path: Path, turns: int) -> Path:
     """Write a journal of ``turns`` turns at ``path`` (no lock left behind)."""
-    from desktop.host.journal import JournalWriter
 
     with JournalWriter.create(path, cwd="/w", app_version="bench") as writer:
         writer.append(rows(turns))

@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 
 from desktop import __version__
 from desktop.cli._args import EXIT_CODES_HELP, EXIT_USAGE
+from desktop.cli._boundary import one_line
 
 #: Subcommand modules under ``desktop.cli``, in help order (one line each to add a command).
 COMMANDS = (
@@ -64,7 +65,7 @@ def terminal_columns() -> int:
 
 class HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter at the terminal's width (``terminal_columns``): argparse makes one for
-    every argument it adds, and its own would import ``shutil`` into every start (design D6)."""
+    every argument it adds, and its own would import ``shutil`` into every start (the --help budget)."""
 
     def __init__(
         self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
@@ -78,9 +79,10 @@ class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpForm
     """The same, with the description and epilog laid out as written, except that a paragraph
     written on one line is filled to 90 columns. It is filled here, when help is shown, not as
     the parser is built: ``textwrap`` (and its patterns) would be one more import on every
-    command's start (design D6)."""
+    command's start (the --help budget)."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
+        # Lazy: the status budget.
         import textwrap
 
         paragraphs = (part if "\n" in part else textwrap.fill(part, 90) for part in text.split("\n\n"))
@@ -96,7 +98,6 @@ class CliParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        from desktop.cli._boundary import one_line
 
         self.exit(EXIT_USAGE, f"{self.prog}: {one_line(message)} (see `{self.prog} --help`)\n")
 
@@ -104,7 +105,7 @@ class CliParser(argparse.ArgumentParser):
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; with ``only`` (a command name) just that command's subparser, for a
     command line that runs it: registering every command costs more than the command's own
-    parsing, and a headless start is timed (design D6)."""
+    parsing, and a headless start is timed (the --help budget)."""
     parser = CliParser(
         prog="pi-desktop",
         usage=USAGE,

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from desktop.host.accounts import ENV_API_KEYS, SERVICE, keyring_username, resolve_api_key
+
 if TYPE_CHECKING:
     from desktop.pi.routes import Route
 
@@ -33,7 +35,6 @@ def missing_credential(route: Route) -> str | None:
         return f"no API key for {route.provider}: the account reads it from ${name}, which is not set"
     if route.provider in CLOUD_SIGNED:
         return None
-    from desktop.host.accounts import ENV_API_KEYS, SERVICE, keyring_username, resolve_api_key
 
     names = ENV_API_KEYS.get(route.provider)
     if not names:
@@ -55,6 +56,7 @@ def unsendable_api(label: str, api: object) -> str | None:
 
     ``pi-desktop payload`` can still preview such a route: only sending needs the reader.
     """
+    # Lazy: the status budget.
     from desktop.pi.streaming import PARSERS
 
     if str(api) in PARSERS:

@@ -17,7 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import orjson
+
 from desktop.cli._args import EXIT_LOCAL, CliError
+from desktop.host.foreign.detect import Detected, detect_format
+from desktop.host.journal.reader import parse_session
 from desktop.host.regular_files import NotRegularFile, open_regular_fd, special_kind
 
 if TYPE_CHECKING:
@@ -66,7 +70,7 @@ def read_regular_file(path: Path, *, limit: int | None = None) -> bytes:
         chunks: list[bytes] = []
         remaining = limit if limit is not None else -1
         # Without a limit the whole file is asked for at once: one buffer, returned as it is,
-        # where megabyte reads joined at the end copied a long session twice (design D6).
+        # where megabyte reads joined at the end copied a long session twice (the status budget).
         whole = status.st_size + 1
         while remaining != 0:
             want = whole if remaining < 0 else min(remaining, 1 << 20)
@@ -90,7 +94,7 @@ def lasting() -> Iterator[None]:
     """For what a read-only command makes once and keeps until it ends (the parsed session, the
     catalogs, the opened session): no cyclic collection while it is made (tens of thousands of
     new containers, none of them garbage), and afterwards it moves to the permanent generation,
-    so later collections, and the one at exit, do not walk it again (design D6). Headless
+    so later collections, and the one at exit, do not walk it again (the status budget). Headless
     commands only: the window never freezes the collector."""
     collecting = gc.isenabled()
     gc.disable()
@@ -104,7 +108,6 @@ def lasting() -> Iterator[None]:
 
 def read_session_log(path: Path) -> SessionLog:
     """Parse a session file once, read-only; a file that is not a session is a ``CliError``."""
-    from desktop.host.journal.reader import parse_session
 
     data = read_regular_file(path)
     with lasting():
@@ -119,7 +122,6 @@ def read_session_log(path: Path) -> SessionLog:
 def check_session_file(path: Path) -> None:
     """Refuse, before the window starts, a path that cannot be a session: missing, not a regular
     file, empty, or whose first line is not a JSON object (the window's Open tells the formats apart)."""
-    import orjson
 
     head = read_regular_file(path, limit=FIRST_LINE_LIMIT)
     if not head.strip():
@@ -131,3 +133,16 @@ def check_session_file(path: Path) -> None:
         raise CliError("not a session file: line 1 is not JSON", path=path, line=1) from None
     if not isinstance(value, dict):
         raise CliError("not a session file: line 1 is not a JSON object", path=path, line=1)
+
+
+FOREIGN_FORMATS = ("pi", "claude-code", "codex")
+
+
+def detected_foreign(path: Path) -> Detected | None:
+    """The detected format when ``path`` is another agent's session, else None (a Desktop
+    session or an unknown file goes the usual way). The path is checked with ``stat`` first,
+    so a FIFO or a device is refused before anything opens it."""
+
+    require_regular_file(path)
+    detected = detect_format(path)
+    return detected if detected.format in FOREIGN_FORMATS else None

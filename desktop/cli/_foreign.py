@@ -16,9 +16,17 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from desktop.cli._args import CliError
 from desktop.cli._boundary import location, say
-from desktop.cli._files import require_regular_file
+from desktop.cli._files import detected_foreign
+from desktop.cli._session import choose_route
+from desktop.pi.cache_rules import estimate_tokens
+from desktop.pi.catalog import RouteError
+from desktop.pi.projection import ProjectionError, project
+from desktop.pi.routes import resolve_model
+from desktop.pi.transcript import current_system_message, current_tools
 
 if TYPE_CHECKING:
     from desktop.host.foreign.detect import Detected
@@ -26,24 +34,13 @@ if TYPE_CHECKING:
     from desktop.pi.types import Message
     from desktop.session.foreign import ForeignSession
 
-FOREIGN_FORMATS = ("pi", "claude-code", "codex")
 #: How many problem lines are listed one by one before the rest are counted.
 MAX_REPORTED = 20
 
 
-def detected_foreign(path: Path) -> Detected | None:
-    """The detected format when ``path`` is another agent's session, else None (a Desktop
-    session or an unknown file goes the usual way). The path is checked with ``stat`` first,
-    so a FIFO or a device is refused before anything opens it."""
-    from desktop.host.foreign.detect import detect_format
-
-    require_regular_file(path)
-    detected = detect_format(path)
-    return detected if detected.format in FOREIGN_FORMATS else None
-
-
 def open_read_only(command: str, path: Path, detected: Detected) -> ForeignSession:
     """Open the session (never writing it) and report the lines it set aside, file and line."""
+    # Lazy: the status budget.
     from desktop.session.foreign import ForeignOpenError, open_foreign
 
     try:
@@ -61,6 +58,7 @@ def open_read_only(command: str, path: Path, detected: Detected) -> ForeignSessi
 
 
 def _leaf(session: ForeignSession, detected: Detected, branch: str | None) -> str | None:
+    # Lazy: the status budget.
     from desktop.session.foreign import BranchNotFound
 
     try:
@@ -88,10 +86,7 @@ def foreign_request(
     """The session's next request on the route (``--model``, else the model it last used),
     with ``--message`` appended as the user turn the agent would add; and whether the route
     is the offline emulator."""
-    from desktop.cli._session import choose_route
-    from desktop.pi.catalog import RouteError
-    from desktop.pi.projection import ProjectionError, project
-    from desktop.pi.routes import resolve_model
+    # Lazy: the status budget.
     from desktop.session.foreign import request_options
 
     if session is None:
@@ -129,8 +124,6 @@ def _user_turn(fmt: str, text: str) -> Message:
 def foreign_status(args: argparse.Namespace, path: Path, detected: Detected) -> dict[str, Any]:
     """What the next request of the session would carry: context, model, tools and sections
     (pi records them), usage so far; with ``--model`` the request's size on that route."""
-    from desktop.pi.cache_rules import estimate_tokens
-    from desktop.pi.transcript import current_system_message, current_tools
 
     session = open_read_only("status", path, detected)
     leaf = _leaf(session, detected, getattr(args, "branch", None))
@@ -178,7 +171,6 @@ def foreign_status(args: argparse.Namespace, path: Path, detected: Detected) -> 
 
 
 def _json_text(value: Any) -> str:
-    import orjson
 
     return orjson.dumps(value, default=str).decode()
 

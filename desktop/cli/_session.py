@@ -16,10 +16,33 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop import __version__
 from desktop.cli._args import EXIT_LOCAL, CliError
 from desktop.cli._boundary import location, say
 from desktop.cli._credentials import missing_credential, unsendable_api
-from desktop.cli._files import lasting, read_session_log, require_regular_file
+from desktop.cli._files import (
+    detected_foreign,
+    lasting,
+    read_regular_file,
+    read_session_log,
+    require_regular_file,
+)
+from desktop.host.journal import JournalWriter
+from desktop.host.permissions import PermissionMode, headless_bridge
+from desktop.host.settings import load_settings
+from desktop.host.workspace_choice import home_folder, refused_workspace
+from desktop.pi.catalog import RouteError, active_catalog
+from desktop.pi.routes import EMULATOR_FAMILY, Account, emulator_route, resolve_model, route_from_string
+from desktop.session.assembly import SessionConfig, activation_signer, open_session
+from desktop.session.compaction_settings import CompactionSettings
+from desktop.session.session_settings import (
+    Recorded,
+    SessionSettings,
+    effective_settings,
+    recorded_in_bytes,
+    recorded_settings,
+    verified,
+)
 
 if TYPE_CHECKING:
     from desktop.emulator import Emulator
@@ -41,8 +64,6 @@ def recorded_in_file(path: Path) -> Recorded:
     """The session's recorded settings, read from the end of the file without parsing all of
     it: a writing command decides its route (and checks its key) before it locks, repairs or
     appends anything (design G12)."""
-    from desktop.cli._files import read_regular_file
-    from desktop.session.session_settings import recorded_in_bytes
 
     return recorded_in_bytes(read_regular_file(path))
 
@@ -77,10 +98,9 @@ def choose_route(
 ) -> tuple[Route, Emulator | None]:
     """The route for ``spec`` (or the default), starting an in-process emulator only when a
     writing command needs one and no ``--emulator`` origin was given."""
-    from desktop.pi.catalog import RouteError
-    from desktop.pi.routes import EMULATOR_FAMILY, Account, emulator_route, route_from_string
 
     if spec is None:  # the first-run choice matters only to a session that names no route yet
+        # Lazy: the status budget.
         from desktop.host.first_run import initial_route
 
     emulator: Emulator | None = None
@@ -91,6 +111,7 @@ def choose_route(
         if read_only:
             origin = PREVIEW_EMULATOR_ORIGIN
         else:
+            # Lazy: the status budget.
             from desktop.emulator import Emulator
 
             emulator = Emulator().start()
@@ -100,6 +121,7 @@ def choose_route(
             Account.make(account_name, base_url=endpoint) if endpoint or account_name != "default" else None
         )
         if spec is None:
+            # Lazy: the status budget.
             from desktop.session.default_route import default_route
 
             route: Route = default_route(initial_route(), origin)
@@ -118,7 +140,6 @@ def choose_route(
 def _workspace(args: argparse.Namespace) -> Path:
     """``--workspace`` (default: the current folder), never the session's recorded folder, and
     never a folder that cannot be a workspace: the root, home, a system folder (design A10)."""
-    from desktop.host.workspace_choice import home_folder, refused_workspace
 
     workspace = Path(getattr(args, "workspace", ".") or ".").expanduser()
     if not workspace.is_dir():
@@ -139,13 +160,6 @@ def opened(
     A read-only open parses the file once and never locks it; a writable one creates the
     file only with ``create`` and only once the route and the credential checked out.
     """
-    with lasting() if read_only else contextlib.nullcontext():  # the engine's modules stay too
-        from desktop import __version__
-        from desktop.host.journal import JournalWriter
-        from desktop.host.permissions import PermissionMode, headless_bridge
-        from desktop.pi.routes import resolve_model
-        from desktop.session.assembly import SessionConfig, open_session
-
     command = str(getattr(args, "command", "") or "")
     path = Path(args.session)
     workspace = _workspace(args)
@@ -168,8 +182,6 @@ def opened(
             _refuse_foreign(path)
     emulator: Emulator | None = None
     try:
-        from desktop.session.session_settings import Recorded, recorded_settings
-
         recorded = Recorded()
         if journal is not None:
             recorded = recorded_settings(journal.rows)
@@ -268,11 +280,6 @@ def _session_settings(
     """The session's settings for this run: the flags given, else the recorded ones, else the
     settings file's and the defaults (design G12); why a recorded mode was not restored; and
     which flags changed something, in words."""
-    from desktop.host.settings import load_settings
-    from desktop.pi.routes import EMULATOR_FAMILY
-    from desktop.session.assembly import activation_signer
-    from desktop.session.compaction_settings import CompactionSettings
-    from desktop.session.session_settings import SessionSettings, effective_settings, verified
 
     file_settings = load_settings()
     spec = f"{EMULATOR_FAMILY}/{route.key}" if route.offline else route.key
@@ -327,7 +334,6 @@ def _session_settings(
 def _refuse_foreign(path: Path) -> None:
     """Another agent's session is only ever read (design X1): a writing command refuses it
     before anything locks or touches it, naming the format and the way to continue it."""
-    from desktop.cli._foreign import detected_foreign
 
     detected = detected_foreign(path)
     if detected is not None:
@@ -338,7 +344,6 @@ def _refuse_foreign(path: Path) -> None:
 
 
 def _create(path: Path, workspace: Path, version: str, command: str) -> JournalWriter:
-    from desktop.host.journal import JournalWriter
 
     try:
         journal = JournalWriter.create(path, cwd=str(workspace), app_version=version)
@@ -353,7 +358,6 @@ def _create(path: Path, workspace: Path, version: str, command: str) -> JournalW
 
 
 def _report_tools(command: str, session: OpenSession) -> None:
-    from desktop.pi.catalog import active_catalog
 
     for problem in getattr(session.tools, "problems", ()):
         say(command, f"warning: {problem}")

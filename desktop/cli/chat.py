@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from desktop.cli._args import EXIT_LOCAL, EXIT_TURN_FAILED, CliError, add_session_arguments
+from desktop.cli._boundary import say
+from desktop.cli.prompt import stream_text, usage_line, usage_totals
 
 
 def register(subparsers: Any) -> None:
@@ -48,6 +50,7 @@ class _Emitter:
     """Writes one JSON object per line on standard output (orjson, flushed per event)."""
 
     def __init__(self) -> None:
+        # Lazy: the --help budget.
         import orjson
 
         self._dumps = orjson.dumps
@@ -62,7 +65,6 @@ class _TurnWatch:
     times the turn, including the CPU spent until the first request was ready to send."""
 
     def __init__(self, *, stream: bool) -> None:
-        from desktop.cli.prompt import stream_text
 
         self._stream = stream_text if stream else None
         self.tools: list[Mapping[str, Any]] = []
@@ -96,9 +98,8 @@ def _answer(messages: list[Mapping[str, Any]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from desktop.cli._boundary import say
+    # Lazy: the --help budget.
     from desktop.cli._session import opened, require_writable
-    from desktop.cli.prompt import usage_line, usage_totals
     from desktop.host.journal import LocalPreparationFailure
 
     reconfigure = getattr(sys.stdin, "reconfigure", None)
@@ -107,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     emit = _Emitter() if args.jsonl else None
     failed = 0
     turns = 0
+    # Lazy: the --help budget.
     from desktop.host.journal.lines import keeping_decoded
 
     # The first turn reads every message right after the open: the rows the reader decoded
@@ -168,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
 def _cache_summary(runtime: Any) -> dict[str, Any]:
     """The session's cache hit ratio, misses (with causes) and re-cached tokens so far, from
     the replies' reported usage (design P10)."""
+    # Lazy: the --help budget.
     from desktop.pi.cache_misses import transcript_summary
 
     summary = transcript_summary(runtime.view().messages).to_json()

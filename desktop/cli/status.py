@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
+import time
+from pathlib import Path
 from typing import Any
 
 from desktop.cli._args import PERMISSION_MODES, add_session_arguments
@@ -46,6 +49,7 @@ def activation(gate: Any) -> dict[str, Any]:
 
 def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Each transport flag of the route, where it came from, and how old that source is (M1, P3)."""
+    # Lazy: the --help budget.
     from desktop.host.catalog_cache import catalog_sources
     from desktop.pi.capability import flag_origins
     from desktop.pi.catalog import active_catalog
@@ -69,16 +73,18 @@ def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
 def cache_figures(session: Any) -> dict[str, Any]:
     """The route's provider cache now (design P9): warm, expired, cold or unknown, the time
     left and the next send's cost now and after expiry, from the journal's timestamps."""
-    import time
 
+    # Lazy: the --help budget.
     from desktop.pi.cache_retention import cache_status
     from desktop.pi.cache_rules import rule_for
 
     model = session.resolved.model
     rule = rule_for(str(model.get("api", "")), str(model.get("provider", ""))).name
+    # Lazy: the --help budget.
     from desktop.pi.projection._cache import resolve_cache_retention
 
     long = resolve_cache_retention(session.runtime.route.options) == "long"
+    # Lazy: the --help budget.
     from desktop.pi.cache_misses import transcript_summary
 
     now = time.time_ns() // 1_000_000
@@ -128,6 +134,7 @@ def collect(session: Any) -> dict[str, Any]:
 
 def network(session: Any) -> dict[str, Any]:
     """The proxy, extra CAs, timeouts and retries the route's requests use (design W3)."""
+    # Lazy: the --help budget.
     from desktop.host.providers.network import NetworkSettings
 
     settings = NetworkSettings.from_settings(session.tools.settings.network)
@@ -136,8 +143,8 @@ def network(session: Any) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
+    # Lazy: the --help budget.
     from desktop.cli._foreign import detected_foreign, foreign_status, render_status
     from desktop.cli._session import opened
     from desktop.host.guidance import MAX_GUIDANCE_BYTES
@@ -146,8 +153,6 @@ def run(args: argparse.Namespace) -> int:
     if detected is not None:  # another agent's session: read through the foreign engine
         found = foreign_status(args, Path(args.session), detected)
         if args.json:
-            import json
-
             print(json.dumps(found, indent=2))
         else:
             print(render_status(found))
@@ -156,8 +161,6 @@ def run(args: argparse.Namespace) -> int:
     with opened(args, read_only=True, builds_requests=False) as (session, _emulator):
         info = collect(session)
     if args.json:
-        import json
-
         print(json.dumps(info, indent=2))
         return 0
     print(f"session   {info['session']}{' (read-only)' if info['readOnly'] else ''}, {info['rows']} rows")

@@ -40,6 +40,7 @@ def register(subparsers: Any) -> None:
 
 
 def render(result: Any) -> str:
+    # Lazy: the --help budget.
     from desktop.pi.money import format_cost
 
     lines = [f"session   {result.source} ({result.format}), {result.requests} request(s)", ""]
@@ -78,6 +79,7 @@ def render(result: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Lazy: the --help budget.
     from desktop.pi.catalog import RouteError
     from desktop.pi.projection import ProjectionError
     from desktop.session.foreign import BranchNotFound
@@ -105,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"pi-desktop whatif: {error}", file=sys.stderr)
         return 2
     if args.json:
+        # Lazy: the --help budget.
         from desktop.pi.money import tidy
 
         print(json.dumps(tidy(result.to_json()), indent=2))

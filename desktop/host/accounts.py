@@ -10,9 +10,6 @@ names and the keyring naming rule live in one table, ``desktop.host.credentials`
 Without a keyring backend (headless Linux without a Secret Service, a ``fail`` backend)
 storing fails with ``KeyringUnavailable`` whose message says what to install; reading
 falls back to the environment, and the offline emulator route needs no key at all.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
@@ -85,6 +82,7 @@ def _check_account(account: str) -> None:
 
 def keyring_available() -> bool:
     """True when a real backend is active (not keyring's ``fail`` placeholder)."""
+    # Lazy: the status budget.
     import keyring
     import keyring.backends.fail
 
@@ -93,6 +91,7 @@ def keyring_available() -> bool:
 
 
 def set_api_key(account: str, key: str) -> None:
+    # Lazy: the status budget.
     import keyring
     import keyring.errors
 
@@ -109,6 +108,7 @@ def set_api_key(account: str, key: str) -> None:
 
 def get_api_key(account: str) -> str | None:
     """The stored key, or None when there is none; KeyringUnavailable without a backend."""
+    # Lazy: the status budget.
     import keyring
     import keyring.errors
 
@@ -154,6 +154,7 @@ def known_secrets(env: Mapping[str, str] | None = None, extra_env: tuple[str, ..
 
 def delete_api_key(account: str) -> bool:
     """Remove the stored key; False when there was none."""
+    # Lazy: the status budget.
     import keyring
     import keyring.errors
 

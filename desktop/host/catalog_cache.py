@@ -12,9 +12,6 @@ catalog refresh``, the window's menu item); ``refresh_in_background()`` is what 
 worker runs at start when the cached catalogs are older than 24 hours. Headless commands never
 refresh on their own: they stay fast and never wait on the network. Offline, every refresh
 fails cleanly and the bundled snapshots stay in use.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
@@ -93,7 +90,8 @@ def _validate(kind: CatalogKind, data: bytes, origin: str) -> str:
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
-    import tempfile  # only a refresh writes; ``tempfile`` loads ``shutil`` and ``random`` (design D6)
+    # Lazy: the status budget.
+    import tempfile
 
     make_private_dirs(path.parent)  # design X22; ``mkstemp`` makes the file 0600
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
@@ -128,7 +126,8 @@ def refresh_catalog(
         raise CatalogRefreshError(
             f"no URL configured for the {kind} catalog: set {PI_CATALOG_URL_ENV} to a pi_catalog.json URL"
         )
-    import httpx  # only a refresh downloads; reading the cache must not pay for the HTTP client
+    # Lazy: the status budget.
+    import httpx
 
     try:
         if client is None:
@@ -345,7 +344,8 @@ def refresh_in_background(
         return None
 
     def work() -> None:
-        import logging  # only the window refreshes at start; commands that read load no logging
+        # Lazy: the status budget.
+        import logging
 
         log = logging.getLogger(__name__)
         started = time.monotonic()

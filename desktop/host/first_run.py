@@ -11,10 +11,13 @@ environment and the keyring, and treats a missing keyring backend as "no stored 
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Literal
+
+import keyring
 
 from desktop.host.credentials import API_KEY_ENV, KEYRING_SERVICE, env_api_key, keyring_username
 
@@ -99,7 +102,6 @@ def initial_route(environ: Mapping[str, str] | None = None) -> InitialRoute:
     env = os.environ if environ is None else environ
     if _truthy(env.get(OFFLINE_ENV)):
         return decide_initial_route(env, ())
-    import keyring  # finding a backend is slow; a command that names its route never gets here
 
     problems: list[str] = []
     decision = decide_initial_route(env, stored_provider_keys(keyring.get_password, problems))
@@ -108,7 +110,6 @@ def initial_route(environ: Mapping[str, str] | None = None) -> InitialRoute:
 
 def _log() -> logging.Logger:
     """This module's logger; ``logging`` loads only when there is something to log (a command
-    that merely reads settings never needs it, design D6)."""
-    import logging
+    that merely reads settings never needs it, the status budget)."""
 
     return logging.getLogger(__name__)

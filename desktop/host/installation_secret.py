@@ -21,7 +21,7 @@ Reading never writes: ``create=False`` (used by read-only opens such as ``status
 creates a secret; with none yet, nothing can have been sealed here, so nothing verifies.
 The value is never printed, logged or put in an exception message. It is drawn from
 ``os.urandom`` (what ``secrets.token_bytes`` returns; ``secrets`` would load ``random`` and
-``base64`` into every command that verifies a section, design D6).
+``base64`` into every command that verifies a section, the status budget).
 """
 
 from __future__ import annotations
@@ -52,9 +52,8 @@ class InstallationSecretError(RuntimeError):
 
 
 class InstallationSecret:
-    """This installation's secret and where it lives. A plain class with slots, not a frozen
-    dataclass: ``status`` on a session with a section reads it, and on Python 3.11 a frozen
-    dataclass costs about 1 ms to create (design D6); its default repr shows no value."""
+    """This installation's secret and where it lives. Its repr shows no
+    value."""
 
     __slots__ = ("source", "value", "where")
 
@@ -151,6 +150,7 @@ def _create_file(path: Path) -> bytes:
 
 def _from_keyring(path: Path, *, create: bool) -> InstallationSecret | None:
     """The keyring's secret; None when the keyring cannot be used (the file is used instead)."""
+    # Lazy: the status budget.
     import keyring
     import keyring.errors
 
@@ -202,6 +202,7 @@ def load_installation_secret(
     if made_in_file is not None:
         return InstallationSecret(made_in_file, "file", str(path))
 
+    # Lazy: the status budget.
     import keyring
 
     backend = keyring.get_keyring() if keyring_available() else None
@@ -227,6 +228,7 @@ def keyring_secret() -> bytes | None:
     """The secret the keyring holds, when a backend is reachable and holds a valid one; never
     creates, writes or raises. Only for verifying a section the file's secret does not (a
     secret made in the keyring before the file existed still counts, design A8)."""
+    # Lazy: the status budget.
     import keyring
     import keyring.errors
 

@@ -22,6 +22,7 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get(DATA_DIR_ENV)
     if env:
         return Path(env).expanduser()
+    # Lazy: the status budget.
     import platformdirs
 
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
@@ -35,6 +36,7 @@ def cache_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """Downloaded catalogs live beside the data when it is redirected, else in the cache dir."""
     if override or os.environ.get(DATA_DIR_ENV):
         return data_dir(override) / "cache"
+    # Lazy: the status budget.
     import platformdirs
 
     return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
@@ -43,6 +45,7 @@ def cache_dir(override: str | os.PathLike[str] | None = None) -> Path:
 def log_dir(override: str | os.PathLike[str] | None = None) -> Path:
     if override or os.environ.get(DATA_DIR_ENV):
         return data_dir(override) / "logs"
+    # Lazy: the status budget.
     import platformdirs
 
     return Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))

@@ -34,7 +34,7 @@ _SECRET_NAMES = r"(?:proxy-authorization|authorization|x-goog-api-key|x-api-key|
 @cache
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """The URL key parameter, the credential field and the key shapes, compiled at the first
-    redaction rather than at import: opening a session (``status``) redacts nothing (design D6)."""
+    redaction rather than at import: opening a session (``status``) redacts nothing (the status budget)."""
     url_key = re.compile(r"([?&](?:key|api_key|api-key|access_token)=)[^&#\s]+", re.IGNORECASE)
     # Values of headers and fields that carry credentials: "k: v", "k=v", dict/JSON and tuple
     # forms. The lookahead keeps redaction idempotent.

@@ -4,9 +4,6 @@ The catalog the model sees is names and descriptions only; bodies are read on de
 through the Host (``load_skill_body``) so that the permission rules apply to them like any
 other file read. A malformed SKILL.md yields a diagnostic naming the file and what is wrong,
 and the rest of the catalog keeps working.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations

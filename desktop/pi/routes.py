@@ -11,9 +11,6 @@ always labelled offline. By default it gets the conservative fallback like any o
 is not the official one; ``emulated=True`` declares that the emulator stands in for the official
 endpoint (tests, benchmarks, the offline demo), and then the published flags are kept so the
 emulator sees exactly the requests the official endpoint would.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations

@@ -4,9 +4,6 @@ The transcript keeps every system message where it happened. Routes that accept 
 messages mid-conversation send them in place; every other route gets the replayed state
 *folded* into one leading system message. Replay is the single source of "current prompt"
 and "current tools", so the inspector, the runtime and the projections can never disagree.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations

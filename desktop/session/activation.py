@@ -31,19 +31,18 @@ Restoration (``restore_activation``) reads neutral messages only:
 * ``toolsAdded`` declarations are never read as permission to execute.
 
 Only names that are deferred tools of the current catalog are ever granted.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import os
 import re
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, Protocol
 
 import orjson
@@ -125,64 +124,25 @@ def activation_identity(
     ).digest()
 
 
+@dataclass(frozen=True, slots=True)
 class ActivationState:
     """What a ``tool_activation`` section holds: the identity it is bound to, the active deferred
-    names (kept sorted, each once), its epoch, version and MAC.
-
-    Read-only, compared, hashed and shown like a frozen dataclass over these five fields, but a
-    plain class: every open (``status`` too) imports this module, and on Python 3.11 a dataclass
-    costs about a millisecond to create (design D6). ``replace`` makes a changed copy.
+    names (kept sorted, each once), its epoch, version and MAC. ``replace`` makes a changed copy.
     """
 
-    __match_args__ = ("identity", "active", "epoch", "version", "mac")
-
     identity: str
-    active: tuple[str, ...]
-    epoch: int
-    version: int
+    active: tuple[str, ...] = ()
+    epoch: int = 0
+    version: int = ACTIVATION_VERSION
     #: HMAC-SHA256 hex of this state (``ActivationSigner.seal``); empty until sealed.
-    mac: str
+    mac: str = ""
 
-    def __init__(
-        self,
-        identity: str,
-        active: tuple[str, ...] = (),
-        epoch: int = 0,
-        version: int = ACTIVATION_VERSION,
-        mac: str = "",
-    ) -> None:
-        object.__setattr__(self, "identity", identity)
-        object.__setattr__(self, "active", tuple(sorted(set(active))))
-        object.__setattr__(self, "epoch", epoch)
-        object.__setattr__(self, "version", version)
-        object.__setattr__(self, "mac", mac)
-
-    def _values(self) -> tuple[str, tuple[str, ...], int, int, str]:
-        return (self.identity, self.active, self.epoch, self.version, self.mac)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "active", tuple(sorted(set(self.active))))
 
     def replace(self, **changes: Any) -> ActivationState:
-        """A copy with ``changes`` (field names as keywords), as ``dataclasses.replace`` would."""
-        fields = {name: getattr(self, name) for name in self.__match_args__}
-        return ActivationState(**{**fields, **changes})
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: an ActivationState is read-only")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}: an ActivationState is read-only")
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, ActivationState)
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
-        return f"{type(self).__qualname__}({fields})"
+        """A copy with ``changes`` (field names as keywords)."""
+        return dataclasses.replace(self, **changes)
 
     def granting(self, names: Iterable[str]) -> ActivationState:
         return self.replace(active=(*self.active, *names), mac="")
@@ -196,9 +156,7 @@ class ActivationSigner:
 
     The MAC covers the version, epoch, identity, active names and the session file's header
     id, so a section verifies only in the session (and on the installation) that wrote it.
-    A plain class with slots, not a dataclass: every open imports this module, and on Python
-    3.11 a dataclass costs about half a millisecond to create (design D6); its default repr
-    shows no key.
+    Its repr shows no key.
     """
 
     __slots__ = ("_other", "key", "other_secret", "session_id")
@@ -396,7 +354,7 @@ def _toolsearch_evidence(
     """
     if not could_mention(messages, TOOLSEARCH):
         # No ToolSearch call or result in the conversation's rows: nothing to find, without
-        # decoding every row of a long session (design G9, D6).
+        # decoding every row of a long session (design G9).
         return _Evidence((), ())
     calls: dict[str, tuple[int, Mapping[str, Any]]] = {}
     answered: set[str] = set()
@@ -407,7 +365,7 @@ def _toolsearch_evidence(
         if role == "assistant" and message.get("stopReason") == "toolUse":
             for block in message.get("content") or ():
                 # ``type(...) is dict`` first: rows are dicts, and the abstract check costs more
-                # than the rest of this loop on a long session (design D6).
+                # than the rest of this loop on a long session (the status budget).
                 if (
                     (type(block) is dict or isinstance(block, Mapping))
                     and block.get("name") == TOOLSEARCH
@@ -424,7 +382,7 @@ def _toolsearch_evidence(
         first_answer = isinstance(call_id, str) and call_id not in answered
         if isinstance(call_id, str):
             answered.add(call_id)
-        # Only a ToolSearch result can list names; others skip the copy (long sessions, design D6).
+        # Only a ToolSearch result can list names; others skip the copy (long sessions).
         listed = activated_names(dict(message)) if message.get("toolName") == TOOLSEARCH else []
         if index < start or not listed:
             continue

@@ -59,9 +59,7 @@ class LiveSkillIndex(SkillIndex):
 
 
 class SessionConfig:
-    """How to open one session. A plain class rather than a dataclass, as is ``OpenSession``:
-    every open (``status`` too) imports this module, and on Python 3.11 a dataclass costs
-    about half a millisecond to create (design D6); neither is compared or copied."""
+    """How to open one session."""
 
     def __init__(
         self,

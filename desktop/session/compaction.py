@@ -22,6 +22,7 @@ from desktop.session.compaction_settings import KEEP_RECENT_TOKENS as KEEP_RECEN
 from desktop.session.compaction_settings import RESERVE_TOKENS as RESERVE_TOKENS
 from desktop.session.compaction_settings import CompactionSettings as CompactionSettings
 from desktop.session.compaction_settings import should_compact as should_compact
+from desktop.session.context_log import system_messages_at
 from desktop.session.estimate import message_tokens
 from desktop.session.history import CHECKPOINT_VERSION, ContextView, summary_message
 
@@ -145,7 +146,6 @@ def _choose_cut(
 def _checkpoint(messages: Sequence[Message], cut: int) -> SystemMessage:
     """The system state in effect at ``cut``, replayed from the system messages before it
     (the context log holds those decoded, so no other row is read)."""
-    from desktop.session.context_log import system_messages_at
 
     before = [message for index, message in system_messages_at(messages) if index < cut]
     checkpoint = current_system_message(before)

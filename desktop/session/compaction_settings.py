@@ -2,10 +2,7 @@
 
 Kept apart from the compaction engine (``desktop.session.compaction``: planning, the summary
 request, the row) so that opening a session, which needs the settings, does not load the
-engine; ``status`` never compacts (design D6).
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
+engine; ``status`` never compacts (the status budget).
 """
 
 from __future__ import annotations

@@ -365,7 +365,7 @@ class ContextLog:
         if order is not None:  # the rows' codes and flags in model order, as the view reads them
             codes, flags = bytes(map(codes.__getitem__, order)), bytes(map(flags.__getitem__, order))
         # What ``_note`` would gather row by row, taken over all rows at once (a long session
-        # is opened whole; design D6).
+        # is opened whole; the status budget).
         self._ids = set(ids)
         self._repeated = set()
         if len(self._ids) != len(ids):
@@ -487,7 +487,7 @@ def could_mention(messages: Sequence[Mapping[str, Any]], text: str) -> bool:
 def system_messages_at(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any]]]:
     """The system messages of a context with their positions. From the log's context they are
     the messages it holds decoded, so restoring activation or declarations from a long session
-    reads no other row (design G9, D6); any other sequence is scanned."""
+    reads no other row (design G9); any other sequence is scanned."""
     if isinstance(messages, ContextMessages):
         found: list[tuple[int, Mapping[str, Any]]] = list(messages.held())
     else:

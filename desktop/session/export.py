@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from desktop.pi.money import format_cost
+from desktop.session.foreign.display import Prices, row_dict
 
 #: Format names as the document's header says them.
 SOURCES = {
@@ -137,7 +138,6 @@ def desktop_transcript(
 
 def foreign_transcript(session: Any, leaf: str | None = None) -> Transcript:
     """A pi or Claude Code session's branch (default: the one its app continues from)."""
-    from desktop.session.foreign.display import Prices, row_dict
 
     leaf = leaf or session.default_leaf
     diffs = session.system_diffs(leaf)

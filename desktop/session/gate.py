@@ -15,9 +15,6 @@ Across processes the same inputs are part of the ``tool_activation`` identity, s
 under another permission mode, account, route, endpoint or catalog restores nothing; and the
 section's MAC (this installation's key, this session's id) makes a copied or edited section
 grant nothing (design A7, A8; docs/architecture.md, "Trust model").
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
@@ -120,7 +117,7 @@ class ToolGate:
         ``signer_source`` gives the signer and its problem on first need instead: the first seal,
         or a restore from a history that holds something to verify. A history without any
         activation section or ToolSearch result never reads the installation secret, so a
-        read-only ``status`` does not load the keyring for nothing (design D6)."""
+        read-only ``status`` does not load the keyring for nothing (the status budget)."""
         self._catalog = catalog
         self._signer = signer if signer is not None else ActivationSigner.ephemeral()
         self._signer_problem = signer_problem
@@ -304,7 +301,7 @@ class ToolGate:
 
         One pass: the installation's signer is resolved at the first section to verify, so a
         history with nothing to verify never reads the secret, and one with a section is not
-        replayed twice (design A8, D6). A result other than "none" resolves it in any case:
+        replayed twice (design A8). A result other than "none" resolves it in any case:
         an unusable secret rejects whatever the history would restore."""
         with self._lock:
             found = restore_activation(
@@ -397,7 +394,7 @@ class ToolGate:
         While the installation's signer is unresolved, restore found no section in the history
         (it resolves it for any section it must verify), so this section differs from the
         history's whatever its MAC: the throwaway signer seals it and the keyring stays closed
-        (design A8, D6). Such a text is never journaled or sent.
+        (design A8). Such a text is never journaled or sent.
         """
         with self._lock:
             unresolved = self._signer_source is not None

@@ -26,9 +26,7 @@ of the same name, and a removal withdraws it.
 
 
 class WorkspacePrompt:
-    """The live prompt sources for one workspace (implements the runtime's PromptSource). A
-    plain class, not a dataclass: every open imports this module, and on Python 3.11 a
-    dataclass costs about half a millisecond to create (design D6)."""
+    """The live prompt sources for one workspace (implements the runtime's PromptSource)."""
 
     def __init__(
         self, workspace: Path, user_skills: Path | None = None, runtime_text: str = RUNTIME_INSTRUCTIONS

@@ -87,9 +87,7 @@ class PromptSource(Protocol):
 
 
 class SessionRoute(NamedTuple):
-    """The model to project for (flags already verified or withdrawn) and its identity. A
-    named tuple, not a frozen dataclass: every open imports this module, and on Python 3.11 a
-    frozen dataclass costs about 1 ms to create (design D6)."""
+    """The model to project for (flags already verified or withdrawn) and its identity."""
 
     model: Model
     identity: dict[str, Any]
@@ -100,8 +98,7 @@ class SessionRoute(NamedTuple):
 
 
 class TurnResult:
-    """What one turn produced, filled in as it runs (a plain class: every open imports this
-    module, and a dataclass costs about half a millisecond to create, design D6)."""
+    """What one turn produced, filled in as it runs."""
 
     def __init__(self) -> None:
         self.assistant: list[AssistantMessage] = []
@@ -180,7 +177,7 @@ class SessionRuntime:
 
     def current_state(self) -> EffectiveState:
         """The effective system state replayed from the kept context's system messages only
-        (not every message), cached until a system row is added (design D6)."""
+        (not every message), cached until a system row is added (the status budget)."""
         self._log.sync(self.writer.rows)
         version = self._log.systems_version
         cached = self._state
@@ -242,6 +239,7 @@ class SessionRuntime:
         found = next((i for i, entry in enumerate(entries) if entry[0] is route or entry[0] == route), None)
         entry: tuple[SessionRoute, IncrementalProjection, tuple[int, int] | None]
         if found is None:
+            # Lazy: the status budget.
             from desktop.pi.projection.incremental import IncrementalProjection
 
             if len(entries) >= 4:
@@ -479,6 +477,7 @@ class SessionRuntime:
 
     def preview_compaction(self) -> CompactionPreview:
         """What ``compact`` would summarize and the estimated tokens before and after (C1)."""
+        # Lazy: the status budget.
         from desktop.session.compaction import preview_compaction
 
         return preview_compaction(self.view(), self.compaction)
@@ -493,6 +492,7 @@ class SessionRuntime:
     ) -> dict[str, Any]:
         """Summarize through the session's own route; journal nothing unless it succeeds (C3).
         ``focus`` is the user's text of what the summary must keep (design G8)."""
+        # Lazy: the status budget.
         from desktop.session.compaction import (
             compacted_tokens,
             compaction_row_fields,

@@ -18,8 +18,6 @@ A recorded permission mode is context, not a grant (S6): a copied or hand-writte
 name ``full-access``. The note therefore carries a MAC made with this installation's activation
 key (design A8) over the session's header id and the settings; a recorded mode more permissive
 than the seed is restored only when that MAC verifies.
-
-Its plain records are named tuples: every open imports this module (design D6).
 """
 
 from __future__ import annotations
@@ -29,6 +27,11 @@ import hmac
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+import orjson
+
+from desktop.host.journal.lines import JournalRows
+from desktop.host.tools.catalog import canonical_json
+from desktop.pi.routes import EMULATOR_FAMILY
 from desktop.session.compaction_settings import CompactionSettings
 
 KIND = "session-settings"
@@ -151,7 +154,6 @@ def _compaction(value: object) -> CompactionSettings | None:
 
 def route_of_assistant(route: object) -> tuple[str, str, str | None] | None:
     """``(route, account, endpoint)`` named by an assistant row's ``route`` object, if any."""
-    from desktop.pi.routes import EMULATOR_FAMILY
 
     if not isinstance(route, Mapping) or route.get("imported"):
         return None
@@ -215,7 +217,6 @@ def recorded_settings(rows: Sequence[Mapping[str, Any]]) -> Recorded:
     rows are read by their type bytes and lines: only assistant rows up to the newest one with a
     route and notes whose line names the kind are decoded (a 100,000-row session without any
     settings note is not decoded at open, design G9)."""
-    from desktop.host.journal.lines import JournalRows
 
     if not isinstance(rows, JournalRows):
         return recorded_from(rows[index] for index in range(len(rows) - 1, -1, -1))
@@ -240,7 +241,6 @@ def recorded_in_bytes(data: bytes) -> Recorded:
     """The recorded settings read from the end of a session file's bytes, parsing only the
     lines that can hold them: a writing command decides its route (and checks its key) before
     it locks, repairs or appends anything (design D6)."""
-    import orjson
 
     def lines() -> Iterable[Mapping[str, Any]]:
         end = len(data)
@@ -271,7 +271,6 @@ def _seal_key(key: bytes) -> bytes:
 
 def seal(key: bytes, session_id: str, settings: Mapping[str, Any]) -> str:
     """The MAC of ``settings`` for this session under the installation's activation key."""
-    from desktop.host.tools.catalog import canonical_json
 
     payload = canonical_json({"session": session_id, "settings": dict(settings)})
     return hmac.new(_seal_key(key), payload, hashlib.sha256).hexdigest()

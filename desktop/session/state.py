@@ -3,9 +3,6 @@
 The effective state is never stored on its own: it is replayed from the transcript
 (``desktop.pi.transcript``), so what the inspector shows, what the runtime diffs against
 and what a projection folds are the same thing. An update names only what changed.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations

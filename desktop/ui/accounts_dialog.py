@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.host import accounts
+
 
 class AccountsDialog(QDialog):
     save_requested = Signal(str, str, str)
@@ -112,7 +114,6 @@ AccountsReport = tuple[list[dict[str, Any]], str]
 
 def read_accounts(note: str = "") -> AccountsReport:
     """Where each provider's key would come from; never the key itself (keyring: worker only)."""
-    from desktop.host import accounts
 
     entries: list[dict[str, Any]] = []
     for provider in accounts.ENV_API_KEYS:
@@ -129,8 +130,6 @@ def read_accounts(note: str = "") -> AccountsReport:
 
 def save_key(provider: str, account: str, key: str) -> AccountsReport:
     try:
-        from desktop.host import accounts
-
         accounts.set_api_key(accounts.keyring_username(provider, account), key)
         note = f"Saved the key for {provider}/{account} in the keyring."
     except Exception as exc:  # KeyringUnavailable, ValueError: the message says what to do
@@ -140,8 +139,6 @@ def save_key(provider: str, account: str, key: str) -> AccountsReport:
 
 def delete_key(provider: str, account: str) -> AccountsReport:
     try:
-        from desktop.host import accounts
-
         removed = accounts.delete_api_key(accounts.keyring_username(provider, account))
         note = (
             f"Removed the key for {provider}/{account}."

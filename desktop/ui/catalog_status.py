@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from desktop.host.catalog_cache import catalog_sources
+from desktop.pi.capability import flag_origins
+from desktop.pi.catalog import active_catalog
+
 
 def route_flags(resolved: Any) -> dict[str, Any]:
     """The flags of ``resolved`` (a ``ResolvedModel``) with their origins, and the catalogs in use."""
-    from desktop.host.catalog_cache import catalog_sources
-    from desktop.pi.capability import flag_origins
-    from desktop.pi.catalog import active_catalog
 
     catalog = active_catalog()
     sources = catalog_sources(catalog)

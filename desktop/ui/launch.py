@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, Qt, Slot
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop import __version__
 from desktop.cli._args import EXIT_LOCAL
@@ -23,6 +23,7 @@ from desktop.host.logging_setup import configure_logging, logs_location
 from desktop.host.settings import SettingsError, settings_path, upgrade_settings_file
 from desktop.ui import smoke
 from desktop.ui.app_identity import apply_identity
+from desktop.ui.inert import plain_message_box
 from desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from desktop.ui.quit_signals import quit_on_signals
 from desktop.ui.single_instance import FileOpenEvents, claim_or_hand_over, server_name
@@ -47,9 +48,6 @@ def sharp_on_high_dpi() -> None:
 
 def refuse_in_window(text: str) -> int:
     """The no-console launcher's refusal of a file (design G8): one message box, exit code 2."""
-    from PySide6.QtWidgets import QMessageBox
-
-    from desktop.ui.inert import plain_message_box
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
@@ -112,7 +110,6 @@ def refuse_start(text: str, code: int) -> int:
     screen to show it on (a double-click shows no terminal)."""
     if sys.stderr is not None:
         print(text, file=sys.stderr, flush=True)
-    from PySide6.QtWidgets import QMessageBox
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)

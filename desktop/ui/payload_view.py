@@ -56,6 +56,7 @@ from PySide6.QtWidgets import (
 from desktop.pi.cache_retention import Retention, clock
 from desktop.pi.money import format_cost
 from desktop.ui.banner import notice_style
+from desktop.ui.curl_text import curl_command
 from desktop.ui.glossary import tooltip
 from desktop.ui.json_highlighter import MAX_CHARS, JsonHighlighter
 from desktop.ui.theme import is_dark
@@ -580,7 +581,6 @@ class PayloadView(QWidget):
 
     def copy_curl(self) -> None:
         """The main pane's request as a curl command, credentials redacted."""
-        from desktop.ui.curl_text import curl_command
 
         if self.main.stale or not self.main.body_bytes:
             return

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.pi.money import format_cost
 from desktop.ui.inert import plain_tip
 
 FORMAT_NAMES = {"desktop": "Pi Desktop", "pi": "pi", "claude-code": "Claude Code", "codex": "Codex CLI"}
@@ -128,7 +129,6 @@ class SessionBrowser(QDialog):
         layout.addWidget(self.buttons)
 
     def show_workspaces(self, workspaces: Sequence[Mapping[str, Any]], roots: Sequence[str] = ()) -> None:
-        from desktop.pi.money import format_cost
 
         self.tree.clear()
         self.texts = {}

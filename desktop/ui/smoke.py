@@ -169,6 +169,9 @@ class SmokeRun(QObject):
         self.show_payload()
 
     def show_payload(self) -> None:
+
+        # Lazy for the hand-over budget: ``app.py`` asks ``smoke_requested`` before a running window
+        # takes the files (benchmarks/handover_bench.py), and the window's modules must not load first.
         from desktop.ui.main_window import TAB_PAYLOAD
 
         self.window.tabs.setCurrentIndex(TAB_PAYLOAD)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import orjson
@@ -40,3 +43,37 @@ def find_model() -> Callable[[dict[str, Any], str, str], dict[str, Any]]:
         raise AssertionError(f"{provider}/{model_id} is not in the Pi snapshot")
 
     return find
+
+
+@contextlib.contextmanager
+def static_server(routes: dict[str, bytes], hits: list[str] | None = None) -> Iterator[str]:
+    """A loopback HTTP server answering GET with ``routes`` (JSON; 404 for any other path),
+    appending each path asked for to ``hits``; yields its URL."""
+    seen = hits if hits is not None else []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.path)
+            body = routes.get(self.path)
+            if body is None:
+                self.send_response(404)
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
 
 import orjson
 import pytest
@@ -14,6 +11,7 @@ import pytest
 from desktop.host import catalog_cache
 from desktop.host.catalog_cache import CatalogRefreshError, cache_path, load_catalog, refresh_catalog
 from desktop.pi.catalog.pi_snapshot import bundled_bytes
+from tests.catalog.conftest import static_server
 
 FRESH_MODELS_DEV = orjson.dumps(
     {
@@ -35,44 +33,18 @@ FRESH_MODELS_DEV = orjson.dumps(
 BAD_MODELS_DEV = orjson.dumps({"anthropic": {"models": {"x": {"limit": {"context": "huge"}}}}})
 
 
-class _Handler(BaseHTTPRequestHandler):
-    routes: ClassVar[dict[str, bytes]] = {}
-
-    def do_GET(self) -> None:
-        body = self.routes.get(self.path)
-        if body is None:
-            self.send_response(404)
-            self.end_headers()
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def server() -> Iterator[str]:
     pi_doc = orjson.loads(bundled_bytes())
     pi_doc["generatedAt"] = "2999-01-01T00:00:00Z"
     pi_doc["source"]["version"] = "9.9.9"
-    _Handler.routes = {
+    routes = {
         "/api.json": FRESH_MODELS_DEV,
         "/bad.json": BAD_MODELS_DEV,
         "/pi_catalog.json": orjson.dumps(pi_doc),
     }
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+    with static_server(routes) as url:
+        yield url
 
 
 def test_refresh_validates_caches_and_is_used(server: str, tmp_path: Path) -> None:

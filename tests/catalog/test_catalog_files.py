@@ -127,7 +127,7 @@ def test_newer_models_dev_file_supplies_prices() -> None:
 
 
 def test_the_bundled_snapshots_pass_every_check_the_start_skips() -> None:
-    """Each start reads the bundled snapshots without the per-entry checks (design D6), because
+    """Each start reads the bundled snapshots without the per-entry checks (the status budget), because
     they ship with the app: this is where they are checked, entry by entry, as a refreshed
     copy would be."""
     from desktop.pi.catalog import models_dev, pi_snapshot

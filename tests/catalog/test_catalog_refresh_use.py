@@ -9,12 +9,10 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import orjson
 import pytest
@@ -22,29 +20,14 @@ import pytest
 from desktop.host import catalog_cache
 from desktop.host.catalog_cache import cache_path, cache_state, refresh_in_background
 from desktop.pi.catalog.transport import SYSTEM_MESSAGES
+from tests.catalog.conftest import static_server
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL = ("--model", "emulator/anthropic/claude-opus-5-5")
 
 
-class _Handler(BaseHTTPRequestHandler):
-    routes: ClassVar[dict[str, bytes]] = {}
-    hits: ClassVar[list[str]] = []
-
-    def do_GET(self) -> None:
-        self.hits.append(self.path)
-        body = self.routes.get(self.path)
-        if body is None:
-            self.send_response(404)
-            self.end_headers()
-            return
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+#: The paths the catalog server was asked for.
+HITS: list[str] = []
 
 
 @pytest.fixture
@@ -56,17 +39,9 @@ def server(
     opus["compat"][SYSTEM_MESSAGES] = False  # the flag that changed upstream
     pi_doc["generatedAt"] = "2999-01-01T00:00:00Z"
     pi_doc["source"]["version"] = "9.9.9"
-    _Handler.routes = {"/pi_catalog.json": orjson.dumps(pi_doc)}
-    _Handler.hits = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+    HITS.clear()
+    with static_server({"/pi_catalog.json": orjson.dumps(pi_doc)}, HITS) as url:
+        yield url
 
 
 def _cli(home: Path, server: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -98,7 +73,7 @@ def test_refresh_changes_the_capability_status(server: str, tmp_path: Path) -> N
     assert before["capability"]["delivery"] == "native system sections"
     assert _flag(before)["value"] is True and "bundled pi_catalog.json" in _flag(before)["from"]
     assert before["catalogs"]["pi"]["origin"] == "bundled snapshot"
-    assert _Handler.hits == [], "a headless command went to the network on its own"
+    assert HITS == [], "a headless command went to the network on its own"
 
     refresh = _cli(tmp_path, server, "catalog", "refresh", "--kind", "pi")
     assert refresh.returncode == 0, refresh.stderr
@@ -132,7 +107,7 @@ def test_the_start_up_refresh_runs_only_for_stale_catalogs(
     path = cache_path("pi", tmp_path)
     assert path.exists() and not cache_state("models.dev", tmp_path).fetched_at  # offline kind kept bundled
 
-    _Handler.hits.clear()
+    HITS.clear()
     # A fresh Pi copy, and a models.dev copy fetched recently too: nothing to do.
     fresh = cache_path("models.dev", tmp_path)
     fresh.write_bytes(b"{}")
@@ -143,5 +118,5 @@ def test_the_start_up_refresh_runs_only_for_stale_catalogs(
     again = refresh_in_background(tmp_path, max_age=24 * 3600)
     assert again is not None
     again.join(60)
-    assert _Handler.hits == ["/pi_catalog.json"]
+    assert HITS == ["/pi_catalog.json"]
     assert time.time() - path.stat().st_mtime < 3600

@@ -1,4 +1,4 @@
-"""The bundled models.dev snapshot is decoded one provider at a time (design D6).
+"""The bundled models.dev snapshot is decoded one provider at a time (the status budget, docs/architecture.md).
 
 A start resolves one route and reads one provider's records, so the 2 MB document is not
 decoded whole: ``BundledProviders`` finds the provider's object by its key and decodes only

@@ -1,4 +1,4 @@
-"""The bundled Pi catalog is decoded one provider at a time (design D6).
+"""The bundled Pi catalog is decoded one provider at a time (the status budget, docs/architecture.md).
 
 A start resolves one route and reads one provider's models, so the bundled file, which holds
 one model a line, is not decoded whole: ``BundledModels`` decodes the lines that name the

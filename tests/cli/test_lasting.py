@@ -1,4 +1,4 @@
-"""A read-only command's parsed session leaves the cyclic collector's reach (design D6).
+"""A read-only command's parsed session leaves the cyclic collector's reach (the status budget, docs/architecture.md).
 
 ``status`` on a long session used to pay for collections that walked every parsed row again
 and again (and once more at exit); the rows live until the command ends, so they are made with

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from desktop.cli import COMMANDS
-from tests.cli.helpers import cli_env
+from tests.cli.helpers import cli_env, make_session
 
 #: ``shutil`` loads ``bz2`` and ``lzma``: argparse imports it for the terminal width unless the
 #: formatter is given one (``desktop.cli.HelpFormatter``).
@@ -74,61 +75,26 @@ def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
         assert name in out
 
 
-#: What ``status`` must not load on a session without MCP servers (design D6): besides the SDKs
-#: above, pydantic's row and settings models, the keyring (its backend search alone costs more
-#: than the parse), the ignore matcher of the file tools, and the models.dev package's loader;
-#: ``logging`` (only something to log loads it), ``socket`` (the writer lock's host name), the
-#: incremental projector (``status`` builds no request), what only running a tool needs
-#: (``subprocess`` for bash and hooks, ``difflib`` for edit), and the resource readers (the
-#: bundled catalogs are read by path), the ignore-file matcher (only a running search reads
-#: ignore files), the first-run route choice (a session that names its route needs none) and
-#: the cloud signers (only a Bedrock or Vertex request is signed), the compaction engine
-#: (``status`` compacts nothing), the sessions folder (one named file is opened) and the
-#: writer's lock (a read-only open takes none); ``tempfile`` (a catalog refresh and a long bash
-#: output write temporary files), ``random`` and ``secrets`` (row ids and throwaway keys read
-#: ``os.urandom``), ``base64`` (only an image read encodes), and ``platformdirs`` where the
-#: data folder is given (it loads ``tempfile``; only the platform's own folders need it);
-#: ``gzip`` (the bundled models.dev snapshot is inflated by ``zlib`` in one pass, the Pi catalog
-#: is plain JSON; only a gzipped refreshed copy loads it); ``textwrap`` (the commands'
-#: descriptions are filled when help is shown, ``desktop.cli.RawDescriptionHelpFormatter``).
+#: What ``status`` must not load on a session without MCP servers: each of these alone costs a
+#: large part of the status budget (``benchmarks/startup_bench.py`` times the rest): the keyring
+#: (its backend search costs more than the parse), the JSON-schema validator of tool arguments,
+#: the cloud signers, the incremental projector and the compaction engine (``status`` builds no
+#: request and compacts nothing), and the MCP hub.
 STATUS_HEAVY = (
     *HEAVY,
-    "pathspec",
     "secretstorage",
-    "jeepney",
-    "cryptography",
-    "logging",
-    "socket",
     "desktop.pi.projection.incremental",
-    "subprocess",
-    "difflib",
-    "importlib.resources.readers",
-    "desktop.host.tools.ignore",
-    "desktop.host.first_run",
     "desktop.host.providers.aws_sigv4",
     "desktop.host.providers.google_adc",
+    "desktop.host.tools.mcp_servers",
     "desktop.session.compaction",
-    "desktop.host.journal.store",
-    "desktop.host.journal.lock",
-    "fcntl",
-    "tempfile",
-    "random",
-    "secrets",
-    "base64",
-    "platformdirs",
-    "gzip",
-    "textwrap",
 )
 
 
-def test_status_loads_nothing_heavy(tmp_path: object) -> None:
+def test_status_loads_nothing_heavy(tmp_path: Path) -> None:
     """The part of the status benchmark a test can hold without timing: ``status`` on a real
     session imports none of the heavy modules (``benchmarks/startup_bench.py`` times it)."""
-    from pathlib import Path
-
-    from tests.cli.helpers import make_session
-
-    folder = Path(str(tmp_path))
+    folder = tmp_path
     path = make_session(folder)
     # Without a ``tool_activation`` section there is nothing the installation secret must
     # verify, so not even the keyring loads (a section makes ``status`` read it, design A8).
@@ -147,15 +113,11 @@ def test_status_loads_nothing_heavy(tmp_path: object) -> None:
     assert [name for name in STATUS_HEAVY if name in loaded] == []
 
 
-def test_status_verifies_the_installations_section_without_the_keyring(tmp_path: object) -> None:
+def test_status_verifies_the_installations_section_without_the_keyring(tmp_path: Path) -> None:
     """A session written here carries a ``tool_activation`` section sealed with this
     installation's secret; where that secret was made in the private file (no keyring backend),
-    ``status`` verifies it from the file and never loads the keyring (design A8, D6)."""
-    from pathlib import Path
-
-    from tests.cli.helpers import make_session
-
-    folder = Path(str(tmp_path))
+    ``status`` verifies it from the file and never loads the keyring (design A8)."""
+    folder = tmp_path
     path = make_session(folder)
     assert "tool_activation" in path.read_text()
     code = (
@@ -174,38 +136,10 @@ def test_status_verifies_the_installations_section_without_the_keyring(tmp_path:
     assert [name for name in STATUS_HEAVY if name in loaded] == []
 
 
-def test_status_compiles_no_redaction_pattern(tmp_path: object) -> None:
-    """``status`` redacts nothing, so the redaction patterns stay uncompiled (design D6); a tool
-    result or a displayed header compiles them at the first redaction."""
-    from pathlib import Path
-
-    from tests.cli.helpers import make_session
-
-    folder = Path(str(tmp_path))
-    path = make_session(folder)
-    code = (
-        "import io, contextlib\n"
-        "from desktop.app import main\n"
-        "from desktop.host import redaction\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    rc = main(['status', {str(path)!r}, '--workspace', {str(folder)!r}])\n"
-        "assert rc == 0, rc\n"
-        "assert redaction._patterns.cache_info().currsize == 0, 'status compiled the redaction patterns'\n"
-        "assert redaction.redact_text('x-api-key: abcdef') == 'x-api-key: [redacted]'\n"
-        "assert redaction._patterns.cache_info().currsize == 1\n"
-    )
-    loaded = loaded_after(code)
-    assert "desktop.host.redaction" in loaded  # imported (the executor holds it), not compiled
-
-
-def test_status_decodes_only_the_routes_models_dev_provider(tmp_path: object) -> None:
+def test_status_decodes_only_the_routes_models_dev_provider(tmp_path: Path) -> None:
     """The bundled models.dev document (2 MB) is not decoded whole on ``status``: only the
-    route's provider is (design D6); its stamp, shown as the snapshot's date, is the same."""
-    from pathlib import Path
-
-    from tests.cli.helpers import make_session
-
-    folder = Path(str(tmp_path))
+    route's provider is; its stamp, shown as the snapshot's date, is the same."""
+    folder = tmp_path
     path = make_session(folder)
     code = (
         "import io, contextlib\n"

@@ -14,19 +14,16 @@ so a stale entry fails ``test_exclusions_are_still_needed`` as the SDK changes.
 
 from __future__ import annotations
 
-import collections.abc
 import json
-import types
-import typing
 from pathlib import Path
-from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin, get_type_hints
+from typing import Any
 
 import pytest
 from anthropic.types.beta.message_create_params import MessageCreateParamsStreaming
-from typing_extensions import is_typeddict
 
 from desktop.pi.projection import RequestOptions, project
 from desktop.pi.transcript import normalize_context
+from tests.pi.sdk_check import Mismatch, check, hints
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai" / "anthropic.json"
 CASES: list[dict[str, Any]] = json.loads(FIXTURE.read_text(encoding="utf-8"))
@@ -37,101 +34,6 @@ NOT_IN_SDK: tuple[tuple[str, str, str], ...] = (
     # no longer declare sampling parameters at all.
     ("", "temperature", "anthropic.types.beta.message_create_params.MessageCreateParamsBase"),
 )
-
-
-class Mismatch(Exception):
-    """Where in the body and why the SDK's types reject it."""
-
-
-def _unwrap(tp: Any) -> Any:
-    while get_origin(tp) in (Required, NotRequired, typing.Annotated):
-        tp = get_args(tp)[0]
-    return tp
-
-
-def _hints(td: Any) -> dict[str, Any]:
-    return get_type_hints(td, include_extras=True)
-
-
-def _required_keys(td: Any, hints: dict[str, Any]) -> set[str]:
-    """``__required_keys__`` misses ``Required[...]`` written as a string (PEP 563), so read the hints."""
-    marked = {key for key, hint in hints.items() if get_origin(hint) is Required}
-    optional = {key for key, hint in hints.items() if get_origin(hint) is NotRequired}
-    return marked | (set(td.__required_keys__) - optional)
-
-
-def check(value: Any, tp: Any, path: str = "body") -> None:
-    """Raise ``Mismatch`` unless ``value`` is an instance of the SDK type ``tp``."""
-    tp = _unwrap(tp)
-    if tp is Any or tp is object:
-        return
-    origin = get_origin(tp)
-    if origin in (Union, types.UnionType):
-        errors = []
-        for member in get_args(tp):
-            try:
-                check(value, member, path)
-                return
-            except Mismatch as error:
-                errors.append(str(error))
-        raise Mismatch(f"{path}: no union member accepts {value!r:.80}: " + " | ".join(errors[:6]))
-    if origin is Literal:
-        if value not in get_args(tp) or isinstance(value, bool) != any(
-            isinstance(a, bool) for a in get_args(tp)
-        ):
-            raise Mismatch(f"{path}: {value!r} not in {get_args(tp)}")
-        return
-    if tp is type(None):
-        if value is not None:
-            raise Mismatch(f"{path}: expected null")
-        return
-    if is_typeddict(tp):
-        if not isinstance(value, dict):
-            raise Mismatch(f"{path}: expected object {tp.__name__}")
-        hints = _hints(tp)
-        for key in value:
-            if key not in hints:
-                raise Mismatch(f"{path}: key {key!r} unknown to {tp.__module__}.{tp.__name__}")
-        for key in _required_keys(tp, hints):
-            if key not in value:
-                raise Mismatch(f"{path}: required key {key!r} of {tp.__name__} missing")
-        for key, item in value.items():
-            check(item, hints[key], f"{path}.{key}")
-        return
-    if origin in (list, collections.abc.Iterable, collections.abc.Sequence) or (
-        isinstance(origin, type) and issubclass(origin, collections.abc.Sequence) and origin is not str
-    ):
-        if not isinstance(value, list):
-            raise Mismatch(f"{path}: expected array")
-        (item_type,) = get_args(tp) or (Any,)
-        for index, item in enumerate(value):
-            check(item, item_type, f"{path}[{index}]")
-        return
-    if origin in (dict, collections.abc.Mapping):
-        if not isinstance(value, dict):
-            raise Mismatch(f"{path}: expected object")
-        return
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise Mismatch(f"{path}: expected bool, got {value!r:.40}")
-        return
-    if tp in (int, float):
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or (tp is int and isinstance(value, float))
-        ):
-            raise Mismatch(f"{path}: expected {tp.__name__}, got {value!r:.40}")
-        return
-    if tp is str:
-        if not isinstance(value, str):
-            raise Mismatch(f"{path}: expected string, got {value!r:.40}")
-        return
-    if getattr(tp, "__name__", "") == "SequenceNotStr":
-        if not isinstance(value, list):
-            raise Mismatch(f"{path}: expected array")
-        return
-    raise Mismatch(f"{path}: the validator does not know SDK type {tp!r}; extend check()")
 
 
 def _resolve(dotted: str) -> Any:
@@ -163,7 +65,7 @@ def test_projected_body_matches_sdk_request_types(case: dict[str, Any]) -> None:
 
 def test_exclusions_are_still_needed() -> None:
     for _, key, dotted in NOT_IN_SDK:
-        assert key not in _hints(_resolve(dotted)), (
+        assert key not in hints(_resolve(dotted)), (
             f"the SDK now declares {key} on {dotted}; drop the exclusion"
         )
 

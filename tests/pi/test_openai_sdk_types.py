@@ -20,16 +20,13 @@ the test id, and bounded: most bodies must be checked, so the test cannot pass v
 
 from __future__ import annotations
 
-import collections.abc
 import json
 import types
-import typing
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 
 import httpx
 import pytest
-import typing_extensions
 from typing_extensions import get_type_hints, is_typeddict
 
 openai = pytest.importorskip("openai")
@@ -37,6 +34,7 @@ from openai.types.responses import response_create_params, response_input_item_p
 
 from desktop.pi.projection import RequestOptions, project  # noqa: E402
 from desktop.pi.transcript import normalize_context  # noqa: E402
+from tests.pi.sdk_check import _LITERALS, Mismatch, check, strip  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai"
 APIS = {"openai-responses", "azure-openai-responses", "openai-codex-responses"}
@@ -44,108 +42,17 @@ ORACLE_KEY = "sk-oracle-test-key"
 PARAMS = response_create_params.ResponseCreateParamsStreaming
 
 
-class Mismatch(Exception):
-    """The value does not fit the SDK type at ``path``."""
-
-
-# The SDK declares its types with typing_extensions; accept both spellings of each form.
-_WRAPPERS = {
-    typing.Required,
-    typing.NotRequired,
-    typing.Annotated,
-    typing_extensions.Required,
-    typing_extensions.NotRequired,
-    typing_extensions.Annotated,
-}
-_LITERALS = {typing.Literal, typing_extensions.Literal}
-
-
-def _strip(tp: Any) -> Any:
-    while get_origin(tp) in _WRAPPERS:
-        tp = get_args(tp)[0]
-    return tp
-
-
-def check(value: Any, tp: Any, path: str = "body") -> None:
-    """Raise ``Mismatch`` unless ``value`` is an instance of the SDK annotation ``tp``."""
-    tp = _strip(tp)
-    origin = get_origin(tp)
-    if tp is Any or tp is object:
-        return
-    if origin in (Union, types.UnionType):
-        errors = []
-        for alternative in get_args(tp):
-            try:
-                check(value, alternative, path)
-                return
-            except Mismatch as error:
-                errors.append(str(error))
-        raise Mismatch(f"{path}: no union alternative fits: " + " | ".join(errors[:6]))
-    if origin in _LITERALS:
-        if not any(value == option and type(value) is type(option) for option in get_args(tp)):
-            raise Mismatch(f"{path}: {value!r} not in {get_args(tp)}")
-        return
-    if is_typeddict(tp):
-        if not isinstance(value, dict):
-            raise Mismatch(f"{path}: expected object for {tp.__name__}, got {type(value).__name__}")
-        hints = get_type_hints(tp, include_extras=True)
-        unknown = set(value) - set(hints)
-        if unknown:
-            raise Mismatch(f"{path}: {tp.__name__} has no field(s) {sorted(unknown)}")
-        missing = set(tp.__required_keys__) - set(value)
-        if missing:
-            raise Mismatch(f"{path}: {tp.__name__} requires {sorted(missing)}")
-        for key, item in value.items():
-            check(item, hints[key], f"{path}.{key}")
-        return
-    if origin in (list, collections.abc.Iterable, collections.abc.Sequence):
-        if not isinstance(value, list):
-            raise Mismatch(f"{path}: expected array, got {type(value).__name__}")
-        (item_type,) = get_args(tp) or (Any,)
-        for index, item in enumerate(value):
-            check(item, item_type, f"{path}[{index}]")
-        return
-    if origin in (dict, collections.abc.Mapping):
-        if not isinstance(value, dict):
-            raise Mismatch(f"{path}: expected object, got {type(value).__name__}")
-        value_type = get_args(tp)[1] if get_args(tp) else Any
-        for key, item in value.items():
-            check(item, value_type, f"{path}.{key}")
-        return
-    if tp is type(None):
-        if value is not None:
-            raise Mismatch(f"{path}: expected null")
-        return
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise Mismatch(f"{path}: expected bool, got {value!r}")
-        return
-    if tp is int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise Mismatch(f"{path}: expected int, got {value!r}")
-        return
-    if tp is float:
-        if not isinstance(value, int | float) or isinstance(value, bool):
-            raise Mismatch(f"{path}: expected number, got {value!r}")
-        return
-    if tp is str:
-        if not isinstance(value, str):
-            raise Mismatch(f"{path}: expected string, got {value!r}")
-        return
-    raise Mismatch(f"{path}: checker does not understand SDK type {tp!r}")
-
-
 def _literal_types(tp: Any) -> set[str]:
     """Every ``type`` literal an SDK input item TypedDict union declares."""
     found: set[str] = set()
-    tp = _strip(tp)
+    tp = strip(tp)
     if get_origin(tp) in (Union, types.UnionType):
         for alternative in get_args(tp):
             found |= _literal_types(alternative)
     elif is_typeddict(tp):
         hint = get_type_hints(tp, include_extras=True).get("type")
-        if hint is not None and get_origin(_strip(hint)) in _LITERALS:
-            found.update(str(v) for v in get_args(_strip(hint)))
+        if hint is not None and get_origin(strip(hint)) in _LITERALS:
+            found.update(str(v) for v in get_args(strip(hint)))
     return found
 
 
@@ -189,7 +96,7 @@ def test_most_bodies_are_checked() -> None:
 
 @pytest.mark.parametrize("case", CHECKED, ids=lambda c: f"{c['model']['api']}:{c['name']}")
 def test_body_fits_sdk_typed_dict(case: dict[str, Any]) -> None:
-    check(_project(case).body, PARAMS)
+    check(_project(case).body, PARAMS, hinted=False)
 
 
 def _client(factory: Any, **kwargs: Any) -> Any:
@@ -230,7 +137,7 @@ def test_sdk_client_serializes_the_same_body(case: dict[str, Any]) -> None:
 def test_checker_rejects_what_the_sdk_does_not_declare() -> None:
     """The checker must be able to fail: unknown keys, bad literals and wrong types."""
     body = _project(CHECKED[0]).body
-    check(body, PARAMS)
+    check(body, PARAMS, hinted=False)
     bad_bodies = [
         {**body, "stor": False},
         {**body, "input": [*body["input"], {"role": "tool", "content": "x"}]},
@@ -240,7 +147,7 @@ def test_checker_rejects_what_the_sdk_does_not_declare() -> None:
     ]
     for bad in bad_bodies:
         with pytest.raises(Mismatch):
-            check(bad, PARAMS)
+            check(bad, PARAMS, hinted=False)
     with pytest.raises(TypeError):
         client, _ = _client(openai.OpenAI, api_key=ORACLE_KEY, base_url="http://127.0.0.1:9/v1")
         client.responses.create(**{**body, "not_a_param": 1})

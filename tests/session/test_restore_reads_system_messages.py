@@ -1,4 +1,4 @@
-"""Restoring from a long context reads its system messages only (design G9, D6).
+"""Restoring from a long context reads its system messages only (design G9).
 
 The log holds a context's system messages decoded and reads every other message from its
 row when asked; the scans for ``tool_activation`` sections and declared schemas look at
@@ -134,7 +134,7 @@ def test_a_conversation_without_toolsearch_is_not_decoded_for_evidence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No line of the journal names ToolSearch: restoration finds nothing to restore without
-    decoding the conversation's rows (design G9, D6)."""
+    decoding the conversation's rows (design G9)."""
     log = ContextLog()
     log.sync(_journal(tmp_path / "s.jsonl", escaped_search=False))
 

@@ -31,7 +31,7 @@ from desktop.host.settings import Settings
 from desktop.pi.routes import emulator_route
 from desktop.session.activation import SECTION_NAME
 from desktop.session.assembly import OpenSession, SessionConfig, open_session
-from tests.wire.test_accounts import MemoryKeyring
+from tests.keyrings import MemoryKeyring
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = """
@@ -48,17 +48,6 @@ def _fresh_secret_cache() -> Iterator[None]:
     installation_secret._cache.clear()
     yield
     installation_secret._cache.clear()
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
-        yield backend
-    finally:
-        keyring.set_keyring(previous)
 
 
 # -- the secret ------------------------------------------------------------------------------

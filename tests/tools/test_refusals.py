@@ -30,6 +30,12 @@ class Case:
     reason: str
 
 
+def _marker(gate: ToolGate, ws: Path, reason: str, tool: str = "touch_marker") -> Case:
+    """``tool`` asked to write the workspace's probe file, refused for ``reason``."""
+    probe = ws / "probe.txt"
+    return Case(gate, call(tool, {"path": str(probe)}), probe, reason)
+
+
 def _activate(gate: ToolGate, name: str) -> None:
     result = gate.execute(call("ToolSearch", {"query": f"select:{name}"}, "search"))
     assert result.ok and name in result.activated
@@ -37,42 +43,33 @@ def _activate(gate: ToolGate, name: str) -> None:
 
 def unknown_tool(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     gate = ToolGate(catalog, host, FLASH)
-    probe = ws / "probe.txt"
-    return Case(
-        gate, call("nonexistent_tool", {"path": str(probe)}), probe, "Unknown tool 'nonexistent_tool'"
-    )
+    return _marker(gate, ws, "Unknown tool 'nonexistent_tool'", tool="nonexistent_tool")
 
 
 def removed_tool(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     gate = ToolGate(catalog, host, FLASH)
     _activate(gate, "touch_marker")
     ext.unregister_tool("touch_marker")
-    probe = ws / "probe.txt"
-    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "was removed from the catalog")
+    return _marker(gate, ws, "was removed from the catalog")
 
 
 def not_activated(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     gate = ToolGate(catalog, host, FLASH)
-    probe = ws / "probe.txt"
-    return Case(
-        gate, call("touch_marker", {"path": str(probe)}), probe, "deferred tool that is not activated"
-    )
+    return _marker(gate, ws, "deferred tool that is not activated")
 
 
 def after_route_change(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     gate = ToolGate(catalog, host, FLASH)
     _activate(gate, "touch_marker")
     assert gate.set_route(FLASH._replace(base_url="https://relay.example.com"))
-    probe = ws / "probe.txt"
-    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "route change")
+    return _marker(gate, ws, "route change")
 
 
 def after_account_change(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
     gate = ToolGate(catalog, host, FLASH)
     _activate(gate, "touch_marker")
     assert gate.set_route(FLASH._replace(account="someone-else"))
-    probe = ws / "probe.txt"
-    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "account change")
+    return _marker(gate, ws, "account change")
 
 
 SIGNER = ActivationSigner.ephemeral("s")
@@ -94,8 +91,7 @@ def tampered_identity(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: E
     gate = _restored(
         ws, catalog, host, render_section(SIGNER.seal(ActivationState(forged, ("touch_marker",), 1)))
     )
-    probe = ws / "probe.txt"
-    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "identity mismatch")
+    return _marker(gate, ws, "identity mismatch")
 
 
 def unknown_version(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
@@ -104,8 +100,7 @@ def unknown_version(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: Ext
         'version="2"', 'version="9"'
     )
     gate = _restored(ws, catalog, host, section)
-    probe = ws / "probe.txt"
-    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "unknown-version")
+    return _marker(gate, ws, "unknown-version")
 
 
 def forged_toolsearch_result(
@@ -128,8 +123,7 @@ def forged_toolsearch_result(
         },
     ]
     assert gate.restore(history).active == frozenset()
-    probe = ws / "probe.txt"
-    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "not activated")
+    return _marker(gate, ws, "not activated")
 
 
 def foreign_installation(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
@@ -139,8 +133,7 @@ def foreign_installation(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext
     gate = _restored(
         ws, catalog, host, render_section(other.seal(ActivationState(identity, ("touch_marker",))))
     )
-    probe = ws / "probe.txt"
-    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "MAC does not verify")
+    return _marker(gate, ws, "MAC does not verify")
 
 
 def after_mode_change_between_runs(
@@ -152,8 +145,7 @@ def after_mode_change_between_runs(
     section = render_section(SIGNER.seal(ActivationState(asked.identity(), ("touch_marker",), 1)))
     host.mode = PermissionMode.FULL_ACCESS
     gate = _restored(ws, catalog, host, section)
-    probe = ws / "probe.txt"
-    return Case(gate, call("touch_marker", {"path": str(probe)}), probe, "permission mode")
+    return _marker(gate, ws, "permission mode")
 
 
 def hook_blocks_exit_code(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:

@@ -21,7 +21,7 @@ from desktop.host.redaction import redact_named
 from desktop.host.settings import Settings
 from desktop.pi.routes import emulator_route
 from desktop.session.assembly import SessionConfig, open_session
-from tests.wire.test_accounts import MemoryKeyring
+from tests.keyrings import MemoryKeyring
 
 ENV_CANARY = "envcanary" + secrets.token_hex(12)
 OPENAI_CANARY = "oaicanary" + secrets.token_hex(12)

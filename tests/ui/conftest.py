@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from PySide6.QtCore import QCoreApplication, QSettings
+
+from desktop.emulator import Emulator
+from desktop.ui.main_window import TAB_MESSAGE, TAB_PAYLOAD, MainWindow
+from desktop.ui.timeline_model import ROW_ROLE
+from desktop.ui.worker import start_worker, stop_worker
+
+ROUTE = "emulator/deepseek/deepseek-flash"
+TURN_TIMEOUT = 30_000
 
 #: Messages the offscreen platform prints for things it cannot do; they say nothing about us.
 IGNORED_QT_MESSAGES = (
@@ -27,10 +37,147 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture
 def qsettings_isolated(tmp_path: Path) -> Iterator[Path]:
     """QSettings in a temporary folder, so geometry and recent sessions never touch the home."""
-    from PySide6.QtCore import QCoreApplication, QSettings
-
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "qsettings"))
     QCoreApplication.setOrganizationName("pi-desktop-tests")
     QCoreApplication.setApplicationName("pi-desktop-tests")
     yield tmp_path / "qsettings"
+
+
+class Harness:
+    """A real window on a real worker thread (offline), driven as a user would. Everything is
+    read from the window, which receives the worker's signals queued and in order; waits are
+    on GUI-side state, not ``waitSignal`` (the worker emits on its own thread)."""
+
+    def __init__(
+        self,
+        qtbot: Any,
+        workspace: Path,
+        *,
+        route: str = ROUTE,
+        data: Path | None = None,
+        emulator: Emulator | None = None,
+    ) -> None:
+        self.qtbot = qtbot
+        #: The route ``start`` opens on unless told otherwise.
+        self.route = route
+        #: The test's folder, the worker's workspace.
+        self.tmp = workspace
+        self.data = data
+        self.thread, self.worker, self.client = start_worker(
+            data_dir=None if data is None else str(data),
+            workspace=str(workspace),
+            offline=True,
+            emulator=emulator,
+        )
+        self.window = MainWindow(self.worker, self.client)
+        qtbot.addWidget(self.window)
+        self.previews: list[dict[str, Any]] = []
+        self.window.payload_view.main_updated.connect(self.previews.append)
+
+    def start(self, session: Path | None = None, route: str | None = None) -> None:
+        """Start on ``route`` (a new session, or ``session``) and wait for the first preview."""
+        self.window.show()
+        self.qtbot.waitExposed(self.window)
+        self.client.start.emit(
+            {
+                "route": route or self.route,
+                "mode": "ask",
+                "fallback": "folded",
+                "firstRun": False,
+                "session": str(session or ""),
+            }
+        )
+        # Previews are computed while the payload tab is shown: take the first, then the default tab.
+        self.window.tabs.setCurrentIndex(TAB_PAYLOAD)
+        self.qtbot.waitUntil(lambda: bool(self.window.session) and bool(self.previews), timeout=TURN_TIMEOUT)
+        self.window.tabs.setCurrentIndex(TAB_MESSAGE)
+
+    def launch(self, **options: Any) -> None:
+        """Start with exactly ``options`` (no route: the settings' or the session's) and wait
+        until the session is open."""
+        self.window.show()
+        self.qtbot.waitExposed(self.window)
+        self.client.start.emit({"firstRun": False, **options})
+        self.wait_open()
+
+    def wait_open(self, path: Path | None = None) -> None:
+        def opened() -> bool:
+            session, status = self.window.session, self.window.status
+            if not session or not status or status.get("path") != session.get("path"):
+                return False
+            return path is None or Path(session["path"]) == path
+
+        self.qtbot.waitUntil(opened, timeout=TURN_TIMEOUT)
+
+    @property
+    def finished(self) -> list[dict[str, Any]]:
+        return self.window.turn_results
+
+    @property
+    def streamed(self) -> int:
+        return self.window.stream_updates
+
+    @property
+    def shown(self) -> dict[str, Any]:
+        """The session the window shows (set on the GUI thread when it arrives)."""
+        return self.window.session
+
+    def leaf(self) -> str | None:
+        foreign = self.shown.get("foreign")
+        return foreign.get("leaf") if isinstance(foreign, dict) else None
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.window.timeline.rows]
+
+    def kinds(self) -> list[str]:
+        return [str(r.get("type")) for r in self.rows()]
+
+    def select(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        f = self.window.shown
+        for i in range(f.rowCount()):
+            row = f.index(i, 0).data(ROW_ROLE)
+            if predicate(row):
+                self.window.view.setCurrentIndex(f.index(i, 0))
+                return dict(row)
+        raise AssertionError("no such row on screen")
+
+    def toolbar(self) -> tuple[str, str, str]:
+        w = self.window
+        return (
+            str(w.route_combo.currentData()),
+            w.mode_combo.currentText(),
+            str(w.fallback_combo.currentData()),
+        )
+
+    def send(self, text: str) -> dict[str, Any]:
+        count = len(self.window.turn_results)
+        self.window.send(text)
+        self.qtbot.waitUntil(lambda: len(self.window.turn_results) > count, timeout=TURN_TIMEOUT)
+        return self.window.turn_results[-1]
+
+    def wait_turn(self, count: int) -> dict[str, Any]:
+        self.qtbot.waitUntil(lambda: len(self.finished) >= count, timeout=TURN_TIMEOUT)
+        return self.finished[count - 1]
+
+    def settle(self) -> None:
+        """Let every queued worker answer reach the window (status, activation, previews)."""
+        done: list[bool] = []
+        self.client.ops.query(lambda _w: None, lambda _r: done.append(True))
+        self.qtbot.waitUntil(lambda: bool(done), timeout=TURN_TIMEOUT)
+
+    def close(self) -> None:
+        self.window.close()
+        assert stop_worker(self.thread, self.worker, self.client)
+
+
+@pytest.fixture
+def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    """A started window on a new session in ``tmp_path / "workspace"`` (a test file may
+    define its own ``harness`` for another start)."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    h = Harness(qtbot, workspace)
+    h.start()
+    yield h
+    h.close()

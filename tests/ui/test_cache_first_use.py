@@ -9,27 +9,14 @@ re-projection only as a comparison, and after the send the check compares with t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from PySide6.QtCore import Qt
 
 from desktop.ui.main_window import TAB_PAYLOAD
-from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 OPUS = "emulator/anthropic/claude-opus-5-5"
-
-
-@pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
 
 
 def send(h: Harness, text: str) -> None:

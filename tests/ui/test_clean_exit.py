@@ -152,7 +152,7 @@ def test_a_stop_right_after_send_stops_that_turn(
     qtbot: Any, tmp_path: Path, qsettings_isolated: Path
 ) -> None:
     """The stop arrives before the worker has even picked the turn up: it still stops it."""
-    from tests.ui.test_window_turn import Harness
+    from tests.ui.conftest import Harness
 
     h = Harness(qtbot, tmp_path)
     try:
@@ -171,7 +171,7 @@ def test_a_stop_right_after_send_stops_that_turn(
 def test_a_stop_during_start_up_stops_the_welcome_turns(
     qtbot: Any, tmp_path: Path, qsettings_isolated: Path
 ) -> None:
-    from tests.ui.test_window_turn import Harness
+    from tests.ui.conftest import Harness
 
     h = Harness(qtbot, tmp_path)
     try:

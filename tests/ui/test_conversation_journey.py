@@ -17,7 +17,7 @@ from desktop.emulator.faults import Fault
 from desktop.ui.main_window import TAB_MESSAGE
 from desktop.ui.session_browser import PATH_ROLE
 from desktop.ui.timeline_model import ROW_ROLE
-from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

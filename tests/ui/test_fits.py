@@ -16,7 +16,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QComboBox, QStyle, QTableView
 
-from tests.ui.test_window_inspect import TIMEOUT, Harness, copy
+from tests.ui.conftest import Harness
+from tests.ui.test_window_inspect import ROUTE, TIMEOUT, copy
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SIZES = ((1280, 800), (1440, 900), (1920, 1080))
@@ -30,12 +31,9 @@ def padding(table: QTableView) -> int:
 
 @pytest.fixture
 def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    from desktop.ui.worker import stop_worker
-
-    h = Harness(qtbot, tmp_path)
+    h = Harness(qtbot, tmp_path, route=ROUTE, data=tmp_path / "data")
     yield h
-    h.window.close()
-    stop_worker(h.thread, h.worker, h.client)
+    h.close()
 
 
 def cut_cells(table: QTableView) -> list[str]:

@@ -368,7 +368,7 @@ def test_a_hostile_session_file_opens_and_reads_nothing_it_names(
     """End to end: a real file, named and written to name the probe, opened by the real worker,
     every row read in the Message tab and every tab shown."""
     from tests.cli.helpers import make_session
-    from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+    from tests.ui.conftest import TURN_TIMEOUT, Harness
 
     workspace = tmp_path / "work"
     workspace.mkdir()

@@ -15,7 +15,7 @@ import pytest
 
 from desktop.host.journal.writer import JournalWriter
 from desktop.host.trust import TrustStore
-from tests.ui.test_window_turn import ROUTE, TURN_TIMEOUT, Harness
+from tests.ui.conftest import ROUTE, TURN_TIMEOUT, Harness
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 PI_SESSION = next(iter(sorted((FIXTURES / "pi_sessions").glob("*.jsonl"))))

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tests.ui.test_window_turn import Harness
+from tests.ui.conftest import Harness
 
 
 def test_ops_run_on_the_worker_and_answer_on_the_gui_thread(

@@ -206,7 +206,7 @@ def test_a_session_with_a_bad_line_opens_with_a_banner_naming_it(
 ) -> None:
     """The real worker reads a real file: the set-aside line is named where the user looks."""
     from tests.cli.helpers import make_session
-    from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+    from tests.ui.conftest import TURN_TIMEOUT, Harness
 
     path = make_session(tmp_path, "s.jsonl", "hello")
     with path.open("ab") as handle:

@@ -20,7 +20,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from desktop.host.trust import TrustStore
-from tests.ui.test_window_turn import ROUTE, TURN_TIMEOUT, Harness
+from tests.ui.conftest import ROUTE, TURN_TIMEOUT, Harness
 
 MARKER_SCRIPT = """import pathlib, sys
 pathlib.Path(sys.argv[0]).with_name("SERVER-RAN").write_text("ran", encoding="utf-8")

@@ -6,25 +6,10 @@ first request with a 429 and ``Retry-After: 30``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
-
-import pytest
 from PySide6.QtCore import Qt
 
 from desktop.emulator import Fault
-from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
-
-
-@pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
+from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 
 def test_the_wait_counts_down_and_cancel_stops_the_turn(harness: Harness) -> None:

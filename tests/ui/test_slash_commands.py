@@ -7,27 +7,14 @@ ask the model, the text of what was sent).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from desktop.session.commands import Command, Problem
 from desktop.ui.main_window import TAB_MESSAGE, TAB_PAYLOAD, TAB_ROW, compaction_text
-from tests.ui.test_window_turn import ROUTE, TURN_TIMEOUT, Harness
-
-
-@pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
+from tests.ui.conftest import ROUTE, TURN_TIMEOUT, Harness
 
 
 def requests(h: Harness) -> list[Any]:

@@ -24,74 +24,20 @@ from PySide6.QtWidgets import QMessageBox
 from desktop.session.foreign import next_request, open_foreign
 from desktop.session.foreign.request import route_model
 from desktop.ui import inspect_ops, rowinfo
-from desktop.ui.main_window import TAB_DIFF, TAB_MESSAGE, TAB_PAYLOAD, TAB_USAGE, MainWindow
-from desktop.ui.timeline_model import ROW_ROLE
-from desktop.ui.worker import start_worker, stop_worker
+from desktop.ui.main_window import TAB_DIFF, TAB_PAYLOAD, TAB_USAGE
 from tests.catalog.conftest import find_model, pi_doc  # noqa: F401  (fixtures)
 from tests.foreign.support import CLAUDE, FIXTURES, PI
+from tests.ui.conftest import Harness
 
 ROUTE = "emulator/anthropic/claude-opus-5-5"
 TIMEOUT = 30_000
 
 
-class Harness:
-    def __init__(self, qtbot: Any, tmp_path: Path) -> None:
-        self.qtbot = qtbot
-        self.tmp = tmp_path
-        self.data = tmp_path / "data"
-        self.thread, self.worker, self.client = start_worker(
-            data_dir=str(self.data), workspace=str(tmp_path), offline=True
-        )
-        self.window = MainWindow(self.worker, self.client)
-        qtbot.addWidget(self.window)
-        self.previews: list[dict[str, Any]] = []
-        self.window.payload_view.main_updated.connect(self.previews.append)
-
-    def start(self, session: Path | None = None, route: str = ROUTE) -> None:
-        self.window.show()
-        self.qtbot.waitExposed(self.window)
-        self.client.start.emit(
-            {
-                "route": route,
-                "mode": "ask",
-                "fallback": "folded",
-                "firstRun": False,
-                "session": str(session or ""),
-            }
-        )
-        # Previews are computed while the payload tab is shown: take the first, then the default tab.
-        self.window.tabs.setCurrentIndex(TAB_PAYLOAD)
-        self.qtbot.waitUntil(lambda: bool(self.window.session) and bool(self.previews), timeout=TIMEOUT)
-        self.window.tabs.setCurrentIndex(TAB_MESSAGE)
-
-    @property
-    def shown(self) -> dict[str, Any]:
-        """The session the window shows (set on the GUI thread when it arrives)."""
-        return self.window.session
-
-    def leaf(self) -> str | None:
-        foreign = self.shown.get("foreign")
-        return foreign.get("leaf") if isinstance(foreign, dict) else None
-
-    def rows(self) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.window.timeline.rows]
-
-    def select(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-        f = self.window.shown
-        for i in range(f.rowCount()):
-            row = f.index(i, 0).data(ROW_ROLE)
-            if predicate(row):
-                self.window.view.setCurrentIndex(f.index(i, 0))
-                return dict(row)
-        raise AssertionError("no such row on screen")
-
-
 @pytest.fixture
 def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    h = Harness(qtbot, tmp_path)
+    h = Harness(qtbot, tmp_path, route=ROUTE, data=tmp_path / "data")
     yield h
-    h.window.close()
-    stop_worker(h.thread, h.worker, h.client)
+    h.close()
 
 
 def copy(source: Path, target: Path) -> Path:

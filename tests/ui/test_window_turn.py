@@ -20,55 +20,9 @@ from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from desktop.ui import rowinfo
-from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_MESSAGE, TAB_PAYLOAD, TAB_USAGE, MainWindow
+from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_PAYLOAD, TAB_USAGE
 from desktop.ui.timeline_model import ROW_ROLE
-from desktop.ui.worker import start_worker, stop_worker
-
-ROUTE = "emulator/deepseek/deepseek-flash"
-TURN_TIMEOUT = 30_000
-
-
-class Harness:
-    def __init__(self, qtbot: Any, workspace: Path) -> None:
-        self.qtbot = qtbot
-        self.thread, self.worker, self.client = start_worker(workspace=str(workspace), offline=True)
-        self.window = MainWindow(self.worker, self.client)
-        qtbot.addWidget(self.window)
-        # Everything is read from the window, which receives the worker's signals queued and in order.
-        self.previews: list[dict[str, Any]] = []
-        self.window.payload_view.main_updated.connect(self.previews.append)
-
-    @property
-    def finished(self) -> list[dict[str, Any]]:
-        return self.window.turn_results
-
-    @property
-    def streamed(self) -> int:
-        return self.window.stream_updates
-
-    def start(self) -> None:
-        self.window.show()
-        self.qtbot.waitExposed(self.window)
-        # Wait on GUI-side state, not with waitSignal: the worker's signals are emitted on its thread.
-        self.client.start.emit({"route": ROUTE, "mode": "ask", "fallback": "folded", "firstRun": False})
-        # Previews are computed while the payload tab is shown: take the first, then the default tab.
-        self.window.tabs.setCurrentIndex(TAB_PAYLOAD)
-        self.qtbot.waitUntil(lambda: bool(self.window.session) and bool(self.previews), timeout=TURN_TIMEOUT)
-        self.window.tabs.setCurrentIndex(TAB_MESSAGE)
-
-    def rows(self) -> list[dict[str, Any]]:
-        return list(self.window.timeline.rows)
-
-    def kinds(self) -> list[str]:
-        return [str(r.get("type")) for r in self.rows()]
-
-    def wait_turn(self, count: int) -> dict[str, Any]:
-        self.qtbot.waitUntil(lambda: len(self.finished) >= count, timeout=TURN_TIMEOUT)
-        return self.finished[count - 1]
-
-    def close(self) -> None:
-        self.window.close()
-        assert stop_worker(self.thread, self.worker, self.client)
+from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 
 @pytest.fixture
@@ -339,20 +293,6 @@ def test_first_run_opens_the_guided_session(qtbot: Any, tmp_path: Path, qsetting
         assert "welcome-workspace" in h.window.session["cwd"]
     finally:
         h.close()
-
-
-@pytest.fixture
-def no_keyring() -> Iterator[None]:
-    """Never the developer's real keyring: the placeholder backend that refuses everything."""
-    import keyring
-    import keyring.backends.fail
-
-    previous = keyring.get_keyring()
-    keyring.set_keyring(keyring.backends.fail.Keyring())
-    try:
-        yield
-    finally:
-        keyring.set_keyring(previous)
 
 
 def test_accounts_dialog_lists_key_sources_without_revealing_keys(

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from desktop.host.journal.writer import JournalWriter
 from desktop.host.trust import TrustStore
-from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import ssl
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Self
 
 #: What the server does once the reply's chunks are written.
 After = Literal["end", "hold", "drop"]
@@ -76,22 +76,11 @@ def _headers(lines: list[bytes]) -> dict[str, str]:
     return out
 
 
-class ScriptedServer:
-    """Answers each request with the next ``Reply`` (or ``respond(seen)``); records what it saw."""
+class _Loopback:
+    """A listener on a free loopback port, one thread a connection (``_handle``); leaving the
+    ``with`` block closes the listener and every socket still open."""
 
-    def __init__(
-        self,
-        replies: list[Reply] | None = None,
-        *,
-        respond: Callable[[Seen], Reply] | None = None,
-        tls: ssl.SSLContext | None = None,
-    ) -> None:
-        self._replies: queue.Queue[Reply] = queue.Queue()
-        for reply in replies or ():
-            self._replies.put(reply)
-        self._respond = respond
-        self._tls = tls
-        self.seen: list[Seen] = []
+    def __init__(self) -> None:
         self.connections = 0
         self._stop = threading.Event()
         self._listener = socket.create_server(("127.0.0.1", 0))
@@ -99,11 +88,7 @@ class ScriptedServer:
         self._open: list[socket.socket] = []
         self._thread = threading.Thread(target=self._serve, daemon=True)
 
-    @property
-    def base_url(self) -> str:
-        return f"{'https' if self._tls else 'http'}://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> ScriptedServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
@@ -125,9 +110,35 @@ class ScriptedServer:
             except OSError:
                 return
             self.connections += 1
-            threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
+            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
 
-    def _connection(self, raw: socket.socket) -> None:
+    def _handle(self, conn: socket.socket) -> None:
+        raise NotImplementedError
+
+
+class ScriptedServer(_Loopback):
+    """Answers each request with the next ``Reply`` (or ``respond(seen)``); records what it saw."""
+
+    def __init__(
+        self,
+        replies: list[Reply] | None = None,
+        *,
+        respond: Callable[[Seen], Reply] | None = None,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
+        self._replies: queue.Queue[Reply] = queue.Queue()
+        for reply in replies or ():
+            self._replies.put(reply)
+        self._respond = respond
+        self._tls = tls
+        self.seen: list[Seen] = []
+        super().__init__()
+
+    @property
+    def base_url(self) -> str:
+        return f"{'https' if self._tls else 'http'}://127.0.0.1:{self.port}"
+
+    def _handle(self, raw: socket.socket) -> None:
         conn = raw
         try:
             if self._tls is not None:
@@ -175,7 +186,7 @@ class ScriptedServer:
         return False
 
 
-class ConnectProxy:
+class ConnectProxy(_Loopback):
     """An HTTP proxy that only tunnels (``CONNECT host:port``) and records each target.
     ``upstream``: the loopback port every tunnel goes to, whatever host it names (so a
     request for a name no resolver knows can only arrive through the proxy); ``refuse``:
@@ -185,41 +196,14 @@ class ConnectProxy:
         self.upstream = upstream
         self.refuse = refuse
         self.targets: list[str] = []
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.port: int = self._listener.getsockname()[1]
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._sockets: list[socket.socket] = []
+        super().__init__()
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def __enter__(self) -> ConnectProxy:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        with contextlib.suppress(OSError):
-            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept
-        with contextlib.suppress(OSError):
-            self._listener.close()
-        for sock in list(self._sockets):
-            with contextlib.suppress(OSError):
-                sock.close()
-        self._thread.join(timeout=5)
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._tunnel, args=(conn,), daemon=True).start()
-
-    def _tunnel(self, client: socket.socket) -> None:
-        self._sockets.append(client)
+    def _handle(self, client: socket.socket) -> None:
+        self._open.append(client)
         buffer = bytearray()
         head = _read_head(client, buffer)
         if head is None:
@@ -239,7 +223,7 @@ class ConnectProxy:
         if self.upstream is not None:
             host, port = "127.0.0.1", str(self.upstream)
         upstream = socket.create_connection((host, int(port)))
-        self._sockets.append(upstream)
+        self._open.append(upstream)
         client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
         if buffer:
             upstream.sendall(bytes(buffer))

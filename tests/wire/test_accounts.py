@@ -2,58 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import keyring
-import keyring.backend
-import keyring.backends.fail
-import keyring.errors
 import pytest
 
 from desktop.host import accounts
 from desktop.host.accounts import KeyringUnavailable
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A complete keyring backend that keeps entries in this process only."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.entries.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.entries:
-            raise keyring.errors.PasswordDeleteError("no such entry")
-        del self.entries[(service, username)]
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
-        yield backend
-    finally:
-        keyring.set_keyring(previous)
-
-
-@pytest.fixture
-def no_keyring() -> Iterator[None]:
-    previous = keyring.get_keyring()
-    keyring.set_keyring(keyring.backends.fail.Keyring())
-    try:
-        yield
-    finally:
-        keyring.set_keyring(previous)
+from tests.keyrings import MemoryKeyring
 
 
 def test_keys_round_trip_through_the_keyring(memory_keyring: MemoryKeyring) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
-if TYPE_CHECKING:  # the signers load only for a Bedrock or Vertex request (design D6)
+if TYPE_CHECKING:  # the signers load only for a Bedrock or Vertex request (the status budget)
     from desktop.host.providers.aws_sigv4 import SigV4Signer
     from desktop.host.providers.google_adc import AdcBearer
     from desktop.host.providers.request import RequestAuthorizer
@@ -64,8 +64,7 @@ def _has(headers: Mapping[str, str], name: str) -> bool:
 class CloudAuth:
     """Credential sources for one session. ``ambient=False`` (offline routes) uses only the
     injected ``aws_credentials`` (botocore ``Credentials``) and ``google_credentials``
-    (google-auth ``Credentials``). A plain class, not a dataclass: every open imports this
-    module, and on Python 3.11 a dataclass costs about half a millisecond to create (design D6)."""
+    (google-auth ``Credentials``)."""
 
     def __init__(
         self,
@@ -104,6 +103,7 @@ class CloudAuth:
         return None
 
     def _bedrock(self, url: str, model_id: str) -> RequestAuthorizer | None:
+        # Lazy: the status budget.
         from desktop.host.providers.aws_sigv4 import SigV4Signer, signing_region, static_credentials
 
         env = self._env()
@@ -127,6 +127,7 @@ class CloudAuth:
         return sign
 
     def _vertex(self) -> RequestAuthorizer | None:
+        # Lazy: the status budget.
         from desktop.host.providers.google_adc import AdcBearer
 
         if self._adc is None:

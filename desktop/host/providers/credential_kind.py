@@ -12,9 +12,6 @@ function.
 With no credential at all the kind is the one the route would use (Vertex: ADC, Bedrock:
 SigV4, otherwise a key of the API's usual kind), ``assumed`` is set and :meth:`note` says so;
 the payload command and the Payload tab show that note.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
@@ -79,7 +76,7 @@ def _lookup(route: Route, env: Mapping[str, str]) -> tuple[str | None, str]:
 
 def unread_credential(model: Mapping[str, Any]) -> RouteCredential:
     """For a command that builds no request (``status``): the kind the route would use, without
-    reading the keyring (whose backend search costs more than the whole command, design D6)."""
+    reading the keyring (whose backend search costs more than the whole command, the status budget)."""
     return RouteCredential(
         _keyless_kind(str(model.get("api", ""))),
         "not looked up: this command builds no request",

@@ -18,7 +18,10 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import httpx
+
 from desktop.host.providers.extras import AuthUnavailable, require_extra
+from desktop.host.providers.network import NetworkSettingError, NetworkSettings
 
 if TYPE_CHECKING:
     import httpx
@@ -54,9 +57,6 @@ class HttpxAuthTransport:
         timeout: float | None = None,
         **_kwargs: Any,
     ) -> _Response:
-        import httpx
-
-        from desktop.host.providers.network import NetworkSettingError, NetworkSettings
 
         exceptions = require_extra("google.auth.exceptions", "vertex")
         try:  # the environment's proxies (httpx reads them) and CA bundles (design W3)

@@ -40,9 +40,7 @@ class NetworkSettingError(ValueError):
 
 
 class NetworkSettings(NamedTuple):
-    """The ``network`` block of the settings file (the environment is read when used). A named
-    tuple rather than a frozen dataclass: ``status`` builds one, and creating a dataclass costs
-    ``status`` about half a millisecond (design D6)."""
+    """The ``network`` block of the settings file (the environment is read when used)."""
 
     proxy: str | None = None
     no_proxy: str | None = None
@@ -75,6 +73,7 @@ class NetworkSettings(NamedTuple):
         target = f"{host}:{parts.port}" if parts.port else host
         if self.no_proxy is None and not self.proxy and not _proxy_configured():
             return None, "no proxy set"  # without loading urllib.request (``status`` is timed)
+        # Lazy: the status budget.
         import urllib.request
 
         # ``NO_PROXY`` as Python reads it, over the setting's list (public, not in typeshed).
@@ -165,6 +164,7 @@ def _without_password(url: str) -> str:
 @functools.cache
 def _tls_context(ca_files: tuple[tuple[str, str], ...]) -> ssl.SSLContext:
     """Built once per set of bundles: loading the CA store costs tens of milliseconds."""
+    # Lazy: the status budget.
     import ssl
 
     context = ssl.create_default_context()

@@ -6,7 +6,7 @@ kept in memory up to a bound, and spilled to a file once it passes the output li
 model sees the tail.
 
 ``shutil`` and ``tempfile`` are imported when a command runs: the catalog imports this module
-for its declaration, and a command that runs no tool (``status``) should not load them (D6).
+for its declaration, and a command that runs no tool (``status``) should not load them (the status budget).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from desktop.host.private_files import make_private_dirs
 from desktop.host.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail
 from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
 
@@ -45,6 +46,7 @@ _MEMORY_LIMIT = 4 * DEFAULT_MAX_BYTES
 
 
 def shell_argv(command: str) -> list[str]:
+    # Lazy: the status budget.
     import shutil
 
     shell = shutil.which("bash") or ("/bin/sh" if sys.platform != "win32" else None)
@@ -69,9 +71,8 @@ class _Output:
         with self.lock:
             self.total += len(data)
             if self._spill is None and self.total > DEFAULT_MAX_BYTES:
+                # Lazy: the status budget.
                 import tempfile
-
-                from desktop.host.private_files import make_private_dirs
 
                 directory = self._temp_dir or Path(tempfile.gettempdir())
                 make_private_dirs(directory)  # design X22; the spill file itself is 0600
@@ -108,6 +109,7 @@ def _pump(stream: IO[bytes], sink: _Output) -> None:
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
     """Terminate the command's whole process group; escalate to SIGKILL after a grace period."""
+    # Lazy: the status budget.
     import signal
     import subprocess
 
@@ -130,7 +132,8 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
-    import subprocess  # only a command that runs one loads it (``status`` declares bash, design D6)
+    # Lazy: the status budget.
+    import subprocess
 
     command = str(args["command"])
     timeout_arg = args.get("timeout")

@@ -54,9 +54,8 @@ class DeferredToolProvider(Protocol):
 
 
 class CatalogSnapshot:
-    """The catalog's tools at one moment: the core ones and the deferred ones. A plain class
-    with slots, not a dataclass: every open imports this module, and on Python 3.11 a
-    dataclass costs about half a millisecond to create (design D6); snapshots are not compared."""
+    """The catalog's tools at one moment: the core ones and the deferred ones. Snapshots are
+    not compared."""
 
     __slots__ = ("_by_name", "conflicts", "core", "deferred")
 

@@ -60,7 +60,7 @@ PARAMETERS: JsonObject = {
 }
 
 # Patterns, compiled (and cached by ``re``) on the first fuzzy match rather than when the tool
-# is declared: every session declares it, few edits need them (design D6).
+# is declared: every session declares it, few edits need them (the status budget).
 _QUOTES_SINGLE = "[\u2018\u2019\u201a\u201b]"
 _QUOTES_DOUBLE = "[\u201c\u201d\u201e\u201f]"
 _DASHES = "[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]"
@@ -81,8 +81,7 @@ def _to_lf(text: str) -> str:
 
 
 class _Match(NamedTuple):
-    """Where edit number ``edit`` applies (a named tuple: cheaper to create than a dataclass,
-    design D6)."""
+    """Where edit number ``edit`` applies."""
 
     edit: int
     start: int
@@ -167,7 +166,8 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     crlf = "\r\n" in body and body.find("\r\n") <= body.find("\n")
     base, new = apply_edits(_to_lf(body), edits, shown)
     write_text(path, bom + (new.replace("\n", "\r\n") if crlf else new))
-    import difflib  # an edit that happens loads it; declaring the tool does not (design D6)
+    # Lazy: the status budget.
+    import difflib
 
     diff = "".join(
         difflib.unified_diff(base.splitlines(True), new.splitlines(True), fromfile=shown, tofile=shown, n=3)

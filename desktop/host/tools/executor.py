@@ -13,9 +13,6 @@ happens after it, in this order, and every refusal returns before the tool body 
 Whatever comes back, refusals included, has every credential value the app holds replaced by
 ``<redacted:NAME>`` before anyone journals, shows or sends it (design A9), and commands run
 without the provider credential variables unless the settings allow them.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
@@ -36,6 +33,7 @@ from desktop.host.permissions import (
     PermissionRequest,
     decide,
 )
+from desktop.host.private_files import create_private
 from desktop.host.redaction import MIN_SECRET_LENGTH, redact_value
 from desktop.host.tools.hooks import HookRunner
 from desktop.host.tools.types import JsonObject, SkillIndex, ToolContext, ToolFailure, ToolOutcome, ToolSpec
@@ -71,9 +69,7 @@ def _summary(spec: ToolSpec, args: JsonObject) -> str:
 
 
 class HostExecutor:
-    """Runs the model's tool calls through the policy, the hooks and the user's approval. A
-    plain class, not a dataclass: every open imports this module, and on Python 3.11 a
-    dataclass costs about half a millisecond to create (design D6)."""
+    """Runs the model's tool calls through the policy, the hooks and the user's approval."""
 
     def __init__(
         self,
@@ -207,7 +203,8 @@ def _prepare(spec: ToolSpec, args: JsonObject) -> JsonObject:
 
 
 def _validate(spec: ToolSpec, args: JsonObject) -> str | None:
-    import jsonschema  # on the first tool call, not on every start of a command
+    # Lazy: the status budget.
+    import jsonschema
 
     try:
         validator_cls: Any = jsonschema.validators.validator_for(
@@ -230,7 +227,6 @@ def _redact_file(path: Path, secrets: Mapping[str, str]) -> None:
     values = [(f"<redacted:{name}>".encode(), value.encode()) for name, value in secrets.items()]
     values.sort(key=lambda pair: len(pair[1]), reverse=True)
     keep = max(len(value) for _, value in values) - 1
-    from desktop.host.private_files import create_private
 
     temp = path.with_name(path.name + ".redacting")
     temp.unlink(missing_ok=True)

@@ -31,7 +31,8 @@ PARAMETERS: JsonObject = {
 
 
 def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
-    from desktop.host.tools.ignore import walk  # only a running search reads ignore files
+    # Lazy: the status budget.
+    from desktop.host.tools.ignore import walk
 
     base = Path(args.get("path") or ctx.workspace)
     if not base.is_dir():

@@ -59,7 +59,8 @@ PARAMETERS: JsonObject = {
 def _files(base: Path, glob: str | None, ctx: ToolContext) -> list[tuple[str, Path]]:
     if base.is_file():
         return [(base.name, base)]
-    from desktop.host.tools.ignore import walk  # only a running search reads ignore files
+    # Lazy: the status budget.
+    from desktop.host.tools.ignore import walk
 
     matcher = SearchGlob(glob) if glob else None
     found: list[tuple[str, Path]] = []

@@ -30,9 +30,7 @@ from desktop.host.tools.types import JsonObject
 
 
 class HookVerdict(NamedTuple):
-    """Whether a ``PreToolUse`` hook blocked the call, and its message (a named tuple: the
-    executor loads this module on every open, and a dataclass costs about 1 ms to create;
-    design D6)."""
+    """Whether a ``PreToolUse`` hook blocked the call, and its message."""
 
     blocked: bool
     message: str = ""
@@ -71,7 +69,8 @@ class HookRunner:
         return HookVerdict(False)
 
     def _run(self, command: str, timeout: float, payload: bytes, folder: Path) -> HookVerdict:
-        import subprocess  # a hook that runs loads it; opening a session does not (design D6)
+        # Lazy: the status budget.
+        import subprocess
 
         try:
             done = subprocess.run(

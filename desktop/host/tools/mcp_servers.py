@@ -34,6 +34,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from desktop.host.paths import log_dir
+from desktop.host.private_files import make_private_dirs, open_private_append
 from desktop.host.settings import McpServerConfig
 from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
 
@@ -216,7 +217,6 @@ class McpHub:
         return False
 
     def _errlog(self, server: _Server) -> TextIO:
-        from desktop.host.private_files import make_private_dirs, open_private_append
 
         directory = self._logs or log_dir()
         make_private_dirs(directory)  # design X22

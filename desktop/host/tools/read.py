@@ -57,7 +57,8 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
         raise ToolFailure(f"{shown}: {exc.strerror}") from None
     mime = _image_mime(data[:16])
     if mime:
-        import base64  # only an image needs it, and this module loads with the catalog (design D6)
+        # Lazy: the status budget.
+        import base64
 
         return ToolOutcome(
             content=(

@@ -146,6 +146,7 @@ class SessionTools:
                     self.states[definition] = STARTED
         servers = {name: config for name, (config, d) in self.definitions.servers.items() if d in allowed}
         if servers:
+            # Lazy: the status budget.
             from desktop.host.tools.mcp_servers import McpHub
 
             self.hub = McpHub(servers, on_event=self._on_event)

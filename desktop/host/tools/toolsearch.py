@@ -62,9 +62,7 @@ def _document(spec: ToolSpec) -> list[str]:
 
 
 class SearchHit(NamedTuple):
-    """One tool's BM25 score. This and ``Selection`` are named tuples, not dataclasses: the
-    catalog loads this module for the declaration, and a dataclass costs about 1 ms to create
-    at import (design D6)."""
+    """One tool's BM25 score."""
 
     name: str
     score: float

@@ -3,8 +3,6 @@
 A tool's *effect* (read / write / execute / external) is what the permission modes reason
 about, so it is part of the spec rather than guessed from the name at approval time.
 
-``ToolOutcome`` is a named tuple, not a frozen dataclass: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
@@ -12,8 +10,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal, NamedTuple, TypeAlias
+from typing import Any, Literal, NamedTuple, TypeAlias
 
 JsonObject: TypeAlias = dict[str, Any]
 Effect = Literal["read", "write", "execute", "external"]
@@ -60,9 +59,7 @@ class ToolFailure(Exception):
 
 
 class ToolContext:
-    """What a running tool may use. Paths in ``arguments`` are already confined by the Host.
-    A plain class, not a dataclass: every open imports this module, and on Python 3.11 a
-    dataclass costs about half a millisecond to create (design D6)."""
+    """What a running tool may use. Paths in ``arguments`` are already confined by the Host."""
 
     def __init__(
         self,
@@ -88,92 +85,28 @@ class ToolContext:
 ToolRunner = Callable[[JsonObject, ToolContext], ToolOutcome]
 
 
+@dataclass(frozen=True, slots=True)
 class ToolSpec:
     """One tool of the catalog: the declaration the model sees plus what the Host needs.
 
     ``path_args`` names the arguments the Host confines to the workspace before running.
     ``read_only`` lets a deferred tool (an MCP tool annotated ``readOnlyHint``) run in
-    read-only mode.
-
-    Read-only, compared and shown like a frozen dataclass over every field but ``runner`` and
-    ``prepare``, but a plain class: every open (``status`` too) imports this module, and on
-    Python 3.11 a dataclass costs about a millisecond to create (design D6).
+    read-only mode. ``runner`` and ``prepare`` are neither compared nor shown.
     """
-
-    #: The fields that make two specs equal and that ``repr`` shows, in declaration order.
-    _COMPARED: ClassVar[tuple[str, ...]] = (
-        "name",
-        "description",
-        "parameters",
-        "effect",
-        "source",
-        "deferred",
-        "path_args",
-        "default_path",
-        "read_only",
-    )
 
     name: str
     description: str
     parameters: JsonObject
     effect: Effect
-    runner: ToolRunner
-    source: str
-    deferred: bool
-    path_args: tuple[str, ...]
-    default_path: str | None
-    read_only: bool
-    prepare: Callable[[JsonObject], JsonObject] | None
-
-    def __init__(
-        self,
-        name: str,
-        description: str,
-        parameters: JsonObject,
-        effect: Effect,
-        runner: ToolRunner,
-        source: str = CORE_SOURCE,
-        deferred: bool = False,
-        path_args: tuple[str, ...] = (),
-        default_path: str | None = None,
-        read_only: bool = False,
-        prepare: Callable[[JsonObject], JsonObject] | None = None,
-    ) -> None:
-        for field_name, value in (
-            ("name", name),
-            ("description", description),
-            ("parameters", parameters),
-            ("effect", effect),
-            ("runner", runner),
-            ("source", source),
-            ("deferred", deferred),
-            ("path_args", path_args),
-            ("default_path", default_path),
-            ("read_only", read_only),
-            ("prepare", prepare),
-        ):
-            object.__setattr__(self, field_name, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: a ToolSpec is read-only")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}: a ToolSpec is read-only")
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, ToolSpec)
-        return self._compared() == other._compared()
+    runner: ToolRunner = field(compare=False, repr=False)
+    source: str = CORE_SOURCE
+    deferred: bool = False
+    path_args: tuple[str, ...] = ()
+    default_path: str | None = None
+    read_only: bool = False
+    prepare: Callable[[JsonObject], JsonObject] | None = field(default=None, compare=False, repr=False)
 
     __hash__ = None  # type: ignore[assignment]  # its parameters are a dict
-
-    def _compared(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self._COMPARED)
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._COMPARED)
-        return f"{type(self).__qualname__}({fields})"
 
     def declaration(self) -> JsonObject:
         """The pi-ai ``Tool`` JSON: exactly what providers receive."""

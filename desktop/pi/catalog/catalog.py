@@ -4,9 +4,6 @@ Two snapshots feed it. Each may come from a refreshed file (bytes read by the ho
 or from the copy bundled with the app; a refreshed file is used only when it is valid and newer,
 otherwise the problem is recorded and the bundled copy is used, so the app always has a catalog
 and always works offline.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
@@ -110,9 +107,7 @@ class _Patched:
 
 
 class Catalog:
-    """The merged catalog. Build it with ``build_catalog`` or ``default_catalog``. A plain
-    class, not a dataclass: every open imports this module, and on Python 3.11 a dataclass
-    costs about half a millisecond to create (design D6).
+    """The merged catalog. Build it with ``build_catalog`` or ``default_catalog``.
 
     The Pi models are patched as they are first asked for, one provider at a time: resolving
     a route reads one provider, and the bundled snapshot then decodes only that provider's

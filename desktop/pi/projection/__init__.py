@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import importlib
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
@@ -81,11 +82,8 @@ _NONE: Mapping[str, Any] = {}
 
 
 class RequestOptions(NamedTuple):
-    """pi-ai's ``SimpleStreamOptions`` subset that shapes the request (no callbacks, no I/O).
-
-    A named tuple (``_replace`` makes a changed copy), not a frozen dataclass: every open
-    (``status`` too) builds one, and on Python 3.11 a dataclass costs about a millisecond to
-    create, a named tuple a fifth of that (design D6).
+    """pi-ai's ``SimpleStreamOptions`` subset that shapes the request (no callbacks, no I/O). ``_replace`` makes a
+    changed copy.
     """
 
     session_id: str | None = None
@@ -133,15 +131,12 @@ class RequestOptions(NamedTuple):
         return value or None
 
 
+@dataclass(frozen=True)
 class ProviderRequest:
     """One request as it leaves the machine: what the preview shows and dispatch sends.
 
-    Read-only, compared and shown like a frozen dataclass over ``method``, ``url``, ``headers``
-    and ``body``, but a plain class: every open (``status`` too) imports this module, and on
-    Python 3.11 a dataclass costs about a millisecond to create (design D6).
+    Without slots: ``body_bytes`` is cached on the instance.
     """
-
-    __match_args__ = ("method", "url", "headers", "body")
 
     method: str
     url: str
@@ -149,49 +144,9 @@ class ProviderRequest:
     body: JsonObject
     #: Builds ``body_bytes`` from bytes kept by the incremental projection (design P7); the
     #: result equals ``orjson.dumps(body)``.
-    encoder: Callable[[], bytes] | None
-
-    def __init__(
-        self,
-        method: str,
-        url: str,
-        headers: dict[str, str],
-        body: JsonObject,
-        encoder: Callable[[], bytes] | None = None,
-    ) -> None:
-        for name, value in (
-            ("method", method),
-            ("url", url),
-            ("headers", headers),
-            ("body", body),
-            ("encoder", encoder),
-        ):
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: a {type(self).__name__} is read-only")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}: a {type(self).__name__} is read-only")
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, ProviderRequest)
-        return (self.method, self.url, self.headers, self.body) == (
-            other.method,
-            other.url,
-            other.headers,
-            other.body,
-        )
+    encoder: Callable[[], bytes] | None = field(default=None, compare=False, repr=False)
 
     __hash__ = None  # type: ignore[assignment]  # its headers and body are dicts
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__qualname__}(method={self.method!r}, url={self.url!r}, "
-            f"headers={self.headers!r}, body={self.body!r})"
-        )
 
     @cached_property
     def body_bytes(self) -> bytes:
@@ -223,6 +178,7 @@ def projector_for(api: str) -> Projector:
 
 def _provider_options(model: Model, options: RequestOptions) -> RequestOptions:
     """pi-ai's provider-level wrappers around an API (today: OpenCode's session routing header)."""
+    # Lazy: the status budget.
     from desktop.pi.projection._headers import with_opencode_session_header
 
     headers = with_opencode_session_header(
@@ -242,6 +198,7 @@ def project(
     long-lived transcript) finding nothing to free; pausing cuts the time of a 50k-message
     projection by about 40%. Reference counting still frees everything.
     """
+    # Lazy: the status budget.
     from desktop.pi.projection._model_fields import check_model_fields
 
     check_model_fields(model)

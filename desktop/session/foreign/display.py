@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from desktop.pi.catalog import CatalogEntry
+from desktop.pi.catalog import CatalogEntry, active_catalog
+from desktop.pi.cost import calculate_cost
 from desktop.session.foreign import model as k
 from desktop.session.foreign.base import ForeignSession
 from desktop.session.foreign.model import Branch, SystemDiff, TimelineRow
@@ -47,7 +48,6 @@ class Prices:
     once per model rather than once per reply."""
 
     def __init__(self) -> None:
-        from desktop.pi.catalog import active_catalog
 
         self.catalog = active_catalog()
         self.entries: dict[tuple[str, str], CatalogEntry | None] = {}
@@ -68,7 +68,6 @@ def _priced(message: Mapping[str, Any], prices: Prices) -> dict[str, Any]:
     total = cost.get("total") if isinstance(cost, Mapping) else None
     if isinstance(total, (int, float)) and not isinstance(total, bool) and total > 0:
         return dict(message)
-    from desktop.pi.cost import calculate_cost
 
     entry = prices.entry(str(message.get("provider") or ""), str(message.get("model") or ""))
     if entry is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from desktop.session.activation import SECTION_NAME
 from desktop.session.context_log import system_messages_at
 from desktop.session.gate import ToolGate
 
@@ -17,7 +18,6 @@ def activation_info(gate: ToolGate | None, messages: Sequence[Mapping[str, Any]]
     """The Activation tab: live state, its identity inputs, and whether the transcript's newest
     ``tool_activation`` section would be honoured for the current identity (and why not).
     ``messages`` is the model's context (the runtime's view, read on demand: not a copy)."""
-    from desktop.session.activation import SECTION_NAME
 
     if gate is None:
         return {"available": False, "why": "No session is open."}

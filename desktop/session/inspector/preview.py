@@ -15,12 +15,20 @@ draft included; another route projects the same messages with its own binding.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from desktop.pi.delivery import FallbackDelivery
-from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, redacted_headers
+import orjson
+
+from desktop.pi.cache_retention import asks_long, clock, retention_for, route_times
+from desktop.pi.cache_rules import json_spans, prompt_for_model, rule_for
+from desktop.pi.cache_view import check, predict
+from desktop.pi.delivery import FallbackDelivery, deliver
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, project, redacted_headers
 from desktop.pi.routes import Route, resolve_model
+from desktop.session.assembly import route_binding
+from desktop.session.dispatch import with_credential
 from desktop.session.inspector.payload_text import char_offset, common_prefix, common_suffix, pretty_json
 from desktop.session.inspector.routes import RouteChoice
 from desktop.session.runtime import SessionRoute, SessionRuntime
@@ -34,7 +42,6 @@ PRETTY_LIMIT = 4_000_000
 def sent_headers(request: ProviderRequest, *, offline: bool) -> dict[str, str]:
     """The headers the dispatch sends (``desktop.session.dispatch.with_credential``), redacted:
     a credential header when the route has a key, none on the keyless emulator."""
-    from desktop.session.dispatch import with_credential
 
     headers = with_credential(request.headers, None if offline else CREDENTIAL_PLACEHOLDER)
     return redacted_headers(headers)  # the body is not read: a spliced one is built on demand
@@ -42,7 +49,6 @@ def sent_headers(request: ProviderRequest, *, offline: bool) -> dict[str, str]:
 
 def preview_binding(route: Route, fallback: FallbackDelivery, session_id: str | None) -> SessionRoute:
     """Another route's binding for a side-by-side preview (credential placeholder, no secret)."""
-    from desktop.session.assembly import route_binding
 
     return route_binding(resolve_model(route), fallback, session_id or "")
 
@@ -105,8 +111,6 @@ def request_for_binding(
     runtime: SessionRuntime, binding: SessionRoute, messages: Sequence[Any]
 ) -> ProviderRequest:
     """Project ``messages`` for ``binding`` exactly as a turn would (delivery, then projection)."""
-    from desktop.pi.delivery import deliver
-    from desktop.pi.projection import project
 
     return project(binding.model, deliver(messages, binding.model, binding.fallback), binding.options)
 
@@ -117,7 +121,6 @@ def cache_figures(
     """The cache view of ``body`` after the bodies ``sent`` on the route (design P6, G4): the
     provider's predicted cached and uncached tokens, cost, where the cached prefix ends (as a
     position in the raw and the readable text) and why."""
-    from desktop.pi.cache_view import predict
 
     prediction = predict(model, body, sent)
     marker, start, end = cached_spans(model, body, prediction.usage.read_segments)
@@ -151,7 +154,6 @@ def cache_figures(
 def comparison(model: Mapping[str, Any], body: bytes, earlier: bytes, *, expired: bool) -> dict[str, Any]:
     """What the cache would read were ``earlier`` still held: shown beside the cold or
     expired prediction, never as it (design P8, P9)."""
-    from desktop.pi.cache_view import predict
 
     warm = predict(model, body, [earlier])
     share = warm.cached / warm.total if warm.total else 0.0
@@ -182,10 +184,6 @@ def timed_cache_figures(
     this run, or else the re-projected last request when the journal has replies on this
     route, kept only while the provider's retention lasts (design P8, P9). The window's
     countdown re-derives the state from ``clock`` (the last use and the retention)."""
-    import time
-
-    from desktop.pi.cache_retention import asks_long, clock, retention_for, route_times
-    from desktop.pi.cache_rules import rule_for
 
     body = request.body_bytes
     now = now_ms if now_ms is not None else time.time_ns() // 1_000_000
@@ -218,6 +216,7 @@ def timed_cache_figures(
 def calibrated_units(
     messages: Sequence[Any], model: Mapping[str, Any], held: Sequence[bytes], total: int, body: bytes = b""
 ) -> dict[str, Any]:
+<<<<<<< HEAD
     """Which figures are the provider's (design P6, P12): the last reply on the route reports
     the input tokens of the request behind it, so that prefix is counted in the provider's
     units and only what the next request adds is estimated, with the route's public tokenizer
@@ -227,6 +226,11 @@ def calibrated_units(
     from desktop.pi.cache_rules import prompt_for_model, shared_prefix
     from desktop.pi.cache_view import predict
     from desktop.pi.token_units import CHARACTER_RULE, count_tokens, tokenizer_name
+=======
+    """Which figures are the provider's (design P6): the last reply on the route reports the
+    input tokens of the request behind it, so that prefix is counted in the provider's units
+    and only what the next request adds is estimated (four characters per token)."""
+>>>>>>> simplify
 
     usage: Mapping[str, Any] | None = None
     for message in reversed(messages):
@@ -277,9 +281,6 @@ def cached_spans(model: Mapping[str, Any], body: bytes, whole: int) -> tuple[int
     """Byte offsets in ``body``: where the last wholly cached part *in the provider's cache
     order* ends (the marker; a request's JSON order differs: Anthropic caches tools first but
     the body lists them after the messages), and the span the uncached parts cover."""
-    import orjson
-
-    from desktop.pi.cache_rules import json_spans, prompt_for_model
 
     decoded = orjson.loads(body)
     segments = prompt_for_model(model, decoded).segments
@@ -298,7 +299,6 @@ def check_text(
 ) -> dict[str, Any]:
     """After a request: its prediction (from the bodies sent before it) against the usage the
     provider reported, as the payload tab shows it."""
-    from desktop.pi.cache_view import check, predict
 
     prediction = predict(model, body, sent)
     verdict = check(prediction, usage)
