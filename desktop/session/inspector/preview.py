@@ -22,11 +22,12 @@ from typing import Any
 import orjson
 
 from desktop.pi.cache_retention import asks_long, clock, retention_for, route_times
-from desktop.pi.cache_rules import json_spans, prompt_for_model, rule_for
+from desktop.pi.cache_rules import json_spans, prompt_for_model, rule_for, shared_prefix
 from desktop.pi.cache_view import check, predict
 from desktop.pi.delivery import FallbackDelivery, deliver
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, project, redacted_headers
 from desktop.pi.routes import Route, resolve_model
+from desktop.pi.token_units import CHARACTER_RULE, count_tokens, tokenizer_name
 from desktop.session.assembly import route_binding
 from desktop.session.dispatch import with_credential
 from desktop.session.inspector.payload_text import char_offset, common_prefix, common_suffix, pretty_json
@@ -216,21 +217,10 @@ def timed_cache_figures(
 def calibrated_units(
     messages: Sequence[Any], model: Mapping[str, Any], held: Sequence[bytes], total: int, body: bytes = b""
 ) -> dict[str, Any]:
-<<<<<<< HEAD
     """Which figures are the provider's (design P6, P12): the last reply on the route reports
     the input tokens of the request behind it, so that prefix is counted in the provider's
     units and only what the next request adds is estimated, with the route's public tokenizer
     where there is one (OpenAI's ``o200k_base``), else four characters per token."""
-    import orjson
-
-    from desktop.pi.cache_rules import prompt_for_model, shared_prefix
-    from desktop.pi.cache_view import predict
-    from desktop.pi.token_units import CHARACTER_RULE, count_tokens, tokenizer_name
-=======
-    """Which figures are the provider's (design P6): the last reply on the route reports the
-    input tokens of the request behind it, so that prefix is counted in the provider's units
-    and only what the next request adds is estimated (four characters per token)."""
->>>>>>> simplify
 
     usage: Mapping[str, Any] | None = None
     for message in reversed(messages):
