@@ -105,7 +105,10 @@ def turn_outcome(stopped: str) -> str:
 def compaction_text(preview: CompactionPreview) -> str:
     """The compaction preview in words, for the button's tooltip and the confirmation."""
     if not preview.possible:
-        return f"nothing to compact yet: {html.escape(preview.reason)}."
+        return (
+            f"nothing to compact yet: {html.escape(preview.reason)}.<br>"
+            f"Estimated context: <b>~{preview.tokens_before:,} tokens</b>."
+        )
     cut = f" “{html.escape(preview.first_kept_text)}”" if preview.first_kept_text else ""
     return (
         f"summarizes {preview.rows} row{'s' if preview.rows != 1 else ''}; the newest rows stay as they are, "

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWid
 
 from desktop.pi.cache_misses import MissCounter
 from desktop.pi.money import format_cost
+from desktop.ui.cost_chart import CostChart
 from desktop.ui.glossary import tooltip
 from desktop.ui.usage_stats import UsageLine, UsageTotals, format_ratio, totals, usage_line
 
@@ -74,7 +75,7 @@ class UsageModel(QAbstractTableModel):
             f"{line.cache_read:,}",
             f"{line.input + line.cache_write:,}",
             f"{line.output:,}",
-            format_cost(line.cost),
+            format_cost(line.cost) if line.cost > 0 or not line.prompt + line.output else "price unknown",
             format_ratio(line.hit_ratio),
         )
         return values[column]
@@ -153,6 +154,8 @@ class UsageView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)
+        self.chart = CostChart()
+        layout.addWidget(self.chart)
         layout.addWidget(self.table)
         self._pending: Sequence[Mapping[str, Any]] | None = None
         self._refresh()
@@ -196,3 +199,4 @@ class UsageView(QWidget):
 
     def _refresh(self) -> None:
         self.summary.setText(totals_text(self.model.total, self.model.misses))
+        self.chart.set_lines(self.model.lines)
