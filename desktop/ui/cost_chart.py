@@ -154,7 +154,8 @@ class CostChart(QWidget):
         caption = self.caption(bars)
         painter.drawText(QPointF(6, metrics.ascent() + 2), caption)
         x = 6 + metrics.horizontalAdvance(caption) + 16
-        for name in ("cached", "uncached", "output", "unknown"):
+        unknown = any(not bar.known for bar in bars)
+        for name in ("cached", "uncached", "output", *(("unknown",) if unknown else ())):
             painter.fillRect(QRectF(x, 5, 10, 10), colors[name])
             painter.setPen(text)
             painter.drawText(QPointF(x + 14, metrics.ascent() + 2), LABELS[name])
@@ -169,7 +170,7 @@ class CostChart(QWidget):
             painter.setPen(QPen(faint, 1, Qt.PenStyle.DotLine if i else Qt.PenStyle.SolidLine))
             painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
             painter.setPen(text)
-            label = format_cost(value)
+            label = format_cost(value) if i else "$0"  # the axis's origin, not a request's cost
             painter.drawText(
                 QRectF(0, y - metrics.height() / 2, AXIS_WIDTH - 6, metrics.height()),
                 int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),

@@ -58,6 +58,7 @@ from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.slash_commands import SlashCommands, SlashCompleter
 from desktop.ui.timeline_delegate import TimelineDelegate, TimelineView
 from desktop.ui.timeline_model import ROW_ROLE, ShownRows, TimelineFilter, TimelineModel
+from desktop.ui.status_line import StatusLine
 from desktop.ui.usage_view import UsageView
 from desktop.ui.worker import PERMISSION_MODES, SessionWorker, WorkerClient
 
@@ -285,6 +286,7 @@ class MainWindow(QMainWindow):
         central_layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
         self.setMinimumSize(*MINIMUM_SIZE)
+        self.setStatusBar(StatusLine())  # messages elided beside the session label (design G16)
         self.session_label = plain_label()  # file and folder names as written (design G11)
         self.statusBar().addPermanentWidget(self.session_label)
         self.context_meter = ContextMeter()
