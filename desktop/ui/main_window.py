@@ -56,9 +56,9 @@ from desktop.ui.row_index import RowIndex
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.slash_commands import SlashCommands, SlashCompleter
+from desktop.ui.status_line import StatusLine
 from desktop.ui.timeline_delegate import TimelineDelegate, TimelineView
 from desktop.ui.timeline_model import ROW_ROLE, ShownRows, TimelineFilter, TimelineModel
-from desktop.ui.status_line import StatusLine
 from desktop.ui.usage_view import UsageView
 from desktop.ui.worker import PERMISSION_MODES, SessionWorker, WorkerClient
 

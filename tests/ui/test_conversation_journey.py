@@ -1,4 +1,4 @@
-"""Journeys a new user takes through the window (design X6, X7): type and send without a click,
+"""Journeys a new user takes through the window (design X6, X7, G17): type and send without a click,
 read the streamed reply in the conversation as it arrives, come back to it after scrolling up,
 ask the slash commands, export the conversation. Real worker, real emulator, real files."""
 

@@ -231,7 +231,7 @@ def test_every_dialog_shows_whole_columns_at_the_three_sizes(
         window.browse_action.trigger()
         browser = window.inspect.browser
         assert browser is not None
-        h.qtbot.waitUntil(lambda: len(browser.session_paths()) >= 1, timeout=TIMEOUT)
+        h.qtbot.waitUntil(lambda b=browser: len(b.session_paths()) >= 1, timeout=TIMEOUT)
         window.show_accounts()
         dialogs = [d for d in QApplication.topLevelWidgets() if isinstance(d, QDialog) and d.isVisible()]
         assert len(dialogs) >= 2
