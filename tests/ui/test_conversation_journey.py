@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QFileDialog
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from desktop.emulator.faults import Fault
 from desktop.ui.main_window import TAB_MESSAGE
@@ -197,3 +197,57 @@ def test_session_browser_lists_desktop_sessions_and_searches_their_text(harness:
     browser.filter.setText("no session says this")
     assert entry.isHidden()
     browser.reject()
+
+
+def test_a_tool_asks_first_and_its_call_and_result_read_under_the_turn(harness: Harness) -> None:
+    """The permission prompt comes up over the conversation; Tab to Allow and Space, no mouse;
+    the call and its result are then read in the conversation under the reply's turn."""
+    h = harness
+    window = h.window
+    h.qtbot.waitUntil(lambda: QApplication.focusWidget() is window.composer.editor, timeout=TURN_TIMEOUT)
+    editor = QApplication.focusWidget()
+    h.qtbot.keyClicks(editor, 'Run it. [[tool:bash {"command": "echo journey-tool-ran"}]]')
+    h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    h.qtbot.waitUntil(lambda: bool(window.permission_dialogs), timeout=TURN_TIMEOUT)
+    dialog = window.permission_dialogs[0]
+    assert "echo journey-tool-ran" in dialog.info["summary"]
+    dialog.allow_button.setFocus()
+    h.qtbot.keyClick(dialog.allow_button, Qt.Key.Key_Space)
+    assert h.wait_turn(1)["error"] is None
+    h.qtbot.waitUntil(lambda: "Assistant (streaming)" not in _conversation_text(h), timeout=TURN_TIMEOUT)
+    text = " ".join(_conversation_text(h).split())
+    question, call = text.find("Run it."), text.find("echo journey-tool-ran")
+    result = text.find("journey-tool-ran", call + len("echo journey-tool-ran"))
+    assert 0 <= question < call < result, text[-800:]
+
+
+def test_compact_from_the_conversation_says_the_figures_the_meter_shows(harness: Harness) -> None:
+    """/compact asks with the button's preview; after it, the conversation's compaction notice
+    starts from the figure the context meter showed (design G14)."""
+    h = harness
+    window = h.window
+    window.send("A first question. [[words:200]]")
+    h.wait_turn(1)
+    window.send("Now at length. " + "context " * 6000 + " [[words:6000]]")
+    h.wait_turn(2)
+    h.qtbot.waitUntil(
+        lambda: window.compaction_preview is not None and window.compaction_preview.possible,
+        timeout=TURN_TIMEOUT,
+    )
+    h.qtbot.waitUntil(lambda: window.context_meter.figures is not None, timeout=TURN_TIMEOUT)
+    preview = window.compaction_preview
+    assert preview is not None and window.context_meter.figures is not None
+    assert preview.tokens_before == window.context_meter.figures[0]
+    window.composer.editor.setFocus()
+    h.qtbot.keyClicks(window.composer.editor, "/compact")
+    h.qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    h.qtbot.waitUntil(lambda: window.compact_confirm is not None, timeout=TURN_TIMEOUT)
+    confirm = window.compact_confirm
+    assert confirm is not None and f"~{preview.tokens_before:,} → ~" in confirm.informativeText()
+    confirm.button(QMessageBox.StandardButton.Yes).click()
+    assert h.wait_turn(3)["error"] is None
+    row = window.timeline.rows[-1]
+    assert row["type"] == "compaction" and row["tokensBefore"] == preview.tokens_before
+    h.qtbot.waitUntil(
+        lambda: f"~{preview.tokens_before:,} tokens before" in _conversation_text(h), timeout=TURN_TIMEOUT
+    )
