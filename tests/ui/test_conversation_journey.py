@@ -129,7 +129,9 @@ def test_export_from_the_file_menu_writes_on_the_worker(
     monkeypatch.setattr(Path, "write_bytes", spy)
     session_before = Path(window.session["path"]).read_bytes()
     window.export_action.trigger()
-    h.qtbot.waitUntil(target.exists, timeout=TURN_TIMEOUT)
+    # The worker writes the page: wait for the whole of it, not for the file to appear.
+    h.qtbot.waitUntil(lambda: bool(writers) and target.exists(), timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: "</html>" in target.read_text(encoding="utf-8"), timeout=TURN_TIMEOUT)
     page = target.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "Export me &lt;b&gt;bold&lt;/b&gt;." in page
     assert writers and threading.main_thread().name not in writers
