@@ -10,6 +10,7 @@ or a message may elide only when its tooltip carries the full value.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QStyle,
+    QStyleOptionComboBox,
     QTableView,
     QTreeWidget,
     QTreeWidgetItemIterator,
@@ -81,7 +83,17 @@ def cut_cells(table: QTableView) -> list[str]:
 
 
 def combo_cut(combo: QComboBox) -> bool:
-    return combo.width() < combo.sizeHint().width() and combo.currentText() not in combo.toolTip()
+    """The choice shown does not fit the box's text field, and its tooltip does not hold it."""
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    field = combo.style().subControlRect(
+        QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, combo
+    )
+    text = combo.currentText()
+    return (
+        combo.fontMetrics().horizontalAdvance(text) > field.width()
+        and html.escape(text, quote=False) not in combo.toolTip()
+    )
 
 
 def cut_tree(tree: QTreeWidget) -> list[str]:
@@ -184,6 +196,10 @@ def test_every_tab_shows_whole_columns_at_the_three_sizes(harness: Harness) -> N
             ]
         if combo_cut(window.route_combo):
             problems.append(f"{width}x{height}: route box shows {window.route_combo.currentText()!r} cut")
+        # Outside the tabs: the toolbar's selectors and the transcript's branch picker.
+        combos = [c for c in window.findChildren(QComboBox) if c.isVisible() and not tabs.isAncestorOf(c)]
+        assert combos
+        problems += [f"{width}x{height}: selector {c.objectName()!r} cut" for c in combos if combo_cut(c)]
     assert problems == [], "\n".join(problems)
 
 
