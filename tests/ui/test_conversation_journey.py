@@ -253,3 +253,24 @@ def test_compact_from_the_conversation_says_the_figures_the_meter_shows(harness:
     h.qtbot.waitUntil(
         lambda: f"~{preview.tokens_before:,} tokens before" in _conversation_text(h), timeout=TURN_TIMEOUT
     )
+
+
+def test_first_run_opens_on_the_conversation_with_the_keyboard_in_the_composer(
+    qtbot: Any, tmp_path: Path, qsettings_isolated: Path
+) -> None:
+    """A first run: the guided session's welcome and its replies are read in the conversation,
+    and the keyboard is in the composer for the first question (design G17)."""
+    h = Harness(qtbot, tmp_path)
+    try:
+        h.window.resize(1280, 800)
+        h.window.show()
+        h.qtbot.waitExposed(h.window)
+        h.client.start.emit({"firstRun": True})
+        h.qtbot.waitUntil(lambda: len(h.finished) >= 2, timeout=TURN_TIMEOUT)
+        window = h.window
+        assert window.message_view.conversation.isChecked() and window.tabs.currentIndex() == TAB_MESSAGE
+        h.qtbot.waitUntil(lambda: "Welcome to Pi Desktop" in _conversation_text(h), timeout=TURN_TIMEOUT)
+        h.qtbot.waitUntil(lambda: "Welcome project" in _conversation_text(h), timeout=TURN_TIMEOUT)
+        h.qtbot.waitUntil(lambda: QApplication.focusWidget() is window.composer.editor, timeout=TURN_TIMEOUT)
+    finally:
+        h.close()
