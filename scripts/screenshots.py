@@ -44,10 +44,10 @@ def main() -> int:
         shots.shot(name, settle=0.4)
 
     def select(row_id: str) -> None:
-        for i in range(window.filter.rowCount()):
-            if window.filter.index(i, 0).data(ROW_ROLE)["id"] == row_id:
-                window.view.setCurrentIndex(window.filter.index(i, 0))
-                window.view.scrollTo(window.filter.index(i, 0))
+        for i in range(window.shown.rowCount()):
+            if window.shown.index(i, 0).data(ROW_ROLE)["id"] == row_id:
+                window.view.setCurrentIndex(window.shown.index(i, 0))
+                window.view.scrollTo(window.shown.index(i, 0))
                 return
 
     client.start.emit({"firstRun": True, "mode": "ask", "fallback": "folded"})
@@ -107,7 +107,7 @@ def main() -> int:
     assert window.compact_confirm is not None
     window.compact_confirm.button(QMessageBox.StandardButton.Yes).click()
     wait(lambda: len(window.turn_results) >= 5)
-    window.view.setCurrentIndex(window.filter.index(window.filter.rowCount() - 1, 0))
+    window.view.setCurrentIndex(window.shown.index(window.shown.rowCount() - 1, 0))
     window.tabs.setCurrentIndex(TAB_DIFF)
     window.view.scrollToBottom()
     shot("compaction.png")

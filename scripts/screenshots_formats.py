@@ -69,7 +69,7 @@ def main() -> int:
         return window.session.get("path") == str(path)
 
     def select(predicate: Any) -> None:
-        f = window.filter
+        f = window.shown  # the view's own model (a proxy over the filter)
         for i in range(f.rowCount()):
             if predicate(f.index(i, 0).data(ROW_ROLE)):
                 window.view.setCurrentIndex(f.index(i, 0))

@@ -82,11 +82,11 @@ def main() -> int:
 
     # The transcript, rendered: the conversation follows the timeline; thinking opened once.
     window.tabs.setCurrentIndex(TAB_MESSAGE)
-    last = window.filter.index(window.filter.rowCount() - 1, 0)
+    last = window.shown.index(window.shown.rowCount() - 1, 0)
     window.view.setCurrentIndex(last)
     window.message_view.conversation.setChecked(True)
     # The edit's turn at the top: its call as a diff, then the tool's output.
-    rows = [window.filter.index(i, 0) for i in range(window.filter.rowCount())]
+    rows = [window.shown.index(i, 0) for i in range(window.shown.rowCount())]
     edit_turn = next(i for i, index in enumerate(rows) if "Fix it." in str(index.data()))
     window.view.scrollTo(rows[edit_turn], QAbstractItemView.ScrollHint.PositionAtTop)
     window.view.setCurrentIndex(rows[edit_turn + 1])  # the transcript scrolls to the selected row
@@ -113,7 +113,7 @@ def main() -> int:
     client.open_session.emit(str(broken))
     wait(lambda: bool(window.banners.banners))
     window.message_view.conversation.setChecked(False)
-    window.view.setCurrentIndex(window.filter.index(window.filter.rowCount() - 1, 0))
+    window.view.setCurrentIndex(window.shown.index(window.shown.rowCount() - 1, 0))
     shot("error-banner")
 
     # Help → What am I looking at?

@@ -15,7 +15,7 @@ EXPECTED = {
     **{f"P{n}": None for n in range(1, 15)},
     **{f"A{n}": None for n in range(1, 12)},
     **{f"D{n}": None for n in range(1, 10)},
-    **{f"G{n}": None for n in range(1, 14)},
+    **{f"G{n}": None for n in range(1, 18)},
     **{f"X{n}": None for n in range(1, 8)},
     **{f"W{n}": None for n in range(1, 6)},
     **{f"X{n}": None for n in range(20, 26)},

@@ -133,8 +133,8 @@ def _choose_cut(
     else:
         if context_window is None:
             raise NothingToCompact(
-                f"the context (~{accumulated:,} tokens) is within the retained tail of "
-                f"{budget:,} tokens (keep_recent_tokens)"
+                # No figure here: the session's context figure is the preview's (design G14).
+                f"the context is within the retained tail of {budget:,} tokens (keep_recent_tokens)"
             )
         # Automatic compaction past the threshold: keep only the last turn verbatim.
         cut = last_cut
@@ -155,9 +155,16 @@ def _checkpoint(messages: Sequence[Message], cut: int) -> SystemMessage:
 
 
 def plan_compaction(
-    view: ContextView, settings: CompactionSettings, *, context_window: int | None = None
+    view: ContextView,
+    settings: CompactionSettings,
+    *,
+    context_window: int | None = None,
+    context: int | None = None,
 ) -> CompactionPlan:
     """Choose the cut (``_choose_cut``) and gather what the summary replaces.
+
+    ``context`` is the session's context figure (``SessionRuntime.context_tokens``, design
+    G14), recorded as the tokens before; without it, four characters per token of the view.
 
     ``context_window`` is given by automatic compaction only (see ``tail_budget``); manual
     compaction of a context below the keep budget raises ``NothingToCompact`` and changes
@@ -175,7 +182,7 @@ def plan_compaction(
         first_kept_id=str(source["id"]),
         summarized=summarized,
         checkpoint=_checkpoint(messages, cut),
-        tokens_before=estimate_tokens(messages),
+        tokens_before=estimate_tokens(messages) if context is None else context,
         previous_summary=view.previous_summary,
     )
 
@@ -188,9 +195,11 @@ SUMMARY_ESTIMATE_TOKENS = 1_200
 class CompactionPreview:
     """What compacting now would do, in the figures a person checks first (design C1).
 
-    Both token figures use the same chars/4 estimate, so they compare with each other; until
-    the model has written it, the summary is taken as ``SUMMARY_ESTIMATE_TOKENS`` or half of
-    what it replaces, whichever is smaller.
+    The tokens before are the session's one context figure (the context meter's, design G14);
+    the tokens after are that figure less what the summary removes, both measured at four
+    characters per token, so the two compare with each other. Until the model has written
+    it, the summary is taken as ``SUMMARY_ESTIMATE_TOKENS`` or half of what it replaces,
+    whichever is smaller.
     """
 
     #: False when there is nothing to compact yet; ``reason`` then says why.
@@ -217,8 +226,20 @@ def estimate_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
     return sum(message_tokens(m) for m in messages)
 
 
-def preview_compaction(view: ContextView, settings: CompactionSettings) -> CompactionPreview:
+def after_compaction(context: int | None, estimated_before: int, estimated_after: int) -> int:
+    """The context figure once compacted: ``context`` (the figure before, design G14) less what
+    the estimate says the compaction removes; the estimate itself without a figure."""
+    if context is None:
+        return estimated_after
+    return max(1, context - (estimated_before - estimated_after))
+
+
+def preview_compaction(
+    view: ContextView, settings: CompactionSettings, *, context: int | None = None
+) -> CompactionPreview:
     """Plan as ``plan_compaction`` does and report the figures, without asking the model.
+
+    ``context`` is the session's context figure, as for ``plan_compaction``.
 
     One walk over the context counts what the summary would replace: the window asks for
     this after every turn, and a long session's messages are read one at a time and dropped,
@@ -229,7 +250,7 @@ def preview_compaction(view: ContextView, settings: CompactionSettings) -> Compa
     try:
         cut = _choose_cut(messages, start, settings, None)
     except NothingToCompact as error:
-        tokens = estimate_tokens(messages)
+        tokens = estimate_tokens(messages) if context is None else context
         return CompactionPreview(False, str(error), tokens_before=tokens, tokens_after=tokens)
     rows = replaced = before = tail = 0
     for index, message in enumerate(messages):
@@ -240,11 +261,12 @@ def preview_compaction(view: ContextView, settings: CompactionSettings) -> Compa
         elif index >= start and message["role"] != "system":
             rows += 1
             replaced += tokens
+    figure = before if context is None else context
     if not rows:
-        return CompactionPreview(False, ONLY_SYSTEM_UPDATES, tokens_before=before, tokens_after=before)
+        return CompactionPreview(False, ONLY_SYSTEM_UPDATES, tokens_before=figure, tokens_after=figure)
     # A summary is shorter than what it replaces: at most the usual size, at most half.
     summary = min(SUMMARY_ESTIMATE_TOKENS, max(1, replaced // 2))
-    after = message_tokens(_checkpoint(messages, cut)) + summary + tail
+    after = after_compaction(context, before, message_tokens(_checkpoint(messages, cut)) + summary + tail)
     first = messages[cut]
     text = " ".join(content_text(first.get("content") or "").split())  # type: ignore[arg-type]
     return CompactionPreview(
@@ -252,17 +274,19 @@ def preview_compaction(view: ContextView, settings: CompactionSettings) -> Compa
         rows=rows,
         first_kept_id=str(view.sources[cut]["id"]),
         first_kept_text=text[:80] + ("…" if len(text) > 80 else ""),
-        tokens_before=before,
+        tokens_before=figure,
         tokens_after=after,
     )
 
 
 def compacted_tokens(plan: CompactionPlan, view: ContextView, summary: str) -> int:
-    """The estimated context after compacting with ``summary``: checkpoint, summary, tail."""
+    """The context figure after compacting with ``summary`` (checkpoint, summary, tail), as
+    ``preview_compaction`` counts it from the plan's tokens before."""
     tail = view.messages[plan.first_kept_index :]
-    return (
+    estimated = (
         message_tokens(plan.checkpoint) + message_tokens(summary_message(summary, 0)) + estimate_tokens(tail)
     )
+    return after_compaction(plan.tokens_before, estimate_tokens(view.messages), estimated)
 
 
 def serialize_conversation(messages: Sequence[Mapping[str, Any]]) -> str:

@@ -283,6 +283,9 @@ class SessionRuntime:
         return self.context_request(extra, route)
 
     def context_tokens(self) -> int:
+        """The session's one context figure (design G14): the provider's count of the last
+        request and its reply plus four characters per token for what came after. The context
+        meter, the compaction preview, the compaction row and the Payload tab all show it."""
         view = self.view()
         return context_tokens(view.messages, request_tools=self.tools.declarations(), usage_from=view.fresh)
 
@@ -480,7 +483,7 @@ class SessionRuntime:
         # Lazy: the status budget.
         from desktop.session.compaction import preview_compaction
 
-        return preview_compaction(self.view(), self.compaction)
+        return preview_compaction(self.view(), self.compaction, context=self.context_tokens())
 
     def compact(
         self,
@@ -504,7 +507,9 @@ class SessionRuntime:
         # Only automatic compaction caps the tail by the window; manual compaction of a
         # context below the keep budget has nothing to compact yet (C1).
         window = self.route.model["contextWindow"] if reason == "automatic" else None
-        plan = plan_compaction(self.view(), self.compaction, context_window=window)
+        plan = plan_compaction(
+            self.view(), self.compaction, context_window=window, context=self.context_tokens()
+        )
         context = summary_request_context(plan, timestamp=self._clock(), focus=focus)
         request = project(self.route.model, normalize_context(context), self.route.options)
         emit({"type": "compaction_request", "request": request, "reason": reason})

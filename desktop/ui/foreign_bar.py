@@ -41,6 +41,10 @@ def branch_label(branch: Mapping[str, Any]) -> str:
     return f"{title} — {branch.get('length', 0)} entries{', ' + when if when else ''}{tag}"
 
 
+#: What the branch picker is, in its tooltip after the current branch's whole label.
+BRANCHES_TIP = "Branches of the session tree (each leaf is one); pi continues the current one"
+
+
 class ForeignBar(QWidget):
     branch_chosen = Signal(str)
     """The leaf id of the branch to show."""
@@ -55,9 +59,9 @@ class ForeignBar(QWidget):
         self.label.setTextFormat(Qt.TextFormat.RichText)
         self.branches = QComboBox()
         self.branches.setObjectName("branchSwitcher")
-        self.branches.setToolTip(
-            "Branches of the session tree (each leaf is one); pi continues the current one"
-        )
+        self.branches.setToolTip(BRANCHES_TIP)
+        # The box may be narrower than a branch's label: its tooltip names the whole branch (G16).
+        self.branches.currentIndexChanged.connect(self._name_current_branch)
         self.branches.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.branches.setMinimumContentsLength(12)
         self.branches.activated.connect(self._branch_activated)
@@ -101,6 +105,11 @@ class ForeignBar(QWidget):
         self.branches.setCurrentIndex(max(0, self.branches.findData(leaf)))
         self.branches.setEnabled(self.branches.count() > 1)
         self.branches.blockSignals(False)
+        self._name_current_branch(self.branches.currentIndex())
+
+    def _name_current_branch(self, _index: int) -> None:
+        current = self.branches.currentText()
+        self.branches.setToolTip(plain_tip(f"{current}\n\n{BRANCHES_TIP}") if current else BRANCHES_TIP)
 
     def current_leaf(self) -> str:
         return str(self.branches.currentData() or "")

@@ -140,7 +140,10 @@ message changed there. After the reply it checks the prediction against the usag
 reported. Tick <b>Changes</b> to see what changed since the last request. The toolbar's coloured dot says how system updates travel on this route:
 <b>native system sections</b> (green), <b>attributed</b> user updates (amber), or <b>folded</b>
 into the leading prompt (red, breaks the cache on every change). The <b>Usage</b> tab adds up
-cached and uncached tokens and the cost of every request.</p>
+cached and uncached tokens and the cost of every request, and charts each request's cost:
+green for cache reads, amber for uncached input, blue for output, so a request that missed the
+cache stands out as a tall amber bar; a grey hatched slot is a request the catalog has no
+price for (<i>price unknown</i>, never $0.00).</p>
 
 <h3>Tools and activation</h3>
 <p>MCP and extension tools are <b>deferred</b>: the model finds them with ToolSearch, and only

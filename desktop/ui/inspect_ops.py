@@ -65,7 +65,9 @@ def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list
         if total <= 0:
             entry = prices.entry(record.provider, record.model)
             if entry is not None:
-                total = float(calculate_cost(entry.model, usage).get("total", 0.0))
+                cost = calculate_cost(entry.model, usage)
+                total = float(cost.get("total", 0.0))
+        parts = cost if isinstance(cost, dict) and total > 0 else {}
         lines.append(
             UsageLine(
                 record.row_id,
@@ -76,6 +78,8 @@ def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list
                 int(usage.get("cacheWrite") or 0),
                 int(usage.get("output") or 0),
                 total,
+                float(parts["cacheRead"]) if isinstance(parts.get("cacheRead"), int | float) else None,
+                float(parts["output"]) if isinstance(parts.get("output"), int | float) else None,
             )
         )
     return lines

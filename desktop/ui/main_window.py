@@ -56,6 +56,7 @@ from desktop.ui.row_index import RowIndex
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.slash_commands import SlashCommands, SlashCompleter
+from desktop.ui.status_line import StatusLine
 from desktop.ui.timeline_delegate import TimelineDelegate, TimelineView
 from desktop.ui.timeline_model import ROW_ROLE, ShownRows, TimelineFilter, TimelineModel
 from desktop.ui.usage_view import UsageView
@@ -105,7 +106,10 @@ def turn_outcome(stopped: str) -> str:
 def compaction_text(preview: CompactionPreview) -> str:
     """The compaction preview in words, for the button's tooltip and the confirmation."""
     if not preview.possible:
-        return f"nothing to compact yet: {html.escape(preview.reason)}."
+        return (
+            f"nothing to compact yet: {html.escape(preview.reason)}.<br>"
+            f"Estimated context: <b>~{preview.tokens_before:,} tokens</b>."
+        )
     cut = f" “{html.escape(preview.first_kept_text)}”" if preview.first_kept_text else ""
     return (
         f"summarizes {preview.rows} row{'s' if preview.rows != 1 else ''}; the newest rows stay as they are, "
@@ -282,6 +286,7 @@ class MainWindow(QMainWindow):
         central_layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
         self.setMinimumSize(*MINIMUM_SIZE)
+        self.setStatusBar(StatusLine())  # messages elided beside the session label (design G16)
         self.session_label = plain_label()  # file and folder names as written (design G11)
         self.statusBar().addPermanentWidget(self.session_label)
         self.context_meter = ContextMeter()

@@ -135,8 +135,15 @@ def describe_cache(preview: Mapping[str, Any]) -> str:
     total = int(cache.get("total") or 0)
     cached = int(cache.get("cached") or 0)
     uncached = int(cache.get("uncached") or total - cached)
+    context = cache.get("context")
+    if isinstance(context, int) and not isinstance(context, bool) and context > 0:
+        # The session's one context figure (design G14): what Compact and the context meter
+        # say; the cached part as the cache rule predicts it, the rest uncached.
+        total = context
+        cached = min(cached, total)
+        uncached = total - cached
     share = cached / total if total else 0.0
-    written = int(cache.get("written") or 0)
+    written = min(int(cache.get("written") or 0), uncached)
     cost = cache.get("cost")
     parts = [
         f"<b>Predicted: {cached:,} of {total:,} input tokens cached ({share:.0%}), {uncached:,} uncached</b>"

@@ -87,6 +87,10 @@ def _size(n: int) -> str:
     return str(n)
 
 
+#: Room beside a column's widest value (the item delegate's focus margins, both sides).
+COLUMN_MARGIN = 12
+
+
 class SessionBrowser(QDialog):
     """Workspaces and their sessions; double-click or Open emits ``open_requested(path)``."""
 
@@ -168,7 +172,10 @@ class SessionBrowser(QDialog):
             self.tree.addTopLevelItem(top)
         self.tree.expandAll()
         for column in range(1, len(COLUMNS)):
+            # Sized to the widest value with the delegate's margins on both sides, so a value
+            # is never cut by a pixel or two (design G16).
             self.tree.resizeColumnToContents(column)
+            self.tree.setColumnWidth(column, self.tree.columnWidth(column) + COLUMN_MARGIN)
         self.tree.setColumnWidth(0, max(320, self.tree.columnWidth(0)))
         where = (
             ", ".join(roots) if roots else "~/.pi/agent/sessions, ~/.claude/projects and ~/.codex/sessions"

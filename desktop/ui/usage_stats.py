@@ -22,6 +22,10 @@ class UsageLine:
     cache_write: int
     output: int
     cost: float
+    #: The parts of ``cost`` for cache reads and for output (the cost chart's split, design
+    #: G15); None where the file gives only a total.
+    cached_cost: float | None = None
+    output_cost: float | None = None
 
     @property
     def prompt(self) -> int:
@@ -98,6 +102,8 @@ def usage_line(row: Mapping[str, Any]) -> UsageLine | None:
         _int(usage.get("cacheWrite")),
         _int(usage.get("output")),
         total,
+        _float(cost.get("cacheRead")) if type(cost) is dict else None,
+        _float(cost.get("output")) if type(cost) is dict else None,
     )
 
 

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWid
 from desktop.pi.cache_misses import MissCounter
 from desktop.pi.money import format_cost
 from desktop.ui.cache_miss_panel import CacheMissPanel
+from desktop.ui.cost_chart import CostChart
 from desktop.ui.glossary import tooltip
 from desktop.ui.usage_stats import UsageLine, UsageTotals, format_ratio, totals, usage_line
 
@@ -75,7 +76,7 @@ class UsageModel(QAbstractTableModel):
             f"{line.cache_read:,}",
             f"{line.input + line.cache_write:,}",
             f"{line.output:,}",
-            format_cost(line.cost),
+            format_cost(line.cost) if line.cost > 0 or not line.prompt + line.output else "price unknown",
             format_ratio(line.hit_ratio),
         )
         return values[column]
@@ -156,6 +157,8 @@ class UsageView(QWidget):
         layout.addWidget(self.summary)
         self.cache_misses = CacheMissPanel()  # the causes `status` names (design P13)
         layout.addWidget(self.cache_misses)
+        self.chart = CostChart()
+        layout.addWidget(self.chart)
         layout.addWidget(self.table)
         self._pending: Sequence[Mapping[str, Any]] | None = None
         self._refresh()
@@ -204,3 +207,4 @@ class UsageView(QWidget):
     def _refresh(self) -> None:
         misses = None if self.cache_misses.shown else self.model.misses
         self.summary.setText(totals_text(self.model.total, misses))
+        self.chart.set_lines(self.model.lines)

@@ -46,7 +46,8 @@ def test_a_new_route_is_predicted_cold_and_the_check_agrees(harness: Harness) ->
     assert cache["cached"] == 0 and cache["basis"] == "cold", cache
     assert cache["comparison"]["cached"] > 0  # the old, wrong prediction, now a comparison
     headline = window.payload_view.main.cache.text()
-    assert f"Predicted: 0 of {cache['total']:,} input tokens cached (0%)" in headline
+    # The input tokens are the session's one context figure (design G14).
+    assert f"Predicted: 0 of {cache['context']:,} input tokens cached (0%)" in headline
     assert "For comparison" in headline
 
     shown = len(h.previews)

@@ -1,4 +1,4 @@
-"""Journeys a new user takes through the window (design X6, X7): type and send without a click,
+"""Journeys a new user takes through the window (design X6, X7, G17): type and send without a click,
 read the streamed reply in the conversation as it arrives, come back to it after scrolling up,
 ask the slash commands, export the conversation. Real worker, real emulator, real files."""
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QFileDialog
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from desktop.emulator.faults import Fault
 from desktop.ui.main_window import TAB_MESSAGE
@@ -129,7 +129,9 @@ def test_export_from_the_file_menu_writes_on_the_worker(
     monkeypatch.setattr(Path, "write_bytes", spy)
     session_before = Path(window.session["path"]).read_bytes()
     window.export_action.trigger()
-    h.qtbot.waitUntil(target.exists, timeout=TURN_TIMEOUT)
+    # The worker writes the page: wait for the whole of it, not for the file to appear.
+    h.qtbot.waitUntil(lambda: bool(writers) and target.exists(), timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: "</html>" in target.read_text(encoding="utf-8"), timeout=TURN_TIMEOUT)
     page = target.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "Export me &lt;b&gt;bold&lt;/b&gt;." in page
     assert writers and threading.main_thread().name not in writers
@@ -197,3 +199,78 @@ def test_session_browser_lists_desktop_sessions_and_searches_their_text(harness:
     browser.filter.setText("no session says this")
     assert entry.isHidden()
     browser.reject()
+
+
+def test_a_tool_asks_first_and_its_call_and_result_read_under_the_turn(harness: Harness) -> None:
+    """The permission prompt comes up over the conversation; Tab to Allow and Space, no mouse;
+    the call and its result are then read in the conversation under the reply's turn."""
+    h = harness
+    window = h.window
+    h.qtbot.waitUntil(lambda: QApplication.focusWidget() is window.composer.editor, timeout=TURN_TIMEOUT)
+    editor = QApplication.focusWidget()
+    h.qtbot.keyClicks(editor, 'Run it. [[tool:bash {"command": "echo journey-tool-ran"}]]')
+    h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    h.qtbot.waitUntil(lambda: bool(window.permission_dialogs), timeout=TURN_TIMEOUT)
+    dialog = window.permission_dialogs[0]
+    assert "echo journey-tool-ran" in dialog.info["summary"]
+    dialog.allow_button.setFocus()
+    h.qtbot.keyClick(dialog.allow_button, Qt.Key.Key_Space)
+    assert h.wait_turn(1)["error"] is None
+    h.qtbot.waitUntil(lambda: "Assistant (streaming)" not in _conversation_text(h), timeout=TURN_TIMEOUT)
+    text = " ".join(_conversation_text(h).split())
+    question, call = text.find("Run it."), text.find("echo journey-tool-ran")
+    result = text.find("journey-tool-ran", call + len("echo journey-tool-ran"))
+    assert 0 <= question < call < result, text[-800:]
+
+
+def test_compact_from_the_conversation_says_the_figures_the_meter_shows(harness: Harness) -> None:
+    """/compact asks with the button's preview; after it, the conversation's compaction notice
+    starts from the figure the context meter showed (design G14)."""
+    h = harness
+    window = h.window
+    window.send("A first question. [[words:200]]")
+    h.wait_turn(1)
+    window.send("Now at length. " + "context " * 6000 + " [[words:6000]]")
+    h.wait_turn(2)
+    h.qtbot.waitUntil(
+        lambda: window.compaction_preview is not None and window.compaction_preview.possible,
+        timeout=TURN_TIMEOUT,
+    )
+    h.qtbot.waitUntil(lambda: window.context_meter.figures is not None, timeout=TURN_TIMEOUT)
+    preview = window.compaction_preview
+    assert preview is not None and window.context_meter.figures is not None
+    assert preview.tokens_before == window.context_meter.figures[0]
+    window.composer.editor.setFocus()
+    h.qtbot.keyClicks(window.composer.editor, "/compact")
+    h.qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    h.qtbot.waitUntil(lambda: window.compact_confirm is not None, timeout=TURN_TIMEOUT)
+    confirm = window.compact_confirm
+    assert confirm is not None and f"~{preview.tokens_before:,} → ~" in confirm.informativeText()
+    confirm.button(QMessageBox.StandardButton.Yes).click()
+    assert h.wait_turn(3)["error"] is None
+    row = window.timeline.rows[-1]
+    assert row["type"] == "compaction" and row["tokensBefore"] == preview.tokens_before
+    h.qtbot.waitUntil(
+        lambda: f"~{preview.tokens_before:,} tokens before" in _conversation_text(h), timeout=TURN_TIMEOUT
+    )
+
+
+def test_first_run_opens_on_the_conversation_with_the_keyboard_in_the_composer(
+    qtbot: Any, tmp_path: Path, qsettings_isolated: Path
+) -> None:
+    """A first run: the guided session's welcome and its replies are read in the conversation,
+    and the keyboard is in the composer for the first question (design G17)."""
+    h = Harness(qtbot, tmp_path)
+    try:
+        h.window.resize(1280, 800)
+        h.window.show()
+        h.qtbot.waitExposed(h.window)
+        h.client.start.emit({"firstRun": True})
+        h.qtbot.waitUntil(lambda: len(h.finished) >= 2, timeout=TURN_TIMEOUT)
+        window = h.window
+        assert window.message_view.conversation.isChecked() and window.tabs.currentIndex() == TAB_MESSAGE
+        h.qtbot.waitUntil(lambda: "Welcome to Pi Desktop" in _conversation_text(h), timeout=TURN_TIMEOUT)
+        h.qtbot.waitUntil(lambda: "Welcome project" in _conversation_text(h), timeout=TURN_TIMEOUT)
+        h.qtbot.waitUntil(lambda: QApplication.focusWidget() is window.composer.editor, timeout=TURN_TIMEOUT)
+    finally:
+        h.close()

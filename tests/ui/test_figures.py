@@ -1,24 +1,31 @@
-"""One definition per figure, and colours from the theme (design G5, G7).
+"""One definition per figure, and colours from the theme (design G5, G7, G14).
 
 "Input" is every input token of a request wherever it is shown (the timeline, the message, the
-Usage tab and its totals), with cached and uncached beside it; a what-if minimum is never shown
-below 1.00x or as "+-"; Help's diagrams and the conversation paint each kind in the colour the
-timeline gives it.
+Usage tab and its totals), with cached and uncached beside it; the context's size is one figure
+in the compaction preview, the context meter and the Payload tab; a what-if minimum is never
+shown below 1.00x or as "+-"; Help's diagrams and the conversation paint each kind in the
+colour the timeline gives it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtGui import QColor
 
 from desktop.ui import rowinfo
 from desktop.ui.help_page import picture
+from desktop.ui.main_window import TAB_PAYLOAD
 from desktop.ui.message_html import render_row
+from desktop.ui.payload_view import describe_cache
 from desktop.ui.theme import kind_style
 from desktop.ui.timeline_delegate import usage_hint
 from desktop.ui.usage_view import UsageView, totals_text
 from desktop.ui.whatif_view import table_rows
+from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
 
 USAGE = {"input": 40, "output": 30, "cacheRead": 1000, "cacheWrite": 60, "cost": {"total": 0.29}}
 ROW = {
@@ -100,3 +107,36 @@ def test_declaration_notes_say_what_they_mean() -> None:
         shown = render_row(note, dark=False).html
         assert "What this means:" in shown
         assert "stay cached" in shown or "keeps reusing its cache" in shown
+
+
+@pytest.fixture
+def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    h = Harness(qtbot, workspace)
+    h.start()
+    yield h
+    h.close()
+
+
+def test_compaction_meter_and_payload_count_the_context_alike(harness: Harness) -> None:
+    """One context figure (design G14): the compaction preview's "before", the context meter and
+    the Payload headline's input tokens are the same number, after a reply reported its usage."""
+    h, window = harness, harness.window
+    h.qtbot.waitUntil(lambda: window.compaction_preview is not None, timeout=TURN_TIMEOUT)
+    opened = window.compaction_preview
+    window.send("A long question. " + "context " * 6000 + " [[words:700]]")
+    h.wait_turn(1)
+    window.tabs.setCurrentIndex(TAB_PAYLOAD)
+    h.qtbot.waitUntil(
+        lambda: b"A long question" in h.previews[-1]["body"] and window.compaction_preview is not opened,
+        timeout=TURN_TIMEOUT,
+    )
+    h.qtbot.waitUntil(lambda: window.context_meter.figures is not None, timeout=TURN_TIMEOUT)
+    preview = window.compaction_preview
+    assert preview is not None and window.context_meter.figures is not None
+    figure = preview.tokens_before
+    assert window.context_meter.figures[0] == figure
+    assert h.previews[-1]["cache"]["context"] == figure
+    assert f" of {figure:,} input tokens cached" in describe_cache(h.previews[-1])
+    assert f"Estimated context: <b>~{figure:,} tokens</b>" in window.compact_button.toolTip()

@@ -375,6 +375,9 @@ def route_preview(
         except Exception as exc:  # a body the rules cannot read: say so, keep the preview
             log.info("cache view for %s failed: %s", choice.key, exc)
             preview["cache"] = {"error": f"{type(exc).__name__}: {exc}"}
+        if current and draft is None and "error" not in preview["cache"]:
+            # The session's one context figure (design G14), the one Compact and the meter show.
+            preview["cache"]["context"] = runtime.context_tokens()
         if check is not None and current:
             preview["check"] = dict(check)
         return preview
