@@ -25,7 +25,7 @@ from desktop.ui.theme import kind_style
 from desktop.ui.timeline_delegate import usage_hint
 from desktop.ui.usage_view import UsageView, totals_text
 from desktop.ui.whatif_view import table_rows
-from tests.ui.test_window_turn import TURN_TIMEOUT, Harness
+from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 USAGE = {"input": 40, "output": 30, "cacheRead": 1000, "cacheWrite": 60, "cost": {"total": 0.29}}
 ROW = {

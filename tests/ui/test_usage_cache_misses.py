@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QLabel
 from desktop.pi.cache_misses import transcript_summary
 from desktop.ui.cache_miss_panel import summary_text
 from desktop.ui.main_window import TAB_PAYLOAD, TAB_USAGE
-from tests.ui.test_window_turn import Harness
+from tests.ui.conftest import Harness
 
 
 @pytest.fixture
