@@ -9,12 +9,17 @@ from ``RUSAGE_CHILDREN``), which other load on the machine inflates far less tha
 
 from __future__ import annotations
 
+import gc
+import json
 import os
 import resource
 import statistics
 import subprocess
+import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -72,3 +77,105 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def pi_desktop() -> list[str]:
+    """The command a user runs: the installed ``pi-desktop`` console script next to this
+    interpreter when there is one, else ``python -m desktop``."""
+    script = Path(sys.executable).with_name("pi-desktop")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "desktop"]
+
+
+@contextmanager
+def collector_off() -> Iterator[None]:
+    """The cyclic garbage collector off for the block (and back as it was): the app's readers
+    turn it off while they parse, so an anchor that parses is measured the same way (its best)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def thread_cpu_ms(action: Callable[[], object]) -> float:
+    """This thread's CPU ms for one call of ``action`` (other threads and processes not counted)."""
+    start = time.thread_time()
+    action()
+    return (time.thread_time() - start) * 1000
+
+
+def wall_ms(action: Callable[[], object]) -> float:
+    """Wall-clock ms for one call of ``action`` (for what only the clock can show: a stall)."""
+    start = time.perf_counter()
+    action()
+    return (time.perf_counter() - start) * 1000
+
+
+def compare(
+    cases: Mapping[str, Callable[[], float]], rounds: int, *, warm: bool = True
+) -> dict[str, list[float]]:
+    """``interleave`` with every case run once first and not counted when ``warm`` (page and
+    byte-code caches, imports: warm on both sides, never on one only)."""
+    if warm:
+        for case in cases.values():
+            case()
+    return interleave(cases, rounds)
+
+
+def verdict(ratio_min: float, ratio_median: float, limit: float) -> str:
+    """Whether a ratio keeps its budget: at both the min and the median, at the min only, or not."""
+    if ratio_min <= limit and ratio_median <= limit:
+        return "met"
+    if ratio_min <= limit:
+        return "met at the min, not at the median"
+    return "NOT MET"
+
+
+def report(
+    name: str,
+    values: Sequence[float],
+    anchor: Sequence[float] | None = None,
+    *,
+    anchor_name: str = "",
+    unit: str = "ms",
+    budget: float | None = None,
+    budget_text: str = "",
+) -> str:
+    """Print one figure (min / median, and its ratio to ``anchor`` with the budget's verdict
+    when given) with the load beside it, and add it to the results file ``run_all.py`` names in
+    ``PI_BENCH_RESULTS`` (one JSON object a line), from which it writes the README's table."""
+    low, mid = min_median(values)
+    line = f"{name}: {low:.1f} / {mid:.1f} {unit} (min / median of {len(values)})"
+    record: dict[str, Any] = {
+        "bench": Path(sys.argv[0]).name,
+        "name": name,
+        "unit": unit,
+        "min": low,
+        "median": mid,
+        "n": len(values),
+        "load": os.getloadavg(),
+    }
+    if anchor is not None:
+        a_low, a_mid = min_median(anchor)
+        r_min, r_median = ratio(values, anchor)
+        line += f"; {anchor_name} {a_low:.1f} / {a_mid:.1f} {unit}; ratio {r_min:.2f}x / {r_median:.2f}x"
+        record.update(
+            anchor_name=anchor_name,
+            anchor_min=a_low,
+            anchor_median=a_mid,
+            ratio_min=r_min,
+            ratio_median=r_median,
+        )
+        if budget is not None:
+            met = verdict(r_min, r_median, budget)
+            line += f"; budget <= {budget:g}x{' ' + budget_text if budget_text else ''}: {met}"
+            record.update(budget=budget, budget_text=budget_text, verdict=met)
+    line += f"; {load_average()}"
+    print(line, flush=True)
+    results = os.environ.get("PI_BENCH_RESULTS")
+    if results:
+        with open(results, "a", encoding="utf-8") as out:
+            out.write(json.dumps(record) + "\n")
+    return line
