@@ -133,6 +133,11 @@ def verdict(ratio_min: float, ratio_median: float, limit: float) -> str:
     return "NOT MET"
 
 
+def number(value: float) -> str:
+    """A figure as printed: one decimal from 10 up, three significant digits below."""
+    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
+
+
 def report(
     name: str,
     values: Sequence[float],
@@ -147,7 +152,7 @@ def report(
     when given) with the load beside it, and add it to the results file ``run_all.py`` names in
     ``PI_BENCH_RESULTS`` (one JSON object a line), from which it writes the README's table."""
     low, mid = min_median(values)
-    line = f"{name}: {low:.1f} / {mid:.1f} {unit} (min / median of {len(values)})"
+    line = f"{name}: {number(low)} / {number(mid)} {unit} (min / median of {len(values)})"
     record: dict[str, Any] = {
         "bench": Path(sys.argv[0]).name,
         "name": name,
@@ -160,7 +165,9 @@ def report(
     if anchor is not None:
         a_low, a_mid = min_median(anchor)
         r_min, r_median = ratio(values, anchor)
-        line += f"; {anchor_name} {a_low:.1f} / {a_mid:.1f} {unit}; ratio {r_min:.2f}x / {r_median:.2f}x"
+        line += (
+            f"; {anchor_name} {number(a_low)} / {number(a_mid)} {unit}; ratio {r_min:.2f}x / {r_median:.2f}x"
+        )
         record.update(
             anchor_name=anchor_name,
             anchor_min=a_low,
