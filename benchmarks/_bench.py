@@ -147,9 +147,11 @@ def report(
     unit: str = "ms",
     budget: float | None = None,
     budget_text: str = "",
+    limit: float | None = None,
 ) -> str:
     """Print one figure (min / median, and its ratio to ``anchor`` with the budget's verdict
-    when given) with the load beside it, and add it to the results file ``run_all.py`` names in
+    when given; or, with ``limit``, the verdict of the figure itself against that absolute
+    bound in ``unit``) with the load beside it, and add it to the results file ``run_all.py`` names in
     ``PI_BENCH_RESULTS`` (one JSON object a line), from which it writes the README's table."""
     low, mid = min_median(values)
     line = f"{name}: {number(low)} / {number(mid)} {unit} (min / median of {len(values)})"
@@ -179,6 +181,10 @@ def report(
             met = verdict(r_min, r_median, budget)
             line += f"; budget <= {budget:g}x{' ' + budget_text if budget_text else ''}: {met}"
             record.update(budget=budget, budget_text=budget_text, verdict=met)
+    if limit is not None:
+        met = verdict(low, mid, limit)
+        line += f"; budget <= {number(limit)} {unit}: {met}"
+        record.update(limit=limit, verdict=met)
     line += f"; {load_average()}"
     print(line, flush=True)
     results = os.environ.get("PI_BENCH_RESULTS")
