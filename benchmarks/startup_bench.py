@@ -4,8 +4,8 @@ Run from the repository root::
 
     PYTHONPATH=$PWD python benchmarks/startup_bench.py [--rounds 15] [--rows 10000]
 
-The comparisons, each a ratio against an anchor measured in the same run (design D6, D7), with
-the budget's verdict printed:
+The comparisons, each a ratio against an anchor measured in the same run (design X40), with
+the budget's verdict printed (design X41):
 
 * ``help``: ``pi-desktop --help`` against ``python -c "import orjson"`` (budget <= 2x);
 * ``status``: ``pi-desktop status FILE`` on a 10,000-row session against a script that starts

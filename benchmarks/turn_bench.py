@@ -97,7 +97,9 @@ class _Answer:
         self.model = model
         self.turn = 0
         #: This thread's CPU clock when the request reached the dispatcher (prepared, not encoded).
-        self.arrived = 0.0
+        self.prepared: float | None = None
+        #: This thread's CPU seconds encoding that request's body.
+        self.encode = 0.0
         self._out, inbound = socket.socketpair()
         threading.Thread(target=self._drain, args=(inbound,), daemon=True).start()
 
@@ -113,8 +115,10 @@ class _Answer:
     def __call__(
         self, request: ProviderRequest, model: Model, *, on_event: EventSink, cancel: threading.Event
     ) -> AssistantMessage:
-        self.arrived = time.thread_time()
-        self._out.sendall(request.body_bytes)
+        self.prepared = time.thread_time()
+        body = request.body_bytes
+        self.encode = time.thread_time() - self.prepared
+        self._out.sendall(body)
         self.turn += 1
         usage = {
             "input": 5000 + self.turn,
@@ -223,7 +227,8 @@ class Session:
                 start = time.thread_time()
                 result = runtime.run_turn("Now run the tests and tell me what failed.")
                 end = time.thread_time()
-                out.append(((end - start) * 1000, (self.answer.arrived - start) * 1000))
+                assert self.answer.prepared is not None
+                out.append(((end - start) * 1000, (self.answer.prepared - start) * 1000))
                 assert result.stopped == "stop", result
             self.messages = runtime.view().messages
         return out
