@@ -148,11 +148,13 @@ def report(
     budget: float | None = None,
     budget_text: str = "",
     limit: float | None = None,
+    headline: bool = False,
 ) -> str:
     """Print one figure (min / median, and its ratio to ``anchor`` with the budget's verdict
     when given; or, with ``limit``, the verdict of the figure itself against that absolute
     bound in ``unit``) with the load beside it, and add it to the results file ``run_all.py`` names in
-    ``PI_BENCH_RESULTS`` (one JSON object a line), from which it writes the README's table."""
+    ``PI_BENCH_RESULTS`` (one JSON object a line), from which it writes the README's tables
+    (``headline``: one of the budgets the README lists first, design X41)."""
     low, mid = min_median(values)
     line = f"{name}: {number(low)} / {number(mid)} {unit} (min / median of {len(values)})"
     record: dict[str, Any] = {
@@ -163,6 +165,7 @@ def report(
         "median": mid,
         "n": len(values),
         "load": os.getloadavg(),
+        "headline": headline,
     }
     if anchor is not None:
         a_low, a_mid = min_median(anchor)

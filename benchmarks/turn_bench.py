@@ -288,6 +288,7 @@ def main() -> None:
                     anchor_name=anchor,
                     unit="ms CPU",
                     budget=budgets.get(size),
+                    headline=size in budgets,
                 )
                 if steady[size]:
                     report(
@@ -297,6 +298,7 @@ def main() -> None:
                         anchor_name=anchor,
                         unit="ms CPU",
                         budget=steady_budgets.get(size),
+                        headline=size in steady_budgets,
                     )
                     report(
                         f"{api} {size:,} rows: steady turn, preparation alone",
