@@ -3,8 +3,13 @@
 The machine these benchmarks run on is shared, so a figure means something only next to its
 anchor measured in the same run, the two interleaved round by round (a burst of load then
 hits both), reported as min (the figure least disturbed) and median (the typical one), with
-the load average at the time beside it. Child processes are timed by their CPU (user + system,
-from ``RUSAGE_CHILDREN``), which other load on the machine inflates far less than wall time.
+the load average at the time beside it (design X40). Child processes are timed by their CPU
+(user + system, from ``RUSAGE_CHILDREN``), which other load on the machine inflates far less
+than wall time. ``compare`` runs every side once first, uncounted, so caches are warm on both
+sides or (``warm=False``, a side that warms itself) on neither; ``collector_off`` gives a
+parsing anchor the collector setting the app's readers use; ``report`` prints a figure with
+its ratio and its budget's verdict (design X41) and hands it to ``run_all.py``, which writes
+``benchmarks/README.md`` from one run.
 """
 
 from __future__ import annotations
