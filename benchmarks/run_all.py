@@ -149,7 +149,7 @@ BENCHES = (
     ),
     Bench(
         "tool_args_bench.py",
-        ("--rounds", "5"),
+        ("--rounds", "3"),
         ("--rounds", "2"),
         "one 1 MB tool-call argument stream against ten of 100 KB",
     ),
