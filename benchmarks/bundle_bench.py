@@ -55,11 +55,13 @@ def first_turn(command: list[str], window: bool) -> float:
         )
         assert process.stdout is not None
         finished = None
+        said: list[str] = []
         for line in process.stdout:
+            said.append(line.rstrip())
             if line.startswith("turn-finished:") and finished is None:
                 finished = time.perf_counter() - started
         if process.wait(timeout=300) != 0:
-            raise SystemExit(f"{argv} failed")
+            raise SystemExit(f"{argv} failed ({process.returncode}); it said: " + " | ".join(said[-4:]))
         return (finished if window and finished is not None else time.perf_counter() - started) * 1000
 
 

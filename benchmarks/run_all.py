@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _bench import verdict
+from _bench import number, verdict
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -283,10 +283,11 @@ QT = {"open_bench.py", "timeline_bench.py", "conversation_bench.py", "handover_b
 
 
 def figure(record: dict[str, Any]) -> str:
-    def n(value: float) -> str:
-        return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
+    return f"{number(record['min'])} / {number(record['median'])} {record['unit']}"
 
-    return f"{n(record['min'])} / {n(record['median'])} {record['unit']}"
+
+def anchor_figure(record: dict[str, Any]) -> str:
+    return f"{record['anchor_name']}: {number(record['anchor_min'])} / {number(record['anchor_median'])}"
 
 
 def budget_table(outcomes: list[Outcome], *, headline: bool) -> list[str]:
@@ -303,9 +304,7 @@ def budget_table(outcomes: list[Outcome], *, headline: bool) -> list[str]:
                 anchor, ratios = "", ""
                 budget = f"<= {record['limit']:g} {record['unit']}"
             else:
-                anchor = (
-                    f"{record['anchor_name']}: {record['anchor_min']:.3g} / {record['anchor_median']:.3g}"
-                )
+                anchor = anchor_figure(record)
                 ratios = f"{record['ratio_min']:.2f}x / {record['ratio_median']:.2f}x"
                 budget = f"<= {record['budget']:g}x {record.get('budget_text', '')}".rstrip()
             verdict = record["verdict"] if record["verdict"] == "met" else f"**{record['verdict']}**"
@@ -390,9 +389,7 @@ def readme(outcomes: list[Outcome], quick: bool, started: str, finished: str) ->
             for record in outcome.figures:
                 anchor = ratios = budget = ""
                 if "anchor_name" in record:
-                    anchor = (
-                        f"{record['anchor_name']}: {record['anchor_min']:.3g} / {record['anchor_median']:.3g}"
-                    )
+                    anchor = anchor_figure(record)
                     ratios = f"{record['ratio_min']:.2f}x / {record['ratio_median']:.2f}x"
                 if "budget" in record:
                     budget = f"<= {record['budget']:g}x: {record['verdict']}"
