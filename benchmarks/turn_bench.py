@@ -100,6 +100,8 @@ class _Answer:
         self.prepared: float | None = None
         #: This thread's CPU seconds encoding that request's body.
         self.encode = 0.0
+        #: The size of the last body sent.
+        self.body_mb = 0.0
         self._out, inbound = socket.socketpair()
         threading.Thread(target=self._drain, args=(inbound,), daemon=True).start()
 
@@ -118,6 +120,7 @@ class _Answer:
         self.prepared = time.thread_time()
         body = request.body_bytes
         self.encode = time.thread_time() - self.prepared
+        self.body_mb = len(body) / 1e6
         self._out.sendall(body)
         self.turn += 1
         usage = {
@@ -209,10 +212,10 @@ class Session:
         self.sections = state.sections
         self.answer = _Answer(self.model)
 
-    def resumed(self, turns: int) -> list[tuple[float, float]]:
+    def resumed(self, turns: int) -> list[tuple[float, float, float]]:
         """Open the session as ``chat`` opens it and run ``turns`` turns: each one's thread CPU ms
-        for the whole ``run_turn`` and for its preparation alone (to the request reaching the
-        dispatcher), the first turn first."""
+        for the whole ``run_turn``, for its preparation alone (to the request reaching the
+        dispatcher) and for encoding its body, the first turn first."""
         with JournalWriter.open(self.path) as writer:
             runtime = SessionRuntime(
                 writer,
@@ -228,7 +231,9 @@ class Session:
                 result = runtime.run_turn("Now run the tests and tell me what failed.")
                 end = time.thread_time()
                 assert self.answer.prepared is not None
-                out.append(((end - start) * 1000, (self.answer.prepared - start) * 1000))
+                out.append(
+                    ((end - start) * 1000, (self.answer.prepared - start) * 1000, self.answer.encode * 1000)
+                )
                 assert result.stopped == "stop", result
             self.messages = runtime.view().messages
         return out
@@ -266,10 +271,17 @@ def main() -> None:
                 args.rounds,
             )
             first = {size: [turns[0][0] for turns in measured[str(size)]] for size in sizes}
-            steady = {size: [t for turns in measured[str(size)] for t, _ in turns[1:]] for size in sizes}
-            prepare = {size: [p for turns in measured[str(size)] for _, p in turns[1:]] for size in sizes}
+            steady = {
+                size: [turn[0] for turns in measured[str(size)] for turn in turns[1:]] for size in sizes
+            }
+            prepare = {
+                size: [turn[1] for turns in measured[str(size)] for turn in turns[1:]] for size in sizes
+            }
+            encode = {
+                size: [turn[2] for turns in measured[str(size)] for turn in turns[1:]] for size in sizes
+            }
             per_turn = {
-                size: [statistics.fmean(t for t, _ in turns) for turns in measured[str(size)]]
+                size: [statistics.fmean(turn[0] for turn in turns) for turns in measured[str(size)]]
                 for size in sizes
             }
             anchor = f"the same at {small:,} rows"
@@ -307,6 +319,14 @@ def main() -> None:
                         anchor_name=anchor,
                         unit="ms CPU",
                     )
+                    report(
+                        f"{api} {size:,} rows: steady turn, encoding the body alone",
+                        encode[size],
+                        encode[small],
+                        anchor_name=anchor,
+                        unit="ms CPU",
+                    )
+                print(f"  {api} {size:,} rows: the last body sent was {sessions[size].answer.body_mb:.1f} MB")
                 print(
                     f"  {api} {size:,} rows: a from-scratch projection {sessions[size].full_ms():.1f} ms CPU"
                 )
