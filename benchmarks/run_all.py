@@ -226,10 +226,12 @@ def open_figures(output: str, after: tuple[float, float, float]) -> list[dict[st
     try:
         start, end = lines.index("{"), lines.index("}")
         summary = json.loads("\n".join(lines[start : end + 1]))
-    except ValueError:
+    except ValueError:  # no summary printed (it failed, or prints another shape now): quoted as printed
         return []
     figures: list[dict[str, Any]] = []
-    rows = f"{summary['rows']:,} rows, {summary['file_mb']} MB"
+    if not isinstance(summary, dict):
+        return []
+    rows = f"{summary.get('rows', 0):,} rows, {summary.get('file_mb', '?')} MB"
     paint, parse = summary.get("first_paint"), summary.get("parse_gc_off")
     over = summary.get("first_paint_over_parse_gc_off")
     if paint and parse and over:
