@@ -1,6 +1,7 @@
 """The bundle against the venv: build time, size, and time to the first finished turn.
 
-Two first turns, each from a cold process and a fresh data folder, interleaved bundle / venv:
+Two first turns, each from a fresh process and a fresh data folder, interleaved bundle / venv
+through ``_bench.compare`` (each once first, uncounted: page caches warm on both sides):
 ``prompt`` on the emulator route until the process exits (the headless command), and the
 window's self-test until it prints ``turn-finished`` (start-up, a session, a turn with a tool
 call). The anchor is the same command from this checkout's Python (``python -m desktop``).
@@ -12,13 +13,17 @@ call). The anchor is the same command from this checkout's Python (``python -m d
 from __future__ import annotations
 
 import argparse
+import functools
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench import compare, report
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC_FILE = REPO / "packaging" / "pyinstaller" / "pi-desktop.spec"
@@ -37,7 +42,7 @@ def environment(data: Path) -> dict[str, str]:
 
 
 def first_turn(command: list[str], window: bool) -> float:
-    """Seconds from start to the first finished turn, in a fresh data folder."""
+    """Wall ms from start to the first finished turn, in a fresh data folder."""
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(scratch)
         if window:
@@ -50,12 +55,14 @@ def first_turn(command: list[str], window: bool) -> float:
         )
         assert process.stdout is not None
         finished = None
+        said: list[str] = []
         for line in process.stdout:
+            said.append(line.rstrip())
             if line.startswith("turn-finished:") and finished is None:
                 finished = time.perf_counter() - started
         if process.wait(timeout=300) != 0:
-            raise SystemExit(f"{argv} failed")
-        return finished if window and finished is not None else time.perf_counter() - started
+            raise SystemExit(f"{argv} failed ({process.returncode}); it said: " + " | ".join(said[-4:]))
+        return (finished if window and finished is not None else time.perf_counter() - started) * 1000
 
 
 def build(dist: Path) -> float:
@@ -85,15 +92,19 @@ def main() -> None:
     frozen = [str(folder / "pi-desktop")]
     venv = [sys.executable, "-m", "desktop"]
     for label, window in (("prompt (headless)", False), ("window self-test to turn-finished", True)):
-        times: dict[str, list[float]] = {"bundle": [], "venv": []}
-        for _ in range(args.runs):
-            times["bundle"].append(first_turn(frozen, window))
-            times["venv"].append(first_turn(venv, window))
-        b, v = times["bundle"], times["venv"]
-        print(
-            f"{label}: bundle {min(b):.2f} / {statistics.median(b):.2f} s, venv {min(v):.2f} / "
-            f"{statistics.median(v):.2f} s (min / median of {args.runs}); ratio "
-            f"{min(b) / min(v):.2f} / {statistics.median(b) / statistics.median(v):.2f}"
+        times = compare(
+            {
+                "bundle": functools.partial(first_turn, frozen, window),
+                "venv": functools.partial(first_turn, venv, window),
+            },
+            args.runs,
+        )
+        report(
+            f"bundle: {label}, cold process",
+            times["bundle"],
+            times["venv"],
+            anchor_name="the same from the venv (python -m desktop)",
+            unit="ms wall",
         )
 
 

@@ -9,17 +9,22 @@ code, tool calls and tool output, turns the Message tab's conversation mode on, 
 timeline to a position; the measurement is one jump as a user makes it: the scroll, then the
 conversation's render of the rows on screen (cache cleared each time, so every row is converted
 again). The anchor is the same jump in a 1,000-row session, in the same process, interleaved
-round by round; min and median of ``--rounds``.
+round by round through ``_bench.compare`` (one jump each first, uncounted); wall time (the
+repaint is the user's wait), min and median of ``--rounds``; budget 1.5x.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import itertools
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench import compare, report, wall_ms
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -109,26 +114,36 @@ def main() -> int:
         app.processEvents()
         return window
 
-    big, anchor = window_with(args.rows), window_with(1_000)
-    times: dict[str, list[float]] = {"big": [], "anchor": []}
-    for round_ in range(args.rounds):
-        for name, window in (("big", big), ("anchor", anchor)):
+    def jumps(window: MainWindow) -> Callable[[], float]:
+        """One jump of ``window`` a round, each to the next of ``--rounds`` evenly spaced places."""
+        done = itertools.count(1)
+
+        def jump() -> float:
             count = window.shown.rowCount()
-            target = window.shown.index((count * (round_ + 1)) // (args.rounds + 1), 0)
+            target = window.shown.index((count * next(done)) // (args.rounds + 2), 0)
             window.message_view._cache.clear()
-            started = time.perf_counter()
-            window.view.scrollTo(target, QAbstractItemView.ScrollHint.PositionAtTop)
-            window._sync_conversation()
-            app.processEvents()
-            times[name].append((time.perf_counter() - started) * 1000)
+
+            def show() -> None:
+                window.view.scrollTo(target, QAbstractItemView.ScrollHint.PositionAtTop)
+                window._sync_conversation()
+                app.processEvents()
+
+            elapsed = wall_ms(show)
             assert window.message_view.rows and len(window.message_view.rows) < 120
-    print(f"{'':24} {'min ms':>8} {'median ms':>10}")
-    for name, label in (("big", f"{args.rows:,} rows"), ("anchor", "1,000 rows (anchor)")):
-        print(f"{label:24} {min(times[name]):8.1f} {statistics.median(times[name]):10.1f}")
-    ratio_min = min(times["big"]) / min(times["anchor"])
-    ratio_median = statistics.median(times["big"]) / statistics.median(times["anchor"])
-    print(f"{'ratio':24} {ratio_min:7.2f}x {ratio_median:9.2f}x")
-    print(f"rendered per jump: {len(big.message_view.rows)} rows")
+            return elapsed
+
+        return jump
+
+    big, anchor = window_with(args.rows), window_with(1_000)
+    times = compare({"big": jumps(big), "anchor": jumps(anchor)}, args.rounds)
+    report(
+        f"conversation mode: one jump in {args.rows:,} rows ({len(big.message_view.rows)} rendered)",
+        times["big"],
+        times["anchor"],
+        anchor_name="the same in 1,000 rows",
+        unit="ms wall",
+        budget=1.5,
+    )
     big.close()
     anchor.close()
     return 0

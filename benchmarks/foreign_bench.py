@@ -4,8 +4,9 @@ A foreign transcript must open within the same budget as a Desktop session of th
 pi file, a Claude Code file and a Desktop session of about the same size (default 100 MB each),
 this times the paths a user takes (open the file to the current branch's timeline; rebuild the
 model's context) against the anchor: a bare ``orjson.loads`` of every line of the same file.
-Runs are interleaved (anchor, then each path, repeated) so a busy machine slows all sides alike;
-the table gives the best and the median run and each path's ratio to its own anchor (best runs).
+Runs are interleaved round by round through ``_bench.compare`` (each once first, uncounted) so a
+busy machine slows all sides alike; min and median of each path and its ratio to its own anchor,
+and each foreign path against the Desktop session's same path.
 "open to timeline" is what File → Open costs before the first paint (rows are built when shown);
 "open + context" adds rebuilding what the model was given (the Payload tab's input).
 
@@ -16,20 +17,22 @@ Files go to a temporary folder; the home folder is never touched.
 from __future__ import annotations
 
 import argparse
-import os
+import functools
 import shutil
-import statistics
+import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench import collector_off, compare, report, wall_ms
+
 from desktop.host.journal import JournalWriter, model_order, read_session
 from desktop.session.foreign import open_foreign
-from desktop.session.foreign.base import paused_gc
 from desktop.session.history import context_view
 
 TOOL_TEXT = "def handler(event):\n    return {'status': 200, 'body': event['body']}\n" * 24
@@ -189,7 +192,7 @@ def bare(path: Path) -> Callable[[], object]:
     """The anchor at its best: one read, one split, orjson per line, the cyclic GC paused."""
 
     def run() -> object:
-        with paused_gc():
+        with collector_off():
             return [orjson.loads(line) for line in path.read_bytes().splitlines()]
 
     return run
@@ -282,25 +285,29 @@ def main() -> None:
             "pi: open + context": foreign_context(files["pi"]),
             "claude-code: open + context": foreign_context(files["claude-code"]),
         }
-        anchors = {name: bare(files[name.split(":")[0]]) for name in paths}
-        times: dict[str, list[float]] = {name: [] for name in [*paths, *(f"anchor {n}" for n in paths)]}
-        for _run in range(args.runs):
-            for name, action in paths.items():
-                for label, fn in ((f"anchor {name}", anchors[name]), (name, action)):
-                    start = time.perf_counter()
-                    fn()
-                    times[label].append(time.perf_counter() - start)
-        print(f"foreign-session benchmark ({os.cpu_count()} cpus, {args.runs} interleaved runs)")
-        print(f"{'path':32} {'size':>9} {'anchor min':>11} {'min':>9} {'median':>9} {'ratio':>6}")
+        cases = {f"bare {kind}": bare(path) for kind, path in files.items()} | paths
+        times = compare(
+            {name: functools.partial(wall_ms, action) for name, action in cases.items()}, args.runs
+        )
         for name in paths:
-            size = files[name.split(":")[0]].stat().st_size / 1e6
-            anchor = min(times[f"anchor {name}"])
-            best = min(times[name])
-            median = statistics.median(times[name])
-            print(
-                f"{name:32} {size:7.1f}MB {anchor * 1000:9.0f}ms {best * 1000:7.0f}ms "
-                f"{median * 1000:7.0f}ms {best / anchor:5.2f}x"
+            kind = name.split(":")[0]
+            size = files[kind].stat().st_size / 1e6
+            report(
+                f"{name} ({size:.1f} MB)",
+                times[name],
+                times[f"bare {kind}"],
+                anchor_name="a bare orjson parse of the file, collector off",
+                unit="ms wall",
             )
+        for kind in ("pi", "claude-code"):
+            for step in ("open to timeline", "open + context"):
+                report(
+                    f"{kind}: {step}, against a Desktop session of the same size",
+                    times[f"{kind}: {step}"],
+                    times[f"desktop: {step}"],
+                    anchor_name=f"desktop: {step}",
+                    unit="ms wall",
+                )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    PYTHONPATH=$PWD QT_QPA_PLATFORM=offscreen python benchmarks/handover_bench.py [--rounds 15] [--json out.json]
+    PYTHONPATH=$PWD QT_QPA_PLATFORM=offscreen python benchmarks/handover_bench.py [--rounds 15]
 
 A window runs (offscreen, a private data dir) on a session. Each round then runs, as fresh
 processes, alternating which goes first:
@@ -12,8 +12,9 @@ processes, alternating which goes first:
 * the anchor: the least any hand-over can cost, a Python that imports only ``QtNetwork``,
   connects to the same socket, sends the same request and reads the answer.
 
-Both are measured as CPU time (user + system of the child, ``RUSAGE_CHILDREN``), so other load
-on the machine does not count; min and median over the rounds and their ratio are reported.
+Both are measured as CPU time (user + system of the child, ``_bench.child_cpu_ms``), so other
+load on the machine counts far less; interleaved through ``_bench.compare`` (each side once
+first, uncounted: caches warm on both sides), min and median and their ratio are reported.
 The target is a ratio of at most 3: the launcher may pay for its argument parsing and the data
 dir lookup, never for loading the window.
 """
@@ -21,16 +22,18 @@ dir lookup, never for loading the window.
 from __future__ import annotations
 
 import argparse
-import json
+import functools
 import os
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench import child_cpu_ms, compare, pi_desktop, report
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,24 +52,13 @@ ANCHOR = (
 )
 
 
-def pi_desktop() -> list[str]:
-    script = Path(sys.executable).with_name("pi-desktop")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "desktop"]
-
-
-def cpu_of(argv: Sequence[str], env: dict[str, str]) -> float:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(list(argv), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def cpu_ms(argv: Sequence[str], env: dict[str, str]) -> float:
+    return child_cpu_ms(argv, env=env)[0]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
 
     from desktop.host.journal.writer import JournalWriter
@@ -99,35 +91,29 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if window.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit("the window did not start listening within 90 s")
                 time.sleep(0.5)
-            cpu_of(subject, env)  # warm byte-code and page caches for both sides
-            cpu_of(anchor, env)
-            subject_times: list[float] = []
-            anchor_times: list[float] = []
-            for index in range(args.rounds):
-                pair = [(subject, subject_times), (anchor, anchor_times)]
-                for command, out in pair if index % 2 == 0 else reversed(pair):
-                    out.append(cpu_of(command, env))
+            times = compare(
+                {
+                    "subject": functools.partial(cpu_ms, subject, env),
+                    "anchor": functools.partial(cpu_ms, anchor, env),
+                },
+                args.rounds,
+            )
         finally:
             window.terminate()
-            window.wait(timeout=30)
+            try:
+                window.wait(timeout=15)
+            except subprocess.TimeoutExpired:  # the window did not close on SIGTERM
+                window.kill()
+                window.wait()
 
-    result = {
-        "rounds": args.rounds,
-        "subject_ms": {"min": min(subject_times) * 1000, "median": statistics.median(subject_times) * 1000},
-        "anchor_ms": {"min": min(anchor_times) * 1000, "median": statistics.median(anchor_times) * 1000},
-        "ratio_min": min(subject_times) / min(anchor_times),
-        "ratio_median": statistics.median(subject_times) / statistics.median(anchor_times),
-    }
-    print(f"{'':28} {'min ms':>8} {'median ms':>10}")
-    print(
-        f"{'pi-desktop PATH (hand-over)':28} {result['subject_ms']['min']:8.0f} {result['subject_ms']['median']:10.0f}"
+    report(
+        "pi-desktop PATH handing over to the running window",
+        times["subject"],
+        times["anchor"],
+        anchor_name="a bare QLocalSocket client",
+        unit="ms CPU",
+        budget=3.0,
     )
-    print(
-        f"{'bare QLocalSocket client':28} {result['anchor_ms']['min']:8.0f} {result['anchor_ms']['median']:10.0f}"
-    )
-    print(f"ratio: {result['ratio_min']:.2f}x (min), {result['ratio_median']:.2f}x (median); target <= 3x")
-    if args.json is not None:
-        args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")
     return 0
 
 

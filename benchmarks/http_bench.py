@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import argparse
 import base64
+import functools
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import threading
@@ -53,6 +53,9 @@ import httpx
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench import compare, report
 
 from desktop.emulator import BASE_PATHS
 from desktop.host.providers import client as host_client
@@ -185,40 +188,29 @@ def _sides(family: Any, remote: _Remote) -> tuple[Side, Side, Side, Side]:
     return bare, ours, transport, close
 
 
-Samples = dict[str, list[float]]
+def _timed(run: Side) -> tuple[float, float]:
+    """Wall and process CPU ms of one request."""
+    wall_start, cpu_start = time.perf_counter(), time.process_time()
+    run()
+    return (time.perf_counter() - wall_start) * 1000, (time.process_time() - cpu_start) * 1000
 
 
 def _measure(
     family: Any, remote: _Remote, rounds: int, requests: int, with_transport: bool
-) -> tuple[Samples, Samples]:
-    """Wall and CPU seconds per request for each side, interleaved request by request."""
+) -> dict[str, list[tuple[float, float]]]:
+    """Wall and CPU ms per request for each side, interleaved request by request
+    (``_bench.compare``: each side first in turn, one request each first, uncounted)."""
     bare, ours, transport, close = _sides(family, remote)
-    pair = [("bare", bare), ("ours", ours)] + ([("transport", transport)] if with_transport else [])
-    wall: Samples = {name: [] for name, _ in pair}
-    cpu: Samples = {name: [] for name, _ in pair}
+    sides = {"bare": bare, "ours": ours} | ({"transport": transport} if with_transport else {})
     try:
-        for _, run in pair * 3:  # warm the clients' connections
+        for run in sides.values():  # open the clients' connections
             run()
-        for _ in range(rounds):
-            for _ in range(requests):
-                pair = pair[1:] + pair[:1]  # each side goes first in turn
-                for name, run in pair:
-                    wall_start, cpu_start = time.perf_counter(), time.process_time()
-                    run()
-                    cpu[name].append(time.process_time() - cpu_start)
-                    wall[name].append(time.perf_counter() - wall_start)
+            run()
+        return compare(
+            {name: functools.partial(_timed, run) for name, run in sides.items()}, rounds * requests
+        )
     finally:
         close()
-    return wall, cpu
-
-
-def _figures(samples: Samples, side: str = "ours") -> str:
-    b, o = samples["bare"], samples[side]
-    mb, mo = statistics.median(b), statistics.median(o)
-    return (
-        f"{min(b) * 1000:>7.2f}{mb * 1000:>7.2f}{min(o) * 1000:>8.2f}{mo * 1000:>7.2f}"
-        f"{min(o) / min(b):>8.2f}{mo / mb:>6.2f}"
-    )
 
 
 def _one_side(family_name: str, side: str, count: int) -> None:
@@ -252,27 +244,26 @@ def main() -> None:
         return
     process, url = _start_emulator()
     remote = _Remote(url)
-    side = f"{'bare':>7}{'':>7}{'ours':>8}{'':>7}{'ratio':>8}{'':>6}"
-    print(f"{'':<38}{'wall time ms':<43}{'process CPU time ms':<43}")
-    print(f"{'':<38}{side:<43}{side}")
-    half = f"{'min':>7}{'median':>7}{'min':>8}{'median':>7}{'min':>8}{'med':>6}"
-    print(f"{'family':<38}{half}{half}")
+    shown = ["ours", "transport"] if args.transport else ["ours"]
     try:
-        transport: list[str] = []
         for family in FAMILIES:
-            wall, cpu = _measure(family, remote, args.rounds, args.requests, args.transport)
+            measured = _measure(family, remote, args.rounds, args.requests, args.transport)
             name = f"{family.name}/{family.api}"
-            print(f"{name:<38}{_figures(wall)}{_figures(cpu)}")
-            if args.transport:
-                transport.append(f"{name:<38}{_figures(wall, 'transport')}{_figures(cpu, 'transport')}")
+            for side in shown:
+                label = name if side == "ours" else f"{name}, without parsing"
+                for index, clock in enumerate(("wall", "CPU")):
+                    report(
+                        f"{label}: one request, {clock}",
+                        [t[index] for t in measured[side]],
+                        [t[index] for t in measured["bare"]],
+                        anchor_name="a bare pooled httpx request",
+                        unit=f"ms {clock}",
+                        budget=1.2 if side == "ours" else None,
+                    )
     finally:
         process.terminate()
         process.wait(timeout=10)
-    if transport:
-        print("without parsing (the transport side in place of ours):")
-        print("\n".join(transport))
-    print(f"per request, {args.rounds * args.requests} per side; load average {os.getloadavg()[0]:.1f}")
-    print("against the emulator in its own process; target ratio <= 1.2")
+    print("against the emulator in its own process")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
 """Journal benchmark: what durability costs, and what opening a long session costs.
 
-Prints one table:
-  * acknowledged rows/s with group commit (one fsync per turn-sized batch), with one fsync per row,
-    and plain appends without fsync (the ceiling; nothing acknowledged there);
+Prints, interleaved round by round through ``_bench.compare``, min and median:
+  * ms a row acknowledged with group commit (one fsync per turn-sized batch) against one fsync
+    per row, and plain appends without fsync (the ceiling; nothing acknowledged there);
   * the time to open a 50,000-row session (``read_session`` and a writable ``JournalWriter.open``)
-    against a bare ``orjson.loads`` of every line of the same file, with the ratio (target <= 2x).
+    against a bare ``orjson.loads`` of every line of the same file at its best (collector off,
+    rows let go), with the ratio (target <= 2x).
 
 Run: ``PYTHONPATH=. python benchmarks/journal_bench.py [--dir /some/fs] [--rows 50000]``.
 Files go to a temporary folder (``--dir`` picks the file system); the home folder is never touched.
@@ -13,19 +14,18 @@ Files go to a temporary folder (``--dir`` picks the file system); the home folde
 from __future__ import annotations
 
 import argparse
-import gc
+import itertools
 import os
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench import interleave, load_average, min_median, ratio
+from _bench import collector_off, compare, report, wall_ms
 
 from desktop.host.journal import (
     AssistantRow,
@@ -118,40 +118,53 @@ def rate(count: int, seconds: float) -> str:
     return f"{count / seconds:,.0f} rows/s"
 
 
-def bench_writes(folder: Path, count: int, batch: int) -> list[tuple[str, str, str]]:
+def bench_writes(folder: Path, count: int, batch: int, runs: int) -> None:
+    """Acknowledged rows: group commit against one fsync per row, ms per row, interleaved."""
     rows = rows_for(count)
-    results = []
+    made = itertools.count()
 
-    with new_session(folder, "group") as writer:
-        start = time.perf_counter()
-        for i in range(0, count, batch):
-            writer.append(rows[i : i + batch])
-        group = time.perf_counter() - start
-        results.append((f"group commit ({batch} rows/batch)", rate(count, group), f"{writer.syncs} fsyncs"))
+    def group() -> float:
+        with new_session(folder, f"group-{next(made)}") as writer:
+            start = time.perf_counter()
+            for i in range(0, count, batch):
+                writer.append(rows[i : i + batch])
+            return (time.perf_counter() - start) * 1000 / count
 
-    with new_session(folder, "per-row") as writer:
-        start = time.perf_counter()
-        for row in rows:
-            writer.append([row])
-        single = time.perf_counter() - start
-        results.append(("one fsync per row", rate(count, single), f"{writer.syncs} fsyncs"))
+    def per_row() -> float:
+        with new_session(folder, f"per-row-{next(made)}") as writer:
+            start = time.perf_counter()
+            for row in rows:
+                writer.append([row])
+            return (time.perf_counter() - start) * 1000 / count
 
     lines = [orjson.dumps(r.to_json(), option=orjson.OPT_APPEND_NEWLINE) for r in rows]
-    path = folder / "plain.jsonl"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        start = time.perf_counter()
-        for line in lines:
-            os.write(fd, line)
-        plain = time.perf_counter() - start
-    finally:
-        os.close(fd)
-    results.append(("plain writes, no fsync (not durable)", rate(count, plain), "0 fsyncs"))
-    results.append(("group commit vs one fsync per row", f"{single / group:.1f}x faster", ""))
-    return results
+
+    def plain() -> float:
+        fd = os.open(folder / f"plain-{next(made)}.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            start = time.perf_counter()
+            for line in lines:
+                os.write(fd, line)
+            return (time.perf_counter() - start) * 1000 / count
+        finally:
+            os.close(fd)
+
+    times = compare({"group": group, "per-row": per_row, "plain": plain}, runs, warm=False)
+    report(
+        f"group commit ({batch} rows a batch), {count:,} rows",
+        times["group"],
+        times["per-row"],
+        anchor_name="one fsync per row",
+        unit="ms wall a row",
+    )
+    report(
+        f"plain writes, no fsync (not durable; the ceiling), {count:,} rows",
+        times["plain"],
+        unit="ms wall a row",
+    )
 
 
-def bench_open(folder: Path, count: int, runs: int) -> list[tuple[str, str, str]]:
+def bench_open(folder: Path, count: int, runs: int) -> None:
     rows = rows_for(count)
     with new_session(folder, "long") as writer:
         for i in range(0, count, 5000):
@@ -159,57 +172,44 @@ def bench_open(folder: Path, count: int, runs: int) -> list[tuple[str, str, str]
         path = writer.path
     size = path.stat().st_size
 
-    def bare() -> float:
+    def bare() -> None:
         # The anchor at its best: the collector off and each row let go once decoded, as the
         # reader lets it go (it keeps the lines), so neither side walks a heap of kept dicts.
-        collecting = gc.isenabled()
-        gc.disable()
-        start = time.perf_counter()
-        try:
+        with collector_off():
             loads = orjson.loads
             for line in path.read_bytes().splitlines():
                 loads(line)
-        finally:
-            if collecting:
-                gc.enable()
-        return time.perf_counter() - start
 
-    def reader() -> object:
+    def reader() -> None:
         log = read_session(path)
         assert len(log.rows) == count and not log.diagnostics
-        return log
 
-    def writable() -> object:
+    def writable() -> None:
         with JournalWriter.open(path) as opened:
             assert not opened.read_only and len(opened.rows) == count
-        return None
 
-    def timed(action: Callable[[], object]) -> Callable[[], float]:
-        def run() -> float:
-            start = time.perf_counter()
-            action()
-            return time.perf_counter() - start
-
-        return run
-
-    times = interleave({"bare": bare, "reader": timed(reader), "open": timed(writable)}, runs)
+    times = compare(
+        {"bare": lambda: wall_ms(bare), "reader": lambda: wall_ms(reader), "open": lambda: wall_ms(writable)},
+        runs,
+    )
+    anchor = "a bare orjson.loads per line, collector off, rows let go"
     label = f"{count:,} rows, {size / 1e6:.1f} MB"
-    bare_low, bare_mid = min_median(times["bare"])
-
-    def line(name: str, key: str) -> tuple[str, str, str]:
-        low, mid = min_median(times[key])
-        r_low, r_mid = ratio(times[key], times["bare"])
-        return (name, f"{low * 1000:.1f} / {mid * 1000:.1f} ms", f"{r_low:.2f}x / {r_mid:.2f}x")
-
-    return [
-        (
-            f"bare orjson.loads per line, collector off, rows let go ({label})",
-            f"{bare_low * 1000:.1f} / {bare_mid * 1000:.1f} ms",
-            "1.00x",
-        ),
-        line("read_session (reader)", "reader"),
-        line("JournalWriter.open (lock, read, fsync)", "open"),
-    ]
+    report(
+        f"read_session ({label})",
+        times["reader"],
+        times["bare"],
+        anchor_name=anchor,
+        unit="ms wall",
+        budget=2.0,
+    )
+    report(
+        f"JournalWriter.open: lock, read, fsync ({label})",
+        times["open"],
+        times["bare"],
+        anchor_name=anchor,
+        unit="ms wall",
+        budget=2.0,
+    )
 
 
 def main() -> None:
@@ -217,26 +217,19 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--dir", help="folder to benchmark in (default: a new temporary folder)")
-    parser.add_argument("--writes", type=int, default=2000, help="rows per write mode (default 2000)")
+    parser.add_argument("--writes", type=int, default=500, help="rows per write mode a round (default 500)")
     parser.add_argument("--batch", type=int, default=5, help="rows per group-commit batch (default 5)")
     parser.add_argument("--rows", type=int, default=50_000, help="rows in the session to open")
-    parser.add_argument("--runs", type=int, default=5, help="open timings: rounds, interleaved")
+    parser.add_argument("--runs", type=int, default=5, help="rounds, interleaved")
     args = parser.parse_args()
 
     folder = Path(tempfile.mkdtemp(prefix="journal-bench-", dir=args.dir))
+    print(f"journal benchmark in {folder.parent}")
     try:
-        table = bench_writes(folder, args.writes, args.batch)
-        table += [("", "", "")]
-        table += bench_open(folder, args.rows, args.runs)
+        bench_writes(folder, args.writes, args.batch, args.runs)
+        bench_open(folder, args.rows, args.runs)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-    widths = [max(len(row[i]) for row in table) for i in range(3)]
-    print(
-        f"journal benchmark in {folder.parent} ({os.cpu_count()} cpus, {load_average()}); open: min / median"
-    )
-    for cells in table:
-        print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip())
 
 
 if __name__ == "__main__":

@@ -1,15 +1,16 @@
 """Projection benchmark (design P1, P7): time to build the next request for a long transcript.
 
 For each API (one representative catalog model) and each transcript size, measures the time
-to project the transcript and encode the body bytes, best of ``--repeat`` warm runs, and, when
+to project the transcript and encode the body bytes, ``--repeat`` warm runs a round, and, when
 Node and the oracle's ``node_modules`` are there, pi-ai 1.0.3 itself on the same transcripts in
 the same run (``scripts/oracle/bench_projection.mjs``: a capturing ``fetch`` records the body;
-timed from the ``streamSimple`` call to the captured body). Prints one table: Python ms, Node
-ms, the ratio (target <= 1.0) and the linearity of Python (time per message at the largest
-size over the smallest; ~1.0 means linear).
+timed from the ``streamSimple`` call to the captured body), a fresh Node process a round,
+interleaved round by round with the Python side through ``_bench.compare``. Prints, per size,
+min and median of both, the ratio (target <= 1.0) and the linearity of Python (time per message
+at each size over the smallest; ~1.0 means linear).
 
-Both sides build the whole request from scratch from decoded messages, warmed (best of the
-warm runs on both sides): what ``pi-desktop payload --context`` costs. It is not what the first
+Both sides build the whole request from scratch from decoded messages, warm on both sides (a
+run first, uncounted, each round): what ``pi-desktop payload --context`` costs. It is not what the first
 request of an open costs: that goes through the journal and the incremental projection, from a
 fresh process, and ``first_request_bench.py`` measures it. The body sizes are compared so a
 difference in what was built cannot hide.
@@ -19,7 +20,7 @@ tool calls (and some thinking with the API's kind of signature), tool results wi
 output, and now and then a system section update or a tool addition.
 
 Run: ``PYTHONPATH=. python benchmarks/projection_bench.py [--sizes 1000,10000,50000]
-[--apis anthropic-messages,...] [--repeat 5] [--no-node]``.
+[--apis anthropic-messages,...] [--rounds 3] [--repeat 3] [--no-node]``.
 """
 
 from __future__ import annotations
@@ -31,14 +32,17 @@ import os
 import random
 import shutil
 import subprocess
+import sys
 import tempfile
-import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench import compare, report, wall_ms
 
 from desktop.pi.catalog.catalog import bundled_pi
 from desktop.pi.projection import RequestOptions, project
@@ -301,119 +305,129 @@ def _options(pi_options: Mapping[str, Any], env: Mapping[str, str]) -> RequestOp
     return RequestOptions.from_pi({"apiKey": BENCH_KEY, "sessionId": SESSION_ID, **pi_options}, env=env)
 
 
-def best_ms(run: Callable[[], object], repeat: int) -> float:
-    run()  # warm
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - start)
-    return best * 1000
+def python_ms(model: Model, messages: list[Message], options: RequestOptions, repeat: int) -> list[float]:
+    """``repeat`` warm runs (one more first, uncounted) of project + body bytes, each in ms."""
+    project(model, messages, options).body_bytes  # noqa: B018 - warm
+    return [wall_ms(lambda: project(model, messages, options).body_bytes) for _ in range(repeat)]
 
 
-def python_ms(model: Model, messages: list[Message], options: RequestOptions, repeat: int) -> float:
-    return best_ms(lambda: project(model, messages, options).body_bytes, repeat)
-
-
-def node_times(run: dict[str, Any], repeat: int) -> dict[int, tuple[float, int]] | str:
-    """pi-ai's (ms, body length) per size for one API, or the reason there are none."""
-    node = shutil.which("node")
-    if node is None:
+def node_unavailable() -> str | None:
+    """Why pi-ai cannot be measured here, or None."""
+    if shutil.which("node") is None:
         return "node is not on PATH; pi-ai was not measured"
     if not (ORACLE / "node_modules" / "@earendil-works" / "pi-ai").exists():
         return "scripts/oracle/node_modules is missing (cd scripts/oracle && npm install); pi-ai was not measured"
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "runs.json"
-        path.write_bytes(orjson.dumps({"repeat": repeat, "runs": [run]}))
-        done = subprocess.run(
-            [node, "--max-old-space-size=8192", str(NODE_SCRIPT), str(path)],
-            cwd=ORACLE,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+    return None
+
+
+def node_times(runs: Path) -> dict[int, tuple[list[float], int]]:
+    """One fresh Node process over ``runs`` (one API, every size): pi-ai's warm runs' ms and
+    its body length per size."""
+    node = shutil.which("node")
+    assert node is not None
+    done = subprocess.run(
+        [node, "--max-old-space-size=8192", str(NODE_SCRIPT), str(runs)],
+        cwd=ORACLE,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
-        return f"bench_projection.mjs failed: {done.stderr.strip()[-500:]}"
-    times: dict[int, tuple[float, int]] = {}
+        raise SystemExit(f"bench_projection.mjs failed: {done.stderr.strip()[-500:]}")
+    times: dict[int, tuple[list[float], int]] = {}
     for result in json.loads(done.stdout):
         if "error" in result:
             print(f"note: pi-ai failed for {result['api']} at {result['size']}: {result['error'][:300]}")
             continue
-        times[result["size"]] = (result["ms"], result["length"])
+        times[result["size"]] = (result["times"], result["length"])
     return times
-
-
-@dataclass
-class Row:
-    api: str
-    size: int
-    count: int
-    python_ms: float
-    length: int
-    node_ms: float | None = None
-    node_length: int | None = None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,50000")
     parser.add_argument("--apis", default=",".join(ROUTES))
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--no-node", action="store_true", help="skip the pi-ai (Node) column")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (a Node process each)")
+    parser.add_argument("--repeat", type=int, default=3, help="warm runs per size per round, each side")
+    parser.add_argument("--no-node", action="store_true", help="skip the pi-ai (Node) side")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     apis = [a for a in args.apis.split(",") if a]
     unknown = [a for a in apis if a not in ROUTES]
     if unknown:
         parser.error(f"unknown API(s) {unknown}; known: {', '.join(ROUTES)}")
+    node_note = "skipped (--no-node)" if args.no_node else node_unavailable()
+    if node_note:
+        print(f"pi-ai: {node_note}")
 
-    rows: list[Row] = []
-    node_note = "skipped (--no-node)" if args.no_node else ""
     for api in apis:
         provider, model_id, pi_options, env = ROUTES[api]
         model = _catalog_model(provider, model_id)
         options = _options(pi_options, env)
-        contexts: dict[str, Any] = {}
-        api_rows: list[Row] = []
-        for size in sizes:
-            messages = transcript(model, size)
-            ms = python_ms(model, messages, options, args.repeat)
-            length = len(project(model, messages, options).body_bytes)
-            api_rows.append(Row(api, size, len(messages), ms, length))
-            contexts[str(size)] = {"messages": messages}
-        if not node_note:
-            run = {
-                "api": api,
-                "model": model,
-                "options": {"apiKey": BENCH_KEY, "sessionId": SESSION_ID, **pi_options},
-                "env": env,
-                "contexts": contexts,
-            }
-            node = node_times(run, args.repeat)
-            if isinstance(node, str):
-                node_note = node
-            else:
-                for row in api_rows:
-                    row.node_ms, row.node_length = node.get(row.size, (None, None))
-        rows.extend(api_rows)
-        del contexts
+        transcripts = {size: transcript(model, size) for size in sizes}
+        lengths = {
+            size: len(project(model, messages, options).body_bytes) for size, messages in transcripts.items()
+        }
 
-    if node_note:
-        print(f"Node column: {node_note}")
-    print(f"{'api':24} {'messages':>8} {'python ms':>10} {'node ms':>9} {'py/node':>8} {'linearity':>9}")
-    first: dict[str, Row] = {}
-    for row in rows:
-        base = first.setdefault(row.api, row)
-        linearity = (row.python_ms / row.count) / (base.python_ms / base.count)
-        ratio = f"{row.python_ms / row.node_ms:8.2f}" if row.node_ms else f"{'-':>8}"
-        node_ms = "-" if row.node_ms is None else f"{row.node_ms:.1f}"
-        print(f"{row.api:24} {row.count:8d} {row.python_ms:10.1f} {node_ms:>9} {ratio} {linearity:9.2f}")
-        if row.node_length is not None and row.node_length != row.length:
-            print(f"  note: body sizes differ (python {row.length} bytes, pi-ai {row.node_length} units)")
-    print(
-        "python/node ms: best of the warm runs, project + body bytes vs streamSimple call to captured body;"
-        " py/node <= 1.00 meets the target; linearity: ms per message relative to the smallest size."
-    )
+        def ours(
+            transcripts: dict[int, list[Message]] = transcripts,
+            model: Model = model,
+            options: RequestOptions = options,
+        ) -> dict[int, list[float]]:
+            return {
+                size: python_ms(model, messages, options, args.repeat)
+                for size, messages in transcripts.items()
+            }
+
+        with tempfile.TemporaryDirectory() as folder:
+            cases: dict[str, Callable[[], dict[int, list[float]]]] = {"python": ours}
+            node_lengths: dict[int, int] = {}
+            if not node_note:
+                runs = Path(folder) / "runs.json"
+                run = {
+                    "api": api,
+                    "model": model,
+                    "options": {"apiKey": BENCH_KEY, "sessionId": SESSION_ID, **pi_options},
+                    "env": env,
+                    "contexts": {str(size): {"messages": messages} for size, messages in transcripts.items()},
+                }
+                runs.write_bytes(orjson.dumps({"repeat": args.repeat, "runs": [run]}))
+
+                def theirs(
+                    runs: Path = runs, node_lengths: dict[int, int] = node_lengths
+                ) -> dict[int, list[float]]:
+                    measured = node_times(runs)
+                    node_lengths.update({size: length for size, (_, length) in measured.items()})
+                    return {size: times for size, (times, _) in measured.items()}
+
+                cases["node"] = theirs
+            measured = compare(cases, args.rounds, warm=False)  # each side warms itself
+        del transcripts
+        flat = {
+            side: {size: [t for one in rounds for t in one.get(size, [])] for size in sizes}
+            for side, rounds in measured.items()
+        }
+        smallest = min(flat["python"][sizes[0]]) / sizes[0]
+        for size in sizes:
+            ours_ms = flat["python"][size]
+            theirs_ms = flat.get("node", {}).get(size)
+            name = f"{api} {size:,} messages: project + body from scratch, warm"
+            if theirs_ms:
+                report(
+                    name,
+                    ours_ms,
+                    theirs_ms,
+                    anchor_name="pi-ai streamSimple to body (node, warm)",
+                    budget=1.0,
+                )
+            else:
+                report(name, ours_ms)
+            linearity = (min(ours_ms) / size) / smallest
+            print(f"  linearity (ms a message over the smallest size's, at the min): {linearity:.2f}")
+            if size in node_lengths and node_lengths[size] != lengths[size]:
+                print(
+                    f"  note: body sizes differ (python {lengths[size]} bytes, pi-ai {node_lengths[size]} units)"
+                )
     return 0
 
 

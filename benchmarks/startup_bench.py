@@ -1,43 +1,55 @@
-"""Headless start benchmark: `pi-desktop --help` and `pi-desktop status` against a bare Python start.
+"""Headless start benchmark: `pi-desktop --help` and `pi-desktop status` against their anchors.
 
 Run from the repository root::
 
-    PYTHONPATH=$PWD python benchmarks/startup_bench.py [--rounds 15] [--rows 10000] [--json out.json]
+    PYTHONPATH=$PWD python benchmarks/startup_bench.py [--rounds 15] [--rows 10000]
 
-The comparisons, each a ratio against an anchor measured in the same run (design D6, D7):
+The comparisons, each a ratio against an anchor measured in the same run (design X40), with
+the budget's verdict printed (design X41):
 
-* ``help``: ``pi-desktop --help`` against ``python -c "import orjson"`` (target <= 1.5x);
+* ``help``: ``pi-desktop --help`` against ``python -c "import orjson"`` (budget <= 2x);
 * ``status``: ``pi-desktop status FILE`` on a 10,000-row session against a script that starts
-  Python and parses the same file with orjson, garbage collector off (its best case; target
-  <= 2x);
+  Python and parses the same file with orjson, garbage collector off (its best case; budget
+  <= 4x);
 * ``status`` again on the same session plus one ``tool_activation`` section, as every session
   the app writes has, sealed with the installation secret of the private data dir, made as the
   app makes it where no keyring backend exists (a private file, read without the keyring,
   design A8);
 * ``status`` on the same session with a foreign section (a throwaway key): the file's secret
-  does not verify it, so the keyring is asked too (its import and backend search).
+  does not verify it, so the keyring is asked too (its import and backend search);
+* ``status`` of a 10,000-entry pi session against pi-coding-agent 1.0.3's own session manager
+  in a fresh Node process (``SessionManager.open`` and ``buildSessionContext``, the context the
+  next request carries; budget <= 1.0x); it needs ``npm install`` in ``scripts/oracle-agent``
+  (or ``--oracle-agent DIR``) and is skipped, saying so, without it.
 
-Each run is a fresh process; its CPU time (user + system) comes from
-``resource.getrusage(RUSAGE_CHILDREN)`` before and after, so other load on the machine does
-not count. The two sides alternate within every round (which one goes first alternates too),
-and min and median over the rounds are reported. The command is the installed ``pi-desktop``
-console script when there is one next to this interpreter (the path a user takes), else
-``python -m desktop``. A private data dir keeps the real one out of it, and byte-code caches
-are allowed (``PYTHONDONTWRITEBYTECODE`` is dropped for the runs), as in an installed app.
+Every run is a fresh process on both sides; its CPU time (user + system) comes from
+``RUSAGE_CHILDREN`` (``_bench.child_cpu_ms``), interleaved round by round through
+``_bench.compare``, which runs each side once first, uncounted (page and byte-code caches warm on
+both sides). The command is the installed ``pi-desktop`` console script when there is one next
+to this interpreter (the path a user takes), else ``python -m desktop``. A private data dir keeps
+the real one out of it, and byte-code caches are allowed (``PYTHONDONTWRITEBYTECODE`` is dropped
+for the runs), as in an installed app.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import functools
+import itertools
 import os
-import resource
-import statistics
-import subprocess
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench import child_cpu_ms, compare, pi_desktop, report
+from foreign_bench import pi_entries
+from timeline_bench import make_session as timeline_session
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,49 +61,51 @@ ANCHOR_PARSE = [
     "data = open(sys.argv[1], 'rb').read()\n"
     "rows = [orjson.loads(line) for line in data.splitlines() if line]\n",
 ]
+#: pi-coding-agent's session manager opening a session and building its context, in Node.
+#: Arguments: the package's ``dist/core`` folder, the session file, a session folder.
+PI_SESSION_MANAGER = [
+    "--input-type=module",
+    "-e",
+    "const [core, path, dir] = process.argv.slice(1);\n"
+    'const { SessionManager } = await import(core + "/session-manager.js");\n'
+    "const context = SessionManager.open(path, dir).buildSessionContext();\n"
+    'if (!context.messages.length) throw new Error("no context");\n',
+]
 
 
-def pi_desktop() -> list[str]:
-    script = Path(sys.executable).with_name("pi-desktop")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "desktop"]
+def cpu_ms(argv: Sequence[str], env: dict[str, str]) -> float:
+    return child_cpu_ms(argv, env=env)[0]
 
 
-def cpu_of(argv: Sequence[str], env: dict[str, str]) -> float:
-    """CPU seconds (user + system) of one run of ``argv`` as a child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(list(argv), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-def compare(
-    name: str, subject: Sequence[str], anchor: Sequence[str], rounds: int, env: dict[str, str]
-) -> dict[str, object]:
-    cpu_of(subject, env)  # warm the page cache and byte-code caches for both sides
-    cpu_of(anchor, env)
-    subject_times: list[float] = []
-    anchor_times: list[float] = []
-    for index in range(rounds):
-        pair = [(subject, subject_times), (anchor, anchor_times)]
-        for argv, out in pair if index % 2 == 0 else reversed(pair):
-            out.append(cpu_of(argv, env))
-    result = {
-        "name": name,
-        "rounds": rounds,
-        "subject_ms": {"min": min(subject_times) * 1000, "median": statistics.median(subject_times) * 1000},
-        "anchor_ms": {"min": min(anchor_times) * 1000, "median": statistics.median(anchor_times) * 1000},
-    }
-    result["ratio_min"] = min(subject_times) / min(anchor_times)
-    result["ratio_median"] = statistics.median(subject_times) / statistics.median(anchor_times)
-    return result
+def measure(
+    name: str,
+    subject: Sequence[str],
+    anchor: Sequence[str],
+    anchor_name: str,
+    budget: float,
+    rounds: int,
+    env: dict[str, str],
+    headline: bool = True,
+) -> None:
+    times = compare(
+        {
+            "subject": functools.partial(cpu_ms, subject, env),
+            "anchor": functools.partial(cpu_ms, anchor, env),
+        },
+        rounds,
+    )
+    report(
+        name,
+        times["subject"],
+        times["anchor"],
+        anchor_name=anchor_name,
+        unit="ms CPU",
+        budget=budget,
+        headline=headline,
+    )
 
 
 def make_session(path: Path, rows: int) -> None:
-    sys.path.insert(0, str(ROOT))
-    from benchmarks.timeline_bench import make_session as timeline_session
-
     timeline_session(path, rows)
 
 
@@ -132,13 +146,25 @@ def with_activation_section(path: Path, target: Path, data: Path | None) -> None
         writer.append([row])
 
 
+def write_pi_session(path: Path, entries: int) -> None:
+    """A pi session of ``entries`` entries (``foreign_bench``'s mix: reads, tool results, answers)."""
+    with path.open("wb") as handle:
+        for entry in itertools.islice(pi_entries(), entries + 1):  # the header and the entries
+            handle.write(orjson.dumps(entry) + b"\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--rows", type=int, default=10_000)
-    parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--oracle-agent",
+        type=Path,
+        default=ROOT / "scripts" / "oracle-agent",
+        help="a folder holding pi-coding-agent 1.0.3's node_modules",
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="pi-startup-") as tmp:
@@ -159,43 +185,51 @@ def main(argv: Sequence[str] | None = None) -> int:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         command = pi_desktop()
         python = [sys.executable]
-        results = [
-            compare("help", [*command, "--help"], [*python, *ANCHOR_IMPORT], args.rounds, env),
-            compare(
-                f"status ({args.rows:,} rows, {session.stat().st_size / 1e6:.1f} MB)",
-                [*command, "status", str(session)],
-                [*python, *ANCHOR_PARSE, str(session)],
-                args.rounds,
-                env,
-            ),
-            compare(
-                "status, with a section",
-                [*command, "status", str(sealed)],
-                [*python, *ANCHOR_PARSE, str(sealed)],
-                args.rounds,
-                env,
-            ),
-            compare(
-                "status, a foreign section",
-                [*command, "status", str(foreign)],
-                [*python, *ANCHOR_PARSE, str(foreign)],
-                args.rounds,
-                env,
-            ),
-        ]
-    print(
-        f"{'comparison':<32} {'pi-desktop min/median ms':>26} {'anchor min/median ms':>22} {'ratio min/median':>18}"
-    )
-    for result in results:
-        subject, anchor = result["subject_ms"], result["anchor_ms"]
-        assert isinstance(subject, dict) and isinstance(anchor, dict)
-        print(
-            f"{result['name']:<32} {subject['min']:>12.1f} / {subject['median']:<11.1f} "
-            f"{anchor['min']:>9.1f} / {anchor['median']:<10.1f} "
-            f"{result['ratio_min']:>7.2f}x / {result['ratio_median']:.2f}x"
+        parse = "python + orjson parse, collector off"
+        size = f"{args.rows:,} rows, {session.stat().st_size / 1e6:.1f} MB"
+        measure(
+            "--help",
+            [*command, "--help"],
+            [*python, *ANCHOR_IMPORT],
+            "python -c 'import orjson'",
+            2.0,
+            args.rounds,
+            env,
         )
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+        for name, path, headline in (
+            (f"status ({size})", session, True),
+            ("status, with a section (as the app writes it)", sealed, True),
+            ("status, a foreign section (the keyring asked too)", foreign, False),
+        ):
+            measure(
+                name,
+                [*command, "status", str(path)],
+                [*python, *ANCHOR_PARSE, str(path)],
+                parse,
+                4.0,
+                args.rounds,
+                env,
+                headline,
+            )
+
+        core = args.oracle_agent / "node_modules" / "@earendil-works" / "pi-coding-agent" / "dist" / "core"
+        node = shutil.which("node")
+        if node is None or not (core / "session-manager.js").is_file():
+            print(f"status against pi-coding-agent's session manager: skipped (no node or no {core})")
+            return 0
+        pi_session = folder / "pi-session.jsonl"
+        write_pi_session(pi_session, args.rows)
+        sessions = folder / "pi-sessions"
+        sessions.mkdir()
+        measure(
+            f"status of a pi session ({args.rows:,} entries, {pi_session.stat().st_size / 1e6:.1f} MB)",
+            [*command, "status", str(pi_session)],
+            [node, *PI_SESSION_MANAGER, str(core), str(pi_session), str(sessions)],
+            "pi-coding-agent SessionManager.open + buildSessionContext (node)",
+            1.0,
+            args.rounds,
+            env,
+        )
     return 0
 
 

@@ -7,22 +7,25 @@ emulator, then, in one run and on the same bytes fed in 4 KiB chunks, times:
 * sse      — the incremental SSE decoder (lines → events),
 * parser   — the full per-API normalizer (events → neutral pi-ai events and message).
 
-    PYTHONPATH=. python benchmarks/stream_bench.py [--words 4000] [--repeat 5]
+    PYTHONPATH=. python benchmarks/stream_bench.py [--words 4000] [--rounds 5]
 
-Ratios are against the baseline time; "events/s" counts neutral events out of the parser.
+Interleaved round by round through ``_bench.compare`` (each side once first, uncounted), this
+thread's CPU, min and median; ratios are against the baseline.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench import compare, report, thread_cpu_ms
 
 from desktop.emulator import Emulator
 from desktop.pi.streaming import SseDecoder, parser_for
@@ -47,24 +50,14 @@ def record(words: int) -> list[tuple[str, dict[str, str], bytes]]:
     return streams
 
 
-def best_of(repeat: int, run: Callable[[], int]) -> tuple[float, int]:
-    best, count = float("inf"), 0
-    for _ in range(repeat):
-        started = time.perf_counter()
-        count = run()
-        best = min(best, time.perf_counter() - started)
-    return best, count
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--words", type=int, default=4000, help="length of the recorded answers")
-    parser.add_argument("--repeat", type=int, default=5, help="timed runs per measurement (best is kept)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds")
     args = parser.parse_args()
 
-    rows = []
     for name, model, data in record(args.words):
         chunks = [data[i : i + CHUNK] for i in range(0, len(data), CHUNK)]
 
@@ -89,23 +82,25 @@ def main() -> None:
             assert stream.result()["stopReason"] in ("stop", "toolUse"), stream.result().get("errorMessage")
             return count
 
-        t_base, _ = best_of(args.repeat, baseline)
-        t_sse, sse_events = best_of(args.repeat, sse)
-        t_full, events = best_of(args.repeat, full)
-        rows.append((name, len(data), sse_events, events, t_base, t_sse, t_full))
-
-    header = (
-        f"{'stream':<44} {'KiB':>6} {'sse ev':>7} {'events':>7} {'base MB/s':>10} {'sse MB/s':>9} "
-        f"{'parse MB/s':>10} {'events/s':>10} {'sse/base':>9} {'parse/base':>10}"
-    )
-    print(header)
-    print("-" * len(header))
-    for name, size, sse_events, events, t_base, t_sse, t_full in rows:
-        mb = size / 1e6
-        print(
-            f"{name:<44} {size / 1024:>6.0f} {sse_events:>7} {events:>7} {mb / t_base:>10.1f} {mb / t_sse:>9.1f} "
-            f"{mb / t_full:>10.1f} {events / t_full:>10.0f} {t_sse / t_base:>8.1f}x {t_full / t_base:>9.1f}x"
+        times = compare(
+            {
+                "baseline": lambda run=baseline: thread_cpu_ms(run),
+                "sse": lambda run=sse: thread_cpu_ms(run),
+                "parser": lambda run=full: thread_cpu_ms(run),
+            },
+            args.rounds,
         )
+        events = full()
+        megabytes = len(data) / 1e6
+        for side in ("sse", "parser"):
+            report(
+                f"{name} ({len(data) / 1024:.0f} KiB, {events} events): {side}",
+                times[side],
+                times["baseline"],
+                anchor_name="splitting into lines",
+                unit="ms CPU",
+            )
+        print(f"  parser {megabytes / statistics.median(times['parser']) * 1000:.1f} MB/s at the median")
 
 
 if __name__ == "__main__":

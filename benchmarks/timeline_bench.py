@@ -7,7 +7,8 @@ Run from the repository root (offscreen, no display needed)::
 Two windows (1280x800, worker never started) show two sessions of the same mix, 100,000 rows
 and 1,000 rows (the anchor), from their row indexes, as the window shows a session the worker
 opened (design G9): no row is decoded until it is painted. Measured on each, interleaved round
-by round, min and median of ``--rounds``:
+by round through ``_bench.compare`` (a round each first, uncounted), wall time (what the user
+waits), min and median of ``--rounds``:
 
 * a jump: the scroll bar moved to a random position and the viewport repainted at once (what
   dragging the bar or Page Down costs; 30 jumps per round, decoded rows included);
@@ -21,14 +22,18 @@ real worker; ``make_session`` here writes the mix both benchmarks (and ``startup
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench import compare, report
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -214,16 +219,25 @@ def _toggle(app: Any, window: Any, show: bool) -> float:
     return max(gaps)
 
 
+def _round(app: Any, window: Any, rng: random.Random) -> dict[str, list[float]]:
+    """One round on one window: 30 jumps, then the hidden rows shown and hidden (ms)."""
+    return {
+        "jump": [t * 1000 for t in _jumps(app, window, rng, 30)],
+        "show": [_toggle(app, window, True) * 1000],
+        "hide": [_toggle(app, window, False) * 1000],
+    }
+
+
 def measure(large: Path, small: Path, rounds: int) -> dict[str, dict[str, list[float]]]:
-    windows = {"large": _window(large), "small": _window(small)}
-    rng = {"large": random.Random(1), "small": random.Random(1)}
-    out: dict[str, dict[str, list[float]]] = {side: {"jump": [], "show": [], "hide": []} for side in windows}
-    for _ in range(rounds):
-        for side, (app, window) in windows.items():  # interleaved, round by round
-            out[side]["jump"] += _jumps(app, window, rng[side], 30)
-            out[side]["show"].append(_toggle(app, window, True))
-            out[side]["hide"].append(_toggle(app, window, False))
-    return out
+    cases = {
+        side: functools.partial(_round, *_window(path), random.Random(1))
+        for side, path in (("large", large), ("small", small))
+    }
+    measured = compare(cases, rounds)
+    return {
+        side: {step: [t for one in records for t in one[step]] for step in ("jump", "show", "hide")}
+        for side, records in measured.items()
+    }
 
 
 def main() -> int:
@@ -243,21 +257,20 @@ def main() -> int:
             f"sessions: {args.rows:,} rows ({large.stat().st_size / 1e6:.1f} MB), anchor {args.anchor_rows:,} rows"
         )
         result = measure(large, small, args.rounds)
-    print()
-    print(
-        f"| step | {args.rows:,} rows min / median ms | {args.anchor_rows:,} rows min / median ms | ratio min / median |"
+    anchor = f"the same in {args.anchor_rows:,} rows"
+    big, small_side = result["large"], result["small"]
+    report(
+        f"timeline: jump and repaint in {args.rows:,} rows",
+        big["jump"],
+        small_side["jump"],
+        anchor_name=anchor,
+        unit="ms wall",
+        budget=1.5,
     )
-    print("|---|---:|---:|---:|")
-    for step, label in (
-        ("jump", "jump and repaint"),
-        ("show", "show hidden rows"),
-        ("hide", "hide them again"),
-    ):
-        big, anchor = result["large"][step], result["small"][step]
-        lo, mid = min(big) * 1000, statistics.median(big) * 1000
-        alo, amid = min(anchor) * 1000, statistics.median(anchor) * 1000
-        print(
-            f"| {label} | {lo:.1f} / {mid:.1f} | {alo:.1f} / {amid:.1f} | {lo / alo:.2f}x / {mid / amid:.2f}x |"
+    for step, label in (("show", "show hidden rows"), ("hide", "hide them again")):
+        report(f"timeline: {label} in {args.rows:,} rows, longest stall", big[step], unit="ms wall", limit=50)
+        report(
+            f"timeline: {label} in {args.anchor_rows:,} rows, longest stall", small_side[step], unit="ms wall"
         )
     return 0
 

@@ -14,8 +14,8 @@ min and median. Target: the 1 MB call within 3x of the ten 100 KB calls (1.0 is 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -23,6 +23,9 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench import compare, report
 
 from desktop.emulator import Emulator
 from desktop.pi.streaming import parser_for
@@ -54,8 +57,8 @@ def record() -> list[tuple[str, dict[str, str], bytes, bytes, int]]:
     return streams
 
 
-def parse(model: dict[str, str], data: bytes) -> int:
-    """Thread CPU seconds to read one stream; checks the call's arguments came out whole."""
+def parse(model: dict[str, str], data: bytes) -> float:
+    """Thread CPU ms to read one stream; checks the call's arguments came out whole."""
     chunks = [data[i : i + CHUNK] for i in range(0, len(data), CHUNK)]
     started = time.thread_time()
     stream = parser_for(model)
@@ -66,29 +69,30 @@ def parse(model: dict[str, str], data: bytes) -> int:
     elapsed = time.thread_time() - started
     calls = [b for b in stream.result()["content"] if b.get("type") == "toolCall"]
     assert calls and len(calls[0]["arguments"]["content"]) > 90_000, stream.result().get("errorMessage")
-    return elapsed
+    return elapsed * 1000
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
-    streams = record()
-    print(
-        f"{'family':<40}{'1 MB min':>10}{'median':>9}{'10x100KB min':>14}{'median':>9}{'ratio min':>11}{'median':>8}"
-    )
-    for name, model, big, small, _size in streams:
-        one: list[float] = []
-        ten: list[float] = []
-        for _ in range(args.rounds):  # interleaved
-            one.append(parse(model, big))
-            ten.append(sum(parse(model, small) for _ in range(10)))
-        print(
-            f"{name:<40}{min(one) * 1000:>10.1f}{statistics.median(one) * 1000:>9.1f}"
-            f"{min(ten) * 1000:>14.1f}{statistics.median(ten) * 1000:>9.1f}"
-            f"{min(one) / min(ten):>11.2f}{statistics.median(one) / statistics.median(ten):>8.2f}"
+    for name, model, big, small, _size in record():
+        times = compare(
+            {
+                "one": functools.partial(parse, model, big),
+                "ten": lambda model=model, small=small: sum(parse(model, small) for _ in range(10)),
+            },
+            args.rounds,
         )
-    print("ms of thread CPU from bytes to the final message; target ratio <= 3.0 (1.0 = linear)")
+        report(
+            f"{name}: one 1 MB call",
+            times["one"],
+            times["ten"],
+            anchor_name="ten 100 KB calls",
+            unit="ms CPU",
+            budget=3.0,
+            budget_text="(1.0 = linear)",
+        )
 
 
 if __name__ == "__main__":

@@ -1,29 +1,33 @@
-"""Turn benchmark (design P7): CPU to prepare the next request after a turn, by session size.
+"""Turn benchmark (design P7): CPU of a turn, by session size, the way a user meets it.
 
 A session of N rows is written to a real journal (the projection benchmark's tool-heavy
-transcripts, one per API) and opened by a ``SessionRuntime``. Each measured turn is
-``run_turn("...")`` exactly as the window or ``pi-desktop chat`` runs it: the user row is
-appended and fsynced, the system state diffed, the compaction estimate taken, the request
-built and its body bytes encoded (what the dispatcher sends); the thread CPU time from the call
-to those bytes is the turn's time. The dispatcher then answers at once (a finished assistant
-message, no network), so the next turn starts from a session one turn longer. The first turn
-after the session is built is reported on its own (``first``: it commits the whole history, see
-``first_request_bench.py`` for it against pi-ai from a fresh process); ``encode`` is the part of
-a turn spent encoding.
+transcripts, one per API). Every round opens it again as ``chat`` does (``JournalWriter.open``
+and a new ``SessionRuntime``) and runs ``--turns`` turns; each turn is ``run_turn("...")``
+exactly as the window or ``pi-desktop chat`` runs it: the user row appended and fsynced, the
+system state diffed, the compaction estimate taken, the request built, its body bytes encoded
+and sent (over a real local socket to a thread that reads them), the answer journalled. The
+turn's time is this thread's CPU for the whole ``run_turn`` call. The dispatcher answers at once
+(a finished assistant message, no network), so the next turn starts from a session one turn
+longer. Three figures per size:
 
-The anchor is the same session at 1,000 rows, measured in the same run, interleaved round by
-round with the large one; min and median over all measured turns. Only the history's length
-differs between the sizes: the transcripts add a tool every 100 turns, so a 50,000-row session
-would otherwise declare 83 tools against 7 at 1,000 rows, and the per-turn cost of rendering
-the request's tool list would be counted as growth with history. Every smaller session is
-therefore given the largest one's tool additions, in the same order, compressed into its own
-section updates (``_same_tools``): at the measured turn every size declares the same tools in
-the same order, with the same system prompt and sections, through the same kind of rows. Target: prepare at 50,000
-rows within 2x of prepare at 1,000 rows for every API, and under 20 ms on anthropic-messages,
-openai-completions and openai-responses. ``full`` is what a from-scratch projection of the
-same messages costs (the previous behaviour), for scale.
+* ``first turn``: the first turn after the open (it commits the whole history; see
+  ``first_request_bench.py`` for it against pi-ai from a fresh process);
+* ``steady turn``: every later turn;
+* ``per turn, first counted``: the mean cost of a turn over the round's ``--turns`` turns, the
+  first included (what a user pays per turn over a short resumed conversation).
 
-Run: ``PYTHONPATH=. python benchmarks/turn_bench.py [--sizes 1000,50000] [--rounds 5]
+The anchor is the same session at the smallest size, measured in the same run, interleaved
+round by round with the others; min and median. Budgets: per turn with the first counted at
+50,000 rows <= 2x at 1,000; the steady turn at 100,000 rows <= 2x at 1,000. Only the history's
+length differs between the sizes: the transcripts add a tool every 100 turns, so a 50,000-row
+session would otherwise declare 83 tools against 7 at 1,000 rows, and the per-turn cost of
+rendering the request's tool list would be counted as growth with history. Every smaller
+session is therefore given the largest one's tool additions, in the same order, compressed into
+its own section updates (``_same_tools``): at the measured turn every size declares the same
+tools in the same order, with the same system prompt and sections, through the same kind of
+rows. ``full`` is what a from-scratch projection of the same messages costs, for scale.
+
+Run: ``PYTHONPATH=. python benchmarks/turn_bench.py [--sizes 1000,50000,100000] [--rounds 5]
 [--turns 4] [--apis anthropic-messages,...]``.
 """
 
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import socket
 import statistics
 import sys
 import tempfile
@@ -42,7 +47,7 @@ from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _bench import interleave, load_average, min_median, ratio
+from _bench import interleave, load_average, report
 from projection_bench import ROUTES, _catalog_model, _options, transcript
 
 from desktop.host.journal import JournalWriter
@@ -85,20 +90,38 @@ class _Prompt:
 
 
 class _Answer:
-    """Records when the request arrived (thread CPU) and answers at once."""
+    """Sends the request's body over a local socket (as the dispatcher sends it) and answers at
+    once; a thread on the other end reads and drops what it is sent."""
 
     def __init__(self, model: Model) -> None:
         self.model = model
-        self.prepared: float | None = None
-        self.encode: float = 0.0
         self.turn = 0
+        #: This thread's CPU clock when the request reached the dispatcher (prepared, not encoded).
+        self.prepared: float | None = None
+        #: This thread's CPU seconds encoding that request's body.
+        self.encode = 0.0
+        #: The size of the last body sent.
+        self.body_mb = 0.0
+        self._out, inbound = socket.socketpair()
+        threading.Thread(target=self._drain, args=(inbound,), daemon=True).start()
+
+    @staticmethod
+    def _drain(inbound: socket.socket) -> None:
+        with inbound:
+            while inbound.recv(1 << 20):
+                pass
+
+    def close(self) -> None:
+        self._out.close()
 
     def __call__(
         self, request: ProviderRequest, model: Model, *, on_event: EventSink, cancel: threading.Event
     ) -> AssistantMessage:
         self.prepared = time.thread_time()
-        request.body_bytes  # noqa: B018 - what the dispatcher sends
+        body = request.body_bytes
         self.encode = time.thread_time() - self.prepared
+        self.body_mb = len(body) / 1e6
+        self._out.sendall(body)
         self.turn += 1
         usage = {
             "input": 5000 + self.turn,
@@ -178,98 +201,141 @@ class Session:
         if additions is not None:
             messages = _same_tools(messages, additions)
         self.additions = _added(messages)
-        self.writer = JournalWriter.create(folder / f"{api}-{size}.jsonl", cwd=folder, app_version="bench")
+        self.path = folder / f"{api}-{size}.jsonl"
         rows = [_row(m, _identity(self.model)) for m in messages]
-        for start in range(0, len(rows), 2000):
-            self.writer.append(rows[start : start + 2000])
+        with JournalWriter.create(self.path, cwd=folder, app_version="bench") as writer:
+            for start in range(0, len(rows), 2000):
+                writer.append(rows[start : start + 2000])
         state = effective_state(messages)
         self.size = size
         self.tools = _Tools(state.tools)
+        self.sections = state.sections
         self.answer = _Answer(self.model)
-        self.runtime = SessionRuntime(
-            self.writer,
-            SessionRoute(self.model, _identity(self.model), self.options),
-            self.answer,
-            self.tools,
-            _Prompt(state.sections),
-            new_id=new_row_id,
-        )
-        #: The first turn after the open (prepare + encode, ms): it commits the whole history.
-        self.first = sum(self.turn())
 
-    def turn(self) -> tuple[float, float]:
-        start = time.thread_time()
-        result = self.runtime.run_turn("Now run the tests and tell me what failed.")
-        assert result.stopped == "stop", result
-        assert self.answer.prepared is not None
-        return (self.answer.prepared - start) * 1000, self.answer.encode * 1000
+    def resumed(self, turns: int) -> list[tuple[float, float, float]]:
+        """Open the session as ``chat`` opens it and run ``turns`` turns: each one's thread CPU ms
+        for the whole ``run_turn``, for its preparation alone (to the request reaching the
+        dispatcher) and for encoding its body, the first turn first."""
+        with JournalWriter.open(self.path) as writer:
+            runtime = SessionRuntime(
+                writer,
+                SessionRoute(self.model, _identity(self.model), self.options),
+                self.answer,
+                self.tools,
+                _Prompt(self.sections),
+                new_id=new_row_id,
+            )
+            out = []
+            for _ in range(turns):
+                start = time.thread_time()
+                result = runtime.run_turn("Now run the tests and tell me what failed.")
+                end = time.thread_time()
+                assert self.answer.prepared is not None
+                out.append(
+                    ((end - start) * 1000, (self.answer.prepared - start) * 1000, self.answer.encode * 1000)
+                )
+                assert result.stopped == "stop", result
+            self.messages = runtime.view().messages
+        return out
 
     def full_ms(self) -> float:
-        messages: Sequence[Message] = self.runtime.view().messages
         start = time.thread_time()
-        project(self.model, deliver(messages, self.model, "folded"), self.options).body_bytes  # noqa: B018
+        project(self.model, deliver(self.messages, self.model, "folded"), self.options).body_bytes  # noqa: B018
         return (time.thread_time() - start) * 1000
-
-
-def _turns(session: Session, count: int, encodes: list[float]) -> list[float]:
-    """``count`` turns of one session: each to the bytes the dispatcher sends (prepare + encode)."""
-    out = []
-    for _ in range(count):
-        prepare, encode = session.turn()
-        out.append(prepare + encode)
-        encodes.append(encode)
-    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", default="1000,50000")
+    parser.add_argument("--sizes", default="1000,50000,100000")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--turns", type=int, default=4, help="measured turns per session per round")
+    parser.add_argument(
+        "--turns", type=int, default=4, help="turns per session per round, the first included"
+    )
     parser.add_argument("--apis", default=",".join(ROUTES))
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    small, large = sizes[0], sizes[-1]
-    print(
-        f"{'api':<26}{'rows':>7}{'first':>9}{'turn min':>13}{'median':>9}{'encode':>9}{'full':>9}"
-        f"{'ratio min':>11}{'median':>8}"
-    )
+    small = sizes[0]
+    budgets = {50_000: 2.0}  # per turn, the first counted
+    steady_budgets = {100_000: 2.0}
     with tempfile.TemporaryDirectory() as tmp:
         for api in args.apis.split(","):
             largest = Session(Path(tmp), api, max(sizes))
-            additions = largest.additions
             sessions = {
-                size: largest if size == largest.size else Session(Path(tmp), api, size, additions)
+                size: largest if size == largest.size else Session(Path(tmp), api, size, largest.additions)
                 for size in sizes
             }
             declared = {size: [t["name"] for t in s.tools.declarations()] for size, s in sessions.items()}
-            assert all(names == declared[large] for names in declared.values()), "tool sets differ"
-            encodes: dict[int, list[float]] = {size: [] for size in sizes}
-
+            assert all(names == declared[largest.size] for names in declared.values()), "tool sets differ"
             measured = interleave(
-                {
-                    str(size): functools.partial(_turns, sessions[size], args.turns, encodes[size])
-                    for size in sizes
-                },
+                {str(size): functools.partial(sessions[size].resumed, args.turns) for size in sizes},
                 args.rounds,
             )
-            times = {size: [t for batch in measured[str(size)] for t in batch] for size in sizes}
+            first = {size: [turns[0][0] for turns in measured[str(size)]] for size in sizes}
+            steady = {
+                size: [turn[0] for turns in measured[str(size)] for turn in turns[1:]] for size in sizes
+            }
+            prepare = {
+                size: [turn[1] for turns in measured[str(size)] for turn in turns[1:]] for size in sizes
+            }
+            encode = {
+                size: [turn[2] for turns in measured[str(size)] for turn in turns[1:]] for size in sizes
+            }
+            per_turn = {
+                size: [statistics.fmean(turn[0] for turn in turns) for turns in measured[str(size)]]
+                for size in sizes
+            }
+            anchor = f"the same at {small:,} rows"
             for size in sizes:
-                full = sessions[size].full_ms()
-                ratio_min, ratio_median = ratio(times[size], times[small])
-                low, mid = min_median(times[size])
+                report(
+                    f"{api} {size:,} rows: first turn",
+                    first[size],
+                    first[small],
+                    anchor_name=anchor,
+                    unit="ms CPU",
+                )
+                report(
+                    f"{api} {size:,} rows: per turn over {args.turns}, first counted",
+                    per_turn[size],
+                    per_turn[small],
+                    anchor_name=anchor,
+                    unit="ms CPU",
+                    budget=budgets.get(size),
+                    headline=size in budgets,
+                )
+                if steady[size]:
+                    report(
+                        f"{api} {size:,} rows: steady turn",
+                        steady[size],
+                        steady[small],
+                        anchor_name=anchor,
+                        unit="ms CPU",
+                        budget=steady_budgets.get(size),
+                        headline=size in steady_budgets,
+                    )
+                    report(
+                        f"{api} {size:,} rows: steady turn, preparation alone",
+                        prepare[size],
+                        prepare[small],
+                        anchor_name=anchor,
+                        unit="ms CPU",
+                    )
+                    report(
+                        f"{api} {size:,} rows: steady turn, encoding the body alone",
+                        encode[size],
+                        encode[small],
+                        anchor_name=anchor,
+                        unit="ms CPU",
+                    )
+                print(f"  {api} {size:,} rows: the last body sent was {sessions[size].answer.body_mb:.1f} MB")
                 print(
-                    f"{api:<26}{size:>7}{sessions[size].first:>9.1f}{low:>13.2f}{mid:>9.2f}"
-                    f"{statistics.median(encodes[size]):>9.2f}{full:>9.1f}"
-                    f"{ratio_min:>11.2f}{ratio_median:>8.2f}"
+                    f"  {api} {size:,} rows: a from-scratch projection {sessions[size].full_ms():.1f} ms CPU"
                 )
             for session in sessions.values():
-                session.writer.close()
-            del sessions
+                session.answer.close()
+            del sessions, largest
     print(
-        f"ms of thread CPU: first = the first turn after the open, turn = each later turn to its bytes"
-        f" (prepare + encode), full = a from-scratch projection; ratio = {large} rows over {small} rows"
-        f" (target <= 2.0); {load_average()}"
+        "ms of this thread's CPU for the whole run_turn (prepare, encode, send over a local socket,"
+        f" journal the answer); {load_average()}"
     )
 
 

@@ -19,6 +19,7 @@ EXPECTED = {
     **{f"X{n}": None for n in range(1, 8)},
     **{f"W{n}": None for n in range(1, 6)},
     **{f"X{n}": None for n in range(20, 26)},
+    **{f"X{n}": None for n in range(40, 42)},
 }
 CITATION = re.compile(r"\(design ((?:[TSCMPADGXW]\d+)(?:\s*(?:,|and|/)\s*[TSCMPADGXW]?\d+)*)\)")
 
@@ -79,7 +80,8 @@ def scanned_files() -> list[Path]:
         root = REPO / name
         for path in [root] if root.is_file() else sorted(root.rglob("*")):
             rel = path.relative_to(REPO).as_posix()
-            if path.is_file() and "__pycache__" not in path.parts and not rel.startswith(GENERATED):
+            skipped = "__pycache__" in path.parts or "node_modules" in path.parts  # the oracles' npm install
+            if path.is_file() and not skipped and not rel.startswith(GENERATED):
                 files.append(path)
     return files
 

@@ -2,8 +2,9 @@
 //
 // Usage: node bench_projection.mjs runs.json > times.json
 // runs.json: { repeat, runs: [{ api, model: ModelObject, options, env, contexts: { "<size>": Context } }] }
-// Output: [{ api, size, ms, length }] (or { api, size, error }): ms = best of `repeat` warm runs,
-// length = the captured body's length, so the caller can check both sides built the same request.
+// Output: [{ api, size, ms, times, length }] (or { api, size, error }): ms = best of `repeat` warm
+// runs, times = every warm run's ms, length = the captured body's length, so the caller can check
+// both sides built the same request.
 //
 // Timed: from the streamSimple call to the moment the request body reaches the (capturing)
 // fetch, i.e. option resolution, message conversion and JSON.stringify inside pi-ai and its SDK.
@@ -64,9 +65,9 @@ for (const run of runs) {
     for (const [size, context] of Object.entries(run.contexts)) {
       try {
         const { length } = await once(run.model, context, run.options); // warm
-        let best = Infinity;
-        for (let i = 0; i < repeat; i++) best = Math.min(best, (await once(run.model, context, run.options)).ms);
-        out.push({ api: run.api, size: Number(size), ms: best, length });
+        const times = [];
+        for (let i = 0; i < repeat; i++) times.push((await once(run.model, context, run.options)).ms);
+        out.push({ api: run.api, size: Number(size), ms: Math.min(...times), times, length });
       } catch (error) {
         out.push({ api: run.api, size: Number(size), error: String(error?.stack ?? error) });
       }
