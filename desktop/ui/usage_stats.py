@@ -7,12 +7,13 @@ cacheWrite)``, because pi-ai's ``input`` counts only uncached prompt tokens.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UsageLine:
     row_id: str
     ts: int
@@ -88,7 +89,8 @@ def usage_line(row: Mapping[str, Any]) -> UsageLine | None:
         return None
     cost = usage.get("cost")
     total = _float(cost.get("total")) if type(cost) is dict else 0.0
-    model = str(message.get("model", "")) if row.get("type") == "assistant" else "compaction summary"
+    # One model name string for every row of that model: a long session has tens of thousands.
+    model = sys.intern(str(message.get("model", ""))) if kind == "assistant" else "compaction summary"
     return UsageLine(
         str(row.get("id", "")),
         _int(row.get("ts")),
