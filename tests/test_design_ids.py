@@ -18,7 +18,7 @@ EXPECTED = {
     **{f"G{n}": None for n in range(1, 14)},
     **{f"X{n}": None for n in range(1, 8)},
     **{f"W{n}": None for n in range(1, 6)},
-    **{f"X{n}": None for n in range(20, 27)},
+    **{f"X{n}": None for n in range(20, 28)},
 }
 CITATION = re.compile(r"\(design ((?:[TSCMPADGXW]\d+)(?:\s*(?:,|and|/)\s*[TSCMPADGXW]?\d+)*)\)")
 

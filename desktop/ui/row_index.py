@@ -28,13 +28,10 @@ import orjson
 from desktop.host.journal.lines import JournalRows
 from desktop.host.journal.order import order_indices
 from desktop.host.journal.reader import SessionLog, read_session
-from desktop.ui import rowinfo
-from desktop.ui.rowinfo import row_kind
+from desktop.ui.rowinfo import ASSISTANT, ERROR, TOOL, USER, row_kind
 from desktop.ui.usage_stats import UsageLine, UsageTotals, totals, usage_line
 
 _CACHE_ROWS = 4096
-_SIMPLE_KINDS = {"user": rowinfo.USER, "toolResult": rowinfo.TOOL}
-"""Kinds known from the type alone (the rest ask ``row_kind``: errors, notes, usage)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -77,9 +74,17 @@ class _Kinds:
 
     def __call__(self, row: dict[str, Any]) -> None:
         kind = row["type"]
-        code = _SIMPLE_KINDS.get(kind)
-        if code is None:
-            code = row_kind(row)
+        if kind == "user":
+            code = USER
+        elif kind == "toolResult":
+            code = TOOL
+        else:
+            if kind == "assistant":  # ``row_kind`` of a parsed row, without its Mapping checks
+                message = row.get("message")
+                stop = message.get("stopReason") if type(message) is dict else None
+                code = ERROR if stop == "error" or stop == "aborted" else ASSISTANT
+            else:
+                code = row_kind(row)
             if kind == "assistant" or kind == "compaction":
                 line = usage_line(row)
                 if line is not None:

@@ -36,12 +36,8 @@ from PySide6.QtCore import QDeadlineTimer, QObject, Qt, QThread, Signal, Slot
 from desktop import __version__
 from desktop.host.journal import JournalWriter, SessionStore
 from desktop.pi.delivery import FALLBACKS, FallbackDelivery
-from desktop.pi.routes import ResolvedModel, Route
-from desktop.session.assembly import OpenSession
+from desktop.pi.routes import Route
 from desktop.session.compaction_settings import CompactionSettings
-from desktop.session.foreign import ForeignSession
-from desktop.session.inspector import preview as inspector_preview
-from desktop.session.inspector.activation import activation_info
 from desktop.session.inspector.routes import (
     PUBLISHED_ROUTES,
     RouteChoice,
@@ -49,7 +45,6 @@ from desktop.session.inspector.routes import (
     pick_route,
     route_choices,
 )
-from desktop.session.runtime import SessionRuntime
 from desktop.session.session_settings import SessionSettings
 from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
@@ -58,10 +53,14 @@ from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
 from desktop.ui.row_index import Indexed, bulk_load, read_indexed
 
-if TYPE_CHECKING:  # the engine is imported when a session opens, after the first paint
+if TYPE_CHECKING:  # the engine is imported when a session opens, after the first paint (design X27)
     from desktop.emulator import Emulator
     from desktop.host.tools.definitions import Definition
     from desktop.host.workspace_choice import WorkspaceChoice
+    from desktop.pi.routes import ResolvedModel
+    from desktop.session.assembly import OpenSession
+    from desktop.session.foreign import ForeignSession
+    from desktop.session.runtime import SessionRuntime
 
 log = logging.getLogger(__name__)
 
@@ -898,6 +897,7 @@ class SessionWorker(QObject):
         key, body, before = dispatched
         if key != self.route_key:
             return
+        from desktop.session.inspector import preview as inspector_preview  # launch budget (X27)
 
         try:
             self._check = {
@@ -1247,6 +1247,7 @@ class SessionWorker(QObject):
         choice = self._choice(key)
         if choice is None or self.runtime is None or self.writer is None:
             return {"route": key, "error": f"unknown route {key!r}" if choice is None else "no session"}
+        from desktop.session.inspector import preview as inspector_preview  # launch budget (X27)
 
         return inspector_preview.route_preview(
             self.runtime,
@@ -1262,6 +1263,7 @@ class SessionWorker(QObject):
 
     @Slot()
     def refresh_activation(self) -> None:
+        from desktop.session.inspector.activation import activation_info  # launch budget (X27)
 
         if self.session is None:
             self.activation_ready.emit(activation_info(None, []))
