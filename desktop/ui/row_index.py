@@ -38,7 +38,6 @@ _CACHE_ROWS = 4096
 class RowIndex:
     """One entry per row, in model order. Immutable once built."""
 
-    path: str
     rows: JournalRows
     """The journal's rows, shared: the index lists its first ``len(ids)`` rows, which never
     change (the journal only appends)."""
@@ -48,8 +47,6 @@ class RowIndex:
     ids: tuple[str, ...]
     usage: tuple[UsageLine, ...]
     usage_total: UsageTotals
-    end: int
-    """Byte offset just after the last indexed line."""
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -108,7 +105,7 @@ def read_indexed(path: Path) -> Indexed:
         kinds = bytearray(kinds[n] for n in order)
         numbers = array("q", order)
     usage = tuple(observer.usage)
-    index = RowIndex(str(path), rows, numbers, bytes(kinds), shown, usage, totals(usage), log.end)
+    index = RowIndex(rows, numbers, bytes(kinds), shown, usage, totals(usage))
     return log, index
 
 
