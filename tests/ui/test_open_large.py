@@ -176,6 +176,7 @@ def test_the_index_lists_the_journal_rows_in_model_order(tmp_path: Path) -> None
     """Same rows, same order as the journal reader and ``model_order``; torn tails and bad lines
     are left out exactly as the reader leaves them out."""
     from desktop.host.journal import JournalWriter, model_order
+    from desktop.ui.rowinfo import row_kind
 
     path = tmp_path / "s.jsonl"
     writer = JournalWriter.create(path, cwd="/w", app_version="test")
@@ -221,7 +222,9 @@ def test_the_index_lists_the_journal_rows_in_model_order(tmp_path: Path) -> None
     reading, index = read_indexed(path)
     with JournalWriter.open(path, read_only=True) as journal:
         expected = [row["id"] for row in model_order(journal.rows)]
+        kinds = bytes(row_kind(row) for row in model_order(journal.rows))
     assert list(index.ids) == expected == ["s1", "u1", "a1"]
+    assert index.kinds == kinds
     assert [line.row_id for line in index.usage] == ["a1"] and index.usage_total.cost == 0.5
     assert index.rows is reading.rows
     for entry, row_id in enumerate(index.ids):
