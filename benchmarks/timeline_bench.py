@@ -161,7 +161,7 @@ def _window(path: Path) -> tuple[Any, Any]:
     from PySide6.QtWidgets import QApplication
 
     from desktop.ui.main_window import MainWindow
-    from desktop.ui.row_index import build_index
+    from desktop.ui.row_index import read_indexed
     from desktop.ui.worker import SessionWorker, WorkerClient
 
     app = QApplication.instance() or QApplication([])
@@ -169,7 +169,7 @@ def _window(path: Path) -> tuple[Any, Any]:
     window = MainWindow(worker, WorkerClient(worker))
     window.resize(1280, 800)
     window.show()
-    window.on_session_indexed({"index": build_index(path)})
+    window.on_session_indexed({"index": read_indexed(path)[1]})
     _settle(app, window)
     return app, window
 

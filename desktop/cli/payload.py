@@ -133,15 +133,17 @@ def request_from_context_document(
     return project(model, normalize_context(context), options)  # type: ignore[arg-type]
 
 
-def render(request: ProviderRequest, headers: dict[str, str] | None, notes: list[str] | None = None) -> bytes:
-    """The body (and, given ``headers``, the request line, ``# note`` lines and headers first)."""
-    out = b""
-    if headers is not None:
-        lines = [f"{request.method} {request.url}"]
-        lines += [f"# note: {note}" for note in notes or ()]
-        lines += [f"{k}: {v}" for k, v in headers.items()]
-        out += ("\n".join(lines) + "\n\n").encode()
-    return out + request.body_bytes + b"\n"
+def render_head(
+    request: ProviderRequest, headers: dict[str, str] | None, notes: list[str] | None = None
+) -> bytes:
+    """What comes before the body: given ``headers``, the request line, ``# note`` lines and
+    headers, then a blank line; else nothing."""
+    if headers is None:
+        return b""
+    lines = [f"{request.method} {request.url}"]
+    lines += [f"# note: {note}" for note in notes or ()]
+    lines += [f"{k}: {v}" for k, v in headers.items()]
+    return ("\n".join(lines) + "\n\n").encode()
 
 
 def request_from_session(args: argparse.Namespace) -> tuple[ProviderRequest, bool, str | None]:
@@ -204,5 +206,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("give a session file or --context FILE")
     for line in notes:
         sys.stderr.write(f"pi-desktop payload: note: {line}\n")
-    sys.stdout.buffer.write(render(request, headers, notes))
+    # Written in pieces: the body of a long session is tens of megabytes, not copied again.
+    out = sys.stdout.buffer
+    out.write(render_head(request, headers, notes))
+    out.write(request.body_bytes)
+    out.write(b"\n")
     return 0

@@ -7,13 +7,17 @@ cacheWrite)``, because pi-ai's ``input`` counts only uncached prompt tokens.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class UsageLine:
+class UsageLine(NamedTuple):
+    """One request's usage. A named tuple: a long session opens with one per assistant row,
+    made while the file is read, and a tuple is the cheapest record to make and hold (the
+    launch and memory budgets of a 100,000-row open, design X26)."""
+
     row_id: str
     ts: int
     model: str
@@ -92,18 +96,40 @@ def usage_line(row: Mapping[str, Any]) -> UsageLine | None:
         return None
     cost = usage.get("cost")
     total = _float(cost.get("total")) if type(cost) is dict else 0.0
-    model = str(message.get("model", "")) if row.get("type") == "assistant" else "compaction summary"
+    parts = (
+        (_float(cost.get("cacheRead")), _float(cost.get("output"))) if type(cost) is dict else (None, None)
+    )
+    # One model name string for every row of that model: a long session has tens of thousands.
+    model = sys.intern(str(message.get("model", ""))) if kind == "assistant" else "compaction summary"
+    row_id = row.get("id", "")
+    ts, given, read, write, output = (
+        row.get("ts"),
+        usage.get("input"),
+        usage.get("cacheRead"),
+        usage.get("cacheWrite"),
+        usage.get("output"),
+    )
+    if (
+        type(ts) is int
+        and type(given) is int
+        and type(read) is int
+        and type(write) is int
+        and type(output) is int
+    ):
+        # The common row, made without a call per field (once per request of a long session).
+        return UsageLine(
+            row_id if type(row_id) is str else str(row_id),
+            ts,
+            model,
+            given,
+            read,
+            write,
+            output,
+            total,
+            *parts,
+        )
     return UsageLine(
-        str(row.get("id", "")),
-        _int(row.get("ts")),
-        model,
-        _int(usage.get("input")),
-        _int(usage.get("cacheRead")),
-        _int(usage.get("cacheWrite")),
-        _int(usage.get("output")),
-        total,
-        _float(cost.get("cacheRead")) if type(cost) is dict else None,
-        _float(cost.get("output")) if type(cost) is dict else None,
+        str(row_id), _int(ts), model, _int(given), _int(read), _int(write), _int(output), total, *parts
     )
 
 

@@ -35,14 +35,9 @@ from PySide6.QtCore import QDeadlineTimer, QObject, Qt, QThread, Signal, Slot
 
 from desktop import __version__
 from desktop.host.journal import JournalWriter, SessionStore
-from desktop.host.journal.lines import JournalRows
 from desktop.pi.delivery import FALLBACKS, FallbackDelivery
-from desktop.pi.routes import ResolvedModel, Route
-from desktop.session.assembly import OpenSession
+from desktop.pi.routes import Route
 from desktop.session.compaction_settings import CompactionSettings
-from desktop.session.foreign import ForeignSession
-from desktop.session.inspector import preview as inspector_preview
-from desktop.session.inspector.activation import activation_info
 from desktop.session.inspector.routes import (
     PUBLISHED_ROUTES,
     RouteChoice,
@@ -50,19 +45,22 @@ from desktop.session.inspector.routes import (
     pick_route,
     route_choices,
 )
-from desktop.session.runtime import SessionRuntime
 from desktop.session.session_settings import SessionSettings
 from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
 from desktop.ui.catalog_status import route_flags
 from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
-from desktop.ui.row_index import RowIndex, build_index, bulk_load
+from desktop.ui.row_index import Indexed, bulk_load, read_indexed
 
-if TYPE_CHECKING:  # the engine is imported when a session opens, after the first paint
+if TYPE_CHECKING:  # the engine is imported when a session opens, after the first paint (design X27)
     from desktop.emulator import Emulator
     from desktop.host.tools.definitions import Definition
     from desktop.host.workspace_choice import WorkspaceChoice
+    from desktop.pi.routes import ResolvedModel
+    from desktop.session.assembly import OpenSession
+    from desktop.session.foreign import ForeignSession
+    from desktop.session.runtime import SessionRuntime
 
 log = logging.getLogger(__name__)
 
@@ -242,7 +240,7 @@ class SessionWorker(QObject):
         self.seed_compaction = _compaction(options.get("compaction"))
         try:
             if early is not None:
-                self._open(Path(str(path)), index=early)
+                self._open(Path(str(path)), indexed=early)
             elif path and Path(str(path)).is_file():
                 self._open_any(Path(str(path)))
             elif self._first_run(options.get("firstRun", "auto")):
@@ -254,9 +252,9 @@ class SessionWorker(QObject):
             self.message.emit("error", f"Could not open a session: {exc}")
             self._emit_previews(changed=False)
 
-    def _index_early(self, path: Path) -> RowIndex | None:
-        """The row index of a Desktop session named at start, sent to the window (and painted)
-        before anything else runs; None for any other file (opened as before)."""
+    def _index_early(self, path: Path) -> Indexed | None:
+        """The reading and row index of a Desktop session named at start, sent to the window
+        (and painted) before anything else runs; None for any other file (opened as before)."""
         try:
             if not path.is_file() or inspect_ops.file_format(path)[0] != "desktop":
                 return None
@@ -264,22 +262,22 @@ class SessionWorker(QObject):
             return None
         return self._send_index(path, None)
 
-    def _send_index(self, path: Path, workspace: Path | None) -> RowIndex | None:
-        """Build the timeline's index, show it and wait until the window painted it."""
-        index: RowIndex | None = None
+    def _send_index(self, path: Path, workspace: Path | None) -> Indexed | None:
+        """Read the session (its one parse on this open), show the timeline's index of it and
+        wait until the window painted it (design X26)."""
         try:
-            index = build_index(path)
+            indexed = read_indexed(path)
         except OSError as exc:
             log.info("no row index for %s: %s", path, exc)
-        if index is not None:
-            painted = threading.Event()
-            cwd = "" if workspace is None else str(workspace)
-            self.session_indexed.emit({"path": str(path), "cwd": cwd, "index": index, "painted": painted})
-            # Let the window paint and lay the rows out before the journal is read again:
-            # the two would share the GIL, and every layout call into the item model would
-            # wait for it (bounded, for a window that never paints).
-            painted.wait(PAINT_WAIT)
-        return index
+            return None
+        painted = threading.Event()
+        cwd = "" if workspace is None else str(workspace)
+        self.session_indexed.emit({"path": str(path), "cwd": cwd, "index": indexed[1], "painted": painted})
+        # Let the window paint and lay the rows out before the runtime is assembled: the two
+        # would share the GIL, and every layout call into the item model would wait for it
+        # (bounded, for a window that never paints).
+        painted.wait(PAINT_WAIT)
+        return indexed
 
     def _initial_provider(self) -> str:
         """The first launch's route (environment and keyring: worker thread only, design D3)."""
@@ -463,7 +461,7 @@ class SessionWorker(QObject):
         *,
         new: bool = False,
         chosen: SessionSettings | None = None,
-        index: RowIndex | None = None,
+        indexed: Indexed | None = None,
     ) -> None:
         """Open through the shared assembly, so the window and the CLI see the same session, on
         the session's own route, mode and fallback (design G12). Opening writes nothing."""
@@ -483,12 +481,15 @@ class SessionWorker(QObject):
         self._check = None
         self.bridge.workspace = str(workspace)
         with bulk_load():
-            # First the timeline's index (one pass over the file), so the window paints the
-            # session while the runtime is still being assembled from the same file (design G9);
-            # already shown when the session was named at start.
-            if index is None:
-                index = self._send_index(path, workspace)
-            journal = JournalWriter.open(path)
+            # First the file's one reading and the timeline's index of it, so the window paints
+            # the session while the runtime is still being assembled from that reading (design
+            # G9, X26); already shown when the session was named at start.
+            if indexed is None:
+                indexed = self._send_index(path, workspace)
+            reading, index = (None, None) if indexed is None else indexed
+            del indexed
+            journal = JournalWriter.open(path, read=reading)
+            del reading
             try:
                 recorded = recorded_settings(journal.rows)
                 seed = self.seed()
@@ -539,11 +540,13 @@ class SessionWorker(QObject):
         self._bind(changed=False, publish=False)
         self._sent.clear()
         # The index and the rows the open appended (the continuation's system update and notes),
-        # placed as the timeline places appended rows; the rows themselves only if the index ever
-        # disagrees with the journal (every row decoded then).
-        appended = _appended_to(index, session.writer.rows, ordered.ids())
+        # placed as the timeline places appended rows; the rows themselves (every row decoded)
+        # only if the file changed between its reading and its lock, and was read again.
+        rows = session.writer.rows
         shown: dict[str, Any] = (
-            {"rows": list(ordered)} if appended is None else {"index": index, "appended": appended}
+            {"index": index, "appended": rows[len(index) :]}
+            if index is not None and index.rows is rows
+            else {"rows": list(ordered)}
         )
         painted = threading.Event()
         self.session_opened.emit(
@@ -894,6 +897,7 @@ class SessionWorker(QObject):
         key, body, before = dispatched
         if key != self.route_key:
             return
+        from desktop.session.inspector import preview as inspector_preview  # launch budget (X27)
 
         try:
             self._check = {
@@ -1257,6 +1261,7 @@ class SessionWorker(QObject):
         choice = self._choice(key)
         if choice is None or self.runtime is None or self.writer is None:
             return {"route": key, "error": f"unknown route {key!r}" if choice is None else "no session"}
+        from desktop.session.inspector import preview as inspector_preview  # launch budget (X27)
 
         return inspector_preview.route_preview(
             self.runtime,
@@ -1272,6 +1277,7 @@ class SessionWorker(QObject):
 
     @Slot()
     def refresh_activation(self) -> None:
+        from desktop.session.inspector.activation import activation_info  # launch budget (X27)
 
         if self.session is None:
             self.activation_ready.emit(activation_info(None, []))
@@ -1293,24 +1299,6 @@ def _pending(session: OpenSession) -> str | None:
     if session.runtime.has_pending_update():
         return "A system update is pending (changed catalog, declarations or skills): it is journaled with the next turn."
     return None
-
-
-def _appended_to(
-    index: RowIndex | None, rows: JournalRows, model_ids: Sequence[object]
-) -> list[dict[str, Any]] | None:
-    """The rows after the indexed ones, when the index lists the journal's first rows and the
-    timeline's placing of the rest (``TimelineModel.append_rows``) gives the journal's model
-    order; None otherwise."""
-    if index is None or len(index) > len(rows):
-        return None
-    shown: list[object] = list(index.ids)
-    for number in range(len(index), len(rows)):
-        target = rows.anchors.get(number)
-        position = shown.index(target) if target is not None and target in shown else len(shown)
-        shown.insert(position, rows.row_id(number))
-    if shown != list(model_ids):
-        return None
-    return rows[len(index) :]
 
 
 def _write_bytes(path: str, data: bytes) -> str:

@@ -122,3 +122,20 @@ def test_store_lives_under_the_data_dir_env_and_flag(tmp_path: Path, monkeypatch
     assert os.environ[paths.DATA_DIR_ENV] == str(tmp_path / "env")
     with flagged.open(writer.path) as same:
         assert [r["message"]["content"] for r in same.rows] == ["hi"]
+
+
+def test_open_takes_a_reading_of_the_unchanged_file_and_reads_a_changed_one_again(tmp_path: Path) -> None:
+    """The window reads the file once to show it, then opens it (design X26): the writer takes
+    that reading while the locked file is still the one read, else reads the file again."""
+    path = tmp_path / "s.jsonl"
+    with JournalWriter.create(path, cwd="/w", app_version="t") as writer:
+        writer.append([user("one")])
+    reading = read_session(path)
+    with JournalWriter.open(path, read=reading) as journal:
+        assert journal.rows is reading.rows
+        journal.append([user("two")])
+    with JournalWriter.open(path, read=reading) as journal:  # the file grew since the reading
+        assert journal.rows is not reading.rows
+        assert [row["message"]["content"] for row in journal.rows] == ["one", "two"]
+    with JournalWriter.open(path, read_only=True, read=read_session(path)) as journal:
+        assert len(journal.rows) == 2

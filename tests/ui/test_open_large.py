@@ -22,7 +22,7 @@ import pytest
 from PySide6.QtCore import QEvent, QObject, QTimer
 
 from desktop.ui.main_window import MainWindow
-from desktop.ui.row_index import RowIndex, build_index
+from desktop.ui.row_index import RowIndex, read_indexed
 from desktop.ui.timeline_model import ROW_ROLE
 from desktop.ui.worker import start_worker, stop_worker
 
@@ -176,6 +176,7 @@ def test_the_index_lists_the_journal_rows_in_model_order(tmp_path: Path) -> None
     """Same rows, same order as the journal reader and ``model_order``; torn tails and bad lines
     are left out exactly as the reader leaves them out."""
     from desktop.host.journal import JournalWriter, model_order
+    from desktop.ui.rowinfo import row_kind
 
     path = tmp_path / "s.jsonl"
     writer = JournalWriter.create(path, cwd="/w", app_version="test")
@@ -218,15 +219,16 @@ def test_the_index_lists_the_journal_rows_in_model_order(tmp_path: Path) -> None
         handle.write(b"not json\n")
         handle.write(orjson.dumps({"type": "note", "v": 1, "id": "u1", "ts": 4, "text": "dup"}) + b"\n")
         handle.write(b'{"type": "note", "v": 1, "id": "torn"')
-    index = build_index(path)
+    reading, index = read_indexed(path)
     with JournalWriter.open(path, read_only=True) as journal:
         expected = [row["id"] for row in model_order(journal.rows)]
+        kinds = bytes(row_kind(row) for row in model_order(journal.rows))
     assert list(index.ids) == expected == ["s1", "u1", "a1"]
+    assert index.kinds == kinds
     assert [line.row_id for line in index.usage] == ["a1"] and index.usage_total.cost == 0.5
-    raw = path.read_bytes()
+    assert index.rows is reading.rows
     for entry, row_id in enumerate(index.ids):
-        start = index.offsets[entry]
-        assert orjson.loads(raw[start : start + index.lengths[entry]])["id"] == row_id
+        assert orjson.loads(index.raw(entry))["id"] == row_id
 
 
 def test_a_long_session_fully_open_keeps_the_index_not_the_rows(
@@ -244,3 +246,35 @@ def test_a_long_session_fully_open_keeps_the_index_not_the_rows(
     appended = info["appended"]
     assert all(row["id"] not in index.ids for row in appended)
     assert win.timeline.rowCount() == len(index) + len(appended)
+
+
+def test_opening_parses_the_file_once(
+    window: tuple[MainWindow, Any], tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine's reading of the file is the timeline's (design X26): one parse on open, and
+    the index the window shows lists the opened journal's own rows."""
+    from desktop.host.journal import reader
+
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from timeline_bench import make_session
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    path = tmp_path / "s.jsonl"
+    make_session(path, 300)
+    rows_in_file = len(path.read_bytes().splitlines()) - 1
+    decoded = [0]
+    loads = orjson.loads
+
+    def counting(data: Any) -> Any:
+        decoded[0] += 1
+        return loads(data)
+
+    win, client = window
+    monkeypatch.setattr(reader.orjson, "loads", counting)
+    client.open_session.emit(str(path))
+    qtbot.waitUntil(lambda: win.session.get("path") == str(path), timeout=60_000)
+    index = win.session["index"]
+    assert isinstance(index, RowIndex) and len(index) == rows_in_file
+    assert index.rows is win.worker.writer.rows
+    assert rows_in_file <= decoded[0] < 2 * rows_in_file

@@ -19,7 +19,7 @@ import pytest
 from desktop.emulator import Emulator
 from desktop.host.journal import read_session
 from desktop.ui.inspect_ops import browse_listing
-from desktop.ui.row_index import build_index
+from desktop.ui.row_index import read_indexed
 from tests.cli.fuzz_window import WindowPath
 from tests.cli.helpers import lines_of, make_session, run_main, write_lines
 
@@ -62,7 +62,7 @@ def test_a_cost_total_of_text_opens_in_the_window_as_in_status(
     assert f"s.jsonl:{line})" in status.stderr and "message.usage.cost.total" in status.stderr
 
     journal = read_session(path)
-    index = build_index(path)  # the window's one pass over the file takes what the journal takes
+    index = read_indexed(path)[1]  # the window's one pass over the file takes what the journal takes
     assert sorted(index.ids) == sorted(row["id"] for row in journal.rows)  # model order may differ
 
     assert window_path.open(path, previews=False) == []
@@ -83,7 +83,7 @@ def test_an_integer_past_64_bits_is_set_aside_by_every_reader(
 
     status = run_main("status", str(path), "--workspace", str(tmp_path))
     assert status.code == 0 and "64-bit" in status.stderr, status.stderr
-    assert orjson.loads(lines[number])["id"] not in build_index(path).ids
+    assert orjson.loads(lines[number])["id"] not in read_indexed(path)[1].ids
     assert window_path.open(path, previews=False) == []
     assert window_path.opened is not None
 

@@ -17,7 +17,8 @@ this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create (d
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Final, Literal, NamedTuple, Protocol
 
@@ -83,7 +84,7 @@ class SessionLog:
     every open imports the reader, and on Python 3.11 a dataclass costs about half a
     millisecond to create (design D6)."""
 
-    __slots__ = ("diagnostics", "end", "header", "ids", "path", "rows", "set_aside", "torn")
+    __slots__ = ("diagnostics", "end", "header", "ids", "path", "rows", "set_aside", "source", "torn")
 
     def __init__(self, path: Path, header: dict[str, Any] | None) -> None:
         self.path = path
@@ -96,6 +97,10 @@ class SessionLog:
         self.torn: TornTail | None = None
         self.end = 0
         """Byte offset just after the last complete line: where the next append belongs."""
+        self.source: tuple[int, int, int, int] | None = None
+        """The file read (device, inode, size, modification time in ns) as it was before the
+        read, when it was read by name: ``JournalWriter.open`` takes this reading instead of
+        reading the file again only while the file still matches it (design X26)."""
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -138,10 +143,24 @@ one of those races and stalled the window 50 to 150 ms at a time while a session
 read a megabyte leaves the hand-over to the interpreter's switch interval (5 ms)."""
 
 
-def read_session(path: Path) -> SessionLog:
+RowObserver = Callable[[dict[str, Any]], None]
+"""Called with each accepted row's decoded dict, in journal order, while the file is read: a
+reader of the same file for another purpose (the window's row index) takes what it needs from
+this one reading instead of parsing the file again (design X26)."""
+
+
+def read_session(path: Path, observe: RowObserver | None = None) -> SessionLog:
     """Read ``path``; raises only ``OSError`` (missing file, no permission)."""
     with open(path, "rb", buffering=READ_BUFFER) as handle:
-        return parse_lines(path, handle)
+        stat = os.fstat(handle.fileno())
+        log = parse_lines(path, handle, observe)
+    log.source = file_identity(stat)
+    return log
+
+
+def file_identity(stat: os.stat_result) -> tuple[int, int, int, int]:
+    """What tells that a file is the one read and unchanged since (an append changes its size)."""
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 
 def _preview(raw: bytes) -> str:
@@ -168,10 +187,11 @@ def read_lines(path: Path, handle: BinaryIO) -> SessionLog:
     return parse_lines(path, handle)
 
 
-def parse_lines(path: Path, lines: Iterable[bytes]) -> SessionLog:
+def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None = None) -> SessionLog:
     """Header, rows, diagnostics and a possible torn tail from the file's lines, each with its
     newline (a file object yields them so): one line at a time, never the whole file split at
-    once, and each row's dict let go once its facts are taken (``lines.JournalRows``)."""
+    once, and each row's dict let go once its facts are taken (``lines.JournalRows``) and
+    ``observe`` has seen it."""
     log = SessionLog(path=path, header=None)
     diagnostics = log.diagnostics
 
@@ -262,6 +282,8 @@ def parse_lines(path: Path, lines: Iterable[bytes]) -> SessionLog:
             if fits is not None and fits(obj):
                 ids[row_id] = len(ids)
                 add_message(raw, row_id, TYPE_CODES[kind], obj)
+                if observe is not None:
+                    observe(obj)
                 continue
         shape = row_shape_problem(obj) if version <= SCHEMA_VERSION else None
         if shape is not None:
@@ -288,6 +310,8 @@ def parse_lines(path: Path, lines: Iterable[bytes]) -> SessionLog:
             )
         ids[row_id] = len(ids)  # its row number: every stored row has its id here
         add(raw, obj, row_id)
+        if observe is not None:
+            observe(obj)
     log.end = end
     return log
 

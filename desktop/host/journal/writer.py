@@ -38,6 +38,7 @@ from desktop.host.journal.reader import (
     SessionLog,
     SetAside,
     TornTail,
+    file_identity,
     parse_session,
     read_lines,
     read_session,
@@ -154,8 +155,14 @@ class JournalWriter:
         return cls(path, parse_session(path, line), fd=fd, lock=lock, read_only_reason=None)
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, read_only: bool = False) -> JournalWriter:
+    def open(
+        cls, path: str | os.PathLike[str], *, read_only: bool = False, read: SessionLog | None = None
+    ) -> JournalWriter:
         """Open an existing session; read-only (with ``read_only_reason``) if it cannot be written.
+
+        ``read`` is this file as ``read_session`` read it moments before (the window read it
+        to show its rows): it is taken instead of a second reading while the file is still the
+        one read, unchanged, once it is locked (design X26).
 
         Raises ``FileNotFoundError`` for a missing file and ``JournalFormatError`` (file and line)
         when the file is not a session at all. Problems inside the file never raise: they are in
@@ -184,7 +191,11 @@ class JournalWriter:
                         f"This session file cannot be written ({exc.strerror or exc}), "
                         "so it is shown read-only."
                     )
-            if fd is not None:
+            if read is not None and read.source == file_identity(
+                os.fstat(fd) if fd is not None else os.stat(path)
+            ):
+                log = read
+            elif fd is not None:
                 with open(fd, "rb", buffering=READ_BUFFER, closefd=False) as handle:  # line by line
                     log = read_lines(path, handle)
             else:
