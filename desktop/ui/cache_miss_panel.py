@@ -15,6 +15,10 @@ from typing import Any
 from PySide6.QtWidgets import QLabel, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 _HEADERS = ("Message", "Cause", "Where", "Re-cached")
+#: The table lists the latest misses only: a long session can have thousands, and filling and
+#: sizing a table of all of them on the GUI thread stalls the window (design G9); the summary
+#: line above it counts every miss.
+SHOWN_MISSES = 200
 
 
 def place_text(place: Mapping[str, Any]) -> str:
@@ -90,7 +94,11 @@ class CacheMissPanel(QWidget):
             return self.shown
         self.shown = True
         self.summary.setText(summary_text(summary))
-        misses = [m for m in summary.get("missList") or () if isinstance(m, Mapping)]
+        every = [m for m in summary.get("missList") or () if isinstance(m, Mapping)]
+        misses = every[-SHOWN_MISSES:]
+        self.table.setToolTip(
+            f"The latest {len(misses):,} of {len(every):,} misses" if len(every) > len(misses) else ""
+        )
         self.table.setRowCount(len(misses))
         for row, miss in enumerate(misses):
             found = miss.get("place")
