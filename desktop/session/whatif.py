@@ -30,9 +30,9 @@ the prompt's parts (a tool, a system block, a message or content block).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,22 +42,19 @@ from desktop.host.journal.reader import Diagnostic
 from desktop.pi.cache_rules import (
     CHARS_PER_TOKEN,
     CacheRule,
-    CacheSimulator,
     CacheUsage,
     CanonicalMemo,
     Prompt,
-    estimate_tokens,
     prompt_for_model,
-    shared_prefix,
-    simulate,
 )
 from desktop.pi.catalog import default_catalog
 from desktop.pi.catalog.transport import TRANSPORT_FLAGS, without_transport_flags
 from desktop.pi.delivery import FallbackDelivery
-from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions, project
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, RequestOptions, project
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.transcript import declared_tools
 from desktop.pi.types import Message, Model, SystemMessage, Tool
+from desktop.session.whatif_replay import FreshCounter, LinearCache, PromptReader, PromptView, view_of
 
 Delivery = Literal["chronological", "folded", "attributed"]
 DELIVERIES: tuple[Delivery, ...] = ("chronological", "folded", "attributed")
@@ -282,6 +279,33 @@ def _stable(before: Sequence[Message], messages: Sequence[Message]) -> int:
     return count
 
 
+def _engine_requests(
+    model: Model,
+    requests: Sequence[Sequence[Message]],
+    delivery: Delivery,
+    tools: Sequence[Tool] | None,
+    options: RequestOptions,
+) -> tuple[Model, Iterator[ProviderRequest]]:
+    """Each request projected for one strategy through one incremental projection (design
+    P7): each request is made from the previous one, encoding what it adds."""
+    from desktop.pi.projection.incremental import IncrementalProjection
+
+    target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
+    fallback: FallbackDelivery = "attributed" if delivery == "attributed" else "folded"
+    engine = IncrementalProjection(target, options, fallback)
+    view = _FixedView(tools) if tools is not None else None
+
+    def run() -> Iterator[ProviderRequest]:
+        before: Sequence[Message] = ()
+        for messages in requests:
+            transcript = view(messages) if view is not None else messages
+            request = engine.request(transcript, _stable(before, transcript))
+            before = transcript
+            yield request
+
+    return target, run()
+
+
 def prompts_for(
     model: Model,
     requests: Sequence[Sequence[Message]],
@@ -289,64 +313,46 @@ def prompts_for(
     tools: Sequence[Tool] | None,
     options: RequestOptions,
 ) -> Iterator[Prompt]:
-    """Each request projected for one strategy and read as its provider caches it, one at a
-    time (nothing keeps every prompt). The incremental projection (design P7) encodes what
-    each request adds to the previous one, and each message part is read once
-    (``CanonicalMemo``), so a pass costs the session's length, not its square."""
-    from desktop.pi.projection.incremental import IncrementalProjection
-
-    target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
-    fallback: FallbackDelivery = "attributed" if delivery == "attributed" else "folded"
-    engine = IncrementalProjection(target, options, fallback)
+    """Each request projected for one strategy and read whole as its provider caches it (the
+    first request's size for the hidden prefix; a pass reads ``views_for`` instead)."""
+    target, made = _engine_requests(model, requests, delivery, tools, options)
     canon = CanonicalMemo()
-    view = _FixedView(tools) if tools is not None else None
-    before: Sequence[Message] = ()
-    for messages in requests:
-        transcript = view(messages) if view is not None else messages
-        request = engine.request(transcript, _stable(before, transcript))
-        before = transcript
+    for request in made:
         yield prompt_for_model(target, request.body, canon)
+
+
+def views_for(
+    model: Model,
+    requests: Sequence[Sequence[Message]],
+    delivery: Delivery,
+    tools: Sequence[Tool] | None,
+    options: RequestOptions,
+    tick: Callable[[int], None] | None = None,
+) -> Iterator[PromptView]:
+    """Each request projected for one strategy and read as its provider caches it, each
+    derived from the previous one (design X8): the committed history is read once, so a
+    pass costs what the session adds. ``tick`` is called with each request's index first
+    (progress and cancel)."""
+    target, made = _engine_requests(model, requests, delivery, tools, options)
+    reader = PromptReader(target)
+    for index, request in enumerate(made):
+        if tick is not None:
+            tick(index)
+        yield reader.read(request)
 
 
 # --- the theoretical minimum ------------------------------------------------------------------
 
 
-def fresh_tokens(prompts: Iterable[Prompt]) -> list[int]:
+def fresh_tokens(views: Iterable[PromptView]) -> list[int]:
     """Per request: its tokens past the longest prefix of whole parts any earlier request had.
 
     The sum is the theoretical minimum of uncached tokens: a perfect cache (no minimum length,
-    no step, no expiry) still processes each of them once.
+    no step, no expiry) still processes each of them once. Each request hashes what it adds
+    (``FreshCounter``).
     """
-    seen: set[bytes] = set()
-    out: list[int] = []
-    last: tuple[list[str], list[bytes], list[int]] = ([], [], [])
-    for prompt in prompts:
-        texts = [segment.text for segment in prompt.segments]
-        # The previous prompt's chain is reused over the parts this one repeats: a growing
-        # session hashes each part once (the chain depends only on the parts before).
-        kept = shared_prefix(last[0], texts)
-        digests, counts = last[1][:kept], last[2][:kept]
-        digest = digests[-1] if digests else b""
-        count = counts[-1] if counts else 0
-        prefix_rule = prompt.rule.kind != "breakpoints"
-        for text in texts[kept:]:
-            digest = hashlib.blake2b(digest + text.encode(), digest_size=16).digest()
-            count += len(text) + 1 if prefix_rule else estimate_tokens(text)
-            digests.append(digest)
-            counts.append(count)
-        shared = 0
-        for index in range(len(digests) - 1, -1, -1):  # every prefix of a seen chain was seen
-            if digests[index] in seen:
-                shared = counts[index] // CHARS_PER_TOKEN if prefix_rule else counts[index]
-                break
-        seen.update(digests[kept:] if kept else digests)
-        last = (texts, digests, counts)
-        if prefix_rule:  # prompt.total_tokens, from the counts already made
-            total = max(1, ((counts[-1] if counts else 0) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
-        else:
-            total = counts[-1] if counts else 0
-        out.append(max(0, total - shared))
-    return out
+    counter = FreshCounter()
+    return [counter.add(view) for view in views]
 
 
 # --- figures ------------------------------------------------------------------------------------
@@ -526,16 +532,16 @@ def _warmed(
     delivery: Delivery,
     options: RequestOptions,
     times: Sequence[int | None] | None,
-) -> CacheSimulator | None:
-    """A cache already holding the stand-in system prompt, when the file's first request read
-    it from the provider's cache (a session resumed warm); else None (a cold cache)."""
+) -> LinearCache:
+    """A cold cache, or one already holding the stand-in system prompt when the file's first
+    request read it from the provider's cache (a session resumed warm)."""
+    cache = LinearCache()
     if sequence.warm_head is None:
-        return None
+        return cache
     target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
-    cache = CacheSimulator()
     body = project(target, [sequence.warm_head], options).body
     first = times[0] if times else None
-    cache.account(prompt_for_model(target, body), None if first is None else first - 1)
+    cache.account(view_of(prompt_for_model(target, body)), None if first is None else first - 1)
     return cache
 
 
@@ -594,6 +600,94 @@ def replay_times(sequence: RequestSequence) -> list[int | None] | None:
     return list(stamps)
 
 
+class WhatIfCancelled(Exception):
+    """The user cancelled the replay (the window's Cancel): nothing is shown as a result."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a replay is: which pass of how many, which request of how many."""
+
+    route: str
+    strategy: str
+    #: Passes done before this one, of ``passes`` in all (every route and strategy, and each
+    #: route's theoretical minimum).
+    done: int
+    passes: int
+    request: int
+    requests: int
+
+    @property
+    def fraction(self) -> float:
+        within = self.request / self.requests if self.requests else 1.0
+        return min(1.0, (self.done + within) / self.passes) if self.passes else 1.0
+
+    def line(self) -> str:
+        return (
+            f"{self.fraction:.0%} · {self.route}: {self.strategy}, request {self.request:,} of "
+            f"{self.requests:,}"
+        )
+
+
+class _Steps:
+    """Progress and cancel for one replay: ``tick`` is called before every request."""
+
+    def __init__(
+        self,
+        passes: int,
+        requests: int,
+        progress: Callable[[Progress], None] | None,
+        cancel: threading.Event | None,
+    ) -> None:
+        self.passes = passes
+        self.requests = requests
+        self.progress = progress
+        self.cancel = cancel
+        self.done = 0
+        self.route = self.strategy = ""
+        #: Report about a hundred times per pass (a report per request would cost more than
+        #: the request on a long session; the cancel is still checked at every one).
+        self.every = max(1, requests // 100)
+
+    def start(self, route: str, strategy: str) -> Callable[[int], None]:
+        self.route, self.strategy = route, strategy
+        self.tick(0)
+        return self.tick
+
+    def tick(self, index: int) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise WhatIfCancelled("the what-if replay was cancelled")
+        if self.progress is not None and index % self.every == 0:
+            self.progress(Progress(self.route, self.strategy, self.done, self.passes, index, self.requests))
+
+    def finish(self) -> None:
+        self.done += 1
+
+
+def strategy_usages(
+    sequence: RequestSequence,
+    model: Model,
+    delivery: Delivery,
+    tools: Sequence[Tool] | None,
+    times: Sequence[int | None] | None,
+    tick: Callable[[int], None] | None = None,
+) -> list[CacheUsage]:
+    """One route x strategy pass: every request projected, read in cache order and folded
+    through the provider's cache (expiring at ``times`` when given), each request derived
+    from the previous one (design X8)."""
+    options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+    cache = _warmed(sequence, model, delivery, options, times)
+    views = views_for(model, sequence.requests, delivery, tools, options, tick)
+    stamps: Iterable[int | None] = times if times is not None else itertools.repeat(None)
+    return [cache.account(view, now) for view, now in zip(views, stamps, strict=False)]
+
+
+def passes_per_route(sequence: RequestSequence, deliveries: Sequence[Delivery]) -> int:
+    """The minimum's pass plus one per strategy (twice when tools change later)."""
+    last = sequence.requests[-1] if sequence.requests else []
+    return 1 + len(deliveries) * (2 if changes_tools_later(last) else 1)
+
+
 def replay_route(
     sequence: RequestSequence,
     route: str,
@@ -601,25 +695,28 @@ def replay_route(
     deliveries: Sequence[Delivery] = DELIVERIES,
     *,
     retention: bool = True,
-    progress: Callable[[str], None] | None = None,
+    steps: _Steps | None = None,
 ) -> RouteResult:
     """Every strategy of one route over the sequence, each through a cold cache of its own;
-    with ``retention``, entries expire by the provider's rule at the recorded times (P9)."""
+    with ``retention``, entries expire by the provider's rule at the recorded times (P9).
+    Each pass is linear in the session (design X8)."""
+    steps = steps or _Steps(passes_per_route(sequence, deliveries), len(sequence.requests), None, None)
     times = replay_times(sequence) if retention else None
     options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
     requests = sequence.requests
     last = requests[-1] if requests else []
     declared = declared_tools(last) if changes_tools_later(last) else None
-    minimum = sum(fresh_tokens(prompts_for(append_only(model), requests, "chronological", None, options)))
+    tick = steps.start(route, "theoretical minimum")
+    minimum = sum(fresh_tokens(views_for(append_only(model), requests, "chronological", None, options, tick)))
+    steps.finish()
     results: list[Figures] = []
     for tools in (None, declared) if declared is not None else (None,):
         for delivery in deliveries:
             name = delivery if tools is None else f"{delivery}, fixed declarations"
-            if progress is not None:
-                progress(f"{route}: {name}")
-            prompts = prompts_for(model, requests, delivery, tools, options)
-            usages = simulate(prompts, _warmed(sequence, model, delivery, options, times), times_ms=times)
+            tick = steps.start(route, name)
+            usages = strategy_usages(sequence, model, delivery, tools, times, tick)
             results.append(figures(name, model, usages, sequence.output_tokens, minimum))
+            steps.finish()
     rule = prompt_for_model(model, {}).rule
     return RouteResult(route, model["api"], rule, _prices(model), minimum, results, price_known(model))
 
@@ -678,7 +775,8 @@ def what_if(
     deliveries: Sequence[Delivery] = DELIVERIES,
     models: Mapping[str, Model] | None = None,
     retention: bool = True,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    cancel: threading.Event | None = None,
     estimate_hidden: bool = True,
 ) -> WhatIf:
     """The table: every route (a "provider/model" key) by every strategy.
@@ -716,11 +814,13 @@ def what_if(
             "billed input shows (cache write plus input plus cache read, less the recorded messages) is replayed"
         )
         replayed = with_hidden_prefix(sequence, tokens)
-    results = []
-    for route in routes:
-        results.append(
-            replay_route(replayed, route, model_of(route), deliveries, retention=retention, progress=progress)
-        )
+    models_by_route = {route: model_of(route) for route in routes}
+    per_route = passes_per_route(replayed, deliveries)
+    steps = _Steps(per_route * len(routes), len(replayed.requests), progress, cancel)
+    results = [
+        replay_route(replayed, route, model, deliveries, retention=retention, steps=steps)
+        for route, model in models_by_route.items()
+    ]
     sources = default_catalog().sources
     return WhatIf(
         str(sequence.path),
@@ -741,9 +841,11 @@ def what_if(
 __all__ = [
     "DELIVERIES",
     "Figures",
+    "Progress",
     "RequestSequence",
     "RouteResult",
     "WhatIf",
+    "WhatIfCancelled",
     "append_only",
     "assumptions",
     "changes_tools_later",
@@ -752,5 +854,7 @@ __all__ = [
     "fresh_tokens",
     "replay_route",
     "request_sequence",
+    "strategy_usages",
+    "views_for",
     "what_if",
 ]

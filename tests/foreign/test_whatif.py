@@ -30,6 +30,7 @@ from desktop.session.whatif import (
     fixed_declarations,
     fresh_tokens,
     request_sequence,
+    views_for,
     what_if,
 )
 from tests.foreign.support import CLAUDE, PI
@@ -226,10 +227,8 @@ def test_fixed_declarations_appear_in_the_table_for_a_branch_that_adds_tools() -
 def test_fresh_tokens_count_each_distinct_part_once(tiny: Path) -> None:
     model = route_model("anthropic/claude-opus-5-5")
     options = RequestOptions(session_id="tiny", api_key="k")
-    prompts = [
-        prompt_for_model(model, project(model, m, options).body) for m in ([U1], [U1, A1, U2], [U1, A1, U2])
-    ]  # type: ignore[list-item]
-    assert fresh_tokens(prompts) == [1258, 192, 0]  # a repeated request adds nothing
+    views = views_for(model, [[U1], [U1, A1, U2], [U1, A1, U2]], "chronological", None, options)  # type: ignore[list-item]
+    assert fresh_tokens(views) == [1258, 192, 0]  # a repeated request adds nothing
 
 
 @pytest.mark.parametrize(

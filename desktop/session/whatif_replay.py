@@ -1,0 +1,405 @@
+"""One route x strategy pass of the what-if replay, in time linear in what the session adds
+(design X8).
+
+The earlier pass read every request's whole body into a tuple of segments and folded it
+through ``desktop.pi.cache_rules.CacheSimulator``, which compares, copies and stores every
+segment of every request: quadratic in the session. Here each request is read as the
+incremental projection (design P7) builds it, the prompt head, the committed history (the
+engine's append-only list, shared by every request) and the tail, and:
+
+* the committed items are read into segment texts once, when they are committed
+  (:class:`PromptReader`); a request's view shares that list (:class:`PromptView`);
+* how many leading segments a request repeats from the previous one is known from that
+  structure (the same committed list, the same head) and checked only where it is not;
+* the cache (:class:`LinearCache`) and the theoretical minimum (:class:`FreshCounter`)
+  keep the previous prompt's prefix hashes and extend them by what a request adds. A
+  prefix-rule cache stores every step of every prompt; the steps a request shares with the
+  previous one are held as one record (the path and when it was last used) instead of one
+  entry per step, and written out only when a later request leaves that path.
+
+The arithmetic is ``cache_rules``' own (its token estimate, retention, minimums and the
+20-block lookback), so the figures are the same as the full fold's;
+``tests/foreign/test_whatif_linear.py`` checks that on random prompt sequences and the
+session fixtures. The work per request is what it adds, plus what it does not share with
+the previous request (a changed system prompt or tool list re-reads what follows it, as
+the provider itself processes it again).
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import hashlib
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from desktop.pi.cache_retention import asks_long, retention_for
+from desktop.pi.cache_rules import (
+    ANTHROPIC_LOOKBACK_BLOCKS,
+    CHARS_PER_TOKEN,
+    WIRE_OF_API,
+    CacheRule,
+    CacheUsage,
+    Prompt,
+    estimate_tokens,
+    read_prompt,
+    segments,
+)
+from desktop.pi.projection import ProviderRequest
+from desktop.pi.projection.incremental import WIRE_PATHS, SplicedRequest
+
+
+def _chain(previous: bytes, text: str) -> bytes:
+    return hashlib.blake2b(previous + text.encode(), digest_size=16).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class PromptView:
+    """One request as its cache reads it: head segments, a shared run of committed segments,
+    tail segments. ``kept`` is how many leading segments equal the previous view's."""
+
+    rule: CacheRule
+    model: str
+    namespace: str
+    long: bool
+    head: list[str]
+    committed: list[str]
+    count: int
+    tail: list[str]
+    #: Positions (in the whole prompt) of segments that end a cached prefix, with their ttl.
+    breakpoints: list[tuple[int, str]]
+    kept: int
+
+    def __len__(self) -> int:
+        return len(self.head) + self.count + len(self.tail)
+
+    def text(self, index: int) -> str:
+        head = len(self.head)
+        if index < head:
+            return self.head[index]
+        index -= head
+        if index < self.count:
+            return self.committed[index]
+        return self.tail[index - self.count]
+
+    def texts_from(self, start: int) -> Iterator[str]:
+        head = len(self.head)
+        if start < head:
+            yield from itertools.islice(self.head, start, None)
+            start = head
+        yield from itertools.islice(self.committed, start - head, self.count)
+        yield from itertools.islice(self.tail, max(0, start - head - self.count), None)
+
+    @property
+    def total_tokens(self) -> int:
+        """``Prompt.total_tokens`` (computed by the counters below, kept here for tests)."""
+        texts = list(self.texts_from(0))
+        if self.rule.kind == "breakpoints":
+            return sum(estimate_tokens(t) for t in texts)
+        return max(1, (sum(len(t) + 1 for t in texts) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
+
+
+def _common(previous: PromptView | None, view: PromptView, shared_run: bool) -> int:
+    """How many leading segments ``view`` repeats from ``previous`` (equal texts)."""
+    if previous is None or previous.namespace != view.namespace:
+        return 0
+    limit = min(len(previous), len(view))
+    start = 0
+    if previous.head == view.head:
+        start = len(view.head)
+        if shared_run and previous.committed is view.committed:
+            start += min(previous.count, view.count)
+    index = start
+    for a, b in zip(previous.texts_from(start), view.texts_from(start), strict=False):
+        if index >= limit or a != b:
+            break
+        index += 1
+    return min(index, limit)
+
+
+def _marks(found: Sequence[Any], offset: int) -> list[tuple[int, str]]:
+    return [(offset + i, s.breakpoint) for i, s in enumerate(found) if s.breakpoint]
+
+
+class PromptReader:
+    """The views of one pass's requests, each derived from the previous one."""
+
+    def __init__(self, model: Mapping[str, Any]) -> None:
+        self.wire = WIRE_OF_API.get(str(model.get("api", "")), "none")
+        self.family = str(model.get("provider", ""))
+        self.model_id = str(model.get("id", ""))
+        self.path = WIRE_PATHS.get(str(model.get("api", "")), ())
+        self._list: list[Any] | None = None
+        self._texts: list[str] = []
+        #: Per committed item read, where its segments start in ``_texts`` (and one past the end).
+        self._starts: list[int] = [0]
+        self._marks: list[tuple[int, str]] = []
+        self._previous: PromptView | None = None
+
+    def read(self, request: ProviderRequest) -> PromptView:
+        spliced = request._spliced if isinstance(request, SplicedRequest) else None
+        if spliced is None or len(self.path) != 1 or self.wire == "none":
+            prompt = read_prompt(self.wire, self.family, request.body, self.model_id)
+            return self._view(
+                prompt, [s.text for s in prompt.segments], _marks(prompt.segments, 0), [], 0, []
+            )
+        key = self.path[0]
+        head_items, rest = spliced._head, spliced._rest
+        shell = {**spliced._shell, key: [*head_items, *rest]}
+        prompt = read_prompt(self.wire, self.family, shell, self.model_id)
+        head: list[str] = []
+        tail: list[str] = []
+        head_marks: list[tuple[int, str]] = []
+        tail_marks: list[tuple[int, str]] = []
+        cut = len(head_items)
+        for segment in prompt.segments:
+            path = segment.path
+            in_tail = len(path) > 1 and path[0] == key and isinstance(path[1], int) and path[1] >= cut
+            into, marks = (tail, tail_marks) if in_tail else (head, head_marks)
+            if segment.breakpoint:
+                marks.append((len(into), segment.breakpoint))
+            into.append(segment.text)
+        count = self._committed(spliced._committed, spliced._count, key)
+        h = len(head)
+        marks = [*head_marks, *((h + i, t) for i, t in self._marks if i < count)]
+        marks += [(h + count + i, t) for i, t in tail_marks]
+        return self._view(prompt, head, marks, self._texts, count, tail, long=asks_long(shell))
+
+    def _committed(self, items: list[Any], count: int, key: str) -> int:
+        """The committed items' segments, read once each; how many segments ``count`` items hold."""
+        if items is not self._list:
+            self._list = items
+            self._texts = []
+            self._starts = [0]
+            self._marks = []
+        read = len(self._starts) - 1
+        if count > read:
+            found = segments(self.wire, {key: items[read:count]})
+            per = [0] * (count - read)
+            base = len(self._texts)
+            for segment in found:
+                per[int(segment.path[1])] += 1
+                if segment.breakpoint:
+                    self._marks.append((len(self._texts), segment.breakpoint))
+                self._texts.append(segment.text)
+            self._starts.extend(itertools.accumulate(per, initial=base))
+            del self._starts[read + 1 : read + 2]  # the initial value repeats the last start
+        return self._starts[count]
+
+    def _view(
+        self,
+        prompt: Prompt,
+        head: list[str],
+        marks: list[tuple[int, str]],
+        committed: list[str],
+        count: int,
+        tail: list[str],
+        *,
+        long: bool | None = None,
+    ) -> PromptView:
+        view = PromptView(
+            prompt.rule,
+            prompt.model,
+            prompt.namespace,
+            prompt.long if long is None else long,
+            head,
+            committed,
+            count,
+            tail,
+            marks,
+            0,
+        )
+        view = dataclasses.replace(view, kept=_common(self._previous, view, True))
+        self._previous = view
+        return view
+
+
+def view_of(prompt: Prompt) -> PromptView:
+    """A whole prompt as a view of its own (the warm head a pass starts from)."""
+    texts = [s.text for s in prompt.segments]
+    marks = _marks(prompt.segments, 0)
+    return PromptView(prompt.rule, prompt.model, prompt.namespace, prompt.long, texts, [], 0, [], marks, 0)
+
+
+class _Chain:
+    """The previous prompt's prefix hashes and cumulative counts, extended per request."""
+
+    __slots__ = ("counts", "digests")
+
+    def __init__(self) -> None:
+        self.digests: list[bytes] = []
+        self.counts: list[int] = []
+
+    def extend(self, view: PromptView, kept: int, chars: bool) -> None:
+        del self.digests[kept:]
+        del self.counts[kept:]
+        digest = self.digests[-1] if self.digests else b""
+        count = self.counts[-1] if self.counts else 0
+        digests, counts = self.digests, self.counts
+        for text in view.texts_from(kept):
+            digest = _chain(digest, text)
+            count += len(text) + 1 if chars else estimate_tokens(text)
+            digests.append(digest)
+            counts.append(count)
+
+
+class LinearCache:
+    """``CacheSimulator.account`` over views, a request costing what it adds (see the module)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, str, bytes], tuple[int | None, int]] = {}
+        self._chains: dict[tuple[str, str], _Chain] = {}
+        #: Prefix rules: per namespace, the last prompt's character ends and step digests, and
+        #: the entry (time, ttl) every step of it at or past the minimum holds.
+        self._steps: dict[tuple[str, str], tuple[list[int], list[bytes], tuple[int | None, int], int]] = {}
+        self._last: tuple[str, str] | None = None
+
+    def account(self, view: PromptView, now: int | None = None) -> CacheUsage:
+        rule = view.rule
+        key = (rule.name, view.namespace)
+        kept = view.kept if self._last == key else 0
+        self._last = key
+        if rule.kind == "breakpoints":
+            return self._breakpoints(view, key, kept, now)
+        if rule.kind == "prefix":
+            return self._prefix(view, key, kept, now)
+        return CacheUsage(total=view.total_tokens, read=0)
+
+    def _has(self, key: tuple[str, str, bytes], now: int | None) -> bool:
+        entry = self._entries.get(key)
+        if entry is None:
+            return False
+        used, ttl = entry
+        return now is None or used is None or now - used < ttl * 1000
+
+    def _breakpoints(self, view: PromptView, key: tuple[str, str], kept: int, now: int | None) -> CacheUsage:
+        rule, namespace = key
+        chain = self._chains.setdefault(key, _Chain())
+        if len(chain.digests) < kept:
+            kept = len(chain.digests)
+        chain.extend(view, kept, chars=False)
+        hashes, cumulative = chain.digests, chain.counts
+        tokens = cumulative[-1] if cumulative else 0
+        minimum = view.rule.minimum(view.model)
+        breakpoints = view.breakpoints
+        read_at = -1
+        for p, _ttl in breakpoints:
+            for q in range(p, max(-1, p - ANTHROPIC_LOOKBACK_BLOCKS), -1):
+                if self._has((rule, namespace, hashes[q]), now):
+                    read_at = max(read_at, q)
+                    break
+        read = cumulative[read_at] if read_at >= 0 else 0
+        written = written_1h = 0
+        if breakpoints:
+            final, final_ttl = breakpoints[-1]
+            if final > read_at and cumulative[final] >= minimum:
+                written = cumulative[final] - read
+                written_1h = written if final_ttl == "1h" else 0
+        if read_at >= 0:
+            entry_key = (rule, namespace, hashes[read_at])
+            self._entries[entry_key] = (now, self._entries[entry_key][1])
+        for p, ttl_name in breakpoints:
+            if cumulative[p] >= minimum:
+                ttl = retention_for(rule, long=ttl_name == "1h").ttl_s
+                entry_key = (rule, namespace, hashes[p])
+                old = self._entries.get(entry_key)
+                valid = old is not None and self._has(entry_key, now)
+                self._entries[entry_key] = (now, max(ttl, old[1]) if old is not None and valid else ttl)
+        return CacheUsage(
+            total=tokens, read=read, written=written, written_1h=written_1h, read_segments=read_at + 1
+        )
+
+    def _prefix(self, view: PromptView, key: tuple[str, str], kept: int, now: int | None) -> CacheUsage:
+        rule_name, namespace = key
+        rule = view.rule
+        minimum = rule.minimum(view.model)
+        step_chars = rule.step_tokens * CHARS_PER_TOKEN
+        first = max(0, -(-minimum * CHARS_PER_TOKEN // step_chars) - 1)
+        state = self._steps.get(key)
+        if state is None:
+            ends: list[int] = []
+            digests: list[bytes] = []
+            path_entry: tuple[int | None, int] = (None, 0)
+            path_first = 0
+            kept = 0
+        else:
+            ends, digests, path_entry, path_first = state
+        kept = min(kept, len(ends))
+        del ends[kept:]
+        offset = ends[-1] if ends else 0
+        for text in view.texts_from(kept):
+            offset += len(text) + 1
+            ends.append(offset)
+        shared_steps = (ends[kept - 1] if kept else 0) // step_chars
+        shared_steps = min(shared_steps, len(digests))
+        # The previous path's steps past what this prompt shares leave the path: written out
+        # with the entry the previous request gave them (it used them last).
+        entries = self._entries
+        for c in range(max(shared_steps, path_first), len(digests)):
+            entries[(rule_name, namespace, digests[c])] = path_entry
+        del digests[shared_steps:]
+        start = shared_steps * step_chars
+        j = bisect.bisect_right(ends, start)
+        segment_start = ends[j - 1] if j else 0
+        rest = "".join(text + "\n" for text in view.texts_from(j))[start - segment_start :]
+        digest = digests[-1] if digests else b""
+        for end in range(step_chars, len(rest) + 1, step_chars):
+            digest = _chain(digest, rest[end - step_chars : end])
+            digests.append(digest)
+        read = 0
+        for c in range(len(digests) - 1, first - 1, -1):
+            if c < shared_steps:
+                # Every shared step was last used by the previous request (it stored its whole
+                # path), so each holds that request's entry: one check decides them all.
+                if c >= path_first and _valid(path_entry, now):
+                    read = (c + 1) * step_chars // CHARS_PER_TOKEN
+                break
+            if self._has((rule_name, namespace, digests[c]), now):
+                read = (c + 1) * step_chars // CHARS_PER_TOKEN
+                break
+        entry = (now, retention_for(rule_name, long=view.long).ttl_s)
+        self._steps[key] = (ends, digests, entry, first)
+        read_chars = read * CHARS_PER_TOKEN
+        whole = bisect.bisect_right(ends, read_chars)
+        chars = ends[-1] if ends else 0
+        total = max(1, (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
+        return CacheUsage(total=total, read=read, read_segments=whole, read_chars=read_chars)
+
+
+def _valid(entry: tuple[int | None, int], now: int | None) -> bool:
+    used, ttl = entry
+    return now is None or used is None or now - used < ttl * 1000
+
+
+class FreshCounter:
+    """``whatif.fresh_tokens`` over views: each request's tokens past the longest prefix of
+    whole parts any earlier request had, hashing only what it adds."""
+
+    def __init__(self) -> None:
+        self._seen: set[bytes] = set()
+        self._chain = _Chain()
+        self._namespace: str | None = None
+
+    def add(self, view: PromptView) -> int:
+        chain = self._chain
+        kept = min(view.kept, len(chain.digests)) if self._namespace == view.namespace else 0
+        self._namespace = view.namespace
+        prefix_rule = view.rule.kind != "breakpoints"
+        chain.extend(view, kept, chars=prefix_rule)
+        digests, counts = chain.digests, chain.counts
+        shared = 0
+        for index in range(len(digests) - 1, -1, -1):  # every prefix of a seen chain was seen
+            if index < kept or digests[index] in self._seen:
+                shared = counts[index] // CHARS_PER_TOKEN if prefix_rule else counts[index]
+                break
+        self._seen.update(itertools.islice(digests, kept, None))
+        if prefix_rule:
+            total = max(1, ((counts[-1] if counts else 0) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
+        else:
+            total = counts[-1] if counts else 0
+        return max(0, total - shared)
+
+
+__all__ = ["FreshCounter", "LinearCache", "PromptReader", "PromptView", "view_of"]
