@@ -142,35 +142,40 @@ def main() -> None:
     print(f"{load_average()}; {' '.join(sys.argv)}")
     with tempfile.TemporaryDirectory() as folder:
         for label, path in sessions(Path(folder), args.rows, args.pi_mb):
-            size = path.stat().st_size
-            lines = parse(path)
-            sequence = request_sequence(path)
-            cases: dict[str, Callable[[], float]] = {
-                "parse (anchor)": ms(lambda path=path: parse(path)),  # type: ignore[misc]
-                "read sequence": ms(lambda path=path: request_sequence(path)),  # type: ignore[misc]
-                "minimum pass": ms(lambda: minimum_pass(sequence, PASSES[0][0])),
-            }
-            for route, delivery in PASSES:
-                cases[f"{route} {delivery}"] = ms(
-                    lambda route=route, delivery=delivery: one_pass(sequence, route, delivery)  # type: ignore[misc]
-                )
-            samples = interleave(cases, args.runs)
-            anchor = samples["parse (anchor)"]
-            print(
-                f"\n{label}: {lines:,} lines, {len(sequence.requests):,} requests, {size / 1e6:.2f} MB "
-                f"({load_average()})"
-            )
-            rows = []
-            for name, values in samples.items():
-                low, mid = min_median(values)
-                by_min, by_median = ratio(values, anchor)
-                rows.append([name, f"{low:,.0f}", f"{mid:,.0f}", f"{by_min:.2f}x", f"{by_median:.2f}x"])
-            print(table(["path", "min ms", "median ms", "x anchor (min)", "x anchor (median)"], rows))
-            peak = child_peak(path)
-            print(
-                f"peak memory above start, read + one pass (fresh process): {peak / 1e6:.1f} MB = {peak / size:.2f}x the file"
-            )
-            del sequence
+            bench_session(label, path, args.runs)
+
+
+def bench_session(label: str, path: Path, runs: int) -> None:
+    """One session's table and memory figure."""
+    size = path.stat().st_size
+    lines = parse(path)
+    sequence = request_sequence(path)
+    cases: dict[str, Callable[[], float]] = {
+        "parse (anchor)": ms(lambda: parse(path)),
+        "read sequence": ms(lambda: request_sequence(path)),
+        "minimum pass": ms(lambda: minimum_pass(sequence, PASSES[0][0])),
+    }
+    for route, delivery in PASSES:
+        cases[f"{route} {delivery}"] = ms(
+            lambda route=route, delivery=delivery: one_pass(sequence, route, delivery)  # type: ignore[misc]
+        )
+    samples = interleave(cases, runs)
+    anchor = samples["parse (anchor)"]
+    print(
+        f"\n{label}: {lines:,} lines, {len(sequence.requests):,} requests, {size / 1e6:.2f} MB "
+        f"({load_average()})"
+    )
+    rows = []
+    for name, values in samples.items():
+        low, mid = min_median(values)
+        by_min, by_median = ratio(values, anchor)
+        rows.append([name, f"{low:,.0f}", f"{mid:,.0f}", f"{by_min:.2f}x", f"{by_median:.2f}x"])
+    print(table(["path", "min ms", "median ms", "x anchor (min)", "x anchor (median)"], rows))
+    peak = child_peak(path)
+    print(
+        f"peak memory above start, read + one pass (fresh process): {peak / 1e6:.1f} MB = "
+        f"{peak / size:.2f}x the file"
+    )
 
 
 if __name__ == "__main__":
