@@ -101,7 +101,7 @@ class PromptView:
         return max(1, (sum(len(t) + 1 for t in texts) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
 
 
-def _common(previous: PromptView | None, view: PromptView, shared_run: bool) -> int:
+def _common(previous: PromptView | None, view: PromptView) -> int:
     """How many leading segments ``view`` repeats from ``previous`` (equal texts)."""
     if previous is None or previous.namespace != view.namespace:
         return 0
@@ -109,8 +109,10 @@ def _common(previous: PromptView | None, view: PromptView, shared_run: bool) -> 
     start = 0
     if previous.head == view.head:
         start = len(view.head)
-        if shared_run and previous.committed is view.committed:
-            start += min(previous.count, view.count)
+        run = min(previous.count, view.count)
+        # One list comparison in C (texts repeated across committed lists are the same objects).
+        if previous.committed is view.committed or previous.committed[:run] == view.committed[:run]:
+            start += run
     index = start
     for a, b in zip(previous.texts_from(start), view.texts_from(start), strict=False):
         if index >= limit or a != b:
@@ -170,10 +172,19 @@ class PromptReader:
     def _committed(self, items: list[Any], count: int, key: str) -> int:
         """The committed items' segments, read once each; how many segments ``count`` items hold."""
         if items is not self._list:
+            # A new committed list (the engine rolled back or started again, on a tool change
+            # or another lane): the items it repeats from the old one (equal values, compared
+            # in C) keep their texts, the same string objects, so the views compare by identity.
+            old, same = self._list, 0
+            if old is not None:
+                limit = min(len(self._starts) - 1, count)
+                while same < limit and old[same] == items[same]:
+                    same += 1
+            cut = self._starts[same]
             self._list = items
-            self._texts = []
-            self._starts = [0]
-            self._marks = []
+            self._texts = self._texts[:cut]  # a new list: earlier views keep the old one
+            self._starts = self._starts[: same + 1]
+            self._marks = [mark for mark in self._marks if mark[0] < cut]
         read = len(self._starts) - 1
         if count > read:
             found = segments(self.wire, {key: items[read:count]})
@@ -211,7 +222,7 @@ class PromptReader:
             marks,
             0,
         )
-        view = dataclasses.replace(view, kept=_common(self._previous, view, True))
+        view = dataclasses.replace(view, kept=_common(self._previous, view))
         self._previous = view
         return view
 
