@@ -138,7 +138,12 @@ def main() -> None:
     parser.add_argument("--rows", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--pi-mb", type=float, default=20.0)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--passes", type=int, nargs="+", help="which passes to time, by index in PASSES (default: all)"
+    )
     args = parser.parse_args()
+    if args.passes:
+        PASSES[:] = [PASSES[i] for i in args.passes]
     print(f"{load_average()}; {' '.join(sys.argv)}")
     with tempfile.TemporaryDirectory() as folder:
         for label, path in sessions(Path(folder), args.rows, args.pi_mb):
