@@ -89,6 +89,9 @@ class RequestSequence:
     #: A stand-in system prompt the provider already held when the file starts (the first
     #: request read it from the cache): each pass starts with it cached.
     warm_head: Message | None = None
+    #: How many requests of each kind are replayed: the current branch, other branches of
+    #: the file, sub-agents (sidechains and the sub-agent files) (design X9).
+    replayed: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
 
 def _output(message: Mapping[str, Any] | None) -> int:
@@ -114,14 +117,20 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
 
     session = open_foreign(where)
     calls: list[tuple[list[Message], int, int | None, Any]] = []
-    # The sub-agents the branch ran were requests too (their own contexts), in time order.
-    for branch in (leaf, *session.lanes(leaf)):
+    counts = {"currentBranch": 0, "otherBranches": 0, "subAgents": 0}
+    seen: set[str] = set()
+    walked = _replayed_branches(session, leaf)
+    for branch, kind in walked:
         rows = {row.id: row for row in session.timeline(branch) if row.kind in ("assistant", "error")}
         for rid, messages in session.request_contexts(branch):
+            if rid in seen:  # a request on the path two branches share is replayed once
+                continue
+            seen.add(rid)
+            counts[kind] += 1
             row = rows.get(rid)
             reply = row.message if row else None
             calls.append((messages, _output(reply), row.ts if row else None, reply))
-    if len(calls) > 1 and session.lanes(leaf):
+    if len(calls) > 1 and len(walked) > 1:  # the lanes interleave in time
         calls.sort(key=lambda call: call[2] if call[2] is not None else 0)
     return RequestSequence(
         where,
@@ -133,7 +142,21 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
         system_known=session.format == "pi",
         problems=tuple(session.diagnostics),
         replies=tuple(call[3] for call in calls),
+        replayed=counts,
     )
+
+
+def _replayed_branches(session: Any, leaf: str | None) -> list[tuple[str | None, str]]:
+    """Which branches a replay walks, each with its kind (design X9): a Claude Code file
+    without a chosen branch is replayed whole, every request it records (the abandoned
+    branches and the sub-agents were billed too); otherwise the branch and the sub-agents it
+    ran."""
+    if leaf is None and session.format == "claude-code":
+        return [
+            (b.leaf, "currentBranch" if b.current else "subAgents" if b.sidechain else "otherBranches")
+            for b in session.branches()
+        ]
+    return [(leaf, "currentBranch"), *((lane, "subAgents") for lane in session.lanes(leaf))]
 
 
 class Prefix(Sequence[Message]):
@@ -199,6 +222,7 @@ def _desktop_sequence(path: Path) -> RequestSequence:
         outputs,
         stamps,
         problems=tuple(log.diagnostics),
+        replayed={"currentBranch": len(requests), "otherBranches": 0, "subAgents": 0},
     )
 
 
@@ -476,12 +500,15 @@ class WhatIf:
     hidden: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     #: The route the replies were recorded on and what their billed usage cost there.
     recorded: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: Which requests were replayed, by kind (``RequestSequence.replayed``) (design X9).
+    replayed: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "session": self.source,
             "format": self.format,
             "requests": self.requests,
+            "replayed": dict(self.replayed),
             "routes": [r.to_json() for r in self.routes],
             "systemPrompt": dict(self.hidden),
             "recorded": dict(self.recorded),
@@ -624,7 +651,7 @@ class Progress:
 
     def line(self) -> str:
         return (
-            f"{self.fraction:.0%} · {self.route}: {self.strategy}, request {self.request:,} of "
+            f"{self.fraction:.0%} · {self.route}: {self.strategy}, request {self.request + 1:,} of "
             f"{self.requests:,}"
         )
 
@@ -651,7 +678,6 @@ class _Steps:
 
     def start(self, route: str, strategy: str) -> Callable[[int], None]:
         self.route, self.strategy = route, strategy
-        self.tick(0)
         return self.tick
 
     def tick(self, index: int) -> None:
@@ -835,6 +861,7 @@ def what_if(
         },
         hidden,
         recorded,
+        sequence.replayed,
     )
 
 
