@@ -88,7 +88,7 @@ class ProgressLine:
 
     def __init__(self, stream: TextIO) -> None:
         self.tty = stream.isatty()
-        # The command's standard error strips control characters (design G11); the carriage
+        # The command's standard error strips control characters (design X23); the carriage
         # return that rewrites the line goes to the terminal itself, the text made one line.
         self.stream = sys.__stderr__ if self.tty and sys.__stderr__ is not None else stream
         self.width = 0
