@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,8 @@ from desktop.pi.projection import RequestOptions, project
 from desktop.session.foreign import route_model
 from desktop.session.whatif import (
     DELIVERIES,
+    Progress,
+    WhatIfCancelled,
     changes_tools_later,
     fixed_declarations,
     fresh_tokens,
@@ -334,3 +337,87 @@ def test_a_model_without_a_price_says_price_unknown(tiny: Path) -> None:
     assert all(s["cost"] is None for s in data["routes"][0]["strategies"])
     row = next(line for line in render(result).splitlines() if line.startswith("local/free"))
     assert "price unknown" in row and "$" not in row
+
+
+def test_progress_covers_every_pass_and_cancel_stops_at_the_next_request(tmp_path: Path) -> None:
+    """Design X8: progress names each pass and request; a set cancel flag raises
+    ``WhatIfCancelled`` before the next request, not at the end."""
+    from desktop.bench.whatif_session import write
+
+    sequence = request_sequence(write(tmp_path / "g.jsonl", 40))
+    seen: list[Progress] = []
+    what_if(sequence, ["deepseek/deepseek-flash"], progress=seen.append)
+    passes = {(p.route, p.strategy) for p in seen}
+    assert len(passes) == 1 + 2 * len(DELIVERIES)  # the minimum, and fixed declarations too
+    fractions = [p.fraction for p in seen]
+    assert fractions == sorted(fractions) and fractions[0] == 0 and fractions[-1] > 0.9
+    assert seen[-1].line().startswith(f"{fractions[-1]:.0%} · deepseek/deepseek-flash: ")
+
+    cancel = threading.Event()
+    reached: list[Progress] = []
+
+    def stop_in_second_pass(progress: Progress) -> None:
+        reached.append(progress)
+        if progress.done == 1 and progress.request >= 10:
+            cancel.set()
+
+    with pytest.raises(WhatIfCancelled):
+        what_if(sequence, ["deepseek/deepseek-flash"], progress=stop_in_second_pass, cancel=cancel)
+    assert reached[-1].done == 1 and reached[-1].request < len(sequence.requests)
+
+
+def test_the_command_writes_progress_on_a_terminal_and_keeps_standard_output_clean(tiny: Path) -> None:
+    """Design X8: on a terminal the progress is one line rewritten in place (carriage returns,
+    cleared at the end); standard output holds only the JSON."""
+    import os
+    import pty
+
+    main, secondary = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "desktop", "whatif", str(tiny), "--json", "--routes", "openai/gpt-5.5"],
+            stdout=subprocess.PIPE,
+            stderr=secondary,
+            timeout=120,
+        )
+        os.close(secondary)
+        secondary = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        if secondary >= 0:
+            os.close(secondary)
+        os.close(main)
+    err = b"".join(chunks).decode()
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["routes"][0]["route"] == "openai/gpt-5.5"
+    assert "\r" in err and "openai/gpt-5.5: theoretical minimum, request 1 of 2" in err
+    assert "\n" not in err.replace("\r\n", "").strip("\r ")  # one line, rewritten
+
+
+def test_a_claude_code_file_is_replayed_whole_and_says_what_was_replayed() -> None:
+    """Design X9: every branch and sub-agent of the file, each request once, counted by kind."""
+    whole = request_sequence(CLAUDE / "basic.jsonl")
+    current = request_sequence(CLAUDE / "basic.jsonl", leaf=whole_leaf(CLAUDE / "basic.jsonl"))
+    assert whole.replayed == {"currentBranch": 6, "otherBranches": 1, "subAgents": 1}
+    assert current.replayed == {"currentBranch": 6, "otherBranches": 0, "subAgents": 1}
+    assert len(whole.requests) == 8 and len(current.requests) == 7
+    stamps = [t for t in whole.timestamps if t is not None]
+    assert stamps == sorted(stamps)  # the lanes in time order
+    data = what_if(whole, ["anthropic/claude-sonnet-4-5"], deliveries=("chronological",)).to_json()
+    assert data["replayed"] == whole.replayed and data["requests"] == 8
+
+
+def whole_leaf(path: Path) -> str:
+    from desktop.session.foreign import open_foreign
+
+    leaf = open_foreign(path).default_leaf
+    assert leaf is not None
+    return leaf

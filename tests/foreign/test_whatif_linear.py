@@ -1,0 +1,93 @@
+"""The linear what-if pass gives the full fold's figures (design X8).
+
+``LinearCache`` folds a request by what it adds to the previous one and holds a prefix
+cache's shared steps as one record; ``CacheSimulator`` (the emulator's and the preview's cache)
+reads every request whole. On random request sequences (prompts that grow, are cut back,
+change their head, repeat, with breakpoints and idle gaps past the short retention) every
+request's usage must be the same, for a breakpoint rule and two prefix rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from desktop.pi.cache_rules import RULES, CacheSimulator, Prompt, Segment
+from desktop.session.whatif_replay import LinearCache, PromptView, _common
+
+TEXTS = st.text(alphabet="ab", min_size=1, max_size=4).map(lambda s: s * 300)
+
+
+@st.composite
+def sequences(draw: st.DrawFn) -> list[tuple[list[str], list[int], int | None]]:
+    """(segment texts, breakpoint positions, time) per request."""
+    out: list[tuple[list[str], list[int], int | None]] = []
+    texts: list[str] = []
+    now = 1_000_000
+    timed = draw(st.booleans())
+    for _ in range(draw(st.integers(1, 12))):
+        move = draw(st.sampled_from(["grow", "grow", "cut", "head", "same"]))
+        if move == "cut" and texts:
+            texts = texts[: draw(st.integers(0, len(texts)))]
+        elif move == "head" and texts:
+            texts = [draw(TEXTS), *texts[1:]]
+        if move != "same" or not texts:
+            texts = texts + draw(st.lists(TEXTS, min_size=1, max_size=5))
+        marks = sorted(set(draw(st.lists(st.integers(0, len(texts) - 1), max_size=3))) | {len(texts) - 1})
+        now += draw(st.sampled_from([1_000, 60_000, 6 * 60_000, 61 * 60_000]))
+        out.append((list(texts), marks, now if timed else None))
+    return out
+
+
+def _views(rule: str, requests: list[tuple[list[str], list[int], int | None]]) -> list[PromptView]:
+    """Each request as the reader makes it: a head, a run of a shared committed list (kept
+    while the requests only grow past it), a tail."""
+    views: list[PromptView] = []
+    committed: list[str] = []
+    previous: PromptView | None = None
+    for texts, marks, _now in requests:
+        head = texts[:1]
+        body = texts[1:]
+        if committed != body[: len(committed)]:
+            committed = []
+        run = max(len(committed), len(body) - 2)
+        if run > len(committed):
+            committed.extend(body[len(committed) : run])
+        count = min(len(committed), len(body))
+        view = PromptView(
+            RULES[rule],
+            "claude-sonnet-4-5",
+            "ns",
+            False,
+            head,
+            committed,
+            count,
+            body[count:],
+            [(p, "5m") for p in marks],
+            0,
+        )
+        view = dataclasses.replace(view, kept=_common(previous, view))
+        views.append(view)
+        previous = view
+    return views
+
+
+@settings(max_examples=150, deadline=None)
+@given(requests=sequences(), rule=st.sampled_from(["anthropic", "openai", "deepseek"]))
+def test_the_linear_cache_equals_the_full_fold(
+    requests: list[tuple[list[str], list[int], int | None]], rule: str
+) -> None:
+    full = CacheSimulator()
+    linear = LinearCache()
+    for (texts, marks, now), view in zip(requests, _views(rule, requests), strict=True):
+        segments = tuple(
+            Segment(text, "messages", "", (), "5m" if i in marks and rule == "anthropic" else None)
+            for i, text in enumerate(texts)
+        )
+        prompt = Prompt(RULES[rule], "claude-sonnet-4-5", "ns", segments)
+        if rule != "anthropic":
+            view = dataclasses.replace(view, breakpoints=[])
+        assert list(view.texts_from(0)) == texts
+        assert linear.account(view, now) == full.account(prompt, now)
