@@ -126,7 +126,9 @@ def whatif(
     from desktop.session.whatif import WhatIfCancelled, request_sequence, what_if
 
     try:
-        result = what_if(request_sequence(path, leaf=leaf), routes, progress=progress, cancel=cancel).to_json()
+        result = what_if(
+            request_sequence(path, leaf=leaf), routes, progress=progress, cancel=cancel
+        ).to_json()
     except WhatIfCancelled:
         return {"cancelled": True, "routes": routes}
     except (RouteError, ProjectionError, BranchNotFound, ForeignOpenError, OSError, ValueError) as exc:
