@@ -31,7 +31,7 @@ import bisect
 import dataclasses
 import hashlib
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +55,12 @@ def _chain(previous: bytes, text: str) -> bytes:
     return hashlib.blake2b(previous + text.encode(), digest_size=16).digest()
 
 
+def _digest(text: str) -> bytes:
+    """A segment's own digest: prefix hashes chain these (each text hashed once, not once per
+    prefix it ends, so a changed head re-chains 32 bytes per segment)."""
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
 @dataclass(frozen=True, slots=True)
 class PromptView:
     """One request as its cache reads it: head segments, a shared run of committed segments,
@@ -68,9 +74,16 @@ class PromptView:
     committed: list[str]
     count: int
     tail: list[str]
+    #: Each committed text's digest (``_digest``), made once when it was read.
+    sums: list[bytes]
     #: Positions (in the whole prompt) of segments that end a cached prefix, with their ttl.
     breakpoints: list[tuple[int, str]]
     kept: int
+    #: Breakpoint rules: how many leading segments are tools and system blocks (their texts
+    #: say so: ``tool:``, ``system:``), and how many message segments after them equal the
+    #: previous view's (a changed system prompt leaves the messages' own prefix hashes valid).
+    split: int = 0
+    kept_messages: int = 0
 
     def __len__(self) -> int:
         return len(self.head) + self.count + len(self.tail)
@@ -91,6 +104,17 @@ class PromptView:
             start = head
         yield from itertools.islice(self.committed, start - head, self.count)
         yield from itertools.islice(self.tail, max(0, start - head - self.count), None)
+
+    def parts_from(self, start: int) -> Iterator[tuple[bytes, int]]:
+        """From ``start`` on, each segment's digest and length (the committed ones kept)."""
+        head = len(self.head)
+        for text in itertools.islice(self.head, start, None):
+            yield _digest(text), len(text)
+        begin = max(0, start - head)
+        for index in range(begin, self.count):
+            yield self.sums[index], len(self.committed[index])
+        for text in itertools.islice(self.tail, max(0, start - head - self.count), None):
+            yield _digest(text), len(text)
 
     @property
     def total_tokens(self) -> int:
@@ -138,7 +162,11 @@ class PromptReader:
         #: Per committed item read, where its segments start in ``_texts`` (and one past the end).
         self._starts: list[int] = [0]
         self._marks: list[tuple[int, str]] = []
+        self._sums: list[bytes] = []
         self._previous: PromptView | None = None
+        self._fixed_cache: (
+            tuple[dict[str, Any], tuple[list[str], list[tuple[int, str]], Prompt, bool]] | None
+        ) = None
 
     def read(self, request: ProviderRequest) -> PromptView:
         spliced = request._spliced if isinstance(request, SplicedRequest) else None
@@ -149,16 +177,15 @@ class PromptReader:
             )
         key = self.path[0]
         head_items, rest = spliced._head, spliced._rest
-        shell = {**spliced._shell, key: [*head_items, *rest]}
-        prompt = read_prompt(self.wire, self.family, shell, self.model_id)
-        head: list[str] = []
+        fixed, fixed_marks, prompt, fixed_long = self._fixed(spliced._shell, key)
+        head = list(fixed)
         tail: list[str] = []
-        head_marks: list[tuple[int, str]] = []
+        head_marks = list(fixed_marks)
         tail_marks: list[tuple[int, str]] = []
         cut = len(head_items)
-        for segment in prompt.segments:
-            path = segment.path
-            in_tail = len(path) > 1 and path[0] == key and isinstance(path[1], int) and path[1] >= cut
+        items = [*head_items, *rest]
+        for segment in segments(self.wire, {key: items}):
+            in_tail = int(segment.path[1]) >= cut
             into, marks = (tail, tail_marks) if in_tail else (head, head_marks)
             if segment.breakpoint:
                 marks.append((len(into), segment.breakpoint))
@@ -167,7 +194,23 @@ class PromptReader:
         h = len(head)
         marks = [*head_marks, *((h + i, t) for i, t in self._marks if i < count)]
         marks += [(h + count + i, t) for i, t in tail_marks]
-        return self._view(prompt, head, marks, self._texts, count, tail, long=asks_long(shell))
+        long = fixed_long or (key == "messages" and asks_long({key: items[-3:]}))
+        return self._view(prompt, head, marks, self._texts, count, tail, long=long)
+
+    def _fixed(
+        self, shell: Mapping[str, Any], key: str
+    ) -> tuple[list[str], list[tuple[int, str]], Prompt, bool]:
+        """The segments of everything but the message list (tools, system prompt), read again
+        only when it changed (compared as values, in C): the tool list grows with a session."""
+        parts = {k: v for k, v in shell.items() if k != key}
+        cached = self._fixed_cache
+        if cached is not None and cached[0] == parts:
+            return cached[1]
+        body = {**parts, key: []}
+        prompt = read_prompt(self.wire, self.family, body, self.model_id)
+        result = ([s.text for s in prompt.segments], _marks(prompt.segments, 0), prompt, asks_long(body))
+        self._fixed_cache = (parts, result)
+        return result
 
     def _committed(self, items: list[Any], count: int, key: str) -> int:
         """The committed items' segments, read once each; how many segments ``count`` items hold."""
@@ -183,6 +226,7 @@ class PromptReader:
             cut = self._starts[same]
             self._list = items
             self._texts = self._texts[:cut]  # a new list: earlier views keep the old one
+            self._sums = self._sums[:cut]
             self._starts = self._starts[: same + 1]
             self._marks = [mark for mark in self._marks if mark[0] < cut]
         read = len(self._starts) - 1
@@ -195,6 +239,7 @@ class PromptReader:
                 if segment.breakpoint:
                     self._marks.append((len(self._texts), segment.breakpoint))
                 self._texts.append(segment.text)
+                self._sums.append(_digest(segment.text))
             self._starts.extend(itertools.accumulate(per, initial=base))
             del self._starts[read + 1 : read + 2]  # the initial value repeats the last start
         return self._starts[count]
@@ -219,19 +264,54 @@ class PromptReader:
             committed,
             count,
             tail,
+            self._sums if committed is self._texts else [],
             marks,
             0,
         )
-        view = dataclasses.replace(view, kept=_common(self._previous, view))
+        view = finish(self._previous, view)
         self._previous = view
         return view
+
+
+def finish(previous: PromptView | None, view: PromptView) -> PromptView:
+    """``view`` with what it shares with ``previous`` (the view before it in the pass)."""
+    split = 0
+    if view.rule.kind == "breakpoints":
+        for text in view.head:
+            if not text.startswith(("tool:", "system:")):
+                break
+            split += 1
+    view = dataclasses.replace(view, kept=_common(previous, view), split=split)
+    return dataclasses.replace(view, kept_messages=_common_messages(previous, view))
+
+
+def _common_messages(previous: PromptView | None, view: PromptView) -> int:
+    """How many message segments (past ``split``) ``view`` repeats from ``previous``."""
+    if previous is None or previous.namespace != view.namespace or view.rule.kind != "breakpoints":
+        return 0
+    before, now = previous.split, view.split
+    limit = min(len(previous) - before, len(view) - now)
+    start = 0
+    if previous.head[before:] == view.head[now:]:
+        start = len(view.head) - now
+        run = min(previous.count, view.count)
+        if previous.committed is view.committed or previous.committed[:run] == view.committed[:run]:
+            start += run
+    index = start
+    for a, b in zip(previous.texts_from(before + start), view.texts_from(now + start), strict=False):
+        if index >= limit or a != b:
+            break
+        index += 1
+    return min(index, limit)
 
 
 def view_of(prompt: Prompt) -> PromptView:
     """A whole prompt as a view of its own (the warm head a pass starts from)."""
     texts = [s.text for s in prompt.segments]
     marks = _marks(prompt.segments, 0)
-    return PromptView(prompt.rule, prompt.model, prompt.namespace, prompt.long, texts, [], 0, [], marks, 0)
+    return PromptView(
+        prompt.rule, prompt.model, prompt.namespace, prompt.long, texts, [], 0, [], [], marks, 0
+    )
 
 
 class _Chain:
@@ -244,14 +324,18 @@ class _Chain:
         self.counts: list[int] = []
 
     def extend(self, view: PromptView, kept: int, chars: bool) -> None:
+        self.extend_parts(view.parts_from(kept), kept, chars)
+
+    def extend_parts(self, parts: Iterable[tuple[bytes, int]], kept: int, chars: bool) -> None:
         del self.digests[kept:]
         del self.counts[kept:]
         digest = self.digests[-1] if self.digests else b""
         count = self.counts[-1] if self.counts else 0
         digests, counts = self.digests, self.counts
-        for text in view.texts_from(kept):
-            digest = _chain(digest, text)
-            count += len(text) + 1 if chars else estimate_tokens(text)
+        blake = hashlib.blake2b
+        for part, size in parts:
+            digest = blake(digest + part, digest_size=16).digest()
+            count += size + 1 if chars else (size + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
             digests.append(digest)
             counts.append(count)
 
@@ -261,7 +345,8 @@ class LinearCache:
 
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str, bytes], tuple[int | None, int]] = {}
-        self._chains: dict[tuple[str, str], _Chain] = {}
+        #: Breakpoint rules: per namespace, the last head's texts, its chain and the messages'.
+        self._heads: dict[tuple[str, str], tuple[list[str], _Chain, _Chain]] = {}
         #: Prefix rules: per namespace, the last prompt's character ends and step digests, and
         #: the entry (time, ttl) every step of it at or past the minimum holds.
         self._steps: dict[tuple[str, str], tuple[list[int], list[bytes], tuple[int | None, int], int]] = {}
@@ -270,10 +355,11 @@ class LinearCache:
     def account(self, view: PromptView, now: int | None = None) -> CacheUsage:
         rule = view.rule
         key = (rule.name, view.namespace)
-        kept = view.kept if self._last == key else 0
+        same = self._last == key
+        kept = view.kept if same else 0
         self._last = key
         if rule.kind == "breakpoints":
-            return self._breakpoints(view, key, kept, now)
+            return self._breakpoints(view, key, same, now)
         if rule.kind == "prefix":
             return self._prefix(view, key, kept, now)
         return CacheUsage(total=view.total_tokens, read=0)
@@ -285,36 +371,64 @@ class LinearCache:
         used, ttl = entry
         return now is None or used is None or now - used < ttl * 1000
 
-    def _breakpoints(self, view: PromptView, key: tuple[str, str], kept: int, now: int | None) -> CacheUsage:
+    def _breakpoints(self, view: PromptView, key: tuple[str, str], same: bool, now: int | None) -> CacheUsage:
+        """``CacheSimulator._breakpoints``. A prefix is named by two hashes: the chain over the
+        tools and system blocks, and (past them) that whole head's hash with the chain over the
+        message segments. Equal prefixes get equal names (the texts say where the head ends),
+        and a changed system prompt re-hashes the head, not every message after it."""
         rule, namespace = key
-        chain = self._chains.setdefault(key, _Chain())
-        if len(chain.digests) < kept:
-            kept = len(chain.digests)
-        chain.extend(view, kept, chars=False)
-        hashes, cumulative = chain.digests, chain.counts
-        tokens = cumulative[-1] if cumulative else 0
+        split = view.split
+        head_texts = view.head[:split]
+        state = self._heads.get(key)
+        if state is None or not same:
+            state = ([], _Chain(), _Chain())
+            self._heads[key] = state
+            head_kept = message_kept = 0
+        else:
+            previous_head = state[0]
+            head_kept = 0
+            for a, b in zip(previous_head, head_texts, strict=False):
+                if a != b:
+                    break
+                head_kept += 1
+            message_kept = view.kept_messages
+        heads, messages = state[1], state[2]
+        heads.extend_parts(((_digest(t), len(t)) for t in head_texts[head_kept:]), head_kept, False)
+        message_kept = min(message_kept, len(messages.digests))
+        messages.extend_parts(view.parts_from(split + message_kept), message_kept, False)
+        self._heads[key] = (head_texts, heads, messages)
+        head_name = heads.digests[-1] if heads.digests else b""
+        head_tokens = heads.counts[-1] if heads.counts else 0
+
+        def name(q: int) -> bytes:
+            return heads.digests[q] if q < split else head_name + messages.digests[q - split]
+
+        def cumulative(q: int) -> int:
+            return heads.counts[q] if q < split else head_tokens + messages.counts[q - split]
+
+        tokens = head_tokens + (messages.counts[-1] if messages.counts else 0)
         minimum = view.rule.minimum(view.model)
         breakpoints = view.breakpoints
         read_at = -1
         for p, _ttl in breakpoints:
             for q in range(p, max(-1, p - ANTHROPIC_LOOKBACK_BLOCKS), -1):
-                if self._has((rule, namespace, hashes[q]), now):
+                if self._has((rule, namespace, name(q)), now):
                     read_at = max(read_at, q)
                     break
-        read = cumulative[read_at] if read_at >= 0 else 0
+        read = cumulative(read_at) if read_at >= 0 else 0
         written = written_1h = 0
         if breakpoints:
             final, final_ttl = breakpoints[-1]
-            if final > read_at and cumulative[final] >= minimum:
-                written = cumulative[final] - read
+            if final > read_at and cumulative(final) >= minimum:
+                written = cumulative(final) - read
                 written_1h = written if final_ttl == "1h" else 0
         if read_at >= 0:
-            entry_key = (rule, namespace, hashes[read_at])
+            entry_key = (rule, namespace, name(read_at))
             self._entries[entry_key] = (now, self._entries[entry_key][1])
         for p, ttl_name in breakpoints:
-            if cumulative[p] >= minimum:
+            if cumulative(p) >= minimum:
                 ttl = retention_for(rule, long=ttl_name == "1h").ttl_s
-                entry_key = (rule, namespace, hashes[p])
+                entry_key = (rule, namespace, name(p))
                 old = self._entries.get(entry_key)
                 valid = old is not None and self._has(entry_key, now)
                 self._entries[entry_key] = (now, max(ttl, old[1]) if old is not None and valid else ttl)

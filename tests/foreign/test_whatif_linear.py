@@ -10,34 +10,40 @@ request's usage must be the same, for a breakpoint rule and two prefix rules.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop.pi.cache_rules import RULES, CacheSimulator, Prompt, Segment
-from desktop.session.whatif_replay import LinearCache, PromptView, _common
+from desktop.session.whatif_replay import LinearCache, PromptView, _digest, finish
 
-TEXTS = st.text(alphabet="ab", min_size=1, max_size=4).map(lambda s: s * 300)
+BODY = st.text(alphabet="ab", min_size=1, max_size=4).map(lambda s: s * 300)
+HEADS = st.tuples(st.sampled_from(["tool:", "system:"]), BODY).map("".join)
+MESSAGES = st.tuples(st.sampled_from(["user:", "assistant:"]), BODY).map("".join)
 
 
 @st.composite
 def sequences(draw: st.DrawFn) -> list[tuple[list[str], list[int], int | None]]:
-    """(segment texts, breakpoint positions, time) per request."""
+    """(segment texts, breakpoint positions, time) per request: a head of tool and system
+    blocks, then messages."""
     out: list[tuple[list[str], list[int], int | None]] = []
-    texts: list[str] = []
+    head: list[str] = draw(st.lists(HEADS, max_size=3))
+    messages: list[str] = []
     now = 1_000_000
     timed = draw(st.booleans())
     for _ in range(draw(st.integers(1, 12))):
         move = draw(st.sampled_from(["grow", "grow", "cut", "head", "same"]))
-        if move == "cut" and texts:
-            texts = texts[: draw(st.integers(0, len(texts)))]
-        elif move == "head" and texts:
-            texts = [draw(TEXTS), *texts[1:]]
-        if move != "same" or not texts:
-            texts = texts + draw(st.lists(TEXTS, min_size=1, max_size=5))
+        if move == "cut" and messages:
+            messages = messages[: draw(st.integers(0, len(messages)))]
+        elif move == "head":
+            head = [*head[: draw(st.integers(0, len(head)))], *draw(st.lists(HEADS, max_size=2))]
+        if move != "same" or not head + messages:
+            messages = messages + draw(st.lists(MESSAGES, min_size=1, max_size=5))
+        texts = head + messages
         marks = sorted(set(draw(st.lists(st.integers(0, len(texts) - 1), max_size=3))) | {len(texts) - 1})
         now += draw(st.sampled_from([1_000, 60_000, 6 * 60_000, 61 * 60_000]))
-        out.append((list(texts), marks, now if timed else None))
+        out.append((texts, marks, now if timed else None))
     return out
 
 
@@ -46,14 +52,17 @@ def _views(rule: str, requests: list[tuple[list[str], list[int], int | None]]) -
     while the requests only grow past it), a tail."""
     views: list[PromptView] = []
     committed: list[str] = []
+    sums: list[bytes] = []
     previous: PromptView | None = None
     for texts, marks, _now in requests:
-        head = texts[:1]
-        body = texts[1:]
+        cut = sum(1 for _ in itertools.takewhile(lambda t: t.startswith(("tool:", "system:")), texts))
+        head = texts[:cut]
+        body = texts[cut:]
         if committed != body[: len(committed)]:
-            committed = []
+            committed, sums = [], []
         run = max(len(committed), len(body) - 2)
         if run > len(committed):
+            sums.extend(_digest(text) for text in body[len(committed) : run])
             committed.extend(body[len(committed) : run])
         count = min(len(committed), len(body))
         view = PromptView(
@@ -65,10 +74,11 @@ def _views(rule: str, requests: list[tuple[list[str], list[int], int | None]]) -
             committed,
             count,
             body[count:],
+            sums,
             [(p, "5m") for p in marks],
             0,
         )
-        view = dataclasses.replace(view, kept=_common(previous, view))
+        view = finish(previous, view)
         views.append(view)
         previous = view
     return views
