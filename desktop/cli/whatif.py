@@ -47,7 +47,14 @@ def register(subparsers: Any) -> None:
 def render(result: Any) -> str:
     from desktop.pi.money import format_cost
 
-    lines = [f"session   {result.source} ({result.format}), {result.requests} request(s)", ""]
+    lines = [f"session   {result.source} ({result.format}), {result.requests} request(s)"]
+    kinds = result.replayed
+    if kinds.get("otherBranches") or kinds.get("subAgents"):  # design X9
+        lines.append(
+            f"replayed  {kinds.get('currentBranch', 0)} on the current branch, "
+            f"{kinds.get('otherBranches', 0)} on other branches, {kinds.get('subAgents', 0)} of sub-agents"
+        )
+    lines.append("")
     header = (
         f"{'route':28} {'strategy':36} {'input':>10} {'uncached':>10} {'writes':>9} "
         f"{'hit':>6} {'cost':>11} {'vs minimum':>11}"

@@ -411,8 +411,12 @@ def test_a_claude_code_file_is_replayed_whole_and_says_what_was_replayed() -> No
     assert len(whole.requests) == 8 and len(current.requests) == 7
     stamps = [t for t in whole.timestamps if t is not None]
     assert stamps == sorted(stamps)  # the lanes in time order
-    data = what_if(whole, ["anthropic/claude-sonnet-4-5"], deliveries=("chronological",)).to_json()
+    result = what_if(whole, ["anthropic/claude-sonnet-4-5"], deliveries=("chronological",))
+    data = result.to_json()
     assert data["replayed"] == whole.replayed and data["requests"] == 8
+    from desktop.cli.whatif import render
+
+    assert "replayed  6 on the current branch, 1 on other branches, 1 of sub-agents" in render(result)
 
 
 def whole_leaf(path: Path) -> str:
