@@ -71,10 +71,15 @@ def render(result: Any) -> str:
                 f"{figures.cache_writes:>9,} {figures.hit_ratio:>6.1%} {cost:>11} {over:>11}"
             )
         prices = route.prices
-        lines.append(
-            f"{'':28} cache: {route.rule.description}; theoretical minimum {route.minimum:,} uncached tokens; "
+        priced = (
             f"$/M in {prices['input']:g}, out {prices['output']:g}, cache read {prices['cacheRead']:g}, "
             f"write {prices['cacheWrite']:g}"
+            if route.price_known
+            else "price unknown (the catalog has no price for this model)"
+        )
+        lines.append(
+            f"{'':28} cache: {route.rule.description}; theoretical minimum {route.minimum:,} uncached tokens; "
+            f"{priced}"
         )
     recorded = result.recorded
     if recorded.get("route"):

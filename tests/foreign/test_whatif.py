@@ -337,6 +337,7 @@ def test_a_model_without_a_price_says_price_unknown(tiny: Path) -> None:
     assert all(s["cost"] is None for s in data["routes"][0]["strategies"])
     row = next(line for line in render(result).splitlines() if line.startswith("local/free"))
     assert "price unknown" in row and "$" not in row
+    assert "$/M in 0" not in render(result)  # no prices of zero either
 
 
 def test_progress_covers_every_pass_and_cancel_stops_at_the_next_request(tmp_path: Path) -> None:
