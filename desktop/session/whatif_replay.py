@@ -17,12 +17,18 @@ engine's append-only list, shared by every request) and the tail, and:
   previous one are held as one record (the path and when it was last used) instead of one
   entry per step, and written out only when a later request leaves that path.
 
+* a breakpoint rule names a prefix by two hashes, the tools and system blocks' chain and the
+  message segments' own chain (the texts say where the head ends, so equal prefixes get equal
+  names): a changed system prompt re-hashes the head only;
+* the tools and system blocks are read again only when they changed (compared as values).
+
 The arithmetic is ``cache_rules``' own (its token estimate, retention, minimums and the
 20-block lookback), so the figures are the same as the full fold's;
-``tests/foreign/test_whatif_linear.py`` checks that on random prompt sequences and the
-session fixtures. The work per request is what it adds, plus what it does not share with
-the previous request (a changed system prompt or tool list re-reads what follows it, as
-the provider itself processes it again).
+``tests/foreign/test_whatif_linear.py`` checks that on random prompt sequences, and
+``tests/foreign/test_whatif_oracle.py`` on the session fixtures. The work per request is what
+it adds, plus, on prefix rules, what follows a changed head (the provider processes that again
+too); the incremental projection itself restarts on a tool change for APIs other than
+Anthropic's (design P7).
 """
 
 from __future__ import annotations
