@@ -11,11 +11,26 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop.pi.cache_rules import RULES, CacheSimulator, Prompt, Segment
+from desktop.bench.whatif_session import write
+from desktop.pi.cache_rules import RULES, CacheSimulator, Prompt, Segment, simulate
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProjectionError, RequestOptions
+from desktop.pi.transcript import declared_tools
+from desktop.session.foreign import route_model
+from desktop.session.whatif import (
+    DELIVERIES,
+    RequestSequence,
+    changes_tools_later,
+    prompts_for,
+    replay_times,
+    request_sequence,
+    views_for,
+)
 from desktop.session.whatif_replay import LinearCache, PromptView, _digest, finish
 
 BODY = st.text(alphabet="ab", min_size=1, max_size=4).map(lambda s: s * 300)
@@ -101,3 +116,54 @@ def test_the_linear_cache_equals_the_full_fold(
             view = dataclasses.replace(view, breakpoints=[])
         assert list(view.texts_from(0)) == texts
         assert linear.account(view, now) == full.account(prompt, now)
+
+
+SESSIONS = sorted(
+    p
+    for p in (Path(__file__).resolve().parents[1] / "fixtures").rglob("*.jsonl")
+    if p.parent.name in ("pi_sessions", "pi_quirks", "claude_code", "codex", "legacy", "subagents")
+)
+ROUTES = [
+    "anthropic/claude-opus-5-5",
+    "openai/gpt-5.5",
+    "deepseek/deepseek-flash",
+    "amazon-bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+]
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name)
+def test_every_fixture_folds_the_same_through_the_reader(path: Path) -> None:
+    """Every session fixture, four routes (breakpoint and prefix rules), every strategy: each
+    request read whole and folded by ``CacheSimulator`` at the
+    recorded times gives the usage the views folded by ``LinearCache`` give."""
+    sequence = request_sequence(path)
+    if not sequence.requests:
+        pytest.skip("no model request")
+    _same_usages(sequence)
+
+
+def test_a_generated_journal_folds_the_same_through_the_reader(tmp_path: Path) -> None:
+    """The same on a journal with system updates, tool additions and idle gaps."""
+    _same_usages(request_sequence(write(tmp_path / "g.jsonl", 80)))
+
+
+def _same_usages(sequence: RequestSequence) -> None:
+    options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+    times = replay_times(sequence)
+    stamps = times if times is not None else [None] * len(sequence.requests)
+    last = sequence.requests[-1]
+    tools = declared_tools(last) if changes_tools_later(last) else None
+    for route in ROUTES:
+        model = route_model(route)
+        for delivery in DELIVERIES:
+            for fixed in (None, tools) if tools is not None else (None,):
+                try:
+                    full = simulate(
+                        prompts_for(model, sequence.requests, delivery, fixed, options), times_ms=times
+                    )
+                except ProjectionError:
+                    continue  # the route cannot take this file's requests (said in one line)
+                cache = LinearCache()
+                views = views_for(model, sequence.requests, delivery, fixed, options)
+                linear = [cache.account(view, now) for view, now in zip(views, stamps, strict=True)]
+                assert linear == full, (route, delivery, fixed is not None)
