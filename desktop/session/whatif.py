@@ -36,7 +36,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast, overload
+from typing import Any, Literal, cast
 
 from desktop.host.journal.reader import Diagnostic
 from desktop.pi.cache_rules import (
@@ -54,6 +54,7 @@ from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, Reque
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.transcript import declared_tools
 from desktop.pi.types import Message, Model, SystemMessage, Tool
+from desktop.session.prefix import Prefix
 from desktop.session.whatif_replay import FreshCounter, LinearCache, PromptReader, PromptView, view_of
 
 Delivery = Literal["chronological", "folded", "attributed"]
@@ -116,7 +117,7 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
     from desktop.session.foreign import open_foreign
 
     session = open_foreign(where)
-    calls: list[tuple[list[Message], int, int | None, Any]] = []
+    calls: list[tuple[Sequence[Message], int, int | None, Any]] = []
     counts = {"currentBranch": 0, "otherBranches": 0, "subAgents": 0}
     seen: set[str] = set()
     walked = _replayed_branches(session, leaf)
@@ -157,37 +158,6 @@ def _replayed_branches(session: Any, leaf: str | None) -> list[tuple[str | None,
             for b in session.branches()
         ]
     return [(leaf, "currentBranch"), *((lane, "subAgents") for lane in session.lanes(leaf))]
-
-
-class Prefix(Sequence[Message]):
-    """The first ``length`` messages of a list that only grows: every request of a session
-    shares the one context list instead of holding a copy (which is quadratic in memory)."""
-
-    __slots__ = ("_items", "_length")
-
-    def __init__(self, items: list[Message], length: int) -> None:
-        self._items = items
-        self._length = length
-
-    def __len__(self) -> int:
-        return self._length
-
-    @overload
-    def __getitem__(self, index: int) -> Message: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Message]: ...
-    def __getitem__(self, index: int | slice) -> Message | list[Message]:
-        if isinstance(index, slice):
-            start, stop, step = index.indices(self._length)
-            return self._items[start:stop:step]
-        if index < 0:
-            index += self._length
-        if not 0 <= index < self._length:
-            raise IndexError(index)
-        return self._items[index]
-
-    def __iter__(self) -> Iterator[Message]:
-        return itertools.islice(self._items, self._length)
 
 
 def _desktop_sequence(path: Path) -> RequestSequence:
@@ -583,7 +553,18 @@ def with_hidden_prefix(sequence: RequestSequence, tokens: int) -> RequestSequenc
         "content": "(system prompt and tools not recorded in the file) " + "x" * (tokens * CHARS_PER_TOKEN),
         "timestamp": 0,
     }
-    requests = [[cast(Message, head), *messages] for messages in sequence.requests]
+    requests: list[Sequence[Message]] = []
+    current: list[Message] = [cast(Message, head)]
+    before: Sequence[Message] = ()
+    for messages in sequence.requests:
+        # Shared, not copied (design X8): a request that extends the one before (the same
+        # message objects) extends the same list; another lane starts a list of its own.
+        if _stable(before, messages) != len(before):
+            current = [cast(Message, head)]
+            before = ()
+        current.extend(messages[len(before) :])
+        requests.append(Prefix(current, len(current)))
+        before = messages
     first = sequence.replies[0] if sequence.replies else None
     usage = first.get("usage") if isinstance(first, Mapping) else None
     read = usage.get("cacheRead") if isinstance(usage, Mapping) else None

@@ -426,3 +426,29 @@ def whole_leaf(path: Path) -> str:
     leaf = open_foreign(path).default_leaf
     assert leaf is not None
     return leaf
+
+
+def test_the_request_sequence_holds_the_session_once_not_its_square(tmp_path: Path) -> None:
+    """Design X8: each request's context is a prefix of one shared list (a copy per request
+    held the square of the session: 12 GB for a 20 MB file); four times the turns, about four
+    times the memory."""
+    import tracemalloc
+
+    def peak(turns: int) -> int:
+        messages: list[dict[str, Any]] = []
+        for turn in range(turns):
+            messages += [
+                {"role": "user", "content": f"question {turn} " * 20, "timestamp": 4 * turn},
+                assistant(f"answer {turn} " * 20, 10, 4 * turn + 1),
+            ]
+        path = pi_session(tmp_path / f"s{turns}.jsonl", messages)
+        tracemalloc.start()
+        try:
+            sequence = request_sequence(path)
+            assert len(sequence.requests) == turns
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small, large = peak(300), peak(1200)
+    assert large < 6 * small, (small, large)
