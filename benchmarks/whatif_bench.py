@@ -135,7 +135,7 @@ def main() -> None:
         _child(Path(sys.argv[2]))
         return
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--rows", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--rows", type=int, nargs="*", default=[1000, 10000, 100000])
     parser.add_argument("--pi-mb", type=float, default=20.0)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
