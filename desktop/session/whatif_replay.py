@@ -34,7 +34,6 @@ Anthropic's (design P7).
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import hashlib
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -67,7 +66,7 @@ def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PromptView:
     """One request as its cache reads it: head segments, a shared run of committed segments,
     tail segments. ``kept`` is how many leading segments equal the previous view's."""
@@ -108,7 +107,9 @@ class PromptView:
         if start < head:
             yield from itertools.islice(self.head, start, None)
             start = head
-        yield from itertools.islice(self.committed, start - head, self.count)
+        committed = self.committed
+        for index in range(start - head, self.count):  # by index: islice would walk the skipped
+            yield committed[index]
         yield from itertools.islice(self.tail, max(0, start - head - self.count), None)
 
     def parts_from(self, start: int) -> Iterator[tuple[bytes, int]]:
@@ -287,8 +288,11 @@ def finish(previous: PromptView | None, view: PromptView) -> PromptView:
             if not text.startswith(("tool:", "system:")):
                 break
             split += 1
-    view = dataclasses.replace(view, kept=_common(previous, view), split=split)
-    return dataclasses.replace(view, kept_messages=_common_messages(previous, view))
+    # Set in place (a new view per request is made here and nowhere else).
+    view.kept = _common(previous, view)
+    view.split = split
+    view.kept_messages = _common_messages(previous, view)
+    return view
 
 
 def _common_messages(previous: PromptView | None, view: PromptView) -> int:
@@ -525,7 +529,7 @@ class FreshCounter:
             if index < kept or digests[index] in self._seen:
                 shared = counts[index] // CHARS_PER_TOKEN if prefix_rule else counts[index]
                 break
-        self._seen.update(itertools.islice(digests, kept, None))
+        self._seen.update(digests[kept:])  # a slice: islice would walk the first ``kept``
         if prefix_rule:
             total = max(1, ((counts[-1] if counts else 0) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
         else:
