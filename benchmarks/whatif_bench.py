@@ -1,43 +1,55 @@
-"""What-if benchmark: one route x strategy pass against a collector-off parse (design X3, P7).
+"""What-if benchmark: each route x strategy pass against a collector-off parse (design X3, X8).
 
-For generated Desktop journals of about 1,000 and 10,000 rows (``desktop.bench.whatif_session``:
-questions, tool calls and results, a system update every fourth turn, a tool added every
-tenth, idle gaps past the short retention), this times the path ``pi-desktop whatif`` takes:
-reading the request sequence, then one pass per route and strategy (``prompts_for`` and
-``simulate``, what ``replay_route`` runs per strategy: projected through the
-incremental projection, read in the provider's cache order, folded through the cache rules
-with retention)). The anchor is a collector-off ``orjson.loads`` of every line of the same
-file, in the same run. Runs are interleaved (anchor, then each path, repeated) so a busy
-machine slows all sides alike; the table gives min and median and each path's ratio to the
-anchor (min over min). Peak memory of one pass (Python allocations, ``tracemalloc``, in a run
-of its own) is given as a multiple of the file's size.
+Sessions: generated Desktop journals of about 1,000, 10,000 and 100,000 rows
+(``desktop.bench.whatif_session``: questions, tool calls and results, a system update every
+fourth turn, a tool added every tenth, idle gaps past the short retention) and a pi session
+of about 20 MB (``foreign_bench.pi_entries``). For each, the path ``pi-desktop whatif``
+takes: reading the request sequence, then each pass (``whatif.strategy_usages``: every
+request made from the previous one by the incremental projection, read in the provider's
+cache order and folded through its cache with retention at the recorded times) and the
+theoretical minimum's pass.
 
-Run: ``PYTHONPATH=. python benchmarks/whatif_bench.py [--rows 1000 10000] [--runs 5]``.
-Files go to a temporary folder.
+The anchor is a collector-off ``orjson.loads`` of every line of the same file, in the same
+run, interleaved round by round with every path (``_bench.interleave``); the table gives min
+and median, and each path's ratio to the anchor (min over min, median over median). Peak
+memory is measured in a fresh process: its peak resident size after reading the sequence
+and running one pass, less its peak after the imports, as a multiple of the file's size.
+
+Run: ``PYTHONPATH=. python benchmarks/whatif_bench.py [--rows 1000 10000 100000] [--pi-mb 20]
+[--runs 3]``. Files go to a temporary folder.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
-import os
-import statistics
+import json
+import subprocess
+import sys
 import tempfile
 import time
-import tracemalloc
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
 import orjson
+from _bench import interleave, load_average, min_median, ratio, table
+from foreign_bench import _write_lines, pi_entries
 
 from desktop.bench.whatif_session import write
-from desktop.pi.cache_rules import simulate
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.types import Model
-from desktop.session.whatif import Delivery, RequestSequence, prompts_for, replay_times, request_sequence
+from desktop.session.whatif import (
+    Delivery,
+    RequestSequence,
+    append_only,
+    fresh_tokens,
+    replay_times,
+    request_sequence,
+    strategy_usages,
+    views_for,
+)
 
 PASSES: list[tuple[str, Delivery]] = [
     ("anthropic/claude-opus-5-5", "chronological"),
@@ -58,69 +70,117 @@ def parse(path: Path) -> int:
         gc.enable()
 
 
+def model_of(route: str) -> Model:
+    return cast(Model, resolve_model(route_from_string(route)).model)
+
+
 def one_pass(sequence: RequestSequence, route: str, delivery: Delivery) -> int:
-    """One route x strategy pass: every request projected, read in cache order and folded
-    through the provider's cache with retention at the recorded times."""
-    model = cast(Model, resolve_model(route_from_string(route)).model)
-    options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
-    prompts = prompts_for(model, sequence.requests, delivery, None, options)
-    usages = simulate(prompts, times_ms=replay_times(sequence))
+    """One route x strategy pass, as ``replay_route`` runs it."""
+    usages = strategy_usages(sequence, model_of(route), delivery, None, replay_times(sequence))
     return sum(usage.read for usage in usages)
 
 
-def read_and_pass(path: Path, route: str, delivery: Delivery) -> int:
-    return one_pass(request_sequence(path), route, delivery)
+def minimum_pass(sequence: RequestSequence, route: str) -> int:
+    """The theoretical minimum's pass (every route runs one)."""
+    options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+    views = views_for(append_only(model_of(route)), sequence.requests, "chronological", None, options)
+    return sum(fresh_tokens(views))
 
 
-def timed(fn: Callable[[], Any]) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
-def peak(fn: Callable[[], Any]) -> int:
-    tracemalloc.start()
-    try:
+def ms(fn: Callable[[], Any]) -> Callable[[], float]:
+    def run() -> float:
+        start = time.perf_counter()
         fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+        return (time.perf_counter() - start) * 1000
+
+    return run
+
+
+def child_peak(path: Path) -> int:
+    """Peak resident bytes of reading ``path``'s sequence and one pass, in a fresh process,
+    above that process's peak after its imports."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", str(path)], capture_output=True, text=True, check=True
+    )
+    return int(json.loads(done.stdout.strip().splitlines()[-1])["peak"])
+
+
+def _high_water() -> int:
+    """This process's peak resident bytes (``VmHWM``: ``ru_maxrss`` of a child starts at its
+    parent's size at the fork, so it cannot measure a fresh process)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise SystemExit("no VmHWM in /proc/self/status")
+
+
+def _child(path: Path) -> None:
+    base = _high_water()
+    route, delivery = PASSES[0]
+    one_pass(request_sequence(path), route, delivery)
+    print(json.dumps({"peak": _high_water() - base}))
+
+
+def sessions(folder: Path, rows: list[int], pi_mb: float) -> list[tuple[str, Path]]:
+    out = [(f"{n:,} rows", write(folder / f"w{n}.jsonl", max(1, round(n / 4.25)))) for n in rows]
+    if pi_mb > 0:
+        path = folder / "pi.jsonl"
+        _write_lines(path, pi_entries(), int(pi_mb * 1e6))
+        out.append((f"pi {pi_mb:g} MB", path))
+    return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, nargs="+", default=[1000, 10000])
-    parser.add_argument("--runs", type=int, default=5)
+    if len(sys.argv) == 3 and sys.argv[1] == "--child":
+        _child(Path(sys.argv[2]))
+        return
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="*", default=[1000, 10000, 100000])
+    parser.add_argument("--pi-mb", type=float, default=20.0)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--passes", type=int, nargs="+", help="which passes to time, by index in PASSES (default: all)"
+    )
     args = parser.parse_args()
-    load = os.getloadavg()
-    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, {os.cpu_count()} cores")
+    if args.passes:
+        PASSES[:] = [PASSES[i] for i in args.passes]
+    print(f"{load_average()}; {' '.join(sys.argv)}")
     with tempfile.TemporaryDirectory() as folder:
-        for rows in args.rows:
-            path = write(Path(folder) / f"w{rows}.jsonl", max(1, round(rows / 4.25)))
-            size = path.stat().st_size
-            lines = parse(path)
-            sequence = request_sequence(path)
-            samples: dict[str, list[float]] = {"parse (anchor)": [], "read sequence": []}
-            for route, delivery in PASSES:
-                samples[f"{route} {delivery}"] = []
-            for _ in range(args.runs):
-                samples["parse (anchor)"].append(timed(partial(parse, path)))
-                samples["read sequence"].append(timed(partial(request_sequence, path)))
-                for route, delivery in PASSES:
-                    samples[f"{route} {delivery}"].append(timed(partial(one_pass, sequence, route, delivery)))
-            anchor = min(samples["parse (anchor)"])
-            print(
-                f"\n{rows:,} rows wanted, {lines:,} lines, {len(sequence.requests):,} requests, {size / 1e6:.2f} MB"
-            )
-            print(f"{'path':<44} {'min s':>8} {'median s':>9} {'x anchor':>9}")
-            for name, values in samples.items():
-                best = min(values)
-                print(f"{name:<44} {best:8.3f} {statistics.median(values):9.3f} {best / anchor:9.2f}")
-            route, delivery = PASSES[0]
-            memory = peak(partial(read_and_pass, path, route, delivery))
-            print(
-                f"peak Python memory, read + one pass: {memory / 1e6:.1f} MB = {memory / size:.2f}x the file"
-            )
+        for label, path in sessions(Path(folder), args.rows, args.pi_mb):
+            bench_session(label, path, args.runs)
+
+
+def bench_session(label: str, path: Path, runs: int) -> None:
+    """One session's table and memory figure."""
+    size = path.stat().st_size
+    lines = parse(path)
+    sequence = request_sequence(path)
+    cases: dict[str, Callable[[], float]] = {
+        "parse (anchor)": ms(lambda: parse(path)),
+        "read sequence": ms(lambda: request_sequence(path)),
+        "minimum pass": ms(lambda: minimum_pass(sequence, PASSES[0][0])),
+    }
+    for route, delivery in PASSES:
+        cases[f"{route} {delivery}"] = ms(
+            lambda route=route, delivery=delivery: one_pass(sequence, route, delivery)  # type: ignore[misc]
+        )
+    samples = interleave(cases, runs)
+    anchor = samples["parse (anchor)"]
+    print(
+        f"\n{label}: {lines:,} lines, {len(sequence.requests):,} requests, {size / 1e6:.2f} MB "
+        f"({load_average()})"
+    )
+    rows = []
+    for name, values in samples.items():
+        low, mid = min_median(values)
+        by_min, by_median = ratio(values, anchor)
+        rows.append([name, f"{low:,.0f}", f"{mid:,.0f}", f"{by_min:.2f}x", f"{by_median:.2f}x"])
+    print(table(["path", "min ms", "median ms", "x anchor (min)", "x anchor (median)"], rows))
+    peak = child_peak(path)
+    print(
+        f"peak memory above start, read + one pass (fresh process): {peak / 1e6:.1f} MB = "
+        f"{peak / size:.2f}x the file"
+    )
 
 
 if __name__ == "__main__":

@@ -8,12 +8,17 @@ prompt-cache rules module, and prints the table with the assumptions it rests on
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import shutil
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop.cli._args import CliError
-from desktop.cli._boundary import location, say
+from desktop.cli._boundary import location, one_line, say
+
+if TYPE_CHECKING:  # the replay loads the catalogs; ``--help`` stays light
+    from desktop.session.whatif import Progress
 
 DEFAULT_ROUTES = "anthropic/claude-opus-5-5,deepseek/deepseek-flash,openai/gpt-5.5"
 
@@ -43,7 +48,14 @@ def render(result: Any) -> str:
     # Lazy: the --help budget.
     from desktop.pi.money import format_cost
 
-    lines = [f"session   {result.source} ({result.format}), {result.requests} request(s)", ""]
+    lines = [f"session   {result.source} ({result.format}), {result.requests} request(s)"]
+    kinds = result.replayed
+    if kinds.get("otherBranches") or kinds.get("subAgents"):  # design X9
+        lines.append(
+            f"replayed  {kinds.get('currentBranch', 0)} on the current branch, "
+            f"{kinds.get('otherBranches', 0)} on other branches, {kinds.get('subAgents', 0)} of sub-agents"
+        )
+    lines.append("")
     header = (
         f"{'route':28} {'strategy':36} {'input':>10} {'uncached':>10} {'writes':>9} "
         f"{'hit':>6} {'cost':>11} {'vs minimum':>11}"
@@ -60,10 +72,15 @@ def render(result: Any) -> str:
                 f"{figures.cache_writes:>9,} {figures.hit_ratio:>6.1%} {cost:>11} {over:>11}"
             )
         prices = route.prices
-        lines.append(
-            f"{'':28} cache: {route.rule.description}; theoretical minimum {route.minimum:,} uncached tokens; "
+        priced = (
             f"$/M in {prices['input']:g}, out {prices['output']:g}, cache read {prices['cacheRead']:g}, "
             f"write {prices['cacheWrite']:g}"
+            if route.price_known
+            else "price unknown (the catalog has no price for this model)"
+        )
+        lines.append(
+            f"{'':28} cache: {route.rule.description}; theoretical minimum {route.minimum:,} uncached tokens; "
+            f"{priced}"
         )
     recorded = result.recorded
     if recorded.get("route"):
@@ -76,6 +93,40 @@ def render(result: Any) -> str:
     lines.append("assumptions")
     lines.extend(f"  - {text}" for text in result.assumptions)
     return "\n".join(lines)
+
+
+class ProgressLine:
+    """The replay's progress on standard error (standard output stays the table or the JSON):
+    one line rewritten in place on a terminal, else one plain line per pass."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.tty = stream.isatty()
+        # The command's standard error strips control characters (design X23); the carriage
+        # return that rewrites the line goes to the terminal itself, the text made one line.
+        self.stream = sys.__stderr__ if self.tty and sys.__stderr__ is not None else stream
+        self.width = 0
+
+    def __call__(self, progress: Progress) -> None:
+        if not self.tty:
+            if progress.request == 0:
+                say("whatif", f"replaying {progress.route}: {progress.strategy}")
+            return
+        columns = shutil.get_terminal_size((100, 20)).columns - 1
+        text = one_line(f"pi-desktop whatif: {progress.line()}")[:columns]
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+        with contextlib.suppress(OSError, ValueError):
+            self.stream.write("\r" + text.ljust(self.width))
+            self.stream.flush()
+        self.width = len(text)
+
+    def close(self) -> None:
+        """Clear the line (a terminal), so what follows starts at its left edge."""
+        if self.tty and self.width:
+            with contextlib.suppress(OSError, ValueError):
+                self.stream.write("\r" + " " * self.width + "\r")
+                self.stream.flush()
+        self.width = 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,10 +150,13 @@ def run(args: argparse.Namespace) -> int:
             say("whatif", f"{problem.severity}: {problem.message}", location(problem.path, problem.line))
         if not sequence.requests:
             raise CliError(f"{args.session}: the session has no model requests to replay")
+        line = ProgressLine(sys.stderr)
         try:
-            result = what_if(sequence, routes, progress=lambda step: say("whatif", f"replaying {step}"))
+            result = what_if(sequence, routes, progress=line)
         except (RouteError, ProjectionError) as error:
             raise CliError(str(error)) from error
+        finally:
+            line.close()
     except CliError as error:
         print(f"pi-desktop whatif: {error}", file=sys.stderr)
         return 2

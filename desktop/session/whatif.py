@@ -30,34 +30,32 @@ the prompt's parts (a tool, a system block, a message or content block).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast, overload
+from typing import Any, Literal, cast
 
 from desktop.host.journal.reader import Diagnostic
 from desktop.pi.cache_rules import (
     CHARS_PER_TOKEN,
     CacheRule,
-    CacheSimulator,
     CacheUsage,
     CanonicalMemo,
     Prompt,
-    estimate_tokens,
     prompt_for_model,
-    shared_prefix,
-    simulate,
 )
 from desktop.pi.catalog import default_catalog
 from desktop.pi.catalog.transport import TRANSPORT_FLAGS, without_transport_flags
 from desktop.pi.delivery import FallbackDelivery
-from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions, project
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, RequestOptions, project
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.transcript import declared_tools
 from desktop.pi.types import Message, Model, SystemMessage, Tool
+from desktop.session.prefix import Prefix
+from desktop.session.whatif_replay import FreshCounter, LinearCache, PromptReader, PromptView, view_of
 
 Delivery = Literal["chronological", "folded", "attributed"]
 DELIVERIES: tuple[Delivery, ...] = ("chronological", "folded", "attributed")
@@ -92,6 +90,9 @@ class RequestSequence:
     #: A stand-in system prompt the provider already held when the file starts (the first
     #: request read it from the cache): each pass starts with it cached.
     warm_head: Message | None = None
+    #: How many requests of each kind are replayed: the current branch, other branches of
+    #: the file, sub-agents (sidechains and the sub-agent files) (design X9).
+    replayed: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
 
 def _output(message: Mapping[str, Any] | None) -> int:
@@ -116,15 +117,21 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
     from desktop.session.foreign import open_foreign
 
     session = open_foreign(where)
-    calls: list[tuple[list[Message], int, int | None, Any]] = []
-    # The sub-agents the branch ran were requests too (their own contexts), in time order.
-    for branch in (leaf, *session.lanes(leaf)):
+    calls: list[tuple[Sequence[Message], int, int | None, Any]] = []
+    counts = {"currentBranch": 0, "otherBranches": 0, "subAgents": 0}
+    seen: set[str] = set()
+    walked = _replayed_branches(session, leaf)
+    for branch, kind in walked:
         rows = {row.id: row for row in session.timeline(branch) if row.kind in ("assistant", "error")}
         for rid, messages in session.request_contexts(branch):
+            if rid in seen:  # a request on the path two branches share is replayed once
+                continue
+            seen.add(rid)
+            counts[kind] += 1
             row = rows.get(rid)
             reply = row.message if row else None
             calls.append((messages, _output(reply), row.ts if row else None, reply))
-    if len(calls) > 1 and session.lanes(leaf):
+    if len(calls) > 1 and len(walked) > 1:  # the lanes interleave in time
         calls.sort(key=lambda call: call[2] if call[2] is not None else 0)
     return RequestSequence(
         where,
@@ -136,38 +143,21 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
         system_known=session.format == "pi",
         problems=tuple(session.diagnostics),
         replies=tuple(call[3] for call in calls),
+        replayed=counts,
     )
 
 
-class Prefix(Sequence[Message]):
-    """The first ``length`` messages of a list that only grows: every request of a session
-    shares the one context list instead of holding a copy (which is quadratic in memory)."""
-
-    __slots__ = ("_items", "_length")
-
-    def __init__(self, items: list[Message], length: int) -> None:
-        self._items = items
-        self._length = length
-
-    def __len__(self) -> int:
-        return self._length
-
-    @overload
-    def __getitem__(self, index: int) -> Message: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Message]: ...
-    def __getitem__(self, index: int | slice) -> Message | list[Message]:
-        if isinstance(index, slice):
-            start, stop, step = index.indices(self._length)
-            return self._items[start:stop:step]
-        if index < 0:
-            index += self._length
-        if not 0 <= index < self._length:
-            raise IndexError(index)
-        return self._items[index]
-
-    def __iter__(self) -> Iterator[Message]:
-        return itertools.islice(self._items, self._length)
+def _replayed_branches(session: Any, leaf: str | None) -> list[tuple[str | None, str]]:
+    """Which branches a replay walks, each with its kind (design X9): a Claude Code file
+    without a chosen branch is replayed whole, every request it records (the abandoned
+    branches and the sub-agents were billed too); otherwise the branch and the sub-agents it
+    ran."""
+    if leaf is None and session.format == "claude-code":
+        return [
+            (b.leaf, "currentBranch" if b.current else "subAgents" if b.sidechain else "otherBranches")
+            for b in session.branches()
+        ]
+    return [(leaf, "currentBranch"), *((lane, "subAgents") for lane in session.lanes(leaf))]
 
 
 def _desktop_sequence(path: Path) -> RequestSequence:
@@ -202,6 +192,7 @@ def _desktop_sequence(path: Path) -> RequestSequence:
         outputs,
         stamps,
         problems=tuple(log.diagnostics),
+        replayed={"currentBranch": len(requests), "otherBranches": 0, "subAgents": 0},
     )
 
 
@@ -282,6 +273,33 @@ def _stable(before: Sequence[Message], messages: Sequence[Message]) -> int:
     return count
 
 
+def _engine_requests(
+    model: Model,
+    requests: Sequence[Sequence[Message]],
+    delivery: Delivery,
+    tools: Sequence[Tool] | None,
+    options: RequestOptions,
+) -> tuple[Model, Iterator[ProviderRequest]]:
+    """Each request projected for one strategy through one incremental projection (design
+    P7): each request is made from the previous one, encoding what it adds."""
+    from desktop.pi.projection.incremental import IncrementalProjection
+
+    target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
+    fallback: FallbackDelivery = "attributed" if delivery == "attributed" else "folded"
+    engine = IncrementalProjection(target, options, fallback)
+    view = _FixedView(tools) if tools is not None else None
+
+    def run() -> Iterator[ProviderRequest]:
+        before: Sequence[Message] = ()
+        for messages in requests:
+            transcript = view(messages) if view is not None else messages
+            request = engine.request(transcript, _stable(before, transcript))
+            before = transcript
+            yield request
+
+    return target, run()
+
+
 def prompts_for(
     model: Model,
     requests: Sequence[Sequence[Message]],
@@ -289,64 +307,46 @@ def prompts_for(
     tools: Sequence[Tool] | None,
     options: RequestOptions,
 ) -> Iterator[Prompt]:
-    """Each request projected for one strategy and read as its provider caches it, one at a
-    time (nothing keeps every prompt). The incremental projection (design P7) encodes what
-    each request adds to the previous one, and each message part is read once
-    (``CanonicalMemo``), so a pass costs the session's length, not its square."""
-    from desktop.pi.projection.incremental import IncrementalProjection
-
-    target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
-    fallback: FallbackDelivery = "attributed" if delivery == "attributed" else "folded"
-    engine = IncrementalProjection(target, options, fallback)
+    """Each request projected for one strategy and read whole as its provider caches it (the
+    first request's size for the hidden prefix; a pass reads ``views_for`` instead)."""
+    target, made = _engine_requests(model, requests, delivery, tools, options)
     canon = CanonicalMemo()
-    view = _FixedView(tools) if tools is not None else None
-    before: Sequence[Message] = ()
-    for messages in requests:
-        transcript = view(messages) if view is not None else messages
-        request = engine.request(transcript, _stable(before, transcript))
-        before = transcript
+    for request in made:
         yield prompt_for_model(target, request.body, canon)
+
+
+def views_for(
+    model: Model,
+    requests: Sequence[Sequence[Message]],
+    delivery: Delivery,
+    tools: Sequence[Tool] | None,
+    options: RequestOptions,
+    tick: Callable[[int], None] | None = None,
+) -> Iterator[PromptView]:
+    """Each request projected for one strategy and read as its provider caches it, each
+    derived from the previous one (design X8): the committed history is read once, so a
+    pass costs what the session adds. ``tick`` is called with each request's index first
+    (progress and cancel)."""
+    target, made = _engine_requests(model, requests, delivery, tools, options)
+    reader = PromptReader(target)
+    for index, request in enumerate(made):
+        if tick is not None:
+            tick(index)
+        yield reader.read(request)
 
 
 # --- the theoretical minimum ------------------------------------------------------------------
 
 
-def fresh_tokens(prompts: Iterable[Prompt]) -> list[int]:
+def fresh_tokens(views: Iterable[PromptView]) -> list[int]:
     """Per request: its tokens past the longest prefix of whole parts any earlier request had.
 
     The sum is the theoretical minimum of uncached tokens: a perfect cache (no minimum length,
-    no step, no expiry) still processes each of them once.
+    no step, no expiry) still processes each of them once. Each request hashes what it adds
+    (``FreshCounter``).
     """
-    seen: set[bytes] = set()
-    out: list[int] = []
-    last: tuple[list[str], list[bytes], list[int]] = ([], [], [])
-    for prompt in prompts:
-        texts = [segment.text for segment in prompt.segments]
-        # The previous prompt's chain is reused over the parts this one repeats: a growing
-        # session hashes each part once (the chain depends only on the parts before).
-        kept = shared_prefix(last[0], texts)
-        digests, counts = last[1][:kept], last[2][:kept]
-        digest = digests[-1] if digests else b""
-        count = counts[-1] if counts else 0
-        prefix_rule = prompt.rule.kind != "breakpoints"
-        for text in texts[kept:]:
-            digest = hashlib.blake2b(digest + text.encode(), digest_size=16).digest()
-            count += len(text) + 1 if prefix_rule else estimate_tokens(text)
-            digests.append(digest)
-            counts.append(count)
-        shared = 0
-        for index in range(len(digests) - 1, -1, -1):  # every prefix of a seen chain was seen
-            if digests[index] in seen:
-                shared = counts[index] // CHARS_PER_TOKEN if prefix_rule else counts[index]
-                break
-        seen.update(digests[kept:] if kept else digests)
-        last = (texts, digests, counts)
-        if prefix_rule:  # prompt.total_tokens, from the counts already made
-            total = max(1, ((counts[-1] if counts else 0) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
-        else:
-            total = counts[-1] if counts else 0
-        out.append(max(0, total - shared))
-    return out
+    counter = FreshCounter()
+    return [counter.add(view) for view in views]
 
 
 # --- figures ------------------------------------------------------------------------------------
@@ -470,12 +470,15 @@ class WhatIf:
     hidden: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     #: The route the replies were recorded on and what their billed usage cost there.
     recorded: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: Which requests were replayed, by kind (``RequestSequence.replayed``) (design X9).
+    replayed: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "session": self.source,
             "format": self.format,
             "requests": self.requests,
+            "replayed": dict(self.replayed),
             "routes": [r.to_json() for r in self.routes],
             "systemPrompt": dict(self.hidden),
             "recorded": dict(self.recorded),
@@ -526,16 +529,16 @@ def _warmed(
     delivery: Delivery,
     options: RequestOptions,
     times: Sequence[int | None] | None,
-) -> CacheSimulator | None:
-    """A cache already holding the stand-in system prompt, when the file's first request read
-    it from the provider's cache (a session resumed warm); else None (a cold cache)."""
+) -> LinearCache:
+    """A cold cache, or one already holding the stand-in system prompt when the file's first
+    request read it from the provider's cache (a session resumed warm)."""
+    cache = LinearCache()
     if sequence.warm_head is None:
-        return None
+        return cache
     target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
-    cache = CacheSimulator()
     body = project(target, [sequence.warm_head], options).body
     first = times[0] if times else None
-    cache.account(prompt_for_model(target, body), None if first is None else first - 1)
+    cache.account(view_of(prompt_for_model(target, body)), None if first is None else first - 1)
     return cache
 
 
@@ -568,7 +571,9 @@ def with_hidden_prefix(sequence: RequestSequence, tokens: int) -> RequestSequenc
         # memory, reminders): at the head of the messages. Alone, it is the system prompt.
         role = "user" if warm is not None else "system"
         heads.append(cast(Message, {"role": role, "content": label + "y" * rest, "timestamp": 0}))
-    requests: list[list[Message]] = []
+    requests: list[Sequence[Message]] = []
+    current: list[Message] = [*heads]
+    before: Sequence[Message] = ()
     for index, messages in enumerate(sequence.requests):
         if index and warm is not None and len(heads) > 1 and _reads_within_hidden(sequence, index, tokens):
             # The billed read fell back inside the unrecorded prefix: what the file does not
@@ -576,7 +581,14 @@ def with_hidden_prefix(sequence: RequestSequence, tokens: int) -> RequestSequenc
             changed = f"{label}(changed at request {index + 1}) "
             text = changed + "y" * max(0, len(str(heads[-1]["content"])) - len(changed))
             heads = [heads[0], cast(Message, {**heads[-1], "content": text})]
-        requests.append([*heads, *messages])
+            current, before = [*heads], ()
+        # Shared, not copied (design X8): a request that extends the one before (the same
+        # message objects) extends the same list; another lane starts a list of its own.
+        if _stable(before, messages) != len(before):
+            current, before = [*heads], ()
+        current.extend(messages[len(before) :])
+        requests.append(Prefix(current, len(current)))
+        before = messages
     return dataclasses.replace(sequence, requests=requests, warm_head=warm)
 
 
@@ -656,6 +668,93 @@ def replay_times(sequence: RequestSequence) -> list[int | None] | None:
     return list(stamps)
 
 
+class WhatIfCancelled(Exception):
+    """The user cancelled the replay (the window's Cancel): nothing is shown as a result."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a replay is: which pass of how many, which request of how many."""
+
+    route: str
+    strategy: str
+    #: Passes done before this one, of ``passes`` in all (every route and strategy, and each
+    #: route's theoretical minimum).
+    done: int
+    passes: int
+    request: int
+    requests: int
+
+    @property
+    def fraction(self) -> float:
+        within = self.request / self.requests if self.requests else 1.0
+        return min(1.0, (self.done + within) / self.passes) if self.passes else 1.0
+
+    def line(self) -> str:
+        return (
+            f"{self.fraction:.0%} · {self.route}: {self.strategy}, request {self.request + 1:,} of "
+            f"{self.requests:,}"
+        )
+
+
+class _Steps:
+    """Progress and cancel for one replay: ``tick`` is called before every request."""
+
+    def __init__(
+        self,
+        passes: int,
+        requests: int,
+        progress: Callable[[Progress], None] | None,
+        cancel: threading.Event | None,
+    ) -> None:
+        self.passes = passes
+        self.requests = requests
+        self.progress = progress
+        self.cancel = cancel
+        self.done = 0
+        self.route = self.strategy = ""
+        #: Report about a hundred times per pass (a report per request would cost more than
+        #: the request on a long session; the cancel is still checked at every one).
+        self.every = max(1, requests // 100)
+
+    def start(self, route: str, strategy: str) -> Callable[[int], None]:
+        self.route, self.strategy = route, strategy
+        return self.tick
+
+    def tick(self, index: int) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise WhatIfCancelled("the what-if replay was cancelled")
+        if self.progress is not None and index % self.every == 0:
+            self.progress(Progress(self.route, self.strategy, self.done, self.passes, index, self.requests))
+
+    def finish(self) -> None:
+        self.done += 1
+
+
+def strategy_usages(
+    sequence: RequestSequence,
+    model: Model,
+    delivery: Delivery,
+    tools: Sequence[Tool] | None,
+    times: Sequence[int | None] | None,
+    tick: Callable[[int], None] | None = None,
+) -> list[CacheUsage]:
+    """One route x strategy pass: every request projected, read in cache order and folded
+    through the provider's cache (expiring at ``times`` when given), each request derived
+    from the previous one (design X8)."""
+    options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+    cache = _warmed(sequence, model, delivery, options, times)
+    views = views_for(model, sequence.requests, delivery, tools, options, tick)
+    stamps: Iterable[int | None] = times if times is not None else itertools.repeat(None)
+    return [cache.account(view, now) for view, now in zip(views, stamps, strict=False)]
+
+
+def passes_per_route(sequence: RequestSequence, deliveries: Sequence[Delivery]) -> int:
+    """The minimum's pass plus one per strategy (twice when tools change later)."""
+    last = sequence.requests[-1] if sequence.requests else []
+    return 1 + len(deliveries) * (2 if changes_tools_later(last) else 1)
+
+
 def replay_route(
     sequence: RequestSequence,
     route: str,
@@ -663,10 +762,12 @@ def replay_route(
     deliveries: Sequence[Delivery] = DELIVERIES,
     *,
     retention: bool = True,
-    progress: Callable[[str], None] | None = None,
+    steps: _Steps | None = None,
 ) -> RouteResult:
     """Every strategy of one route over the sequence, each through a cold cache of its own;
-    with ``retention``, entries expire by the provider's rule at the recorded times (P9)."""
+    with ``retention``, entries expire by the provider's rule at the recorded times (P9).
+    Each pass is linear in the session (design X8)."""
+    steps = steps or _Steps(passes_per_route(sequence, deliveries), len(sequence.requests), None, None)
     times = replay_times(sequence) if retention else None
     options = RequestOptions(
         session_id=sequence.session_id,
@@ -676,16 +777,17 @@ def replay_route(
     requests = sequence.requests
     last = requests[-1] if requests else []
     declared = declared_tools(last) if changes_tools_later(last) else None
-    minimum = sum(fresh_tokens(prompts_for(append_only(model), requests, "chronological", None, options)))
+    tick = steps.start(route, "theoretical minimum")
+    minimum = sum(fresh_tokens(views_for(append_only(model), requests, "chronological", None, options, tick)))
+    steps.finish()
     results: list[Figures] = []
     for tools in (None, declared) if declared is not None else (None,):
         for delivery in deliveries:
             name = delivery if tools is None else f"{delivery}, fixed declarations"
-            if progress is not None:
-                progress(f"{route}: {name}")
-            prompts = prompts_for(model, requests, delivery, tools, options)
-            usages = simulate(prompts, _warmed(sequence, model, delivery, options, times), times_ms=times)
+            tick = steps.start(route, name)
+            usages = strategy_usages(sequence, model, delivery, tools, times, tick)
             results.append(figures(name, model, usages, sequence.output_tokens, minimum))
+            steps.finish()
     rule = prompt_for_model(model, {}).rule
     return RouteResult(route, model["api"], rule, _prices(model), minimum, results, price_known(model))
 
@@ -744,7 +846,8 @@ def what_if(
     deliveries: Sequence[Delivery] = DELIVERIES,
     models: Mapping[str, Model] | None = None,
     retention: bool = True,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    cancel: threading.Event | None = None,
     estimate_hidden: bool = True,
 ) -> WhatIf:
     """The table: every route (a "provider/model" key) by every strategy.
@@ -782,11 +885,13 @@ def what_if(
             "billed input shows (cache write plus input plus cache read, less the recorded messages) is replayed"
         )
         replayed = with_hidden_prefix(sequence, tokens)
-    results = []
-    for route in routes:
-        results.append(
-            replay_route(replayed, route, model_of(route), deliveries, retention=retention, progress=progress)
-        )
+    models_by_route = {route: model_of(route) for route in routes}
+    per_route = passes_per_route(replayed, deliveries)
+    steps = _Steps(per_route * len(routes), len(replayed.requests), progress, cancel)
+    results = [
+        replay_route(replayed, route, model, deliveries, retention=retention, steps=steps)
+        for route, model in models_by_route.items()
+    ]
     sources = default_catalog().sources
     return WhatIf(
         str(sequence.path),
@@ -801,15 +906,18 @@ def what_if(
         },
         hidden,
         recorded,
+        sequence.replayed,
     )
 
 
 __all__ = [
     "DELIVERIES",
     "Figures",
+    "Progress",
     "RequestSequence",
     "RouteResult",
     "WhatIf",
+    "WhatIfCancelled",
     "append_only",
     "assumptions",
     "changes_tools_later",
@@ -818,5 +926,7 @@ __all__ = [
     "fresh_tokens",
     "replay_route",
     "request_sequence",
+    "strategy_usages",
+    "views_for",
     "what_if",
 ]

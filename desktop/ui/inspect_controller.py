@@ -23,7 +23,7 @@ from desktop.ui.catalog_status import flags_text
 from desktop.ui.foreign_bar import ForeignBar
 from desktop.ui.inert import plain_message_box, plain_tip
 from desktop.ui.session_browser import SessionBrowser
-from desktop.ui.whatif_view import WhatIfView
+from desktop.ui.whatif_view import ReplayRun, WhatIfView
 
 if TYPE_CHECKING:
     from desktop.ui.main_window import MainWindow
@@ -72,7 +72,9 @@ class InspectController(QObject):
         window.refresh_catalogs_action.triggered.connect(self.refresh_catalogs)
 
         worker = window.worker
-        worker.turn_finished.connect(lambda _summary: self._session_grew())
+        # A slot of this object (not a lambda), so the call is queued to the GUI thread: the
+        # replay's progress timer starts there.
+        worker.turn_finished.connect(self._turn_finished)
         worker.open_problem.connect(self._open_problem)
 
     # --- foreign sessions ----------------------------------------------------------------------
@@ -174,6 +176,10 @@ class InspectController(QObject):
         if index == self.whatif_index and self.whatif_stale:
             self.request_whatif()
 
+    @Slot(object)
+    def _turn_finished(self, _summary: object) -> None:
+        self._session_grew()
+
     def _session_grew(self) -> None:
         self.whatif_stale = True
         if self.window.tabs.currentIndex() == self.whatif_index:
@@ -185,11 +191,12 @@ class InspectController(QObject):
         if not routes:
             return
         self.whatif_stale = False
-        self.whatif.status.setText("Computing on the worker…")
+        run = ReplayRun()
+        self.whatif.start_run(run)
         self.client.ops.query(
-            lambda w: _replay(w, routes),
-            self.whatif.show_result,
-            failed=lambda error: self.whatif.show_result({"error": error}),
+            lambda w: _replay(w, routes, run),
+            lambda result: self.whatif.show_run_result(run, result),
+            failed=lambda error: self.whatif.show_run_result(run, {"error": error}),
             label="the what-if replay",
         )
 
@@ -229,9 +236,11 @@ class InspectController(QObject):
         )
 
 
-def _replay(worker: Any, routes: list[str]) -> dict[str, Any]:
-    """On the worker: the what-if of whatever session it shows."""
+def _replay(worker: Any, routes: list[str], run: ReplayRun) -> dict[str, Any]:
+    """On the worker: the what-if of whatever session it shows, reporting to ``run``."""
+    if run.cancel.is_set():  # cancelled or superseded while it waited in the queue
+        return {"cancelled": True, "routes": routes}
     path = worker.session_path()
     if path is None:
         return {"error": "no session is open"}
-    return inspect_ops.whatif(path, routes, worker.foreign_leaf)
+    return inspect_ops.whatif(path, routes, worker.foreign_leaf, progress=run.report, cancel=run.cancel)

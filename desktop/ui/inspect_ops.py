@@ -7,6 +7,8 @@ browser lists) and write one (a fork), so they never run on the GUI thread.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -112,15 +114,28 @@ def browse_listing(home: Path | None = None) -> dict[str, Any]:
     }
 
 
-def whatif(path: Path, routes: list[str], leaf: str | None = None) -> dict[str, Any]:
-    """The what-if replay of the session at ``path`` onto ``routes`` (X3), or ``{"error": ...}``."""
+def whatif(
+    path: Path,
+    routes: list[str],
+    leaf: str | None = None,
+    *,
+    progress: Callable[[Any], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> dict[str, Any]:
+    """The what-if replay of the session at ``path`` onto ``routes`` (X3), ``{"error": ...}``,
+    or ``{"cancelled": True}`` when ``cancel`` was set during it (X8)."""
     from desktop.pi.catalog import RouteError
+    from desktop.pi.projection import ProjectionError
     from desktop.session.foreign import BranchNotFound, ForeignOpenError
-    from desktop.session.whatif import request_sequence, what_if
+    from desktop.session.whatif import WhatIfCancelled, request_sequence, what_if
 
     try:
-        result = what_if(request_sequence(path, leaf=leaf), routes).to_json()
-    except (RouteError, BranchNotFound, ForeignOpenError, OSError, ValueError) as exc:
+        result = what_if(
+            request_sequence(path, leaf=leaf), routes, progress=progress, cancel=cancel
+        ).to_json()
+    except WhatIfCancelled:
+        return {"cancelled": True, "routes": routes}
+    except (RouteError, ProjectionError, BranchNotFound, ForeignOpenError, OSError, ValueError) as exc:
         return {"error": str(exc), "routes": routes}
     result["leaf"] = leaf
     return result

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QMenu,
+    QProgressBar,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -93,10 +95,23 @@ def table_rows(result: Mapping[str, Any]) -> list[tuple[str, ...]]:
     return out
 
 
+def replayed_text(result: Mapping[str, Any]) -> str:
+    """How many requests were replayed and of which kind (design X9)."""
+    count = int(result.get("requests") or 0)
+    kinds = result.get("replayed") or {}
+    parts = [
+        f"{int(kinds.get(key) or 0):,} {label}"
+        for key, label in (("otherBranches", "on other branches"), ("subAgents", "of sub-agents"))
+        if kinds.get(key)
+    ]
+    head = f"{count:,} request(s)"
+    return f"{head} ({', '.join(parts)})" if parts else head
+
+
 def assumptions_text(result: Mapping[str, Any]) -> str:
     catalog = result.get("catalog") or {}
     head = (
-        f"{result.get('requests', 0)} request(s) of {result.get('format', '?')} session · prices from the "
+        f"{replayed_text(result)} of {result.get('format', '?')} session · prices from the "
         f"catalog (pi-ai {catalog.get('piVersion', '?')}, generated {catalog.get('piGeneratedAt') or 'unknown'}; "
         f"models.dev {catalog.get('modelsDev') or 'not loaded'})"
     )
@@ -194,6 +209,10 @@ class CostChart(QWidget):
             QRectF(rect.x(), rect.y(), rect.width(), 18), Qt.AlignmentFlag.AlignLeft, str(route["route"])
         )
         strategies: Sequence[Mapping[str, Any]] = route.get("strategies") or ()
+        if not route.get("priceKnown", True):  # no line at $0: the catalog has no price (X9)
+            p.setFont(self.font())
+            p.drawText(rect.adjusted(0, 24, 0, 0), Qt.AlignmentFlag.AlignCenter, "price unknown")
+            return
         top = max((max(s.get("cumulativeCost") or [0.0]) for s in strategies), default=0.0)
         axis_max, step = _nice_max(top)
         plot = QRectF(
@@ -235,6 +254,24 @@ class CostChart(QWidget):
         p.drawText(QRectF(plot.left(), plot.bottom() + 2, plot.width(), 16), Qt.AlignmentFlag.AlignLeft, "1")
 
 
+class ReplayRun:
+    """One replay on the worker (design X8): the worker writes the latest progress here (one
+    attribute, replaced whole) and the tab's timer reads it; Cancel sets ``cancel``, which the
+    replay checks before every request. No signal crosses threads per request."""
+
+    def __init__(self) -> None:
+        self.cancel = threading.Event()
+        self.latest: Any = None
+
+    def report(self, progress: Any) -> None:
+        """Called on the worker with a ``whatif.Progress``."""
+        self.latest = progress
+
+
+#: How often the tab reads the replay's progress.
+PROGRESS_MS = 100
+
+
 class WhatIfView(QWidget):
     """Route picker, the replay's table and chart, and its assumptions."""
 
@@ -256,6 +293,21 @@ class WhatIfView(QWidget):
         self.refresh_button = QPushButton("Recompute")
         self.refresh_button.setObjectName("whatIfRefresh")
         self.refresh_button.clicked.connect(self.emit_routes)
+        self.run: ReplayRun | None = None
+        self.progress = QProgressBar()
+        self.progress.setObjectName("whatIfProgress")
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumWidth(160)
+        self.progress.hide()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("whatIfCancel")
+        self.cancel_button.setToolTip("Stop the replay (it stops before its next request)")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.hide()
+        self.poll = QTimer(self)
+        self.poll.setInterval(PROGRESS_MS)
+        self.poll.timeout.connect(self._show_progress)
         self.status = QLabel("Open a session to see what it would have cost on other routes.")
         self.status.setObjectName("whatIfStatus")
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # an error names the file (design G11)
@@ -282,6 +334,8 @@ class WhatIfView(QWidget):
         bar = QHBoxLayout()
         bar.addWidget(self.route_button)
         bar.addWidget(self.refresh_button)
+        bar.addWidget(self.progress)
+        bar.addWidget(self.cancel_button)
         bar.addWidget(self.status, 1)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
@@ -338,10 +392,52 @@ class WhatIfView(QWidget):
         self.status.setText("Computing on the worker…")
         self.routes_changed.emit(routes)
 
+    # --- a replay running -----------------------------------------------------------------------
+
+    def start_run(self, run: ReplayRun) -> None:
+        """A replay started on the worker: progress and Cancel until its result comes."""
+        if self.run is not None:
+            self.run.cancel.set()  # a newer replay supersedes it
+        self.run = run
+        self.progress.setValue(0)
+        self.progress.show()
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.show()
+        self.status.setText("Computing on the worker…")
+        self.poll.start()
+
+    def cancel(self) -> None:
+        if self.run is not None:
+            self.run.cancel.set()
+            self.cancel_button.setEnabled(False)
+            self.status.setText("Cancelling…")
+
+    def _show_progress(self) -> None:
+        latest = self.run.latest if self.run is not None else None
+        if latest is None or (self.run is not None and self.run.cancel.is_set()):
+            return
+        self.progress.setValue(round(latest.fraction * 1000))
+        self.status.setText(f"Replaying: {latest.line()}")
+
+    def _stop_run(self) -> None:
+        self.poll.stop()
+        self.progress.hide()
+        self.cancel_button.hide()
+        self.run = None
+
     # --- results --------------------------------------------------------------------------------
 
+    def show_run_result(self, run: ReplayRun, result: Mapping[str, Any]) -> None:
+        """The result of ``run``; one superseded by a newer replay is dropped."""
+        if run is self.run:
+            self.show_result(result)
+
     def show_result(self, result: Mapping[str, Any]) -> None:
-        """A replay from the worker: ``WhatIf.to_json()``, or ``{"error": ...}``."""
+        """A replay from the worker: ``WhatIf.to_json()``, ``{"error": ...}`` or ``{"cancelled": True}``."""
+        self._stop_run()
+        if result.get("cancelled"):
+            self.status.setText("What-if cancelled. Recompute to run it again.")
+            return
         if result.get("error"):
             self.status.setText(f"Cannot replay this session: {result['error']}")
             return
@@ -378,18 +474,22 @@ class WhatIfView(QWidget):
         self.table.setMinimumHeight(min(header + height + 2 * self.table.frameWidth() + 2, 12 * 24))
         count = int(result.get("requests") or 0)
         self.status.setText(
-            f"{count} request(s) replayed onto {len(result.get('routes') or ())} route(s); cheapest in bold."
+            f"{replayed_text(result)} replayed onto {len(result.get('routes') or ())} route(s); cheapest in bold."
             if count
             else "The session has no requests yet: nothing to replay."
         )
 
     @staticmethod
     def _cheapest(result: Mapping[str, Any]) -> int | None:
+        """The row of the cheapest known cost (a route without a price is never "cheapest")."""
         costs = [
-            float(f.get("cost") or 0)
+            float(f["cost"])
+            if route.get("priceKnown", True) and isinstance(f.get("cost"), int | float)
+            else math.inf
             for route in result.get("routes") or ()
             for f in route.get("strategies") or ()
         ]
-        if not costs or not any(costs):
+        known = [c for c in costs if c != math.inf]
+        if not known or not any(known):
             return None
-        return costs.index(min(costs))
+        return costs.index(min(known))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +27,13 @@ from desktop.pi.projection import RequestOptions, project
 from desktop.session.foreign import route_model
 from desktop.session.whatif import (
     DELIVERIES,
+    Progress,
+    WhatIfCancelled,
     changes_tools_later,
     fixed_declarations,
     fresh_tokens,
     request_sequence,
+    views_for,
     what_if,
 )
 from tests.foreign.support import CLAUDE, PI
@@ -226,10 +230,8 @@ def test_fixed_declarations_appear_in_the_table_for_a_branch_that_adds_tools() -
 def test_fresh_tokens_count_each_distinct_part_once(tiny: Path) -> None:
     model = route_model("anthropic/claude-opus-5-5")
     options = RequestOptions(session_id="tiny", api_key="k")
-    prompts = [
-        prompt_for_model(model, project(model, m, options).body) for m in ([U1], [U1, A1, U2], [U1, A1, U2])
-    ]  # type: ignore[list-item]
-    assert fresh_tokens(prompts) == [1258, 192, 0]  # a repeated request adds nothing
+    views = views_for(model, [[U1], [U1, A1, U2], [U1, A1, U2]], "chronological", None, options)  # type: ignore[list-item]
+    assert fresh_tokens(views) == [1258, 192, 0]  # a repeated request adds nothing
 
 
 @pytest.mark.parametrize(
@@ -335,3 +337,118 @@ def test_a_model_without_a_price_says_price_unknown(tiny: Path) -> None:
     assert all(s["cost"] is None for s in data["routes"][0]["strategies"])
     row = next(line for line in render(result).splitlines() if line.startswith("local/free"))
     assert "price unknown" in row and "$" not in row
+    assert "$/M in 0" not in render(result)  # no prices of zero either
+
+
+def test_progress_covers_every_pass_and_cancel_stops_at_the_next_request(tmp_path: Path) -> None:
+    """Design X8: progress names each pass and request; a set cancel flag raises
+    ``WhatIfCancelled`` before the next request, not at the end."""
+    from desktop.bench.whatif_session import write
+
+    sequence = request_sequence(write(tmp_path / "g.jsonl", 40))
+    seen: list[Progress] = []
+    what_if(sequence, ["deepseek/deepseek-flash"], progress=seen.append)
+    passes = {(p.route, p.strategy) for p in seen}
+    assert len(passes) == 1 + 2 * len(DELIVERIES)  # the minimum, and fixed declarations too
+    fractions = [p.fraction for p in seen]
+    assert fractions == sorted(fractions) and fractions[0] == 0 and fractions[-1] > 0.9
+    assert seen[-1].line().startswith(f"{fractions[-1]:.0%} · deepseek/deepseek-flash: ")
+
+    cancel = threading.Event()
+    reached: list[Progress] = []
+
+    def stop_in_second_pass(progress: Progress) -> None:
+        reached.append(progress)
+        if progress.done == 1 and progress.request >= 10:
+            cancel.set()
+
+    with pytest.raises(WhatIfCancelled):
+        what_if(sequence, ["deepseek/deepseek-flash"], progress=stop_in_second_pass, cancel=cancel)
+    assert reached[-1].done == 1 and reached[-1].request < len(sequence.requests)
+
+
+def test_the_command_writes_progress_on_a_terminal_and_keeps_standard_output_clean(tiny: Path) -> None:
+    """Design X8: on a terminal the progress is one line rewritten in place (carriage returns,
+    cleared at the end); standard output holds only the JSON."""
+    import os
+    import pty
+
+    main, secondary = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "desktop", "whatif", str(tiny), "--json", "--routes", "openai/gpt-5.5"],
+            stdout=subprocess.PIPE,
+            stderr=secondary,
+            timeout=120,
+        )
+        os.close(secondary)
+        secondary = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        if secondary >= 0:
+            os.close(secondary)
+        os.close(main)
+    err = b"".join(chunks).decode()
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["routes"][0]["route"] == "openai/gpt-5.5"
+    assert "\r" in err and "openai/gpt-5.5: theoretical minimum, request 1 of 2" in err
+    assert "\n" not in err.replace("\r\n", "").strip("\r ")  # one line, rewritten
+
+
+def test_a_claude_code_file_is_replayed_whole_and_says_what_was_replayed() -> None:
+    """Design X9: every branch and sub-agent of the file, each request once, counted by kind."""
+    whole = request_sequence(CLAUDE / "basic.jsonl")
+    current = request_sequence(CLAUDE / "basic.jsonl", leaf=whole_leaf(CLAUDE / "basic.jsonl"))
+    assert whole.replayed == {"currentBranch": 6, "otherBranches": 1, "subAgents": 1}
+    assert current.replayed == {"currentBranch": 6, "otherBranches": 0, "subAgents": 1}
+    assert len(whole.requests) == 8 and len(current.requests) == 7
+    stamps = [t for t in whole.timestamps if t is not None]
+    assert stamps == sorted(stamps)  # the lanes in time order
+    result = what_if(whole, ["anthropic/claude-sonnet-4-5"], deliveries=("chronological",))
+    data = result.to_json()
+    assert data["replayed"] == whole.replayed and data["requests"] == 8
+    from desktop.cli.whatif import render
+
+    assert "replayed  6 on the current branch, 1 on other branches, 1 of sub-agents" in render(result)
+
+
+def whole_leaf(path: Path) -> str:
+    from desktop.session.foreign import open_foreign
+
+    leaf = open_foreign(path).default_leaf
+    assert leaf is not None
+    return leaf
+
+
+def test_the_request_sequence_holds_the_session_once_not_its_square(tmp_path: Path) -> None:
+    """Design X8: each request's context is a prefix of one shared list (a copy per request
+    held the square of the session: 12 GB for a 20 MB file); four times the turns, about four
+    times the memory."""
+    import tracemalloc
+
+    def peak(turns: int) -> int:
+        messages: list[dict[str, Any]] = []
+        for turn in range(turns):
+            messages += [
+                {"role": "user", "content": f"question {turn} " * 20, "timestamp": 4 * turn},
+                assistant(f"answer {turn} " * 20, 10, 4 * turn + 1),
+            ]
+        path = pi_session(tmp_path / f"s{turns}.jsonl", messages)
+        tracemalloc.start()
+        try:
+            sequence = request_sequence(path)
+            assert len(sequence.requests) == turns
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small, large = peak(300), peak(1200)
+    assert large < 6 * small, (small, large)

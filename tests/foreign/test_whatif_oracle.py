@@ -4,7 +4,9 @@
 projected from scratch, every part read again) gave on every session fixture and on a
 generated 60-turn journal with system updates and tool additions, for seven routes and every
 strategy. The replay now projects incrementally and reads each part once; with retention
-left out (the earlier replay had none) every figure must be the same.
+left out (the earlier replay had none) every figure must be the same. Where the request
+sequence itself grew (a Claude Code file now replays its other branches and sub-agents,
+design X9), the figures were recomputed by the earlier replay on the new sequence.
 """
 
 from __future__ import annotations

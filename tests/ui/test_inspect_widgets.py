@@ -278,3 +278,27 @@ def test_the_cache_countdown_ticks_from_the_stored_last_use(qtbot: Any) -> None:
     now[0] += 180_000
     qtbot.waitUntil(lambda: label.text() == "cache expired · next send $0.039", timeout=5000)
     assert not view.main.clock_timer.isActive()
+
+
+def test_whatif_view_a_route_without_a_price_says_price_unknown(qtbot: Any) -> None:
+    """Design X9: "price unknown" in the table and the chart, never $0.00, and never the
+    cheapest row."""
+    from desktop.session.foreign import route_model
+
+    free = {**route_model("deepseek/deepseek-flash"), "cost": {"input": 0, "output": 0}}
+    sequence = request_sequence(PI / "v3_compaction.jsonl")
+    result = what_if(
+        sequence,
+        ["local/free", "deepseek/deepseek-flash"],
+        models={"local/free": free},  # type: ignore[dict-item]
+    ).to_json()
+    view = WhatIfView()
+    qtbot.addWidget(view)
+    view.resize(900, 700)
+    view.show_result(result)
+    unknown = [r for r in range(view.table.rowCount()) if view.table.item(r, 0).text() == "local/free"]
+    assert unknown and all(view.table.item(r, 6).text() == "price unknown" for r in unknown)
+    assert not any("$" in view.table.item(r, 6).text() for r in unknown)
+    cheapest = view._cheapest(result)
+    assert cheapest is not None and view.table.item(cheapest, 0).text() == "deepseek/deepseek-flash"
+    assert view.table.item(cheapest, 6).font().bold() and not view.table.item(unknown[0], 6).font().bold()

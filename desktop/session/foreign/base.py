@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -238,7 +238,7 @@ class ForeignSession(ABC):
         """Usage reported on the branch, in order."""
 
     @abstractmethod
-    def request_contexts(self, leaf: str | None = None) -> list[tuple[str, list[Message]]]:
+    def request_contexts(self, leaf: str | None = None) -> list[tuple[str, Sequence[Message]]]:
         """(assistant row id, the context that request was given) for every model call on the branch."""
 
     def lanes(self, leaf: str | None = None) -> list[str]:

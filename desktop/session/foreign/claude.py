@@ -60,6 +60,7 @@ from desktop.session.foreign.model import (
     iso_ms,
 )
 from desktop.session.foreign.shapes import claude_entry_problem, set_aside
+from desktop.session.prefix import Prefix
 
 #: What an entry set aside keeps: its place in the tree (``shapes.set_aside``).
 _LINK_KEYS = ("uuid", "parentUuid", "logicalParentUuid", "timestamp", "sessionId")
@@ -998,9 +999,9 @@ class ClaudeSession(ForeignSession):
             )
         return records
 
-    def request_contexts(self, leaf: str | None = None) -> list[tuple[str, list[Message]]]:
+    def request_contexts(self, leaf: str | None = None) -> list[tuple[str, Sequence[Message]]]:
         """Each reply's request: the messages before it, back to the last compact boundary."""
-        out: list[tuple[str, list[Message]]] = []
+        out: list[tuple[str, Sequence[Message]]] = []
         current: list[Message] = []
         for spec in self._plan(leaf):
             if spec.kind == k.COMPACTION:
@@ -1011,7 +1012,7 @@ class ClaudeSession(ForeignSession):
             if message is None:
                 continue
             if spec.part == _REPLY:
-                out.append((spec.id, list(current)))
+                out.append((spec.id, Prefix(current, len(current))))  # shared (design X8)
             current.append(cast(Message, message))
         return out
 

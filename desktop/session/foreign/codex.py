@@ -40,6 +40,7 @@ from desktop.pi.types import Message
 from desktop.session.foreign import model as k
 from desktop.session.foreign.base import Entry, ForeignSession
 from desktop.session.foreign.model import ForeignContext, Timeline, TimelineRow, UsageRecord, iso_ms
+from desktop.session.prefix import Prefix
 
 SYSTEM_UNKNOWN = (
     "Codex CLI does not record its base instructions or tool declarations in the rollout; the "
@@ -595,15 +596,15 @@ class CodexSession(ForeignSession):
             )
         return records
 
-    def request_contexts(self, leaf: str | None = None) -> list[tuple[str, list[Message]]]:
-        out: list[tuple[str, list[Message]]] = []
+    def request_contexts(self, leaf: str | None = None) -> list[tuple[str, Sequence[Message]]]:
+        out: list[tuple[str, Sequence[Message]]] = []
         current: list[Message] = []
         for row in self._rows_upto(leaf):
             if row.kind == k.COMPACTION:
                 current = []
                 continue
             if row.kind == k.ASSISTANT:
-                out.append((row.id, list(current)))
+                out.append((row.id, Prefix(current, len(current))))  # shared (design X8)
             if row.kind in (k.ASSISTANT, k.TOOL, k.USER, k.META, k.COMPACTION_SUMMARY):
                 current.extend(self._message(row))
         return out

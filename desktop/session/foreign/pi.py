@@ -9,7 +9,7 @@ system message's row shows the same kind of section diff as a Desktop hidden sys
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -42,6 +42,7 @@ from desktop.session.foreign.pi_context import (
 from desktop.session.foreign.pi_context import contributing as pi_contributing
 from desktop.session.foreign.shapes import pi_entry_problem, set_aside
 from desktop.session.inspector.section_diff import section_status
+from desktop.session.prefix import Prefix
 
 _ROLE_KINDS = {
     "user": k.USER,
@@ -347,20 +348,20 @@ class PiSession(ForeignSession):
             records.append(UsageRecord(row.id, row.ts, provider, model, row.usage, kind))
         return records
 
-    def request_contexts(self, leaf: str | None = None) -> list[tuple[str, list[Message]]]:
+    def request_contexts(self, leaf: str | None = None) -> list[tuple[str, Sequence[Message]]]:
         """Each assistant message's request: the context pi built at its parent.
 
         Between compactions and context edits the context only grows, so it is extended entry
         by entry; a compaction or an edit (which changes earlier messages) rebuilds it.
         """
         path = self._path(leaf)
-        out: list[tuple[str, list[Message]]] = []
+        out: list[tuple[str, Sequence[Message]]] = []
         current: list[Message] = []
         for index, entry in enumerate(path):
             kind = entry.get("type")
             message = entry.get("message") if kind == "message" else None
             if isinstance(message, Mapping) and message.get("role") == "assistant":
-                out.append((str(entry.get("id")), list(current)))
+                out.append((str(entry.get("id")), Prefix(current, len(current))))  # shared (design X8)
             if kind in ("compaction", "context_edit"):
                 current = convert_to_llm(project_path(path[: index + 1]).messages)
             else:

@@ -1,0 +1,169 @@
+"""The linear what-if pass gives the full fold's figures (design X8).
+
+``LinearCache`` folds a request by what it adds to the previous one and holds a prefix
+cache's shared steps as one record; ``CacheSimulator`` (the emulator's and the preview's cache)
+reads every request whole. On random request sequences (prompts that grow, are cut back,
+change their head, repeat, with breakpoints and idle gaps past the short retention) every
+request's usage must be the same, for a breakpoint rule and two prefix rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from desktop.bench.whatif_session import write
+from desktop.pi.cache_rules import RULES, CacheSimulator, Prompt, Segment, simulate
+from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProjectionError, RequestOptions
+from desktop.pi.transcript import declared_tools
+from desktop.session.foreign import route_model
+from desktop.session.whatif import (
+    DELIVERIES,
+    RequestSequence,
+    changes_tools_later,
+    prompts_for,
+    replay_times,
+    request_sequence,
+    views_for,
+)
+from desktop.session.whatif_replay import LinearCache, PromptView, _digest, finish
+
+BODY = st.text(alphabet="ab", min_size=1, max_size=4).map(lambda s: s * 300)
+HEADS = st.tuples(st.sampled_from(["tool:", "system:"]), BODY).map("".join)
+MESSAGES = st.tuples(st.sampled_from(["user:", "assistant:"]), BODY).map("".join)
+
+
+@st.composite
+def sequences(draw: st.DrawFn) -> list[tuple[list[str], list[int], int | None]]:
+    """(segment texts, breakpoint positions, time) per request: a head of tool and system
+    blocks, then messages."""
+    out: list[tuple[list[str], list[int], int | None]] = []
+    head: list[str] = draw(st.lists(HEADS, max_size=3))
+    messages: list[str] = []
+    now = 1_000_000
+    timed = draw(st.booleans())
+    for _ in range(draw(st.integers(1, 12))):
+        move = draw(st.sampled_from(["grow", "grow", "cut", "head", "same"]))
+        if move == "cut" and messages:
+            messages = messages[: draw(st.integers(0, len(messages)))]
+        elif move == "head":
+            head = [*head[: draw(st.integers(0, len(head)))], *draw(st.lists(HEADS, max_size=2))]
+        if move != "same" or not head + messages:
+            messages = messages + draw(st.lists(MESSAGES, min_size=1, max_size=5))
+        texts = head + messages
+        marks = sorted(set(draw(st.lists(st.integers(0, len(texts) - 1), max_size=3))) | {len(texts) - 1})
+        now += draw(st.sampled_from([1_000, 60_000, 6 * 60_000, 61 * 60_000]))
+        out.append((texts, marks, now if timed else None))
+    return out
+
+
+def _views(rule: str, requests: list[tuple[list[str], list[int], int | None]]) -> list[PromptView]:
+    """Each request as the reader makes it: a head, a run of a shared committed list (kept
+    while the requests only grow past it), a tail."""
+    views: list[PromptView] = []
+    committed: list[str] = []
+    sums: list[bytes] = []
+    previous: PromptView | None = None
+    for texts, marks, _now in requests:
+        cut = sum(1 for _ in itertools.takewhile(lambda t: t.startswith(("tool:", "system:")), texts))
+        head = texts[:cut]
+        body = texts[cut:]
+        if committed != body[: len(committed)]:
+            committed, sums = [], []
+        run = max(len(committed), len(body) - 2)
+        if run > len(committed):
+            sums.extend(_digest(text) for text in body[len(committed) : run])
+            committed.extend(body[len(committed) : run])
+        count = min(len(committed), len(body))
+        view = PromptView(
+            RULES[rule],
+            "claude-sonnet-4-5",
+            "ns",
+            False,
+            head,
+            committed,
+            count,
+            body[count:],
+            sums,
+            [(p, "5m") for p in marks],
+            0,
+        )
+        view = finish(previous, view)
+        views.append(view)
+        previous = view
+    return views
+
+
+@settings(max_examples=150, deadline=None)
+@given(requests=sequences(), rule=st.sampled_from(["anthropic", "openai", "deepseek"]))
+def test_the_linear_cache_equals_the_full_fold(
+    requests: list[tuple[list[str], list[int], int | None]], rule: str
+) -> None:
+    full = CacheSimulator()
+    linear = LinearCache()
+    for (texts, marks, now), view in zip(requests, _views(rule, requests), strict=True):
+        segments = tuple(
+            Segment(text, "messages", "", (), "5m" if i in marks and rule == "anthropic" else None)
+            for i, text in enumerate(texts)
+        )
+        prompt = Prompt(RULES[rule], "claude-sonnet-4-5", "ns", segments)
+        if rule != "anthropic":
+            view = dataclasses.replace(view, breakpoints=[])
+        assert list(view.texts_from(0)) == texts
+        assert linear.account(view, now) == full.account(prompt, now)
+
+
+SESSIONS = sorted(
+    p
+    for p in (Path(__file__).resolve().parents[1] / "fixtures").rglob("*.jsonl")
+    if p.parent.name in ("pi_sessions", "pi_quirks", "claude_code", "codex", "legacy", "subagents")
+)
+ROUTES = [
+    "anthropic/claude-opus-5-5",
+    "openai/gpt-5.5",
+    "deepseek/deepseek-flash",
+    "amazon-bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+]
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name)
+def test_every_fixture_folds_the_same_through_the_reader(path: Path) -> None:
+    """Every session fixture, four routes (breakpoint and prefix rules), every strategy: each
+    request read whole and folded by ``CacheSimulator`` at the
+    recorded times gives the usage the views folded by ``LinearCache`` give."""
+    sequence = request_sequence(path)
+    if not sequence.requests:
+        pytest.skip("no model request")
+    _same_usages(sequence)
+
+
+def test_a_generated_journal_folds_the_same_through_the_reader(tmp_path: Path) -> None:
+    """The same on a journal with system updates, tool additions and idle gaps."""
+    _same_usages(request_sequence(write(tmp_path / "g.jsonl", 80)))
+
+
+def _same_usages(sequence: RequestSequence) -> None:
+    options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+    times = replay_times(sequence)
+    stamps = times if times is not None else [None] * len(sequence.requests)
+    last = sequence.requests[-1]
+    tools = declared_tools(last) if changes_tools_later(last) else None
+    for route in ROUTES:
+        model = route_model(route)
+        for delivery in DELIVERIES:
+            for fixed in (None, tools) if tools is not None else (None,):
+                try:
+                    full = simulate(
+                        prompts_for(model, sequence.requests, delivery, fixed, options), times_ms=times
+                    )
+                except ProjectionError:
+                    continue  # the route cannot take this file's requests (said in one line)
+                cache = LinearCache()
+                views = views_for(model, sequence.requests, delivery, fixed, options)
+                linear = [cache.account(view, now) for view, now in zip(views, stamps, strict=True)]
+                assert linear == full, (route, delivery, fixed is not None)
