@@ -742,7 +742,11 @@ def strategy_usages(
     """One route x strategy pass: every request projected, read in cache order and folded
     through the provider's cache (expiring at ``times`` when given), each request derived
     from the previous one (design X8)."""
-    options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+    options = RequestOptions(
+        session_id=sequence.session_id,
+        api_key=CREDENTIAL_PLACEHOLDER,
+        cache_retention=recorded_retention(sequence),
+    )
     cache = _warmed(sequence, model, delivery, options, times)
     views = views_for(model, sequence.requests, delivery, tools, options, tick)
     stamps: Iterable[int | None] = times if times is not None else itertools.repeat(None)
