@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import shutil
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from desktop.cli import terminal_columns
 from desktop.cli._args import CliError
 from desktop.cli._boundary import location, one_line, say
 
@@ -111,7 +111,7 @@ class ProgressLine:
             if progress.request == 0:
                 say("whatif", f"replaying {progress.route}: {progress.strategy}")
             return
-        columns = shutil.get_terminal_size((100, 20)).columns - 1
+        columns = terminal_columns() - 1
         text = one_line(f"pi-desktop whatif: {progress.line()}")[:columns]
         with contextlib.suppress(OSError, ValueError):
             sys.stderr.flush()

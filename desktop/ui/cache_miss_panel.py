@@ -94,10 +94,10 @@ class CacheMissPanel(QWidget):
             return self.shown
         self.shown = True
         self.summary.setText(summary_text(summary))
-        every = [m for m in summary.get("missList") or () if isinstance(m, Mapping)]
-        misses = every[-SHOWN_MISSES:]
+        misses = [m for m in summary.get("missList") or () if isinstance(m, Mapping)][-SHOWN_MISSES:]
+        count = int(summary.get("misses") or 0)
         self.table.setToolTip(
-            f"The latest {len(misses):,} of {len(every):,} misses" if len(every) > len(misses) else ""
+            f"The latest {len(misses):,} of {count:,} misses" if count > len(misses) else ""
         )
         self.table.setRowCount(len(misses))
         for row, miss in enumerate(misses):

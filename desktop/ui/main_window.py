@@ -266,6 +266,10 @@ class MainWindow(QMainWindow):
         self.payload_view.shown_changed.connect(self.client.previews_shown)
         self.payload_view.preview_dropped.connect(self.client.drop_preview)
         self.payload_view.save_requested.connect(self.client.save_bytes)
+        # The Usage tab's cache misses are summed from the whole transcript: on the worker, and
+        # only while the tab is shown (a long session's sum is a second of work; design P13, G9).
+        self._misses_stale = True
+        self.tabs.currentChanged.connect(lambda _index: self._refresh_cache_misses())
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
@@ -894,10 +898,21 @@ class MainWindow(QMainWindow):
 
     # --- status and selectors ----------------------------------------------------------------
 
+    def _refresh_cache_misses(self) -> None:
+        if not self._misses_stale or self.tabs.currentWidget() is not self.usage_view:
+            return
+        self._misses_stale = False
+        self.client.ops.query(
+            lambda worker: worker.cache_session(),
+            self.usage_view.set_cache_summary,
+            label="summing the session's cache misses",
+        )
+
     @Slot(object)
     def on_status(self, status: Mapping[str, Any]) -> None:
         self.status = dict(status)
-        self.usage_view.set_cache_summary(status.get("cacheSession"))
+        self._misses_stale = True
+        self._refresh_cache_misses()
         routes = status.get("routes") or []
         self.route_combo.blockSignals(True)
         self.route_combo.clear()

@@ -48,6 +48,7 @@ from desktop.session.inspector.routes import (
 from desktop.session.session_settings import SessionSettings
 from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
+from desktop.ui.cache_miss_panel import SHOWN_MISSES
 from desktop.ui.catalog_status import route_flags
 from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
@@ -1164,7 +1165,7 @@ class SessionWorker(QObject):
 
     # --- what the inspector shows -----------------------------------------------------------
 
-    def _cache_session(self) -> dict[str, Any] | None:
+    def cache_session(self) -> dict[str, Any] | None:
         """The session's hit ratio, misses with causes and places, re-cached tokens, as
         ``status`` gives them (design P13), for the Usage tab."""
         if self.runtime is None:
@@ -1172,10 +1173,14 @@ class SessionWorker(QObject):
         try:
             from desktop.pi.cache_misses import transcript_summary
 
-            return transcript_summary(self.runtime.view().messages).to_json()
+            summary = transcript_summary(self.runtime.view().messages).to_json()
         except Exception as exc:  # a transcript the reader cannot sum: the panel keeps its text
             log.info("cache summary failed: %s", exc)
             return None
+        # Only the misses the panel lists cross to the GUI thread: a long session has tens of
+        # thousands, and handing them all over stalled the window (design G9).
+        summary["missList"] = list(summary.get("missList") or ())[-SHOWN_MISSES:]
+        return summary
 
     def _publish_state(self) -> None:
         if self.resolved is not None:
@@ -1195,7 +1200,6 @@ class SessionWorker(QObject):
                 "readOnly": self.writer.read_only_reason if self.writer is not None else None,
                 "routeNeeded": self.route_needed,
                 "activeTools": len(self.session.gate.state.active) if self.session is not None else 0,
-                "cacheSession": self._cache_session(),
             }
             self.status_changed.emit(status)
         self.refresh_activation()

@@ -44,6 +44,7 @@ def send(h: Harness, text: str) -> None:
 
 def test_the_usage_tab_shows_status_s_miss_causes(harness: Harness) -> None:
     h, window = harness, harness.window
+    window.tabs.setCurrentIndex(TAB_USAGE)  # the panel sums the misses while its tab is shown
     send(h, "Say something short.")
     assert h.wait_turn(1)["error"] is None
     emulator = h.worker.emulator
