@@ -31,7 +31,7 @@ import orjson
 
 from desktop.host.journal.envelope import SCHEMA_VERSION
 from desktop.host.journal.reader import READ_BUFFER
-from desktop.host.journal.shapes import FITS, row_shape_problem
+from desktop.host.journal.rows import row_problem
 from desktop.host.journal.values import value_problem
 from desktop.ui import rowinfo
 from desktop.ui.rowinfo import row_kind
@@ -74,7 +74,7 @@ def build_index(path: Path) -> RowIndex:
     kind_of = row_kind
     usage_of = usage_line
     simple = _SIMPLE_KINDS
-    held, fits_of, shape_of, schema = value_problem, FITS.get, row_shape_problem, SCHEMA_VERSION
+    held, shape_of, schema = value_problem, row_problem, SCHEMA_VERSION
     with open(path, "rb", buffering=READ_BUFFER) as handle:
         handle.readline()  # the session header
         position = handle.tell()
@@ -104,10 +104,8 @@ def build_index(path: Path) -> RowIndex:
                 continue
             if held(raw, row) is not None:
                 continue
-            if version <= schema:
-                fits = fits_of(kind)
-                if (fits is None or not fits(row)) and shape_of(row) is not None:
-                    continue
+            if version <= schema and shape_of(row) is not None:
+                continue
             seen.add(row_id)  # as in the journal: a set-aside row's id is free for a later row
             code = simple.get(kind)
             if code is None:

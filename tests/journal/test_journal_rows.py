@@ -47,13 +47,14 @@ def test_ids_differ_between_processes_started_together() -> None:
 
 
 def test_every_row_type_round_trips_with_unknown_fields() -> None:
+    """Unknown fields, their order and nulls inside payloads survive the models (design T7, T10)."""
     rows = [
         {
             "type": "user",
             "v": 1,
             "id": "u",
             "ts": 1,
-            "message": {"role": "user", "content": "hi"},
+            "message": {"content": "hi", "role": "user", "later": [1, 2.5]},
             "x": {"y": None},
         },
         {
@@ -70,7 +71,7 @@ def test_every_row_type_round_trips_with_unknown_fields() -> None:
             "v": 1,
             "id": "t",
             "ts": 3,
-            "message": {"role": "toolResult", "isError": False},
+            "message": {"role": "toolResult", "toolCallId": "c", "toolName": "read", "content": [], "isError": False},
         },
         {
             "type": "system",

@@ -1,27 +1,36 @@
-"""The row shapes of a session file (design T1, T2), as pydantic models.
+"""The one schema of a session file: its header and rows, as pydantic models (design T1, T2, T7, T10).
 
-Every model allows extra fields so a row written by a newer app survives a round trip through an
-older one unchanged (T7). Models are built on demand (``parse_row``), never for every row on open:
-the reader keeps raw dicts so opening a long session costs little more than parsing its JSON,
-and it does not even import this module (pydantic alone costs more than parsing a long session;
-the envelope constants and row ids live in ``envelope``).
-Messages stay plain dicts in pi-ai's JSON shape; only their ``role`` is checked here.
+The writer builds and checks rows with these models, the reader checks every line it reads
+against them (``row_problem``, design T9), and forks and the foreign readers' outputs use the
+same message shapes. Messages stay plain dicts in pi-ai's JSON shape: they are described by
+``TypedDict``s, checked strictly (a bool is not a number), kept as the very dict that was
+given (so key order and unknown fields survive) and written back as they came.
+
+Every model and message allows extra fields so a row written by a newer app survives a round
+trip through an older one unchanged (T7). Optional fields may be absent or ``null``. Rows of an
+unknown type, and ``modelSystem`` or checkpoint metadata of an unknown version, are kept and
+checked only for their envelope: nothing reads them as a message, so they grant and show nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     SerializerFunctionWrapHandler,
-    field_validator,
+    Tag,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     model_serializer,
-    model_validator,
+    with_config,
 )
+from typing_extensions import NotRequired, TypedDict  # pydantic reads these on Python 3.11
 
 from desktop.host.journal.envelope import APP_NAME as APP_NAME
 from desktop.host.journal.envelope import MODEL_SYSTEM_VERSION as MODEL_SYSTEM_VERSION
@@ -30,13 +39,149 @@ from desktop.host.journal.envelope import SCHEMA_VERSION as SCHEMA_VERSION
 from desktop.host.journal.envelope import new_row_id as new_row_id
 from desktop.host.journal.envelope import now_ms as now_ms
 
-# --- models ----------------------------------------------------------------------------------
+_OPEN = ConfigDict(extra="allow", strict=True)
+_T = TypeVar("_T")
+
+Number = int | float
+Object = dict[str, Any]
+
+# --- content blocks and messages (plain dicts) --------------------------------------------------
+
+
+@with_config(_OPEN)
+class TextBlock(TypedDict):
+    type: Literal["text"]
+    text: str
+    textSignature: NotRequired[str | None]
+
+
+@with_config(_OPEN)
+class ThinkingBlock(TypedDict):
+    type: Literal["thinking"]
+    thinking: str
+    thinkingSignature: NotRequired[str | None]
+    redacted: NotRequired[bool | None]
+
+
+@with_config(_OPEN)
+class ImageBlock(TypedDict):
+    type: Literal["image"]
+    data: str
+    mimeType: str
+
+
+@with_config(_OPEN)
+class ToolCallBlock(TypedDict):
+    type: Literal["toolCall"]
+    id: str
+    name: str
+    arguments: Object
+    thoughtSignature: NotRequired[str | None]
+    namespace: NotRequired[str | None]
+
+
+UserBlock = Annotated[TextBlock | ImageBlock, Field(discriminator="type")]
+AssistantBlock = Annotated[TextBlock | ThinkingBlock | ToolCallBlock, Field(discriminator="type")]
+AnyBlock = Annotated[TextBlock | ThinkingBlock | ToolCallBlock | ImageBlock, Field(discriminator="type")]
+
+
+@with_config(_OPEN)
+class Cost(TypedDict):
+    input: NotRequired[Number | None]
+    output: NotRequired[Number | None]
+    cacheRead: NotRequired[Number | None]
+    cacheWrite: NotRequired[Number | None]
+    total: NotRequired[Number | None]
+
+
+@with_config(_OPEN)
+class Usage(TypedDict):
+    input: NotRequired[Number | None]
+    output: NotRequired[Number | None]
+    cacheRead: NotRequired[Number | None]
+    cacheWrite: NotRequired[Number | None]
+    cacheWrite1h: NotRequired[Number | None]
+    reasoning: NotRequired[Number | None]
+    totalTokens: NotRequired[Number | None]
+    cost: NotRequired[Cost | None]
+
+
+@with_config(_OPEN)
+class Tool(TypedDict):
+    name: str
+    description: str
+    parameters: Object
+
+
+@with_config(_OPEN)
+class ToolReference(TypedDict):
+    name: str
+
+
+@with_config(_OPEN)
+class SystemMessage(TypedDict):
+    """A neutral system message (``modelSystem`` and checkpoints). ``tool_activation`` sections
+    are text here; whether one grants anything is decided by the restore
+    (``desktop.session.activation``)."""
+
+    role: Literal["system"]
+    content: str | list[Annotated[TextBlock, Field(discriminator="type")]]
+    sections: NotRequired[dict[str, str | None] | None]
+    toolsAdded: NotRequired[list[Tool] | None]
+    toolsRemoved: NotRequired[list[ToolReference] | None]
+    timestamp: NotRequired[int | None]
+
+
+@with_config(_OPEN)
+class UserMessage(TypedDict):
+    role: Literal["user"]
+    content: str | list[UserBlock]
+    timestamp: NotRequired[int | None]
+
+
+@with_config(_OPEN)
+class AssistantMessage(TypedDict):
+    role: Literal["assistant"]
+    content: list[AssistantBlock]
+    api: NotRequired[str | None]
+    provider: NotRequired[str | None]
+    model: NotRequired[str | None]
+    stopReason: NotRequired[str | None]
+    errorMessage: NotRequired[str | None]
+    responseId: NotRequired[str | None]
+    responseModel: NotRequired[str | None]
+    usage: NotRequired[Usage | None]
+    timestamp: NotRequired[int | None]
+
+
+@with_config(_OPEN)
+class ToolResultMessage(TypedDict):
+    role: Literal["toolResult"]
+    toolCallId: str
+    toolName: str
+    content: list[UserBlock]
+    isError: NotRequired[bool | None]
+    usage: NotRequired[Usage | None]
+    timestamp: NotRequired[int | None]
+
+
+def _as_given(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """Check ``value`` against its shape but keep the dict that was given: its key order and
+    unknown fields are what is written back, and nothing is copied."""
+    handler(value)
+    return value
+
+
+#: A message field: checked against its ``TypedDict``, stored as the given dict.
+Checked = Annotated[_T, WrapValidator(_as_given)]
+
+# --- rows (models) ---------------------------------------------------------------------------
 
 
 class _Lenient(BaseModel):
     """Keeps unknown fields; omits optional fields that are absent instead of writing ``null``."""
 
-    model_config = ConfigDict(extra="allow", strict=True)
+    model_config = _OPEN
     _omit_if_none: ClassVar[frozenset[str]] = frozenset()
 
     @model_serializer(mode="wrap")
@@ -47,11 +192,6 @@ class _Lenient(BaseModel):
                 if name in data and data[name] is None:
                     del data[name]
         return data
-
-
-def _require_role(message: Mapping[str, Any], role: str) -> None:
-    if message.get("role") != role:
-        raise ValueError(f"message role must be {role!r}, got {message.get('role')!r}")
 
 
 class RowBase(_Lenient):
@@ -77,13 +217,7 @@ class SessionHeader(RowBase):
 
 class UserRow(RowBase):
     type: Literal["user"] = "user"
-    message: dict[str, Any]
-
-    @field_validator("message")
-    @classmethod
-    def _role(cls, value: dict[str, Any]) -> dict[str, Any]:
-        _require_role(value, "user")
-        return value
+    message: Checked[UserMessage]
 
 
 class Route(_Lenient):
@@ -99,48 +233,41 @@ class Route(_Lenient):
 
 class AssistantRow(RowBase):
     type: Literal["assistant"] = "assistant"
-    message: dict[str, Any]
+    message: Checked[AssistantMessage]
     route: Route
-
-    @field_validator("message")
-    @classmethod
-    def _role(cls, value: dict[str, Any]) -> dict[str, Any]:
-        _require_role(value, "assistant")
-        return value
 
 
 class ToolResultRow(RowBase):
     type: Literal["toolResult"] = "toolResult"
-    message: dict[str, Any]
+    message: Checked[ToolResultMessage]
 
-    @field_validator("message")
-    @classmethod
-    def _role(cls, value: dict[str, Any]) -> dict[str, Any]:
-        _require_role(value, "toolResult")
-        return value
+
+def _version_tag(value: Any) -> str:
+    """``v1`` for metadata of the version this app understands, ``later`` for any other."""
+    version = value.get("v") if isinstance(value, Mapping) else getattr(value, "v", None)
+    return "v1" if type(version) is int and version == MODEL_SYSTEM_VERSION else "later"
 
 
 class ModelSystem(_Lenient):
-    """Versioned neutral system message behind a hidden row.
+    """Versioned neutral system message behind a hidden row (v1, the version this app reads)."""
 
-    A version this app does not know is kept as-is and must grant nothing; only v1 is checked.
-    """
-
-    _omit_if_none = frozenset({"message"})
     v: int = MODEL_SYSTEM_VERSION
-    message: dict[str, Any] | None = None
-
-    @model_validator(mode="after")
-    def _v1_shape(self) -> ModelSystem:
-        if self.v == MODEL_SYSTEM_VERSION:
-            if self.message is None:
-                raise ValueError("modelSystem v1 needs a message")
-            _require_role(self.message, "system")
-        return self
+    message: Checked[SystemMessage]
 
     @property
     def understood(self) -> bool:
-        return self.v == MODEL_SYSTEM_VERSION
+        return True
+
+
+class LaterMetadata(_Lenient):
+    """``modelSystem`` or checkpoint metadata of a version this app does not know: kept as-is,
+    never read, so it grants and shows nothing."""
+
+    v: int
+
+    @property
+    def understood(self) -> bool:
+        return False
 
 
 class SystemRow(RowBase):
@@ -148,27 +275,40 @@ class SystemRow(RowBase):
 
     _omit_if_none = frozenset({"modelSystem", "before", "label"})
     type: Literal["system"] = "system"
-    modelSystem: ModelSystem | None = None
+    modelSystem: (
+        Annotated[
+            Annotated[ModelSystem, Tag("v1")] | Annotated[LaterMetadata, Tag("later")],
+            Discriminator(_version_tag),
+        ]
+        | None
+    ) = None
     before: str | None = None
     label: str | None = None
 
 
 class Checkpoint(_Lenient):
-    """The full effective system state saved at explicit compaction."""
+    """The full effective system state saved at explicit compaction (v1)."""
 
     v: int = MODEL_SYSTEM_VERSION
-    message: dict[str, Any]
-    activation: dict[str, Any] | None = None
-    route: dict[str, Any] = Field(default_factory=dict)
+    message: Checked[SystemMessage]
+    activation: Object | None = None
+    route: Object | None = Field(default_factory=dict)
 
 
 class CompactionRow(RowBase):
-    _omit_if_none = frozenset({"checkpoint"})
+    _omit_if_none = frozenset({"checkpoint", "usage"})
     type: Literal["compaction"] = "compaction"
     summary: str
     firstKeptId: str
     tokensBefore: int
-    checkpoint: Checkpoint | None = None
+    checkpoint: (
+        Annotated[
+            Annotated[Checkpoint, Tag("v1")] | Annotated[LaterMetadata, Tag("later")],
+            Discriminator(_version_tag),
+        ]
+        | None
+    ) = None
+    usage: Checked[Usage] | None = None
 
 
 class NoteRow(RowBase):
@@ -178,7 +318,7 @@ class NoteRow(RowBase):
     type: Literal["note"] = "note"
     level: Literal["info", "warning", "error"]
     text: str
-    data: dict[str, Any] | None = None
+    data: Object | None = None
 
 
 class OpaqueRow(RowBase):
@@ -207,3 +347,115 @@ def parse_row(data: Mapping[str, Any]) -> RowBase:
     if model is None or (isinstance(version, int) and version > SCHEMA_VERSION):
         return OpaqueRow.model_validate(dict(data))
     return model.model_validate(dict(data))
+
+
+# --- problems, in one line naming the field (design T9) -----------------------------------------
+
+
+class ShapeError(Exception):
+    """A row does not have the shape its type promises; ``field`` is a dotted path into the row."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+def row_problem(row: Mapping[str, Any]) -> ShapeError | None:
+    """Why a row of this schema version cannot be used (the field and what is wrong), or None.
+
+    Rows of an unknown type pass: nothing reads them as a message (T7)."""
+    model = ROW_MODELS.get(row.get("type"))  # type: ignore[arg-type]  # the reader made it text
+    return None if model is None else problem_of(model.model_validate, row)
+
+
+def header_problem(header: Mapping[str, Any]) -> ShapeError | None:
+    """Why a v1 session header cannot be used, or None."""
+    return problem_of(SessionHeader.model_validate, header)
+
+
+def problem_of(validate: Callable[[Any], object], value: Any) -> ShapeError | None:
+    """Run ``validate`` on ``value`` and say its first problem as a ``ShapeError``, or None."""
+    try:
+        validate(value)
+    except ValidationError as error:
+        return shape_error(error, value)
+    return None
+
+
+_EXPECTED = {
+    "string_type": "text",
+    "int_type": "a whole number",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "list_type": "a list",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "none_required": "null",
+}
+
+
+def type_name(value: object) -> str:
+    """How a JSON value's type is named in a message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _walk(data: Any, loc: tuple[int | str, ...], missing: bool) -> tuple[str, Any]:
+    """The dotted field a pydantic location names in ``data``, and the value there.
+
+    A location also names the union member that was tried (``str``, a block's tag, ``v1``);
+    those parts name nothing in the data and are left out, which the data itself tells."""
+    field, value = "", data
+    parts = list(loc)
+    while parts:
+        part = parts.pop(0)
+        if type(value) is list and type(part) is int and 0 <= part < len(value):
+            field, value = f"{field}[{part}]", value[part]
+            if type(value) is dict and parts and parts[0] == value.get("type") and len(parts) > 1:
+                parts.pop(0)  # the tag of a content block
+        elif type(value) is dict and type(part) is str and (part in value or (missing and not parts)):
+            field, value = (f"{field}.{part}" if field else part), value.get(part)
+    return field or "(the row)", value
+
+
+def shape_error(error: ValidationError, data: Any) -> ShapeError:
+    """The deepest problem pydantic found, as one line: ``FIELD must be EXPECTED, not WHAT``."""
+    found: dict[str, list[Any]] = {}
+    values: dict[str, Any] = {}
+    for detail in error.errors(include_url=False):
+        field, value = _walk(data, detail["loc"], detail["type"] == "missing")
+        found.setdefault(field, []).append(detail)
+        values[field] = value
+    field = max(found, key=lambda name: name.count(".") + name.count("["))
+    details, value = found[field], values[field]
+    kinds = [detail["type"] for detail in details]
+    if "missing" in kinds:
+        return ShapeError(field, f"{field} is missing")
+    if "string_too_short" in kinds:
+        return ShapeError(field, f"{field} must not be empty")
+    for detail in details:
+        context = detail.get("ctx") or {}
+        if detail["type"] == "union_tag_invalid":
+            where = f"{field}.type"
+            return ShapeError(where, f"{where} must be one of {context['expected_tags']}, not {context['tag']!r}")
+        if detail["type"] == "literal_error":
+            return ShapeError(field, f"{field} must be {context['expected']}, not {value!r}")
+    expected = [_EXPECTED[kind] for kind in kinds if kind in _EXPECTED]
+    if "a whole number" in expected and "a number" in expected:
+        expected.remove("a whole number")
+    if not expected:
+        return ShapeError(field, f"{field}: {details[0]['msg']}")
+    return ShapeError(field, f"{field} must be {' or '.join(dict.fromkeys(expected))}, not {type_name(value)}")
