@@ -71,7 +71,13 @@ def test_every_row_type_round_trips_with_unknown_fields() -> None:
             "v": 1,
             "id": "t",
             "ts": 3,
-            "message": {"role": "toolResult", "toolCallId": "c", "toolName": "read", "content": [], "isError": False},
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "c",
+                "toolName": "read",
+                "content": [],
+                "isError": False,
+            },
         },
         {
             "type": "system",

@@ -21,8 +21,6 @@ from desktop.host.journal.reader import (
     format_diagnostic,
     read_session,
 )
-from desktop.host.journal.writer import JournalWriter
-
 from desktop.host.journal.rows import (
     AssistantRow,
     CompactionRow,
@@ -36,6 +34,7 @@ from desktop.host.journal.rows import (
     UserRow,
     parse_row,
 )
+from desktop.host.journal.writer import JournalWriter
 
 if TYPE_CHECKING:
     from desktop.host.journal.store import SessionInfo, SessionStore

@@ -15,7 +15,7 @@ checked only for their envelope: nothing reads them as a message, so they grant 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, NotRequired, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -30,7 +30,7 @@ from pydantic import (
     model_serializer,
     with_config,
 )
-from typing_extensions import NotRequired, TypedDict  # pydantic reads these on Python 3.11
+from typing_extensions import TypedDict  # pydantic reads this one on Python 3.11
 
 from desktop.host.journal.envelope import APP_NAME as APP_NAME
 from desktop.host.journal.envelope import MODEL_SYSTEM_VERSION as MODEL_SYSTEM_VERSION
@@ -210,6 +210,7 @@ class RowBase(_Lenient):
 
 class SessionHeader(RowBase):
     type: Literal["session"] = "session"
+    id: str = Field(min_length=1)  # the session's id: read, never made up
     app: str = APP_NAME
     appVersion: str
     cwd: str
@@ -450,7 +451,11 @@ def shape_error(error: ValidationError, data: Any) -> ShapeError:
         context = detail.get("ctx") or {}
         if detail["type"] == "union_tag_invalid":
             where = f"{field}.type"
-            return ShapeError(where, f"{where} must be one of {context['expected_tags']}, not {context['tag']!r}")
+            return ShapeError(
+                where, f"{where} must be one of {context['expected_tags']}, not {context['tag']!r}"
+            )
+        if detail["type"] == "value_error":  # a rule of our own, said as "FIELD is ..."
+            return ShapeError(field, f"{field} {context['error']}")
         if detail["type"] == "literal_error":
             return ShapeError(field, f"{field} must be {context['expected']}, not {value!r}")
     expected = [_EXPECTED[kind] for kind in kinds if kind in _EXPECTED]
@@ -458,4 +463,6 @@ def shape_error(error: ValidationError, data: Any) -> ShapeError:
         expected.remove("a whole number")
     if not expected:
         return ShapeError(field, f"{field}: {details[0]['msg']}")
-    return ShapeError(field, f"{field} must be {' or '.join(dict.fromkeys(expected))}, not {type_name(value)}")
+    return ShapeError(
+        field, f"{field} must be {' or '.join(dict.fromkeys(expected))}, not {type_name(value)}"
+    )
