@@ -216,7 +216,7 @@ def test_headless_bridge_from_flags() -> None:
 
 
 def test_settings_name_the_field_of_a_wrong_type_and_keep_unknown_keys_at_every_level(tmp_path: Path) -> None:
-    """Settings are checked without pydantic (design D6); a bad value still names its field."""
+    """A bad value names its field (design T11)."""
     path = settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     for raw, field in [
