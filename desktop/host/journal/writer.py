@@ -318,7 +318,9 @@ class JournalWriter:
 
     def _prepare(self, row: RowLike) -> tuple[str, dict[str, Any]]:
         """Validate a row and return its id and a private JSON copy of it."""
-        from desktop.host.journal.rows import ROW_MODELS, RowBase
+        from pydantic import ValidationError
+
+        from desktop.host.journal.rows import ROW_MODELS, RowBase, shape_error
 
         try:
             if isinstance(row, RowBase):
@@ -337,9 +339,10 @@ class JournalWriter:
                 raise ValueError(f"row version {model.v} is not {SCHEMA_VERSION}")
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
             row_id = row.id if isinstance(row, RowBase) else row.get("id")
+            reason = shape_error(exc, row).message if isinstance(exc, ValidationError) else str(exc)
             raise LocalPreparationFailure(
                 f"Could not save the conversation before sending it: row {row_id!r} is invalid "
-                f"({exc}). Nothing was sent to the model.",
+                f"({reason}). Nothing was sent to the model.",
                 kind="invalid_row",
                 path=self.path,
                 row_ids=[str(row_id)],
