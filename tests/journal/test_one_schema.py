@@ -3,6 +3,7 @@ accepts, and a message reads the same in every timeline."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,11 @@ ROUTE = {"provider": "p", "model": "m", "api": "anthropic-messages", "baseUrl": 
         ({"type": "user", "message": {"role": "user"}}, "message.content"),
         ({"type": "toolResult", "message": {"role": "toolResult", "content": []}}, "message.toolCallId"),
         (
-            {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text"}]}, "route": ROUTE},
+            {
+                "type": "assistant",
+                "message": {"role": "assistant", "content": [{"type": "text"}]},
+                "route": ROUTE,
+            },
             "message.content[0].text",
         ),
         ({"type": "system", "modelSystem": {"v": 1, "message": {"role": "system", "content": 3}}}, "content"),
@@ -32,9 +37,9 @@ def test_the_writer_refuses_a_row_the_reader_would_set_aside(
     tmp_path: Path, row: dict[str, Any], field: str
 ) -> None:
     path = tmp_path / "s.jsonl"
-    with JournalWriter.create(path, cwd=tmp_path, app_version="t") as writer:
-        with pytest.raises(LocalPreparationFailure, match=field.replace("[", r"\[").replace("]", r"\]")):
-            writer.append([{**row, "v": 1, "id": "r1", "ts": 1}])
+    refused = pytest.raises(LocalPreparationFailure, match=re.escape(field))
+    with JournalWriter.create(path, cwd=tmp_path, app_version="t") as writer, refused:
+        writer.append([{**row, "v": 1, "id": "r1", "ts": 1}])
     log = read_session(path)
     assert len(log.rows) == 0 and log.diagnostics == []
 
