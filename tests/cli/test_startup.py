@@ -75,8 +75,7 @@ def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
 
 
 #: What ``status`` must not load on a session without MCP servers (design D6): besides the SDKs
-#: above (not pydantic and what it loads: the one row schema checks every line read, design
-#: T10), the keyring (its backend search alone costs more
+#: above, pydantic's row and settings models, the keyring (its backend search alone costs more
 #: than the parse), the ignore matcher of the file tools, and the models.dev package's loader;
 #: ``logging`` (only something to log loads it), ``socket`` (the writer lock's host name), the
 #: incremental projector (``status`` builds no request), what only running a tool needs
@@ -122,13 +121,6 @@ STATUS_HEAVY = (
 )
 
 
-def status_heavy(loaded: list[str]) -> list[str]:
-    """The modules of ``STATUS_HEAVY`` that ``loaded`` holds, but for what pydantic and the row
-    and settings models load (every read checks its lines against them, design T10)."""
-    schema = set(loaded_after("import desktop.host.journal.rows, desktop.host.settings"))
-    return [name for name in STATUS_HEAVY if name in loaded and name not in schema]
-
-
 def test_status_loads_nothing_heavy(tmp_path: object) -> None:
     """The part of the status benchmark a test can hold without timing: ``status`` on a real
     session imports none of the heavy modules (``benchmarks/startup_bench.py`` times it)."""
@@ -152,10 +144,7 @@ def test_status_loads_nothing_heavy(tmp_path: object) -> None:
     )
     loaded = loaded_after(code)
     assert "desktop" in loaded  # the command really ran in that process
-    schema = set(
-        loaded_after("import desktop.host.journal.rows, desktop.host.settings")
-    )  # what pydantic loads
-    assert [name for name in STATUS_HEAVY if name in loaded and name not in schema] == []
+    assert [name for name in STATUS_HEAVY if name in loaded] == []
 
 
 def test_status_verifies_the_installations_section_without_the_keyring(tmp_path: object) -> None:
@@ -182,7 +171,7 @@ def test_status_verifies_the_installations_section_without_the_keyring(tmp_path:
     )
     loaded = loaded_after(code)
     assert "desktop" in loaded
-    assert status_heavy(loaded) == []
+    assert [name for name in STATUS_HEAVY if name in loaded] == []
 
 
 def test_status_compiles_no_redaction_pattern(tmp_path: object) -> None:

@@ -26,7 +26,7 @@ import orjson
 from desktop.host.journal.envelope import SCHEMA_VERSION
 from desktop.host.journal.errors import JournalFormatError
 from desktop.host.journal.lines import TYPE_CODES, JournalRows
-from desktop.host.journal.rows import RowBase, SessionHeader, header_problem, parse_row, row_problem
+from desktop.host.journal.rows import RowBase, SessionHeader, build, header_problem, parse_row, row_problem
 from desktop.host.journal.values import value_problem
 
 Severity = Literal["error", "warning"]
@@ -109,10 +109,10 @@ class SessionLog:
     def header_model(self) -> SessionHeader:
         if self.header is None:
             raise self.format_error()
-        return SessionHeader.model_validate(self.header)
+        return build(SessionHeader, self.header)
 
     def model(self, index: int) -> RowBase:
-        """Validate one row on demand (raises ``pydantic.ValidationError`` for a malformed row)."""
+        """Validate one row on demand (raises ``rows.SchemaError`` for a malformed row)."""
         return parse_row(self.rows[index])
 
     def format_error(self) -> JournalFormatError:

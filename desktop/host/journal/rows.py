@@ -1,36 +1,29 @@
-"""The one schema of a session file: its header and rows, as pydantic models (design T1, T2, T7, T10).
+"""The one schema of a session file: its header and rows, as msgspec types (design T1, T2, T7, T10).
 
-The writer builds and checks rows with these models, the reader checks every line it reads
+The writer builds and checks rows with these types, the reader checks every line it reads
 against them (``row_problem``, design T9), and forks and the foreign readers' outputs use the
-same message shapes. Messages stay plain dicts in pi-ai's JSON shape: they are described by
-``TypedDict``s, checked strictly (a bool is not a number), kept as the very dict that was
-given (so key order and unknown fields survive) and written back as they came.
+same message shapes. msgspec rather than pydantic: ``status`` checks every line it reads, and
+pydantic's import and schema building alone cost more than parsing a long session (design T10).
 
-Every model and message allows extra fields so a row written by a newer app survives a round
-trip through an older one unchanged (T7). Optional fields may be absent or ``null``. Rows of an
-unknown type, and ``modelSystem`` or checkpoint metadata of an unknown version, are kept and
-checked only for their envelope: nothing reads them as a message, so they grant and show nothing.
+Messages stay plain dicts in pi-ai's JSON shape: they are described by ``TypedDict``s, checked
+strictly (a bool is not a number) and kept as the very dict that was given, so key order and
+unknown fields survive and are written back as they came. Content blocks are tagged structs,
+so a block of an unknown ``type`` is named as such.
+
+Every row allows extra fields so a row written by a newer app survives a round trip through an
+older one unchanged (T7). Optional fields may be absent or ``null``. Rows of an unknown type, and
+``modelSystem`` or checkpoint metadata of an unknown version, are kept and checked only for their
+envelope: nothing reads them as a message, so they grant and show nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Annotated, Any, ClassVar, Literal, NotRequired, TypeVar
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, NotRequired, TypedDict, TypeVar
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Discriminator,
-    Field,
-    SerializerFunctionWrapHandler,
-    Tag,
-    ValidationError,
-    ValidatorFunctionWrapHandler,
-    WrapValidator,
-    model_serializer,
-    with_config,
-)
-from typing_extensions import TypedDict  # pydantic reads this one on Python 3.11
+import msgspec
+from msgspec import Meta, Struct, field
 
 from desktop.host.journal.envelope import APP_NAME as APP_NAME
 from desktop.host.journal.envelope import MODEL_SYSTEM_VERSION as MODEL_SYSTEM_VERSION
@@ -39,53 +32,42 @@ from desktop.host.journal.envelope import SCHEMA_VERSION as SCHEMA_VERSION
 from desktop.host.journal.envelope import new_row_id as new_row_id
 from desktop.host.journal.envelope import now_ms as now_ms
 
-_OPEN = ConfigDict(extra="allow", strict=True)
-_T = TypeVar("_T")
-
 Number = int | float
 Object = dict[str, Any]
+NonEmpty = Annotated[str, Meta(min_length=1)]
 
-# --- content blocks and messages (plain dicts) --------------------------------------------------
+# --- content blocks (tagged structs, used to check) and messages (plain dicts) ------------------
 
 
-@with_config(_OPEN)
-class TextBlock(TypedDict):
-    type: Literal["text"]
+class TextBlock(Struct, tag_field="type", tag="text"):
     text: str
-    textSignature: NotRequired[str | None]
+    textSignature: str | None = None
 
 
-@with_config(_OPEN)
-class ThinkingBlock(TypedDict):
-    type: Literal["thinking"]
+class ThinkingBlock(Struct, tag_field="type", tag="thinking"):
     thinking: str
-    thinkingSignature: NotRequired[str | None]
-    redacted: NotRequired[bool | None]
+    thinkingSignature: str | None = None
+    redacted: bool | None = None
 
 
-@with_config(_OPEN)
-class ImageBlock(TypedDict):
-    type: Literal["image"]
+class ImageBlock(Struct, tag_field="type", tag="image"):
     data: str
     mimeType: str
 
 
-@with_config(_OPEN)
-class ToolCallBlock(TypedDict):
-    type: Literal["toolCall"]
+class ToolCallBlock(Struct, tag_field="type", tag="toolCall"):
     id: str
     name: str
     arguments: Object
-    thoughtSignature: NotRequired[str | None]
-    namespace: NotRequired[str | None]
+    thoughtSignature: str | None = None
+    namespace: str | None = None
 
 
-UserBlock = Annotated[TextBlock | ImageBlock, Field(discriminator="type")]
-AssistantBlock = Annotated[TextBlock | ThinkingBlock | ToolCallBlock, Field(discriminator="type")]
-AnyBlock = Annotated[TextBlock | ThinkingBlock | ToolCallBlock | ImageBlock, Field(discriminator="type")]
+UserBlock = TextBlock | ImageBlock
+AssistantBlock = TextBlock | ThinkingBlock | ToolCallBlock
+AnyBlock = TextBlock | ThinkingBlock | ToolCallBlock | ImageBlock
 
 
-@with_config(_OPEN)
 class Cost(TypedDict):
     input: NotRequired[Number | None]
     output: NotRequired[Number | None]
@@ -94,7 +76,6 @@ class Cost(TypedDict):
     total: NotRequired[Number | None]
 
 
-@with_config(_OPEN)
 class Usage(TypedDict):
     input: NotRequired[Number | None]
     output: NotRequired[Number | None]
@@ -106,40 +87,35 @@ class Usage(TypedDict):
     cost: NotRequired[Cost | None]
 
 
-@with_config(_OPEN)
 class Tool(TypedDict):
     name: str
     description: str
     parameters: Object
 
 
-@with_config(_OPEN)
 class ToolReference(TypedDict):
     name: str
 
 
-@with_config(_OPEN)
 class SystemMessage(TypedDict):
     """A neutral system message (``modelSystem`` and checkpoints). ``tool_activation`` sections
     are text here; whether one grants anything is decided by the restore
     (``desktop.session.activation``)."""
 
     role: Literal["system"]
-    content: str | list[Annotated[TextBlock, Field(discriminator="type")]]
+    content: str | list[TextBlock]
     sections: NotRequired[dict[str, str | None] | None]
     toolsAdded: NotRequired[list[Tool] | None]
     toolsRemoved: NotRequired[list[ToolReference] | None]
     timestamp: NotRequired[int | None]
 
 
-@with_config(_OPEN)
 class UserMessage(TypedDict):
     role: Literal["user"]
     content: str | list[UserBlock]
     timestamp: NotRequired[int | None]
 
 
-@with_config(_OPEN)
 class AssistantMessage(TypedDict):
     role: Literal["assistant"]
     content: list[AssistantBlock]
@@ -154,7 +130,6 @@ class AssistantMessage(TypedDict):
     timestamp: NotRequired[int | None]
 
 
-@with_config(_OPEN)
 class ToolResultMessage(TypedDict):
     role: Literal["toolResult"]
     toolCallId: str
@@ -165,63 +140,60 @@ class ToolResultMessage(TypedDict):
     timestamp: NotRequired[int | None]
 
 
-def _as_given(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    """Check ``value`` against its shape but keep the dict that was given: its key order and
-    unknown fields are what is written back, and nothing is copied."""
-    handler(value)
-    return value
+# --- rows (structs) ----------------------------------------------------------------------------
+
+_S = TypeVar("_S", bound="Lenient")
 
 
-#: A message field: checked against its ``TypedDict``, stored as the given dict.
-Checked = Annotated[_T, WrapValidator(_as_given)]
+class Lenient(Struct, kw_only=True, dict=True):
+    """A stored object: keeps its unknown fields (``extra``) and omits the optional fields named
+    in ``_omit_if_none`` when they are absent, instead of writing ``null``."""
 
-# --- rows (models) ---------------------------------------------------------------------------
-
-
-class _Lenient(BaseModel):
-    """Keeps unknown fields; omits optional fields that are absent instead of writing ``null``."""
-
-    model_config = _OPEN
     _omit_if_none: ClassVar[frozenset[str]] = frozenset()
+    #: Metadata fields whose ``v`` picks their shape (``_build``): v1 is read, others kept as-is.
+    _versioned: ClassVar[frozenset[str]] = frozenset()
 
-    @model_serializer(mode="wrap")
-    def _drop_absent(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            for name in self._omit_if_none:
-                if name in data and data[name] is None:
-                    del data[name]
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The fields this app does not know, in the order they came."""
+        found: dict[str, Any] = vars(self).setdefault("_extra", {})
+        return found
+
+    def to_json(self) -> dict[str, Any]:
+        """The object as the JSON written to the file (extras included, absent fields omitted)."""
+        data: dict[str, Any] = {}
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
+            if value is None and name in self._omit_if_none:
+                continue
+            data[name] = value.to_json() if isinstance(value, Lenient) else value
+        data.update(self.extra)
         return data
 
 
-class RowBase(_Lenient):
+class RowBase(Lenient, kw_only=True):
     """The envelope every line shares: ``type``, ``v``, ``id``, ``ts``."""
 
     type: str
     v: int = SCHEMA_VERSION
-    id: str = Field(default_factory=new_row_id, min_length=1)
-    ts: int = Field(default_factory=now_ms)
-
-    def to_json(self) -> dict[str, Any]:
-        """The row as the JSON object written to the file (extras included, absent fields omitted)."""
-        data: dict[str, Any] = self.model_dump(mode="json")
-        return data
+    id: NonEmpty = field(default_factory=new_row_id)
+    ts: int = field(default_factory=now_ms)
 
 
-class SessionHeader(RowBase):
+class SessionHeader(RowBase, kw_only=True):
     type: Literal["session"] = "session"
-    id: str = Field(min_length=1)  # the session's id: read, never made up
+    id: NonEmpty  # the session's id: read, never made up
     app: str = APP_NAME
     appVersion: str
     cwd: str
 
 
-class UserRow(RowBase):
+class UserRow(RowBase, kw_only=True):
     type: Literal["user"] = "user"
-    message: Checked[UserMessage]
+    message: UserMessage
 
 
-class Route(_Lenient):
+class Route(Lenient, kw_only=True):
     """Where an assistant message came from; enough to tell whether a prompt cache can still apply."""
 
     _omit_if_none = frozenset({"account"})
@@ -232,87 +204,74 @@ class Route(_Lenient):
     account: str | None = None
 
 
-class AssistantRow(RowBase):
+class AssistantRow(RowBase, kw_only=True):
     type: Literal["assistant"] = "assistant"
-    message: Checked[AssistantMessage]
+    message: AssistantMessage
     route: Route
 
 
-class ToolResultRow(RowBase):
+class ToolResultRow(RowBase, kw_only=True):
     type: Literal["toolResult"] = "toolResult"
-    message: Checked[ToolResultMessage]
+    message: ToolResultMessage
 
 
-def _version_tag(value: Any) -> str:
-    """``v1`` for metadata of the version this app understands, ``later`` for any other."""
-    version = value.get("v") if isinstance(value, Mapping) else getattr(value, "v", None)
-    return "v1" if type(version) is int and version == MODEL_SYSTEM_VERSION else "later"
-
-
-class ModelSystem(_Lenient):
-    """Versioned neutral system message behind a hidden row (v1, the version this app reads)."""
-
-    v: int = MODEL_SYSTEM_VERSION
-    message: Checked[SystemMessage]
-
-    @property
-    def understood(self) -> bool:
-        return True
-
-
-class LaterMetadata(_Lenient):
+class LaterMetadata(Lenient, kw_only=True):
     """``modelSystem`` or checkpoint metadata of a version this app does not know: kept as-is,
     never read, so it grants and shows nothing."""
 
+    understood: ClassVar[bool] = False
     v: int
 
-    @property
-    def understood(self) -> bool:
-        return False
+
+class ModelSystem(Lenient, kw_only=True):
+    """Versioned neutral system message behind a hidden row (v1, the version this app reads)."""
+
+    understood: ClassVar[bool] = True
+    v: int = MODEL_SYSTEM_VERSION
+    message: SystemMessage
 
 
-class SystemRow(RowBase):
+class Checkpoint(Lenient, kw_only=True):
+    """The full effective system state saved at explicit compaction (v1)."""
+
+    understood: ClassVar[bool] = True
+    v: int = MODEL_SYSTEM_VERSION
+    message: SystemMessage
+    activation: Object | None = None
+    route: Object | None = field(default_factory=dict)
+
+
+if TYPE_CHECKING:
+    SystemMetadata = ModelSystem | LaterMetadata
+    CheckpointMetadata = Checkpoint | LaterMetadata
+else:  # msgspec checks v1; metadata of another version is checked as LaterMetadata by _build
+    SystemMetadata = ModelSystem
+    CheckpointMetadata = Checkpoint
+
+
+class SystemRow(RowBase, kw_only=True):
     """Hidden system row: shown in the inspector, never in the chat."""
 
     _omit_if_none = frozenset({"modelSystem", "before", "label"})
+    _versioned = frozenset({"modelSystem"})
     type: Literal["system"] = "system"
-    modelSystem: (
-        Annotated[
-            Annotated[ModelSystem, Tag("v1")] | Annotated[LaterMetadata, Tag("later")],
-            Discriminator(_version_tag),
-        ]
-        | None
-    ) = None
+    modelSystem: SystemMetadata | None = None
     before: str | None = None
     label: str | None = None
 
 
-class Checkpoint(_Lenient):
-    """The full effective system state saved at explicit compaction (v1)."""
-
-    v: int = MODEL_SYSTEM_VERSION
-    message: Checked[SystemMessage]
-    activation: Object | None = None
-    route: Object | None = Field(default_factory=dict)
-
-
-class CompactionRow(RowBase):
+class CompactionRow(RowBase, kw_only=True):
     _omit_if_none = frozenset({"checkpoint", "usage"})
+    _versioned = frozenset({"checkpoint"})
     type: Literal["compaction"] = "compaction"
     summary: str
     firstKeptId: str
     tokensBefore: int
-    checkpoint: (
-        Annotated[
-            Annotated[Checkpoint, Tag("v1")] | Annotated[LaterMetadata, Tag("later")],
-            Discriminator(_version_tag),
-        ]
-        | None
-    ) = None
-    usage: Checked[Usage] | None = None
+    checkpoint: CheckpointMetadata | None = None
+    usage: Usage | None = None
 
 
-class NoteRow(RowBase):
+class NoteRow(RowBase, kw_only=True):
     """A local note (an error, a fallback reason); never sent to the model."""
 
     _omit_if_none = frozenset({"data"})
@@ -322,7 +281,7 @@ class NoteRow(RowBase):
     data: Object | None = None
 
 
-class OpaqueRow(RowBase):
+class OpaqueRow(RowBase, kw_only=True):
     """A row of a type or version this app does not understand: kept and written back unchanged."""
 
 
@@ -338,16 +297,64 @@ ROW_MODELS: dict[str, type[RowBase]] = {
 }
 
 
+class SchemaError(ValueError):
+    """A value does not fit its type: msgspec's words, and where (a dotted path into the value)."""
+
+    def __init__(self, what: str, path: str) -> None:
+        super().__init__(f"{what} - at {path or 'the top'}")
+        self.what = what
+        self.path = path
+
+
+_AT = re.compile(r"^(.*?)(?: - at `\$(.*)`)?$", re.DOTALL)
+
+
+def check(value: Any, kind: Any, prefix: str = "") -> Any:
+    """``value`` converted to ``kind`` strictly; a problem is raised as a ``SchemaError`` whose
+    path starts with ``prefix`` (the field ``value`` sits in)."""
+    try:
+        return msgspec.convert(value, type=kind, strict=True)
+    except msgspec.ValidationError as error:
+        found = _AT.match(str(error))
+        assert found is not None  # the pattern matches any text
+        raise SchemaError(found[1], prefix + (found[2] or "")) from None
+
+
+def _later(value: Any) -> bool:
+    return isinstance(value, dict) and not (type(value.get("v")) is int and value["v"] == MODEL_SYSTEM_VERSION)
+
+
+def build(model: type[_S], data: Mapping[str, Any], prefix: str = "") -> _S:
+    """``data`` as a ``model``: checked, with every given value kept as given (messages stay the
+    very dicts given, unknown fields are kept in ``extra``). Raises ``SchemaError``."""
+    later = [name for name in model._versioned if _later(data.get(name))]
+    source = {**data, **dict.fromkeys(later)} if later else data
+    built: _S = check(source, model, prefix)
+    fields = built.__struct_fields__
+    for name, value in data.items():
+        if name not in fields:
+            built.extra[name] = value
+        elif name in later:
+            setattr(built, name, build(LaterMetadata, value, f"{prefix}.{name}"))
+        else:
+            current = getattr(built, name)
+            if isinstance(current, Lenient):
+                setattr(built, name, build(type(current), value, f"{prefix}.{name}"))
+            else:
+                setattr(built, name, value)
+    return built
+
+
 def parse_row(data: Mapping[str, Any]) -> RowBase:
     """Validate one raw row; unknown types and newer versions become ``OpaqueRow``.
 
-    Raises ``pydantic.ValidationError`` (a ``ValueError``) when a known row is malformed.
+    Raises ``SchemaError`` (a ``ValueError``) when a known row is malformed.
     """
     model = ROW_MODELS.get(str(data.get("type")))
     version = data.get("v")
     if model is None or (isinstance(version, int) and version > SCHEMA_VERSION):
-        return OpaqueRow.model_validate(dict(data))
-    return model.model_validate(dict(data))
+        return build(OpaqueRow, data)
+    return build(model, data)
 
 
 # --- problems, in one line naming the field (design T9) -----------------------------------------
@@ -367,34 +374,34 @@ def row_problem(row: Mapping[str, Any]) -> ShapeError | None:
 
     Rows of an unknown type pass: nothing reads them as a message (T7)."""
     model = ROW_MODELS.get(row.get("type"))  # type: ignore[arg-type]  # the reader made it text
-    return None if model is None else problem_of(model.model_validate, row)
+    return None if model is None else problem_of(model, row)
 
 
 def header_problem(header: Mapping[str, Any]) -> ShapeError | None:
     """Why a v1 session header cannot be used, or None."""
-    return problem_of(SessionHeader.model_validate, header)
+    return problem_of(SessionHeader, header)
 
 
-def problem_of(validate: Callable[[Any], object], value: Any) -> ShapeError | None:
-    """Run ``validate`` on ``value`` and say its first problem as a ``ShapeError``, or None."""
+def problem_of(model: type[Lenient], value: Mapping[str, Any]) -> ShapeError | None:
+    """The first problem of ``value`` as a ``model``, as a ``ShapeError``, or None."""
     try:
-        validate(value)
-    except ValidationError as error:
+        build(model, value) if model._versioned else check(value, model)
+    except SchemaError as error:
         return shape_error(error, value)
     return None
 
 
-_EXPECTED = {
-    "string_type": "text",
-    "int_type": "a whole number",
-    "float_type": "a number",
-    "bool_type": "true or false",
-    "list_type": "a list",
-    "dict_type": "an object",
-    "model_type": "an object",
-    "model_attributes_type": "an object",
-    "none_required": "null",
+_NAMES = {
+    "str": "text",
+    "int": "a whole number",
+    "float": "a number",
+    "bool": "true or false",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
 }
+_PART = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
+_EXPECTED = re.compile(r"Expected `([^`]*)`(?:, got `[^`]*`)?(?: (.*))?$")
 
 
 def type_name(value: object) -> str:
@@ -414,55 +421,62 @@ def type_name(value: object) -> str:
     return type(value).__name__
 
 
-def _walk(data: Any, loc: tuple[int | str, ...], missing: bool) -> tuple[str, Any]:
-    """The dotted field a pydantic location names in ``data``, and the value there.
+_GOT = re.compile(r", got `([^`]*)`")
 
-    A location also names the union member that was tried (``str``, a block's tag, ``v1``);
-    those parts name nothing in the data and are left out, which the data itself tells."""
+
+def _msgspec_name(value: object) -> str:
+    """msgspec's name of a JSON value's type (``got `int```)."""
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _walk(data: Any, error: SchemaError) -> tuple[str, Any]:
+    """The dotted field a msgspec path names in ``data``, and the value there. msgspec leaves a
+    dict's key out (``[...]``); the first value of the type it got names it."""
     field, value = "", data
-    parts = list(loc)
-    while parts:
-        part = parts.pop(0)
-        if type(value) is list and type(part) is int and 0 <= part < len(value):
-            field, value = f"{field}[{part}]", value[part]
-            if type(value) is dict and parts and parts[0] == value.get("type") and len(parts) > 1:
-                parts.pop(0)  # the tag of a content block
-        elif type(value) is dict and type(part) is str and (part in value or (missing and not parts)):
-            field, value = (f"{field}.{part}" if field else part), value.get(part)
-    return field or "(the row)", value
+    got = _GOT.search(error.what)
+    for key, index in _PART.findall(error.path):
+        if index == "...":
+            items = value.items() if type(value) is dict and got else ()
+            wrong = [name for name, item in items if _msgspec_name(item) == got[1]]  # type: ignore[index]
+            if not wrong:
+                break
+            key = wrong[0]
+        if index and index != "...":
+            position = int(index)
+            value = value[position] if type(value) is list and position < len(value) else None
+            field = f"{field}[{index}]"
+        else:
+            value = value.get(key) if type(value) is dict else None
+            field = f"{field}.{key}" if field else key
+    return field, value
 
 
-def shape_error(error: ValidationError, data: Any) -> ShapeError:
-    """The deepest problem pydantic found, as one line: ``FIELD must be EXPECTED, not WHAT``."""
-    found: dict[str, list[Any]] = {}
-    values: dict[str, Any] = {}
-    for detail in error.errors(include_url=False):
-        field, value = _walk(data, detail["loc"], detail["type"] == "missing")
-        found.setdefault(field, []).append(detail)
-        values[field] = value
-    field = max(found, key=lambda name: name.count(".") + name.count("["))
-    details, value = found[field], values[field]
-    kinds = [detail["type"] for detail in details]
-    if "missing" in kinds:
+def shape_error(error: SchemaError, data: Any) -> ShapeError:
+    """msgspec's problem as one line naming the field: ``FIELD must be EXPECTED, not WHAT``."""
+    field, value = _walk(data, error)
+    what = error.what
+    if what.startswith("Object missing required field `"):
+        missing = what.split("`")[1]
+        field = f"{field}.{missing}" if field else missing
         return ShapeError(field, f"{field} is missing")
-    if "string_too_short" in kinds:
+    field = field or "(the row)"
+    if "Invalid enum value" in what or what.startswith("Invalid value"):
+        return ShapeError(field, f"{field} cannot be {value!r}")
+    expected = _EXPECTED.match(what)
+    if expected is None:
+        return ShapeError(field, f"{field}: {what}")
+    kinds, bound = expected[1], expected[2]
+    if bound and bound.startswith("of length >= 1"):
         return ShapeError(field, f"{field} must not be empty")
-    for detail in details:
-        context = detail.get("ctx") or {}
-        if detail["type"] == "union_tag_invalid":
-            where = f"{field}.type"
-            return ShapeError(
-                where, f"{where} must be one of {context['expected_tags']}, not {context['tag']!r}"
-            )
-        if detail["type"] == "value_error":  # a rule of our own, said as "FIELD is ..."
-            return ShapeError(field, f"{field} {context['error']}")
-        if detail["type"] == "literal_error":
-            return ShapeError(field, f"{field} must be {context['expected']}, not {value!r}")
-    expected = [_EXPECTED[kind] for kind in kinds if kind in _EXPECTED]
-    if "a whole number" in expected and "a number" in expected:
-        expected.remove("a whole number")
-    if not expected:
-        return ShapeError(field, f"{field}: {details[0]['msg']}")
-    return ShapeError(
-        field, f"{field} must be {' or '.join(dict.fromkeys(expected))}, not {type_name(value)}"
-    )
+    if bound:
+        return ShapeError(field, f"{field} must be {bound.replace('<=', 'at most').replace('>=', 'at least')}")
+    names = [_NAMES.get(kind, kind) for kind in kinds.split(" | ")]
+    if "a whole number" in names and "a number" in names:
+        names.remove("a whole number")
+    return ShapeError(field, f"{field} must be {' or '.join(names)}, not {type_name(value)}")

@@ -5,40 +5,42 @@ value in any field. The format modules and everything after them (pi's context r
 projections for every API, prices, the window's rows) index into the entries, so each entry is
 checked once, on open, for the fields they read: a pi message against the neutral message shapes
 of the one row schema (``desktop.host.journal.rows``), pi's own roles and entry types, and Claude
-Code's entries and Anthropic content blocks, all as pydantic ``TypedDict``s. An entry that does
-not fit is set aside with its line and field (``set_aside``): it stays in the tree as a row that
-says so, so the entries after it keep their parent, but nothing reads its content.
+Code's entries and Anthropic content blocks, all as msgspec types. An entry that does not fit is
+set aside with its line and field (``set_aside``): it stays in the tree as a row that says so, so
+the entries after it keep their parent, but nothing reads its content.
 
 Unknown entry types, roles and blocks and extra fields are allowed (a newer writer); only what is
-read is checked. Optional fields may be absent or ``null``.
+read is checked. Optional fields may be absent or ``null``. A field whose kind picks its shape but
+may also be a kind nothing here reads (a pi message's role, a Claude block's type) is an object
+to msgspec and checked by its kind here (``_by_kind``): msgspec's tagged unions refuse unknown tags.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal, NotRequired, TypeAlias
+from typing import Annotated, Any, Literal, NotRequired, TypeAlias, TypedDict
 
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Discriminator, Tag, TypeAdapter, with_config
-from typing_extensions import TypedDict  # pydantic reads this one on Python 3.11
+from msgspec import Meta
 
 from desktop.host.journal.rows import (
     AnyBlock,
     AssistantMessage,
     Number,
     Object,
+    SchemaError,
     ShapeError,
     SystemMessage,
     ToolResultMessage,
     Usage,
     UserBlock,
     UserMessage,
-    problem_of,
+    check,
+    shape_error,
 )
 
 #: The type of an entry set aside: shown as an entry of unknown type, never read further.
 SET_ASIDE = "set-aside"
 
-_OPEN = ConfigDict(extra="allow", strict=True)
 #: Token counts beyond JavaScript's exact integers are damage; the usage shown sums four of them,
 #: and the sum must still pass a Qt model (64 bits).
 _MAX_TOKENS = 2**53
@@ -46,46 +48,27 @@ _MAX_TOKENS = 2**53
 OptionalText: TypeAlias = str | None
 
 
-def _by(key: str, known: frozenset[str]) -> Callable[[Any], str]:
-    """A discriminator: the value of ``key`` when it is one this module checks, else ``other``."""
-
-    def tag(value: Any) -> str:
-        found = value.get(key) if isinstance(value, Mapping) else None
-        return found if type(found) is str and found in known else "other"
-
-    return tag
-
-
-@with_config(_OPEN)
 class _Typed(TypedDict):
     """An entry, message or block of a kind nothing here checks: its kind must still be text."""
 
     type: str
 
 
-@with_config(_OPEN)
 class _Role(TypedDict):
     role: str
 
 
+def _by_kind(value: Any, key: str, shapes: Mapping[str, Any], other: Any, where: str) -> None:
+    """Check ``value`` (an object, at ``where``) as the shape its ``key`` names, or ``other``."""
+    kind = value.get(key)
+    check(value, shapes.get(kind, other) if type(kind) is str else other, where)
+
+
 # --- pi -------------------------------------------------------------------------------------------
-
-
-def _content_or(empty: object) -> BeforeValidator:
-    """pi gives a message without content an empty one (``entry_messages``); so is it checked."""
-
-    def fill(message: Any) -> Any:
-        if isinstance(message, dict) and message.get("content") is None:
-            return {**message, "content": empty}
-        return message
-
-    return BeforeValidator(fill)
-
 
 UserContent = str | list[UserBlock]
 
 
-@with_config(_OPEN)
 class _PiCustom(TypedDict):
     role: str
     content: NotRequired[UserContent | None]
@@ -93,7 +76,6 @@ class _PiCustom(TypedDict):
     timestamp: NotRequired[int | None]
 
 
-@with_config(_OPEN)
 class _PiBash(TypedDict):
     role: str
     command: NotRequired[OptionalText]
@@ -106,105 +88,91 @@ class _PiBash(TypedDict):
     timestamp: NotRequired[int | None]
 
 
-@with_config(_OPEN)
 class _PiSummary(TypedDict):
     role: str
     summary: NotRequired[OptionalText]
     timestamp: NotRequired[int | None]
 
 
-_PI_ROLES = frozenset(
-    {"user", "assistant", "toolResult", "system", "custom", "hookMessage", "bashExecution"}
-    | {"branchSummary", "compactionSummary"}
-)
-#: Other roles are dropped by pi's convertToLlm: nothing reads them.
-PiMessage = Annotated[
-    Annotated[Annotated[UserMessage, _content_or([])], Tag("user")]
-    | Annotated[Annotated[AssistantMessage, _content_or([])], Tag("assistant")]
-    | Annotated[Annotated[ToolResultMessage, _content_or([])], Tag("toolResult")]
-    | Annotated[Annotated[SystemMessage, _content_or("")], Tag("system")]
-    | Annotated[_PiCustom, Tag("custom")]
-    | Annotated[_PiCustom, Tag("hookMessage")]  # v2's name of ``custom``, migrated on read
-    | Annotated[_PiBash, Tag("bashExecution")]
-    | Annotated[_PiSummary, Tag("branchSummary")]
-    | Annotated[_PiSummary, Tag("compactionSummary")]
-    | Annotated[_Role, Tag("other")],
-    Discriminator(_by("role", _PI_ROLES)),
-]
+#: pi's roles; other roles are dropped by pi's convertToLlm: nothing reads them.
+_PI_ROLES: dict[str, Any] = {
+    "user": UserMessage,
+    "assistant": AssistantMessage,
+    "toolResult": ToolResultMessage,
+    "system": SystemMessage,
+    "custom": _PiCustom,
+    "hookMessage": _PiCustom,  # v2's name of ``custom``, migrated on read
+    "bashExecution": _PiBash,
+    "branchSummary": _PiSummary,
+    "compactionSummary": _PiSummary,
+}
+#: pi gives a message without content an empty one (``entry_messages``); so is it checked.
+_EMPTY_CONTENT: dict[str, object] = {"user": [], "assistant": [], "toolResult": [], "system": ""}
 
 
-@with_config(_OPEN)
+def _pi_message(message: dict[str, Any], where: str) -> None:
+    role = message.get("role")
+    if type(role) is str and role in _EMPTY_CONTENT and message.get("content") is None:
+        message = {**message, "content": _EMPTY_CONTENT[role]}
+    _by_kind(message, "role", _PI_ROLES, _Role, where)
+
+
 class _PiEntry(TypedDict):
     type: str
     parentId: NotRequired[OptionalText]
 
 
-@with_config(_OPEN)
 class _PiMessageEntry(_PiEntry):
-    message: PiMessage
+    message: Object  # checked by its role (``_pi_message``)
 
 
-def _falsy_none(value: Any) -> Any:
-    return value or None  # pi writes {} or leaves it out before it kept one
-
-
-@with_config(_OPEN)
 class _PiCompaction(_PiEntry):
     summary: NotRequired[OptionalText]
     firstKeptEntryId: NotRequired[OptionalText]
     tokensBefore: NotRequired[Number | None]
-    systemMessage: NotRequired[Annotated[SystemMessage | None, BeforeValidator(_falsy_none)]]
+    systemMessage: NotRequired[Any]  # {} or absent before pi kept one; else a system message
     usage: NotRequired[Usage | None]
 
 
-@with_config(_OPEN)
 class _PiBranchSummary(_PiEntry):
     summary: NotRequired[OptionalText]
     fromId: NotRequired[OptionalText]
 
 
-@with_config(_OPEN)
 class _PiCustomMessage(_PiEntry):
     content: NotRequired[UserContent | None]
     customType: NotRequired[OptionalText]
 
 
-@with_config(_OPEN)
 class _Replacement(TypedDict):
     """A context edit's replacement content replaces any message's: a block of any neutral kind."""
 
     content: str | list[AnyBlock]  # required, else the message loses it
 
 
-@with_config(_OPEN)
 class _PiContextEdit(_PiEntry):
     targetId: str
     replacement: NotRequired[_Replacement | None]
 
 
-@with_config(_OPEN)
 class _PiModelChange(_PiEntry):
     provider: NotRequired[OptionalText]
     modelId: NotRequired[OptionalText]
 
 
-@with_config(_OPEN)
 class _PiThinkingLevel(_PiEntry):
     thinkingLevel: NotRequired[OptionalText]
 
 
-@with_config(_OPEN)
 class _PiLabel(_PiEntry):
     targetId: str
     label: NotRequired[OptionalText]
 
 
-@with_config(_OPEN)
 class _PiSessionInfo(_PiEntry):
     name: NotRequired[OptionalText]
 
 
-@with_config(_OPEN)
 class _PiUsage(_PiEntry):
     usage: NotRequired[Usage | None]
     provider: NotRequired[OptionalText]
@@ -212,66 +180,66 @@ class _PiUsage(_PiEntry):
     kind: NotRequired[OptionalText]
 
 
-@with_config(_OPEN)
 class _PiCustomEntry(_PiEntry):
     customType: NotRequired[OptionalText]
 
 
-_PI_TYPES: dict[str, TypeAdapter[Any]] = {
-    "message": TypeAdapter(_PiMessageEntry),
-    "compaction": TypeAdapter(_PiCompaction),
-    "branch_summary": TypeAdapter(_PiBranchSummary),
-    "custom_message": TypeAdapter(_PiCustomMessage),
-    "context_edit": TypeAdapter(_PiContextEdit),
-    "model_change": TypeAdapter(_PiModelChange),
-    "thinking_level_change": TypeAdapter(_PiThinkingLevel),
-    "label": TypeAdapter(_PiLabel),
-    "session_info": TypeAdapter(_PiSessionInfo),
-    "usage": TypeAdapter(_PiUsage),
-    "custom": TypeAdapter(_PiCustomEntry),
+_PI_TYPES: dict[str, Any] = {
+    "message": _PiMessageEntry,
+    "compaction": _PiCompaction,
+    "branch_summary": _PiBranchSummary,
+    "custom_message": _PiCustomMessage,
+    "context_edit": _PiContextEdit,
+    "model_change": _PiModelChange,
+    "thinking_level_change": _PiThinkingLevel,
+    "label": _PiLabel,
+    "session_info": _PiSessionInfo,
+    "usage": _PiUsage,
+    "custom": _PiCustomEntry,
 }
-_PI_OTHER: TypeAdapter[Any] = TypeAdapter(_PiEntry)
+
+
+def _pi_entry(entry: dict[str, Any]) -> None:
+    _by_kind(entry, "type", _PI_TYPES, _PiEntry, "")
+    kind = entry["type"]
+    if kind == "message":
+        _pi_message(entry["message"], ".message")
+    elif kind == "compaction" and entry.get("systemMessage"):
+        check(entry["systemMessage"], SystemMessage, ".systemMessage")
 
 
 def pi_entry_problem(entry: Mapping[str, Any]) -> ShapeError | None:
     """Why a pi entry (migrated to v3, with a string ``id``) cannot be used, or None."""
-    kind = entry.get("type")
-    adapter = _PI_TYPES.get(kind) if type(kind) is str else None
-    return problem_of((adapter or _PI_OTHER).validate_python, entry)
+    return _problem(_pi_entry, entry)
 
 
 # --- Claude Code ------------------------------------------------------------------------------------
 
+Tokens: TypeAlias = (
+    Annotated[int, Meta(ge=-_MAX_TOKENS, le=_MAX_TOKENS)]
+    | Annotated[float, Meta(ge=-_MAX_TOKENS, le=_MAX_TOKENS)]
+    | None
+)
+#: Content: text, or a list of blocks, each checked by its type (``_claude_blocks``).
+ClaudeContent = str | list[Object] | None
 
-def _tokens(value: Number) -> Number:
-    if not -_MAX_TOKENS <= value <= _MAX_TOKENS:
-        raise ValueError(f"is more tokens than any request holds ({value})")
-    return value
 
-
-Tokens: TypeAlias = Annotated[Number, AfterValidator(_tokens)] | None
-
-
-@with_config(_OPEN)
 class _ClaudeText(TypedDict):
     type: Literal["text"]
     text: str
 
 
-@with_config(_OPEN)
 class _ClaudeThinking(TypedDict):
     type: Literal["thinking"]
     thinking: NotRequired[OptionalText]
     signature: NotRequired[OptionalText]
 
 
-@with_config(_OPEN)
 class _ClaudeRedacted(TypedDict):
     type: Literal["redacted_thinking"]
     data: NotRequired[OptionalText]
 
 
-@with_config(_OPEN)
 class _ClaudeToolUse(TypedDict):
     type: Literal["tool_use"]
     id: NotRequired[OptionalText]
@@ -279,50 +247,48 @@ class _ClaudeToolUse(TypedDict):
     input: NotRequired[Object | None]
 
 
-@with_config(_OPEN)
 class _ClaudeToolResult(TypedDict):
     type: Literal["tool_result"]
     tool_use_id: NotRequired[OptionalText]
-    content: NotRequired[str | list[ClaudeBlock] | None]
+    content: NotRequired[ClaudeContent]
     is_error: NotRequired[bool | None]
 
 
-@with_config(_OPEN)
 class _ImageSource(TypedDict):
     data: NotRequired[OptionalText]
     media_type: NotRequired[OptionalText]
 
 
-def _source_tag(value: Any) -> str:
-    return "source" if isinstance(value, dict) else "other"  # only a source object is read
-
-
-@with_config(_OPEN)
 class _ClaudeImage(TypedDict):
     type: Literal["image"]
-    source: NotRequired[
-        Annotated[
-            Annotated[_ImageSource, Tag("source")] | Annotated[Any, Tag("other")],
-            Discriminator(_source_tag),
-        ]
-    ]
+    source: NotRequired[Any]  # only a source object is read (``_claude_blocks``)
 
 
-_CLAUDE_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image"})
 #: Other blocks (server tools) are shown as their JSON.
-ClaudeBlock = Annotated[
-    Annotated[_ClaudeText, Tag("text")]
-    | Annotated[_ClaudeThinking, Tag("thinking")]
-    | Annotated[_ClaudeRedacted, Tag("redacted_thinking")]
-    | Annotated[_ClaudeToolUse, Tag("tool_use")]
-    | Annotated[_ClaudeToolResult, Tag("tool_result")]
-    | Annotated[_ClaudeImage, Tag("image")]
-    | Annotated[_Typed, Tag("other")],
-    Discriminator(_by("type", _CLAUDE_BLOCKS)),
-]
+_CLAUDE_BLOCKS: dict[str, Any] = {
+    "text": _ClaudeText,
+    "thinking": _ClaudeThinking,
+    "redacted_thinking": _ClaudeRedacted,
+    "tool_use": _ClaudeToolUse,
+    "tool_result": _ClaudeToolResult,
+    "image": _ClaudeImage,
+}
 
 
-@with_config(_OPEN)
+def _claude_blocks(content: Any, where: str) -> None:
+    """Check each block of ``content`` (already checked as ``ClaudeContent``) by its type."""
+    if type(content) is not list:
+        return
+    for index, block in enumerate(content):
+        at = f"{where}[{index}]"
+        _by_kind(block, "type", _CLAUDE_BLOCKS, _Typed, at)
+        kind = block["type"]
+        if kind == "tool_result":
+            _claude_blocks(block.get("content"), f"{at}.content")
+        elif kind == "image" and type(block.get("source")) is dict:
+            check(block["source"], _ImageSource, f"{at}.source")
+
+
 class _ClaudeUsage(TypedDict):
     input_tokens: NotRequired[Tokens]
     output_tokens: NotRequired[Tokens]
@@ -330,16 +296,14 @@ class _ClaudeUsage(TypedDict):
     cache_creation_input_tokens: NotRequired[Tokens]
 
 
-@with_config(_OPEN)
 class _ClaudeMessage(TypedDict):
-    content: NotRequired[str | list[ClaudeBlock] | None]
+    content: NotRequired[ClaudeContent]
     model: NotRequired[OptionalText]
     id: NotRequired[OptionalText]
     stop_reason: NotRequired[OptionalText]
     usage: NotRequired[_ClaudeUsage | None]
 
 
-@with_config(_OPEN)
 class _ClaudeEntry(TypedDict):
     type: str
     parentUuid: NotRequired[OptionalText]
@@ -347,30 +311,39 @@ class _ClaudeEntry(TypedDict):
     timestamp: NotRequired[OptionalText]
 
 
-@with_config(_OPEN)
 class _ClaudeMessageEntry(_ClaudeEntry):
     message: _ClaudeMessage
 
 
-@with_config(_OPEN)
 class _ClaudeSystem(_ClaudeEntry):
     subtype: NotRequired[OptionalText]
     content: NotRequired[OptionalText]
 
 
-_CLAUDE_TYPES: dict[str, TypeAdapter[Any]] = {
-    "user": TypeAdapter(_ClaudeMessageEntry),
-    "assistant": TypeAdapter(_ClaudeMessageEntry),
-    "system": TypeAdapter(_ClaudeSystem),
+_CLAUDE_TYPES: dict[str, Any] = {
+    "user": _ClaudeMessageEntry,
+    "assistant": _ClaudeMessageEntry,
+    "system": _ClaudeSystem,
 }
-_CLAUDE_OTHER: TypeAdapter[Any] = TypeAdapter(_ClaudeEntry)
+
+
+def _claude_entry(entry: dict[str, Any]) -> None:
+    _by_kind(entry, "type", _CLAUDE_TYPES, _ClaudeEntry, "")
+    if entry["type"] in ("user", "assistant"):
+        _claude_blocks(entry["message"].get("content"), ".message.content")
 
 
 def claude_entry_problem(entry: Mapping[str, Any]) -> ShapeError | None:
     """Why a Claude Code entry (one with a ``uuid``) cannot be used, or None."""
-    kind = entry.get("type")
-    adapter = _CLAUDE_TYPES.get(kind) if type(kind) is str else None
-    return problem_of((adapter or _CLAUDE_OTHER).validate_python, entry)
+    return _problem(_claude_entry, entry)
+
+
+def _problem(checker: Callable[[Any], None], entry: Mapping[str, Any]) -> ShapeError | None:
+    try:
+        checker(entry)
+    except SchemaError as error:
+        return shape_error(error, entry)
+    return None
 
 
 def set_aside(entry: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
