@@ -44,7 +44,8 @@ from desktop.host.journal.reader import (
 )
 from desktop.host.private_files import create_private, make_private_dirs
 
-from desktop.host.journal.rows import ROW_MODELS, RowBase, SchemaError, SessionHeader, build, shape_error
+from desktop.host.journal.rows import ROW_MODELS, RowBase, SessionHeader, build
+from desktop.host.schema import SchemaError, shape_error
 
 if TYPE_CHECKING:
     from desktop.host.journal.lock import SessionLock

@@ -27,16 +27,13 @@ from desktop.host.journal.rows import (
     AssistantMessage,
     Number,
     Object,
-    SchemaError,
-    ShapeError,
     SystemMessage,
     ToolResultMessage,
     Usage,
     UserBlock,
     UserMessage,
-    check,
-    shape_error,
 )
+from desktop.host.schema import SchemaError, ShapeError, check, shape_error
 
 #: The type of an entry set aside: shown as an entry of unknown type, never read further.
 SET_ASIDE = "set-aside"
