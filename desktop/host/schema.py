@@ -91,37 +91,52 @@ def _msgspec_name(value: object) -> str:
     return type(value).__name__
 
 
-def _walk(data: Any, error: SchemaError) -> tuple[str, Any]:
-    """The dotted field a msgspec path names in ``data``, and the value there. msgspec leaves a
-    dict's key out (``[...]``); the first value of the type it got names it."""
-    field, value = "", data
-    got = _GOT.search(error.what)
-    for key, index in _PART.findall(error.path):
+def _fits(value: Any, what: str) -> bool:
+    """Whether ``value`` is where msgspec's problem ``what`` can be: the object missing the
+    field, or a value of the type it got."""
+    if what.startswith("Object missing required field `"):
+        return type(value) is dict and what.split("`")[1] not in value
+    got = _GOT.search(what)
+    return got is None or _msgspec_name(value) == got[1]
+
+
+def _walk(data: Any, parts: list[tuple[str, str]], what: str, field: str = "") -> tuple[str, Any, bool]:
+    """The dotted field a msgspec path (``parts``) names in ``data``, the value there, and whether
+    the problem fits it. msgspec leaves a dict's keys out (``[...]``); the first key whose value
+    fits the problem names it."""
+    value = data
+    for at, (key, index) in enumerate(parts):
         if index == "...":
-            items = value.items() if type(value) is dict and got else ()
-            wrong = [name for name, item in items if _msgspec_name(item) == got[1]]  # type: ignore[index]
-            if not wrong:
-                break
-            key = wrong[0]
-        if index and index != "...":
+            if type(value) is not dict:
+                return field, value, False
+            first: tuple[str, Any, bool] | None = None
+            for name, item in value.items():
+                found = _walk(item, parts[at + 1 :], what, f"{field}.{name}" if field else str(name))
+                if found[2]:
+                    return found
+                first = first or found
+            return first or (field, value, False)
+        if index:
             position = int(index)
             value = value[position] if type(value) is list and position < len(value) else None
             field = f"{field}[{index}]"
         else:
             value = value.get(key) if type(value) is dict else None
             field = f"{field}.{key}" if field else key
-    return field, value
+    return field, value, _fits(value, what)
 
 
-def shape_error(error: SchemaError, data: Any) -> ShapeError:
+def shape_error(error: SchemaError, data: Any, whole: str = "(the row)") -> ShapeError:
     """msgspec's problem as one line naming the field: ``FIELD must be EXPECTED, not WHAT``."""
-    field, value = _walk(data, error)
     what = error.what
+    field, value, _ = _walk(data, _PART.findall(error.path), what)
     if what.startswith("Object missing required field `"):
         missing = what.split("`")[1]
         field = f"{field}.{missing}" if field else missing
         return ShapeError(field, f"{field} is missing")
-    field = field or "(the row)"
+    if not field and not what.startswith(("Expected", "Invalid")):
+        return ShapeError(whole, what)  # a rule of the whole value's own, which names its fields
+    field = field or whole
     if "Invalid enum value" in what or what.startswith("Invalid value"):
         return ShapeError(field, f"{field} cannot be {value!r}")
     expected = _EXPECTED.match(what)

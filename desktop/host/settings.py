@@ -24,8 +24,10 @@ records each migration's name in ``"appliedMigrations"``, so each runs once. A f
 newer Pi Desktop is read as it is and never written. The format stays backward compatible: an
 older app ignores ``version`` and ``appliedMigrations`` like any other unknown key.
 
-The settings are pydantic models (design T11): each part keeps its unknown keys and a bad value
-is reported in one line naming the file and the field (``SettingsError``).
+The settings are msgspec structs (design T11), as the one row schema is (T10): ``status`` reads
+them, and pydantic's import and model building cost it more than parsing a long session. Each
+part keeps its unknown keys (``extra``) and a bad value is reported in one line naming the file
+and the field (``SettingsError``).
 """
 
 from __future__ import annotations
@@ -34,13 +36,13 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, Self
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, NamedTuple, Self, TypeVar
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic_core import PydanticCustomError
+from msgspec import Meta, Struct, field
 
 from desktop.host.paths import data_dir
+from desktop.host.schema import SchemaError, check, shape_error
 
 if TYPE_CHECKING:
     import logging
@@ -57,79 +59,103 @@ class SettingsError(Exception):
 
 
 class SettingsValueError(ValueError):
-    """One invalid value: where it is (``hooks.PreToolUse.0.matcher``) and what is wrong."""
+    """One invalid value, in one line naming where it is (``hooks.PreToolUse[0].matcher``)."""
 
-    def __init__(self, loc: tuple[str | int, ...], problem: str) -> None:
-        self.loc = loc
-        self.problem = problem
-        super().__init__(f"{'.'.join(str(part) for part in loc) or 'settings'}: {problem}")
-
-    @classmethod
-    def of(cls, error: ValidationError) -> SettingsValueError:
-        """The first problem pydantic found, as one line naming its field."""
-        first = error.errors(include_url=False)[0]
-        return cls(tuple(first["loc"]), first["msg"])
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
-def _problem(message: str) -> PydanticCustomError:
-    """A rule of our own, said as it is (pydantic would prefix "Value error, ")."""
-    return PydanticCustomError("settings", message)
+def _checked(value: Any, kind: type[_S]) -> _S:
+    """``value`` as a ``kind``, or ``SettingsValueError`` naming the field."""
+    try:
+        found: _S = check(value, kind)
+    except SchemaError as error:
+        problem = shape_error(error, value, whole="settings")
+        raise SettingsValueError(problem.field, problem.message) from None
+    return found
 
 
-class _Section(BaseModel):
+class _Section(Struct, kw_only=True, dict=True):
     """A part of the settings file: strict types (a bool is not a number), unknown keys kept
-    (``model_extra``; other parts of the app add their own), a bad value named by its field."""
-
-    model_config = ConfigDict(extra="allow", strict=True, validate_default=False)
+    (``extra``; other parts of the app add their own), a bad value named by its field."""
 
     @classmethod
-    def model_validate(cls, obj: Any, **options: Any) -> Self:
-        """``BaseModel.model_validate``, raising ``SettingsValueError`` (one line) for a bad value."""
-        try:
-            return super().model_validate(obj, **options)
-        except ValidationError as error:
-            raise SettingsValueError.of(error) from None
+    def model_validate(cls, obj: Any) -> Self:
+        """``obj`` checked and built, raising ``SettingsValueError`` (one line) for a bad value."""
+        built = _checked(obj, cls)
+        _keep_extra(built, obj)
+        return built
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The keys this app does not know, as they came."""
+        found: dict[str, Any] = vars(self).setdefault("_extra", {})
+        return found
 
 
-class McpServerConfig(_Section):
+def _keep_extra(section: _Section, raw: Any) -> None:
+    """Keep ``raw``'s unknown keys on ``section`` and on each part inside it (msgspec drops them)."""
+    if type(raw) is not dict:
+        return
+    fields = section.__struct_fields__
+    for key, value in raw.items():
+        if key not in fields:
+            section.extra[key] = value
+            continue
+        part = getattr(section, key)
+        if isinstance(part, _Section):
+            _keep_extra(part, value)
+        elif isinstance(part, dict):
+            for name, item in part.items():
+                if isinstance(item, _Section):
+                    _keep_extra(item, value.get(name))
+        elif isinstance(part, list):
+            for item, given in zip(part, value, strict=False):
+                if isinstance(item, _Section):
+                    _keep_extra(item, given)
+
+
+_S = TypeVar("_S", bound=_Section)
+Seconds = Annotated[float, Meta(gt=0, le=3600)]
+
+
+class McpServerConfig(_Section, kw_only=True):
     command: str
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     disabled: bool = False
     startupTimeout: float = 20.0
     callTimeout: float = 120.0
 
 
-class HookCommand(_Section):
+class HookCommand(_Section, kw_only=True):
     command: str
     type: Literal["command"] = "command"
     timeout: float = 30.0
 
 
-class HookMatcher(_Section):
+class HookMatcher(_Section, kw_only=True):
     matcher: str = ""
-    hooks: list[HookCommand] = Field(default_factory=list)
+    hooks: list[HookCommand] = field(default_factory=list)
 
-    @field_validator("matcher")
-    @classmethod
-    def _compiles(cls, matcher: str) -> str:
+    def __post_init__(self) -> None:
         try:
-            re.compile(matcher)
+            re.compile(self.matcher)
         except re.error as exc:
-            raise _problem(f"matcher {matcher!r} is not a valid regular expression: {exc}") from exc
-        return matcher
+            raise ValueError(f"matcher {self.matcher!r} is not a valid regular expression: {exc}") from exc
 
 
-class HooksConfig(_Section):
-    PreToolUse: list[HookMatcher] = Field(default_factory=list)
+class HooksConfig(_Section, kw_only=True):
+    PreToolUse: list[HookMatcher] = field(default_factory=list)
 
 
-class PermissionsConfig(_Section):
+class PermissionsConfig(_Section, kw_only=True):
     mode: Literal["ask", "accept-edits", "read-only", "full-access"] = "ask"
 
 
-class BashConfig(_Section):
+class BashConfig(_Section, kw_only=True):
     """``inheritCredentials``: ``false`` (default) runs ``bash`` without the provider credential
     variables (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``, ...) in its
     environment, so a command the model runs cannot read them; ``true`` passes them through
@@ -138,66 +164,49 @@ class BashConfig(_Section):
     inheritCredentials: bool = False
 
 
-class ToolsConfig(_Section):
+class ToolsConfig(_Section, kw_only=True):
     """``declarations``: ``"auto"`` (the route decides: the complete catalog from the first
     request on the verified deepseek-flash binding, on demand elsewhere) or ``"on-demand"``
     (publish deferred schemas only when ToolSearch activates them, on every route).
     ``bash``: see ``BashConfig``."""
 
     declarations: Literal["auto", "on-demand"] = "auto"
-    bash: BashConfig = Field(default_factory=BashConfig)
+    bash: BashConfig = field(default_factory=BashConfig)
 
 
-class NetworkConfig(_Section):
+class NetworkConfig(_Section, kw_only=True):
     """How provider requests reach the network (design W3). ``proxy``: ``http://host:port``
     (``user:password@`` allowed), used instead of ``HTTPS_PROXY``/``HTTP_PROXY``; ``noProxy``:
     comma-separated hosts reached directly (instead of ``NO_PROXY``); ``caBundle``: a PEM
     file of CA certificates to trust besides the system's (a TLS-inspecting proxy's root);
-    ``connectTimeout`` / ``readTimeout``: seconds to connect, and of silence while waiting
-    for the answer; ``maxRetries``: attempts after the first on a rate limit, an overload or
-    a failed connection."""
+    ``connectTimeout`` / ``readTimeout``: seconds to connect (more than 0, at most 3600), and
+    of silence while waiting for the answer; ``maxRetries``: attempts after the first on a rate
+    limit, an overload or a failed connection (0 to 10)."""
 
     proxy: str | None = None
     noProxy: str | None = None
     caBundle: str | None = None
-    connectTimeout: float = 10.0
-    readTimeout: float = 120.0
-    maxRetries: int = 2
-
-    @field_validator("connectTimeout", "readTimeout")
-    @classmethod
-    def _seconds(cls, value: float) -> float:
-        if not 0 < value <= 3600:
-            raise _problem("must be more than 0 and at most 3600 seconds")
-        return value
-
-    @field_validator("maxRetries")
-    @classmethod
-    def _retries(cls, value: int) -> int:
-        if not 0 <= value <= 10:
-            raise _problem("must be a whole number from 0 to 10")
-        return value
+    connectTimeout: Seconds = 10.0
+    readTimeout: Seconds = 120.0
+    maxRetries: Annotated[int, Meta(ge=0, le=10)] = 2
 
 
-class Settings(_Section):
+class Settings(_Section, kw_only=True):
     version: int = SETTINGS_VERSION
-    appliedMigrations: list[str] = Field(default_factory=list)
-    permissions: PermissionsConfig = Field(default_factory=PermissionsConfig)
-    mcpServers: dict[str, McpServerConfig] = Field(default_factory=dict)
-    hooks: HooksConfig = Field(default_factory=HooksConfig)
-    extensions: list[str] = Field(default_factory=list)
-    tools: ToolsConfig = Field(default_factory=ToolsConfig)
-    network: NetworkConfig = Field(default_factory=NetworkConfig)
+    appliedMigrations: list[str] = field(default_factory=list)
+    permissions: PermissionsConfig = field(default_factory=PermissionsConfig)
+    mcpServers: dict[str, McpServerConfig] = field(default_factory=dict)
+    hooks: HooksConfig = field(default_factory=HooksConfig)
+    extensions: list[str] = field(default_factory=list)
+    tools: ToolsConfig = field(default_factory=ToolsConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
 
-    @field_validator("mcpServers")
-    @classmethod
-    def _server_names(cls, servers: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
-        for name in servers:
+    def __post_init__(self) -> None:
+        for name in self.mcpServers:
             if not SERVER_NAME.match(name):
-                raise _problem(
-                    f"MCP server name {name!r} must be 1-40 letters, digits, '_' or '-' (it prefixes tool names)"
+                raise ValueError(
+                    f"mcpServers: MCP server name {name!r} must be 1-40 letters, digits, '_' or '-' (it prefixes tool names)"
                 )
-        return servers
 
 
 RawSettings = dict[str, Any]

@@ -81,7 +81,12 @@ def row_for(row_id: str) -> RowBase:
         }
         row = ToolResultRow(id=row_id, ts=1, message=message)
     else:
-        system = {"role": "system", "content": text, "sections": {"env": text[:20], "old": None}, "timestamp": 1}
+        system = {
+            "role": "system",
+            "content": text,
+            "sections": {"env": text[:20], "old": None},
+            "timestamp": 1,
+        }
         row = SystemRow(id=row_id, ts=1, modelSystem=ModelSystem(message=system), label="test")
     row.extra.update(extra)
     return row

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import orjson
 import msgspec
+import orjson
 import pytest
 
 from desktop.host import paths

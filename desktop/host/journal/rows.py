@@ -297,7 +297,9 @@ ROW_MODELS: dict[str, type[RowBase]] = {
 
 
 def _later(value: Any) -> bool:
-    return isinstance(value, dict) and not (type(value.get("v")) is int and value["v"] == MODEL_SYSTEM_VERSION)
+    return isinstance(value, dict) and not (
+        type(value.get("v")) is int and value["v"] == MODEL_SYSTEM_VERSION
+    )
 
 
 def build(model: type[_S], data: Mapping[str, Any], prefix: str = "") -> _S:

@@ -42,9 +42,8 @@ from desktop.host.journal.reader import (
     read_lines,
     read_session,
 )
-from desktop.host.private_files import create_private, make_private_dirs
-
 from desktop.host.journal.rows import ROW_MODELS, RowBase, SessionHeader, build
+from desktop.host.private_files import create_private, make_private_dirs
 from desktop.host.schema import SchemaError, shape_error
 
 if TYPE_CHECKING:
