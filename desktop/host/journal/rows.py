@@ -354,7 +354,10 @@ def header_problem(header: Mapping[str, Any]) -> ShapeError | None:
 def problem_of(model: type[Lenient], value: Mapping[str, Any]) -> ShapeError | None:
     """The first problem of ``value`` as a ``model``, as a ``ShapeError``, or None."""
     try:
-        build(model, value) if model._versioned else check(value, model)
+        if model._versioned and any(_later(value.get(name)) for name in model._versioned):
+            build(model, value)
+        else:
+            check(value, model)
     except SchemaError as error:
         return shape_error(error, value)
     return None
