@@ -77,6 +77,8 @@ def type_name(value: object) -> str:
     return type(value).__name__
 
 
+#: msgspec's bounds (``Expected `float` > 0.0``) in words.
+_BOUNDS = (("<=", "at most"), (">=", "at least"), ("<", "less than"), (">", "more than"))
 _GOT = re.compile(r", got `([^`]*)`")
 
 
@@ -146,9 +148,9 @@ def shape_error(error: SchemaError, data: Any, whole: str = "(the row)") -> Shap
     if bound and bound.startswith("of length >= 1"):
         return ShapeError(field, f"{field} must not be empty")
     if bound:
-        return ShapeError(
-            field, f"{field} must be {bound.replace('<=', 'at most').replace('>=', 'at least')}"
-        )
+        for sign, words in _BOUNDS:
+            bound = bound.replace(sign, words)
+        return ShapeError(field, f"{field} must be {bound.removesuffix('.0')}")
     names = [_NAMES.get(kind, kind) for kind in kinds.split(" | ")]
     if "a whole number" in names and "a number" in names:
         names.remove("a whole number")

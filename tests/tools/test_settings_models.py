@@ -1,4 +1,4 @@
-"""The settings are pydantic models (design T11): defaults, unknown keys kept, and a bad value
+"""The settings are msgspec structs (design T11): defaults, unknown keys kept, and a bad value
 said in one line that names the file and the field."""
 
 from __future__ import annotations
