@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from desktop.host.journal import JournalWriter, LocalPreparationFailure, read_session
+from desktop.host.journal import JournalWriter, LocalPreparationFailure, UserRow, read_session
 from desktop.session.foreign.model import ASSISTANT, TimelineRow
 from desktop.session.foreign.model import row_summary as foreign_summary
 from desktop.ui.rowinfo import row_summary as desktop_summary
@@ -57,3 +57,13 @@ def test_a_message_reads_the_same_in_a_desktop_and_a_foreign_timeline() -> None:
     desktop = desktop_summary({"type": "assistant", "v": 1, "id": "a", "message": message, "route": ROUTE})
     foreign = foreign_summary(TimelineRow("a", ASSISTANT, 1, {}, message))
     assert desktop == foreign == "Done. red → bash(command='printf 'a\\nb'') (thinking) first I look"
+
+
+def test_the_writer_checks_a_row_built_in_code_as_the_reader_would(tmp_path: Path) -> None:
+    """A struct is not checked when it is built; the writer checks it before it is written."""
+    path = tmp_path / "s.jsonl"
+    row = UserRow(id="r1", ts=1, message={"role": "user"})
+    refused = pytest.raises(LocalPreparationFailure, match=re.escape("message.content is missing"))
+    with JournalWriter.create(path, cwd=tmp_path, app_version="t") as writer, refused:
+        writer.append([row])
+    assert len(read_session(path).rows) == 0
