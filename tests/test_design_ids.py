@@ -8,7 +8,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 DESIGN = REPO / "docs" / "design.md"
 EXPECTED = {
-    **{f"T{n}": None for n in range(1, 10)},
+    **{f"T{n}": None for n in range(1, 13)},
     **{f"S{n}": None for n in range(1, 8)},
     **{f"C{n}": None for n in range(1, 5)},
     **{f"M{n}": None for n in range(1, 4)},

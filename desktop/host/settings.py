@@ -24,27 +24,25 @@ records each migration's name in ``"appliedMigrations"``, so each runs once. A f
 newer Pi Desktop is read as it is and never written. The format stays backward compatible: an
 older app ignores ``version`` and ``appliedMigrations`` like any other unknown key.
 
-The migration records are named tuples, not frozen dataclasses: every open (``status`` too)
-imports this module, and on Python 3.11 a frozen dataclass costs about 1 ms to create
-(design D6). The models are declared like dataclasses and built by ``_Model`` for the same
-reason.
+The settings are msgspec structs (design T11), as the one row schema is (T10): ``status`` reads
+them, and pydantic's import and model building cost it more than parsing a long session. Each
+part keeps its unknown keys (``extra``) and a bad value is reported in one line naming the file
+and the field (``SettingsError``).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import os
 import re
-import types
-import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, Self
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, NamedTuple, Self, TypeVar
 
 import orjson
+from msgspec import Meta, Struct, field
 
 from desktop.host.paths import data_dir
+from desktop.host.schema import SchemaError, check, shape_error
 
 if TYPE_CHECKING:
     import logging
@@ -61,224 +59,103 @@ class SettingsError(Exception):
 
 
 class SettingsValueError(ValueError):
-    """One invalid value: where it is (``hooks.PreToolUse.0.matcher``) and what is wrong."""
+    """One invalid value, in one line naming where it is (``hooks.PreToolUse[0].matcher``)."""
 
-    def __init__(self, loc: tuple[str | int, ...], problem: str) -> None:
-        self.loc = loc
-        self.problem = problem
-        super().__init__(f"{'.'.join(str(part) for part in loc) or 'settings'}: {problem}")
-
-
-# The models below are plain dataclasses checked by ``_check`` against their annotations:
-# every command reads the settings, and importing pydantic costs more than a whole read-only
-# command (design D6). Like the models they replace, each keeps unknown keys (``model_extra``),
-# accepts a mapping for a nested model, and names the field of a bad value.
-
-_TYPE_PROBLEMS = {
-    str: "Input should be a valid string",
-    bool: "Input should be a valid boolean",
-    int: "Input should be a valid integer",
-    float: "Input should be a valid number",
-}
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
-def _check(value: Any, kind: Any, loc: tuple[str | int, ...]) -> Any:
-    """``value`` as ``kind`` (an annotation the models use), or ``SettingsValueError``."""
-    origin, args = typing.get_origin(kind), typing.get_args(kind)
-    if origin is typing.Literal:
-        if value not in args:
-            allowed = ", ".join(repr(a) for a in args)
-            raise SettingsValueError(loc, f"Input should be one of {allowed}, not {value!r}")
-        return value
-    if origin in (types.UnionType, typing.Union):
-        if value is None and type(None) in args:
-            return None
-        (inner,) = [a for a in args if a is not type(None)]
-        return _check(value, inner, loc)
-    if origin is list:
-        if not isinstance(value, list):
-            raise SettingsValueError(loc, "Input should be a valid list")
-        return [_check(item, args[0], (*loc, index)) for index, item in enumerate(value)]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise SettingsValueError(loc, "Input should be a valid dictionary")
-        return {_check(key, args[0], loc): _check(item, args[1], (*loc, key)) for key, item in value.items()}
-    if isinstance(kind, type) and issubclass(kind, _Model):
-        if isinstance(value, kind):
-            return value
-        if not isinstance(value, dict):
-            raise SettingsValueError(loc, "Input should be a valid dictionary or instance")
-        return kind.model_validate(value, loc=loc)
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if type(value) is not kind:
-        raise SettingsValueError(loc, _TYPE_PROBLEMS.get(kind, f"Input should be {kind.__name__}"))
-    return value
+def _checked(value: Any, kind: type[_S]) -> _S:
+    """``value`` as a ``kind``, or ``SettingsValueError`` naming the field."""
+    try:
+        found: _S = check(value, kind)
+    except SchemaError as error:
+        problem = shape_error(error, value, whole="settings")
+        raise SettingsValueError(problem.field, problem.message) from None
+    return found
 
 
-#: Each model's field annotations, resolved once (on first use, never at import).
-_FIELD_TYPES: dict[type, dict[str, Any]] = {}
-
-
-class _Field(NamedTuple):
-    """One field of a model, as its class declares it (``dataclasses.MISSING``: none given)."""
-
-    name: str
-    default: Any
-    default_factory: Any
-
-
-def _fields(cls: type[_Model]) -> tuple[_Field, ...]:
-    return cls._model_fields
-
-
-@typing.dataclass_transform(field_specifiers=(dataclasses.field,))
-class _Model:
-    """A model class that checks its fields on construction and keeps unknown keys.
-
-    Declared like a dataclass (annotated fields, ``dataclasses.field`` for a factory) and
-    built like one, with ``__init__``, ``__eq__`` and ``__repr__`` over those fields, but by
-    this class rather than by ``@dataclass``: every command reads the settings, and on Python
-    3.11 a dataclass costs about half a millisecond to create, eight models 4 ms (design D6).
-    """
-
-    model_extra: dict[str, Any]
-    _model_fields: typing.ClassVar[tuple[_Field, ...]] = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        fields = []
-        for name in inspect.get_annotations(cls):  # its own fields, in order
-            declared = cls.__dict__.get(name, dataclasses.MISSING)
-            if isinstance(declared, dataclasses.Field):
-                fields.append(_Field(name, declared.default, declared.default_factory))
-                delattr(cls, name)
-            else:
-                fields.append(_Field(name, declared, dataclasses.MISSING))
-        cls._model_fields = tuple(fields)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        fields = self._model_fields
-        if len(args) > len(fields):
-            raise TypeError(
-                f"{type(self).__name__}() takes {len(fields)} positional arguments, not {len(args)}"
-            )
-        for field, value in zip(fields, args, strict=False):
-            if field.name in kwargs:
-                raise TypeError(f"{type(self).__name__}() got multiple values for argument {field.name!r}")
-            kwargs[field.name] = value
-        for field in fields:
-            if field.name in kwargs:
-                value = kwargs.pop(field.name)
-            elif field.default is not dataclasses.MISSING:
-                value = field.default
-            elif field.default_factory is not dataclasses.MISSING:
-                value = field.default_factory()
-            else:
-                raise TypeError(f"{type(self).__name__}() missing required argument: {field.name!r}")
-            setattr(self, field.name, value)
-        if kwargs:
-            raise TypeError(
-                f"{type(self).__name__}() got an unexpected keyword argument {next(iter(kwargs))!r}"
-            )
-        self.__post_init__()
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f.name) == getattr(other, f.name) for f in self._model_fields)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass with eq is
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self._model_fields)
-        return f"{type(self).__qualname__}({shown})"
+class _Section(Struct, kw_only=True, dict=True):
+    """A part of the settings file: strict types (a bool is not a number), unknown keys kept
+    (``extra``; other parts of the app add their own), a bad value named by its field."""
 
     @classmethod
-    def _field_types(cls) -> dict[str, Any]:
-        hints = _FIELD_TYPES.get(cls)
-        if hints is None:
-            every = typing.get_type_hints(cls)
-            hints = _FIELD_TYPES[cls] = {f.name: every[f.name] for f in _fields(cls)}
-        return hints
+    def model_validate(cls, obj: Any) -> Self:
+        """``obj`` checked and built, raising ``SettingsValueError`` (one line) for a bad value."""
+        built = _checked(obj, cls)
+        _keep_extra(built, obj)
+        return built
 
-    def __post_init__(self) -> None:
-        self._loc: tuple[str | int, ...] = getattr(self, "_loc", ())
-        for name, kind in self._field_types().items():
-            setattr(self, name, _check(getattr(self, name), kind, (*self._loc, name)))
-        if not hasattr(self, "model_extra"):
-            self.model_extra = {}
-        self._validate()
-
-    def _validate(self) -> None:
-        """Checks across a field's value (a regular expression, a name rule)."""
-
-    @classmethod
-    def model_validate(cls, raw: Any, *, loc: tuple[str | int, ...] = ()) -> Self:
-        if not isinstance(raw, dict):
-            raise SettingsValueError(loc, "Input should be a valid dictionary")
-        known = cls._field_types()
-        required = [f.name for f in _fields(cls) if _required(f)]
-        for name in required:
-            if name not in raw:
-                raise SettingsValueError((*loc, name), "Field required")
-        model = cls.__new__(cls)
-        model._loc = loc
-        model.model_extra = {k: v for k, v in raw.items() if k not in known}
-        for field in _fields(cls):
-            if field.name in raw:
-                value = raw[field.name]
-            elif field.default is not dataclasses.MISSING:
-                value = field.default
-            else:
-                value = typing.cast(Callable[[], Any], field.default_factory)()
-            object.__setattr__(model, field.name, value)
-        model.__post_init__()
-        return model
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The keys this app does not know, as they came."""
+        found: dict[str, Any] = vars(self).setdefault("_extra", {})
+        return found
 
 
-def _required(field: _Field) -> bool:
-    return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+def _keep_extra(section: _Section, raw: Any) -> None:
+    """Keep ``raw``'s unknown keys on ``section`` and on each part inside it (msgspec drops them)."""
+    if type(raw) is not dict:
+        return
+    fields = section.__struct_fields__
+    for key, value in raw.items():
+        if key not in fields:
+            section.extra[key] = value
+            continue
+        part = getattr(section, key)
+        if isinstance(part, _Section):
+            _keep_extra(part, value)
+        elif isinstance(part, dict):
+            for name, item in part.items():
+                if isinstance(item, _Section):
+                    _keep_extra(item, value.get(name))
+        elif isinstance(part, list):
+            for item, given in zip(part, value, strict=False):
+                if isinstance(item, _Section):
+                    _keep_extra(item, given)
 
 
-class McpServerConfig(_Model):
+_S = TypeVar("_S", bound=_Section)
+Seconds = Annotated[float, Meta(gt=0, le=3600)]
+
+
+class McpServerConfig(_Section, kw_only=True):
     command: str
-    args: list[str] = dataclasses.field(default_factory=list)
-    env: dict[str, str] = dataclasses.field(default_factory=dict)
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     disabled: bool = False
     startupTimeout: float = 20.0
     callTimeout: float = 120.0
 
 
-class HookCommand(_Model):
+class HookCommand(_Section, kw_only=True):
     command: str
     type: Literal["command"] = "command"
     timeout: float = 30.0
 
 
-class HookMatcher(_Model):
+class HookMatcher(_Section, kw_only=True):
     matcher: str = ""
-    hooks: list[HookCommand] = dataclasses.field(default_factory=list)
+    hooks: list[HookCommand] = field(default_factory=list)
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         try:
             re.compile(self.matcher)
         except re.error as exc:
-            raise SettingsValueError(
-                (*self._loc, "matcher"), f"matcher {self.matcher!r} is not a valid regular expression: {exc}"
-            ) from exc
+            raise ValueError(f"matcher {self.matcher!r} is not a valid regular expression: {exc}") from exc
 
 
-class HooksConfig(_Model):
-    PreToolUse: list[HookMatcher] = dataclasses.field(default_factory=list)
+class HooksConfig(_Section, kw_only=True):
+    PreToolUse: list[HookMatcher] = field(default_factory=list)
 
 
-class PermissionsConfig(_Model):
+class PermissionsConfig(_Section, kw_only=True):
     mode: Literal["ask", "accept-edits", "read-only", "full-access"] = "ask"
 
 
-class BashConfig(_Model):
+class BashConfig(_Section, kw_only=True):
     """``inheritCredentials``: ``false`` (default) runs ``bash`` without the provider credential
     variables (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``, ...) in its
     environment, so a command the model runs cannot read them; ``true`` passes them through
@@ -287,56 +164,48 @@ class BashConfig(_Model):
     inheritCredentials: bool = False
 
 
-class ToolsConfig(_Model):
+class ToolsConfig(_Section, kw_only=True):
     """``declarations``: ``"auto"`` (the route decides: the complete catalog from the first
     request on the verified deepseek-flash binding, on demand elsewhere) or ``"on-demand"``
     (publish deferred schemas only when ToolSearch activates them, on every route).
     ``bash``: see ``BashConfig``."""
 
     declarations: Literal["auto", "on-demand"] = "auto"
-    bash: BashConfig = dataclasses.field(default_factory=BashConfig)
+    bash: BashConfig = field(default_factory=BashConfig)
 
 
-class NetworkConfig(_Model):
+class NetworkConfig(_Section, kw_only=True):
     """How provider requests reach the network (design W3). ``proxy``: ``http://host:port``
     (``user:password@`` allowed), used instead of ``HTTPS_PROXY``/``HTTP_PROXY``; ``noProxy``:
     comma-separated hosts reached directly (instead of ``NO_PROXY``); ``caBundle``: a PEM
     file of CA certificates to trust besides the system's (a TLS-inspecting proxy's root);
-    ``connectTimeout`` / ``readTimeout``: seconds to connect, and of silence while waiting
-    for the answer; ``maxRetries``: attempts after the first on a rate limit, an overload or
-    a failed connection."""
+    ``connectTimeout`` / ``readTimeout``: seconds to connect (more than 0, at most 3600), and
+    of silence while waiting for the answer; ``maxRetries``: attempts after the first on a rate
+    limit, an overload or a failed connection (0 to 10)."""
 
     proxy: str | None = None
     noProxy: str | None = None
     caBundle: str | None = None
-    connectTimeout: float = 10.0
-    readTimeout: float = 120.0
-    maxRetries: int = 2
-
-    def _validate(self) -> None:
-        for name in ("connectTimeout", "readTimeout"):
-            if not 0 < getattr(self, name) <= 3600:
-                raise SettingsValueError((*self._loc, name), "must be more than 0 and at most 3600 seconds")
-        if not 0 <= self.maxRetries <= 10:
-            raise SettingsValueError((*self._loc, "maxRetries"), "must be a whole number from 0 to 10")
+    connectTimeout: Seconds = 10.0
+    readTimeout: Seconds = 120.0
+    maxRetries: Annotated[int, Meta(ge=0, le=10)] = 2
 
 
-class Settings(_Model):
+class Settings(_Section, kw_only=True):
     version: int = SETTINGS_VERSION
-    appliedMigrations: list[str] = dataclasses.field(default_factory=list)
-    permissions: PermissionsConfig = dataclasses.field(default_factory=PermissionsConfig)
-    mcpServers: dict[str, McpServerConfig] = dataclasses.field(default_factory=dict)
-    hooks: HooksConfig = dataclasses.field(default_factory=HooksConfig)
-    extensions: list[str] = dataclasses.field(default_factory=list)
-    tools: ToolsConfig = dataclasses.field(default_factory=ToolsConfig)
-    network: NetworkConfig = dataclasses.field(default_factory=NetworkConfig)
+    appliedMigrations: list[str] = field(default_factory=list)
+    permissions: PermissionsConfig = field(default_factory=PermissionsConfig)
+    mcpServers: dict[str, McpServerConfig] = field(default_factory=dict)
+    hooks: HooksConfig = field(default_factory=HooksConfig)
+    extensions: list[str] = field(default_factory=list)
+    tools: ToolsConfig = field(default_factory=ToolsConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
 
-    def _validate(self) -> None:
+    def __post_init__(self) -> None:
         for name in self.mcpServers:
             if not SERVER_NAME.match(name):
-                raise SettingsValueError(
-                    (*self._loc, "mcpServers"),
-                    f"MCP server name {name!r} must be 1-40 letters, digits, '_' or '-' (it prefixes tool names)",
+                raise ValueError(
+                    f"mcpServers: MCP server name {name!r} must be 1-40 letters, digits, '_' or '-' (it prefixes tool names)"
                 )
 
 

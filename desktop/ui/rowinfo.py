@@ -11,7 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Final
 
-from desktop.pi.text import content_text
+from desktop.pi.text import content_preview, content_text, one_line
 
 #: Kind codes, small ints so the timeline can keep one byte per row for filtering.
 USER: Final = 0
@@ -69,8 +69,6 @@ HIDDEN_CODES: Final[tuple[int, ...]] = (
     *sorted({c for c, b in _FOREIGN_BUCKETS.items() if b == SYSTEM}),
 )
 
-_SUMMARY_LIMIT = 400
-
 
 def row_kind(row: Mapping[str, Any]) -> int:
     kind = row.get("type")
@@ -105,43 +103,8 @@ def filter_kind(kind: int) -> int:
     return _FOREIGN_BUCKETS.get(kind, kind)
 
 
-def _one_line(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= _SUMMARY_LIMIT else flat[: _SUMMARY_LIMIT - 1] + "…"
-
-
 def _message_text(message: Any) -> str:
-    if not isinstance(message, Mapping):
-        return ""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    parts: list[str] = []
-    thoughts: list[str] = []
-    for block in content:
-        if not isinstance(block, Mapping):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(str(block.get("text", "")))
-        elif kind == "thinking":
-            thoughts.append("(thinking) " + str(block.get("thinking", ""))[:80])
-        elif kind == "toolCall":
-            parts.append(f"→ {block.get('name', '?')}({_args_preview(block.get('arguments'))})")
-        elif kind == "image":
-            parts.append("[image]")
-    # The answer first, so a narrow timeline row shows what was said, not the thinking (G7).
-    return " ".join(parts + thoughts)
-
-
-def _args_preview(arguments: Any) -> str:
-    if not isinstance(arguments, Mapping):
-        return ""
-    items = [f"{k}={v!r}" if not isinstance(v, str) else f"{k}={v[:40]!r}" for k, v in arguments.items()]
-    text = ", ".join(items)
-    return text if len(text) <= 80 else text[:79] + "…"
+    return content_preview(message.get("content")) if isinstance(message, Mapping) else ""
 
 
 def system_summary(row: Mapping[str, Any]) -> str:
@@ -177,7 +140,7 @@ def row_summary(row: Mapping[str, Any]) -> str:
     """One line that says what the row is about."""
     kind = row.get("type")
     if "foreign" in row and isinstance(row.get("summary"), str):
-        return _one_line(row["summary"])  # pi / Claude Code: summarized on the worker
+        return one_line(row["summary"])  # pi / Claude Code: summarized on the worker
     if kind in ("user", "assistant", "streaming"):
         message = row.get("message")
         text = _message_text(message)
@@ -186,15 +149,15 @@ def row_summary(row: Mapping[str, Any]) -> str:
             if stop in ("error", "aborted"):
                 why = message.get("errorMessage") or stop
                 text = f"[{stop}] {why}" + (f" — {text}" if text else "")
-        return _one_line(text) or "(empty)"
+        return one_line(text) or "(empty)"
     if kind == "toolResult":
         found = row.get("message")
         result: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
         name = result.get("toolName", "?")
         prefix = f"{name} ✗ " if result.get("isError") else f"{name}: "
-        return _one_line(prefix + _message_text(result))
+        return one_line(prefix + _message_text(result))
     if kind == "system":
-        return _one_line(system_summary(row))
+        return one_line(system_summary(row))
     if kind == "compaction":
         tokens = row.get("tokensBefore")
         after = row.get("tokensAfter")
@@ -206,10 +169,10 @@ def row_summary(row: Mapping[str, Any]) -> str:
             head = f"compacted {tokens:,} tokens" if isinstance(tokens, int) else "compacted"
         if reason:
             head += f" ({reason})"
-        return _one_line(f"{head}: {row.get('summary', '')}")
+        return one_line(f"{head}: {row.get('summary', '')}")
     if kind == "note":
-        return _one_line(str(row.get("text", "")))
-    return _one_line(f"unknown row type {kind!r} (kept unchanged)")
+        return one_line(str(row.get("text", "")))
+    return one_line(f"unknown row type {kind!r} (kept unchanged)")
 
 
 def row_time(row: Mapping[str, Any]) -> str:

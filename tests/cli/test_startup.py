@@ -79,9 +79,11 @@ def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
 #: large part of the status budget (``benchmarks/startup_bench.py`` times the rest): the keyring
 #: (its backend search costs more than the parse), the JSON-schema validator of tool arguments,
 #: the cloud signers, the incremental projector and the compaction engine (``status`` builds no
-#: request and compacts nothing), and the MCP hub.
+#: request and compacts nothing), the MCP hub, and pydantic (the one row schema and the
+#: settings are msgspec types, design T10, T11).
 STATUS_HEAVY = (
     *HEAVY,
+    "pydantic",
     "secretstorage",
     "desktop.pi.projection.incremental",
     "desktop.host.providers.aws_sigv4",

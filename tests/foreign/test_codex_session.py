@@ -77,7 +77,8 @@ def test_timeline_rows_and_the_malformed_line() -> None:
         ("L28", kinds.ASSISTANT),
     ]
     assert [r.id for r in rows if r.in_context] == ["L25#s", "L26", "L28"]
-    assert rows[4].summary.startswith("(thinking) **Searching for TODO markers** → shell(")
+    summary = rows[4].summary  # the answer first, the thinking after it (design G7, T12)
+    assert summary.startswith("→ shell(") and summary.endswith("(thinking) **Searching for TODO markers**")
     assert rows[10].summary == "apply_patch: Success. Updated the following files: M b.py"
     assert len(opened.branches()) == 1
 

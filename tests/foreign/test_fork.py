@@ -49,7 +49,9 @@ def config(emu: Emulator, tmp_path: Path) -> SessionConfig:
     return SessionConfig(
         route=emulator_route("anthropic/claude-opus-5-5", emu.url, emulated=True),
         workspace=workspace,
-        settings=Settings(extensions=[str(extension)], permissions={"mode": "full-access"}),
+        settings=Settings.model_validate(
+            {"extensions": [str(extension)], "permissions": {"mode": "full-access"}}
+        ),
         user_skills=tmp_path / "none",
     )
 

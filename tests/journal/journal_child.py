@@ -69,8 +69,8 @@ def row_for(row_id: str) -> RowBase:
     kind = hashlib.sha256(row_id.encode()).digest()[3] % 3
     extra: dict[str, Any] = {"check": check_of(text)}
     if kind == 0:
-        return UserRow(id=row_id, ts=1, message={"role": "user", "content": text, "timestamp": 1}, **extra)
-    if kind == 1:
+        row: RowBase = UserRow(id=row_id, ts=1, message={"role": "user", "content": text, "timestamp": 1})
+    elif kind == 1:
         message = {
             "role": "toolResult",
             "toolCallId": "call_" + row_id,
@@ -79,9 +79,17 @@ def row_for(row_id: str) -> RowBase:
             "isError": False,
             "timestamp": 1,
         }
-        return ToolResultRow(id=row_id, ts=1, message=message, **extra)
-    system = {"role": "system", "content": text, "sections": {"env": text[:20], "old": None}, "timestamp": 1}
-    return SystemRow(id=row_id, ts=1, modelSystem=ModelSystem(message=system), label="test", **extra)
+        row = ToolResultRow(id=row_id, ts=1, message=message)
+    else:
+        system = {
+            "role": "system",
+            "content": text,
+            "sections": {"env": text[:20], "old": None},
+            "timestamp": 1,
+        }
+        row = SystemRow(id=row_id, ts=1, modelSystem=ModelSystem(message=system), label="test")
+    row.extra.update(extra)
+    return row
 
 
 def row_text(row: dict[str, Any]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import msgspec
 import orjson
 import pytest
 
@@ -67,7 +68,7 @@ def test_retry_with_held_ids_writes_nothing_and_costs_no_fsync(tmp_path: Path) -
         again = writer.append([first, second])
         assert again.written == () and again.syncs == 0 and writer.syncs == 2
     with JournalWriter.open(path) as reopened:  # ids held from disk count too
-        assert reopened.append([user("a-copy").model_copy(update={"id": first.id})]).written == ()
+        assert reopened.append([msgspec.structs.replace(user("a-copy"), id=first.id)]).written == ()
     assert [r["id"] for r in read_session(path).rows] == [first.id, second.id]
 
 

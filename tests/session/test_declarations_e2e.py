@@ -28,7 +28,7 @@ def run(tmp_path: Path, model: str) -> tuple[list[dict[str, object]], list[dict[
     workspace.mkdir()
     ext = tmp_path / "ext.py"
     ext.write_text(EXTENSION, encoding="utf-8")
-    settings = Settings(extensions=[str(ext)], permissions={"mode": "full-access"})
+    settings = Settings.model_validate({"extensions": [str(ext)], "permissions": {"mode": "full-access"}})
     with Emulator() as emu:
         config = SessionConfig(
             route=emulator_route(model, emu.url, emulated=True),

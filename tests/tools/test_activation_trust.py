@@ -182,7 +182,7 @@ def _config(emu: Emulator, root: Path, mode: str = "full-access") -> SessionConf
     return SessionConfig(
         route=emulator_route("deepseek/deepseek-flash", emu.url, emulated=True),
         workspace=workspace,
-        settings=Settings(extensions=[str(ext)], permissions={"mode": mode}),  # type: ignore[arg-type]
+        settings=Settings.model_validate({"extensions": [str(ext)], "permissions": {"mode": mode}}),
         user_skills=root / "no-skills",
     )
 

@@ -21,42 +21,23 @@ from desktop.host.journal.reader import (
     format_diagnostic,
     read_session,
 )
+from desktop.host.journal.rows import (
+    AssistantRow,
+    CompactionRow,
+    ModelSystem,
+    NoteRow,
+    OpaqueRow,
+    RowBase,
+    SessionHeader,
+    SystemRow,
+    ToolResultRow,
+    UserRow,
+    parse_row,
+)
 from desktop.host.journal.writer import JournalWriter
 
 if TYPE_CHECKING:
-    from desktop.host.journal.rows import (
-        AssistantRow,
-        CompactionRow,
-        ModelSystem,
-        NoteRow,
-        OpaqueRow,
-        RowBase,
-        SessionHeader,
-        SystemRow,
-        ToolResultRow,
-        UserRow,
-        parse_row,
-    )
     from desktop.host.journal.store import SessionInfo, SessionStore
-
-#: Names served by ``rows`` (pydantic): imported on first use, so reading a session and the
-#: read-only commands never load pydantic (design D6).
-_ROW_MODEL_NAMES = frozenset(
-    {
-        "AssistantRow",
-        "CompactionRow",
-        "ModelSystem",
-        "NoteRow",
-        "OpaqueRow",
-        "RowBase",
-        "SessionHeader",
-        "SystemRow",
-        "ToolResultRow",
-        "UserRow",
-        "parse_row",
-    }
-)
-
 
 #: Names served by ``store`` (the sessions folder): only the window and forks list or make
 #: sessions there, so opening one named file does not load it (design D6).
@@ -64,10 +45,6 @@ _STORE_NAMES = frozenset({"SessionInfo", "SessionStore"})
 
 
 def __getattr__(name: str) -> Any:
-    if name in _ROW_MODEL_NAMES:
-        from desktop.host.journal import rows
-
-        return getattr(rows, name)
     if name in _STORE_NAMES:
         from desktop.host.journal import store
 

@@ -1,8 +1,7 @@
-"""The row envelope without pydantic: versions, the app name, row types and time-ordered row ids.
+"""The row envelope: versions, the app name, row types and time-ordered row ids.
 
-Reading a session (``reader``) and a read-only command need only these, so they live apart from
-the row models (``rows``), whose pydantic import costs more than parsing a long session
-(design D6).
+The parts of a row every module agrees on without the row schema (``rows``) itself: the schema
+imports them, and so do modules that only stamp or compare rows.
 """
 
 from __future__ import annotations

@@ -127,7 +127,7 @@ class JournalRows(Sequence[dict[str, Any]]):
 
     def add_message(self, raw: bytes, row_id: str, code: int, row: dict[str, Any] | None = None) -> None:
         """``add`` of a user, assistant or tool result row (``code``) of this schema version
-        whose message the reader's flat shape check passed: its facts are then ``code,
+        that the reader checked against the row schema: its facts are then ``code,
         MESSAGE, None`` without reading the row again (``row_facts`` costs about 1 µs a row,
         most of the reader's own work on a session of such rows, design D6). ``row`` is the
         decoded row, kept while ``keep_decoded`` asks for it."""

@@ -1,9 +1,9 @@
 """Read a session file into a ``SessionLog`` without ever raising on its content.
 
-Reading must stay close to the cost of parsing the JSON (a long session opens on every launch), so
-rows are not validated as models: the envelope (``type``, ``id``, ``v``) and the shapes consumers
-rely on (``shapes``, design T9) are checked here, full validation happens on demand through
-``SessionLog.model``. The file is read line by line, and each accepted row is kept as its line
+Every line is checked here against the one row schema (``rows``, design T9, T10): the envelope
+(``type``, ``id``, ``v``) first, then the values nothing after the reader could carry
+(``values``), then the shape its type promises; the models themselves are built on demand
+(``SessionLog.model``). The file is read line by line, and each accepted row is kept as its line
 (``lines.JournalRows``): a row is decoded again when it is used, so a long session is held at
 about the size of its file, not four times that as dicts (design G9). Problems become ``Diagnostic`` entries that name the
 file and the line; lines that cannot be used are kept aside (``SetAside``), never dropped silently
@@ -20,22 +20,21 @@ import io
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Final, Literal, NamedTuple, Protocol
+from typing import Any, BinaryIO, Final, Literal, NamedTuple, Protocol
 
 import orjson
 
 from desktop.host.journal.envelope import SCHEMA_VERSION
 from desktop.host.journal.errors import JournalFormatError
 from desktop.host.journal.lines import TYPE_CODES, JournalRows
-from desktop.host.journal.shapes import FITS, row_shape_problem
+from desktop.host.journal.rows import RowBase, SessionHeader, build, header_problem, parse_row, row_problem
 from desktop.host.journal.values import value_problem
-
-if TYPE_CHECKING:
-    from desktop.host.journal.rows import RowBase, SessionHeader
 
 Severity = Literal["error", "warning"]
 
 _PREVIEW = 60
+#: Row types whose checked row carries a model message (``lines.JournalRows.add_message``).
+_MESSAGE_ROWS = frozenset({"user", "assistant", "toolResult"})
 
 
 class _Report(Protocol):
@@ -113,16 +112,12 @@ class SessionLog:
         return isinstance(version, int) and version > SCHEMA_VERSION
 
     def header_model(self) -> SessionHeader:
-        from desktop.host.journal.rows import SessionHeader
-
         if self.header is None:
             raise self.format_error()
-        return SessionHeader.model_validate(self.header)
+        return build(SessionHeader, self.header)
 
     def model(self, index: int) -> RowBase:
-        """Validate one row on demand (raises ``pydantic.ValidationError`` for a malformed row)."""
-        from desktop.host.journal.rows import parse_row
-
+        """Validate one row on demand (raises ``rows.SchemaError`` for a malformed row)."""
         return parse_row(self.rows[index])
 
     def format_error(self) -> JournalFormatError:
@@ -213,7 +208,6 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
     rows = log.rows
     add = rows.add
     add_message = rows.add_message
-    fits_of = FITS.get
     ids = log.ids
     set_aside = log.set_aside
     loads = orjson.loads
@@ -274,18 +268,7 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
                 )
             )
             continue
-        if version <= SCHEMA_VERSION:
-            # Most rows are user, assistant or tool result rows that pass the flat check: they
-            # are stored with the facts that check implies (a model message of this version).
-            kind = obj["type"]
-            fits = fits_of(kind)
-            if fits is not None and fits(obj):
-                ids[row_id] = len(ids)
-                add_message(raw, row_id, TYPE_CODES[kind], obj)
-                if observe is not None:
-                    observe(obj)
-                continue
-        shape = row_shape_problem(obj) if version <= SCHEMA_VERSION else None
+        shape = row_problem(obj) if version <= SCHEMA_VERSION else None
         if shape is not None:
             reason = f"{obj['type']} row {row_id} cannot be used: {shape.message}"
             set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
@@ -299,6 +282,13 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
                     shape.field,
                 )
             )
+            continue
+        kind = obj["type"]
+        if kind in _MESSAGE_ROWS and version <= SCHEMA_VERSION:
+            ids[row_id] = len(ids)
+            add_message(raw, row_id, TYPE_CODES[kind], obj)  # checked: its message is a message
+            if observe is not None:
+                observe(obj)
             continue
         if version > SCHEMA_VERSION:
             problem(
@@ -357,46 +347,8 @@ def _parse_header(log: SessionLog, raw: bytes, problem: _Report) -> None:
         )
         log.header = obj
         return
-    problems = header_problems(obj)
-    if problems:
-        problem(1, "header-invalid", f"the session header is invalid: {'; '.join(problems[:3])}")
-        return
-    if type(obj.get("id")) is not str or not obj["id"]:
-        problem(
-            1, "header-invalid", "the session header is invalid: id: the session id must be non-empty text"
-        )
+    shape = header_problem(obj)
+    if shape is not None:
+        problem(1, "header-invalid", f"the session header is invalid: {shape.message}")
         return
     log.header = obj
-
-
-#: The header's fields and their JSON types, as ``rows.SessionHeader`` declares them (strict: a
-#: bool is not an int); ``tests/journal`` checks that the two agree on a table of headers.
-_HEADER_FIELDS: tuple[tuple[str, type, bool], ...] = (
-    ("id", str, False),
-    ("ts", int, False),
-    ("app", str, False),
-    ("appVersion", str, True),
-    ("cwd", str, True),
-)
-_TYPE_NAMES = {str: "a valid string", int: "a valid integer"}
-
-
-def header_problems(obj: dict[str, Any]) -> list[str]:
-    """What makes a v1 header (``type`` and ``v`` already checked) invalid, field by field.
-
-    The same rules as ``rows.SessionHeader``, without importing pydantic: every read of a
-    session checks its header, and pydantic's import alone costs more than parsing a long
-    session (design D6).
-    """
-    problems: list[str] = []
-    for name, kind, required in _HEADER_FIELDS:
-        if name not in obj:
-            if required:
-                problems.append(f"{name}: Field required")
-            continue
-        value = obj[name]
-        if type(value) is not kind:
-            problems.append(f"{name}: Input should be {_TYPE_NAMES[kind]}")
-        elif name == "id" and not value:
-            problems.append(f"{name}: String should have at least 1 character")
-    return problems

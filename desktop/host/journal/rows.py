@@ -1,27 +1,27 @@
-"""The row shapes of a session file (design T1, T2), as pydantic models.
+"""The one schema of a session file: its header and rows, as msgspec types (design T1, T2, T7, T10).
 
-Every model allows extra fields so a row written by a newer app survives a round trip through an
-older one unchanged (T7). Models are built on demand (``parse_row``), never for every row on open:
-the reader keeps raw dicts so opening a long session costs little more than parsing its JSON,
-and it does not even import this module (pydantic alone costs more than parsing a long session;
-the envelope constants and row ids live in ``envelope``).
-Messages stay plain dicts in pi-ai's JSON shape; only their ``role`` is checked here.
+The writer builds and checks rows with these types, the reader checks every line it reads
+against them (``row_problem``, design T9), and forks and the foreign readers' outputs use the
+same message shapes. msgspec rather than pydantic: ``status`` checks every line it reads, and
+pydantic's import and schema building alone cost more than parsing a long session (design T10).
+
+Messages stay plain dicts in pi-ai's JSON shape: they are described by ``TypedDict``s, checked
+strictly (a bool is not a number) and kept as the very dict that was given, so key order and
+unknown fields survive and are written back as they came. Content blocks are tagged structs,
+so a block of an unknown ``type`` is named as such.
+
+Every row allows extra fields so a row written by a newer app survives a round trip through an
+older one unchanged (T7). Optional fields may be absent or ``null``. Rows of an unknown type, and
+``modelSystem`` or checkpoint metadata of an unknown version, are kept and checked only for their
+envelope: nothing reads them as a message, so they grant and show nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, NotRequired, TypedDict, TypeVar
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    field_validator,
-    model_serializer,
-    model_validator,
-)
+from msgspec import Meta, Struct, field
 
 from desktop.host.journal.envelope import APP_NAME as APP_NAME
 from desktop.host.journal.envelope import MODEL_SYSTEM_VERSION as MODEL_SYSTEM_VERSION
@@ -29,64 +29,170 @@ from desktop.host.journal.envelope import ROW_TYPES as ROW_TYPES
 from desktop.host.journal.envelope import SCHEMA_VERSION as SCHEMA_VERSION
 from desktop.host.journal.envelope import new_row_id as new_row_id
 from desktop.host.journal.envelope import now_ms as now_ms
+from desktop.host.schema import SchemaError, ShapeError, check, shape_error
 
-# --- models ----------------------------------------------------------------------------------
+Number = int | float
+Object = dict[str, Any]
+NonEmpty = Annotated[str, Meta(min_length=1)]
+
+# --- content blocks (tagged structs, used to check) and messages (plain dicts) ------------------
 
 
-class _Lenient(BaseModel):
-    """Keeps unknown fields; omits optional fields that are absent instead of writing ``null``."""
+class TextBlock(Struct, tag_field="type", tag="text"):
+    text: str
+    textSignature: str | None = None
 
-    model_config = ConfigDict(extra="allow", strict=True)
+
+class ThinkingBlock(Struct, tag_field="type", tag="thinking"):
+    thinking: str
+    thinkingSignature: str | None = None
+    redacted: bool | None = None
+
+
+class ImageBlock(Struct, tag_field="type", tag="image"):
+    data: str
+    mimeType: str
+
+
+class ToolCallBlock(Struct, tag_field="type", tag="toolCall"):
+    id: str
+    name: str
+    arguments: Object
+    thoughtSignature: str | None = None
+    namespace: str | None = None
+
+
+UserBlock = TextBlock | ImageBlock
+AssistantBlock = TextBlock | ThinkingBlock | ToolCallBlock
+AnyBlock = TextBlock | ThinkingBlock | ToolCallBlock | ImageBlock
+
+
+class Cost(TypedDict):
+    input: NotRequired[Number | None]
+    output: NotRequired[Number | None]
+    cacheRead: NotRequired[Number | None]
+    cacheWrite: NotRequired[Number | None]
+    total: NotRequired[Number | None]
+
+
+class Usage(TypedDict):
+    input: NotRequired[Number | None]
+    output: NotRequired[Number | None]
+    cacheRead: NotRequired[Number | None]
+    cacheWrite: NotRequired[Number | None]
+    cacheWrite1h: NotRequired[Number | None]
+    reasoning: NotRequired[Number | None]
+    totalTokens: NotRequired[Number | None]
+    cost: NotRequired[Cost | None]
+
+
+class Tool(TypedDict):
+    name: str
+    description: str
+    parameters: Object
+
+
+class ToolReference(TypedDict):
+    name: str
+
+
+class SystemMessage(TypedDict):
+    """A neutral system message (``modelSystem`` and checkpoints). ``tool_activation`` sections
+    are text here; whether one grants anything is decided by the restore
+    (``desktop.session.activation``)."""
+
+    role: Literal["system"]
+    content: str | list[TextBlock]
+    sections: NotRequired[dict[str, str | None] | None]
+    toolsAdded: NotRequired[list[Tool] | None]
+    toolsRemoved: NotRequired[list[ToolReference] | None]
+    timestamp: NotRequired[int | None]
+
+
+class UserMessage(TypedDict):
+    role: Literal["user"]
+    content: str | list[UserBlock]
+    timestamp: NotRequired[int | None]
+
+
+class AssistantMessage(TypedDict):
+    role: Literal["assistant"]
+    content: list[AssistantBlock]
+    api: NotRequired[str | None]
+    provider: NotRequired[str | None]
+    model: NotRequired[str | None]
+    stopReason: NotRequired[str | None]
+    errorMessage: NotRequired[str | None]
+    responseId: NotRequired[str | None]
+    responseModel: NotRequired[str | None]
+    usage: NotRequired[Usage | None]
+    timestamp: NotRequired[int | None]
+
+
+class ToolResultMessage(TypedDict):
+    role: Literal["toolResult"]
+    toolCallId: str
+    toolName: str
+    content: list[UserBlock]
+    isError: NotRequired[bool | None]
+    usage: NotRequired[Usage | None]
+    timestamp: NotRequired[int | None]
+
+
+# --- rows (structs) ----------------------------------------------------------------------------
+
+_S = TypeVar("_S", bound="Lenient")
+
+
+class Lenient(Struct, kw_only=True, dict=True):
+    """A stored object: keeps its unknown fields (``extra``) and omits the optional fields named
+    in ``_omit_if_none`` when they are absent, instead of writing ``null``."""
+
     _omit_if_none: ClassVar[frozenset[str]] = frozenset()
+    #: Metadata fields whose ``v`` picks their shape (``_build``): v1 is read, others kept as-is.
+    _versioned: ClassVar[frozenset[str]] = frozenset()
 
-    @model_serializer(mode="wrap")
-    def _drop_absent(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            for name in self._omit_if_none:
-                if name in data and data[name] is None:
-                    del data[name]
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The fields this app does not know, in the order they came."""
+        found: dict[str, Any] = vars(self).setdefault("_extra", {})
+        return found
+
+    def to_json(self) -> dict[str, Any]:
+        """The object as the JSON written to the file (extras included, absent fields omitted)."""
+        data: dict[str, Any] = {}
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
+            if value is None and name in self._omit_if_none:
+                continue
+            data[name] = value.to_json() if isinstance(value, Lenient) else value
+        data.update(self.extra)
         return data
 
 
-def _require_role(message: Mapping[str, Any], role: str) -> None:
-    if message.get("role") != role:
-        raise ValueError(f"message role must be {role!r}, got {message.get('role')!r}")
-
-
-class RowBase(_Lenient):
+class RowBase(Lenient, kw_only=True):
     """The envelope every line shares: ``type``, ``v``, ``id``, ``ts``."""
 
     type: str
     v: int = SCHEMA_VERSION
-    id: str = Field(default_factory=new_row_id, min_length=1)
-    ts: int = Field(default_factory=now_ms)
-
-    def to_json(self) -> dict[str, Any]:
-        """The row as the JSON object written to the file (extras included, absent fields omitted)."""
-        data: dict[str, Any] = self.model_dump(mode="json")
-        return data
+    id: NonEmpty = field(default_factory=new_row_id)
+    ts: int = field(default_factory=now_ms)
 
 
-class SessionHeader(RowBase):
+class SessionHeader(RowBase, kw_only=True):
     type: Literal["session"] = "session"
+    id: NonEmpty  # the session's id: read, never made up
     app: str = APP_NAME
     appVersion: str
     cwd: str
 
 
-class UserRow(RowBase):
+class UserRow(RowBase, kw_only=True):
     type: Literal["user"] = "user"
-    message: dict[str, Any]
-
-    @field_validator("message")
-    @classmethod
-    def _role(cls, value: dict[str, Any]) -> dict[str, Any]:
-        _require_role(value, "user")
-        return value
+    message: UserMessage
 
 
-class Route(_Lenient):
+class Route(Lenient, kw_only=True):
     """Where an assistant message came from; enough to tell whether a prompt cache can still apply."""
 
     _omit_if_none = frozenset({"account"})
@@ -97,91 +203,84 @@ class Route(_Lenient):
     account: str | None = None
 
 
-class AssistantRow(RowBase):
+class AssistantRow(RowBase, kw_only=True):
     type: Literal["assistant"] = "assistant"
-    message: dict[str, Any]
+    message: AssistantMessage
     route: Route
 
-    @field_validator("message")
-    @classmethod
-    def _role(cls, value: dict[str, Any]) -> dict[str, Any]:
-        _require_role(value, "assistant")
-        return value
 
-
-class ToolResultRow(RowBase):
+class ToolResultRow(RowBase, kw_only=True):
     type: Literal["toolResult"] = "toolResult"
-    message: dict[str, Any]
-
-    @field_validator("message")
-    @classmethod
-    def _role(cls, value: dict[str, Any]) -> dict[str, Any]:
-        _require_role(value, "toolResult")
-        return value
+    message: ToolResultMessage
 
 
-class ModelSystem(_Lenient):
-    """Versioned neutral system message behind a hidden row.
+class LaterMetadata(Lenient, kw_only=True):
+    """``modelSystem`` or checkpoint metadata of a version this app does not know: kept as-is,
+    never read, so it grants and shows nothing."""
 
-    A version this app does not know is kept as-is and must grant nothing; only v1 is checked.
-    """
+    understood: ClassVar[bool] = False
+    v: int
 
-    _omit_if_none = frozenset({"message"})
+
+class ModelSystem(Lenient, kw_only=True):
+    """Versioned neutral system message behind a hidden row (v1, the version this app reads)."""
+
+    understood: ClassVar[bool] = True
     v: int = MODEL_SYSTEM_VERSION
-    message: dict[str, Any] | None = None
-
-    @model_validator(mode="after")
-    def _v1_shape(self) -> ModelSystem:
-        if self.v == MODEL_SYSTEM_VERSION:
-            if self.message is None:
-                raise ValueError("modelSystem v1 needs a message")
-            _require_role(self.message, "system")
-        return self
-
-    @property
-    def understood(self) -> bool:
-        return self.v == MODEL_SYSTEM_VERSION
+    message: SystemMessage
 
 
-class SystemRow(RowBase):
+class Checkpoint(Lenient, kw_only=True):
+    """The full effective system state saved at explicit compaction (v1)."""
+
+    understood: ClassVar[bool] = True
+    v: int = MODEL_SYSTEM_VERSION
+    message: SystemMessage
+    activation: Object | None = None
+    route: Object | None = field(default_factory=dict)
+
+
+if TYPE_CHECKING:
+    SystemMetadata = ModelSystem | LaterMetadata
+    CheckpointMetadata = Checkpoint | LaterMetadata
+else:  # msgspec checks v1; metadata of another version is checked as LaterMetadata by _build
+    SystemMetadata = ModelSystem
+    CheckpointMetadata = Checkpoint
+
+
+class SystemRow(RowBase, kw_only=True):
     """Hidden system row: shown in the inspector, never in the chat."""
 
     _omit_if_none = frozenset({"modelSystem", "before", "label"})
+    _versioned = frozenset({"modelSystem"})
     type: Literal["system"] = "system"
-    modelSystem: ModelSystem | None = None
+    modelSystem: SystemMetadata | None = None
     before: str | None = None
     label: str | None = None
 
 
-class Checkpoint(_Lenient):
-    """The full effective system state saved at explicit compaction."""
-
-    v: int = MODEL_SYSTEM_VERSION
-    message: dict[str, Any]
-    activation: dict[str, Any] | None = None
-    route: dict[str, Any] = Field(default_factory=dict)
-
-
-class CompactionRow(RowBase):
-    _omit_if_none = frozenset({"checkpoint"})
+class CompactionRow(RowBase, kw_only=True):
+    _omit_if_none = frozenset({"checkpoint", "usage"})
+    _versioned = frozenset({"checkpoint"})
     type: Literal["compaction"] = "compaction"
     summary: str
     firstKeptId: str
     tokensBefore: int
-    checkpoint: Checkpoint | None = None
+    checkpoint: CheckpointMetadata | None = None
+    usage: Usage | None = None
 
 
-class NoteRow(RowBase):
+class NoteRow(RowBase, kw_only=True):
     """A local note (an error, a fallback reason); never sent to the model."""
 
     _omit_if_none = frozenset({"data"})
     type: Literal["note"] = "note"
     level: Literal["info", "warning", "error"]
     text: str
-    data: dict[str, Any] | None = None
+    data: Object | None = None
 
 
-class OpaqueRow(RowBase):
+class OpaqueRow(RowBase, kw_only=True):
     """A row of a type or version this app does not understand: kept and written back unchanged."""
 
 
@@ -197,13 +296,68 @@ ROW_MODELS: dict[str, type[RowBase]] = {
 }
 
 
+def _later(value: Any) -> bool:
+    return isinstance(value, dict) and not (
+        type(value.get("v")) is int and value["v"] == MODEL_SYSTEM_VERSION
+    )
+
+
+def build(model: type[_S], data: Mapping[str, Any], prefix: str = "") -> _S:
+    """``data`` as a ``model``: checked, with every given value kept as given (messages stay the
+    very dicts given, unknown fields are kept in ``extra``). Raises ``SchemaError``."""
+    later = [name for name in model._versioned if _later(data.get(name))]
+    source = {**data, **dict.fromkeys(later)} if later else data
+    built: _S = check(source, model, prefix)
+    fields = built.__struct_fields__
+    for name, value in data.items():
+        if name not in fields:
+            built.extra[name] = value
+        elif name in later:
+            setattr(built, name, build(LaterMetadata, value, f"{prefix}.{name}"))
+        else:
+            current = getattr(built, name)
+            if isinstance(current, Lenient):
+                setattr(built, name, build(type(current), value, f"{prefix}.{name}"))
+            else:
+                setattr(built, name, value)
+    return built
+
+
 def parse_row(data: Mapping[str, Any]) -> RowBase:
     """Validate one raw row; unknown types and newer versions become ``OpaqueRow``.
 
-    Raises ``pydantic.ValidationError`` (a ``ValueError``) when a known row is malformed.
+    Raises ``SchemaError`` (a ``ValueError``) when a known row is malformed.
     """
     model = ROW_MODELS.get(str(data.get("type")))
     version = data.get("v")
     if model is None or (isinstance(version, int) and version > SCHEMA_VERSION):
-        return OpaqueRow.model_validate(dict(data))
-    return model.model_validate(dict(data))
+        return build(OpaqueRow, data)
+    return build(model, data)
+
+
+# --- problems, in one line naming the field (design T9) -----------------------------------------
+
+
+def row_problem(row: Mapping[str, Any]) -> ShapeError | None:
+    """Why a row of this schema version cannot be used (the field and what is wrong), or None.
+
+    Rows of an unknown type pass: nothing reads them as a message (T7)."""
+    model = ROW_MODELS.get(row.get("type"))  # type: ignore[arg-type]  # the reader made it text
+    return None if model is None else problem_of(model, row)
+
+
+def header_problem(header: Mapping[str, Any]) -> ShapeError | None:
+    """Why a v1 session header cannot be used, or None."""
+    return problem_of(SessionHeader, header)
+
+
+def problem_of(model: type[Lenient], value: Mapping[str, Any]) -> ShapeError | None:
+    """The first problem of ``value`` as a ``model``, as a ``ShapeError``, or None."""
+    try:
+        if model._versioned and any(_later(value.get(name)) for name in model._versioned):
+            build(model, value)
+        else:
+            check(value, model)
+    except SchemaError as error:
+        return shape_error(error, value)
+    return None

@@ -43,14 +43,13 @@ from desktop.host.journal.reader import (
     read_lines,
     read_session,
 )
+from desktop.host.journal.rows import ROW_MODELS, RowBase, SessionHeader, build
 from desktop.host.private_files import create_private, make_private_dirs
+from desktop.host.schema import SchemaError, shape_error
 
 if TYPE_CHECKING:
     from desktop.host.journal.lock import SessionLock
-    from desktop.host.journal.rows import RowBase
 
-# The row models (pydantic) load on the first write, not on open: a read-only open never
-# validates a row, and importing pydantic costs more than parsing a long session (design D6).
 RowLike: TypeAlias = "RowBase | Mapping[str, Any]"
 
 _O_BINARY = getattr(os, "O_BINARY", 0)
@@ -110,15 +109,9 @@ class JournalWriter:
         an empty or half-written session file behind. Raises ``FileExistsError`` if ``path``
         exists and ``LocalPreparationFailure`` if the OS refuses.
         """
-        from desktop.host.journal.rows import SessionHeader
-
         path = Path(path)
-        header = SessionHeader(
-            id=session_id or new_row_id(),
-            cwd=str(cwd),
-            appVersion=app_version,
-            **dict(header_fields or {}),
-        )
+        fields = {"id": session_id or new_row_id(), "cwd": str(cwd), "appVersion": app_version}
+        header = build(SessionHeader, {**fields, **(header_fields or {})})
         line = orjson.dumps(header.to_json(), option=orjson.OPT_APPEND_NEWLINE)
         from desktop.host.journal.lock import LockHeld, LockPathError, check_record_path, lock_path_for
 
@@ -328,36 +321,32 @@ class JournalWriter:
         return issue_ack(self.path, self.session_id, wanted, (), 0)
 
     def _prepare(self, row: RowLike) -> tuple[str, dict[str, Any]]:
-        """Validate a row and return its id and a private JSON copy of it."""
-        from desktop.host.journal.rows import ROW_MODELS, RowBase
-
+        """Check a row against the one schema, as the reader will, and return its id and a private
+        JSON copy of it (design T10)."""
+        data = row.to_json() if isinstance(row, RowBase) else dict(row)
         try:
-            if isinstance(row, RowBase):
-                model = row
-            else:
-                row_id = row.get("id")
-                if not isinstance(row_id, str) or not row_id:
-                    raise ValueError("the row has no id; give one so a retry can reuse it")
-                model_type = ROW_MODELS.get(str(row.get("type")))
-                if model_type is None:
-                    raise ValueError(f"unknown row type {row.get('type')!r}")
-                model = model_type.model_validate(dict(row))
-            if type(model) not in ROW_MODELS.values():
-                raise ValueError(f"{type(model).__name__} rows cannot be appended")
+            row_id = data.get("id")
+            if not isinstance(row_id, str) or not row_id:
+                raise ValueError("the row has no id; give one so a retry can reuse it")
+            model_type = ROW_MODELS.get(str(data.get("type")))
+            if model_type is None:
+                raise ValueError(f"unknown row type {data.get('type')!r}")
+            if isinstance(row, RowBase) and type(row) is not model_type:
+                raise ValueError(f"{type(row).__name__} rows cannot be appended")
+            model = build(model_type, data)
             if model.v != SCHEMA_VERSION:
                 raise ValueError(f"row version {model.v} is not {SCHEMA_VERSION}")
-        except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            row_id = row.id if isinstance(row, RowBase) else row.get("id")
+        except ValueError as exc:
+            reason = shape_error(exc, data).message if isinstance(exc, SchemaError) else str(exc)
             raise LocalPreparationFailure(
-                f"Could not save the conversation before sending it: row {row_id!r} is invalid "
-                f"({exc}). Nothing was sent to the model.",
+                f"Could not save the conversation before sending it: row {data.get('id')!r} is invalid "
+                f"({reason}). Nothing was sent to the model.",
                 kind="invalid_row",
                 path=self.path,
-                row_ids=[str(row_id)],
+                row_ids=[str(data.get("id"))],
                 cause=exc,
             ) from exc
-        data = model.to_json()
-        return model.id, data
+        return model.id, model.to_json()
 
     def _check_writable(self, ids: Sequence[str]) -> None:
         kind: FailureKind

@@ -48,6 +48,7 @@ import orjson
 
 from desktop.host.foreign.lines import JsonLines
 from desktop.host.journal.reader import Diagnostic
+from desktop.pi.text import content_preview
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
 from desktop.session.foreign.base import Entry, ForeignSession, paused_gc
@@ -56,7 +57,6 @@ from desktop.session.foreign.model import (
     Timeline,
     TimelineRow,
     UsageRecord,
-    content_preview,
     iso_ms,
 )
 from desktop.session.foreign.shapes import claude_entry_problem, set_aside

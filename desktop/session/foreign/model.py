@@ -9,13 +9,13 @@ opens at close to the cost of parsing its JSON.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal, overload
 
 from desktop.host.journal.reader import Diagnostic
+from desktop.pi.text import content_preview, one_line
 from desktop.pi.types import Message
 from desktop.session.inspector.section_diff import SectionChange, SectionDiff
 
@@ -73,7 +73,6 @@ ROW_KINDS: Final[tuple[str, ...]] = (
 HIDDEN_KINDS: Final = frozenset({SYSTEM, REMINDER, META, ATTACHMENT, CUSTOM, USAGE, OTHER})
 
 SourceFormat = Literal["pi", "claude-code", "codex"]
-_SUMMARY_LIMIT = 400
 
 
 def iso_ms(value: object) -> int | None:
@@ -224,50 +223,6 @@ SystemDiff = SectionDiff
 # --- summaries ----------------------------------------------------------------------------------
 
 
-#: Terminal escape sequences (colours, cursor moves, titles) that tool output carries: they
-#: format a terminal and mean nothing in a one-line summary.
-_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
-#: Other control characters, shown as their Unicode control pictures instead of as boxes.
-_CONTROLS = {code: 0x2400 + code for code in range(32) if chr(code) not in "\t\n\r\x0b\x0c"} | {0x7F: 0x2421}
-
-
-def _one_line(text: str) -> str:
-    if "\x1b" in text:
-        text = _ESCAPES.sub("", text)
-    flat = " ".join(text.split()).translate(_CONTROLS)
-    return flat if len(flat) <= _SUMMARY_LIMIT else flat[: _SUMMARY_LIMIT - 1] + "…"
-
-
-def content_preview(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    parts: list[str] = []
-    for block in content:
-        if not isinstance(block, Mapping):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(str(block.get("text", "")))
-        elif kind == "thinking":
-            parts.append("(thinking) " + str(block.get("thinking", ""))[:80])
-        elif kind == "toolCall":
-            parts.append(f"→ {block.get('name', '?')}({_args(block.get('arguments'))})")
-        elif kind == "image":
-            parts.append("[image]")
-    return " ".join(parts)
-
-
-def _args(arguments: object) -> str:
-    if not isinstance(arguments, Mapping):
-        return ""
-    # Strings as written between quotes, not as Python reprs: a command holding the two
-    # characters \n must read \n, not \\n (newlines fold into spaces with the rest).
-    text = ", ".join(f"{k}='{v[:40]}'" if isinstance(v, str) else f"{k}={v!r}" for k, v in arguments.items())
-    return text if len(text) <= 80 else text[:79] + "…"
-
-
 def _names(tools: object) -> list[str]:
     if not isinstance(tools, Sequence):
         return []
@@ -295,27 +250,27 @@ def row_summary(row: TimelineRow) -> str:
     """One line that says what the row is about."""
     entry, message, kind = row.entry, row.message or {}, row.kind
     if row.text is not None:
-        return _one_line(row.text) or "(empty)"
+        return one_line(row.text) or "(empty)"
     if kind in (USER, ASSISTANT, META, COMPACTION_SUMMARY, CUSTOM_MESSAGE) and message:
         text = content_preview(message.get("content"))
         if kind == CUSTOM_MESSAGE:
             text = f"[{message.get('customType', entry.get('customType', '?'))}] {text}"
-        return _one_line(text) or "(empty)"
+        return one_line(text) or "(empty)"
     if kind == ERROR:
         why = message.get("errorMessage") or message.get("stopReason") or "error"
         text = content_preview(message.get("content"))
-        return _one_line(f"[{message.get('stopReason', 'error')}] {why}" + (f" — {text}" if text else ""))
+        return one_line(f"[{message.get('stopReason', 'error')}] {why}" + (f" — {text}" if text else ""))
     if kind == TOOL:
         prefix = f"{message.get('toolName', '?')}{' ✗ ' if message.get('isError') else ': '}"
-        return _one_line(prefix + content_preview(message.get("content")))
+        return one_line(prefix + content_preview(message.get("content")))
     if kind == SYSTEM:
-        return _one_line(_system_summary(message))
+        return one_line(_system_summary(message))
     if kind == BASH:
         code = message.get("exitCode")
         tail = f" (exit {code})" if code not in (None, 0) else ""
         excluded = " [not sent to the model]" if message.get("excludeFromContext") else ""
-        return _one_line(f"$ {message.get('command', '')}{tail}{excluded}: {message.get('output', '')}")
-    return _one_line(_entry_summary(row))
+        return one_line(f"$ {message.get('command', '')}{tail}{excluded}: {message.get('output', '')}")
+    return one_line(_entry_summary(row))
 
 
 def _mapping(value: object) -> Mapping[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from desktop.host.foreign.lines import JsonLines
 from desktop.host.journal.reader import Diagnostic
-from desktop.pi.text import content_text
+from desktop.pi.text import content_preview, content_text
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
 from desktop.session.foreign.base import Entry, ForeignSession, paused_gc
@@ -27,7 +27,6 @@ from desktop.session.foreign.model import (
     Timeline,
     TimelineRow,
     UsageRecord,
-    content_preview,
     iso_ms,
 )
 from desktop.session.foreign.pi_context import (

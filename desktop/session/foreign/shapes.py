@@ -1,308 +1,345 @@
-"""The shapes pi and Claude Code entries must have to be used, checked where they are read (design T9, X1).
+"""The shapes pi and Claude Code entries must have to be used, checked where they are read (design T9, T10, X1).
 
 Another program wrote these files, and a hand edit, a crash or a newer version can leave any JSON
 value in any field. The format modules and everything after them (pi's context rebuilding, the
 projections for every API, prices, the window's rows) index into the entries, so each entry is
-checked once, on open, for the fields they read: a pi message against the same neutral message
-shapes a Desktop journal row's message must have (``desktop.host.journal.shapes``), pi's own
-roles and entry types, and Claude Code's entries and Anthropic content blocks. An entry that does
-not fit is set aside with its line and field (``set_aside``): it stays in the tree as a row that
-says so, so the entries after it keep their parent, but nothing reads its content.
+checked once, on open, for the fields they read: a pi message against the neutral message shapes
+of the one row schema (``desktop.host.journal.rows``), pi's own roles and entry types, and Claude
+Code's entries and Anthropic content blocks, all as msgspec types. An entry that does not fit is
+set aside with its line and field (``set_aside``): it stays in the tree as a row that says so, so
+the entries after it keep their parent, but nothing reads its content.
 
-Unknown entry types and extra fields are allowed (a newer writer); only what is read is checked.
+Unknown entry types, roles and blocks and extra fields are allowed (a newer writer); only what is
+read is checked. Optional fields may be absent or ``null``. A field whose kind picks its shape but
+may also be a kind nothing here reads (a pi message's role, a Claude block's type) is an object
+to msgspec and checked by its kind here (``_by_kind``): msgspec's tagged unions refuse unknown tags.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Annotated, Any, Literal, NotRequired, TypeAlias, TypedDict
 
-from desktop.host.journal.shapes import (
-    _ASSISTANT_BLOCKS,
-    _USER_BLOCKS,
-    ShapeError,
-    _assistant_message,
-    _blocks,
-    _bool,
-    _int,
-    _list,
-    _number,
-    _object,
-    _optional,
-    _required,
-    _str,
-    _system_message,
-    _text_or_blocks,
-    _tool_result_message,
-    _usage,
-    _user_message,
-    _wrong,
+from msgspec import Meta
+
+from desktop.host.journal.rows import (
+    AnyBlock,
+    AssistantMessage,
+    Number,
+    Object,
+    SystemMessage,
+    ToolResultMessage,
+    Usage,
+    UserBlock,
+    UserMessage,
 )
+from desktop.host.schema import SchemaError, ShapeError, check, shape_error
 
 #: The type of an entry set aside: shown as an entry of unknown type, never read further.
 SET_ASIDE = "set-aside"
 
-Check = Callable[[Mapping[str, Any]], None]
 #: Token counts beyond JavaScript's exact integers are damage; the usage shown sums four of them,
 #: and the sum must still pass a Qt model (64 bits).
 _MAX_TOKENS = 2**53
 
-
-def _text_or_null(value: object, field: str) -> None:
-    if value is not None and type(value) is not str:
-        raise _wrong(field, "text or null", value)
+OptionalText: TypeAlias = str | None
 
 
-def _link(entry: Mapping[str, Any], key: str) -> None:
-    _text_or_null(entry.get(key), key)
+class _Typed(TypedDict):
+    """An entry, message or block of a kind nothing here checks: its kind must still be text."""
+
+    type: str
 
 
-def _user_content(value: object, field: str) -> None:
-    _text_or_blocks(value, field, _USER_BLOCKS)
+class _Role(TypedDict):
+    role: str
+
+
+def _by_kind(value: Any, key: str, shapes: Mapping[str, Any], other: Any, where: str) -> None:
+    """Check ``value`` (an object, at ``where``) as the shape its ``key`` names, or ``other``."""
+    kind = value.get(key)
+    check(value, shapes.get(kind, other) if type(kind) is str else other, where)
 
 
 # --- pi -------------------------------------------------------------------------------------------
 
-
-def _pi_custom(message: dict[str, Any], field: str) -> None:
-    _optional(message, "content", field, _user_content)
-    _optional(message, "customType", field, _str)
-    _optional(message, "timestamp", field, _int)
+UserContent = str | list[UserBlock]
 
 
-def _pi_bash(message: dict[str, Any], field: str) -> None:
-    _optional(message, "command", field, _str)
-    _optional(message, "output", field, _str)
-    _optional(message, "exitCode", field, _number)
-    for key in ("cancelled", "truncated", "excludeFromContext"):
-        _optional(message, key, field, _bool)
-    _optional(message, "fullOutputPath", field, _str)
-    _optional(message, "timestamp", field, _int)
+class _PiCustom(TypedDict):
+    role: str
+    content: NotRequired[UserContent | None]
+    customType: NotRequired[OptionalText]
+    timestamp: NotRequired[int | None]
 
 
-def _pi_summary(message: dict[str, Any], field: str) -> None:
-    _optional(message, "summary", field, _str)
-    _optional(message, "timestamp", field, _int)
+class _PiBash(TypedDict):
+    role: str
+    command: NotRequired[OptionalText]
+    output: NotRequired[OptionalText]
+    exitCode: NotRequired[Number | None]
+    cancelled: NotRequired[bool | None]
+    truncated: NotRequired[bool | None]
+    excludeFromContext: NotRequired[bool | None]
+    fullOutputPath: NotRequired[OptionalText]
+    timestamp: NotRequired[int | None]
 
 
-def _with_content(
-    check: Callable[[dict[str, Any], str], None], empty: object
-) -> Callable[[dict[str, Any], str], None]:
-    """pi gives a message without content an empty one (``entry_messages``); so is it checked."""
-
-    def run(message: dict[str, Any], field: str) -> None:
-        check(message if message.get("content") is not None else {**message, "content": empty}, field)
-
-    return run
+class _PiSummary(TypedDict):
+    role: str
+    summary: NotRequired[OptionalText]
+    timestamp: NotRequired[int | None]
 
 
-_PI_ROLES: dict[str, Callable[[dict[str, Any], str], None]] = {
-    "user": _with_content(_user_message, []),
-    "assistant": _with_content(_assistant_message, []),
-    "toolResult": _with_content(_tool_result_message, []),
-    "system": _with_content(_system_message, ""),
-    "custom": _pi_custom,
-    "hookMessage": _pi_custom,  # v2's name of ``custom``, migrated on read
-    "bashExecution": _pi_bash,
-    "branchSummary": _pi_summary,
-    "compactionSummary": _pi_summary,
+#: pi's roles; other roles are dropped by pi's convertToLlm: nothing reads them.
+_PI_ROLES: dict[str, Any] = {
+    "user": UserMessage,
+    "assistant": AssistantMessage,
+    "toolResult": ToolResultMessage,
+    "system": SystemMessage,
+    "custom": _PiCustom,
+    "hookMessage": _PiCustom,  # v2's name of ``custom``, migrated on read
+    "bashExecution": _PiBash,
+    "branchSummary": _PiSummary,
+    "compactionSummary": _PiSummary,
 }
+#: pi gives a message without content an empty one (``entry_messages``); so is it checked.
+_EMPTY_CONTENT: dict[str, object] = {"user": [], "assistant": [], "toolResult": [], "system": ""}
 
 
-def _pi_message(entry: Mapping[str, Any]) -> None:
-    message = _required(entry, "message", "", _object)
+def _pi_message(message: dict[str, Any], where: str) -> None:
     role = message.get("role")
-    if type(role) is not str:
-        raise _wrong("message.role", "text", role)
-    check = _PI_ROLES.get(role)
-    if check is not None:  # other roles are dropped by pi's convertToLlm: nothing reads them
-        check(message, "message")
+    if type(role) is str and role in _EMPTY_CONTENT and message.get("content") is None:
+        message = {**message, "content": _EMPTY_CONTENT[role]}
+    _by_kind(message, "role", _PI_ROLES, _Role, where)
 
 
-def _pi_compaction(entry: Mapping[str, Any]) -> None:
-    _optional(entry, "summary", "", _str)
-    _optional(entry, "firstKeptEntryId", "", _str)
-    _optional(entry, "tokensBefore", "", _number)
-    checkpoint = entry.get("systemMessage")
-    if checkpoint:  # pi writes {} or leaves it out before it kept one
-        _system_message(checkpoint, "systemMessage")
-    _optional(entry, "usage", "", _usage)
+class _PiEntry(TypedDict):
+    type: str
+    parentId: NotRequired[OptionalText]
 
 
-#: A context edit's replacement content replaces any message's: a block of any neutral kind.
-_ANY_BLOCKS = {**_ASSISTANT_BLOCKS, **_USER_BLOCKS}
+class _PiMessageEntry(_PiEntry):
+    message: Object  # checked by its role (``_pi_message``)
 
 
-def _pi_replacement(value: object, field: str) -> None:
-    replacement = _object(value, field)
-    content = _required(replacement, "content", field, lambda v, f: v)  # else the message loses it
-    if type(content) is not str:
-        _blocks(content, f"{field}.content", _ANY_BLOCKS)
+class _PiCompaction(_PiEntry):
+    summary: NotRequired[OptionalText]
+    firstKeptEntryId: NotRequired[OptionalText]
+    tokensBefore: NotRequired[Number | None]
+    systemMessage: NotRequired[Any]  # {} or absent before pi kept one; else a system message
+    usage: NotRequired[Usage | None]
 
 
-def _pi_context_edit(entry: Mapping[str, Any]) -> None:
-    _required(entry, "targetId", "", _str)
-    _optional(entry, "replacement", "", _pi_replacement)
+class _PiBranchSummary(_PiEntry):
+    summary: NotRequired[OptionalText]
+    fromId: NotRequired[OptionalText]
 
 
-def _pi_usage_entry(entry: Mapping[str, Any]) -> None:
-    _optional(entry, "usage", "", _usage)
-    for key in ("provider", "model", "kind"):
-        _optional(entry, key, "", _str)
+class _PiCustomMessage(_PiEntry):
+    content: NotRequired[UserContent | None]
+    customType: NotRequired[OptionalText]
 
 
-def _texts(*keys: str) -> Check:
-    def check(entry: Mapping[str, Any]) -> None:
-        for key in keys:
-            _optional(entry, key, "", _str)
+class _Replacement(TypedDict):
+    """A context edit's replacement content replaces any message's: a block of any neutral kind."""
 
-    return check
+    content: str | list[AnyBlock]  # required, else the message loses it
 
 
-def _pi_label(entry: Mapping[str, Any]) -> None:
-    _required(entry, "targetId", "", _str)
-    _text_or_null(entry.get("label"), "label")
+class _PiContextEdit(_PiEntry):
+    targetId: str
+    replacement: NotRequired[_Replacement | None]
 
 
-def _pi_custom_message(entry: Mapping[str, Any]) -> None:
-    _optional(entry, "content", "", _user_content)
-    _optional(entry, "customType", "", _str)
+class _PiModelChange(_PiEntry):
+    provider: NotRequired[OptionalText]
+    modelId: NotRequired[OptionalText]
 
 
-_PI_TYPES: dict[str, Check] = {
-    "message": _pi_message,
-    "compaction": _pi_compaction,
-    "branch_summary": _texts("summary", "fromId"),
-    "custom_message": _pi_custom_message,
-    "context_edit": _pi_context_edit,
-    "model_change": _texts("provider", "modelId"),
-    "thinking_level_change": _texts("thinkingLevel"),
-    "label": _pi_label,
-    "session_info": lambda e: _text_or_null(e.get("name"), "name"),
-    "usage": _pi_usage_entry,
-    "custom": _texts("customType"),
+class _PiThinkingLevel(_PiEntry):
+    thinkingLevel: NotRequired[OptionalText]
+
+
+class _PiLabel(_PiEntry):
+    targetId: str
+    label: NotRequired[OptionalText]
+
+
+class _PiSessionInfo(_PiEntry):
+    name: NotRequired[OptionalText]
+
+
+class _PiUsage(_PiEntry):
+    usage: NotRequired[Usage | None]
+    provider: NotRequired[OptionalText]
+    model: NotRequired[OptionalText]
+    kind: NotRequired[OptionalText]
+
+
+class _PiCustomEntry(_PiEntry):
+    customType: NotRequired[OptionalText]
+
+
+_PI_TYPES: dict[str, Any] = {
+    "message": _PiMessageEntry,
+    "compaction": _PiCompaction,
+    "branch_summary": _PiBranchSummary,
+    "custom_message": _PiCustomMessage,
+    "context_edit": _PiContextEdit,
+    "model_change": _PiModelChange,
+    "thinking_level_change": _PiThinkingLevel,
+    "label": _PiLabel,
+    "session_info": _PiSessionInfo,
+    "usage": _PiUsage,
+    "custom": _PiCustomEntry,
 }
+
+
+def _pi_entry(entry: dict[str, Any]) -> None:
+    _by_kind(entry, "type", _PI_TYPES, _PiEntry, "")
+    kind = entry["type"]
+    if kind == "message":
+        _pi_message(entry["message"], ".message")
+    elif kind == "compaction" and entry.get("systemMessage"):
+        check(entry["systemMessage"], SystemMessage, ".systemMessage")
 
 
 def pi_entry_problem(entry: Mapping[str, Any]) -> ShapeError | None:
     """Why a pi entry (migrated to v3, with a string ``id``) cannot be used, or None."""
-    try:
-        kind = entry.get("type")
-        if type(kind) is not str:
-            raise _wrong("type", "text", kind)
-        _link(entry, "parentId")
-        check = _PI_TYPES.get(kind)
-        if check is not None:
-            check(entry)
-    except ShapeError as error:
-        return error
-    return None
+    return _problem(_pi_entry, entry)
 
 
 # --- Claude Code ------------------------------------------------------------------------------------
 
-
-def _claude_text(block: dict[str, Any], field: str) -> None:
-    _required(block, "text", field, _str)
-
-
-def _claude_thinking(block: dict[str, Any], field: str) -> None:
-    _optional(block, "thinking", field, _str)
-    _optional(block, "signature", field, _str)
-
-
-def _claude_tool_use(block: dict[str, Any], field: str) -> None:
-    _optional(block, "id", field, _str)
-    _required(block, "name", field, _str)
-    _optional(block, "input", field, _object)
+Tokens: TypeAlias = (
+    Annotated[int, Meta(ge=-_MAX_TOKENS, le=_MAX_TOKENS)]
+    | Annotated[float, Meta(ge=-_MAX_TOKENS, le=_MAX_TOKENS)]
+    | None
+)
+#: Content: text, or a list of blocks, each checked by its type (``_claude_blocks``).
+ClaudeContent = str | list[Object] | None
 
 
-def _claude_image(block: dict[str, Any], field: str) -> None:
-    source = block.get("source")
-    if isinstance(source, dict):
-        _optional(source, "data", f"{field}.source", _str)
-        _optional(source, "media_type", f"{field}.source", _str)
+class _ClaudeText(TypedDict):
+    type: Literal["text"]
+    text: str
 
 
-def _claude_result_content(value: object, field: str) -> None:
-    if type(value) is not str:
-        _claude_blocks(value, field)
+class _ClaudeThinking(TypedDict):
+    type: Literal["thinking"]
+    thinking: NotRequired[OptionalText]
+    signature: NotRequired[OptionalText]
 
 
-def _claude_tool_result(block: dict[str, Any], field: str) -> None:
-    _optional(block, "tool_use_id", field, _str)
-    _optional(block, "content", field, _claude_result_content)
-    _optional(block, "is_error", field, _bool)
+class _ClaudeRedacted(TypedDict):
+    type: Literal["redacted_thinking"]
+    data: NotRequired[OptionalText]
 
 
-_CLAUDE_BLOCKS: dict[str, Callable[[dict[str, Any], str], None]] = {
-    "text": _claude_text,
-    "thinking": _claude_thinking,
-    "redacted_thinking": lambda b, f: _optional(b, "data", f, _str),
-    "tool_use": _claude_tool_use,
-    "tool_result": _claude_tool_result,
-    "image": _claude_image,
+class _ClaudeToolUse(TypedDict):
+    type: Literal["tool_use"]
+    id: NotRequired[OptionalText]
+    name: str
+    input: NotRequired[Object | None]
+
+
+class _ClaudeToolResult(TypedDict):
+    type: Literal["tool_result"]
+    tool_use_id: NotRequired[OptionalText]
+    content: NotRequired[ClaudeContent]
+    is_error: NotRequired[bool | None]
+
+
+class _ImageSource(TypedDict):
+    data: NotRequired[OptionalText]
+    media_type: NotRequired[OptionalText]
+
+
+class _ClaudeImage(TypedDict):
+    type: Literal["image"]
+    source: NotRequired[Any]  # only a source object is read (``_claude_blocks``)
+
+
+#: Other blocks (server tools) are shown as their JSON.
+_CLAUDE_BLOCKS: dict[str, Any] = {
+    "text": _ClaudeText,
+    "thinking": _ClaudeThinking,
+    "redacted_thinking": _ClaudeRedacted,
+    "tool_use": _ClaudeToolUse,
+    "tool_result": _ClaudeToolResult,
+    "image": _ClaudeImage,
 }
 
 
-def _claude_blocks(value: object, field: str) -> None:
-    for index, block in enumerate(_list(value, field)):
-        where = f"{field}[{index}]"
-        _object(block, where)
-        kind = block.get("type")
-        if type(kind) is not str:
-            raise _wrong(f"{where}.type", "text", kind)
-        check = _CLAUDE_BLOCKS.get(kind)
-        if check is not None:  # other blocks (server tools) are shown as their JSON
-            check(block, where)
+def _claude_blocks(content: Any, where: str) -> None:
+    """Check each block of ``content`` (already checked as ``ClaudeContent``) by its type."""
+    if type(content) is not list:
+        return
+    for index, block in enumerate(content):
+        at = f"{where}[{index}]"
+        _by_kind(block, "type", _CLAUDE_BLOCKS, _Typed, at)
+        kind = block["type"]
+        if kind == "tool_result":
+            _claude_blocks(block.get("content"), f"{at}.content")
+        elif kind == "image" and type(block.get("source")) is dict:
+            check(block["source"], _ImageSource, f"{at}.source")
 
 
-def _claude_content(value: object, field: str) -> None:
-    if type(value) is not str:
-        _claude_blocks(value, field)
+class _ClaudeUsage(TypedDict):
+    input_tokens: NotRequired[Tokens]
+    output_tokens: NotRequired[Tokens]
+    cache_read_input_tokens: NotRequired[Tokens]
+    cache_creation_input_tokens: NotRequired[Tokens]
 
 
-def _token_count(value: object, field: str) -> None:
-    _number(value, field)
-    if not -_MAX_TOKENS <= value <= _MAX_TOKENS:  # type: ignore[operator]
-        raise ShapeError(field, f"{field} is more tokens than any request holds ({value})")
+class _ClaudeMessage(TypedDict):
+    content: NotRequired[ClaudeContent]
+    model: NotRequired[OptionalText]
+    id: NotRequired[OptionalText]
+    stop_reason: NotRequired[OptionalText]
+    usage: NotRequired[_ClaudeUsage | None]
 
 
-def _claude_usage(value: object, field: str) -> None:
-    usage = _object(value, field)
-    for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
-        _optional(usage, key, field, _token_count)
+class _ClaudeEntry(TypedDict):
+    type: str
+    parentUuid: NotRequired[OptionalText]
+    logicalParentUuid: NotRequired[OptionalText]
+    timestamp: NotRequired[OptionalText]
 
 
-def _claude_message(entry: Mapping[str, Any]) -> None:
-    message = _required(entry, "message", "", _object)
-    _optional(message, "content", "message", _claude_content)
-    for key in ("model", "id", "stop_reason"):
-        _optional(message, key, "message", _str)
-    _optional(message, "usage", "message", _claude_usage)
+class _ClaudeMessageEntry(_ClaudeEntry):
+    message: _ClaudeMessage
 
 
-_CLAUDE_TYPES: dict[str, Check] = {
-    "user": _claude_message,
-    "assistant": _claude_message,
-    "system": _texts("subtype", "content"),
+class _ClaudeSystem(_ClaudeEntry):
+    subtype: NotRequired[OptionalText]
+    content: NotRequired[OptionalText]
+
+
+_CLAUDE_TYPES: dict[str, Any] = {
+    "user": _ClaudeMessageEntry,
+    "assistant": _ClaudeMessageEntry,
+    "system": _ClaudeSystem,
 }
+
+
+def _claude_entry(entry: dict[str, Any]) -> None:
+    _by_kind(entry, "type", _CLAUDE_TYPES, _ClaudeEntry, "")
+    if entry["type"] in ("user", "assistant"):
+        _claude_blocks(entry["message"].get("content"), ".message.content")
 
 
 def claude_entry_problem(entry: Mapping[str, Any]) -> ShapeError | None:
     """Why a Claude Code entry (one with a ``uuid``) cannot be used, or None."""
+    return _problem(_claude_entry, entry)
+
+
+def _problem(checker: Callable[[Any], None], entry: Mapping[str, Any]) -> ShapeError | None:
     try:
-        kind = entry.get("type")
-        if type(kind) is not str:
-            raise _wrong("type", "text", kind)
-        _link(entry, "parentUuid")
-        _link(entry, "logicalParentUuid")
-        _text_or_null(entry.get("timestamp"), "timestamp")
-        check = _CLAUDE_TYPES.get(kind)
-        if check is not None:
-            check(entry)
-    except ShapeError as error:
-        return error
+        checker(entry)
+    except SchemaError as error:
+        return shape_error(error, entry)
     return None
 
 
