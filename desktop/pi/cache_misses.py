@@ -22,12 +22,13 @@ them), for ``status``, the Usage panel and ``chat --jsonl``. Pure: no clock, no 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from desktop.pi.cache_retention import Retention, retention_for
-from desktop.pi.cache_rules import Prompt, json_span
+from desktop.pi.cache_rules import Prompt, json_span, rule_for
 
 Cause = Literal[
     "system_prompt_changed",
@@ -166,9 +167,13 @@ class Summary:
 
 
 def _rule_of(message: Mapping[str, Any]) -> tuple[str, int, int]:
-    from desktop.pi.cache_rules import rule_for
+    return _rule_named(str(message.get("api", "")), str(message.get("provider", "")))
 
-    rule = rule_for(str(message.get("api", "")), str(message.get("provider", "")))
+
+@functools.cache
+def _rule_named(api: str, provider: str) -> tuple[str, int, int]:
+    """The cache rule of a route, once per route: a long transcript asks it for every reply."""
+    rule = rule_for(api, provider)
     return rule.name, rule.tolerance, rule.step_tokens
 
 
