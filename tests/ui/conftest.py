@@ -181,3 +181,22 @@ def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Ha
     h.start()
     yield h
     h.close()
+
+
+@pytest.fixture
+def started_window(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[tuple[MainWindow, Any]]:
+    """The window at 1280x800 on a started worker with its first session open, and the client
+    (the long-session tests open their own session in it)."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    thread, worker, client = start_worker(data_dir=str(tmp_path / "data"), workspace=str(workspace))
+    window = MainWindow(worker, client)
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    client.start.emit({"firstRun": False})
+    qtbot.waitUntil(lambda: bool(window.session), timeout=60_000)
+    yield window, client
+    window.close()
+    stop_worker(thread, worker, client)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,6 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from desktop.ui.main_window import MainWindow
 from desktop.ui.row_index import RowIndex, read_indexed
 from desktop.ui.timeline_model import ROW_ROLE
-from desktop.ui.worker import start_worker, stop_worker
 
 SIZES = [pytest.param(20_000, id="20k"), pytest.param(100_000, id="100k", marks=pytest.mark.slow)]
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -63,27 +61,10 @@ class Paints(QObject):
         return False
 
 
-@pytest.fixture
-def window(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[tuple[MainWindow, Any]]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    thread, worker, client = start_worker(data_dir=str(tmp_path / "data"), workspace=str(workspace))
-    window = MainWindow(worker, client)
-    qtbot.addWidget(window)
-    window.resize(1280, 800)
-    window.show()
-    qtbot.waitExposed(window)
-    client.start.emit({"firstRun": False})
-    qtbot.waitUntil(lambda: bool(window.session), timeout=60_000)
-    yield window, client
-    window.close()
-    stop_worker(thread, worker, client)
-
-
 def test_a_long_session_opens_without_stalling_the_window(
-    window: tuple[MainWindow, Any], long_session: Path, qtbot: Any
+    started_window: tuple[MainWindow, Any], long_session: Path, qtbot: Any
 ) -> None:
-    win, client = window
+    win, client = started_window
     start = time.perf_counter()
     with open(long_session, "rb") as handle:
         parsed = [orjson.loads(line) for line in handle]
@@ -232,11 +213,11 @@ def test_the_index_lists_the_journal_rows_in_model_order(tmp_path: Path) -> None
 
 
 def test_a_long_session_fully_open_keeps_the_index_not_the_rows(
-    window: tuple[MainWindow, Any], long_session: Path, qtbot: Any
+    started_window: tuple[MainWindow, Any], long_session: Path, qtbot: Any
 ) -> None:
     """The open itself journals rows (the continuation's system update, notes): the window
     gets the index with those rows after it, never every row of the session decoded."""
-    win, client = window
+    win, client = started_window
     client.open_session.emit(str(long_session))
     qtbot.waitUntil(lambda: win.session.get("path") == str(long_session), timeout=300_000)
     info = win.session
@@ -249,7 +230,7 @@ def test_a_long_session_fully_open_keeps_the_index_not_the_rows(
 
 
 def test_opening_parses_the_file_once(
-    window: tuple[MainWindow, Any], tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+    started_window: tuple[MainWindow, Any], tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The engine's reading of the file is the timeline's (design X26): one parse on open, and
     the index the window shows lists the opened journal's own rows."""
@@ -270,7 +251,7 @@ def test_opening_parses_the_file_once(
         decoded[0] += 1
         return loads(data)
 
-    win, client = window
+    win, client = started_window
     monkeypatch.setattr(reader.orjson, "loads", counting)
     client.open_session.emit(str(path))
     qtbot.waitUntil(lambda: win.session.get("path") == str(path), timeout=60_000)

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from PySide6.QtCore import Qt, QTimer
 
 from desktop.bench.whatif_session import write
 from desktop.ui.main_window import MainWindow
-from desktop.ui.worker import start_worker, stop_worker
 
 STALL = 0.5
 """Seconds the event loop may stall while the worker replays: generous for a loaded machine
@@ -28,27 +25,10 @@ STALL = 0.5
 milliseconds)."""
 
 
-@pytest.fixture
-def window(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[tuple[MainWindow, Any]]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    thread, worker, client = start_worker(data_dir=str(tmp_path / "data"), workspace=str(workspace))
-    window = MainWindow(worker, client)
-    qtbot.addWidget(window)
-    window.resize(1280, 800)
-    window.show()
-    qtbot.waitExposed(window)
-    client.start.emit({"firstRun": False})
-    qtbot.waitUntil(lambda: bool(window.session), timeout=60_000)
-    yield window, client
-    window.close()
-    stop_worker(thread, worker, client)
-
-
 def test_a_long_whatif_shows_progress_keeps_the_window_live_and_cancels(
-    window: tuple[MainWindow, Any], qtbot: Any, tmp_path: Path
+    started_window: tuple[MainWindow, Any], qtbot: Any, tmp_path: Path
 ) -> None:
-    win, client = window
+    win, client = started_window
     path = write(tmp_path / "long.jsonl", round(10_000 / 4.25))  # about 10,000 rows
     client.open_session.emit(str(path))
     qtbot.waitUntil(lambda: win.session.get("path") == str(path), timeout=300_000)
