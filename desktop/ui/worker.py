@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -1411,6 +1412,10 @@ class WorkerClient(QObject):
         self.ops.query(lambda _w: _write_settings(values), label="saving the window settings")
 
 
+#: The interpreter's switch interval while the window runs (see ``start_worker``).
+GIL_SWITCH_SECONDS = 0.001
+
+
 def start_worker(
     *,
     data_dir: str | None = None,
@@ -1418,7 +1423,15 @@ def start_worker(
     offline: bool = True,
     emulator: Emulator | None = None,
 ) -> tuple[QThread, SessionWorker, WorkerClient]:
-    """Create the worker thread and its client; call ``client.start.emit(options)`` to begin."""
+    """Create the worker thread and its client; call ``client.start.emit(options)`` to begin.
+
+    The window's thread and the worker share the interpreter lock. A repaint of the timeline
+    gives it up around each Qt call and takes it back after, and while the worker runs Python
+    each take waits out the switch interval: at Python's 5 ms, one repaint of the 100,000-row
+    timeline during the post-open work froze the window for 250 to 550 ms; at 1 ms the worst
+    gap is 20 to 60 ms (``tests/ui/test_open_large.py``, design G9).
+    """
+    sys.setswitchinterval(GIL_SWITCH_SECONDS)
     thread = QThread()
     thread.setObjectName("pi-session-worker")
     worker = SessionWorker(data_dir=data_dir, workspace=workspace, offline=offline, emulator=emulator)
