@@ -12,7 +12,7 @@ EXPECTED = {
     **{f"S{n}": None for n in range(1, 8)},
     **{f"C{n}": None for n in range(1, 5)},
     **{f"M{n}": None for n in range(1, 4)},
-    **{f"P{n}": None for n in range(1, 15)},
+    **{f"P{n}": None for n in range(1, 16)},
     **{f"A{n}": None for n in range(1, 12)},
     **{f"D{n}": None for n in range(1, 10)},
     **{f"G{n}": None for n in range(1, 18)},

@@ -54,6 +54,7 @@ from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, Reque
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.transcript import declared_tools
 from desktop.pi.types import Message, Model, SystemMessage, Tool
+from desktop.session.billed_density import MIN_STEPS, billed_density, scaled, tokenizer_of
 from desktop.session.prefix import Prefix
 from desktop.session.whatif_replay import FreshCounter, LinearCache, PromptReader, PromptView, view_of
 
@@ -511,16 +512,31 @@ def recorded_route(sequence: RequestSequence) -> str | None:
     return None
 
 
-def hidden_prefix(sequence: RequestSequence, model: Model) -> int:
+def hidden_prefix(sequence: RequestSequence, model: Model, density: float = 1.0) -> int:
     """Tokens of the system prompt and tools a file does not record (Claude Code), estimated
     from the usage the provider billed: the first request's input (fresh, read and written)
-    less what the replay of that request holds. 0 when the file records them."""
+    less what the replay of that request holds (in the provider's units at ``density``,
+    design P15). 0 when the file records them."""
     if sequence.system_known or not sequence.requests or not sequence.replies:
         return 0
     billed = _usage_tokens(sequence.replies[0])
     options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
     replayed = next(iter(prompts_for(model, sequence.requests[:1], "chronological", None, options)))
-    return max(0, billed - replayed.total_tokens)
+    return max(0, billed - round(replayed.total_tokens * density))
+
+
+def calibrated_density(sequence: RequestSequence, model: Model, steps: _Steps | None = None) -> float | None:
+    """The recorded provider's tokens per estimated token (``billed_density``), from one
+    chronological pass on the recorded route (``model``) without expiry: its sizes against the
+    billed input of each reply (design P15). None when the replies carry no usage to read."""
+    billed = [_usage_tokens(reply) for reply in sequence.replies]
+    if sum(1 for tokens in billed if tokens > 0) <= MIN_STEPS:
+        return None
+    tick = steps.start(f"{model.get('provider')}/{model.get('id')}", "calibration") if steps else None
+    usages = strategy_usages(sequence, model, "chronological", None, None, tick)
+    if steps is not None:
+        steps.finish()
+    return billed_density(billed[: len(usages)], [usage.total for usage in usages])
 
 
 def _warmed(
@@ -542,20 +558,22 @@ def _warmed(
     return cache
 
 
-def with_hidden_prefix(sequence: RequestSequence, tokens: int) -> RequestSequence:
-    """The sequence with a stand-in leading system prompt of ``tokens`` tokens (the same
-    objects in every request, so it is a stable prefix like the real one). The part the first
-    recorded request read from the cache is held warm (a session resumed warm: Claude Code's
-    own prompt, cached by earlier sessions); the rest, which that request wrote, starts cold
-    (design P14)."""
+def with_hidden_prefix(sequence: RequestSequence, tokens: int, density: float = 1.0) -> RequestSequence:
+    """The sequence with a stand-in leading system prompt of ``tokens`` billed tokens (the same
+    objects in every request, so it is a stable prefix like the real one), written as
+    ``tokens / density`` estimated tokens (design P15). The part the first recorded request
+    read from the cache is held warm (a session resumed warm: Claude Code's own prompt, cached
+    by earlier sessions); the rest, which that request wrote, starts cold (design P14)."""
     if tokens <= 0:
         return sequence
     first = sequence.replies[0] if sequence.replies else None
     usage = first.get("usage") if isinstance(first, Mapping) else None
     read = usage.get("cacheRead") if isinstance(usage, Mapping) else None
-    warm_tokens = (
+    billed_warm = (
         min(tokens, read) if isinstance(read, int) and not isinstance(read, bool) and read > 0 else 0
     )
+    warm_tokens = round(billed_warm / density)
+    hidden_tokens = round(tokens / density)
     label = "(system prompt and tools not recorded in the file) "
     heads: list[Message] = []
     warm: Message | None = None
@@ -565,8 +583,8 @@ def with_hidden_prefix(sequence: RequestSequence, tokens: int) -> RequestSequenc
             {"role": "system", "content": label + "x" * (warm_tokens * CHARS_PER_TOKEN), "timestamp": 0},
         )
         heads.append(warm)
-    if tokens > warm_tokens:
-        rest = (tokens - warm_tokens) * CHARS_PER_TOKEN
+    if hidden_tokens > warm_tokens:
+        rest = (hidden_tokens - warm_tokens) * CHARS_PER_TOKEN
         # Behind a warm system prompt, where Claude Code puts what it adds per session (project
         # memory, reminders): at the head of the messages. Alone, it is the system prompt.
         role = "user" if warm is not None else "system"
@@ -767,10 +785,12 @@ def replay_route(
     *,
     retention: bool = True,
     steps: _Steps | None = None,
+    density: float | None = None,
 ) -> RouteResult:
     """Every strategy of one route over the sequence, each through a cold cache of its own;
     with ``retention``, entries expire by the provider's rule at the recorded times (P9).
-    Each pass is linear in the session (design X8)."""
+    Each pass is linear in the session (design X8). With ``density``, the token figures are
+    the recorded provider's (design P15)."""
     steps = steps or _Steps(passes_per_route(sequence, deliveries), len(sequence.requests), None, None)
     times = replay_times(sequence) if retention else None
     options = RequestOptions(
@@ -783,6 +803,8 @@ def replay_route(
     declared = declared_tools(last) if changes_tools_later(last) else None
     tick = steps.start(route, "theoretical minimum")
     minimum = sum(fresh_tokens(views_for(append_only(model), requests, "chronological", None, options, tick)))
+    if density is not None:
+        minimum = round(minimum * density)
     steps.finish()
     results: list[Figures] = []
     for tools in (None, declared) if declared is not None else (None,):
@@ -790,13 +812,22 @@ def replay_route(
             name = delivery if tools is None else f"{delivery}, fixed declarations"
             tick = steps.start(route, name)
             usages = strategy_usages(sequence, model, delivery, tools, times, tick)
+            if density is not None:
+                usages = [scaled(usage, density) for usage in usages]
             results.append(figures(name, model, usages, sequence.output_tokens, minimum))
             steps.finish()
     rule = prompt_for_model(model, {}).rule
     return RouteResult(route, model["api"], rule, _prices(model), minimum, results, price_known(model))
 
 
-def assumptions(sequence: RequestSequence, *, retention: bool = True, hidden: int = 0) -> list[str]:
+def assumptions(
+    sequence: RequestSequence,
+    *,
+    retention: bool = True,
+    hidden: int = 0,
+    density: float | None = None,
+    calibrated: Sequence[str] = (),
+) -> list[str]:
     """What the figures take for granted, said in the output and the JSON."""
     catalog = default_catalog().sources
     timed = retention and replay_times(sequence) is not None
@@ -817,7 +848,11 @@ def assumptions(sequence: RequestSequence, *, retention: bool = True, hidden: in
         expiry,
         "Each route and strategy starts from a cold cache; requests are replayed in the recorded order.",
         "Token counts are the cache rules' estimate (4 characters per token) of each projected request, "
-        "not a provider tokenizer; output tokens are the recorded replies' counts.",
+        "not a provider tokenizer; output tokens are the recorded replies' counts."
+        if density is None or not calibrated
+        else f"Token counts on {', '.join(calibrated)} are calibrated to the bill: the recorded provider "
+        f"counted {density:.2f} tokens per estimated token (4 characters) of what each request added; "
+        "other routes use the estimate. Output tokens are the recorded replies' counts.",
         f"Prices: the catalog's, per million tokens (pi-ai {catalog.pi_version} snapshot generated "
         f"{catalog.pi_generated_at or 'at an unknown date'}; models.dev {catalog.models_dev_stamp or 'not loaded'}).",
         "The theoretical minimum counts each distinct prompt part (tool, system block, message or "
@@ -853,13 +888,16 @@ def what_if(
     progress: Callable[[Progress], None] | None = None,
     cancel: threading.Event | None = None,
     estimate_hidden: bool = True,
+    calibrate: bool = True,
 ) -> WhatIf:
     """The table: every route (a "provider/model" key) by every strategy.
 
     ``models`` may give the Model for a route key (tests); else the catalog resolves it
     (raising ``RouteError`` naming an unknown route). A file without its system prompt and
     tools (Claude Code) is replayed with a stand-in prefix of the size its billed usage shows
-    (``estimate_hidden``), and the recorded replies' cost is given beside the replay.
+    (``estimate_hidden``), and the recorded replies' cost is given beside the replay. With
+    ``calibrate``, routes with the recorded model's tokenizer count tokens as its bill does
+    (design P15).
     """
 
     def model_of(route: str) -> Model:
@@ -881,19 +919,49 @@ def what_if(
         }
     hidden: dict[str, Any] = {"recorded": sequence.system_known}
     replayed = sequence
+    models_by_route = {route: model_of(route) for route in routes}
+    per_route = passes_per_route(sequence, deliveries)
+    calibrating = (
+        calibrate
+        and origin_model is not None
+        and any(tokenizer_of(m) == tokenizer_of(origin_model) for m in models_by_route.values())
+    )
+    steps = _Steps(per_route * len(routes) + calibrating, len(sequence.requests), progress, cancel)
+    density: float | None = None
+    if origin_model is not None and calibrating:
+        density = calibrated_density(sequence, origin_model, steps)
+    calibration: dict[str, Any] = {
+        "density": None if density is None else round(density, 4),
+        "tokenizer": None if origin_model is None else tokenizer_of(origin_model),
+        "routes": [
+            route
+            for route, model in models_by_route.items()
+            if density is not None
+            and origin_model is not None
+            and tokenizer_of(model) == tokenizer_of(origin_model)
+        ],
+    }
+    if recorded:
+        recorded["calibration"] = calibration
     if not sequence.system_known and estimate_hidden and routes:
-        tokens = hidden_prefix(sequence, origin_model or model_of(routes[0]))
+        base = origin_model or models_by_route[routes[0]]
+        tokens = hidden_prefix(sequence, base, density or 1.0)
         hidden["estimatedTokens"] = tokens
         hidden["note"] = (
             "the file records no system prompt or tools; a stand-in of the size the first request's "
             "billed input shows (cache write plus input plus cache read, less the recorded messages) is replayed"
         )
-        replayed = with_hidden_prefix(sequence, tokens)
-    models_by_route = {route: model_of(route) for route in routes}
-    per_route = passes_per_route(replayed, deliveries)
-    steps = _Steps(per_route * len(routes), len(replayed.requests), progress, cancel)
+        replayed = with_hidden_prefix(sequence, tokens, density or 1.0)
     results = [
-        replay_route(replayed, route, model, deliveries, retention=retention, steps=steps)
+        replay_route(
+            replayed,
+            route,
+            model,
+            deliveries,
+            retention=retention,
+            steps=steps,
+            density=density if route in calibration["routes"] else None,
+        )
         for route, model in models_by_route.items()
     ]
     sources = default_catalog().sources
@@ -902,7 +970,13 @@ def what_if(
         sequence.format,
         len(sequence.requests),
         results,
-        assumptions(sequence, retention=retention, hidden=int(hidden.get("estimatedTokens", 0))),
+        assumptions(
+            sequence,
+            retention=retention,
+            hidden=int(hidden.get("estimatedTokens", 0)),
+            density=density,
+            calibrated=calibration["routes"],
+        ),
         {
             "piVersion": sources.pi_version,
             "piGeneratedAt": sources.pi_generated_at,

@@ -4,8 +4,9 @@ The files (``tests/fixtures/claude_code_real``, from a public repository, MIT) c
 Anthropic billed. They record no system prompt or tools, so the replay estimates the hidden
 prefix from that usage: the part the first request read is held warm, the part it wrote starts
 cold, a request whose billed read falls back inside it marks it changed, and the 1-hour writes
-the file was billed for ask for long retention. The replayed cost must be within 25% of the
-recorded cost on every file.
+the file was billed for ask for long retention. Token figures on Claude routes are in the
+bill's units, calibrated from how the billed input grew against the replayed (design P15). The
+replayed cost must be within 25% of the recorded cost on every file.
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ from tests.cli.helpers import run_main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude_code_real"
 ROUTE = "anthropic/claude-opus-4-6"
+#: 221 requests over two days (2.7 MB) with a sub-agent and a compaction: at four characters
+#: per token its replay came to 0.74 of the bill; the bill counts 1.4 to 1.6 tokens for each.
+LONG = "ae4a77f8-aedd-4bc1-888f-c94edc91af04"
 
 
-@pytest.mark.parametrize("name", ["short", "tool_heavy", "subagent"])
+@pytest.mark.parametrize("name", ["short", "tool_heavy", "subagent", LONG])
 def test_replayed_cost_on_the_recorded_route_is_within_a_quarter_of_the_bill(name: str) -> None:
     run = run_main("whatif", str(FIXTURES / f"{name}.jsonl"), "--json", "--routes", ROUTE)
     assert run.code == 0, run.stderr
@@ -41,3 +45,15 @@ def test_the_first_request_writes_what_the_bill_shows_was_written() -> None:
     strategy = json.loads(run.stdout)["routes"][0]["strategies"][0]
     assert abs(strategy["cacheReads"] - 11_515) < 100
     assert abs(strategy["cacheWrites"] - 13_835) < 100
+
+
+def test_the_long_session_is_replayed_in_the_bills_units_on_claude_routes_only() -> None:
+    run = run_main("whatif", str(FIXTURES / f"{LONG}.jsonl"), "--json", "--routes", f"{ROUTE},openai/gpt-5.5")
+    assert run.code == 0, run.stderr
+    report = json.loads(run.stdout)
+    calibration = report["recorded"]["calibration"]
+    assert 1.3 <= calibration["density"] <= 1.7
+    assert calibration["routes"] == [ROUTE]
+    assert any("calibrated to the bill" in line and ROUTE in line for line in report["assumptions"])
+    chronological = next(s for s in report["routes"][0]["strategies"] if s["strategy"] == "chronological")
+    assert 0.85 <= chronological["cost"] / report["recorded"]["cost"] <= 1.15

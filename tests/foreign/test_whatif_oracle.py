@@ -4,7 +4,8 @@
 projected from scratch, every part read again) gave on every session fixture and on a
 generated 60-turn journal with system updates and tool additions, for seven routes and every
 strategy. The replay now projects incrementally and reads each part once; with retention
-left out (the earlier replay had none) every figure must be the same. Where the request
+and the calibration to the bill left out (the earlier replay had neither) every figure must be
+the same. Where the request
 sequence itself grew (a Claude Code file now replays its other branches and sub-agents,
 design X9), the figures were recomputed by the earlier replay on the new sequence.
 """
@@ -34,7 +35,9 @@ ROUTES = [
 
 
 def _figures(path: Path) -> list[dict[str, Any]]:
-    result = what_if(request_sequence(path), ROUTES, retention=False, estimate_hidden=False).to_json()
+    result = what_if(
+        request_sequence(path), ROUTES, retention=False, estimate_hidden=False, calibrate=False
+    ).to_json()
     return [
         {"route": r["route"], "strategies": r["strategies"], "minimum": r["minimumUncachedTokens"]}
         for r in result["routes"]
