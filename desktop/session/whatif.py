@@ -33,6 +33,7 @@ import dataclasses
 import itertools
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -674,14 +675,17 @@ def price_known(model: Model) -> bool:
     return any(isinstance(v, int | float) and v > 0 for v in (cost.get("input"), cost.get("output")))
 
 
-def replay_times(sequence: RequestSequence) -> list[int | None] | None:
+def replay_times(sequence: RequestSequence, now_ms: int | None = None) -> list[int | None] | None:
     """The recorded request times the replay expires caches by (design P9), or ``None`` when
-    they are missing, out of order or absent: then time is unknown and caches stay warm."""
+    they are missing, out of order or later than ``now_ms`` (the present by default): then
+    time is unknown and caches stay warm, as the live clock says."""
     stamps = sequence.timestamps
     if not stamps or any(t is None for t in stamps):
         return None
     known = [t for t in stamps if t is not None]
     if any(b < a for a, b in itertools.pairwise(known)):
+        return None
+    if known[-1] > (time.time() * 1000 if now_ms is None else now_ms):
         return None
     return list(stamps)
 
@@ -839,8 +843,8 @@ def assumptions(
         )
     elif retention:
         expiry = (
-            "Time unknown (a request has no recorded time, or the times are out of order): cache "
-            "entries are assumed unexpired between requests."
+            "Time unknown (a request has no recorded time, the times are out of order, or one is in "
+            "the future): cache entries are assumed unexpired between requests."
         )
     else:
         expiry = "Cache entries are assumed unexpired between requests (retention not modelled)."

@@ -2,7 +2,8 @@
 (design P9).
 
 A real Claude Code file (``tests/fixtures/claude_code_real``) with one reply's timestamp
-removed, or one moved before the reply it follows, or one that is not a date: `whatif` still
+removed, or one moved before the reply it follows, or one that is not a date, or the last one
+in the future (a clock set wrong where the file was written): `whatif` still
 replays it, says time is unknown and that caches are assumed unexpired, and `status` reads it.
 """
 
@@ -32,13 +33,21 @@ def _garbled(entry: dict[str, Any]) -> None:
     entry["timestamp"] = "around noon"
 
 
-@pytest.mark.parametrize("spoil", [_drop, _early, _garbled], ids=["missing", "out-of-order", "not-a-date"])
+def _future(entry: dict[str, Any]) -> None:
+    entry["timestamp"] = "2099-01-01T00:00:00.000Z"
+
+
+@pytest.mark.parametrize(
+    ("spoil", "last"),
+    [(_drop, False), (_early, False), (_garbled, False), (_future, True)],
+    ids=["missing", "out-of-order", "not-a-date", "in-the-future"],
+)
 def test_whatif_says_time_unknown_and_assumes_warm(
-    spoil: Callable[[dict[str, Any]], None], tmp_path: Path
+    spoil: Callable[[dict[str, Any]], None], last: bool, tmp_path: Path
 ) -> None:
     lines = SOURCE.read_text(encoding="utf-8").splitlines()
     replies = [i for i, line in enumerate(lines) if '"type":"assistant"' in line and '"usage"' in line]
-    target = replies[len(replies) // 2]
+    target = replies[-1] if last else replies[len(replies) // 2]
     entry = json.loads(lines[target])
     spoil(entry)
     lines[target] = json.dumps(entry)
