@@ -65,7 +65,13 @@ def render(result: Any) -> str:
     for route in result.routes:
         for index, figures in enumerate(route.strategies):
             name = route.route if index == 0 else ""
-            over = f"{figures.minimum_ratio:.2f}x" if figures.minimum else "-"
+            over = (
+                "-"
+                if not figures.minimum
+                else f"{figures.minimum_ratio:.2f}x"
+                if figures.over_minimum >= 0
+                else f"1.00x ({-figures.over_minimum:,} under)"  # the minimum is an estimate too
+            )
             cost = format_cost(figures.cost) if route.price_known else "price unknown"
             lines.append(
                 f"{name:28} {figures.strategy:36} {figures.input_tokens:>10,} {figures.uncached_tokens:>10,} "

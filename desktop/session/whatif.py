@@ -51,7 +51,13 @@ from desktop.pi.cache_rules import (
 from desktop.pi.catalog import default_catalog
 from desktop.pi.catalog.transport import TRANSPORT_FLAGS, without_transport_flags
 from desktop.pi.delivery import FallbackDelivery
-from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, RequestOptions, project
+from desktop.pi.projection import (
+    CREDENTIAL_PLACEHOLDER,
+    ProjectionError,
+    ProviderRequest,
+    RequestOptions,
+    project,
+)
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.transcript import declared_tools
 from desktop.pi.types import Message, Model, SystemMessage, Tool
@@ -340,14 +346,17 @@ def views_for(
 # --- the theoretical minimum ------------------------------------------------------------------
 
 
-def fresh_tokens(views: Iterable[PromptView]) -> list[int]:
+def fresh_tokens(views: Iterable[PromptView], warm: PromptView | None = None) -> list[int]:
     """Per request: its tokens past the longest prefix of whole parts any earlier request had.
 
     The sum is the theoretical minimum of uncached tokens: a perfect cache (no minimum length,
     no step, no expiry) still processes each of them once. Each request hashes what it adds
-    (``FreshCounter``).
+    (``FreshCounter``). ``warm`` is what an earlier session cached (the warm stand-in): no
+    request of this one had to process it.
     """
     counter = FreshCounter()
+    if warm is not None:
+        counter.add(warm)
     return [counter.add(view) for view in views]
 
 
@@ -550,13 +559,26 @@ def _warmed(
     """A cold cache, or one already holding the stand-in system prompt when the file's first
     request read it from the provider's cache (a session resumed warm)."""
     cache = LinearCache()
-    if sequence.warm_head is None:
-        return cache
     target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
-    body = project(target, [sequence.warm_head], options).body
-    first = times[0] if times else None
-    cache.account(view_of(prompt_for_model(target, body)), None if first is None else first - 1)
+    warm = _warm_view(sequence, target, options)
+    if warm is not None:
+        first = times[0] if times else None
+        cache.account(warm, None if first is None else first - 1)
     return cache
+
+
+def _warm_view(sequence: RequestSequence, target: Model, options: RequestOptions) -> PromptView | None:
+    """The request an earlier session cached the warm stand-in with, as ``target`` reads it."""
+    if sequence.warm_head is None:
+        return None
+    try:
+        body = project(target, [sequence.warm_head], options).body
+    except ProjectionError:
+        # Gemini takes no request without a turn: the warm prefix is cached behind one that
+        # no later request shares (only the system prompt before it is read again).
+        turn = cast(Message, {"role": "user", "content": "(earlier session)", "timestamp": 0})
+        body = project(target, [sequence.warm_head, turn], options).body
+    return view_of(prompt_for_model(target, body))
 
 
 def with_hidden_prefix(sequence: RequestSequence, tokens: int, density: float = 1.0) -> RequestSequence:
@@ -806,7 +828,13 @@ def replay_route(
     last = requests[-1] if requests else []
     declared = declared_tools(last) if changes_tools_later(last) else None
     tick = steps.start(route, "theoretical minimum")
-    minimum = sum(fresh_tokens(views_for(append_only(model), requests, "chronological", None, options, tick)))
+    minimum_model = append_only(model)
+    minimum = sum(
+        fresh_tokens(
+            views_for(minimum_model, requests, "chronological", None, options, tick),
+            _warm_view(sequence, minimum_model, options),
+        )
+    )
     if density is not None:
         minimum = round(minimum * density)
     steps.finish()

@@ -57,3 +57,20 @@ def test_the_long_session_is_replayed_in_the_bills_units_on_claude_routes_only()
     assert any("calibrated to the bill" in line and ROUTE in line for line in report["assumptions"])
     chronological = next(s for s in report["routes"][0]["strategies"] if s["strategy"] == "chronological")
     assert 0.85 <= chronological["cost"] / report["recorded"]["cost"] <= 1.15
+
+
+def test_every_route_replays_a_file_that_resumed_warm_and_none_comes_in_under_its_minimum() -> None:
+    """The warm stand-in (what the first request read from an earlier session's cache) is cached
+    before the session on every route, Gemini's too (it takes no request without a turn), and
+    the theoretical minimum leaves it out: no request of this session had to process it."""
+    routes = f"{ROUTE},google/gemini-3.5-flash,openai/gpt-5.5"
+    run = run_main("whatif", str(FIXTURES / "subagent.jsonl"), "--json", "--routes", routes)
+    assert run.code == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert [r["route"] for r in report["routes"]] == routes.split(",")
+    for route in report["routes"]:
+        for strategy in route["strategies"]:
+            assert strategy["uncachedTokens"] >= 0.95 * strategy["minimumUncachedTokens"], (
+                route["route"],
+                strategy,
+            )
