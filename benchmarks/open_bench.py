@@ -89,6 +89,11 @@ def phase_launch(path: Path, work: Path) -> dict[str, Any]:
     """``pi-desktop PATH`` in this fresh process, through the application's own entry point;
     a probe in the window notes when the timeline first paints rows (CPU and clock) and the
     memory high-water mark once the session is open and the worker has settled, then quits."""
+    # As ``open_window`` does before the first Qt module: the probe below loads the window's
+    # modules before the entry point would, so it takes the same step first.
+    from desktop.ui.pyside_features import skip_source_scan
+
+    skip_source_scan()
     from PySide6.QtCore import QEvent, QObject, QTimer
     from PySide6.QtWidgets import QApplication
 
