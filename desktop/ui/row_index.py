@@ -28,6 +28,7 @@ import orjson
 from desktop.host.journal.lines import JournalRows
 from desktop.host.journal.order import order_indices
 from desktop.host.journal.reader import SessionLog, read_session
+from desktop.pi.cache_misses import MissCounter
 from desktop.ui.rowinfo import ASSISTANT, ERROR, TOOL, USER, row_kind
 from desktop.ui.usage_stats import UsageLine, UsageTotals, totals, usage_line
 
@@ -47,6 +48,9 @@ class RowIndex:
     ids: tuple[str, ...]
     usage: tuple[UsageLine, ...]
     usage_total: UsageTotals
+    misses: MissCounter
+    """The cache misses of ``usage``, counted on the worker (design X30); the window's usage
+    model takes a copy of it and counts on from there."""
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -105,7 +109,11 @@ def read_indexed(path: Path) -> Indexed:
         kinds = bytearray(kinds[n] for n in order)
         numbers = array("q", order)
     usage = tuple(observer.usage)
-    index = RowIndex(rows, numbers, bytes(kinds), shown, usage, totals(usage))
+    misses = MissCounter()
+    count = misses.add
+    for line in usage:
+        count(line.model, line.ts, line.input, line.cache_read, line.cache_write)
+    index = RowIndex(rows, numbers, bytes(kinds), shown, usage, totals(usage), misses)
     return log, index
 
 
