@@ -266,6 +266,7 @@ class Session:
         self.size = len(messages) + 1 if full else size  # the rows with the turn's own message
         self.compacted = compacted
         self.full = full
+        self.nominal = size  # the size asked for (budgets are set by it)
         self.context = estimate_tokens(messages) if not compacted else self._last_context
         self.tools = _Tools(state.tools)
         self.sections = state.sections
@@ -305,11 +306,13 @@ class Session:
         written = 0  # rows journaled (in batches: each append is a durable write)
         context = 0  # the app's estimate of the view, kept up to date turn by turn
         last = len(rows) if full else min(size, len(rows))
+        self._before_next = False
         for end in range(1, last + 1):
             if end < last and messages[end]["role"] != "user":
                 continue  # a turn ends before the next user message
             turn = estimate_tokens(messages[start:end])
             if full and start >= size and should_compact(context + turn, window, settings):
+                self._before_next = True
                 break  # this turn would bring the next compaction: the session ends before it
             context += turn
             start = end
@@ -388,10 +391,16 @@ def main() -> None:
                 for size in sizes
             }
             if not args.no_compacted:
-                for full in (False, True):
-                    sessions[f"{largest.size}c{'f' if full else ''}"] = Session(
-                        Path(tmp), api, largest.size, largest.additions, compacted=True, full=full
-                    )
+                # Each history longer than the model's window also as the app keeps it
+                # (compacted automatically), the largest also at its last turn before the next.
+                for size in sizes[1:]:
+                    if sessions[str(size)].context > sessions[str(size)].model["contextWindow"]:
+                        sessions[f"{size}c"] = Session(
+                            Path(tmp), api, size, largest.additions, compacted=True
+                        )
+                sessions[f"{largest.size}cf"] = Session(
+                    Path(tmp), api, largest.size, largest.additions, compacted=True, full=True
+                )
             declared = {key: [t["name"] for t in s.tools.declarations()] for key, s in sessions.items()}
             assert all(names == declared[str(largest.size)] for names in declared.values()), (
                 "tool sets differ"
@@ -412,25 +421,28 @@ def main() -> None:
             base = str(small)
             for key, session in sessions.items():
                 size = session.size
+                budget, steady_budget = budgets.get(session.nominal), steady_budgets.get(session.nominal)
+                window = session.model["contextWindow"]
                 if session.compacted:
-                    where = f"context {session.context:,} tokens of the window's {session.model['contextWindow']:,}"
+                    where = f"context {session.context:,} tokens of the window's {window:,}"
                     if session.full:
-                        where += ", its last turn before the next compaction"
+                        where += (
+                            ", its last turn before the next compaction"
+                            if session._before_next
+                            else ", written on to the end of its transcript"
+                        )
                     label = (
                         f"{api} {size:,} rows, compacted automatically {session.compactions} times ({where})"
                     )
-                    budget, steady_budget = budgets.get(largest.size), steady_budgets.get(largest.size)
-                elif session.context > session.model["contextWindow"]:
+                elif session.context > window:
                     # A history the app would have compacted long before: a body no provider
-                    # accepts. Measured as the code's own growth; no budget applies to it.
+                    # accepts, measured as the code's own growth with history.
                     label = (
                         f"{api} {size:,} rows, never compacted (context {session.context:,} tokens,"
-                        f" beyond the window's {session.model['contextWindow']:,}: a body no provider accepts)"
+                        f" beyond the window's {window:,}: a body no provider accepts)"
                     )
-                    budget = steady_budget = None
                 else:
                     label = f"{api} {size:,} rows"
-                    budget, steady_budget = budgets.get(size), steady_budgets.get(size)
                 report(f"{label}: first turn", first[key], first[base], anchor_name=anchor, unit="ms CPU")
                 report(
                     f"{label}: per turn over {args.turns}, first counted",
