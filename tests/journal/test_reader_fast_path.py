@@ -65,12 +65,16 @@ LINES: list[bytes] = [
 ]
 
 
-def _read(path: Path, *, fast: bool) -> tuple[SessionLog, list[dict[str, Any]]]:
-    seen: list[dict[str, Any]] = []
+def _read(path: Path, *, fast: bool) -> tuple[SessionLog, dict[int, dict[str, Any]]]:
+    seen: dict[int, dict[str, Any]] = {}
+
+    def observe(number: int, row: dict[str, Any]) -> None:
+        seen[number] = row
+
     if fast:
-        return read_session(path, seen.append), seen
+        return read_session(path, observe), seen
     with keeping_decoded():
-        return read_session(path, seen.append), seen
+        return read_session(path, observe), seen
 
 
 def test_the_fast_path_accepts_and_refuses_what_the_full_path_does(tmp_path: Path) -> None:
@@ -89,19 +93,18 @@ def test_the_fast_path_accepts_and_refuses_what_the_full_path_does(tmp_path: Pat
     assert fast.diagnostics == full.diagnostics
     assert fast.set_aside == full.set_aside
     assert fast.end == full.end
-    # The well-formed message rows took the fast path (the observer got their envelope and
-    # message only), the rest the full one.
-    assert [row["id"] for row in fast_seen if "route" not in row and "v" not in row] == [
-        "u1",
+    # The well-formed message rows took the fast path: their user and tool result rows are not
+    # observed (their type is all the index takes), their assistant rows come as the envelope
+    # and the message. The rest took the full path and are observed whole.
+    assert {full_seen[n]["id"] for n in full_seen.keys() - fast_seen.keys()} == {"u1", "no-ts", "t1"}
+    assert [row["id"] for row in fast_seen.values() if row["type"] == "assistant" and "route" not in row] == [
         "a1",
-        "no-ts",
         "extra",
-        "t1",
     ]
-    # The observer sees the same rows, and of each the envelope and message it reads.
-    assert [row["id"] for row in fast_seen] == [row["id"] for row in full_seen]
     envelope = ("type", "id", "ts")
-    for quick, whole in zip(fast_seen, full_seen, strict=True):
+    for number, quick in fast_seen.items():
+        whole = full_seen[number]
+        assert fast.rows.row_id(number) == quick["id"]
         assert {k: quick[k] for k in envelope if k in quick} == {k: whole[k] for k in envelope if k in whole}
         for field in ("stopReason", "usage", "model"):
             assert quick["message"].get(field) == whole["message"].get(field)

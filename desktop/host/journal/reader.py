@@ -149,12 +149,13 @@ one of those races and stalled the window 50 to 150 ms at a time while a session
 read a megabyte leaves the hand-over to the interpreter's switch interval (5 ms)."""
 
 
-RowObserver = Callable[[dict[str, Any]], None]
-"""Called with each accepted row's decoded dict, in journal order, while the file is read: a
-reader of the same file for another purpose (the window's row index) takes what it needs from
-this one reading instead of parsing the file again (design X26). A user, assistant or tool
-result row read on the fast path comes as its envelope (``type``, ``id``, ``ts`` when given)
-and its ``message``, the row's other fields left out (design X29)."""
+RowObserver = Callable[[int, dict[str, Any]], None]
+"""Called with an accepted row's number and decoded dict, in journal order, while the file is
+read: a reader of the same file for another purpose (the window's row index) takes what it
+needs from this one reading instead of parsing the file again (design X26). Every row's type
+is in ``JournalRows.type_codes``; a user or tool result row read on the fast path (design X29)
+is not given (its type is all there is to take), and an assistant row read there comes as its
+envelope (``type``, ``id``, ``ts`` when given) and its ``message``, its other fields left out."""
 
 #: The decoder that checks a message row's line as it decodes it, and the row's type code, by
 #: the type's name as the line starts (``{"type":"user",``): the reader's fast path (X29).
@@ -241,6 +242,7 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
     fast = {} if JournalRows.keep_decoded else _LINE_DECODERS
     line_error = msgspec.DecodeError
     type_first = _TYPE_FIRST
+    assistant = TYPE_CODES["assistant"]
     line_no = 1
     for raw in source:
         line_no += 1
@@ -259,13 +261,13 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
                     row = None
                 if row is not None and 1 <= row.v <= SCHEMA_VERSION and row.id not in ids and plain_line(raw):
                     fast_id = row.id
-                    ids[fast_id] = len(ids)
+                    number = ids[fast_id] = len(ids)
                     add_message(raw, fast_id, decoder[1])
-                    if observe is not None:
+                    if observe is not None and decoder[1] == assistant:
                         seen: dict[str, Any] = {"type": row.type, "id": fast_id, "message": row.message}
                         if row.ts is not msgspec.UNSET:
                             seen["ts"] = row.ts
-                        observe(seen)
+                        observe(number, seen)
                     continue
         try:
             obj = loads(raw)
@@ -331,10 +333,10 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
             continue
         kind = obj["type"]
         if kind in _MESSAGE_ROWS and version <= SCHEMA_VERSION:
-            ids[row_id] = len(ids)
+            number = ids[row_id] = len(ids)
             add_message(raw, row_id, TYPE_CODES[kind], obj)  # checked: its message is a message
             if observe is not None:
-                observe(obj)
+                observe(number, obj)
             continue
         if version > SCHEMA_VERSION:
             problem(
@@ -344,10 +346,10 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
                 "it is kept unchanged and treated as unknown",
                 "warning",
             )
-        ids[row_id] = len(ids)  # its row number: every stored row has its id here
+        number = ids[row_id] = len(ids)  # its row number: every stored row has its id here
         add(raw, obj, row_id)
         if observe is not None:
-            observe(obj)
+            observe(number, obj)
     log.end = end
     return log
 
