@@ -89,6 +89,11 @@ def phase_launch(path: Path, work: Path) -> dict[str, Any]:
     """``pi-desktop PATH`` in this fresh process, through the application's own entry point;
     a probe in the window notes when the timeline first paints rows (CPU and clock) and the
     memory high-water mark once the session is open and the worker has settled, then quits."""
+    # As ``open_window`` does before the first Qt module: the probe below loads the window's
+    # modules before the entry point would, so it takes the same step first.
+    from desktop.ui.pyside_features import skip_source_scan
+
+    skip_source_scan()
     from PySide6.QtCore import QEvent, QObject, QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -147,7 +152,7 @@ def phase_launch(path: Path, work: Path) -> dict[str, Any]:
 
 def phase_open(path: Path, work: Path) -> dict[str, Any]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QEvent, QObject, QSettings, QTimer, Slot
+    from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, QTimer, Slot
     from PySide6.QtWidgets import QApplication
 
     from desktop.ui.main_window import MainWindow
@@ -162,10 +167,23 @@ def phase_open(path: Path, work: Path) -> dict[str, Any]:
     window = MainWindow(worker, client)
     window.resize(1280, 800)
     window.show()
+
+    def wait_for(done: Any, seconds: float) -> None:
+        """Run the event loop as the app does (``exec``: asleep until an event comes) until
+        ``done()``: a loop of ``processEvents`` would keep this thread busy and take the GIL
+        from the worker every switch interval, slowing the open it measures."""
+        loop = QEventLoop()
+        check = QTimer()
+        check.setInterval(5)
+        check.timeout.connect(lambda: loop.quit() if done() else None)
+        QTimer.singleShot(int(seconds * 1000), loop.quit)
+        check.start()
+        if not done():
+            loop.exec()
+        check.stop()
+
     client.start.emit({"firstRun": False})
-    deadline = time.monotonic() + 120
-    while not window.session and time.monotonic() < deadline:
-        app.processEvents()
+    wait_for(lambda: bool(window.session), 120)
     for _ in range(20):
         app.processEvents()
 
@@ -217,16 +235,13 @@ def phase_open(path: Path, work: Path) -> dict[str, Any]:
     peak_reset = _reset_peak()
     last[0] = pick = time.perf_counter()
     client.open_session.emit(str(path))  # what File → Open emits once the user picked the file
-    deadline = time.monotonic() + 300
-    while "ready" not in marks and time.monotonic() < deadline:
-        app.processEvents()
+    wait_for(lambda: "ready" in marks, 300)
     end = time.perf_counter()
     ready_hwm = _status_kb("VmHWM")
     # Settled: the worker has done everything the open queued (status, activation, previews of
     # a shown Payload tab): a query posted now runs after all of it.
     client.ops.query(lambda _worker: None, lambda _none: marks.setdefault("settled", time.perf_counter()))
-    while "settled" not in marks and time.monotonic() < deadline:
-        app.processEvents()
+    wait_for(lambda: "settled" in marks, 300)
     probe.stop()
     hwm = _status_kb("VmHWM")
     window.close()

@@ -70,7 +70,8 @@ BENCHES = (
         ),
         ("--sizes", "1000,5000", "--rounds", "2", "--turns", "2", "--apis", "anthropic-messages"),
         "a turn through `run_turn` (encode and send included) after reopening the session, the first "
-        "turn counted, by session size",
+        "turn counted, by session size; the largest also compacted as the app compacts automatically "
+        "(its body within the window), beside its never-compacted history (a body no provider accepts)",
         timeout=1800,
     ),
     Bench(

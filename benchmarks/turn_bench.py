@@ -16,9 +16,21 @@ longer. Three figures per size:
 * ``per turn, first counted``: the mean cost of a turn over the round's ``--turns`` turns, the
   first included (what a user pays per turn over a short resumed conversation).
 
+The largest size is measured twice. As generated, its history was never compacted: at 100,000
+rows its body is 80 MB and more, far beyond any model's context window, a request no provider
+accepts (labelled so in the report, and kept: it is the worst case of the code's own growth).
+``compacted`` is the realistic long session: the same rows written in the same order, compacted
+wherever the app compacts automatically, by the runtime's own ``compact(reason="automatic")``
+(its cut, its summary request through the dispatcher, its compaction row with the checkpoint)
+once the context the next request would carry passes the model's window less the reserve
+(``should_compact``). The generated transcripts' usage figures are synthetic and do not track
+their length, so the context is measured by the app's own four-characters-per-token estimate of
+the view the next request carries. The journal then holds all the rows (plus one compaction row
+per compaction) and the body stays within the window, as it does for a user.
+
 The anchor is the same session at the smallest size, measured in the same run, interleaved
 round by round with the others; min and median. Budgets: per turn with the first counted at
-50,000 rows <= 2x at 1,000; the steady turn at 100,000 rows <= 2x at 1,000. Only the history's
+50,000 rows <= 2x at 1,000; the steady turn at 100,000 rows <= 2x at 1,000 (compacted). Only the history's
 length differs between the sizes: the transcripts add a tool every 100 turns, so a 50,000-row
 session would otherwise declare 83 tools against 7 at 1,000 rows, and the per-turn cost of
 rendering the request's tool list would be counted as growth with history. Every smaller
@@ -28,7 +40,7 @@ tools in the same order, with the same system prompt and sections, through the s
 rows. ``full`` is what a from-scratch projection of the same messages costs, for scale.
 
 Run: ``PYTHONPATH=. python benchmarks/turn_bench.py [--sizes 1000,50000,100000] [--rounds 5]
-[--turns 4] [--apis anthropic-messages,...]``.
+[--turns 4] [--apis anthropic-messages,...] [--no-compacted]``.
 """
 
 from __future__ import annotations
@@ -55,6 +67,8 @@ from desktop.host.journal.rows import new_row_id
 from desktop.pi.delivery import deliver
 from desktop.pi.projection import ProviderRequest, project
 from desktop.pi.types import AssistantMessage, Message, Model, Tool, ToolCall, ToolResultMessage
+from desktop.session.compaction import estimate_tokens
+from desktop.session.compaction_settings import CompactionSettings, should_compact
 from desktop.session.runtime import EventSink, SessionRoute, SessionRuntime
 from desktop.session.state import effective_state
 
@@ -87,6 +101,32 @@ class _Prompt:
 
     def sections(self) -> dict[str, str]:
         return self._sections
+
+
+#: A structured summary of the size the app assumes before one exists (about 1,200 tokens).
+_SUMMARY = "## Goal\n" + "Keep the module's tests passing while the loop is rewritten. " * 80
+
+
+class _Summarizer:
+    """Answers a compaction's summary request with a summary of the usual size, at once."""
+
+    def __call__(
+        self, request: ProviderRequest, model: Model, *, on_event: EventSink, cancel: threading.Event
+    ) -> AssistantMessage:
+        usage = {"input": 20000, "output": 1200, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 21200}
+        return {  # type: ignore[return-value]
+            "role": "assistant",
+            "content": [{"type": "text", "text": _SUMMARY}],
+            "api": model["api"],
+            "provider": model["provider"],
+            "model": model["id"],
+            "usage": {
+                **usage,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+            },
+            "stopReason": "stop",
+            "timestamp": int(time.time() * 1000),
+        }
 
 
 class _Answer:
@@ -192,25 +232,104 @@ def _same_tools(messages: Sequence[Message], additions: list[list[dict[str, Any]
 
 class Session:
     def __init__(
-        self, folder: Path, api: str, size: int, additions: list[list[dict[str, Any]]] | None = None
+        self,
+        folder: Path,
+        api: str,
+        size: int,
+        additions: list[list[dict[str, Any]]] | None = None,
+        *,
+        compacted: bool = False,
+        full: bool = False,
     ) -> None:
         provider, model_id, pi_options, env = ROUTES[api]
         self.model = _catalog_model(provider, model_id)
         self.options = _options(pi_options, env)
-        messages = transcript(self.model, size)[:-1]  # the turn brings its own user message
+        # ``full``: written on past ``size`` rows (a fifth more at most) to its last turn
+        # before the next automatic compaction: the largest body the compacted session sends.
+        messages = transcript(self.model, size + (size // 5 if full else 0))[
+            :-1
+        ]  # the turn brings its own user message
         if additions is not None:
             messages = _same_tools(messages, additions)
-        self.additions = _added(messages)
-        self.path = folder / f"{api}-{size}.jsonl"
+        self.path = folder / f"{api}-{size}{'-compacted' if compacted else ''}{'-full' if full else ''}.jsonl"
         rows = [_row(m, _identity(self.model)) for m in messages]
+        self.compactions = 0
         with JournalWriter.create(self.path, cwd=folder, app_version="bench") as writer:
-            for start in range(0, len(rows), 2000):
-                writer.append(rows[start : start + 2000])
+            if compacted:
+                self.compactions, written = self._write_compacted(writer, messages, rows, size, full=full)
+                messages = messages[:written]
+            else:
+                for start in range(0, len(rows), 2000):
+                    writer.append(rows[start : start + 2000])
+        self.additions = _added(messages)
         state = effective_state(messages)
-        self.size = size
+        self.size = len(messages) + 1 if full else size  # the rows with the turn's own message
+        self.compacted = compacted
+        self.full = full
+        self.nominal = size  # the size asked for (budgets are set by it)
+        self.context = estimate_tokens(messages) if not compacted else self._last_context
         self.tools = _Tools(state.tools)
         self.sections = state.sections
         self.answer = _Answer(self.model)
+
+    def _write_compacted(
+        self,
+        writer: JournalWriter,
+        messages: Sequence[Message],
+        rows: list[dict[str, Any]],
+        size: int,
+        *,
+        full: bool,
+    ) -> tuple[int, int]:
+        """Journal ``rows`` a turn's worth at a time, compacting as the app does automatically:
+        after each turn's rows, when the context the next request would carry passes the window
+        less the reserve, the runtime's own automatic compaction runs. The runtime is given the
+        state in effect at that point, so it journals no update of its own. Stops at ``size``
+        rows, or with ``full`` at the last turn after them that needs no compaction; returns how
+        many compactions ran and how many of ``rows`` were written."""
+        state_now = effective_state(messages[:1])
+        tools = _Tools(state_now.tools)
+        prompt = _Prompt(state_now.sections)
+        runtime = SessionRuntime(
+            writer,
+            SessionRoute(self.model, _identity(self.model), self.options),
+            _Summarizer(),
+            tools,
+            prompt,
+            new_id=new_row_id,
+        )
+        settings = CompactionSettings()
+        window = self.model["contextWindow"]
+        systems = [i for i, m in enumerate(messages) if m["role"] == "system"]
+        compactions = 0
+        start = 0
+        written = 0  # rows journaled (in batches: each append is a durable write)
+        context = 0  # the app's estimate of the view, kept up to date turn by turn
+        last = len(rows) if full else min(size, len(rows))
+        self._before_next = False
+        for end in range(1, last + 1):
+            if end < last and messages[end]["role"] != "user":
+                continue  # a turn ends before the next user message
+            turn = estimate_tokens(messages[start:end])
+            if full and start >= size and should_compact(context + turn, window, settings):
+                self._before_next = True
+                break  # this turn would bring the next compaction: the session ends before it
+            context += turn
+            start = end
+            due = should_compact(context, window, settings)
+            if due or end - written >= 2000:
+                writer.append(rows[written:end])
+                written = end
+            if not due:
+                continue
+            state_now = effective_state([messages[i] for i in systems if i < end])
+            tools._tools, prompt._sections = state_now.tools, state_now.sections
+            runtime.compact(reason="automatic")
+            compactions += 1
+            context = estimate_tokens(runtime.view().messages)
+        writer.append(rows[written:start])
+        self._last_context = context
+        return compactions, start
 
     def resumed(self, turns: int) -> list[tuple[float, float, float]]:
         """Open the session as ``chat`` opens it and run ``turns`` turns: each one's thread CPU ms
@@ -252,6 +371,11 @@ def main() -> None:
         "--turns", type=int, default=4, help="turns per session per round, the first included"
     )
     parser.add_argument("--apis", default=",".join(ROUTES))
+    parser.add_argument(
+        "--no-compacted",
+        action="store_true",
+        help="skip the largest size compacted as the app compacts automatically",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     small = sizes[0]
@@ -261,75 +385,100 @@ def main() -> None:
         for api in args.apis.split(","):
             largest = Session(Path(tmp), api, max(sizes))
             sessions = {
-                size: largest if size == largest.size else Session(Path(tmp), api, size, largest.additions)
+                str(size): largest
+                if size == largest.size
+                else Session(Path(tmp), api, size, largest.additions)
                 for size in sizes
             }
-            declared = {size: [t["name"] for t in s.tools.declarations()] for size, s in sessions.items()}
-            assert all(names == declared[largest.size] for names in declared.values()), "tool sets differ"
+            if not args.no_compacted:
+                # Each history longer than the model's window also as the app keeps it
+                # (compacted automatically), the largest also at its last turn before the next.
+                for size in sizes[1:]:
+                    if sessions[str(size)].context > sessions[str(size)].model["contextWindow"]:
+                        sessions[f"{size}c"] = Session(
+                            Path(tmp), api, size, largest.additions, compacted=True
+                        )
+                sessions[f"{largest.size}cf"] = Session(
+                    Path(tmp), api, largest.size, largest.additions, compacted=True, full=True
+                )
+            declared = {key: [t["name"] for t in s.tools.declarations()] for key, s in sessions.items()}
+            assert all(names == declared[str(largest.size)] for names in declared.values()), (
+                "tool sets differ"
+            )
             measured = interleave(
-                {str(size): functools.partial(sessions[size].resumed, args.turns) for size in sizes},
+                {key: functools.partial(session.resumed, args.turns) for key, session in sessions.items()},
                 args.rounds,
             )
-            first = {size: [turns[0][0] for turns in measured[str(size)]] for size in sizes}
-            steady = {
-                size: [turn[0] for turns in measured[str(size)] for turn in turns[1:]] for size in sizes
-            }
-            prepare = {
-                size: [turn[1] for turns in measured[str(size)] for turn in turns[1:]] for size in sizes
-            }
-            encode = {
-                size: [turn[2] for turns in measured[str(size)] for turn in turns[1:]] for size in sizes
-            }
+            first = {key: [turns[0][0] for turns in measured[key]] for key in sessions}
+            steady = {key: [turn[0] for turns in measured[key] for turn in turns[1:]] for key in sessions}
+            prepare = {key: [turn[1] for turns in measured[key] for turn in turns[1:]] for key in sessions}
+            encode = {key: [turn[2] for turns in measured[key] for turn in turns[1:]] for key in sessions}
             per_turn = {
-                size: [statistics.fmean(turn[0] for turn in turns) for turns in measured[str(size)]]
-                for size in sizes
+                key: [statistics.fmean(turn[0] for turn in turns) for turns in measured[key]]
+                for key in sessions
             }
             anchor = f"the same at {small:,} rows"
-            for size in sizes:
+            base = str(small)
+            for key, session in sessions.items():
+                size = session.size
+                budget, steady_budget = budgets.get(session.nominal), steady_budgets.get(session.nominal)
+                window = session.model["contextWindow"]
+                if session.compacted:
+                    where = f"context {session.context:,} tokens of the window's {window:,}"
+                    if session.full:
+                        where += (
+                            ", its last turn before the next compaction"
+                            if session._before_next
+                            else ", written on to the end of its transcript"
+                        )
+                    label = (
+                        f"{api} {size:,} rows, compacted automatically {session.compactions} times ({where})"
+                    )
+                elif session.context > window:
+                    # A history the app would have compacted long before: a body no provider
+                    # accepts, measured as the code's own growth with history.
+                    label = (
+                        f"{api} {size:,} rows, never compacted (context {session.context:,} tokens,"
+                        f" beyond the window's {window:,}: a body no provider accepts)"
+                    )
+                else:
+                    label = f"{api} {size:,} rows"
+                report(f"{label}: first turn", first[key], first[base], anchor_name=anchor, unit="ms CPU")
                 report(
-                    f"{api} {size:,} rows: first turn",
-                    first[size],
-                    first[small],
+                    f"{label}: per turn over {args.turns}, first counted",
+                    per_turn[key],
+                    per_turn[base],
                     anchor_name=anchor,
                     unit="ms CPU",
+                    budget=budget,
+                    headline=budget is not None,
                 )
-                report(
-                    f"{api} {size:,} rows: per turn over {args.turns}, first counted",
-                    per_turn[size],
-                    per_turn[small],
-                    anchor_name=anchor,
-                    unit="ms CPU",
-                    budget=budgets.get(size),
-                    headline=size in budgets,
-                )
-                if steady[size]:
+                if steady[key]:
                     report(
-                        f"{api} {size:,} rows: steady turn",
-                        steady[size],
-                        steady[small],
+                        f"{label}: steady turn",
+                        steady[key],
+                        steady[base],
                         anchor_name=anchor,
                         unit="ms CPU",
-                        budget=steady_budgets.get(size),
-                        headline=size in steady_budgets,
+                        budget=steady_budget,
+                        headline=steady_budget is not None,
                     )
                     report(
-                        f"{api} {size:,} rows: steady turn, preparation alone",
-                        prepare[size],
-                        prepare[small],
+                        f"{label}: steady turn, preparation alone",
+                        prepare[key],
+                        prepare[base],
                         anchor_name=anchor,
                         unit="ms CPU",
                     )
                     report(
-                        f"{api} {size:,} rows: steady turn, encoding the body alone",
-                        encode[size],
-                        encode[small],
+                        f"{label}: steady turn, encoding the body alone",
+                        encode[key],
+                        encode[base],
                         anchor_name=anchor,
                         unit="ms CPU",
                     )
-                print(f"  {api} {size:,} rows: the last body sent was {sessions[size].answer.body_mb:.1f} MB")
-                print(
-                    f"  {api} {size:,} rows: a from-scratch projection {sessions[size].full_ms():.1f} ms CPU"
-                )
+                print(f"  {label}: the last body sent was {session.answer.body_mb:.1f} MB")
+                print(f"  {label}: a from-scratch projection {session.full_ms():.1f} ms CPU")
             for session in sessions.values():
                 session.answer.close()
             del sessions, largest

@@ -144,6 +144,10 @@ def open_window(args: argparse.Namespace, *, console: bool = True) -> int:
         print(problem, file=sys.stderr)
         return EXIT_NO_PLATFORM
     # Lazy: the --help budget.
+    from desktop.ui.pyside_features import skip_source_scan
+
+    skip_source_scan()  # before the first Qt module: PySide's hook reads no module's source (X28)
+    # Lazy: the --help budget.
     from desktop.ui.quit_signals import catch_quit_signals
 
     # First: from here on SIGTERM/SIGINT quit the window cleanly, even during start-up (design

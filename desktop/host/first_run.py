@@ -17,8 +17,6 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Literal
 
-import keyring
-
 from desktop.host.credentials import API_KEY_ENV, KEYRING_SERVICE, env_api_key, keyring_username
 
 if TYPE_CHECKING:
@@ -102,6 +100,10 @@ def initial_route(environ: Mapping[str, str] | None = None) -> InitialRoute:
     env = os.environ if environ is None else environ
     if _truthy(env.get(OFFLINE_ENV)):
         return decide_initial_route(env, ())
+
+    # Here, not at the top: the window's launch reads ``OFFLINE_ENV`` before its first paint,
+    # and loading the keyring (with its HTTP and e-mail modules) costs a tenth of a second.
+    import keyring
 
     problems: list[str] = []
     decision = decide_initial_route(env, stored_provider_keys(keyring.get_password, problems))

@@ -406,7 +406,11 @@ class ContextLog:
         if compaction is not None:
             first_kept = rows[order[compaction]].get("firstKeptId")
             facts = self._facts
-            start = next((p for p in range(compaction) if facts.of(order[p])[0] == first_kept), compaction)
+            # The kept tail ends at the compaction: its first row is looked for from there back,
+            # not from the session's first row on (100,000 rows walked on a long session's open).
+            # An id several rows share is looked for from the start: the first of them is meant.
+            positions = range(compaction) if first_kept in self._repeated else range(compaction - 1, -1, -1)
+            start = next((p for p in positions if facts.of(order[p])[0] == first_kept), compaction)
             self._add_range(start, compaction, flags)
             start = compaction + 1
         fresh = len(messages)

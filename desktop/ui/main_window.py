@@ -517,7 +517,7 @@ class MainWindow(QMainWindow):
         rows are laid out (an empty first paint otherwise) and scrolled to the newest."""
         self.view.setUpdatesEnabled(False)
         self.timeline.set_index(info["index"])  # the view lays the rows out in the next turn
-        self.usage_view.set_lines(info["index"].usage, info["index"].usage_total)
+        self.usage_view.set_lines(info["index"].usage, info["index"].usage_total, info["index"].misses)
 
         def laid_out() -> None:
             self._timeline_reset()
@@ -535,7 +535,7 @@ class MainWindow(QMainWindow):
 
     def _show_index(self, index: RowIndex) -> None:
         self.timeline.set_index(index)
-        self.usage_view.set_lines(index.usage, index.usage_total)
+        self.usage_view.set_lines(index.usage, index.usage_total, index.misses)
         self._timeline_reset()
 
     def _timeline_reset(self) -> None:

@@ -28,6 +28,7 @@ import orjson
 from desktop.host.journal.lines import JournalRows
 from desktop.host.journal.order import order_indices
 from desktop.host.journal.reader import SessionLog, read_session
+from desktop.pi.cache_misses import MissCounter
 from desktop.ui.rowinfo import ASSISTANT, ERROR, TOOL, USER, row_kind
 from desktop.ui.usage_stats import UsageLine, UsageTotals, totals, usage_line
 
@@ -47,6 +48,9 @@ class RowIndex:
     ids: tuple[str, ...]
     usage: tuple[UsageLine, ...]
     usage_total: UsageTotals
+    misses: MissCounter
+    """The cache misses of ``usage``, counted on the worker (design X30); the window's usage
+    model takes a copy of it and counts on from there."""
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -60,33 +64,38 @@ Indexed = tuple[SessionLog, RowIndex]
 """A session file's one reading on open, and the timeline's index of it."""
 
 
-class _Kinds:
-    """Takes each row's timeline kind and usage as the journal reader accepts it (journal order)."""
+#: A row's timeline kind by its journal type code (``lines.TYPE_CODES``) where the type says it
+#: all; the others (an assistant row's error, system, compaction and note rows) are observed.
+_KIND_OF_CODE = bytes(
+    USER if code == 1 else ASSISTANT if code == 2 else TOOL if code == 3 else 0 for code in range(256)
+)
 
-    __slots__ = ("kinds", "usage")
+
+class _Kinds:
+    """Takes, as the journal reader accepts rows, the timeline kind of each row its type does
+    not decide, and the usage of every request (journal order, by row number)."""
+
+    __slots__ = ("exceptions", "usage")
 
     def __init__(self) -> None:
-        self.kinds = bytearray()
+        self.exceptions: dict[int, int] = {}
         self.usage: list[UsageLine] = []
 
-    def __call__(self, row: dict[str, Any]) -> None:
+    def __call__(self, number: int, row: dict[str, Any]) -> None:
         kind = row["type"]
-        if kind == "user":
-            code = USER
-        elif kind == "toolResult":
-            code = TOOL
+        if kind == "user" or kind == "toolResult":
+            return
+        if kind == "assistant":  # ``row_kind`` of a parsed row, without its Mapping checks
+            message = row.get("message")
+            stop = message.get("stopReason") if type(message) is dict else None
+            if stop == "error" or stop == "aborted":
+                self.exceptions[number] = ERROR
         else:
-            if kind == "assistant":  # ``row_kind`` of a parsed row, without its Mapping checks
-                message = row.get("message")
-                stop = message.get("stopReason") if type(message) is dict else None
-                code = ERROR if stop == "error" or stop == "aborted" else ASSISTANT
-            else:
-                code = row_kind(row)
-            if kind == "assistant" or kind == "compaction":
-                line = usage_line(row)
-                if line is not None:
-                    self.usage.append(line)
-        self.kinds.append(code)
+            self.exceptions[number] = row_kind(row)
+        if kind == "assistant" or kind == "compaction":
+            line = usage_line(row)
+            if line is not None:
+                self.usage.append(line)
 
 
 def read_indexed(path: Path) -> Indexed:
@@ -97,7 +106,9 @@ def read_indexed(path: Path) -> Indexed:
     rows = log.rows
     ids = rows.ids()
     order = order_indices(ids, rows.anchors)
-    kinds = observer.kinds
+    kinds = bytearray(rows.type_codes().translate(_KIND_OF_CODE))
+    for number, kind in observer.exceptions.items():
+        kinds[number] = kind
     if order is None:
         shown, numbers = tuple(ids), None
     else:
@@ -105,7 +116,11 @@ def read_indexed(path: Path) -> Indexed:
         kinds = bytearray(kinds[n] for n in order)
         numbers = array("q", order)
     usage = tuple(observer.usage)
-    index = RowIndex(rows, numbers, bytes(kinds), shown, usage, totals(usage))
+    misses = MissCounter()
+    count = misses.add
+    for line in usage:
+        count(line.model, line.ts, line.input, line.cache_read, line.cache_write)
+    index = RowIndex(rows, numbers, bytes(kinds), shown, usage, totals(usage), misses)
     return log, index
 
 

@@ -148,3 +148,50 @@ def test_a_search_of_the_lines_finds_text_across_its_chunks(monkeypatch: Any) ->
     assert straddling  # some needle does cross a chunk boundary
     assert not journal.lines_hold(b"line 040") and not journal.lines_hold(b"\\u")
     assert JournalRows().lines_hold(b"") and not JournalRows().lines_hold(b"x")
+
+
+def test_a_compacted_journal_is_viewed_without_walking_its_summarized_rows(monkeypatch: Any) -> None:
+    """A long compacted session's view reads the facts of the kept tail, found from the
+    compaction back, not of every row from the first: the first turn after opening a compacted
+    100,000-row session walked all of them (design P7)."""
+    from desktop.session import context_log
+
+    journal = JournalRows()
+    rows: list[dict[str, Any]] = []
+    for n in range(20_000):
+        row = {
+            "type": "user",
+            "v": 1,
+            "id": f"u{n}",
+            "ts": n,
+            "message": {"role": "user", "content": f"q{n}"},
+        }
+        rows.append(row)
+    compaction = {
+        "type": "compaction",
+        "v": 1,
+        "id": "c1",
+        "ts": 20_000,
+        "summary": "s",
+        "firstKeptId": "u19990",
+    }
+    rows.append(compaction)
+    for row in rows:
+        journal.add(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE), row, row["id"])
+    looked_at: list[int] = []
+    of = context_log._Facts.of
+
+    def counting(self: Any, index: int) -> Any:
+        looked_at.append(index)
+        return of(self, index)
+
+    monkeypatch.setattr(context_log._Facts, "of", counting)
+    log = ContextLog()
+    log.sync(journal)
+
+    full = context_view(model_order(rows))
+    assert list(log.view.messages) == full.messages and log.view.prefix == full.prefix
+    assert [m["content"] for m in log.view.messages[log.view.prefix :]] == [
+        f"q{n}" for n in range(19_990, 20_000)
+    ]
+    assert len(looked_at) <= 20

@@ -3,10 +3,12 @@
 Every line is checked here against the one row schema (``rows``, design T9, T10): the envelope
 (``type``, ``id``, ``v``) first, then the values nothing after the reader could carry
 (``values``), then the shape its type promises; the models themselves are built on demand
-(``SessionLog.model``). The file is read line by line, and each accepted row is kept as its line
-(``lines.JournalRows``): a row is decoded again when it is used, so a long session is held at
-about the size of its file, not four times that as dicts (design G9). Problems become ``Diagnostic`` entries that name the
-file and the line; lines that cannot be used are kept aside (``SetAside``), never dropped silently
+(``SessionLog.model``). A well-formed message row is checked as msgspec decodes its line into
+its schema type (design X29); anything else takes the full reading. The file is read line by
+line, and each accepted row is kept as its line (``lines.JournalRows``): a row is decoded
+again when it is used, so a long session is held at about the size of its file, not four times
+that as dicts (design G9). Problems become ``Diagnostic`` entries that name the file and the
+line; lines that cannot be used are kept aside (``SetAside``), never dropped silently
 and never rewritten. A last line without its newline is the mark of an interrupted append: it is
 reported as ``TornTail`` and left for the writer to move into a sidecar file (T5).
 
@@ -22,13 +24,22 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, BinaryIO, Final, Literal, NamedTuple, Protocol
 
+import msgspec
 import orjson
 
 from desktop.host.journal.envelope import SCHEMA_VERSION
 from desktop.host.journal.errors import JournalFormatError
 from desktop.host.journal.lines import TYPE_CODES, JournalRows
-from desktop.host.journal.rows import RowBase, SessionHeader, build, header_problem, parse_row, row_problem
-from desktop.host.journal.values import value_problem
+from desktop.host.journal.rows import (
+    MESSAGE_ROW_LINES,
+    RowBase,
+    SessionHeader,
+    build,
+    header_problem,
+    parse_row,
+    row_problem,
+)
+from desktop.host.journal.values import plain_line, value_problem
 
 Severity = Literal["error", "warning"]
 
@@ -138,10 +149,21 @@ one of those races and stalled the window 50 to 150 ms at a time while a session
 read a megabyte leaves the hand-over to the interpreter's switch interval (5 ms)."""
 
 
-RowObserver = Callable[[dict[str, Any]], None]
-"""Called with each accepted row's decoded dict, in journal order, while the file is read: a
-reader of the same file for another purpose (the window's row index) takes what it needs from
-this one reading instead of parsing the file again (design X26)."""
+RowObserver = Callable[[int, dict[str, Any]], None]
+"""Called with an accepted row's number and decoded dict, in journal order, while the file is
+read: a reader of the same file for another purpose (the window's row index) takes what it
+needs from this one reading instead of parsing the file again (design X26). Every row's type
+is in ``JournalRows.type_codes``; a user or tool result row read on the fast path (design X29)
+is not given (its type is all there is to take), and an assistant row read there comes as its
+envelope (``type``, ``id``, ``ts`` when given) and its ``message``, its other fields left out."""
+
+#: The decoder that checks a message row's line as it decodes it, and the row's type code, by
+#: the type's name as the line starts (``{"type":"user",``): the reader's fast path (X29).
+_LINE_DECODERS: Final = {
+    name: (msgspec.json.Decoder(model), TYPE_CODES[name.decode()])
+    for name, model in MESSAGE_ROW_LINES.items()
+}
+_TYPE_FIRST: Final = b'{"type":"'
 
 
 def read_session(path: Path, observe: RowObserver | None = None) -> SessionLog:
@@ -212,6 +234,15 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
     set_aside = log.set_aside
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
+    # The fast path (design X29): a message row whose line starts with its type is checked as
+    # it is decoded, in one pass and without the whole row as a dict. Every line it does not
+    # accept at once (another type, a problem of any kind, a duplicate id, a newer version, a
+    # line ``value_problem`` would look into) takes the full path below, which says why. Off
+    # while the rows are kept decoded: they are then wanted as whole dicts.
+    fast = {} if JournalRows.keep_decoded else _LINE_DECODERS
+    line_error = msgspec.DecodeError
+    type_first = _TYPE_FIRST
+    assistant = TYPE_CODES["assistant"]
     line_no = 1
     for raw in source:
         line_no += 1
@@ -221,6 +252,23 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
         end += len(raw)
         if raw == b"\n":
             continue
+        if raw.startswith(type_first):
+            decoder = fast.get(raw[9 : raw.find(b'"', 9)])
+            if decoder is not None:
+                try:
+                    row = decoder[0].decode(raw)
+                except line_error:
+                    row = None
+                if row is not None and 1 <= row.v <= SCHEMA_VERSION and row.id not in ids and plain_line(raw):
+                    fast_id = row.id
+                    number = ids[fast_id] = len(ids)
+                    add_message(raw, fast_id, decoder[1])
+                    if observe is not None and decoder[1] == assistant:
+                        seen: dict[str, Any] = {"type": row.type, "id": fast_id, "message": row.message}
+                        if row.ts is not msgspec.UNSET:
+                            seen["ts"] = row.ts
+                        observe(number, seen)
+                    continue
         try:
             obj = loads(raw)
         except decode_error as exc:
@@ -285,10 +333,10 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
             continue
         kind = obj["type"]
         if kind in _MESSAGE_ROWS and version <= SCHEMA_VERSION:
-            ids[row_id] = len(ids)
+            number = ids[row_id] = len(ids)
             add_message(raw, row_id, TYPE_CODES[kind], obj)  # checked: its message is a message
             if observe is not None:
-                observe(obj)
+                observe(number, obj)
             continue
         if version > SCHEMA_VERSION:
             problem(
@@ -298,10 +346,10 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
                 "it is kept unchanged and treated as unknown",
                 "warning",
             )
-        ids[row_id] = len(ids)  # its row number: every stored row has its id here
+        number = ids[row_id] = len(ids)  # its row number: every stored row has its id here
         add(raw, obj, row_id)
         if observe is not None:
-            observe(obj)
+            observe(number, obj)
     log.end = end
     return log
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, NotRequired, TypedDict, TypeVar
 
-from msgspec import Meta, Struct, field
+from msgspec import UNSET, Meta, Struct, UnsetType, field
 
 from desktop.host.journal.envelope import APP_NAME as APP_NAME
 from desktop.host.journal.envelope import MODEL_SYSTEM_VERSION as MODEL_SYSTEM_VERSION
@@ -333,6 +333,43 @@ def parse_row(data: Mapping[str, Any]) -> RowBase:
     if model is None or (isinstance(version, int) and version > SCHEMA_VERSION):
         return build(OpaqueRow, data)
     return build(model, data)
+
+
+# --- a message row read straight from its line (the reader's fast path, design X29) ------------
+
+
+class UserRowLine(UserRow, kw_only=True):
+    """A ``UserRow`` as its line must hold it: the envelope's ``id`` and ``v`` given, not
+    defaulted (a line without them is set aside), and ``ts`` unset when absent."""
+
+    id: NonEmpty
+    v: int
+    ts: int | UnsetType = UNSET  # type: ignore[assignment]  # absent, not now: as the full path reads it
+
+
+class AssistantRowLine(AssistantRow, kw_only=True):
+    """An ``AssistantRow`` as its line must hold it (see ``UserRowLine``)."""
+
+    id: NonEmpty
+    v: int
+    ts: int | UnsetType = UNSET  # type: ignore[assignment]  # absent, not now: as the full path reads it
+
+
+class ToolResultRowLine(ToolResultRow, kw_only=True):
+    """A ``ToolResultRow`` as its line must hold it (see ``UserRowLine``)."""
+
+    id: NonEmpty
+    v: int
+    ts: int | UnsetType = UNSET  # type: ignore[assignment]  # absent, not now: as the full path reads it
+
+
+#: The row type's name as a line written by this app starts (``{"type":"user",``), and the
+#: type that checks such a line as it is decoded.
+MESSAGE_ROW_LINES: dict[bytes, type[UserRowLine | AssistantRowLine | ToolResultRowLine]] = {
+    b"user": UserRowLine,
+    b"assistant": AssistantRowLine,
+    b"toolResult": ToolResultRowLine,
+}
 
 
 # --- problems, in one line naming the field (design T9) -----------------------------------------

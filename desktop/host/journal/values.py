@@ -42,6 +42,12 @@ def _shallow(value: Any) -> bool:
     return True
 
 
+def plain_line(raw: bytes) -> bool:
+    """Whether ``value_problem`` finds nothing in this line whatever it parses to: too few
+    brackets to nest ``MAX_DEPTH`` levels and no run of 19 digits (the reader's fast path)."""
+    return raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH and _LONG_NUMBER not in raw.translate(_DIGITS)
+
+
 def value_problem(raw: bytes, value: Any) -> tuple[str, str] | None:
     """(field, what is wrong) when the parsed line ``value`` (read from ``raw``) holds nesting
     deeper than ``MAX_DEPTH`` or an integer outside the signed 64-bit range; else None."""
