@@ -22,6 +22,7 @@ from desktop.ui import inspect_ops
 from desktop.ui.catalog_status import flags_text
 from desktop.ui.foreign_bar import ForeignBar
 from desktop.ui.inert import plain_message_box, plain_tip
+from desktop.ui.messages import ForeignBranch, SessionOpened
 from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.whatif_view import ReplayRun, WhatIfView
 
@@ -37,7 +38,8 @@ class InspectController(QObject):
         super().__init__(window)
         self.window = window
         self.client = window.client
-        self.foreign: dict[str, Any] | None = None
+        #: The foreign branch shown, None for a Desktop session.
+        self.foreign: ForeignBranch | None = None
         self.whatif_stale = True
         #: Problems shown to the user (title, text), in order: tests and the log read these.
         self.problems: list[tuple[str, str]] = []
@@ -79,22 +81,21 @@ class InspectController(QObject):
 
     # --- foreign sessions ----------------------------------------------------------------------
 
-    def session_opened(self, info: Mapping[str, Any]) -> None:
+    def session_opened(self, opened: SessionOpened) -> None:
         """Called by the window's own handler, after it showed the session."""
-        foreign = info.get("foreign")
-        self.foreign = dict(foreign) if isinstance(foreign, Mapping) else None
-        self.bar.show_session(info)
+        self.foreign = opened.session.foreign
+        self.bar.show_session(self.foreign)
         editor = self.window.composer.editor
         if self.foreign is not None:
             editor.setReadOnly(True)
             editor.setPlaceholderText("Read-only session: “Continue in Pi Desktop” to reply")
-            lines = [str(d) for d in info.get("diagnostics") or ()]
+            lines = opened.diagnostics
             if lines:
                 shown = "\n".join(lines[:20]) + (f"\n… and {len(lines) - 20} more" if len(lines) > 20 else "")
                 self.report(
                     "warning",
                     "Some lines could not be read",
-                    f"{len(lines)} line(s) of {info.get('path')} were set aside; the rest opened:\n{shown}",
+                    f"{len(lines)} line(s) of {opened.session.path} were set aside; the rest opened:\n{shown}",
                 )
         else:
             editor.setReadOnly(False)

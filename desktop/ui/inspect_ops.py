@@ -12,6 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from desktop.ui.messages import ForeignBranch, ForeignBranchRows, SessionOpened, ShownSession
+from desktop.ui.usage_stats import UsageLine, totals
+
 if TYPE_CHECKING:  # the foreign readers load when a foreign session opens
     from desktop.session.foreign import ForeignSession
 
@@ -26,7 +29,7 @@ def file_format(path: Path) -> tuple[str, str]:
     return detected.format, detected.description
 
 
-def open_foreign_info(path: Path, leaf: str | None = None) -> tuple[ForeignSession, dict[str, Any]]:
+def open_foreign_info(path: Path, leaf: str | None = None) -> tuple[ForeignSession, SessionOpened]:
     """Open a pi or Claude Code session read-only and describe it for the window (X1).
 
     Raises ``ForeignOpenError`` whose text is the one line to show (unknown format).
@@ -37,27 +40,31 @@ def open_foreign_info(path: Path, leaf: str | None = None) -> tuple[ForeignSessi
     return session, branch_info(session, leaf)
 
 
-def branch_info(session: ForeignSession, leaf: str | None) -> dict[str, Any]:
+def branch_info(session: ForeignSession, leaf: str | None) -> SessionOpened:
     """The session at a branch as the window shows it: the rows as a reader that builds the
     ones painted (``ForeignRows``), and the branch's usage, priced, for the Usage tab."""
     from desktop.session.foreign.display import opened_info
     from desktop.ui.foreign_rows import ForeignRows
-    from desktop.ui.usage_stats import totals
 
     info = opened_info(session, leaf, rows=False)
-    timeline, diffs, prices = info.pop("timeline"), info.pop("diffs"), info.pop("prices")
-    reader = ForeignRows(timeline, diffs, prices)
-    lines = _usage_lines(session, info["foreign"]["leaf"], prices)
-    info["foreignRows"] = reader
-    info["usage"] = (lines, totals(lines))
-    return info
+    foreign = info["foreign"]
+    lines = _usage_lines(session, foreign["leaf"], info["prices"])
+    return SessionOpened(
+        ShownSession(
+            info["path"],
+            info["cwd"],
+            info["readOnly"],
+            ForeignBranch(foreign["format"], foreign["leaf"], foreign["branches"]),
+        ),
+        ForeignBranchRows(ForeignRows(info["timeline"], info["diffs"], info["prices"]), lines, totals(lines)),
+        diagnostics=info["diagnostics"],
+    )
 
 
-def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list[Any]:
+def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list[UsageLine]:
     """The Usage tab's lines of a foreign branch: each model call, priced from the catalog when
     the file records no cost (Claude Code)."""
     from desktop.pi.cost import calculate_cost
-    from desktop.ui.usage_stats import UsageLine
 
     lines = []
     for record in session.usage(leaf):

@@ -48,11 +48,11 @@ from desktop.ui.glossary import tooltip
 from desktop.ui.help_page import HelpPage
 from desktop.ui.inert import plain_label, plain_tip
 from desktop.ui.message_view import MessageView
+from desktop.ui.messages import DecodedRows, ForeignBranchRows, SessionIndexed, SessionOpened, ShownSession
 from desktop.ui.open_files import APP_TITLE, same_file, window_title
 from desktop.ui.payload_view import PayloadView
 from desktop.ui.permission_dialog import PermissionDialog
 from desktop.ui.retry_wait import RetryCountdown
-from desktop.ui.row_index import RowIndex
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.slash_commands import SlashCommands, SlashCompleter
@@ -127,7 +127,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(WINDOW_TITLE)
         self.worker = worker
         self.client = client
-        self.session: dict[str, Any] = {}
+        #: The session shown, None until one opens.
+        self.session: ShownSession | None = None
         self.local_notes_said = 0
         self.status: dict[str, Any] = {}
         self.busy = False
@@ -508,7 +509,7 @@ class MainWindow(QMainWindow):
     # --- timeline ----------------------------------------------------------------------------
 
     @Slot(object)
-    def on_session_indexed(self, info: Mapping[str, Any]) -> None:
+    def on_session_indexed(self, indexed: SessionIndexed) -> None:
         """The session's row index, sent before the session is fully open: paint it now, then
         let the worker go on (``painted``), so the first paint never waits for the GIL.
 
@@ -516,27 +517,21 @@ class MainWindow(QMainWindow):
         loop (each 10 to 30 ms for 100,000 rows), not one: the view does not paint until its
         rows are laid out (an empty first paint otherwise) and scrolled to the newest."""
         self.view.setUpdatesEnabled(False)
-        self.timeline.set_index(info["index"])  # the view lays the rows out in the next turn
-        self.usage_view.set_lines(info["index"].usage, info["index"].usage_total)
+        self.timeline.set_index(indexed.index)  # the view lays the rows out in the next turn
+        self.usage_view.set_lines(indexed.index.usage, indexed.index.usage_total)
 
         def laid_out() -> None:
             self._timeline_reset()
             self.view.setUpdatesEnabled(True)
-            self._then_release(info)
+            self._then_release(indexed.painted)
 
         QTimer.singleShot(0, self, laid_out)
 
-    def _then_release(self, info: Mapping[str, Any]) -> None:
-        """Set the worker's ``painted`` event once the timeline has painted what ``info`` brought:
+    def _then_release(self, painted: threading.Event | None) -> None:
+        """Set the worker's ``painted`` event once the timeline has painted what it was sent:
         the worker waits for it before it runs Python again (design G9)."""
-        painted = info.get("painted")
-        if isinstance(painted, threading.Event):
+        if painted is not None:
             AfterPaint(self.view.viewport(), painted.set)
-
-    def _show_index(self, index: RowIndex) -> None:
-        self.timeline.set_index(index)
-        self.usage_view.set_lines(index.usage, index.usage_total)
-        self._timeline_reset()
 
     def _timeline_reset(self) -> None:
         self.row_view.show_row(None)
@@ -546,39 +541,38 @@ class MainWindow(QMainWindow):
         self._follow_tail = True
 
     @Slot(object)
-    def on_session_opened(self, info: Mapping[str, Any]) -> None:
-        self.session = dict(info)
-        index = info.get("index")
-        foreign_rows = info.get("foreignRows")
-        if foreign_rows is not None:  # a pi / Claude Code branch: rows built as painted (X1)
-            self.timeline.set_reader(foreign_rows)
-            self.usage_view.set_lines(*info["usage"])
+    def on_session_opened(self, opened: SessionOpened) -> None:
+        self.session = session = opened.session
+        shown = opened.rows
+        if isinstance(shown, ForeignBranchRows):  # a pi / Claude Code branch: rows built as painted (X1)
+            self.timeline.set_reader(shown.reader)
+            self.usage_view.set_lines(shown.usage, shown.usage_total)
             self._timeline_reset()
-        elif index is None:
-            rows: Sequence[Mapping[str, Any]] = info.get("rows") or []
-            self.timeline.set_rows(rows)
-            self.usage_view.set_rows(rows)
+        elif isinstance(shown, DecodedRows):
+            self.timeline.set_rows(shown.rows)
+            self.usage_view.set_rows(shown.rows)
             self._timeline_reset()
         else:
-            if index is not self.timeline.index_shown:
-                self._show_index(index)
-            appended = info.get("appended") or ()
-            if appended:  # rows the open itself journaled (the continuation's update, notes)
-                self.on_rows_appended(appended)
-        path = str(info.get("path", ""))
+            if shown.index is not self.timeline.index_shown:
+                self.timeline.set_index(shown.index)
+                self.usage_view.set_lines(shown.index.usage, shown.index.usage_total)
+                self._timeline_reset()
+            if shown.appended:  # rows the open itself journaled (the continuation's update, notes)
+                self.on_rows_appended(shown.appended)
+        path = session.path
         self._remember_session(path)
-        self.session_label.setText(f"{Path(str(info.get('cwd', ''))).name} · {Path(path).name}")
-        self.setWindowTitle(window_title(path, str(info.get("cwd", ""))))
+        self.session_label.setText(f"{Path(session.cwd).name} · {Path(path).name}")
+        self.setWindowTitle(window_title(path, session.cwd))
         self.session_label.setToolTip(plain_tip(path))
         self.message_view.forget_local_notes()
         self.message_view.clear()
         self.banners.clear()
         self.refresh_compaction_preview()
-        if info.get("readOnly"):
-            self.statusBar().showMessage(str(info["readOnly"]), 15000)
-            self.banners.show_message("info", str(info["readOnly"]))
-        problems = [str(p) for p in info.get("diagnostics") or ()]
-        if problems and not info.get("foreign"):  # a foreign session's are reported by self.inspect
+        if session.read_only:
+            self.statusBar().showMessage(session.read_only, 15000)
+            self.banners.show_message("info", session.read_only)
+        problems = opened.diagnostics
+        if problems and session.foreign is None:  # a foreign session's are reported by self.inspect
             self.statusBar().showMessage(problems[0], 15000)
             count = len(problems)
             self.banners.show_message(
@@ -587,27 +581,20 @@ class MainWindow(QMainWindow):
                 + "\n".join(problems[:20])
                 + (f"\n… and {count - 20} more (see the log)" if count > 20 else ""),
             )
-        self._show_untrusted_notes(info)
-        opened_problems = [str(p) for p in info.get("problems") or ()]  # tools, a corrupt catalog
-        if opened_problems:
-            self.banners.show_message("warning", "\n".join(opened_problems))
-        for line in (info.get("routeNeeded"), info.get("pending")):
-            if line:  # the session's route is gone, or an update waits for the next turn (G12)
-                self.banners.show_message("warning" if line == info.get("routeNeeded") else "info", str(line))
-        self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
-        self._then_release(info)
+        # What the open left out, and why: instruction files not read (design S7), a repository's
+        # commands not run or settings not used (design A11), a corrupt catalog (design M1).
+        notes = [*opened.skipped_guidance, *opened.problems]
+        if notes:
+            self.banners.show_message("warning", "\n".join(notes[:20]))
+        if opened.route_needed:  # the session's route is gone: a route must be chosen (G12)
+            self.banners.show_message("warning", opened.route_needed)
+        if opened.pending:  # an update waits for the next turn (G12)
+            self.banners.show_message("info", opened.pending)
+        self.inspect.session_opened(opened)  # foreign-session bar, read-only composer, what-if
+        self._then_release(opened.painted)
         self._conversation_timer.start()
         if not self.composer.editor.isReadOnly():  # type and Ctrl+Enter, no click (design X7)
             self.composer.editor.setFocus()
-
-    def _show_untrusted_notes(self, info: Mapping[str, Any]) -> None:
-        """What the open left out of the session, and why: instruction files not read (design
-        S7), a repository's commands not run or settings not used (design A11)."""
-        guidance = info.get("guidance") or {}
-        notes = [f"{s.get('path')}: {s.get('reason')}" for s in guidance.get("skipped") or ()]
-        notes += [str(p) for p in info.get("problems") or ()]
-        if notes:
-            self.banners.show_message("warning", "\n".join(notes[:20]))
 
     @Slot(object)
     def on_rows_appended(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -1050,7 +1037,7 @@ class MainWindow(QMainWindow):
         """File → Export: asked here, built and written on the worker (design X6, G10)."""
         from desktop.ui.export_action import ask_and_export
 
-        ask_and_export(self, self.client.ops, str(self.session.get("path", "")), self.on_message)
+        ask_and_export(self, self.client.ops, self.session.path if self.session else "", self.on_message)
 
     def open_session_dialog(self) -> None:
         if self.busy:
@@ -1073,7 +1060,7 @@ class MainWindow(QMainWindow):
         file waits and opens when the turn ends (the turn's rows belong to the open session).
         """
         target = str(Path(path).expanduser().absolute())
-        if same_file(target, str(self.session.get("path", ""))):
+        if self.session is not None and same_file(target, self.session.path):
             self.bring_to_front()
             return
         if self.busy:

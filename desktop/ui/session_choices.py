@@ -68,7 +68,7 @@ class SessionChoices(QObject):
         """Ask the worker what the change costs, then confirm; the selectors show the session's
         values until the change is made."""
         self.restore()
-        if not self.window.session or self.window.session.get("foreign"):
+        if self.window.session is None or self.window.session.foreign is not None:
             apply(value)  # no session of its own: nothing to cost or journal
             self._remember(what, value)
             return

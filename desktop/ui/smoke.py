@@ -120,11 +120,11 @@ class SmokeRun(QObject):
                 say(f"window-shown: {app_part(window.windowTitle())}")
                 self.step = "session-opened"
         elif self.step == "session-opened":
-            if self.started and window.session:
+            if self.started and window.session is not None:
                 say(f"initial-route: {self.started.get('initialRoute', '')}")
                 if self.started.get("keyring"):
                     say(f"keyring: {self.started['keyring']}")
-                say(f"session-opened: {window.session.get('path', '')}")
+                say(f"session-opened: {window.session.path}")
                 if self.open_path is None:
                     window.send(PROMPT)
                     self.step = "turn-finished"

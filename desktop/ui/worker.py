@@ -51,6 +51,7 @@ from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
 from desktop.ui.cache_miss_panel import SHOWN_MISSES
 from desktop.ui.catalog_status import route_flags
+from desktop.ui.messages import DecodedRows, IndexedRows, SessionIndexed, SessionOpened, ShownSession
 from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
 from desktop.ui.row_index import Indexed, bulk_load, read_indexed
@@ -112,13 +113,9 @@ class SessionWorker(QObject):
     """{"initialRoute": provider the first launch decided on, "reason": why, "keyring": one line
     when the keyring could not be read, else empty}"""
     session_indexed = Signal(object)
-    """{"path", "cwd", "index": RowIndex, "painted": threading.Event the window sets once it has
-    painted}: the timeline can paint before the session is open"""
+    """``SessionIndexed``: the timeline can paint before the session is open (design X26)."""
     session_opened = Signal(object)
-    """{"path", "id", "cwd", "readOnly", "diagnostics", "problems", "guidance"} and either "index" (the
-    RowIndex sent before, when it lists the opened journal's first rows) with "appended" (the
-    rows the open journaled after them, dicts in journal order) or "rows" (dicts, model order);
-    a Desktop session's also "painted", a threading.Event the window sets once it has painted it"""
+    """``SessionOpened``: the session (or another branch of a foreign one) the window shows."""
     rows_appended = Signal(object)
     streaming = Signal(object)
     #: A ``retry_wait`` event: the client waits before sending again (design W4).
@@ -274,7 +271,7 @@ class SessionWorker(QObject):
             return None
         painted = threading.Event()
         cwd = "" if workspace is None else str(workspace)
-        self.session_indexed.emit({"path": str(path), "cwd": cwd, "index": indexed[1], "painted": painted})
+        self.session_indexed.emit(SessionIndexed(str(path), cwd, indexed[1], painted))
         # Let the window paint and lay the rows out before the runtime is assembled: the two
         # would share the GIL, and every layout call into the item model would wait for it
         # (bounded, for a window that never paints).
@@ -545,27 +542,23 @@ class SessionWorker(QObject):
         # placed as the timeline places appended rows; the rows themselves (every row decoded)
         # only if the file changed between its reading and its lock, and was read again.
         rows = session.writer.rows
-        shown: dict[str, Any] = (
-            {"index": index, "appended": rows[len(index) :]}
+        shown = (
+            IndexedRows(index, rows[len(index) :])
             if index is not None and index.rows is rows
-            else {"rows": list(ordered)}
+            else DecodedRows(list(ordered))
         )
         painted = threading.Event()
         self.session_opened.emit(
-            {
-                "path": str(session.writer.path),
-                "id": session.writer.session_id,
-                "cwd": str(workspace),
-                "readOnly": session.writer.read_only_reason,
-                **shown,
-                "diagnostics": [str(d) for d in session.writer.diagnostics],
-                "problems": [*session.tools.problems, *_catalog_problems()],
-                "guidance": scan_guidance(workspace).to_json(),
-                "painted": painted,
-                "settings": settings.to_json(),
-                "routeNeeded": needed,
-                "pending": _pending(session),
-            }
+            SessionOpened(
+                ShownSession(str(session.writer.path), str(workspace), session.writer.read_only_reason),
+                shown,
+                diagnostics=[str(d) for d in session.writer.diagnostics],
+                problems=[*session.tools.problems, *_catalog_problems()],
+                skipped_guidance=[f"{s.path}: {s.reason}" for s in scan_guidance(workspace).skipped],
+                route_needed=needed,
+                pending=_pending(session),
+                painted=painted,
+            )
         )
         if refused is not None:
             self.message.emit("warning", refused)
@@ -688,7 +681,8 @@ class SessionWorker(QObject):
             self.open_problem.emit({"title": "Could not open this session", "text": str(exc)})
             return
         self._close_session()
-        self.foreign, self.foreign_leaf = session, info["foreign"]["leaf"]
+        self.foreign = session
+        self.foreign_leaf = info.session.foreign.leaf if info.session.foreign is not None else None
         self._sent_bodies.clear()
         self._sent.clear()
         self._check = None

@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication, QSettings
 
 from desktop.emulator import Emulator
 from desktop.ui.main_window import TAB_MESSAGE, TAB_PAYLOAD, MainWindow
+from desktop.ui.messages import ShownSession
 from desktop.ui.timeline_model import ROW_ROLE
 from desktop.ui.worker import start_worker, stop_worker
 
@@ -90,7 +91,9 @@ class Harness:
         )
         # Previews are computed while the payload tab is shown: take the first, then the default tab.
         self.window.tabs.setCurrentIndex(TAB_PAYLOAD)
-        self.qtbot.waitUntil(lambda: bool(self.window.session) and bool(self.previews), timeout=TURN_TIMEOUT)
+        self.qtbot.waitUntil(
+            lambda: self.window.session is not None and bool(self.previews), timeout=TURN_TIMEOUT
+        )
         self.window.tabs.setCurrentIndex(TAB_MESSAGE)
 
     def launch(self, **options: Any) -> None:
@@ -104,9 +107,9 @@ class Harness:
     def wait_open(self, path: Path | None = None) -> None:
         def opened() -> bool:
             session, status = self.window.session, self.window.status
-            if not session or not status or status.get("path") != session.get("path"):
+            if session is None or not status or status.get("path") != session.path:
                 return False
-            return path is None or Path(session["path"]) == path
+            return path is None or Path(session.path) == path
 
         self.qtbot.waitUntil(opened, timeout=TURN_TIMEOUT)
 
@@ -119,13 +122,16 @@ class Harness:
         return self.window.stream_updates
 
     @property
-    def shown(self) -> dict[str, Any]:
+    def shown(self) -> ShownSession | None:
         """The session the window shows (set on the GUI thread when it arrives)."""
         return self.window.session
 
+    def shown_path(self) -> str | None:
+        return None if self.window.session is None else self.window.session.path
+
     def leaf(self) -> str | None:
-        foreign = self.shown.get("foreign")
-        return foreign.get("leaf") if isinstance(foreign, dict) else None
+        foreign = None if self.window.session is None else self.window.session.foreign
+        return None if foreign is None else foreign.leaf
 
     def rows(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.window.timeline.rows]
@@ -196,7 +202,7 @@ def started_window(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iter
     window.show()
     qtbot.waitExposed(window)
     client.start.emit({"firstRun": False})
-    qtbot.waitUntil(lambda: bool(window.session), timeout=60_000)
+    qtbot.waitUntil(lambda: window.session is not None, timeout=60_000)
     yield window, client
     window.close()
     stop_worker(thread, worker, client)

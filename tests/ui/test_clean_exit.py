@@ -178,7 +178,7 @@ def test_a_stop_during_start_up_stops_the_welcome_turns(
         h.window.show()
         h.client.start.emit({"firstRun": True})
         h.client.stop.emit()  # while the worker starts the emulator and the guided session
-        qtbot.waitUntil(lambda: bool(h.window.session), timeout=60_000)
+        qtbot.waitUntil(lambda: h.window.session is not None, timeout=60_000)
         qtbot.wait(300)
         assert [r["stopped"] for r in h.finished] in ([], ["aborted"])
         # At most the first guided turn began before the stop landed, and it was stopped.

@@ -24,6 +24,7 @@ from desktop.ui.foreign_bar import ForeignBar
 from desktop.ui.inert import MAX_IMAGE_BYTES, InertBrowser
 from desktop.ui.main_window import MainWindow
 from desktop.ui.message_view import MessageView
+from desktop.ui.messages import DecodedRows, SessionOpened, ShownSession
 from desktop.ui.payload_view import PayloadPane
 from desktop.ui.permission_dialog import PermissionDialog
 from desktop.ui.section_diff_view import SectionDiffView
@@ -236,7 +237,7 @@ def test_a_session_file_name_is_shown_as_written(
     name = hostile_name(probe)
     folder = f"<img src={probe.path}>"
     path = str(tmp_path / folder.replace("/", "&#47;") / name)
-    window.on_session_opened({"path": path, "id": "x", "cwd": f"/home/me/{folder}", "rows": []})
+    window.on_session_opened(SessionOpened(ShownSession(path, f"/home/me/{folder}"), DecodedRows([])))
     laid_out(window)
     assert not probe.opened
     label = window.session_label
@@ -378,7 +379,7 @@ def test_a_hostile_session_file_opens_and_reads_nothing_it_names(
     h.start()
     try:
         h.window.open_path(path)
-        qtbot.waitUntil(lambda: h.window.session.get("path") == str(path), timeout=TURN_TIMEOUT)
+        qtbot.waitUntil(lambda: getattr(h.window.session, "path", None) == str(path), timeout=TURN_TIMEOUT)
         read = []
         for row in range(h.window.shown.rowCount()):
             h.window.view.setCurrentIndex(h.window.shown.index(row, 0))

@@ -141,7 +141,7 @@ def test_a_route_change_says_its_cost_before_and_is_journaled_after(
     try:
         window.start(route="emulator/anthropic/claude-opus-5-5")
         assert window.send("hello " + "padding words " * 400)["error"] is None
-        path = Path(window.window.session["path"])
+        path = Path(window.window.session.path)
         before = path.read_bytes()
         combo = window.window.route_combo
         combo.setCurrentIndex(combo.findData("emulator/openai/gpt-5.5"))
@@ -177,7 +177,7 @@ def test_a_route_without_a_key_is_refused_before_anything_changes(
     window = Window(qtbot, workspace, emulator)
     try:
         window.start(route="emulator/anthropic/claude-opus-5-5")
-        path = Path(window.window.session["path"])
+        path = Path(window.window.session.path)
         before = path.read_bytes()
         answer = window.worker.change_cost("route", "openai/gpt-5.5")
         assert answer["allowed"] is False
@@ -201,7 +201,7 @@ def test_a_session_whose_route_left_the_catalog_asks_for_one(
     window = Window(qtbot, workspace, emulator)
     try:
         window.start(session=str(path))
-        assert "claude-gone-1 is no longer in the model catalog" in window.window.session["routeNeeded"]
+        assert "claude-gone-1 is no longer in the model catalog" in window.window.status["routeNeeded"]
         banners = [b.text for b in window.window.banners.banners]
         assert any("claude-gone-1 is no longer in the model catalog" in t for t in banners)
         result = window.send("hello")
@@ -249,7 +249,7 @@ def test_reopening_keeps_activation_and_shows_a_pending_update_without_writing(
         first.window.tabs.setCurrentIndex(TAB_ACTIVATION)
         view = first.window.activation_view
         qtbot.waitUntil(lambda: view.info.get("active") == ["weather_lookup"], timeout=TURN_TIMEOUT)
-        path = Path(first.window.session["path"])
+        path = Path(first.window.session.path)
     finally:
         first.close()
     skill = workspace / ".pi" / "skills" / "lint" / "SKILL.md"
@@ -277,7 +277,7 @@ def test_new_session_defaults_seed_the_compaction_thresholds_of_new_sessions(
     window = Window(qtbot, workspace, emulator)
     try:
         window.start(route="emulator/anthropic/claude-opus-5-5")
-        old = Path(window.window.session["path"])
+        old = Path(window.window.session.path)
         window.window.new_defaults_action.trigger()
         dialog = window.window.session_choices.defaults_dialog
         dialog.reserve.setValue(4096)
@@ -285,10 +285,10 @@ def test_new_session_defaults_seed_the_compaction_thresholds_of_new_sessions(
         dialog.auto.setChecked(False)
         dialog.accept()
         window.client.new_session.emit(str(workspace))
-        qtbot.waitUntil(lambda: Path(window.window.session["path"]) != old, timeout=TURN_TIMEOUT)
+        qtbot.waitUntil(lambda: Path(window.window.session.path) != old, timeout=TURN_TIMEOUT)
         window.wait_open()
         assert window.send("hello")["error"] is None
-        path = Path(window.window.session["path"])
+        path = Path(window.window.session.path)
         notes = [
             r["data"]
             for r in (orjson.loads(line) for line in path.read_bytes().splitlines()[1:])

@@ -78,7 +78,7 @@ def test_a_reopened_session_continues_on_its_own_route_mode_and_fallback(
 ) -> None:
     first = Window(qtbot, workspace, emulator)
     first.start(route=ROUTE_X, mode=MODE_M, fallback=FALLBACK_F)
-    path = Path(first.window.session["path"])
+    path = Path(first.window.session.path)
     assert first.send("first " + PADDING)["error"] is None
     last = emulator.requests[-1].body
     first.close()
@@ -112,7 +112,7 @@ def test_a_reopened_session_continues_on_its_own_route_mode_and_fallback(
     from desktop.ui.single_instance import InstanceServer
 
     second.client.new_session.emit(str(workspace))
-    qtbot.waitUntil(lambda: Path(second.window.session["path"]) != path, timeout=TURN_TIMEOUT)
+    qtbot.waitUntil(lambda: Path(second.window.session.path) != path, timeout=TURN_TIMEOUT)
     second.wait_open()
     assert second.toolbar() == (SEED["route"], SEED["mode"], SEED["fallback"])  # a new one is seeded
     server = InstanceServer(f"pi-desktop-test-{os.getpid()}")

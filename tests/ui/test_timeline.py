@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 
 from desktop.ui import rowinfo
 from desktop.ui.main_window import TAB_DIFF, TAB_USAGE, MainWindow
+from desktop.ui.messages import DecodedRows, SessionOpened, ShownSession
 from desktop.ui.timeline_model import KIND_ROLE, ROW_ROLE, TimelineFilter, TimelineModel
 from desktop.ui.worker import SessionWorker, WorkerClient
 from tests.ui.synthetic import assistant_row, session_rows, system_row, user_row
@@ -84,7 +85,7 @@ def window(qtbot, qsettings_isolated: Path) -> Iterator[MainWindow]:
 
 def test_window_notice_toggle_and_section_diff(window: MainWindow, qtbot) -> None:
     rows = session_rows(12)
-    window.on_session_opened({"path": "/tmp/x.jsonl", "id": "x", "cwd": "/tmp", "rows": rows})
+    window.on_session_opened(SessionOpened(ShownSession("/tmp/x.jsonl", "/tmp"), DecodedRows(rows)))
     assert "2 hidden system rows" in window.hidden_notice.text()
     window.hidden_notice.linkActivated.emit("show")
     assert window.hidden_action.isChecked()

@@ -290,7 +290,7 @@ def test_first_run_opens_the_guided_session(qtbot: Any, tmp_path: Path, qsetting
         assert "guidance" in sections and "skill:changelog" in sections and changed.get("before")
         read = next(r for r in rows if r["type"] == "toolResult")
         assert not read["message"]["isError"] and "Welcome project" in read["message"]["content"][0]["text"]
-        assert "welcome-workspace" in h.window.session["cwd"]
+        assert "welcome-workspace" in h.window.session.cwd
     finally:
         h.close()
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from desktop.host.journal.writer import JournalWriter
 from desktop.host.trust import TrustStore
+from desktop.ui.messages import ShownSession
 from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 
@@ -37,9 +38,10 @@ def _session(path: Path, cwd: str) -> Path:
     return path
 
 
-def _opened(h: Harness, path: Path) -> dict[str, Any]:
-    h.qtbot.waitUntil(lambda: h.window.session.get("path") == str(path), timeout=TURN_TIMEOUT)
-    return dict(h.window.session)
+def _opened(h: Harness, path: Path) -> ShownSession:
+    h.qtbot.waitUntil(lambda: h.shown_path() == str(path), timeout=TURN_TIMEOUT)
+    assert h.window.session is not None
+    return h.window.session
 
 
 def _answer(h: Harness, yes: bool) -> tuple[Qt.TextFormat, str]:
@@ -60,7 +62,7 @@ def test_a_header_naming_the_root_never_becomes_the_workspace(harness: Harness, 
     h.window.open_path(path)
     info = _opened(h, path)
 
-    assert info["cwd"] == str((tmp_path / "opened-from").resolve())
+    assert info.cwd == str((tmp_path / "opened-from").resolve())
     assert h.window.question_boxes == []  # "/" is refused outright, not offered
     # The model asks to read a file outside the opened-from folder: refused, and nobody is asked.
     h.window.send(f'Read it. [[tool:read {{"path": "{secret}"}}]]')
@@ -85,7 +87,7 @@ def test_a_new_recorded_folder_is_asked_about_and_a_no_keeps_the_opened_folder(
     info = _opened(h, path)
 
     assert text_format == Qt.TextFormat.PlainText and str(elsewhere) in text
-    assert info["cwd"] == str((tmp_path / "opened-from").resolve())
+    assert info.cwd == str((tmp_path / "opened-from").resolve())
     # Only the folder the window started its own session in is remembered, not the declined one.
     assert TrustStore.at().confirmed_workspaces() == {(tmp_path / "opened-from").resolve()}
 
@@ -99,10 +101,10 @@ def test_a_confirmed_folder_is_remembered_and_not_asked_again(harness: Harness, 
 
     h.window.open_path(first)
     _answer(h, yes=True)
-    assert _opened(h, first)["cwd"] == str(elsewhere.resolve())
+    assert _opened(h, first).cwd == str(elsewhere.resolve())
     h.window.open_path(second)
 
-    assert _opened(h, second)["cwd"] == str(elsewhere.resolve())
+    assert _opened(h, second).cwd == str(elsewhere.resolve())
     assert h.window.question_boxes == []
     assert elsewhere.resolve() in TrustStore.at().confirmed_workspaces()
 
@@ -119,7 +121,7 @@ def test_continuing_another_agents_session_from_the_root_keeps_the_opened_folder
     assert '"cwd":"/"' in path.read_text(encoding="utf-8")
 
     h.window.open_path(path)
-    h.qtbot.waitUntil(lambda: "foreign" in h.window.session, timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: h.leaf() is not None, timeout=TURN_TIMEOUT)
     h.qtbot.mouseClick(h.window.inspect.bar.continue_button, Qt.MouseButton.LeftButton)
     # Continuing says its route, thinking level and workspace first and asks (design G12).
     h.qtbot.waitUntil(lambda: h.window.inspect.continue_confirm is not None, timeout=TURN_TIMEOUT)
@@ -127,7 +129,7 @@ def test_continuing_another_agents_session_from_the_root_keeps_the_opened_folder
     assert confirm is not None
     assert "working in" in confirm.text() and "opened-from" in confirm.text()
     confirm.done(QMessageBox.StandardButton.Yes)
-    h.qtbot.waitUntil(lambda: "foreign" not in h.window.session, timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: h.shown is not None and h.shown.foreign is None, timeout=TURN_TIMEOUT)
 
-    assert h.window.session["cwd"] == str((tmp_path / "opened-from").resolve())
+    assert h.shown is not None and h.shown.cwd == str((tmp_path / "opened-from").resolve())
     assert h.window.question_boxes == []

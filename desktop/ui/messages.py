@@ -1,0 +1,100 @@
+"""What the worker sends the window about the session it shows (design D10).
+
+One frozen object per signal (``Signal(object)``: Qt copies nothing, design G9), built on the
+worker thread and only read on the GUI thread. A session reaches the window as rows of one of
+three kinds, each its own type: a Desktop journal's row index (and the rows the open itself
+appended), a Desktop journal's decoded rows (the file changed while it was opened), or a pi,
+Claude Code or Codex branch read lazily as it is painted.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: the foreign readers load when a foreign session opens
+    from desktop.ui.foreign_rows import ForeignRows
+    from desktop.ui.row_index import RowIndex
+    from desktop.ui.usage_stats import UsageLine, UsageTotals
+
+Row = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignBranch:
+    """The branch of a read-only pi, Claude Code or Codex session the window shows (X1)."""
+
+    format: str
+    leaf: str
+    #: Every branch of the file, the shown one first (``branch_dict``: leaf, title, forkPoint…).
+    branches: Sequence[Row]
+
+
+@dataclass(frozen=True, slots=True)
+class ShownSession:
+    """The session the window shows (``MainWindow.session``; None while none is open)."""
+
+    path: str
+    cwd: str
+    #: Why nothing can be sent or written (a lock held elsewhere, a foreign file), else None.
+    read_only: str | None = None
+    foreign: ForeignBranch | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedRows:
+    """A Desktop journal shown from the row index painted before (``SessionIndexed``), and the
+    rows the open itself journaled after those (a continuation's update, notes; design X26)."""
+
+    index: RowIndex
+    appended: Sequence[Row] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedRows:
+    """A Desktop journal's rows in model order, every one decoded: the file changed between its
+    reading and its lock and was read again (or a test shows rows it built)."""
+
+    rows: Sequence[Row]
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignBranchRows:
+    """A foreign branch: rows built as they are painted, its usage priced on the worker."""
+
+    reader: ForeignRows
+    usage: Sequence[UsageLine]
+    usage_total: UsageTotals
+
+
+@dataclass(frozen=True, slots=True)
+class SessionIndexed:
+    """A Desktop session's row index, sent before the session is open so the timeline paints
+    first; the window sets ``painted`` once it has (the worker waits for it, design G9)."""
+
+    path: str
+    cwd: str
+    index: RowIndex
+    painted: threading.Event
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOpened:
+    """A session opened (or another branch of a foreign one shown), with what the user must be
+    told about it; ``painted``, when set, is the event the worker waits on (design G9)."""
+
+    session: ShownSession
+    rows: IndexedRows | DecodedRows | ForeignBranchRows
+    #: Lines of the file set aside while reading it (design X1).
+    diagnostics: Sequence[str] = ()
+    #: Tools that did not start, a corrupt cached catalog (design M1).
+    problems: Sequence[str] = ()
+    #: Instruction files not read, each "path: why" (design S7).
+    skipped_guidance: Sequence[str] = ()
+    #: Why the session cannot send until the user chooses a route (design G12).
+    route_needed: str | None = None
+    #: What the next turn journals before its message (design G12).
+    pending: str | None = None
+    painted: threading.Event | None = None
