@@ -22,7 +22,7 @@ from desktop.ui import inspect_ops
 from desktop.ui.catalog_status import flags_text
 from desktop.ui.foreign_bar import ForeignBar
 from desktop.ui.inert import plain_message_box, plain_tip
-from desktop.ui.messages import ForeignBranch, SessionOpened
+from desktop.ui.messages import ForeignBranch, RouteStatus, SessionOpened
 from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.whatif_view import ReplayRun, WhatIfView
 
@@ -203,10 +203,10 @@ class InspectController(QObject):
 
     # --- payload draft and catalogs -------------------------------------------------------------
 
-    def status_changed(self, status: Mapping[str, Any]) -> None:
+    def status_changed(self, status: RouteStatus) -> None:
         """After the window's own handler: the route status says where each capability flag
         came from and how old it is (M1)."""
-        capability = status.get("capability") or {}
+        capability = status.capability
         pi = (capability.get("catalogs") or {}).get("pi") or {}
         if not pi:
             return

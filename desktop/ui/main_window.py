@@ -48,7 +48,14 @@ from desktop.ui.glossary import tooltip
 from desktop.ui.help_page import HelpPage
 from desktop.ui.inert import plain_label, plain_tip
 from desktop.ui.message_view import MessageView
-from desktop.ui.messages import DecodedRows, ForeignBranchRows, SessionIndexed, SessionOpened, ShownSession
+from desktop.ui.messages import (
+    DecodedRows,
+    ForeignBranchRows,
+    RouteStatus,
+    SessionIndexed,
+    SessionOpened,
+    ShownSession,
+)
 from desktop.ui.open_files import APP_TITLE, same_file, window_title
 from desktop.ui.payload_view import PayloadView
 from desktop.ui.permission_dialog import PermissionDialog
@@ -130,7 +137,7 @@ class MainWindow(QMainWindow):
         #: The session shown, None until one opens.
         self.session: ShownSession | None = None
         self.local_notes_said = 0
-        self.status: dict[str, Any] = {}
+        self.status = RouteStatus()
         self.busy = False
         self.permission_dialogs: list[PermissionDialog] = []
         #: Open yes/no questions from the worker (a session's folder, a repository's command).
@@ -896,31 +903,30 @@ class MainWindow(QMainWindow):
         )
 
     @Slot(object)
-    def on_status(self, status: Mapping[str, Any]) -> None:
-        self.status = dict(status)
+    def on_status(self, status: RouteStatus) -> None:
+        self.status = status
         self._misses_stale = True
         self._refresh_cache_misses()
-        routes = status.get("routes") or []
         self.route_combo.blockSignals(True)
         self.route_combo.clear()
-        for entry in routes:
-            self.route_combo.addItem(route_text(str(entry["label"])), entry["key"])
+        for choice in status.routes:
+            self.route_combo.addItem(route_text(choice.label), choice.key)
             self.route_combo.setItemData(
-                self.route_combo.count() - 1, plain_tip(str(entry["label"])), Qt.ItemDataRole.ToolTipRole
+                self.route_combo.count() - 1, plain_tip(choice.label), Qt.ItemDataRole.ToolTipRole
             )
-            if not entry.get("available"):
+            if not choice.available:
                 index = self.route_combo.count() - 1
                 item = self.route_combo.model().item(index)  # type: ignore[attr-defined]
                 item.setEnabled(False)
-                item.setToolTip(plain_tip(str(entry.get("why", ""))))
-        self.route_combo.setCurrentIndex(max(0, self.route_combo.findData(status.get("routeKey"))))
-        if status.get("routeNeeded"):  # the session's route is gone: none shown until one is chosen
+                item.setToolTip(plain_tip(choice.why))
+        self.route_combo.setCurrentIndex(max(0, self.route_combo.findData(status.route_key)))
+        if status.route_needed:  # the session's route is gone: none shown until one is chosen
             self.route_combo.setCurrentIndex(-1)
         self.route_combo.blockSignals(False)
-        self.mode_combo.setCurrentText(str(status.get("mode", "ask")))
-        self.fallback_combo.setCurrentIndex(max(0, self.fallback_combo.findData(status.get("fallback"))))
-        self.payload_view.set_routes([(e["key"], e["label"]) for e in routes if e.get("available")])
-        capability = status.get("capability") or {}
+        self.mode_combo.setCurrentText(status.mode)
+        self.fallback_combo.setCurrentIndex(max(0, self.fallback_combo.findData(status.fallback)))
+        self.payload_view.set_routes([(c.key, c.label) for c in status.routes if c.available])
+        capability = status.capability
         delivery = str(capability.get("delivery", ""))
         color = {
             "native system sections": "#16a34a",

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: the foreign readers load when a foreign session opens
+    from desktop.session.inspector.routes import RouteChoice
     from desktop.ui.foreign_rows import ForeignRows
     from desktop.ui.row_index import RowIndex
     from desktop.ui.usage_stats import UsageLine, UsageTotals
@@ -98,3 +99,18 @@ class SessionOpened:
     #: What the next turn journals before its message (design G12).
     pending: str | None = None
     painted: threading.Event | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RouteStatus:
+    """The shown session's route, mode and fallback, the routes offered, and what the route can
+    deliver (``capability_info``, its flags and their catalogs); sent after every change (G12)."""
+
+    routes: Sequence[RouteChoice] = ()
+    route_key: str = ""
+    mode: str = "ask"
+    fallback: str = "folded"
+    capability: Mapping[str, Any] = field(default_factory=dict)
+    path: str = ""
+    #: Why the session cannot send until the user chooses a route, else None.
+    route_needed: str | None = None

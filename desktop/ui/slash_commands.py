@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit
 
 from desktop.session import commands
 from desktop.session.commands import Command, Message, Problem
+from desktop.ui.messages import RouteStatus
 
 if TYPE_CHECKING:
     from desktop.ui.main_window import MainWindow
@@ -31,12 +32,12 @@ if TYPE_CHECKING:
 _TAKES_ARGUMENT = {"/payload next", "/compact", "/model", "/mode"}
 
 
-def capability_line(status: Mapping[str, Any]) -> str:
+def capability_line(status: RouteStatus) -> str:
     """``/capability status``: the route, its delivery path and why (the whole text)."""
-    capability = status.get("capability") or {}
+    capability = status.capability
     if not capability:
         return "Capability status: no route yet (the session is still opening)."
-    route = status.get("routeKey") or capability.get("label") or "the current route"
+    route = status.route_key or capability.get("label") or "the current route"
     line = f"{route}: system updates as {capability.get('delivery') or 'unknown'}"
     if capability.get("toolPath"):
         line += f", tool changes as {capability['toolPath']}"
@@ -153,7 +154,7 @@ class SlashCommands(QObject):
 
     def _model(self, wanted: str) -> None:
         window = self.window
-        keys = [str(entry.get("key", "")) for entry in window.status.get("routes") or []]
+        keys = [choice.key for choice in window.status.routes]
         key = commands.match_route(wanted, keys)
         if key is None:
             offered = ", ".join(k.removeprefix("emulator/") for k in keys) or "none yet"

@@ -51,7 +51,14 @@ from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
 from desktop.ui.cache_miss_panel import SHOWN_MISSES
 from desktop.ui.catalog_status import route_flags
-from desktop.ui.messages import DecodedRows, IndexedRows, SessionIndexed, SessionOpened, ShownSession
+from desktop.ui.messages import (
+    DecodedRows,
+    IndexedRows,
+    RouteStatus,
+    SessionIndexed,
+    SessionOpened,
+    ShownSession,
+)
 from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
 from desktop.ui.row_index import Indexed, bulk_load, read_indexed
@@ -123,6 +130,7 @@ class SessionWorker(QObject):
     turn_started = Signal(str)
     turn_finished = Signal(object)
     status_changed = Signal(object)
+    """``RouteStatus``: the route, mode and fallback changed, or a session opened."""
     preview_ready = Signal(str, object)
     previews_outdated = Signal()
     """The previews shown no longer describe the next request (rows appended, the route,
@@ -1179,24 +1187,17 @@ class SessionWorker(QObject):
 
     def _publish_state(self) -> None:
         if self.resolved is not None:
-            status = {
-                "routes": [
-                    {"key": c.key, "label": c.label, "available": c.available, "why": c.why}
-                    for c in self.choices
-                ],
-                "routeKey": self.route_key,
-                "mode": self.mode,
-                "fallback": self.fallback,
-                "capability": {
-                    **capability_info(self.resolved, self.fallback),
-                    **route_flags(self.resolved),
-                },
-                "path": str(self.session_path() or ""),
-                "readOnly": self.writer.read_only_reason if self.writer is not None else None,
-                "routeNeeded": self.route_needed,
-                "activeTools": len(self.session.gate.state.active) if self.session is not None else 0,
-            }
-            self.status_changed.emit(status)
+            self.status_changed.emit(
+                RouteStatus(
+                    tuple(self.choices),
+                    self.route_key,
+                    self.mode,
+                    self.fallback,
+                    {**capability_info(self.resolved, self.fallback), **route_flags(self.resolved)},
+                    str(self.session_path() or ""),
+                    self.route_needed,
+                )
+            )
         self.refresh_activation()
         self._emit_previews()
 

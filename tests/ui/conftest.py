@@ -107,7 +107,7 @@ class Harness:
     def wait_open(self, path: Path | None = None) -> None:
         def opened() -> bool:
             session, status = self.window.session, self.window.status
-            if session is None or not status or status.get("path") != session.path:
+            if session is None or status.path != session.path:
                 return False
             return path is None or Path(session.path) == path
 

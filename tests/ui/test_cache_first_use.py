@@ -30,7 +30,7 @@ def test_a_new_route_is_predicted_cold_and_the_check_agrees(harness: Harness) ->
     send(h, "Say something short.")
     assert h.wait_turn(1)["error"] is None
     send(h, "/model anthropic/claude-opus-5-5")
-    h.qtbot.waitUntil(lambda: window.status.get("routeKey") == OPUS, timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: window.status.route_key == OPUS, timeout=TURN_TIMEOUT)
     window.tabs.setCurrentIndex(TAB_PAYLOAD)
 
     def opus_preview() -> dict[str, Any] | None:

@@ -158,7 +158,7 @@ def test_a_route_change_says_its_cost_before_and_is_journaled_after(
         assert window.toolbar()[0] == "emulator/anthropic/claude-opus-5-5"
         box.done(QMessageBox.StandardButton.Yes)
         qtbot.waitUntil(
-            lambda: window.window.status.get("routeKey") == "emulator/openai/gpt-5.5", timeout=TURN_TIMEOUT
+            lambda: window.window.status.route_key == "emulator/openai/gpt-5.5", timeout=TURN_TIMEOUT
         )
         rows = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]
         changed = [r for r in rows if r.get("data", {}).get("kind") == "session-settings"][-1]
@@ -183,7 +183,7 @@ def test_a_route_without_a_key_is_refused_before_anything_changes(
         assert answer["allowed"] is False
         window.client.set_route.emit("openai/gpt-5.5")
         window.settle()
-        assert window.window.status["routeKey"] == "emulator/anthropic/claude-opus-5-5"
+        assert window.window.status.route_key == "emulator/anthropic/claude-opus-5-5"
         assert path.read_bytes() == before
     finally:
         window.close()
@@ -201,7 +201,7 @@ def test_a_session_whose_route_left_the_catalog_asks_for_one(
     window = Window(qtbot, workspace, emulator)
     try:
         window.start(session=str(path))
-        assert "claude-gone-1 is no longer in the model catalog" in window.window.status["routeNeeded"]
+        assert "claude-gone-1 is no longer in the model catalog" in window.window.status.route_needed
         banners = [b.text for b in window.window.banners.banners]
         assert any("claude-gone-1 is no longer in the model catalog" in t for t in banners)
         result = window.send("hello")
@@ -209,7 +209,7 @@ def test_a_session_whose_route_left_the_catalog_asks_for_one(
         window.settle()
         assert path.read_bytes() == before  # nothing written until a route is chosen
         window.client.set_route.emit("emulator/anthropic/claude-opus-5-5")
-        qtbot.waitUntil(lambda: window.window.status.get("routeNeeded") is None, timeout=TURN_TIMEOUT)
+        qtbot.waitUntil(lambda: window.window.status.route_needed is None, timeout=TURN_TIMEOUT)
         written = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]
         note = written[-1]
         assert note["data"]["kind"] == "session-settings"

@@ -103,7 +103,7 @@ def test_pi_session_opens_read_only_with_branches_diffs_and_preview(harness: Har
         "settings"
     ]
     assert (settings["route"], settings["thinking"]) == ("emulator/anthropic/claude-opus-5-5", "high")
-    assert harness.window.status["routeKey"] == "emulator/anthropic/claude-opus-5-5"
+    assert harness.window.status.route_key == "emulator/anthropic/claude-opus-5-5"
 
 
 def test_claude_session_usage_and_reminders(harness: Harness) -> None:
@@ -304,13 +304,13 @@ def test_refresh_catalogs_changes_the_route_status(
     try:
         harness.start()
         w = harness.window
-        before = w.status["capability"]
+        before = w.status.capability
         assert before["delivery"] == "native system sections"
         assert "built-in catalog" in w.capability_label.text()
         assert "shipped with this version" in w.capability_label.toolTip()
         w.refresh_catalogs_action.trigger()
         harness.qtbot.waitUntil(lambda: "refreshed catalog" in w.capability_label.text(), timeout=TIMEOUT)
-        after = w.status["capability"]
+        after = w.status.capability
         flag = next(f for f in after["flags"] if f["flag"] == SYSTEM_MESSAGES)
         assert flag["value"] is False and "9.9.9" in flag["from"]
         assert after["delivery"] == "folded" and after["catalogs"]["pi"]["origin"] == "refreshed copy"
