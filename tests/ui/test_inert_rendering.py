@@ -24,7 +24,7 @@ from desktop.ui.foreign_bar import ForeignBar
 from desktop.ui.inert import MAX_IMAGE_BYTES, InertBrowser
 from desktop.ui.main_window import MainWindow
 from desktop.ui.message_view import MessageView
-from desktop.ui.messages import DecodedRows, SessionOpened, ShownSession
+from desktop.ui.messages import DecodedRows, ForeignBranch, SessionOpened, ShownSession
 from desktop.ui.payload_view import PayloadPane
 from desktop.ui.permission_dialog import PermissionDialog
 from desktop.ui.section_diff_view import SectionDiffView
@@ -272,7 +272,7 @@ def _permission_mode(text: str) -> QWidget:
 
 def _foreign_format(text: str) -> QWidget:
     bar = ForeignBar()
-    bar.show_session({"foreign": {"format": text, "branches": [], "leaf": ""}})
+    bar.show_session(ForeignBranch(text, "", []))
     return bar
 
 

@@ -18,6 +18,7 @@ from desktop.session.foreign.display import opened_info
 from desktop.session.whatif import request_sequence, what_if
 from desktop.ui import rowinfo
 from desktop.ui.foreign_bar import ForeignBar
+from desktop.ui.inspect_ops import open_foreign_info
 from desktop.ui.session_browser import SessionBrowser, browse_rows
 from desktop.ui.whatif_view import WhatIfView, table_rows
 from tests.foreign.support import CLAUDE, PI
@@ -62,10 +63,10 @@ def test_claude_reminders_hide_with_system_rows_and_usage_is_priced() -> None:
 
 
 def test_foreign_bar_lists_branches_and_emits_the_chosen_leaf(qtbot: Any) -> None:
-    info = opened_info(open_foreign(PI / "v3_branches.jsonl"))
+    _session, opened = open_foreign_info(PI / "v3_branches.jsonl")
     bar = ForeignBar()
     qtbot.addWidget(bar)
-    bar.show_session(info)
+    bar.show_session(opened.session.foreign)
     assert not bar.isHidden() and "read-only" in bar.label.text()
     assert bar.branches.count() == 3 and bar.branches.isEnabled()
     assert "[current]" in bar.branches.itemText(0)
@@ -78,7 +79,7 @@ def test_foreign_bar_lists_branches_and_emits_the_chosen_leaf(qtbot: Any) -> Non
     bar.continue_requested.connect(forks.append)
     qtbot.mouseClick(bar.continue_button, Qt.MouseButton.LeftButton)
     assert forks == ["03d30125"]
-    bar.show_session({"path": "x"})  # a Desktop session: no bar
+    bar.show_session(None)  # a Desktop session: no bar
     assert bar.isHidden()
 
 
