@@ -22,7 +22,7 @@ from desktop.ui import inspect_ops
 from desktop.ui.catalog_status import flags_text
 from desktop.ui.foreign_bar import ForeignBar
 from desktop.ui.inert import plain_message_box, plain_tip
-from desktop.ui.messages import ForeignBranch, RouteStatus, SessionOpened
+from desktop.ui.messages import ForeignBranch, OpenProblem, RouteStatus, SessionOpened
 from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.whatif_view import ReplayRun, WhatIfView
 
@@ -136,8 +136,8 @@ class InspectController(QObject):
         box.open()
 
     @Slot(object)
-    def _open_problem(self, problem: Mapping[str, Any]) -> None:
-        self.report("error", str(problem.get("title", "Cannot open")), str(problem.get("text", "")))
+    def _open_problem(self, problem: OpenProblem) -> None:
+        self.report("error", problem.title, problem.text)
 
     def report(self, level: str, title: str, text: str) -> None:
         """A problem in full where the user looks: the window's banner area when it has one,

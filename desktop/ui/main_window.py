@@ -55,6 +55,7 @@ from desktop.ui.messages import (
     SessionIndexed,
     SessionOpened,
     ShownSession,
+    TurnFinished,
 )
 from desktop.ui.open_files import APP_TITLE, same_file, window_title
 from desktop.ui.payload_view import PayloadView
@@ -147,7 +148,7 @@ class MainWindow(QMainWindow):
         self._settings_cache: dict[str, Any] = {}
         self._follow_tail = True
         #: What the window has received, in arrival order (the status bar and tests read these).
-        self.turn_results: list[dict[str, Any]] = []
+        self.turn_results: list[TurnFinished] = []
         self.stream_updates = 0
         #: What compacting now would do, from the worker (None until it has answered).
         self.compaction_preview: CompactionPreview | None = None
@@ -869,24 +870,23 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Compacting…" if what == "compact" else "Working…")
 
     @Slot(object)
-    def on_turn_finished(self, summary: Mapping[str, Any]) -> None:
+    def on_turn_finished(self, summary: TurnFinished) -> None:
         self.busy = False
         self.retry_countdown.finish()
         self.composer.set_busy(False)
         self.compact_button.setEnabled(True)
-        self.turn_results.append(dict(summary))
+        self.turn_results.append(summary)
         if self.queued_open is not None:
             path, self.queued_open = self.queued_open, None
             self.open_path(path)
-        error = summary.get("error")
-        stopped = summary.get("stopped")
-        if summary.get("note"):  # nothing was done, and that is all there is to say
-            self.say_local(str(summary["note"]))
+        error, stopped = summary.error, summary.stopped
+        if summary.note:  # nothing was done, and that is all there is to say
+            self.say_local(summary.note)
         elif error:
             self.statusBar().showMessage(f"Stopped ({stopped}): {error}", 15000)
             self.banners.show_message("error", f"The turn stopped ({stopped}): {error}")
         else:
-            self.statusBar().showMessage(turn_outcome(str(stopped)), 6000)
+            self.statusBar().showMessage(turn_outcome(stopped), 6000)
         self.composer.editor.setFocus()
         self.refresh_compaction_preview()
 

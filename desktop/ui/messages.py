@@ -114,3 +114,32 @@ class RouteStatus:
     path: str = ""
     #: Why the session cannot send until the user chooses a route, else None.
     route_needed: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished:
+    """How a turn or a compaction ended: ``stopped`` is the stop reason ("stop", "length",
+    "toolUse", "aborted", "compacted", "error", "nothing to do"), ``error`` what went wrong,
+    ``note`` all there is to say when nothing was done."""
+
+    stopped: str
+    error: str | None = None
+    requests: int = 0
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """The first launch's route and why (design D3), and a keyring that could not be read."""
+
+    initial_route: str
+    reason: str
+    keyring_note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class OpenProblem:
+    """A file that could not be opened, said in full (design X1)."""
+
+    title: str
+    text: str

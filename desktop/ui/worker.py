@@ -54,10 +54,13 @@ from desktop.ui.catalog_status import route_flags
 from desktop.ui.messages import (
     DecodedRows,
     IndexedRows,
+    OpenProblem,
     RouteStatus,
     SessionIndexed,
     SessionOpened,
     ShownSession,
+    Started,
+    TurnFinished,
 )
 from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
@@ -117,8 +120,7 @@ def _compaction(value: object) -> CompactionSettings:
 class SessionWorker(QObject):
     # --- worker -> GUI (one object per signal, never copied by Qt) -----------------------------
     started = Signal(object)
-    """{"initialRoute": provider the first launch decided on, "reason": why, "keyring": one line
-    when the keyring could not be read, else empty}"""
+    """``Started``: the route the first launch decided on, why, and a keyring that could not be read."""
     session_indexed = Signal(object)
     """``SessionIndexed``: the timeline can paint before the session is open (design X26)."""
     session_opened = Signal(object)
@@ -129,6 +131,7 @@ class SessionWorker(QObject):
     retry_wait = Signal(object)
     turn_started = Signal(str)
     turn_finished = Signal(object)
+    """``TurnFinished``: a turn or a compaction ended (or was refused before it began)."""
     status_changed = Signal(object)
     """``RouteStatus``: the route, mode and fallback changed, or a session opened."""
     preview_ready = Signal(str, object)
@@ -144,7 +147,7 @@ class SessionWorker(QObject):
     message = Signal(str, str)
     op_finished = Signal(object)
     open_problem = Signal(object)
-    """{"title", "text"}: a file that could not be opened, said in full (design X1)."""
+    """``OpenProblem``: a file that could not be opened, said in full (design X1)."""
 
     def __init__(
         self,
@@ -297,7 +300,7 @@ class SessionWorker(QObject):
             decision = initial_route()
             provider, reason, keyring_note = decision.provider, decision.reason, decision.keyring_note
         log.info("initial route: %s (%s)", provider, reason)
-        self.started.emit({"initialRoute": provider, "reason": reason, "keyring": keyring_note})
+        self.started.emit(Started(provider, reason, keyring_note))
         return provider
 
     def _keyed_providers(self) -> list[str]:
@@ -678,7 +681,7 @@ class SessionWorker(QObject):
         elif fmt in ("pi", "claude-code", "codex"):
             self._open_foreign(path)
         else:
-            self.open_problem.emit({"title": "Could not open this file", "text": description})
+            self.open_problem.emit(OpenProblem("Could not open this file", description))
 
     def _open_foreign(self, path: Path, leaf: str | None = None) -> None:
         from desktop.session.foreign import ForeignOpenError
@@ -686,7 +689,7 @@ class SessionWorker(QObject):
         try:
             session, info = inspect_ops.open_foreign_info(path, leaf)
         except ForeignOpenError as exc:
-            self.open_problem.emit({"title": "Could not open this session", "text": str(exc)})
+            self.open_problem.emit(OpenProblem("Could not open this session", str(exc)))
             return
         self._close_session()
         self.foreign = session
@@ -918,25 +921,25 @@ class SessionWorker(QObject):
         if not self.closing.is_set():
             self.cancel.clear()
 
-    def run_turn(self, text: str) -> dict[str, Any]:
+    def run_turn(self, text: str) -> TurnFinished:
         """One turn on the worker thread (also used by the welcome session)."""
-        summary: dict[str, Any] = {"stopped": "error", "error": None, "requests": 0}
         if self.closing.is_set() or self.runtime is None:
-            summary["stopped"] = "aborted"
-            summary["error"] = "the app is closing" if self.closing.is_set() else "no session is open"
-            return summary
+            return TurnFinished(
+                "aborted", "the app is closing" if self.closing.is_set() else "no session is open"
+            )
         if self._draft is not None and self._draft == text.strip():
             # The composer's text was sent: the next preview has no draft (the window's own
             # "no draft" comes 300 ms later, after the turn; it then changes nothing).
             self._draft = None
         self.turn_started.emit(text)
+        summary = TurnFinished("error")
         try:
             result = self.runtime.run_turn(text, on_event=self.on_event, cancel=self.cancel)
-            summary = {"stopped": result.stopped, "error": result.error, "requests": result.requests}
+            summary = TurnFinished(result.stopped, result.error, result.requests)
         except Exception as exc:
             log.exception("turn failed")
-            summary["error"] = f"{type(exc).__name__}: {exc}"
-            self._note("error", f"The turn stopped: {summary['error']}")
+            summary = TurnFinished("error", f"{type(exc).__name__}: {exc}")
+            self._note("error", f"The turn stopped: {summary.error}")
         finally:
             self.streaming.emit(None)
             self.turn_finished.emit(summary)
@@ -956,16 +959,16 @@ class SessionWorker(QObject):
     def send(self, text: str) -> None:
         if self.runtime is None or self.writer is None:
             self.message.emit("error", "No session is open.")
-            self.turn_finished.emit({"stopped": "error", "error": "No session is open.", "requests": 0})
+            self.turn_finished.emit(TurnFinished("error", "No session is open."))
             return
         if self.writer.read_only:
             reason = self.writer.read_only_reason or "This session is read-only."
             self.message.emit("warning", reason)
-            self.turn_finished.emit({"stopped": "error", "error": reason, "requests": 0})
+            self.turn_finished.emit(TurnFinished("error", reason))
             return
         if self.route_needed is not None:  # nothing is written until the user chooses a route
             self.message.emit("warning", self.route_needed)
-            self.turn_finished.emit({"stopped": "error", "error": self.route_needed, "requests": 0})
+            self.turn_finished.emit(TurnFinished("error", self.route_needed))
             return
         self.run_turn(text)
 
@@ -976,21 +979,21 @@ class SessionWorker(QObject):
     @Slot(str)
     def compact(self, focus: str = "") -> None:
         if self.runtime is None or self.closing.is_set():
-            self.turn_finished.emit({"stopped": "error", "error": "No session is open.", "requests": 0})
+            self.turn_finished.emit(TurnFinished("error", "No session is open."))
             return
         from desktop.session.runtime import SummaryFailed
 
         self.turn_started.emit("compact")
-        summary: dict[str, Any] = {"stopped": "compacted", "error": None, "requests": 1}
+        summary = TurnFinished("compacted", requests=1)
         try:
             self.runtime.compact(on_event=self.on_event, cancel=self.cancel, reason="manual", focus=focus)
         except SummaryFailed as exc:  # one message: the window shows the turn's error
-            summary = {"stopped": "error", "error": str(exc), "requests": 1}
+            summary = TurnFinished("error", str(exc), 1)
         except ValueError as exc:  # nothing to compact yet: a note, not an error
-            summary = {"stopped": "nothing to do", "error": None, "note": str(exc), "requests": 0}
+            summary = TurnFinished("nothing to do", note=str(exc))
         except Exception as exc:
             log.exception("compaction failed")
-            summary = {"stopped": "error", "error": f"{type(exc).__name__}: {exc}", "requests": 1}
+            summary = TurnFinished("error", f"{type(exc).__name__}: {exc}", 1)
             self.message.emit("error", f"Compaction failed: {exc}")
         finally:
             self.turn_finished.emit(summary)

@@ -31,7 +31,7 @@ from desktop.session.inspector.routes import pick_route, route_choices
 from desktop.session.inspector.section_diff import section_diff
 from desktop.ui.foreign_bar import ForeignBar
 from desktop.ui.message_view import MessageView
-from desktop.ui.messages import DecodedRows, ForeignBranchRows, SessionIndexed, SessionOpened
+from desktop.ui.messages import DecodedRows, ForeignBranchRows, OpenProblem, SessionIndexed, SessionOpened
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView, render_section_diff
 from desktop.ui.timeline_delegate import row_tooltip, usage_hint
@@ -155,8 +155,8 @@ class WindowPath:
         if opened.painted is not None:
             opened.painted.set()
 
-    def _problem(self, problem: Mapping[str, Any]) -> None:
-        self.problems.append(str(problem.get("text", "")))
+    def _problem(self, problem: OpenProblem) -> None:
+        self.problems.append(problem.text)
 
     def _preview(self, _slot: str, preview: Mapping[str, Any]) -> None:
         for error in (preview.get("error"), (preview.get("cache") or {}).get("error")):

@@ -11,7 +11,7 @@ from PySide6.QtCore import QCoreApplication, QSettings
 
 from desktop.emulator import Emulator
 from desktop.ui.main_window import TAB_MESSAGE, TAB_PAYLOAD, MainWindow
-from desktop.ui.messages import ShownSession
+from desktop.ui.messages import ShownSession, TurnFinished
 from desktop.ui.timeline_model import ROW_ROLE
 from desktop.ui.worker import start_worker, stop_worker
 
@@ -114,7 +114,7 @@ class Harness:
         self.qtbot.waitUntil(opened, timeout=TURN_TIMEOUT)
 
     @property
-    def finished(self) -> list[dict[str, Any]]:
+    def finished(self) -> list[TurnFinished]:
         return self.window.turn_results
 
     @property
@@ -156,13 +156,13 @@ class Harness:
             str(w.fallback_combo.currentData()),
         )
 
-    def send(self, text: str) -> dict[str, Any]:
+    def send(self, text: str) -> TurnFinished:
         count = len(self.window.turn_results)
         self.window.send(text)
         self.qtbot.waitUntil(lambda: len(self.window.turn_results) > count, timeout=TURN_TIMEOUT)
         return self.window.turn_results[-1]
 
-    def wait_turn(self, count: int) -> dict[str, Any]:
+    def wait_turn(self, count: int) -> TurnFinished:
         self.qtbot.waitUntil(lambda: len(self.finished) >= count, timeout=TURN_TIMEOUT)
         return self.finished[count - 1]
 

@@ -215,7 +215,7 @@ def test_a_tool_asks_first_and_its_call_and_result_read_under_the_turn(harness: 
     assert "echo journey-tool-ran" in dialog.info["summary"]
     dialog.allow_button.setFocus()
     h.qtbot.keyClick(dialog.allow_button, Qt.Key.Key_Space)
-    assert h.wait_turn(1)["error"] is None
+    assert h.wait_turn(1).error is None
     h.qtbot.waitUntil(lambda: "Assistant (streaming)" not in _conversation_text(h), timeout=TURN_TIMEOUT)
     text = " ".join(_conversation_text(h).split())
     question, call = text.find("Run it."), text.find("echo journey-tool-ran")
@@ -247,7 +247,7 @@ def test_compact_from_the_conversation_says_the_figures_the_meter_shows(harness:
     confirm = window.compact_confirm
     assert confirm is not None and f"~{preview.tokens_before:,} → ~" in confirm.informativeText()
     confirm.button(QMessageBox.StandardButton.Yes).click()
-    assert h.wait_turn(3)["error"] is None
+    assert h.wait_turn(3).error is None
     row = window.timeline.rows[-1]
     assert row["type"] == "compaction" and row["tokensBefore"] == preview.tokens_before
     h.qtbot.waitUntil(

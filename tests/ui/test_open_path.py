@@ -81,7 +81,7 @@ def test_a_file_handed_over_during_a_turn_opens_when_the_turn_ends(harness: Harn
     assert h.window.queued_open == str(other)
     assert h.window.session.path == first
     result = h.wait_turn(1)
-    assert result["error"] is None
+    assert result.error is None
     _opened(h, other)
     assert h.window.queued_open is None
     assert h.window.windowTitle() == "queued.jsonl · queued-ws — Pi Desktop"

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QToolBar
 from desktop.ui.activation_view import LABEL_TERMS, render_activation
 from desktop.ui.glossary import GLOSSARY
 from desktop.ui.main_window import MINIMUM_SIZE, TAB_DIFF, TAB_MESSAGE, TAB_ROW, MainWindow
-from desktop.ui.messages import DecodedRows, SessionOpened, ShownSession
+from desktop.ui.messages import DecodedRows, SessionOpened, ShownSession, TurnFinished
 from desktop.ui.timeline_delegate import row_layout, row_tooltip, usage_hint
 from desktop.ui.timeline_model import ROW_ROLE, USAGE_ROLE
 from desktop.ui.worker import SessionWorker, WorkerClient
@@ -124,7 +124,7 @@ def test_errors_and_set_aside_lines_show_as_banners(window: MainWindow) -> None:
     assert (
         warning.level == "warning" and "2 lines set aside" in warning.text and "line 9: torn" in warning.text
     )
-    window.on_turn_finished({"stopped": "error", "error": "HTTP 529 overloaded", "requests": 1})
+    window.on_turn_finished(TurnFinished("error", "HTTP 529 overloaded", 1))
     assert "HTTP 529 overloaded" in window.banners.banners[0].text
 
 

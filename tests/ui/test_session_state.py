@@ -79,7 +79,7 @@ def test_a_reopened_session_continues_on_its_own_route_mode_and_fallback(
     first = Window(qtbot, workspace, emulator)
     first.start(route=ROUTE_X, mode=MODE_M, fallback=FALLBACK_F)
     path = Path(first.window.session.path)
-    assert first.send("first " + PADDING)["error"] is None
+    assert first.send("first " + PADDING).error is None
     last = emulator.requests[-1].body
     first.close()
     rows = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]
@@ -95,7 +95,7 @@ def test_a_reopened_session_continues_on_its_own_route_mode_and_fallback(
     second.settle()
     assert path.read_bytes() == snapshot  # looking writes nothing
     reads = len(emulator.requests)
-    assert second.send("second")["error"] is None
+    assert second.send("second").error is None
     after = emulator.requests[reads]
     _continues(last, after.body)
     answered = [r for r in second.worker.writer.rows if r["type"] == "assistant"]
@@ -130,7 +130,7 @@ def test_a_reopened_session_continues_on_its_own_route_mode_and_fallback(
     second.settle()
     assert path.read_bytes() == snapshot
     reads = len(emulator.requests)
-    assert second.send("third")["error"] is None
+    assert second.send("third").error is None
     _continues(last, emulator.requests[reads].body)
     last = emulator.requests[-1].body
     second.close()

@@ -90,7 +90,7 @@ def test_payload_next_opens_the_tab_on_the_exact_next_request(harness: Harness) 
 
     # Sending that draft sends exactly the previewed bytes.
     h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    assert h.wait_turn(1)["error"] is None
+    assert h.wait_turn(1).error is None
     assert requests(h)[before].body == preview["body"]
 
     # Without a draft: the next request of the session as it stands.
@@ -122,7 +122,7 @@ def test_compact_with_a_focus_asks_for_that_focus(harness: Harness) -> None:
     # Above the 20,000-token retained tail, so there is something to summarize (design C1).
     for turn in (1, 2, 3):
         type_and_send(h, f"Tell me about the project, part {turn}. " + "context " * 3000 + " [[words:4000]]")
-        assert h.wait_turn(turn)["error"] is None
+        assert h.wait_turn(turn).error is None
     before = len(requests(h))
     h.qtbot.waitUntil(lambda: h.window.compaction_preview is not None, timeout=TURN_TIMEOUT)
     h.qtbot.waitUntil(lambda: h.window.compaction_preview.possible, timeout=TURN_TIMEOUT)
@@ -134,7 +134,7 @@ def test_compact_with_a_focus_asks_for_that_focus(harness: Harness) -> None:
     assert len(requests(h)) == before
     box.button(QMessageBox.StandardButton.Yes).click()
     result = h.wait_turn(4)
-    assert result["error"] is None, result
+    assert result.error is None, result
     sent = requests(h)[before:]
     assert len(sent) == 1, "one summary request, and no message for the model"
     assert b"Additional focus: keep the file names" in sent[0].body
@@ -231,7 +231,7 @@ def test_a_double_slash_sends_a_literal_slash(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
     type_and_send(h, "//etc/hosts is the file I mean")
-    assert h.wait_turn(1)["error"] is None
+    assert h.wait_turn(1).error is None
     sent = requests(h)[before:]
     assert sent and b"/etc/hosts is the file I mean" in sent[0].body
     assert b"//etc/hosts" not in sent[0].body

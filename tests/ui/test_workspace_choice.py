@@ -67,7 +67,7 @@ def test_a_header_naming_the_root_never_becomes_the_workspace(harness: Harness, 
     # The model asks to read a file outside the opened-from folder: refused, and nobody is asked.
     h.window.send(f'Read it. [[tool:read {{"path": "{secret}"}}]]')
     result = h.wait_turn(1)
-    assert result["error"] is None and h.window.permission_dialogs == []
+    assert result.error is None and h.window.permission_dialogs == []
     tool_results = [r for r in h.rows() if r.get("type") == "toolResult" or r.get("role") == "toolResult"]
     shown = orjson.dumps(h.rows()).decode()
     assert "PRIVATE KEY canary" not in shown
