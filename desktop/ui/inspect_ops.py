@@ -12,7 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from desktop.host import paths
+from desktop.host.desktop_sessions import list_sessions
+from desktop.pi.catalog import RouteError
+from desktop.pi.cost import calculate_cost
+from desktop.pi.projection import ProjectionError, project
+from desktop.pi.routes import resolve_model
+from desktop.pi.types import Model
 from desktop.ui.messages import ForeignBranch, ForeignBranchRows, SessionOpened, ShownSession
+from desktop.ui.session_browser import browse_rows, desktop_rows
 from desktop.ui.usage_stats import UsageLine, totals
 
 if TYPE_CHECKING:  # the foreign readers load when a foreign session opens
@@ -23,7 +31,9 @@ DEFAULT_WHATIF_ROUTES = ("anthropic/claude-opus-5-5", "deepseek/deepseek-flash",
 
 def file_format(path: Path) -> tuple[str, str]:
     """(format, description) of a file by its content: desktop, pi, claude-code or unknown."""
-    from desktop.host.foreign.detect import detect_format  # not the foreign readers: asked at every open
+    from desktop.host.foreign.detect import (
+        detect_format,  # not the foreign readers: asked at every open  # Lazy: the launch budget (X27).
+    )
 
     detected = detect_format(path)
     return detected.format, detected.description
@@ -34,7 +44,7 @@ def open_foreign_info(path: Path, leaf: str | None = None) -> tuple[ForeignSessi
 
     Raises ``ForeignOpenError`` whose text is the one line to show (unknown format).
     """
-    from desktop.session.foreign import open_foreign
+    from desktop.session.foreign import open_foreign  # Lazy: the launch budget (X27).
 
     session = open_foreign(path)
     return session, branch_info(session, leaf)
@@ -43,8 +53,8 @@ def open_foreign_info(path: Path, leaf: str | None = None) -> tuple[ForeignSessi
 def branch_info(session: ForeignSession, leaf: str | None) -> SessionOpened:
     """The session at a branch as the window shows it: the rows as a reader that builds the
     ones painted (``ForeignRows``), and the branch's usage, priced, for the Usage tab."""
-    from desktop.session.foreign.display import opened_info
-    from desktop.ui.foreign_rows import ForeignRows
+    from desktop.session.foreign.display import opened_info  # Lazy: the launch budget (X27).
+    from desktop.ui.foreign_rows import ForeignRows  # Lazy: the launch budget (X27).
 
     info = opened_info(session, leaf, rows=False)
     foreign = info["foreign"]
@@ -64,8 +74,6 @@ def branch_info(session: ForeignSession, leaf: str | None) -> SessionOpened:
 def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list[UsageLine]:
     """The Usage tab's lines of a foreign branch: each model call, priced from the catalog when
     the file records no cost (Claude Code)."""
-    from desktop.pi.cost import calculate_cost
-
     lines = []
     for record in session.usage(leaf):
         usage = dict(record.usage)
@@ -96,7 +104,7 @@ def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list
 
 def fork(session: ForeignSession, leaf: str | None, workspace: Path, data_dir: str | None) -> Path:
     """Continue the session in Pi Desktop (X2): the new session's path; the source is untouched."""
-    from desktop.session.foreign import fork_to_desktop
+    from desktop.session.foreign import fork_to_desktop  # Lazy: the launch budget (X27).
 
     return fork_to_desktop(session, leaf=leaf, workspace=workspace, data_dir=data_dir)
 
@@ -104,11 +112,12 @@ def fork(session: ForeignSession, leaf: str | None, workspace: Path, data_dir: s
 def browse_listing(home: Path | None = None) -> dict[str, Any]:
     """The session browser's data: Pi Desktop's own sessions, then the workspaces and sessions
     under the pi, Claude Code and Codex folders."""
-    from desktop.host import paths
-    from desktop.host.desktop_sessions import list_sessions
-    from desktop.host.foreign.browser import claude_projects_root, codex_sessions_root, pi_sessions_root
-    from desktop.session.foreign import browse
-    from desktop.ui.session_browser import browse_rows, desktop_rows
+    from desktop.host.foreign.browser import (  # Lazy: the launch budget (X27).
+        claude_projects_root,
+        codex_sessions_root,
+        pi_sessions_root,
+    )
+    from desktop.session.foreign import browse  # Lazy: the launch budget (X27).
 
     return {
         "workspaces": desktop_rows(list_sessions(paths.sessions_dir())) + browse_rows(browse(home=home)),
@@ -131,10 +140,12 @@ def whatif(
 ) -> dict[str, Any]:
     """The what-if replay of the session at ``path`` onto ``routes`` (X3), ``{"error": ...}``,
     or ``{"cancelled": True}`` when ``cancel`` was set during it (X8)."""
-    from desktop.pi.catalog import RouteError
-    from desktop.pi.projection import ProjectionError
-    from desktop.session.foreign import BranchNotFound, ForeignOpenError
-    from desktop.session.whatif import WhatIfCancelled, request_sequence, what_if
+    from desktop.session.foreign import BranchNotFound, ForeignOpenError  # Lazy: the launch budget (X27).
+    from desktop.session.whatif import (  # Lazy: the launch budget (X27).
+        WhatIfCancelled,
+        request_sequence,
+        what_if,
+    )
 
     try:
         result = what_if(
@@ -151,12 +162,13 @@ def whatif(
 def foreign_preview(session: ForeignSession, leaf: str | None, choice: Any) -> dict[str, Any]:
     """The Payload tab for a pi or Claude Code session: its next request on ``choice``'s route,
     with the cache view after the session's last request projected on the same route (X1, P6)."""
-    from desktop.pi.projection import project
-    from desktop.pi.routes import resolve_model
-    from desktop.pi.types import Model
-    from desktop.session.foreign import next_request, request_options
-    from desktop.session.inspector.payload_text import pretty_json
-    from desktop.session.inspector.preview import PRETTY_LIMIT, build_preview, cache_figures
+    from desktop.session.foreign import next_request, request_options  # Lazy: the launch budget (X27).
+    from desktop.session.inspector.payload_text import pretty_json  # Lazy: the launch budget (X27).
+    from desktop.session.inspector.preview import (  # Lazy: the launch budget (X27).
+        PRETTY_LIMIT,
+        build_preview,
+        cache_figures,
+    )
 
     try:
         model = cast(Model, resolve_model(choice.route).model)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import logging
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop import __version__
+from desktop.host import paths
+from desktop.host.first_run import PROVIDER_KEY_ENV
+from desktop.session.inspector.section_diff import section_diff
 from desktop.ui import accounts_dialog, rowinfo
 from desktop.ui.accounts_dialog import AccountsDialog
 from desktop.ui.activation_view import ActivationView
@@ -44,9 +49,11 @@ from desktop.ui.after_paint import AfterPaint
 from desktop.ui.banner import BannerArea
 from desktop.ui.composer import Composer
 from desktop.ui.context_meter import ContextMeter
+from desktop.ui.export_action import ask_and_export
 from desktop.ui.glossary import tooltip
 from desktop.ui.help_page import HelpPage
 from desktop.ui.inert import plain_label, plain_tip
+from desktop.ui.inspect_controller import InspectController
 from desktop.ui.message_view import MessageView
 from desktop.ui.messages import (
     DecodedRows,
@@ -63,6 +70,8 @@ from desktop.ui.permission_dialog import PermissionDialog
 from desktop.ui.retry_wait import RetryCountdown
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView
+from desktop.ui.session_choices import SessionChoices
+from desktop.ui.show_logs import show_logs_action
 from desktop.ui.slash_commands import SlashCommands, SlashCompleter
 from desktop.ui.status_line import StatusLine
 from desktop.ui.timeline_delegate import TimelineDelegate, TimelineView
@@ -162,16 +171,12 @@ class MainWindow(QMainWindow):
         self.filter.setSourceModel(self.timeline)
         #: What the view shows: the filter's rows through a C++ layer (``shown.position`` maps back).
         self.shown = ShownRows(self.filter, self)
-        from desktop.ui.session_choices import SessionChoices
-
         #: The toolbar's selectors: a change says its cost first, then is journaled (design G12).
         self.session_choices = SessionChoices(self)
         self._build_views()
         self._build_toolbar()
         self._build_menus(log_folder)
         self._connect_worker()
-        from desktop.ui.inspect_controller import InspectController
-
         self.inspect = InspectController(self)
         self._restore_settings()
 
@@ -412,8 +417,6 @@ class MainWindow(QMainWindow):
         if self.help_action.shortcut().isEmpty():
             self.help_action.setShortcut(QKeySequence("F1"))
         if log_folder is not None:
-            from desktop.ui.show_logs import show_logs_action
-
             help_menu.addAction(show_logs_action(self, log_folder))
         help_menu.addAction("&About Pi Desktop", self._about)
         for action in (
@@ -631,8 +634,6 @@ class MainWindow(QMainWindow):
     def say_local(self, text: str, level: str = "info") -> None:
         """A slash command's answer as a note in the conversation, after the newest row shown:
         whole, never sent to the model, never journaled (design X7)."""
-        import time
-
         after: str | None = None
         for position in range(self.shown.rowCount() - 1, -1, -1):
             row = self.shown.index(position, 0).data(ROW_ROLE)
@@ -727,8 +728,6 @@ class MainWindow(QMainWindow):
             else:
                 self.diff_view.show_diff(row["diff"])
         else:
-            from desktop.session.inspector.section_diff import section_diff  # loaded on first use
-
             self.diff_view.show_diff(
                 section_diff(
                     self.timeline.rows, position, self.timeline.state_positions(position), self.timeline.ids
@@ -1010,8 +1009,6 @@ class MainWindow(QMainWindow):
 
     def show_accounts(self) -> None:
         if self.accounts_dialog is None:
-            from desktop.host.first_run import PROVIDER_KEY_ENV
-
             dialog = AccountsDialog(list(PROVIDER_KEY_ENV), self)
             dialog.save_requested.connect(
                 lambda p, a, k: self.client.ops.query(
@@ -1041,15 +1038,11 @@ class MainWindow(QMainWindow):
 
     def export_conversation(self) -> None:
         """File → Export: asked here, built and written on the worker (design X6, G10)."""
-        from desktop.ui.export_action import ask_and_export
-
         ask_and_export(self, self.client.ops, self.session.path if self.session else "", self.on_message)
 
     def open_session_dialog(self) -> None:
         if self.busy:
             return
-        from desktop.host import paths
-
         path, _ = QFileDialog.getOpenFileName(
             self,
             "Open session",
@@ -1132,8 +1125,6 @@ class MainWindow(QMainWindow):
         self.help_page.raise_()
 
     def _about(self) -> None:
-        from desktop import __version__
-
         QMessageBox.about(
             self,
             "About Pi Desktop",

@@ -20,9 +20,13 @@ from PySide6.QtCore import QEvent, QObject, QStringListModel, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit
 
+from desktop.pi.cache_rules import rule_for
+from desktop.pi.money import format_cost
+from desktop.pi.routes import resolve_model
 from desktop.session import commands
 from desktop.session.commands import Command, Message, Problem
 from desktop.ui.messages import RouteStatus
+from desktop.ui.worker import PERMISSION_MODES
 
 if TYPE_CHECKING:
     from desktop.ui.main_window import MainWindow
@@ -49,10 +53,6 @@ def capability_line(status: RouteStatus) -> str:
 def route_table(worker: SessionWorker) -> str:
     """On the worker (the catalogs are read there): every route offered, with its price per
     million tokens and its prompt-cache rule, the current one marked."""
-    from desktop.pi.cache_rules import rule_for
-    from desktop.pi.money import format_cost
-    from desktop.pi.routes import resolve_model
-
     lines = ["Routes (/model PROVIDER/ID switches; → is the current one):"]
     for choice in worker.choices:
         try:
@@ -131,17 +131,15 @@ class SlashCommands(QObject):
     def _payload_next(self, draft: str) -> None:
         """The Payload tab on the next request. A draft goes back into the composer: the preview
         follows the composer's text, and Ctrl+Enter then sends exactly the request shown."""
-        from desktop.ui.main_window import TAB_PAYLOAD
-
         window = self.window
         view = window.payload_view
-        already_shown = window.tabs.currentIndex() == TAB_PAYLOAD
+        already_shown = window.tabs.currentWidget() is view
         if view.route_combo.currentIndex() != 0 or (already_shown and not draft):
             # The current route's request, whichever route the tab showed (the switcher says so
             # too); the pane is marked out of date until it arrives. A draft brings its own.
             view.route_combo.setCurrentIndex(0)
             view.request("main")
-        window.tabs.setCurrentIndex(TAB_PAYLOAD)  # shown, the tab gets a fresh preview
+        window.tabs.setCurrentWidget(view)  # shown, the tab gets a fresh preview
         if draft:
             editor = window.composer.editor
             editor.setPlainText(draft)
@@ -164,8 +162,6 @@ class SlashCommands(QObject):
         self._say(f"Route: {key}")
 
     def _mode(self, name: str) -> None:
-        from desktop.ui.worker import PERMISSION_MODES
-
         mode = name.strip().lower()
         if mode not in PERMISSION_MODES:
             self._warn(f"Unknown mode {name}. Modes: {', '.join(PERMISSION_MODES)}.")

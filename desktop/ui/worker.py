@@ -32,21 +32,44 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QDeadlineTimer, QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QDeadlineTimer, QObject, QSettings, Qt, QThread, Signal, Slot
 
 from desktop import __version__
+from desktop.host import catalog_cache, paths
+from desktop.host.accounts import keyring_username, resolve_api_key
+from desktop.host.first_run import initial_route
+from desktop.host.guidance import scan_guidance
 from desktop.host.journal import JournalWriter, SessionStore
+from desktop.host.journal.store import describe
+from desktop.host.permissions import PermissionMode
+from desktop.host.private_files import make_private_dirs, replace_file
+from desktop.host.providers.cloud_auth import CloudAuth
+from desktop.host.settings import load_settings
+from desktop.host.trust import TrustStore
+from desktop.host.workspace_choice import choose_workspace, home_folder, refused_workspace
+from desktop.pi.cache_misses import transcript_summary
+from desktop.pi.cache_view import predict
+from desktop.pi.catalog import RouteError, active_catalog
 from desktop.pi.delivery import FALLBACKS, FallbackDelivery
-from desktop.pi.routes import Route
+from desktop.pi.money import format_cost
+from desktop.pi.routes import (
+    EMULATOR_FAMILY,
+    Account,
+    Route,
+    emulator_route,
+    resolve_model,
+    route_from_string,
+)
 from desktop.session.compaction_settings import CompactionSettings
 from desktop.session.inspector.routes import (
     PUBLISHED_ROUTES,
     RouteChoice,
     capability_info,
     pick_route,
+    projector_available,
     route_choices,
 )
-from desktop.session.session_settings import SessionSettings
+from desktop.session.session_settings import SessionSettings, effective_settings, recorded_settings, verified
 from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
 from desktop.ui.cache_miss_panel import SHOWN_MISSES
@@ -65,6 +88,7 @@ from desktop.ui.messages import (
 from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
 from desktop.ui.row_index import Indexed, bulk_load, read_indexed
+from desktop.ui.welcome import prepare_workspace, seed_welcome
 
 if TYPE_CHECKING:  # the engine is imported when a session opens, after the first paint (design X27)
     from desktop.emulator import Emulator
@@ -225,13 +249,11 @@ class SessionWorker(QObject):
             initial = self._initial_provider()
         if self.closing.is_set():
             return
-        from desktop.emulator import Emulator
+        from desktop.emulator import Emulator  # Lazy: the launch budget (X27).
 
         if self.emulator is None:
             self.emulator = Emulator().start()
         origin: str | None = self.emulator.url
-        from desktop.host import catalog_cache
-
         catalog_cache.install()
         if not self.offline:  # stale (older than a day) catalogs refresh on their own thread
             catalog_cache.refresh_in_background()
@@ -291,8 +313,6 @@ class SessionWorker(QObject):
 
     def _initial_provider(self) -> str:
         """The first launch's route (environment and keyring: worker thread only, design D3)."""
-        from desktop.host.first_run import initial_route
-
         keyring_note = ""
         if self.offline:
             provider, reason = "emulator", "offline only"
@@ -305,8 +325,6 @@ class SessionWorker(QObject):
 
     def _keyed_providers(self) -> list[str]:
         """Providers of the offered routes that have a key (keyring or environment)."""
-        from desktop.host.accounts import keyring_username, resolve_api_key
-
         found = []
         for provider in sorted({p.split("/", 1)[0] for p in PUBLISHED_ROUTES}):
             key, _info = resolve_api_key(provider, keyring_username(provider))
@@ -369,10 +387,6 @@ class SessionWorker(QObject):
         return SessionStore(data_dir=self.data_dir)
 
     def _new(self, workspace: str | None) -> None:
-        from desktop.host import paths
-        from desktop.host.trust import TrustStore
-        from desktop.host.workspace_choice import home_folder, refused_workspace
-
         folder = Path(os.path.realpath(workspace or self.default_workspace or os.getcwd()))
         refused = refused_workspace(folder, home_folder())
         if refused is not None:  # launched from a menu, the folder is home (design A10)
@@ -387,8 +401,6 @@ class SessionWorker(QObject):
 
     def seed(self) -> SessionSettings:
         """What a new session starts with: the window's settings (design G12)."""
-        from desktop.host.settings import load_settings
-
         return SessionSettings(
             route=self.seed_route_key,
             mode=self.seed_mode,
@@ -400,15 +412,6 @@ class SessionWorker(QObject):
     def _session_choice(self, settings: SessionSettings) -> tuple[RouteChoice | None, str | None]:
         """The route choice for a session's settings, and why the user must choose another one
         before sending (its route is no longer in the catalog, or has no key here)."""
-        from desktop.pi.catalog import RouteError
-        from desktop.pi.routes import (
-            EMULATOR_FAMILY,
-            Account,
-            emulator_route,
-            resolve_model,
-            route_from_string,
-        )
-
         key = settings.route
         plain = settings.account == "default" and not settings.endpoint
         found = self._choice(key) if plain else None
@@ -433,7 +436,6 @@ class SessionWorker(QObject):
                 None,
                 f"This session's route {key} is no longer in the model catalog: choose a route to continue.",
             )
-        from desktop.session.inspector.routes import projector_available
 
         api = str(resolved.model["api"])
         if not projector_available(api):
@@ -458,8 +460,7 @@ class SessionWorker(QObject):
         return choice, None
 
     def _sealed(self, recorded: Any, session_id: str) -> bool:
-        from desktop.session.assembly import activation_signer
-        from desktop.session.session_settings import verified
+        from desktop.session.assembly import activation_signer  # Lazy: the launch budget (X27).
 
         signer, _problem = activation_signer(session_id, read_only=True)  # verifying creates nothing
         return bool(verified(recorded, signer.key, session_id))
@@ -475,11 +476,7 @@ class SessionWorker(QObject):
     ) -> None:
         """Open through the shared assembly, so the window and the CLI see the same session, on
         the session's own route, mode and fallback (design G12). Opening writes nothing."""
-        from desktop.host.guidance import scan_guidance
-        from desktop.host.journal.store import describe
-        from desktop.host.permissions import PermissionMode
-        from desktop.session.assembly import SessionConfig, open_session
-        from desktop.session.session_settings import effective_settings, recorded_settings
+        from desktop.session.assembly import SessionConfig, open_session  # Lazy: the launch budget (X27).
 
         if self._choice(self.seed_route_key) is None:
             raise RuntimeError("no usable route: the emulator did not start and no provider has a key")
@@ -582,9 +579,6 @@ class SessionWorker(QObject):
     def _workspace_choice(self, recorded: str | None) -> WorkspaceChoice:
         """The workspace rule (design A10) for a recorded folder, as this window sees it: opened
         from ``default_workspace`` (or the process's folder), with the user's confirmations."""
-        from desktop.host.trust import TrustStore
-        from desktop.host.workspace_choice import choose_workspace, home_folder
-
         folder = Path(os.path.realpath(recorded)) if recorded and os.path.isabs(recorded) else None
         if folder is not None and not folder.is_dir():
             folder = None
@@ -599,8 +593,6 @@ class SessionWorker(QObject):
         it before; a new one is asked about (showing it), and a confirmation is remembered. A
         refused or declined folder leaves the folder Pi Desktop was opened from.
         """
-        from desktop.host.trust import TrustStore
-
         store = TrustStore.at(self.data_dir)
         choice = self._workspace_choice(recorded)
         if choice.ask and choice.suggested is not None:
@@ -639,8 +631,6 @@ class SessionWorker(QObject):
         return self.bridge.ask("Run this repository's commands?", text, self.closing)
 
     def _welcome(self) -> None:
-        from desktop.ui.welcome import prepare_workspace, seed_welcome
-
         workspace = prepare_workspace(self._welcome_folder())
         self._new(str(workspace))
         seed_welcome(self, workspace)
@@ -648,8 +638,6 @@ class SessionWorker(QObject):
         self._emit_previews(changed=False)
 
     def _welcome_folder(self) -> Path:
-        from desktop.host import paths
-
         return paths.data_dir(self.data_dir) / "welcome-workspace"
 
     @Slot(str)
@@ -684,7 +672,7 @@ class SessionWorker(QObject):
             self.open_problem.emit(OpenProblem("Could not open this file", description))
 
     def _open_foreign(self, path: Path, leaf: str | None = None) -> None:
-        from desktop.session.foreign import ForeignOpenError
+        from desktop.session.foreign import ForeignOpenError  # Lazy: the launch budget (X27).
 
         try:
             session, info = inspect_ops.open_foreign_info(path, leaf)
@@ -719,8 +707,6 @@ class SessionWorker(QObject):
         route and thinking level when that route is offered here with a key, else on the
         toolbar's route (said, with why and what the first request costs); and in which
         workspace. Asked before the fork is made."""
-        from desktop.pi.routes import EMULATOR_FAMILY
-
         if self.foreign is None:
             return {"error": "no pi or Claude Code session is open"}
         context = self.foreign.context(leaf or self.foreign_leaf)
@@ -762,8 +748,6 @@ class SessionWorker(QObject):
         recorded folder only when the user opened Pi Desktop there or confirmed it before, else
         the folder Pi Desktop was opened from (or the scratch workspace when that one is
         refused); and a sentence on the recorded folder when it is not used."""
-        from desktop.host import paths
-
         choice = self._workspace_choice(source.cwd)
         where = ""
         if choice.ask and choice.suggested is not None:
@@ -779,10 +763,7 @@ class SessionWorker(QObject):
 
     def _fork_cost(self, choice: RouteChoice, leaf: str | None) -> str:
         """What the fork's first request costs on ``choice`` (a new session: a cold cache)."""
-        from desktop.pi.cache_view import predict
-        from desktop.pi.money import format_cost
-        from desktop.pi.routes import resolve_model
-        from desktop.session.foreign import next_request
+        from desktop.session.foreign import next_request  # Lazy: the launch budget (X27).
 
         if self.foreign is None:
             return ""
@@ -829,14 +810,10 @@ class SessionWorker(QObject):
 
     def refresh_catalogs(self) -> list[str]:
         """Refresh the catalogs now (design M1) and re-resolve the route, so its flags follow."""
-        from desktop.host.catalog_cache import refresh_catalogs
-
-        outcomes = refresh_catalogs()
+        outcomes = catalog_cache.refresh_catalogs()
         if self.session is not None:
             self._bind(changed=True, publish=False)
         elif self._choice() is not None:
-            from desktop.pi.routes import resolve_model
-
             choice = self._choice()
             assert choice is not None
             self.resolved = resolve_model(choice.route)
@@ -904,7 +881,7 @@ class SessionWorker(QObject):
         key, body, before = dispatched
         if key != self.route_key:
             return
-        from desktop.session.inspector import preview as inspector_preview  # launch budget (X27)
+        from desktop.session.inspector import preview as inspector_preview  # Lazy: the launch budget (X27).
 
         try:
             self._check = {
@@ -981,7 +958,7 @@ class SessionWorker(QObject):
         if self.runtime is None or self.closing.is_set():
             self.turn_finished.emit(TurnFinished("error", "No session is open."))
             return
-        from desktop.session.runtime import SummaryFailed
+        from desktop.session.runtime import SummaryFailed  # Lazy: the launch budget (X27).
 
         self.turn_started.emit("compact")
         summary = TurnFinished("compacted", requests=1)
@@ -1046,8 +1023,6 @@ class SessionWorker(QObject):
             return
         self.mode = self.seed_mode = mode
         if self.session is not None:
-            from desktop.host.permissions import PermissionMode
-
             self.session.gate.set_mode(PermissionMode.parse(mode))  # a new declaration epoch (A7)
             self._record("the user chose another permission mode")
         self._publish_state()
@@ -1063,8 +1038,6 @@ class SessionWorker(QObject):
         session = self.session
         if session is None or self.route_needed is not None:
             return
-        from desktop.pi.routes import EMULATOR_FAMILY
-
         choice = self._choice()
         if choice is None:
             return
@@ -1086,8 +1059,11 @@ class SessionWorker(QObject):
     def change_cost(self, what: str, value: str) -> dict[str, Any]:
         """What changing the route or the fallback to ``value`` costs on the next request, and
         whether the change may happen at all (a route without a key is refused before)."""
-        from desktop.session.inspector.preview import preview_binding
-        from desktop.session.inspector.switch_cost import as_json, switch_cost
+        from desktop.session.inspector.preview import preview_binding  # Lazy: the launch budget (X27).
+        from desktop.session.inspector.switch_cost import (  # Lazy: the launch budget (X27).
+            as_json,
+            switch_cost,
+        )
 
         runtime, session = self.runtime, self.session
         if runtime is None or session is None:
@@ -1132,8 +1108,6 @@ class SessionWorker(QObject):
         if route.offline:
             return None
         try:
-            from desktop.host.accounts import keyring_username, resolve_api_key
-
             key, _info = resolve_api_key(route.provider, keyring_username(route.provider, route.account.name))
             return key
         except Exception:
@@ -1142,10 +1116,11 @@ class SessionWorker(QObject):
 
     def _bind(self, changed: bool, publish: bool = True) -> None:
         """Point the open session at the chosen route, delivery and key (in place, no reopen)."""
-        from desktop.host.providers.cloud_auth import CloudAuth
-        from desktop.pi.routes import resolve_model
-        from desktop.session.assembly import declaration_route, route_binding
-        from desktop.session.dispatch import HttpDispatcher
+        from desktop.session.assembly import (  # Lazy: the launch budget (X27).
+            declaration_route,
+            route_binding,
+        )
+        from desktop.session.dispatch import HttpDispatcher  # Lazy: the launch budget (X27).
 
         choice = self._choice()
         session = self.session
@@ -1177,8 +1152,6 @@ class SessionWorker(QObject):
         if self.runtime is None:
             return None
         try:
-            from desktop.pi.cache_misses import transcript_summary
-
             summary = transcript_summary(self.runtime.view().messages).to_json()
         except Exception as exc:  # a transcript the reader cannot sum: the panel keeps its text
             log.info("cache summary failed: %s", exc)
@@ -1264,7 +1237,7 @@ class SessionWorker(QObject):
         choice = self._choice(key)
         if choice is None or self.runtime is None or self.writer is None:
             return {"route": key, "error": f"unknown route {key!r}" if choice is None else "no session"}
-        from desktop.session.inspector import preview as inspector_preview  # launch budget (X27)
+        from desktop.session.inspector import preview as inspector_preview  # Lazy: the launch budget (X27).
 
         return inspector_preview.route_preview(
             self.runtime,
@@ -1280,7 +1253,7 @@ class SessionWorker(QObject):
 
     @Slot()
     def refresh_activation(self) -> None:
-        from desktop.session.inspector.activation import activation_info  # launch budget (X27)
+        from desktop.session.inspector.activation import activation_info  # Lazy: the launch budget (X27).
 
         if self.session is None:
             self.activation_ready.emit(activation_info(None, []))
@@ -1290,8 +1263,6 @@ class SessionWorker(QObject):
 
 def _catalog_problems() -> list[str]:
     """A corrupt cached catalog, as every command reports it (design M1)."""
-    from desktop.pi.catalog import active_catalog
-
     return [f"model catalog: {problem}" for problem in active_catalog().problems]
 
 
@@ -1307,8 +1278,6 @@ def _pending(session: OpenSession) -> str | None:
 def _write_bytes(path: str, data: bytes) -> str:
     """An export holds conversation: a new file is 0600, an overwritten one keeps its mode
     (design X22)."""
-    from desktop.host.private_files import replace_file
-
     try:
         replace_file(Path(path), data)
     except OSError as exc:
@@ -1318,10 +1287,6 @@ def _write_bytes(path: str, data: bytes) -> str:
 
 def _write_settings(values: Mapping[str, Any]) -> None:
     """Window preferences are written on the worker, never on the GUI thread (QSettings syncs)."""
-    from PySide6.QtCore import QSettings
-
-    from desktop.host.private_files import make_private_dirs
-
     settings = QSettings()
     # Open Recent lists session paths: a settings file this makes is the user's alone (design
     # X22). On Windows the settings are in the user's registry hive.
