@@ -58,9 +58,11 @@ from desktop.ui.message_view import MessageView
 from desktop.ui.messages import (
     DecodedRows,
     ForeignBranchRows,
+    IndexedRows,
     RouteStatus,
     SessionIndexed,
     SessionOpened,
+    SessionRows,
     ShownSession,
     TurnFinished,
 )
@@ -133,6 +135,23 @@ def compaction_text(preview: CompactionPreview) -> str:
         f"from row <code>{html.escape(preview.first_kept_id)}</code>{cut}.<br>Estimated context: "
         f"<b>~{preview.tokens_before:,} → ~{preview.tokens_after:,} tokens</b>."
     )
+
+
+def show_rows(timeline: TimelineModel, usage: UsageView, shown: SessionRows) -> bool:
+    """Put an opened session's rows in the timeline and the Usage tab; False when they are the
+    index already shown (sent before the session opened, design X26), which stays as it is."""
+    if isinstance(shown, ForeignBranchRows):  # a pi / Claude Code branch: rows built as painted (X1)
+        timeline.set_reader(shown.reader)
+        usage.set_lines(shown.usage, shown.usage_total)
+    elif isinstance(shown, DecodedRows):
+        timeline.set_rows(shown.rows)
+        usage.set_rows(shown.rows)
+    elif shown.index is not timeline.index_shown:
+        timeline.set_index(shown.index)
+        usage.set_lines(shown.index.usage, shown.index.usage_total)
+    else:
+        return False
+    return True
 
 
 class MainWindow(QMainWindow):
@@ -554,22 +573,11 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def on_session_opened(self, opened: SessionOpened) -> None:
         self.session = session = opened.session
-        shown = opened.rows
-        if isinstance(shown, ForeignBranchRows):  # a pi / Claude Code branch: rows built as painted (X1)
-            self.timeline.set_reader(shown.reader)
-            self.usage_view.set_lines(shown.usage, shown.usage_total)
+        if show_rows(self.timeline, self.usage_view, opened.rows):
             self._timeline_reset()
-        elif isinstance(shown, DecodedRows):
-            self.timeline.set_rows(shown.rows)
-            self.usage_view.set_rows(shown.rows)
-            self._timeline_reset()
-        else:
-            if shown.index is not self.timeline.index_shown:
-                self.timeline.set_index(shown.index)
-                self.usage_view.set_lines(shown.index.usage, shown.index.usage_total)
-                self._timeline_reset()
-            if shown.appended:  # rows the open itself journaled (the continuation's update, notes)
-                self.on_rows_appended(shown.appended)
+        if isinstance(opened.rows, IndexedRows) and opened.rows.appended:
+            # Rows the open itself journaled (the continuation's update, notes).
+            self.on_rows_appended(opened.rows.appended)
         path = session.path
         self._remember_session(path)
         self.session_label.setText(f"{Path(session.cwd).name} · {Path(path).name}")

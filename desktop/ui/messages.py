@@ -70,6 +70,9 @@ class ForeignBranchRows:
     usage_total: UsageTotals
 
 
+SessionRows = IndexedRows | DecodedRows | ForeignBranchRows
+
+
 @dataclass(frozen=True, slots=True)
 class SessionIndexed:
     """A Desktop session's row index, sent before the session is open so the timeline paints
@@ -87,7 +90,7 @@ class SessionOpened:
     told about it; ``painted``, when set, is the event the worker waits on (design G9)."""
 
     session: ShownSession
-    rows: IndexedRows | DecodedRows | ForeignBranchRows
+    rows: SessionRows
     #: Lines of the file set aside while reading it (design X1).
     diagnostics: Sequence[str] = ()
     #: Tools that did not start, a corrupt cached catalog (design M1).

@@ -30,8 +30,9 @@ from desktop.cli._boundary import describe
 from desktop.session.inspector.routes import pick_route, route_choices
 from desktop.session.inspector.section_diff import section_diff
 from desktop.ui.foreign_bar import ForeignBar
+from desktop.ui.main_window import show_rows
 from desktop.ui.message_view import MessageView
-from desktop.ui.messages import DecodedRows, ForeignBranchRows, OpenProblem, SessionIndexed, SessionOpened
+from desktop.ui.messages import IndexedRows, OpenProblem, SessionIndexed, SessionOpened
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView, render_section_diff
 from desktop.ui.timeline_delegate import row_tooltip, usage_hint
@@ -137,20 +138,10 @@ class WindowPath:
 
     def _opened(self, opened: SessionOpened) -> None:
         self.opened = opened
-        shown = opened.rows
-        if isinstance(shown, ForeignBranchRows):
-            self.timeline.set_reader(shown.reader)
-            self.usage_view.set_lines(shown.usage, shown.usage_total)
-        elif isinstance(shown, DecodedRows):
-            self.timeline.set_rows(shown.rows)
-            self.usage_view.set_rows(shown.rows)
-        else:
-            if shown.index is not self.timeline.index_shown:
-                self.timeline.set_index(shown.index)
-                self.usage_view.set_lines(shown.index.usage, shown.index.usage_total)
-            if shown.appended:
-                self.timeline.append_rows(shown.appended)
-                self.usage_view.add_rows(shown.appended)
+        show_rows(self.timeline, self.usage_view, opened.rows)
+        if isinstance(opened.rows, IndexedRows) and opened.rows.appended:
+            self.timeline.append_rows(opened.rows.appended)
+            self.usage_view.add_rows(opened.rows.appended)
         self.bar.show_session(opened.session.foreign)
         if opened.painted is not None:
             opened.painted.set()
