@@ -462,7 +462,6 @@ class MainWindow(QMainWindow):
         w.activation_ready.connect(self.activation_view.show_info)
         w.permission_requested.connect(self.on_permission_requested)
         w.question_requested.connect(self.on_question_requested)
-        w.sessions_listed.connect(self.on_sessions_listed)
         w.message.connect(self.on_message)
         w.retry_wait.connect(self.retry_countdown.start)
         w.streaming.connect(lambda _partial: self.retry_countdown.finish())  # the retry answers
@@ -1110,10 +1109,6 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _c=False, p=path: self.open_path(p))
         if not self.recent_menu.actions():
             self.recent_menu.addAction("(none)").setEnabled(False)
-
-    @Slot(object)
-    def on_sessions_listed(self, sessions: Sequence[Mapping[str, Any]]) -> None:
-        self.listed_sessions = list(sessions)
 
     def shortcuts(self) -> list[tuple[str, str]]:
         """Every menu action with a shortcut, as (what, keys), for the help page."""

@@ -21,7 +21,7 @@ import binascii
 import difflib
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -480,17 +480,3 @@ def render_row(
         parts.append(f'<p style="color: {c.muted}">{esc(rowinfo.row_summary(row))}</p>')
     rendered.html = f'<a name="{html.escape(key)}"></a>' + "".join(parts)
     return rendered
-
-
-def render_rows(
-    rows: Sequence[Mapping[str, Any]], *, dark: bool, expanded: frozenset[str] = frozenset()
-) -> Rendered:
-    """Several rows as one transcript, separated by rules (the conversation mode)."""
-    combined = Rendered("")
-    parts = []
-    for index, row in enumerate(rows):
-        one = render_row(row, dark=dark, expanded=expanded, index=index)
-        combined.images.update(one.images)
-        parts.append(one.html)
-    combined.html = "<hr>".join(parts)
-    return combined

@@ -167,7 +167,6 @@ class SessionWorker(QObject):
     permission_requested = Signal(int, object)
     question_requested = Signal(int, object)
     """(request id, {"title", "text"}): a yes/no question; answered like a permission."""
-    sessions_listed = Signal(object)
     message = Signal(str, str)
     op_finished = Signal(object)
     open_problem = Signal(object)
@@ -819,20 +818,6 @@ class SessionWorker(QObject):
             self.resolved = resolve_model(choice.route)
         return [outcome.summary() for outcome in outcomes]
 
-    @Slot()
-    def list_sessions(self) -> None:
-        try:
-            infos = self._store().list()
-        except OSError as exc:
-            self.message.emit("error", f"Could not list sessions: {exc}")
-            return
-        self.sessions_listed.emit(
-            [
-                {"path": str(i.path), "id": i.id, "cwd": i.cwd, "created": i.created_ms, "problem": i.problem}
-                for i in infos[:200]
-            ]
-        )
-
     # --- turns --------------------------------------------------------------------------------
 
     def on_event(self, event: Mapping[str, Any]) -> None:
@@ -868,8 +853,6 @@ class SessionWorker(QObject):
                 self.streaming.emit(
                     {**partial, "content": [dict(block) for block in partial.get("content") or ()]}
                 )
-
-    _on_event = on_event  # the name the welcome session used before
 
     def _check_prediction(self, row: Mapping[str, Any]) -> None:
         """The request just answered: its cache prediction against the reported usage (P6)."""
@@ -1309,7 +1292,6 @@ class WorkerClient(QObject):
     compact = Signal(str)
     new_session = Signal(str)
     open_session = Signal(str)
-    list_sessions = Signal()
     set_route = Signal(str)
     set_mode = Signal(str)
     set_fallback = Signal(str)
@@ -1343,7 +1325,6 @@ class WorkerClient(QObject):
             (self.compact, worker.compact),
             (self.new_session, worker.new_session),
             (self.open_session, worker.open_session),
-            (self.list_sessions, worker.list_sessions),
             (self.set_route, worker.set_route),
             (self.set_mode, worker.set_mode),
             (self.set_fallback, worker.set_fallback),
