@@ -88,7 +88,7 @@ class ForeignBar(QWidget):
             return
         name = FORMAT_NAMES.get(foreign.format, foreign.format)
         self.label.setText(f"<b>{html.escape(name)}</b> · read-only")
-        self.set_branches(foreign.branches, foreign.leaf)
+        self.set_branches(foreign.branches, foreign.leaf or "")
         self.show()
 
     def set_branches(self, branches: Sequence[Mapping[str, Any]], leaf: str) -> None:

@@ -53,31 +53,40 @@ def open_foreign_info(path: Path, leaf: str | None = None) -> tuple[ForeignSessi
 def branch_info(session: ForeignSession, leaf: str | None) -> SessionOpened:
     """The session at a branch as the window shows it: the rows as a reader that builds the
     ones painted (``ForeignRows``), and the branch's usage, priced, for the Usage tab."""
-    from desktop.session.foreign.display import opened_info  # Lazy: the launch budget (X27).
+    from desktop.session.foreign.display import (  # Lazy: the launch budget (X27).
+        Prices,
+        branch_dict,
+        read_only_note,
+    )
     from desktop.ui.foreign_rows import ForeignRows  # Lazy: the launch budget (X27).
 
-    info = opened_info(session, leaf, rows=False)
-    foreign = info["foreign"]
-    lines = _usage_lines(session, foreign["leaf"], info["prices"])
+    leaf = leaf or session.default_leaf
+    prices = Prices()
+    lines = _usage_lines(session, leaf, prices)
+    # The branch's section diffs in one pass over it, not one per system row.
+    reader = ForeignRows(session.timeline(leaf), session.system_diffs(leaf), prices)
+    branches = [branch_dict(b) for b in session.branches()]
     return SessionOpened(
         ShownSession(
-            info["path"],
-            info["cwd"],
-            info["readOnly"],
-            ForeignBranch(foreign["format"], foreign["leaf"], foreign["branches"]),
+            str(session.path),
+            session.cwd or "",
+            read_only_note(session),
+            ForeignBranch(session.format, leaf, branches),
         ),
-        ForeignBranchRows(ForeignRows(info["timeline"], info["diffs"], info["prices"]), lines, totals(lines)),
-        diagnostics=info["diagnostics"],
+        ForeignBranchRows(reader, lines, totals(lines)),
+        diagnostics=[str(d) for d in session.diagnostics],
     )
 
 
 def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list[UsageLine]:
     """The Usage tab's lines of a foreign branch: each model call, priced from the catalog when
     the file records no cost (Claude Code)."""
+    from desktop.session.foreign.display import unpriced  # Lazy: the launch budget (X27).
+
     lines = []
     for record in session.usage(leaf):
-        usage = dict(record.usage)
-        cost = usage.get("cost")
+        usage = unpriced(record.usage)
+        cost = record.usage.get("cost")
         total = float(cost.get("total") or 0) if isinstance(cost, dict) else 0.0
         if total <= 0:
             entry = prices.entry(record.provider, record.model)

@@ -121,7 +121,7 @@ def test_continuing_another_agents_session_from_the_root_keeps_the_opened_folder
     assert '"cwd":"/"' in path.read_text(encoding="utf-8")
 
     h.window.open_path(path)
-    h.qtbot.waitUntil(lambda: h.leaf() is not None, timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: h.shown is not None and h.shown.foreign is not None, timeout=TURN_TIMEOUT)
     h.qtbot.mouseClick(h.window.inspect.bar.continue_button, Qt.MouseButton.LeftButton)
     # Continuing says its route, thinking level and workspace first and asks (design G12).
     h.qtbot.waitUntil(lambda: h.window.inspect.continue_confirm is not None, timeout=TURN_TIMEOUT)
