@@ -21,7 +21,7 @@ from desktop.session.inspector.routes import PUBLISHED_ROUTES
 from desktop.ui import inspect_ops
 from desktop.ui.catalog_status import flags_text
 from desktop.ui.foreign_bar import ForeignBar
-from desktop.ui.inert import plain_message_box, plain_tip
+from desktop.ui.inert import plain_tip
 from desktop.ui.messages import ForeignBranch, OpenProblem, RouteStatus, SessionOpened
 from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.whatif_view import ReplayRun, WhatIfView
@@ -140,22 +140,11 @@ class InspectController(QObject):
         self.report("error", problem.title, problem.text)
 
     def report(self, level: str, title: str, text: str) -> None:
-        """A problem in full where the user looks: the window's banner area when it has one,
-        else the status bar and a (non-modal) message box."""
+        """A problem in full where the user looks: the window's banner area, the first line in
+        the status bar."""
         self.problems.append((title, text))
         self.window.statusBar().showMessage(f"{title}: {text.splitlines()[0] if text else ''}", 15000)
-        banners = getattr(self.window, "banners", None)
-        if banners is not None and hasattr(banners, "show_message"):
-            banners.show_message(level, f"{title}: {text}")
-            return
-        box = plain_message_box(
-            QMessageBox.Icon.Warning if level != "error" else QMessageBox.Icon.Critical,
-            title,
-            text,
-            self.window,
-        )
-        box.setObjectName("problemBox")
-        box.open()
+        self.window.banners.show_message(level, f"{title}: {text}")
 
     def show_browser(self) -> None:
         if self.browser is None:

@@ -13,7 +13,7 @@ from desktop.emulator import Emulator
 from desktop.ui.main_window import TAB_MESSAGE, TAB_PAYLOAD, MainWindow
 from desktop.ui.messages import ShownSession, TurnFinished
 from desktop.ui.timeline_model import ROW_ROLE
-from desktop.ui.worker import start_worker, stop_worker
+from desktop.ui.worker import SessionWorker, WorkerClient, start_worker, stop_worker
 
 ROUTE = "emulator/deepseek/deepseek-flash"
 TURN_TIMEOUT = 30_000
@@ -178,15 +178,33 @@ class Harness:
 
 
 @pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    """A started window on a new session in ``tmp_path / "workspace"`` (a test file may
-    define its own ``harness`` for another start)."""
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
+def workspace(tmp_path: Path) -> Path:
+    """The folder the harness's new session works in (a test file may define another)."""
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def harness(qtbot: Any, workspace: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    """A started window on a new session in ``workspace`` (a test file may define its own
+    ``harness`` for another start)."""
     h = Harness(qtbot, workspace)
     h.start()
     yield h
     h.close()
+
+
+@pytest.fixture
+def window(qtbot: Any, qsettings_isolated: Path) -> Iterator[MainWindow]:
+    """A 1280x800 window whose worker never starts: the test feeds the window's slots directly."""
+    worker = SessionWorker()
+    win = MainWindow(worker, WorkerClient(worker))
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
 
 
 @pytest.fixture

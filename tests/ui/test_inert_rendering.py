@@ -31,7 +31,6 @@ from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.timeline_model import TimelineModel
 from desktop.ui.whatif_view import WhatIfView
-from desktop.ui.worker import SessionWorker, WorkerClient
 from tests.ui.conftest import IGNORED_QT_MESSAGES
 from tests.ui.fifo_probe import FifoProbe
 from tests.ui.synthetic import assistant_row, user_row
@@ -218,17 +217,6 @@ def test_a_link_in_a_tab_never_opens_what_it_names(
 def hostile_name(probe: FifoProbe) -> str:
     """A file name that is an HTML image of the probe (``/`` cannot be in a name; ``&#47;`` can)."""
     return "<img src=" + str(probe.path).replace("/", "&#47;") + ">.jsonl"
-
-
-@pytest.fixture
-def window(qtbot, qsettings_isolated: Path) -> Iterator[MainWindow]:
-    worker = SessionWorker()  # never started: the test feeds the window's slots directly
-    win = MainWindow(worker, WorkerClient(worker))
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
 
 
 def test_a_session_file_name_is_shown_as_written(

@@ -7,7 +7,6 @@ for the turn to end and then opens; an unknown file gets File → Open's message
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +22,9 @@ CLAUDE_SESSION = next(iter(sorted((FIXTURES / "claude_code").rglob("*.jsonl"))))
 
 
 @pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "home-ws"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "home-ws").mkdir()
+    return tmp_path / "home-ws"
 
 
 def _session(tmp_path: Path, name: str, folder: str) -> Path:

@@ -4,7 +4,6 @@ conversation mode, banners, glossary tooltips and the help page."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,20 +17,7 @@ from desktop.ui.main_window import MINIMUM_SIZE, TAB_DIFF, TAB_MESSAGE, TAB_ROW,
 from desktop.ui.messages import DecodedRows, SessionOpened, ShownSession, TurnFinished
 from desktop.ui.timeline_delegate import row_layout, row_tooltip, usage_hint
 from desktop.ui.timeline_model import ROW_ROLE, USAGE_ROLE
-from desktop.ui.worker import SessionWorker, WorkerClient
 from tests.ui.synthetic import assistant_row, session_rows, usage, user_row
-
-
-@pytest.fixture
-def window(qtbot, qsettings_isolated: Path) -> Iterator[MainWindow]:
-    worker = SessionWorker()  # never started: the test feeds the window's slots directly
-    client = WorkerClient(worker)
-    win = MainWindow(worker, client)
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
 
 
 def open_rows(window: MainWindow, rows: list[dict], path: str = "/home/me/work/chat.jsonl") -> None:

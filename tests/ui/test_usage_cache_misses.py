@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
@@ -24,16 +21,6 @@ from desktop.pi.cache_misses import transcript_summary
 from desktop.ui.cache_miss_panel import summary_text
 from desktop.ui.main_window import TAB_PAYLOAD, TAB_USAGE
 from tests.ui.conftest import Harness
-
-
-@pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
 
 
 def send(h: Harness, text: str) -> None:

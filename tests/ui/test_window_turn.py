@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +25,10 @@ from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 
 @pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    (workspace / "AGENTS.md").write_text("# Test workspace\nBe brief.\n", encoding="utf-8")
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "workspace").mkdir()
+    (tmp_path / "workspace" / "AGENTS.md").write_text("# Test workspace\nBe brief.\n", encoding="utf-8")
+    return tmp_path / "workspace"
 
 
 def approve_next_permission(h: Harness, remember: bool = False) -> dict[str, Any]:

@@ -8,9 +8,7 @@ A ``read`` of a file outside the folder the user opened from is then refused wit
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import orjson
 import pytest
@@ -24,13 +22,9 @@ from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 
 @pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "opened-from"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "opened-from").mkdir()
+    return tmp_path / "opened-from"
 
 
 def _session(path: Path, cwd: str) -> Path:
