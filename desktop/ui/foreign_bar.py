@@ -19,12 +19,6 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidg
 from desktop.ui.inert import plain_tip
 from desktop.ui.messages import ForeignBranch
 
-FORMAT_NAMES = {
-    "pi": "pi-coding-agent session",
-    "claude-code": "Claude Code transcript",
-    "codex": "Codex CLI session",
-}
-
 
 def branch_label(branch: Mapping[str, Any]) -> str:
     """One line for the switcher: title, length, time, and whether it is pi's current leaf."""
@@ -86,8 +80,7 @@ class ForeignBar(QWidget):
         if foreign is None:
             self.hide()
             return
-        name = FORMAT_NAMES.get(foreign.format, foreign.format)
-        self.label.setText(f"<b>{html.escape(name)}</b> · read-only")
+        self.label.setText(f"<b>{html.escape(foreign.name)}</b> · read-only")
         self.set_branches(foreign.branches, foreign.leaf or "")
         self.show()
 

@@ -31,9 +31,7 @@ DEFAULT_WHATIF_ROUTES = ("anthropic/claude-opus-5-5", "deepseek/deepseek-flash",
 
 def file_format(path: Path) -> tuple[str, str]:
     """(format, description) of a file by its content: desktop, pi, claude-code or unknown."""
-    from desktop.host.foreign.detect import (
-        detect_format,  # not the foreign readers: asked at every open  # Lazy: the launch budget (X27).
-    )
+    from desktop.host.foreign.detect import detect_format  # Lazy: the launch budget (X27).
 
     detected = detect_format(path)
     return detected.format, detected.description
@@ -53,12 +51,9 @@ def open_foreign_info(path: Path, leaf: str | None = None) -> tuple[ForeignSessi
 def branch_info(session: ForeignSession, leaf: str | None) -> SessionOpened:
     """The session at a branch as the window shows it: the rows as a reader that builds the
     ones painted (``ForeignRows``), and the branch's usage, priced, for the Usage tab."""
-    from desktop.session.foreign.display import (  # Lazy: the launch budget (X27).
-        Prices,
-        branch_dict,
-        read_only_note,
-    )
-    from desktop.ui.foreign_rows import ForeignRows  # Lazy: the launch budget (X27).
+    # Lazy: the launch budget (X27).
+    from desktop.session.foreign.display import FORMAT_NAMES, READ_ONLY_NOTE, Prices, branch_dict
+    from desktop.ui.foreign_rows import ForeignRows
 
     leaf = leaf or session.default_leaf
     prices = Prices()
@@ -66,12 +61,11 @@ def branch_info(session: ForeignSession, leaf: str | None) -> SessionOpened:
     # The branch's section diffs in one pass over it, not one per system row.
     reader = ForeignRows(session.timeline(leaf), session.system_diffs(leaf), prices)
     branches = [branch_dict(b) for b in session.branches()]
+    name = FORMAT_NAMES.get(session.format, session.format)
+    note = READ_ONLY_NOTE.format(name=name[0].upper() + name[1:])
     return SessionOpened(
         ShownSession(
-            str(session.path),
-            session.cwd or "",
-            read_only_note(session),
-            ForeignBranch(session.format, leaf, branches),
+            str(session.path), session.cwd or "", note, ForeignBranch(session.format, name, leaf, branches)
         ),
         ForeignBranchRows(reader, lines, totals(lines)),
         diagnostics=[str(d) for d in session.diagnostics],
@@ -121,12 +115,9 @@ def fork(session: ForeignSession, leaf: str | None, workspace: Path, data_dir: s
 def browse_listing(home: Path | None = None) -> dict[str, Any]:
     """The session browser's data: Pi Desktop's own sessions, then the workspaces and sessions
     under the pi, Claude Code and Codex folders."""
-    from desktop.host.foreign.browser import (  # Lazy: the launch budget (X27).
-        claude_projects_root,
-        codex_sessions_root,
-        pi_sessions_root,
-    )
-    from desktop.session.foreign import browse  # Lazy: the launch budget (X27).
+    # Lazy: the launch budget (X27).
+    from desktop.host.foreign.browser import claude_projects_root, codex_sessions_root, pi_sessions_root
+    from desktop.session.foreign import browse
 
     return {
         "workspaces": desktop_rows(list_sessions(paths.sessions_dir())) + browse_rows(browse(home=home)),
@@ -149,12 +140,9 @@ def whatif(
 ) -> dict[str, Any]:
     """The what-if replay of the session at ``path`` onto ``routes`` (X3), ``{"error": ...}``,
     or ``{"cancelled": True}`` when ``cancel`` was set during it (X8)."""
-    from desktop.session.foreign import BranchNotFound, ForeignOpenError  # Lazy: the launch budget (X27).
-    from desktop.session.whatif import (  # Lazy: the launch budget (X27).
-        WhatIfCancelled,
-        request_sequence,
-        what_if,
-    )
+    # Lazy: the launch budget (X27).
+    from desktop.session.foreign import BranchNotFound, ForeignOpenError
+    from desktop.session.whatif import WhatIfCancelled, request_sequence, what_if
 
     try:
         result = what_if(
@@ -171,13 +159,10 @@ def whatif(
 def foreign_preview(session: ForeignSession, leaf: str | None, choice: Any) -> dict[str, Any]:
     """The Payload tab for a pi or Claude Code session: its next request on ``choice``'s route,
     with the cache view after the session's last request projected on the same route (X1, P6)."""
-    from desktop.session.foreign import next_request, request_options  # Lazy: the launch budget (X27).
-    from desktop.session.inspector.payload_text import pretty_json  # Lazy: the launch budget (X27).
-    from desktop.session.inspector.preview import (  # Lazy: the launch budget (X27).
-        PRETTY_LIMIT,
-        build_preview,
-        cache_figures,
-    )
+    # Lazy: the launch budget (X27).
+    from desktop.session.foreign import next_request, request_options
+    from desktop.session.inspector.payload_text import pretty_json
+    from desktop.session.inspector.preview import PRETTY_LIMIT, build_preview, cache_figures
 
     try:
         model = cast(Model, resolve_model(choice.route).model)

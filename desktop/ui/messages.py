@@ -28,6 +28,8 @@ class ForeignBranch:
     """The branch of a read-only pi, Claude Code or Codex session the window shows (X1)."""
 
     format: str
+    #: The format as people call it ("Claude Code transcript").
+    name: str
     #: None for a file with no entry yet.
     leaf: str | None
     #: Every branch of the file, the shown one first (``branch_dict``: leaf, title, forkPoint…).

@@ -1042,11 +1042,9 @@ class SessionWorker(QObject):
     def change_cost(self, what: str, value: str) -> dict[str, Any]:
         """What changing the route or the fallback to ``value`` costs on the next request, and
         whether the change may happen at all (a route without a key is refused before)."""
-        from desktop.session.inspector.preview import preview_binding  # Lazy: the launch budget (X27).
-        from desktop.session.inspector.switch_cost import (  # Lazy: the launch budget (X27).
-            as_json,
-            switch_cost,
-        )
+        # Lazy: the launch budget (X27).
+        from desktop.session.inspector.preview import preview_binding
+        from desktop.session.inspector.switch_cost import as_json, switch_cost
 
         runtime, session = self.runtime, self.session
         if runtime is None or session is None:
@@ -1099,11 +1097,9 @@ class SessionWorker(QObject):
 
     def _bind(self, changed: bool, publish: bool = True) -> None:
         """Point the open session at the chosen route, delivery and key (in place, no reopen)."""
-        from desktop.session.assembly import (  # Lazy: the launch budget (X27).
-            declaration_route,
-            route_binding,
-        )
-        from desktop.session.dispatch import HttpDispatcher  # Lazy: the launch budget (X27).
+        # Lazy: the launch budget (X27).
+        from desktop.session.assembly import declaration_route, route_binding
+        from desktop.session.dispatch import HttpDispatcher
 
         choice = self._choice()
         session = self.session

@@ -260,7 +260,7 @@ def _permission_mode(text: str) -> QWidget:
 
 def _foreign_format(text: str) -> QWidget:
     bar = ForeignBar()
-    bar.show_session(ForeignBranch(text, "", []))
+    bar.show_session(ForeignBranch("pi", text, None, []))
     return bar
 
 

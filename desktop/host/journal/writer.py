@@ -113,12 +113,8 @@ class JournalWriter:
         fields = {"id": session_id or new_row_id(), "cwd": str(cwd), "appVersion": app_version}
         header = build(SessionHeader, {**fields, **(header_fields or {})})
         line = orjson.dumps(header.to_json(), option=orjson.OPT_APPEND_NEWLINE)
-        from desktop.host.journal.lock import (  # Lazy: the status budget.
-            LockHeld,
-            LockPathError,
-            check_record_path,
-            lock_path_for,
-        )
+        # Lazy: the status budget.
+        from desktop.host.journal.lock import LockHeld, LockPathError, check_record_path, lock_path_for
 
         lock: SessionLock | None = None
         fd: int | None = None

@@ -22,7 +22,6 @@ from typing import Any
 from desktop.pi.catalog import CatalogEntry, active_catalog
 from desktop.pi.cost import calculate_cost
 from desktop.session.foreign import model as k
-from desktop.session.foreign.base import ForeignSession
 from desktop.session.foreign.model import Branch, SystemDiff, TimelineRow
 
 #: Source kinds shown as the Desktop row type of the same meaning.
@@ -139,9 +138,3 @@ def branch_dict(branch: Branch) -> dict[str, Any]:
     data = asdict(branch)
     data["forkPoint"] = data.pop("fork_point")
     return data
-
-
-def read_only_note(session: ForeignSession) -> str:
-    """The banner of a foreign session: opened read-only, and how to keep working on it (X1)."""
-    name = FORMAT_NAMES.get(session.format, session.format)
-    return READ_ONLY_NOTE.format(name=name[0].upper() + name[1:])
