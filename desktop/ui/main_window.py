@@ -104,6 +104,14 @@ _OUTCOMES = {
 }
 
 
+#: A delivery path's dot colour in the toolbar, and its glossary term.
+_DELIVERY_LOOK = {
+    "native system sections": ("#16a34a", "native system sections"),
+    "attributed user updates": ("#d97706", "attributed"),
+    "folded": ("#dc2626", "folded"),
+}
+
+
 def route_text(label: str) -> str:
     """A route as the toolbar's box shows it: the route and whether it is the emulator; the API
     is in the item's tooltip (the whole label did not fit at 1280 wide and read "— o")."""
@@ -925,29 +933,16 @@ class MainWindow(QMainWindow):
                 item = self.route_combo.model().item(index)  # type: ignore[attr-defined]
                 item.setEnabled(False)
                 item.setToolTip(plain_tip(choice.why))
-        self.route_combo.setCurrentIndex(max(0, self.route_combo.findData(status.route_key)))
-        if status.route_needed:  # the session's route is gone: none shown until one is chosen
-            self.route_combo.setCurrentIndex(-1)
         self.route_combo.blockSignals(False)
-        self.mode_combo.setCurrentText(status.mode)
-        self.fallback_combo.setCurrentIndex(max(0, self.fallback_combo.findData(status.fallback)))
+        self.session_choices.restore()  # the selectors on the session's route, mode and fallback
         self.payload_view.set_routes([(c.key, c.label) for c in status.routes if c.available])
         capability = status.capability
         delivery = str(capability.get("delivery", ""))
-        color = {
-            "native system sections": "#16a34a",
-            "attributed user updates": "#d97706",
-            "folded": "#dc2626",
-        }.get(delivery, "gray")
+        color, explained = _DELIVERY_LOOK.get(delivery, ("gray", None))
         offline = " · <b>offline emulator</b>" if capability.get("offline") else ""
         self.capability_label.setText(
             f"<span style='color: {color}'>●</span> {html.escape(delivery)}{offline}"
         )
-        explained = {
-            "native system sections": "native system sections",
-            "attributed user updates": "attributed",
-            "folded": "folded",
-        }.get(delivery)
         self.capability_label.setToolTip(
             "<qt><p>"
             + "</p><p>".join(
