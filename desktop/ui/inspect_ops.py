@@ -105,13 +105,6 @@ def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list
     return lines
 
 
-def fork(session: ForeignSession, leaf: str | None, workspace: Path, data_dir: str | None) -> Path:
-    """Continue the session in Pi Desktop (X2): the new session's path; the source is untouched."""
-    from desktop.session.foreign import fork_to_desktop  # Lazy: the launch budget (X27).
-
-    return fork_to_desktop(session, leaf=leaf, workspace=workspace, data_dir=data_dir)
-
-
 def browse_listing(home: Path | None = None) -> dict[str, Any]:
     """The session browser's data: Pi Desktop's own sessions, then the workspaces and sessions
     under the pi, Claude Code and Codex folders."""

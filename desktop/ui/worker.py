@@ -560,7 +560,11 @@ class SessionWorker(QObject):
                 ShownSession(str(session.writer.path), str(workspace), session.writer.read_only_reason),
                 shown,
                 diagnostics=[str(d) for d in session.writer.diagnostics],
-                problems=[*session.tools.problems, *_catalog_problems()],
+                # A corrupt cached catalog, as every command reports it (design M1).
+                problems=[
+                    *session.tools.problems,
+                    *(f"model catalog: {p}" for p in active_catalog().problems),
+                ],
                 skipped_guidance=[f"{s.path}: {s.reason}" for s in scan_guidance(workspace).skipped],
                 route_needed=needed,
                 pending=_pending(session),
@@ -782,6 +786,8 @@ class SessionWorker(QObject):
         route, thinking level and workspace ``fork_plan`` named; the choice is journaled."""
         if self.foreign is None:
             return
+        from desktop.session.foreign import fork_to_desktop  # Lazy: the launch budget (X27).
+
         source = self.foreign
         try:
             plan = self.fork_plan(leaf or None)
@@ -789,7 +795,10 @@ class SessionWorker(QObject):
                 raise RuntimeError(plan["error"])
             workspace = Path(plan["workspace"])
             workspace.mkdir(parents=True, exist_ok=True)  # the scratch workspace may be new
-            path = inspect_ops.fork(source, leaf or self.foreign_leaf, workspace, self.data_dir)
+            # The source is untouched: the fork is a new Desktop session.
+            path = fork_to_desktop(
+                source, leaf=leaf or self.foreign_leaf, workspace=workspace, data_dir=self.data_dir
+            )
             self.route_key = plan["route"]
             chosen = self.seed()._replace(thinking=plan["thinking"])
             self._open(path, workspace, new=True, chosen=chosen)
@@ -1208,10 +1217,9 @@ class SessionWorker(QObject):
             return {"route": key, "error": f"unknown route {key!r}"}
         return inspect_ops.foreign_preview(self.foreign, self.foreign_leaf, choice)
 
-    def preview(self, key: str = "", draft: str | None = None) -> dict[str, Any]:
-        """The next request for the current route (``key`` empty) or another route; with
-        ``draft`` (else the composer's text), the first request of the turn that sending it
-        would start."""
+    def preview(self, key: str = "") -> dict[str, Any]:
+        """The next request for the current route (``key`` empty) or another route; with the
+        composer's text, the first request of the turn that sending it would start."""
         key = key or self.route_key
         choice = self._choice(key)
         if choice is None or self.runtime is None or self.writer is None:
@@ -1225,7 +1233,7 @@ class SessionWorker(QObject):
             fallback=self.fallback,
             session_id=self.writer.session_id,
             sent=self._sent_bodies.get(key) or self._sent.get(key),
-            draft=draft if draft is not None else self._draft,
+            draft=self._draft,
             # The last request's check belongs to the route it was sent on.
             check=self._check if self._check and self._check.get("routeKey") == key else None,
         )
@@ -1238,11 +1246,6 @@ class SessionWorker(QObject):
             self.activation_ready.emit(activation_info(None, []))
             return
         self.activation_ready.emit(activation_info(self.session.gate, self.session.runtime.view().messages))
-
-
-def _catalog_problems() -> list[str]:
-    """A corrupt cached catalog, as every command reports it (design M1)."""
-    return [f"model catalog: {problem}" for problem in active_catalog().problems]
 
 
 def _pending(session: OpenSession) -> str | None:

@@ -353,9 +353,9 @@ def test_payload_is_marked_out_of_date_until_the_new_preview_arrives(
     gate = threading.Event()
     compute = h.worker.preview
 
-    def held(key: str = "", draft: str | None = None) -> dict[str, Any]:
+    def held(key: str = "") -> dict[str, Any]:
         gate.wait(TURN_TIMEOUT / 1000)
-        return compute(key, draft)
+        return compute(key)
 
     monkeypatch.setattr(h.worker, "preview", held)
     shown = len(h.previews)
