@@ -16,7 +16,7 @@ from desktop.host.private_files import create_private
 
 def sync_file(fd: int) -> None:
     if sys.platform == "darwin":  # pragma: no cover - macOS only
-        import fcntl
+        import fcntl  # not a budget: F_FULLFSYNC exists on macOS only
 
         fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
     elif hasattr(os, "fdatasync"):
