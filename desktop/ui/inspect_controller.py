@@ -219,10 +219,11 @@ class InspectController(QObject):
 
     def refresh_catalogs(self) -> None:
         self.window.statusBar().showMessage("Refreshing the model catalogs…")
-        self.client.ops.change(
+        self.client.ops.query(
             lambda w: w.refresh_catalogs(),
             lambda lines: self.window.statusBar().showMessage(" · ".join(lines), 15000),
             label="refreshing the catalogs",
+            changes_session=True,
         )
 
 
