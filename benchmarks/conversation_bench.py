@@ -96,6 +96,7 @@ def main() -> int:
     from PySide6.QtWidgets import QAbstractItemView, QApplication
 
     from desktop.ui.main_window import MainWindow
+    from desktop.ui.messages import DecodedRows, SessionOpened, ShownSession
     from desktop.ui.worker import SessionWorker, WorkerClient
 
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
@@ -107,7 +108,8 @@ def main() -> int:
         window = MainWindow(worker, WorkerClient(worker))
         window.resize(1280, 800)
         window.show()
-        window.on_session_opened({"path": f"/bench/{count}.jsonl", "cwd": "/bench", "rows": rows(count)})
+        shown = ShownSession(f"/bench/{count}.jsonl", "/bench")
+        window.on_session_opened(SessionOpened(shown, DecodedRows(rows(count))))
         while window.view.verticalScrollBar().maximum() < 100:  # batched layout finished enough
             app.processEvents()
         window.message_view.conversation.setChecked(True)

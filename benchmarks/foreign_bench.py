@@ -230,12 +230,14 @@ def foreign_window(path: Path) -> Callable[[], object]:
     the lazy rows' kind bytes, pi's section diffs, the priced usage lines, the branches), then
     the first screen's rows as the timeline builds them."""
     from desktop.ui.inspect_ops import open_foreign_info
+    from desktop.ui.messages import ForeignBranchRows
 
     def run() -> object:
         _session, info = open_foreign_info(path)
-        rows = info["foreignRows"]
+        assert isinstance(info.rows, ForeignBranchRows)
+        rows = info.rows.reader
         first = [rows.row(i) for i in range(max(0, len(rows) - FIRST_PAINT), len(rows))]
-        assert len(first) == FIRST_PAINT and not info["diagnostics"]
+        assert len(first) == FIRST_PAINT and not info.diagnostics
         return info
 
     return run

@@ -27,6 +27,7 @@ import os
 import random
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -161,6 +162,7 @@ def _window(path: Path) -> tuple[Any, Any]:
     from PySide6.QtWidgets import QApplication
 
     from desktop.ui.main_window import MainWindow
+    from desktop.ui.messages import SessionIndexed
     from desktop.ui.row_index import read_indexed
     from desktop.ui.worker import SessionWorker, WorkerClient
 
@@ -169,7 +171,7 @@ def _window(path: Path) -> tuple[Any, Any]:
     window = MainWindow(worker, WorkerClient(worker))
     window.resize(1280, 800)
     window.show()
-    window.on_session_indexed({"index": read_indexed(path)[1]})
+    window.on_session_indexed(SessionIndexed(str(path), "", read_indexed(path)[1], threading.Event()))
     _settle(app, window)
     return app, window
 

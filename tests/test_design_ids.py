@@ -14,7 +14,7 @@ EXPECTED = {
     **{f"M{n}": None for n in range(1, 4)},
     **{f"P{n}": None for n in range(1, 16)},
     **{f"A{n}": None for n in range(1, 12)},
-    **{f"D{n}": None for n in range(1, 10)},
+    **{f"D{n}": None for n in range(1, 11)},
     **{f"G{n}": None for n in range(1, 18)},
     **{f"X{n}": None for n in range(1, 10)},
     **{f"W{n}": None for n in range(1, 6)},

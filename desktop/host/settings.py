@@ -42,6 +42,7 @@ import orjson
 from msgspec import Meta, Struct, field
 
 from desktop.host.paths import data_dir
+from desktop.host.private_files import replace_file
 from desktop.host.schema import SchemaError, check, shape_error
 
 if TYPE_CHECKING:
@@ -334,14 +335,12 @@ def upgrade_settings_file(path: Path | None = None) -> tuple[str, ...]:
 
 def _write_atomically(target: Path, data: bytes) -> None:
     """A new file 0600, an existing one keeps its mode (design X22)."""
-    from desktop.host.private_files import replace_file
-
     replace_file(target, data)
 
 
 def _log() -> logging.Logger:
     """This module's logger; ``logging`` loads only when there is something to log (a command
     that merely reads settings never needs it, design D6)."""
-    import logging
+    import logging  # Lazy: the status budget.
 
     return logging.getLogger(__name__)

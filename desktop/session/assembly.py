@@ -18,11 +18,13 @@ from typing import Any
 from desktop import __version__
 from desktop.host import catalog_cache
 from desktop.host.accounts import credential_env_names, keyring_username, known_secrets, resolve_api_key
+from desktop.host.installation_secret import InstallationSecretError, keyring_secret, load_installation_secret
 from desktop.host.journal import Diagnostic, JournalWriter, new_row_id
 from desktop.host.permissions import PermissionBridge, PermissionMode
 from desktop.host.private_files import make_private_dirs
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
 from desktop.host.providers.credential_kind import RouteCredential, route_credential, unread_credential
+from desktop.host.providers.network import NetworkSettings
 from desktop.host.settings import Settings, load_settings
 from desktop.host.tools.session_tools import Consent, SessionTools
 from desktop.host.tools.types import SkillIndex
@@ -256,12 +258,6 @@ def activation_signer(session_id: str, *, read_only: bool) -> tuple[ActivationSi
     A read-only open never creates the secret (reading never writes); without one nothing in
     any session can have been sealed here, so a throwaway key, which verifies nothing, is right.
     """
-    from desktop.host.installation_secret import (
-        InstallationSecretError,
-        keyring_secret,
-        load_installation_secret,
-    )
-
     try:
         secret = load_installation_secret(create=not read_only)
     except (InstallationSecretError, OSError) as exc:
@@ -333,7 +329,7 @@ def open_session(
     if dispatcher is None and writer.read_only:
         dispatcher = refuse_dispatch  # nothing is sent from a read-only session; no HTTP client needed
     if dispatcher is None:
-        from desktop.session.dispatch import HttpDispatcher
+        from desktop.session.dispatch import HttpDispatcher  # Lazy: the status budget.
 
         def key() -> str | None:
             if config.route.offline:
@@ -348,8 +344,6 @@ def open_session(
         cloud = config.cloud_auth
         if cloud is None:
             cloud = CloudAuth.offline() if config.route.offline else CloudAuth()
-        from desktop.host.providers.network import NetworkSettings
-
         dispatcher = HttpDispatcher(key, cloud=cloud, network=NetworkSettings.from_settings(settings.network))
     runtime = SessionRuntime(
         writer,

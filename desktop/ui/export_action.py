@@ -32,7 +32,7 @@ def export_format(path: str, chosen_filter: str) -> str:
 
 def write_export(worker: SessionWorker, path: str, fmt: str, system: bool = False) -> str:
     """On the worker: build the document of what is open and write it to ``path`` (one line back)."""
-    from desktop.session import export
+    from desktop.session import export  # Lazy: the launch budget (X27).
 
     if worker.foreign is not None:
         transcript = export.foreign_transcript(worker.foreign, worker.foreign_leaf)

@@ -17,12 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from desktop.ui.inert import plain_tip
-
-FORMAT_NAMES = {
-    "pi": "pi-coding-agent session",
-    "claude-code": "Claude Code transcript",
-    "codex": "Codex CLI session",
-}
+from desktop.ui.messages import ForeignBranch
 
 
 def branch_label(branch: Mapping[str, Any]) -> str:
@@ -80,15 +75,13 @@ class ForeignBar(QWidget):
         layout.addWidget(self.continue_button)
         self.hide()
 
-    def show_session(self, info: Mapping[str, Any]) -> None:
-        """``info["foreign"]``: format, branches (current first), leaf; or hide for a Desktop session."""
-        foreign = info.get("foreign")
-        if not isinstance(foreign, Mapping):
+    def show_session(self, foreign: ForeignBranch | None) -> None:
+        """The foreign branch shown (its format, every branch, the leaf); hidden for a Desktop session."""
+        if foreign is None:
             self.hide()
             return
-        name = FORMAT_NAMES.get(str(foreign.get("format")), str(foreign.get("format")))
-        self.label.setText(f"<b>{html.escape(name)}</b> · read-only")
-        self.set_branches(foreign.get("branches") or [], str(foreign.get("leaf") or ""))
+        self.label.setText(f"<b>{html.escape(foreign.name)}</b> · read-only")
+        self.set_branches(foreign.branches, foreign.leaf or "")
         self.show()
 
     def set_branches(self, branches: Sequence[Mapping[str, Any]], leaf: str) -> None:

@@ -190,6 +190,3 @@ class HelpPage(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.browser)
         layout.addWidget(buttons)
-
-    def show_term(self, key: str) -> None:
-        self.browser.scrollToAnchor(key)

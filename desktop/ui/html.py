@@ -33,3 +33,16 @@ def badge(text: str, color: str) -> str:
         f'<span style="color: {color}; font-weight: 600; border: 1px solid {color};'
         f' padding: 0 4px">&nbsp;{esc(text)}&nbsp;</span>'
     )
+
+
+def diff_line(line: str, c: Colors) -> str:
+    """One line of a unified diff as a coloured block: added, removed, or its headers muted."""
+    if line.startswith(("+++", "---", "@@")):
+        style = f"color: {c.muted}"
+    elif line.startswith("+"):
+        style = f"background: {c.added_bg}; color: {c.added_fg}"
+    elif line.startswith("-"):
+        style = f"background: {c.removed_bg}; color: {c.removed_fg}"
+    else:
+        style = ""
+    return f'<div style="{style}">{esc(line) or "&nbsp;"}</div>'

@@ -21,7 +21,8 @@ from desktop.session.inspector.routes import PUBLISHED_ROUTES
 from desktop.ui import inspect_ops
 from desktop.ui.catalog_status import flags_text
 from desktop.ui.foreign_bar import ForeignBar
-from desktop.ui.inert import plain_message_box, plain_tip
+from desktop.ui.inert import plain_tip
+from desktop.ui.messages import ForeignBranch, OpenProblem, RouteStatus, SessionOpened
 from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.whatif_view import ReplayRun, WhatIfView
 
@@ -37,7 +38,8 @@ class InspectController(QObject):
         super().__init__(window)
         self.window = window
         self.client = window.client
-        self.foreign: dict[str, Any] | None = None
+        #: The foreign branch shown, None for a Desktop session.
+        self.foreign: ForeignBranch | None = None
         self.whatif_stale = True
         #: Problems shown to the user (title, text), in order: tests and the log read these.
         self.problems: list[tuple[str, str]] = []
@@ -79,22 +81,21 @@ class InspectController(QObject):
 
     # --- foreign sessions ----------------------------------------------------------------------
 
-    def session_opened(self, info: Mapping[str, Any]) -> None:
+    def session_opened(self, opened: SessionOpened) -> None:
         """Called by the window's own handler, after it showed the session."""
-        foreign = info.get("foreign")
-        self.foreign = dict(foreign) if isinstance(foreign, Mapping) else None
-        self.bar.show_session(info)
+        self.foreign = opened.session.foreign
+        self.bar.show_session(self.foreign)
         editor = self.window.composer.editor
         if self.foreign is not None:
             editor.setReadOnly(True)
             editor.setPlaceholderText("Read-only session: “Continue in Pi Desktop” to reply")
-            lines = [str(d) for d in info.get("diagnostics") or ()]
+            lines = opened.diagnostics
             if lines:
                 shown = "\n".join(lines[:20]) + (f"\n… and {len(lines) - 20} more" if len(lines) > 20 else "")
                 self.report(
                     "warning",
                     "Some lines could not be read",
-                    f"{len(lines)} line(s) of {info.get('path')} were set aside; the rest opened:\n{shown}",
+                    f"{len(lines)} line(s) of {opened.session.path} were set aside; the rest opened:\n{shown}",
                 )
         else:
             editor.setReadOnly(False)
@@ -135,26 +136,15 @@ class InspectController(QObject):
         box.open()
 
     @Slot(object)
-    def _open_problem(self, problem: Mapping[str, Any]) -> None:
-        self.report("error", str(problem.get("title", "Cannot open")), str(problem.get("text", "")))
+    def _open_problem(self, problem: OpenProblem) -> None:
+        self.report("error", problem.title, problem.text)
 
     def report(self, level: str, title: str, text: str) -> None:
-        """A problem in full where the user looks: the window's banner area when it has one,
-        else the status bar and a (non-modal) message box."""
+        """A problem in full where the user looks: the window's banner area, the first line in
+        the status bar."""
         self.problems.append((title, text))
         self.window.statusBar().showMessage(f"{title}: {text.splitlines()[0] if text else ''}", 15000)
-        banners = getattr(self.window, "banners", None)
-        if banners is not None and hasattr(banners, "show_message"):
-            banners.show_message(level, f"{title}: {text}")
-            return
-        box = plain_message_box(
-            QMessageBox.Icon.Warning if level != "error" else QMessageBox.Icon.Critical,
-            title,
-            text,
-            self.window,
-        )
-        box.setObjectName("problemBox")
-        box.open()
+        self.window.banners.show_message(level, f"{title}: {text}")
 
     def show_browser(self) -> None:
         if self.browser is None:
@@ -202,10 +192,10 @@ class InspectController(QObject):
 
     # --- payload draft and catalogs -------------------------------------------------------------
 
-    def status_changed(self, status: Mapping[str, Any]) -> None:
+    def status_changed(self, status: RouteStatus) -> None:
         """After the window's own handler: the route status says where each capability flag
         came from and how old it is (M1)."""
-        capability = status.get("capability") or {}
+        capability = status.capability
         pi = (capability.get("catalogs") or {}).get("pi") or {}
         if not pi:
             return
@@ -229,10 +219,11 @@ class InspectController(QObject):
 
     def refresh_catalogs(self) -> None:
         self.window.statusBar().showMessage("Refreshing the model catalogs…")
-        self.client.ops.change(
+        self.client.ops.query(
             lambda w: w.refresh_catalogs(),
             lambda lines: self.window.statusBar().showMessage(" · ".join(lines), 15000),
             label="refreshing the catalogs",
+            changes_session=True,
         )
 
 

@@ -12,6 +12,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from desktop.host import paths
+from desktop.host.desktop_sessions import list_sessions
+from desktop.pi.catalog import RouteError
+from desktop.pi.cost import calculate_cost
+from desktop.pi.projection import ProjectionError, project
+from desktop.pi.routes import resolve_model
+from desktop.pi.types import Model
+from desktop.ui.messages import ForeignBranch, ForeignBranchRows, SessionOpened, ShownSession
+from desktop.ui.session_browser import browse_rows, desktop_rows
+from desktop.ui.usage_stats import UsageLine, totals
+
 if TYPE_CHECKING:  # the foreign readers load when a foreign session opens
     from desktop.session.foreign import ForeignSession
 
@@ -20,49 +31,56 @@ DEFAULT_WHATIF_ROUTES = ("anthropic/claude-opus-5-5", "deepseek/deepseek-flash",
 
 def file_format(path: Path) -> tuple[str, str]:
     """(format, description) of a file by its content: desktop, pi, claude-code or unknown."""
-    from desktop.host.foreign.detect import detect_format  # not the foreign readers: asked at every open
+    from desktop.host.foreign.detect import detect_format  # Lazy: the launch budget (X27).
 
     detected = detect_format(path)
     return detected.format, detected.description
 
 
-def open_foreign_info(path: Path, leaf: str | None = None) -> tuple[ForeignSession, dict[str, Any]]:
+def open_foreign_info(path: Path, leaf: str | None = None) -> tuple[ForeignSession, SessionOpened]:
     """Open a pi or Claude Code session read-only and describe it for the window (X1).
 
     Raises ``ForeignOpenError`` whose text is the one line to show (unknown format).
     """
-    from desktop.session.foreign import open_foreign
+    from desktop.session.foreign import open_foreign  # Lazy: the launch budget (X27).
 
     session = open_foreign(path)
     return session, branch_info(session, leaf)
 
 
-def branch_info(session: ForeignSession, leaf: str | None) -> dict[str, Any]:
+def branch_info(session: ForeignSession, leaf: str | None) -> SessionOpened:
     """The session at a branch as the window shows it: the rows as a reader that builds the
     ones painted (``ForeignRows``), and the branch's usage, priced, for the Usage tab."""
-    from desktop.session.foreign.display import opened_info
+    # Lazy: the launch budget (X27).
+    from desktop.session.foreign.display import FORMAT_NAMES, READ_ONLY_NOTE, Prices, branch_dict
     from desktop.ui.foreign_rows import ForeignRows
-    from desktop.ui.usage_stats import totals
 
-    info = opened_info(session, leaf, rows=False)
-    timeline, diffs, prices = info.pop("timeline"), info.pop("diffs"), info.pop("prices")
-    reader = ForeignRows(timeline, diffs, prices)
-    lines = _usage_lines(session, info["foreign"]["leaf"], prices)
-    info["foreignRows"] = reader
-    info["usage"] = (lines, totals(lines))
-    return info
+    leaf = leaf or session.default_leaf
+    prices = Prices()
+    lines = _usage_lines(session, leaf, prices)
+    # The branch's section diffs in one pass over it, not one per system row.
+    reader = ForeignRows(session.timeline(leaf), session.system_diffs(leaf), prices)
+    branches = [branch_dict(b) for b in session.branches()]
+    name = FORMAT_NAMES.get(session.format, session.format)
+    note = READ_ONLY_NOTE.format(name=name[0].upper() + name[1:])
+    return SessionOpened(
+        ShownSession(
+            str(session.path), session.cwd or "", note, ForeignBranch(session.format, name, leaf, branches)
+        ),
+        ForeignBranchRows(reader, lines, totals(lines)),
+        diagnostics=[str(d) for d in session.diagnostics],
+    )
 
 
-def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list[Any]:
+def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list[UsageLine]:
     """The Usage tab's lines of a foreign branch: each model call, priced from the catalog when
     the file records no cost (Claude Code)."""
-    from desktop.pi.cost import calculate_cost
-    from desktop.ui.usage_stats import UsageLine
+    from desktop.session.foreign.display import unpriced  # Lazy: the launch budget (X27).
 
     lines = []
     for record in session.usage(leaf):
-        usage = dict(record.usage)
-        cost = usage.get("cost")
+        usage = unpriced(record.usage)
+        cost = record.usage.get("cost")
         total = float(cost.get("total") or 0) if isinstance(cost, dict) else 0.0
         if total <= 0:
             entry = prices.entry(record.provider, record.model)
@@ -87,21 +105,12 @@ def _usage_lines(session: ForeignSession, leaf: str | None, prices: Any) -> list
     return lines
 
 
-def fork(session: ForeignSession, leaf: str | None, workspace: Path, data_dir: str | None) -> Path:
-    """Continue the session in Pi Desktop (X2): the new session's path; the source is untouched."""
-    from desktop.session.foreign import fork_to_desktop
-
-    return fork_to_desktop(session, leaf=leaf, workspace=workspace, data_dir=data_dir)
-
-
 def browse_listing(home: Path | None = None) -> dict[str, Any]:
     """The session browser's data: Pi Desktop's own sessions, then the workspaces and sessions
     under the pi, Claude Code and Codex folders."""
-    from desktop.host import paths
-    from desktop.host.desktop_sessions import list_sessions
+    # Lazy: the launch budget (X27).
     from desktop.host.foreign.browser import claude_projects_root, codex_sessions_root, pi_sessions_root
     from desktop.session.foreign import browse
-    from desktop.ui.session_browser import browse_rows, desktop_rows
 
     return {
         "workspaces": desktop_rows(list_sessions(paths.sessions_dir())) + browse_rows(browse(home=home)),
@@ -124,8 +133,7 @@ def whatif(
 ) -> dict[str, Any]:
     """The what-if replay of the session at ``path`` onto ``routes`` (X3), ``{"error": ...}``,
     or ``{"cancelled": True}`` when ``cancel`` was set during it (X8)."""
-    from desktop.pi.catalog import RouteError
-    from desktop.pi.projection import ProjectionError
+    # Lazy: the launch budget (X27).
     from desktop.session.foreign import BranchNotFound, ForeignOpenError
     from desktop.session.whatif import WhatIfCancelled, request_sequence, what_if
 
@@ -144,9 +152,7 @@ def whatif(
 def foreign_preview(session: ForeignSession, leaf: str | None, choice: Any) -> dict[str, Any]:
     """The Payload tab for a pi or Claude Code session: its next request on ``choice``'s route,
     with the cache view after the session's last request projected on the same route (X1, P6)."""
-    from desktop.pi.projection import project
-    from desktop.pi.routes import resolve_model
-    from desktop.pi.types import Model
+    # Lazy: the launch budget (X27).
     from desktop.session.foreign import next_request, request_options
     from desktop.session.inspector.payload_text import pretty_json
     from desktop.session.inspector.preview import PRETTY_LIMIT, build_preview, cache_figures

@@ -7,9 +7,7 @@ import logging
 import os
 import sys
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, Qt, Slot
 from PySide6.QtGui import QGuiApplication
@@ -25,6 +23,7 @@ from desktop.ui import smoke
 from desktop.ui.app_identity import apply_identity
 from desktop.ui.inert import plain_message_box
 from desktop.ui.main_window import WINDOW_TITLE, MainWindow
+from desktop.ui.messages import Started
 from desktop.ui.quit_signals import quit_on_signals
 from desktop.ui.single_instance import FileOpenEvents, claim_or_hand_over, server_name
 from desktop.ui.theme import follow_system
@@ -82,10 +81,9 @@ class StartNotes(QObject):
         self.window = window
 
     @Slot(object)
-    def on_started(self, info: Mapping[str, Any]) -> None:
-        note = str(info.get("keyring") or "")
-        if note:
-            self.window.on_message("warning", note)
+    def on_started(self, started: Started) -> None:
+        if started.keyring_note:
+            self.window.on_message("warning", started.keyring_note)
 
 
 def data_folder_problem(data_dir: str | None) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import logging
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop import __version__
+from desktop.host import paths
+from desktop.host.first_run import PROVIDER_KEY_ENV
+from desktop.session.inspector.section_diff import section_diff
 from desktop.ui import accounts_dialog, rowinfo
 from desktop.ui.accounts_dialog import AccountsDialog
 from desktop.ui.activation_view import ActivationView
@@ -44,17 +49,31 @@ from desktop.ui.after_paint import AfterPaint
 from desktop.ui.banner import BannerArea
 from desktop.ui.composer import Composer
 from desktop.ui.context_meter import ContextMeter
+from desktop.ui.export_action import ask_and_export
 from desktop.ui.glossary import tooltip
 from desktop.ui.help_page import HelpPage
 from desktop.ui.inert import plain_label, plain_tip
+from desktop.ui.inspect_controller import InspectController
 from desktop.ui.message_view import MessageView
+from desktop.ui.messages import (
+    DecodedRows,
+    ForeignBranchRows,
+    IndexedRows,
+    RouteStatus,
+    SessionIndexed,
+    SessionOpened,
+    SessionRows,
+    ShownSession,
+    TurnFinished,
+)
 from desktop.ui.open_files import APP_TITLE, same_file, window_title
 from desktop.ui.payload_view import PayloadView
 from desktop.ui.permission_dialog import PermissionDialog
 from desktop.ui.retry_wait import RetryCountdown
-from desktop.ui.row_index import RowIndex
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView
+from desktop.ui.session_choices import SessionChoices
+from desktop.ui.show_logs import show_logs_action
 from desktop.ui.slash_commands import SlashCommands, SlashCompleter
 from desktop.ui.status_line import StatusLine
 from desktop.ui.timeline_delegate import TimelineDelegate, TimelineView
@@ -82,6 +101,14 @@ _OUTCOMES = {
     "aborted": "Stopped before the reply was complete.",
     "stopped": "Stopped before the reply was complete.",
     "compacted": "Done: the older turns are now a summary.",
+}
+
+
+#: A delivery path's dot colour in the toolbar, and its glossary term.
+_DELIVERY_LOOK = {
+    "native system sections": ("#16a34a", "native system sections"),
+    "attributed user updates": ("#d97706", "attributed"),
+    "folded": ("#dc2626", "folded"),
 }
 
 
@@ -118,6 +145,23 @@ def compaction_text(preview: CompactionPreview) -> str:
     )
 
 
+def show_rows(timeline: TimelineModel, usage: UsageView, shown: SessionRows) -> bool:
+    """Put an opened session's rows in the timeline and the Usage tab; False when they are the
+    index already shown (sent before the session opened, design X26), which stays as it is."""
+    if isinstance(shown, ForeignBranchRows):  # a pi / Claude Code branch: rows built as painted (X1)
+        timeline.set_reader(shown.reader)
+        usage.set_lines(shown.usage, shown.usage_total)
+    elif isinstance(shown, DecodedRows):
+        timeline.set_rows(shown.rows)
+        usage.set_rows(shown.rows)
+    elif shown.index is not timeline.index_shown:
+        timeline.set_index(shown.index)
+        usage.set_lines(shown.index.usage, shown.index.usage_total, shown.index.misses)
+    else:
+        return False
+    return True
+
+
 class MainWindow(QMainWindow):
     def __init__(
         self, worker: SessionWorker, client: WorkerClient, *, log_folder: Path | None = None
@@ -127,9 +171,10 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(WINDOW_TITLE)
         self.worker = worker
         self.client = client
-        self.session: dict[str, Any] = {}
+        #: The session shown, None until one opens.
+        self.session: ShownSession | None = None
         self.local_notes_said = 0
-        self.status: dict[str, Any] = {}
+        self.status = RouteStatus()
         self.busy = False
         self.permission_dialogs: list[PermissionDialog] = []
         #: Open yes/no questions from the worker (a session's folder, a repository's command).
@@ -139,7 +184,7 @@ class MainWindow(QMainWindow):
         self._settings_cache: dict[str, Any] = {}
         self._follow_tail = True
         #: What the window has received, in arrival order (the status bar and tests read these).
-        self.turn_results: list[dict[str, Any]] = []
+        self.turn_results: list[TurnFinished] = []
         self.stream_updates = 0
         #: What compacting now would do, from the worker (None until it has answered).
         self.compaction_preview: CompactionPreview | None = None
@@ -153,16 +198,12 @@ class MainWindow(QMainWindow):
         self.filter.setSourceModel(self.timeline)
         #: What the view shows: the filter's rows through a C++ layer (``shown.position`` maps back).
         self.shown = ShownRows(self.filter, self)
-        from desktop.ui.session_choices import SessionChoices
-
         #: The toolbar's selectors: a change says its cost first, then is journaled (design G12).
         self.session_choices = SessionChoices(self)
         self._build_views()
         self._build_toolbar()
         self._build_menus(log_folder)
         self._connect_worker()
-        from desktop.ui.inspect_controller import InspectController
-
         self.inspect = InspectController(self)
         self._restore_settings()
 
@@ -403,8 +444,6 @@ class MainWindow(QMainWindow):
         if self.help_action.shortcut().isEmpty():
             self.help_action.setShortcut(QKeySequence("F1"))
         if log_folder is not None:
-            from desktop.ui.show_logs import show_logs_action
-
             help_menu.addAction(show_logs_action(self, log_folder))
         help_menu.addAction("&About Pi Desktop", self._about)
         for action in (
@@ -431,7 +470,6 @@ class MainWindow(QMainWindow):
         w.activation_ready.connect(self.activation_view.show_info)
         w.permission_requested.connect(self.on_permission_requested)
         w.question_requested.connect(self.on_question_requested)
-        w.sessions_listed.connect(self.on_sessions_listed)
         w.message.connect(self.on_message)
         w.retry_wait.connect(self.retry_countdown.start)
         w.streaming.connect(lambda _partial: self.retry_countdown.finish())  # the retry answers
@@ -508,7 +546,7 @@ class MainWindow(QMainWindow):
     # --- timeline ----------------------------------------------------------------------------
 
     @Slot(object)
-    def on_session_indexed(self, info: Mapping[str, Any]) -> None:
+    def on_session_indexed(self, indexed: SessionIndexed) -> None:
         """The session's row index, sent before the session is fully open: paint it now, then
         let the worker go on (``painted``), so the first paint never waits for the GIL.
 
@@ -516,27 +554,21 @@ class MainWindow(QMainWindow):
         loop (each 10 to 30 ms for 100,000 rows), not one: the view does not paint until its
         rows are laid out (an empty first paint otherwise) and scrolled to the newest."""
         self.view.setUpdatesEnabled(False)
-        self.timeline.set_index(info["index"])  # the view lays the rows out in the next turn
-        self.usage_view.set_lines(info["index"].usage, info["index"].usage_total, info["index"].misses)
+        self.timeline.set_index(indexed.index)  # the view lays the rows out in the next turn
+        self.usage_view.set_lines(indexed.index.usage, indexed.index.usage_total, indexed.index.misses)
 
         def laid_out() -> None:
             self._timeline_reset()
             self.view.setUpdatesEnabled(True)
-            self._then_release(info)
+            self._then_release(indexed.painted)
 
         QTimer.singleShot(0, self, laid_out)
 
-    def _then_release(self, info: Mapping[str, Any]) -> None:
-        """Set the worker's ``painted`` event once the timeline has painted what ``info`` brought:
+    def _then_release(self, painted: threading.Event | None) -> None:
+        """Set the worker's ``painted`` event once the timeline has painted what it was sent:
         the worker waits for it before it runs Python again (design G9)."""
-        painted = info.get("painted")
-        if isinstance(painted, threading.Event):
+        if painted is not None:
             AfterPaint(self.view.viewport(), painted.set)
-
-    def _show_index(self, index: RowIndex) -> None:
-        self.timeline.set_index(index)
-        self.usage_view.set_lines(index.usage, index.usage_total, index.misses)
-        self._timeline_reset()
 
     def _timeline_reset(self) -> None:
         self.row_view.show_row(None)
@@ -546,39 +578,27 @@ class MainWindow(QMainWindow):
         self._follow_tail = True
 
     @Slot(object)
-    def on_session_opened(self, info: Mapping[str, Any]) -> None:
-        self.session = dict(info)
-        index = info.get("index")
-        foreign_rows = info.get("foreignRows")
-        if foreign_rows is not None:  # a pi / Claude Code branch: rows built as painted (X1)
-            self.timeline.set_reader(foreign_rows)
-            self.usage_view.set_lines(*info["usage"])
+    def on_session_opened(self, opened: SessionOpened) -> None:
+        self.session = session = opened.session
+        if show_rows(self.timeline, self.usage_view, opened.rows):
             self._timeline_reset()
-        elif index is None:
-            rows: Sequence[Mapping[str, Any]] = info.get("rows") or []
-            self.timeline.set_rows(rows)
-            self.usage_view.set_rows(rows)
-            self._timeline_reset()
-        else:
-            if index is not self.timeline.index_shown:
-                self._show_index(index)
-            appended = info.get("appended") or ()
-            if appended:  # rows the open itself journaled (the continuation's update, notes)
-                self.on_rows_appended(appended)
-        path = str(info.get("path", ""))
+        if isinstance(opened.rows, IndexedRows) and opened.rows.appended:
+            # Rows the open itself journaled (the continuation's update, notes).
+            self.on_rows_appended(opened.rows.appended)
+        path = session.path
         self._remember_session(path)
-        self.session_label.setText(f"{Path(str(info.get('cwd', ''))).name} · {Path(path).name}")
-        self.setWindowTitle(window_title(path, str(info.get("cwd", ""))))
+        self.session_label.setText(f"{Path(session.cwd).name} · {Path(path).name}")
+        self.setWindowTitle(window_title(path, session.cwd))
         self.session_label.setToolTip(plain_tip(path))
         self.message_view.forget_local_notes()
         self.message_view.clear()
         self.banners.clear()
         self.refresh_compaction_preview()
-        if info.get("readOnly"):
-            self.statusBar().showMessage(str(info["readOnly"]), 15000)
-            self.banners.show_message("info", str(info["readOnly"]))
-        problems = [str(p) for p in info.get("diagnostics") or ()]
-        if problems and not info.get("foreign"):  # a foreign session's are reported by self.inspect
+        if session.read_only:
+            self.statusBar().showMessage(session.read_only, 15000)
+            self.banners.show_message("info", session.read_only)
+        problems = opened.diagnostics
+        if problems and session.foreign is None:  # a foreign session's are reported by self.inspect
             self.statusBar().showMessage(problems[0], 15000)
             count = len(problems)
             self.banners.show_message(
@@ -587,27 +607,20 @@ class MainWindow(QMainWindow):
                 + "\n".join(problems[:20])
                 + (f"\n… and {count - 20} more (see the log)" if count > 20 else ""),
             )
-        self._show_untrusted_notes(info)
-        opened_problems = [str(p) for p in info.get("problems") or ()]  # tools, a corrupt catalog
-        if opened_problems:
-            self.banners.show_message("warning", "\n".join(opened_problems))
-        for line in (info.get("routeNeeded"), info.get("pending")):
-            if line:  # the session's route is gone, or an update waits for the next turn (G12)
-                self.banners.show_message("warning" if line == info.get("routeNeeded") else "info", str(line))
-        self.inspect.session_opened(info)  # foreign-session bar, read-only composer, what-if
-        self._then_release(info)
+        # What the open left out, and why: instruction files not read (design S7), a repository's
+        # commands not run or settings not used (design A11), a corrupt catalog (design M1).
+        notes = [*opened.skipped_guidance, *opened.problems]
+        if notes:
+            self.banners.show_message("warning", "\n".join(notes[:20]))
+        if opened.route_needed:  # the session's route is gone: a route must be chosen (G12)
+            self.banners.show_message("warning", opened.route_needed)
+        if opened.pending:  # an update waits for the next turn (G12)
+            self.banners.show_message("info", opened.pending)
+        self.inspect.session_opened(opened)  # foreign-session bar, read-only composer, what-if
+        self._then_release(opened.painted)
         self._conversation_timer.start()
         if not self.composer.editor.isReadOnly():  # type and Ctrl+Enter, no click (design X7)
             self.composer.editor.setFocus()
-
-    def _show_untrusted_notes(self, info: Mapping[str, Any]) -> None:
-        """What the open left out of the session, and why: instruction files not read (design
-        S7), a repository's commands not run or settings not used (design A11)."""
-        guidance = info.get("guidance") or {}
-        notes = [f"{s.get('path')}: {s.get('reason')}" for s in guidance.get("skipped") or ()]
-        notes += [str(p) for p in info.get("problems") or ()]
-        if notes:
-            self.banners.show_message("warning", "\n".join(notes[:20]))
 
     @Slot(object)
     def on_rows_appended(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -636,8 +649,6 @@ class MainWindow(QMainWindow):
     def say_local(self, text: str, level: str = "info") -> None:
         """A slash command's answer as a note in the conversation, after the newest row shown:
         whole, never sent to the model, never journaled (design X7)."""
-        import time
-
         after: str | None = None
         for position in range(self.shown.rowCount() - 1, -1, -1):
             row = self.shown.index(position, 0).data(ROW_ROLE)
@@ -732,8 +743,6 @@ class MainWindow(QMainWindow):
             else:
                 self.diff_view.show_diff(row["diff"])
         else:
-            from desktop.session.inspector.section_diff import section_diff  # loaded on first use
-
             self.diff_view.show_diff(
                 section_diff(
                     self.timeline.rows, position, self.timeline.state_positions(position), self.timeline.ids
@@ -875,24 +884,23 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Compacting…" if what == "compact" else "Working…")
 
     @Slot(object)
-    def on_turn_finished(self, summary: Mapping[str, Any]) -> None:
+    def on_turn_finished(self, summary: TurnFinished) -> None:
         self.busy = False
         self.retry_countdown.finish()
         self.composer.set_busy(False)
         self.compact_button.setEnabled(True)
-        self.turn_results.append(dict(summary))
+        self.turn_results.append(summary)
         if self.queued_open is not None:
             path, self.queued_open = self.queued_open, None
             self.open_path(path)
-        error = summary.get("error")
-        stopped = summary.get("stopped")
-        if summary.get("note"):  # nothing was done, and that is all there is to say
-            self.say_local(str(summary["note"]))
+        error, stopped = summary.error, summary.stopped
+        if summary.note:  # nothing was done, and that is all there is to say
+            self.say_local(summary.note)
         elif error:
             self.statusBar().showMessage(f"Stopped ({stopped}): {error}", 15000)
             self.banners.show_message("error", f"The turn stopped ({stopped}): {error}")
         else:
-            self.statusBar().showMessage(turn_outcome(str(stopped)), 6000)
+            self.statusBar().showMessage(turn_outcome(stopped), 6000)
         self.composer.editor.setFocus()
         self.refresh_compaction_preview()
 
@@ -909,46 +917,32 @@ class MainWindow(QMainWindow):
         )
 
     @Slot(object)
-    def on_status(self, status: Mapping[str, Any]) -> None:
-        self.status = dict(status)
+    def on_status(self, status: RouteStatus) -> None:
+        self.status = status
         self._misses_stale = True
         self._refresh_cache_misses()
-        routes = status.get("routes") or []
         self.route_combo.blockSignals(True)
         self.route_combo.clear()
-        for entry in routes:
-            self.route_combo.addItem(route_text(str(entry["label"])), entry["key"])
+        for choice in status.routes:
+            self.route_combo.addItem(route_text(choice.label), choice.key)
             self.route_combo.setItemData(
-                self.route_combo.count() - 1, plain_tip(str(entry["label"])), Qt.ItemDataRole.ToolTipRole
+                self.route_combo.count() - 1, plain_tip(choice.label), Qt.ItemDataRole.ToolTipRole
             )
-            if not entry.get("available"):
+            if not choice.available:
                 index = self.route_combo.count() - 1
                 item = self.route_combo.model().item(index)  # type: ignore[attr-defined]
                 item.setEnabled(False)
-                item.setToolTip(plain_tip(str(entry.get("why", ""))))
-        self.route_combo.setCurrentIndex(max(0, self.route_combo.findData(status.get("routeKey"))))
-        if status.get("routeNeeded"):  # the session's route is gone: none shown until one is chosen
-            self.route_combo.setCurrentIndex(-1)
+                item.setToolTip(plain_tip(choice.why))
         self.route_combo.blockSignals(False)
-        self.mode_combo.setCurrentText(str(status.get("mode", "ask")))
-        self.fallback_combo.setCurrentIndex(max(0, self.fallback_combo.findData(status.get("fallback"))))
-        self.payload_view.set_routes([(e["key"], e["label"]) for e in routes if e.get("available")])
-        capability = status.get("capability") or {}
+        self.session_choices.restore()  # the selectors on the session's route, mode and fallback
+        self.payload_view.set_routes([(c.key, c.label) for c in status.routes if c.available])
+        capability = status.capability
         delivery = str(capability.get("delivery", ""))
-        color = {
-            "native system sections": "#16a34a",
-            "attributed user updates": "#d97706",
-            "folded": "#dc2626",
-        }.get(delivery, "gray")
+        color, explained = _DELIVERY_LOOK.get(delivery, ("gray", None))
         offline = " · <b>offline emulator</b>" if capability.get("offline") else ""
         self.capability_label.setText(
             f"<span style='color: {color}'>●</span> {html.escape(delivery)}{offline}"
         )
-        explained = {
-            "native system sections": "native system sections",
-            "attributed user updates": "attributed",
-            "folded": "folded",
-        }.get(delivery)
         self.capability_label.setToolTip(
             "<qt><p>"
             + "</p><p>".join(
@@ -1017,8 +1011,6 @@ class MainWindow(QMainWindow):
 
     def show_accounts(self) -> None:
         if self.accounts_dialog is None:
-            from desktop.host.first_run import PROVIDER_KEY_ENV
-
             dialog = AccountsDialog(list(PROVIDER_KEY_ENV), self)
             dialog.save_requested.connect(
                 lambda p, a, k: self.client.ops.query(
@@ -1048,15 +1040,11 @@ class MainWindow(QMainWindow):
 
     def export_conversation(self) -> None:
         """File → Export: asked here, built and written on the worker (design X6, G10)."""
-        from desktop.ui.export_action import ask_and_export
-
-        ask_and_export(self, self.client.ops, str(self.session.get("path", "")), self.on_message)
+        ask_and_export(self, self.client.ops, self.session.path if self.session else "", self.on_message)
 
     def open_session_dialog(self) -> None:
         if self.busy:
             return
-        from desktop.host import paths
-
         path, _ = QFileDialog.getOpenFileName(
             self,
             "Open session",
@@ -1073,7 +1061,7 @@ class MainWindow(QMainWindow):
         file waits and opens when the turn ends (the turn's rows belong to the open session).
         """
         target = str(Path(path).expanduser().absolute())
-        if same_file(target, str(self.session.get("path", ""))):
+        if self.session is not None and same_file(target, self.session.path):
             self.bring_to_front()
             return
         if self.busy:
@@ -1117,10 +1105,6 @@ class MainWindow(QMainWindow):
         if not self.recent_menu.actions():
             self.recent_menu.addAction("(none)").setEnabled(False)
 
-    @Slot(object)
-    def on_sessions_listed(self, sessions: Sequence[Mapping[str, Any]]) -> None:
-        self.listed_sessions = list(sessions)
-
     def shortcuts(self) -> list[tuple[str, str]]:
         """Every menu action with a shortcut, as (what, keys), for the help page."""
         found: list[tuple[str, str]] = []
@@ -1139,8 +1123,6 @@ class MainWindow(QMainWindow):
         self.help_page.raise_()
 
     def _about(self) -> None:
-        from desktop import __version__
-
         QMessageBox.about(
             self,
             "About Pi Desktop",

@@ -21,7 +21,7 @@ import binascii
 import difflib
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +36,7 @@ from PySide6.QtGui import QColor, QImage, QTextCharFormat, QTextCursor, QTextDoc
 from desktop.pi.money import format_cost
 from desktop.ui import rowinfo
 from desktop.ui.banner import printable
-from desktop.ui.html import Colors
+from desktop.ui.html import Colors, diff_line
 from desktop.ui.inert import MAX_IMAGE_BYTES, InertDocument, decode_image
 from desktop.ui.theme import kind_style
 
@@ -181,19 +181,7 @@ def _diff_html(path: str, old: str, new: str, c: Colors) -> str:
             n=3,
         )
     )
-    rows: list[str] = []
-    for line in lines:
-        if line.startswith(("+++", "---")):
-            style = f"color: {c.muted}"
-        elif line.startswith("+"):
-            style = f"background: {c.added_bg}; color: {c.added_fg}"
-        elif line.startswith("-"):
-            style = f"background: {c.removed_bg}; color: {c.removed_fg}"
-        elif line.startswith("@@"):
-            style = f"color: {c.muted}"
-        else:
-            style = ""
-        rows.append(f'<div style="{style}">{html.escape(line, quote=False) or "&nbsp;"}</div>')
+    rows = [diff_line(line, c) for line in lines]
     if not rows:
         rows = [f'<div style="color: {c.muted}">(no change)</div>']
     return (
@@ -480,17 +468,3 @@ def render_row(
         parts.append(f'<p style="color: {c.muted}">{esc(rowinfo.row_summary(row))}</p>')
     rendered.html = f'<a name="{html.escape(key)}"></a>' + "".join(parts)
     return rendered
-
-
-def render_rows(
-    rows: Sequence[Mapping[str, Any]], *, dark: bool, expanded: frozenset[str] = frozenset()
-) -> Rendered:
-    """Several rows as one transcript, separated by rules (the conversation mode)."""
-    combined = Rendered("")
-    parts = []
-    for index, row in enumerate(rows):
-        one = render_row(row, dark=dark, expanded=expanded, index=index)
-        combined.images.update(one.images)
-        parts.append(one.html)
-    combined.html = "<hr>".join(parts)
-    return combined

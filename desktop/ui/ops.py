@@ -72,20 +72,11 @@ class WorkerOps(QObject):
         *,
         failed: Callable[[str], None] | None = None,
         label: str = "",
+        changes_session: bool = False,
     ) -> None:
-        """Run ``work`` on the worker thread; ``done(result)`` then runs on the GUI thread."""
-        self._submit.emit(Op(work, done, failed, False, label))
-
-    def change(
-        self,
-        work: Callable[[SessionWorker], T],
-        done: Callable[[T], None] | None = None,
-        *,
-        failed: Callable[[str], None] | None = None,
-        label: str = "",
-    ) -> None:
-        """Like ``query``, for work that changes the session: the inspector is refreshed after."""
-        self._submit.emit(Op(work, done, failed, True, label))
+        """Run ``work`` on the worker thread; ``done(result)`` then runs on the GUI thread. Work
+        that ``changes_session`` has the inspector refreshed after it."""
+        self._submit.emit(Op(work, done, failed, changes_session, label))
 
     @Slot(object)
     def _finished(self, outcome: OpOutcome) -> None:

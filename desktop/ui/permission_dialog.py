@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from desktop.ui.banner import printable
 from desktop.ui.glossary import tooltip
-from desktop.ui.html import Colors, esc
+from desktop.ui.html import Colors, diff_line, esc
 from desktop.ui.inert import InertBrowser, plain_label
 from desktop.ui.theme import is_dark
 
@@ -42,17 +42,7 @@ _EFFECT_WORDS = {"write": "change files", "execute": "run a command", "external"
 def diff_html(diff: str, dark: bool) -> str:
     """A unified diff with added and removed lines tinted."""
     c = Colors(dark)
-    lines = []
-    for line in diff.splitlines():
-        if line.startswith(("+++", "---", "@@")):
-            style = f"color: {c.muted}"
-        elif line.startswith("+"):
-            style = f"background: {c.added_bg}; color: {c.added_fg}"
-        elif line.startswith("-"):
-            style = f"background: {c.removed_bg}; color: {c.removed_fg}"
-        else:
-            style = ""
-        lines.append(f'<div style="{style}">{esc(line) or "&nbsp;"}</div>')
+    lines = [diff_line(line, c) for line in diff.splitlines()]
     return f'<div style="font-family: monospace; white-space: pre-wrap">{"".join(lines)}</div>'
 
 

@@ -50,25 +50,25 @@ class SessionChoices(QObject):
 
     def route_chosen(self) -> None:
         key = self.window.route_combo.currentData()
-        needed = self.window.status.get("routeNeeded")  # any choice answers "choose a route"
-        if key and (needed or key != self.window.status.get("routeKey")):
+        status = self.window.status  # while a route is needed, any choice answers it
+        if key and (status.route_needed or key != status.route_key):
             self._ask("route", str(key), self.window.client.set_route.emit)
 
     def mode_chosen(self) -> None:
         mode = self.window.mode_combo.currentText()
-        if mode != self.window.status.get("mode"):
+        if mode != self.window.status.mode:
             self._ask("mode", mode, self.window.client.set_mode.emit)
 
     def fallback_chosen(self) -> None:
         fallback = str(self.window.fallback_combo.currentData())
-        if fallback != self.window.status.get("fallback"):
+        if fallback != self.window.status.fallback:
             self._ask("fallback", fallback, self.window.client.set_fallback.emit)
 
     def _ask(self, what: str, value: str, apply: Callable[[str], None]) -> None:
         """Ask the worker what the change costs, then confirm; the selectors show the session's
         values until the change is made."""
         self.restore()
-        if not self.window.session or self.window.session.get("foreign"):
+        if self.window.session is None or self.window.session.foreign is not None:
             apply(value)  # no session of its own: nothing to cost or journal
             self._remember(what, value)
             return
@@ -116,13 +116,11 @@ class SessionChoices(QObject):
         status = self.window.status
         combo = self.window.route_combo
         combo.blockSignals(True)
-        combo.setCurrentIndex(
-            -1 if status.get("routeNeeded") else max(0, combo.findData(status.get("routeKey")))
-        )
+        combo.setCurrentIndex(-1 if status.route_needed else max(0, combo.findData(status.route_key)))
         combo.blockSignals(False)
-        self.window.mode_combo.setCurrentText(str(status.get("mode", "ask")))
+        self.window.mode_combo.setCurrentText(status.mode)
         fallback = self.window.fallback_combo
-        fallback.setCurrentIndex(max(0, fallback.findData(status.get("fallback"))))
+        fallback.setCurrentIndex(max(0, fallback.findData(status.fallback)))
 
     # --- settings for new sessions ------------------------------------------------------------
 

@@ -20,8 +20,13 @@ from PySide6.QtCore import QEvent, QObject, QStringListModel, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit
 
+from desktop.pi.cache_rules import rule_for
+from desktop.pi.money import format_cost
+from desktop.pi.routes import resolve_model
 from desktop.session import commands
 from desktop.session.commands import Command, Message, Problem
+from desktop.ui.messages import RouteStatus
+from desktop.ui.worker import PERMISSION_MODES
 
 if TYPE_CHECKING:
     from desktop.ui.main_window import MainWindow
@@ -31,12 +36,12 @@ if TYPE_CHECKING:
 _TAKES_ARGUMENT = {"/payload next", "/compact", "/model", "/mode"}
 
 
-def capability_line(status: Mapping[str, Any]) -> str:
+def capability_line(status: RouteStatus) -> str:
     """``/capability status``: the route, its delivery path and why (the whole text)."""
-    capability = status.get("capability") or {}
+    capability = status.capability
     if not capability:
         return "Capability status: no route yet (the session is still opening)."
-    route = status.get("routeKey") or capability.get("label") or "the current route"
+    route = status.route_key or capability.get("label") or "the current route"
     line = f"{route}: system updates as {capability.get('delivery') or 'unknown'}"
     if capability.get("toolPath"):
         line += f", tool changes as {capability['toolPath']}"
@@ -48,10 +53,6 @@ def capability_line(status: Mapping[str, Any]) -> str:
 def route_table(worker: SessionWorker) -> str:
     """On the worker (the catalogs are read there): every route offered, with its price per
     million tokens and its prompt-cache rule, the current one marked."""
-    from desktop.pi.cache_rules import rule_for
-    from desktop.pi.money import format_cost
-    from desktop.pi.routes import resolve_model
-
     lines = ["Routes (/model PROVIDER/ID switches; → is the current one):"]
     for choice in worker.choices:
         try:
@@ -130,17 +131,15 @@ class SlashCommands(QObject):
     def _payload_next(self, draft: str) -> None:
         """The Payload tab on the next request. A draft goes back into the composer: the preview
         follows the composer's text, and Ctrl+Enter then sends exactly the request shown."""
-        from desktop.ui.main_window import TAB_PAYLOAD
-
         window = self.window
         view = window.payload_view
-        already_shown = window.tabs.currentIndex() == TAB_PAYLOAD
+        already_shown = window.tabs.currentWidget() is view
         if view.route_combo.currentIndex() != 0 or (already_shown and not draft):
             # The current route's request, whichever route the tab showed (the switcher says so
             # too); the pane is marked out of date until it arrives. A draft brings its own.
             view.route_combo.setCurrentIndex(0)
             view.request("main")
-        window.tabs.setCurrentIndex(TAB_PAYLOAD)  # shown, the tab gets a fresh preview
+        window.tabs.setCurrentWidget(view)  # shown, the tab gets a fresh preview
         if draft:
             editor = window.composer.editor
             editor.setPlainText(draft)
@@ -153,7 +152,7 @@ class SlashCommands(QObject):
 
     def _model(self, wanted: str) -> None:
         window = self.window
-        keys = [str(entry.get("key", "")) for entry in window.status.get("routes") or []]
+        keys = [choice.key for choice in window.status.routes]
         key = commands.match_route(wanted, keys)
         if key is None:
             offered = ", ".join(k.removeprefix("emulator/") for k in keys) or "none yet"
@@ -163,8 +162,6 @@ class SlashCommands(QObject):
         self._say(f"Route: {key}")
 
     def _mode(self, name: str) -> None:
-        from desktop.ui.worker import PERMISSION_MODES
-
         mode = name.strip().lower()
         if mode not in PERMISSION_MODES:
             self._warn(f"Unknown mode {name}. Modes: {', '.join(PERMISSION_MODES)}.")

@@ -17,7 +17,6 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +29,7 @@ if TYPE_CHECKING:  # the launcher asks smoke_requested() before it pays for QtWi
     from PySide6.QtWidgets import QApplication
 
     from desktop.ui.main_window import MainWindow
+    from desktop.ui.messages import OpenProblem, Started, TurnFinished
     from desktop.ui.worker import SessionWorker
 
 SMOKE_ENV = "PI_DESKTOP_SMOKE_EXIT"
@@ -71,7 +71,7 @@ class SmokeRun(QObject):
     ) -> None:
         super().__init__(window)
         self.app, self.window, self.open_path = app, window, open_path
-        self.started: dict[str, Any] = {}
+        self.started: Started | None = None
         self.picture: QImage | None = None
         self.problem = ""
         self.step = "window-shown"
@@ -90,8 +90,8 @@ class SmokeRun(QObject):
         self.timer.start()
 
     @Slot(object)
-    def on_started(self, info: Mapping[str, Any]) -> None:
-        self.started = dict(info)
+    def on_started(self, started: Started) -> None:
+        self.started = started
 
     @Slot(str, str)
     def on_message(self, level: str, text: str) -> None:
@@ -99,8 +99,8 @@ class SmokeRun(QObject):
             self.problem = text
 
     @Slot(object)
-    def on_open_problem(self, problem: Mapping[str, Any]) -> None:
-        self.problem = self.problem or f"{problem.get('title')}: {problem.get('text')}"
+    def on_open_problem(self, problem: OpenProblem) -> None:
+        self.problem = self.problem or f"{problem.title}: {problem.text}"
 
     @Slot()
     def check(self) -> None:
@@ -120,11 +120,11 @@ class SmokeRun(QObject):
                 say(f"window-shown: {app_part(window.windowTitle())}")
                 self.step = "session-opened"
         elif self.step == "session-opened":
-            if self.started and window.session:
-                say(f"initial-route: {self.started.get('initialRoute', '')}")
-                if self.started.get("keyring"):
-                    say(f"keyring: {self.started['keyring']}")
-                say(f"session-opened: {window.session.get('path', '')}")
+            if self.started is not None and window.session is not None:
+                say(f"initial-route: {self.started.initial_route}")
+                if self.started.keyring_note:
+                    say(f"keyring: {self.started.keyring_note}")
+                say(f"session-opened: {window.session.path}")
                 if self.open_path is None:
                     window.send(PROMPT)
                     self.step = "turn-finished"
@@ -154,9 +154,9 @@ class SmokeRun(QObject):
             if dialog.info.get("tool") == "read":
                 dialog.allow_button.click()
 
-    def check_turn(self, result: Mapping[str, Any]) -> None:
-        if result.get("error") is not None or result.get("stopped") != "stop":
-            self.problem = f"the turn ended with {result.get('stopped')!r}: {result.get('error')}"
+    def check_turn(self, result: TurnFinished) -> None:
+        if result.error is not None or result.stopped != "stop":
+            self.problem = f"the turn ended with {result.stopped!r}: {result.error}"
             return
         tools = [row for row in self.window.timeline.rows if row.get("type") == "toolResult"]
         outputs = [str(row.get("message", {}).get("content", "")) for row in tools]

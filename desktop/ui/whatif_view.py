@@ -372,13 +372,6 @@ class WhatIfView(QWidget):
     def selected_routes(self) -> list[str]:
         return [route for route, action in self.route_actions.items() if action.isChecked()]
 
-    def set_selected(self, routes: Sequence[str]) -> None:
-        for route, action in self.route_actions.items():
-            action.blockSignals(True)
-            action.setChecked(route in routes)
-            action.blockSignals(False)
-        self.emit_routes()
-
     def _label_button(self) -> None:
         count = len(self.selected_routes())
         self.route_button.setText(f"Routes ({count})")

@@ -32,28 +32,63 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QDeadlineTimer, QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QDeadlineTimer, QObject, QSettings, Qt, QThread, Signal, Slot
 
 from desktop import __version__
+from desktop.host import catalog_cache, paths
+from desktop.host.accounts import keyring_username, resolve_api_key
+from desktop.host.first_run import initial_route
+from desktop.host.guidance import scan_guidance
 from desktop.host.journal import JournalWriter, SessionStore
+from desktop.host.journal.store import describe
+from desktop.host.permissions import PermissionMode
+from desktop.host.private_files import make_private_dirs, replace_file
+from desktop.host.providers.cloud_auth import CloudAuth
+from desktop.host.settings import load_settings
+from desktop.host.trust import TrustStore
+from desktop.host.workspace_choice import choose_workspace, home_folder, refused_workspace
+from desktop.pi.cache_misses import transcript_summary
+from desktop.pi.cache_view import predict
+from desktop.pi.catalog import RouteError, active_catalog
 from desktop.pi.delivery import FALLBACKS, FallbackDelivery
-from desktop.pi.routes import Route
+from desktop.pi.money import format_cost
+from desktop.pi.routes import (
+    EMULATOR_FAMILY,
+    Account,
+    Route,
+    emulator_route,
+    resolve_model,
+    route_from_string,
+)
 from desktop.session.compaction_settings import CompactionSettings
 from desktop.session.inspector.routes import (
     PUBLISHED_ROUTES,
     RouteChoice,
     capability_info,
     pick_route,
+    projector_available,
     route_choices,
 )
-from desktop.session.session_settings import SessionSettings
+from desktop.session.session_settings import SessionSettings, effective_settings, recorded_settings, verified
 from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
 from desktop.ui.cache_miss_panel import SHOWN_MISSES
 from desktop.ui.catalog_status import route_flags
+from desktop.ui.messages import (
+    DecodedRows,
+    IndexedRows,
+    OpenProblem,
+    RouteStatus,
+    SessionIndexed,
+    SessionOpened,
+    ShownSession,
+    Started,
+    TurnFinished,
+)
 from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
 from desktop.ui.row_index import Indexed, bulk_load, read_indexed
+from desktop.ui.welcome import prepare_workspace, seed_welcome
 
 if TYPE_CHECKING:  # the engine is imported when a session opens, after the first paint (design X27)
     from desktop.emulator import Emulator
@@ -109,23 +144,20 @@ def _compaction(value: object) -> CompactionSettings:
 class SessionWorker(QObject):
     # --- worker -> GUI (one object per signal, never copied by Qt) -----------------------------
     started = Signal(object)
-    """{"initialRoute": provider the first launch decided on, "reason": why, "keyring": one line
-    when the keyring could not be read, else empty}"""
+    """``Started``: the route the first launch decided on, why, and a keyring that could not be read."""
     session_indexed = Signal(object)
-    """{"path", "cwd", "index": RowIndex, "painted": threading.Event the window sets once it has
-    painted}: the timeline can paint before the session is open"""
+    """``SessionIndexed``: the timeline can paint before the session is open (design X26)."""
     session_opened = Signal(object)
-    """{"path", "id", "cwd", "readOnly", "diagnostics", "problems", "guidance"} and either "index" (the
-    RowIndex sent before, when it lists the opened journal's first rows) with "appended" (the
-    rows the open journaled after them, dicts in journal order) or "rows" (dicts, model order);
-    a Desktop session's also "painted", a threading.Event the window sets once it has painted it"""
+    """``SessionOpened``: the session (or another branch of a foreign one) the window shows."""
     rows_appended = Signal(object)
     streaming = Signal(object)
     #: A ``retry_wait`` event: the client waits before sending again (design W4).
     retry_wait = Signal(object)
     turn_started = Signal(str)
     turn_finished = Signal(object)
+    """``TurnFinished``: a turn or a compaction ended (or was refused before it began)."""
     status_changed = Signal(object)
+    """``RouteStatus``: the route, mode and fallback changed, or a session opened."""
     preview_ready = Signal(str, object)
     previews_outdated = Signal()
     """The previews shown no longer describe the next request (rows appended, the route,
@@ -135,11 +167,10 @@ class SessionWorker(QObject):
     permission_requested = Signal(int, object)
     question_requested = Signal(int, object)
     """(request id, {"title", "text"}): a yes/no question; answered like a permission."""
-    sessions_listed = Signal(object)
     message = Signal(str, str)
     op_finished = Signal(object)
     open_problem = Signal(object)
-    """{"title", "text"}: a file that could not be opened, said in full (design X1)."""
+    """``OpenProblem``: a file that could not be opened, said in full (design X1)."""
 
     def __init__(
         self,
@@ -217,13 +248,11 @@ class SessionWorker(QObject):
             initial = self._initial_provider()
         if self.closing.is_set():
             return
-        from desktop.emulator import Emulator
+        from desktop.emulator import Emulator  # Lazy: the launch budget (X27).
 
         if self.emulator is None:
             self.emulator = Emulator().start()
         origin: str | None = self.emulator.url
-        from desktop.host import catalog_cache
-
         catalog_cache.install()
         if not self.offline:  # stale (older than a day) catalogs refresh on their own thread
             catalog_cache.refresh_in_background()
@@ -274,7 +303,7 @@ class SessionWorker(QObject):
             return None
         painted = threading.Event()
         cwd = "" if workspace is None else str(workspace)
-        self.session_indexed.emit({"path": str(path), "cwd": cwd, "index": indexed[1], "painted": painted})
+        self.session_indexed.emit(SessionIndexed(str(path), cwd, indexed[1], painted))
         # Let the window paint and lay the rows out before the runtime is assembled: the two
         # would share the GIL, and every layout call into the item model would wait for it
         # (bounded, for a window that never paints).
@@ -283,8 +312,6 @@ class SessionWorker(QObject):
 
     def _initial_provider(self) -> str:
         """The first launch's route (environment and keyring: worker thread only, design D3)."""
-        from desktop.host.first_run import initial_route
-
         keyring_note = ""
         if self.offline:
             provider, reason = "emulator", "offline only"
@@ -292,13 +319,11 @@ class SessionWorker(QObject):
             decision = initial_route()
             provider, reason, keyring_note = decision.provider, decision.reason, decision.keyring_note
         log.info("initial route: %s (%s)", provider, reason)
-        self.started.emit({"initialRoute": provider, "reason": reason, "keyring": keyring_note})
+        self.started.emit(Started(provider, reason, keyring_note))
         return provider
 
     def _keyed_providers(self) -> list[str]:
         """Providers of the offered routes that have a key (keyring or environment)."""
-        from desktop.host.accounts import keyring_username, resolve_api_key
-
         found = []
         for provider in sorted({p.split("/", 1)[0] for p in PUBLISHED_ROUTES}):
             key, _info = resolve_api_key(provider, keyring_username(provider))
@@ -361,10 +386,6 @@ class SessionWorker(QObject):
         return SessionStore(data_dir=self.data_dir)
 
     def _new(self, workspace: str | None) -> None:
-        from desktop.host import paths
-        from desktop.host.trust import TrustStore
-        from desktop.host.workspace_choice import home_folder, refused_workspace
-
         folder = Path(os.path.realpath(workspace or self.default_workspace or os.getcwd()))
         refused = refused_workspace(folder, home_folder())
         if refused is not None:  # launched from a menu, the folder is home (design A10)
@@ -379,8 +400,6 @@ class SessionWorker(QObject):
 
     def seed(self) -> SessionSettings:
         """What a new session starts with: the window's settings (design G12)."""
-        from desktop.host.settings import load_settings
-
         return SessionSettings(
             route=self.seed_route_key,
             mode=self.seed_mode,
@@ -392,15 +411,6 @@ class SessionWorker(QObject):
     def _session_choice(self, settings: SessionSettings) -> tuple[RouteChoice | None, str | None]:
         """The route choice for a session's settings, and why the user must choose another one
         before sending (its route is no longer in the catalog, or has no key here)."""
-        from desktop.pi.catalog import RouteError
-        from desktop.pi.routes import (
-            EMULATOR_FAMILY,
-            Account,
-            emulator_route,
-            resolve_model,
-            route_from_string,
-        )
-
         key = settings.route
         plain = settings.account == "default" and not settings.endpoint
         found = self._choice(key) if plain else None
@@ -425,7 +435,6 @@ class SessionWorker(QObject):
                 None,
                 f"This session's route {key} is no longer in the model catalog: choose a route to continue.",
             )
-        from desktop.session.inspector.routes import projector_available
 
         api = str(resolved.model["api"])
         if not projector_available(api):
@@ -450,8 +459,7 @@ class SessionWorker(QObject):
         return choice, None
 
     def _sealed(self, recorded: Any, session_id: str) -> bool:
-        from desktop.session.assembly import activation_signer
-        from desktop.session.session_settings import verified
+        from desktop.session.assembly import activation_signer  # Lazy: the launch budget (X27).
 
         signer, _problem = activation_signer(session_id, read_only=True)  # verifying creates nothing
         return bool(verified(recorded, signer.key, session_id))
@@ -467,11 +475,7 @@ class SessionWorker(QObject):
     ) -> None:
         """Open through the shared assembly, so the window and the CLI see the same session, on
         the session's own route, mode and fallback (design G12). Opening writes nothing."""
-        from desktop.host.guidance import scan_guidance
-        from desktop.host.journal.store import describe
-        from desktop.host.permissions import PermissionMode
-        from desktop.session.assembly import SessionConfig, open_session
-        from desktop.session.session_settings import effective_settings, recorded_settings
+        from desktop.session.assembly import SessionConfig, open_session  # Lazy: the launch budget (X27).
 
         if self._choice(self.seed_route_key) is None:
             raise RuntimeError("no usable route: the emulator did not start and no provider has a key")
@@ -545,27 +549,27 @@ class SessionWorker(QObject):
         # placed as the timeline places appended rows; the rows themselves (every row decoded)
         # only if the file changed between its reading and its lock, and was read again.
         rows = session.writer.rows
-        shown: dict[str, Any] = (
-            {"index": index, "appended": rows[len(index) :]}
+        shown = (
+            IndexedRows(index, rows[len(index) :])
             if index is not None and index.rows is rows
-            else {"rows": list(ordered)}
+            else DecodedRows(list(ordered))
         )
         painted = threading.Event()
         self.session_opened.emit(
-            {
-                "path": str(session.writer.path),
-                "id": session.writer.session_id,
-                "cwd": str(workspace),
-                "readOnly": session.writer.read_only_reason,
-                **shown,
-                "diagnostics": [str(d) for d in session.writer.diagnostics],
-                "problems": [*session.tools.problems, *_catalog_problems()],
-                "guidance": scan_guidance(workspace).to_json(),
-                "painted": painted,
-                "settings": settings.to_json(),
-                "routeNeeded": needed,
-                "pending": _pending(session),
-            }
+            SessionOpened(
+                ShownSession(str(session.writer.path), str(workspace), session.writer.read_only_reason),
+                shown,
+                diagnostics=[str(d) for d in session.writer.diagnostics],
+                # A corrupt cached catalog, as every command reports it (design M1).
+                problems=[
+                    *session.tools.problems,
+                    *(f"model catalog: {p}" for p in active_catalog().problems),
+                ],
+                skipped_guidance=[f"{s.path}: {s.reason}" for s in scan_guidance(workspace).skipped],
+                route_needed=needed,
+                pending=_pending(session),
+                painted=painted,
+            )
         )
         if refused is not None:
             self.message.emit("warning", refused)
@@ -578,9 +582,6 @@ class SessionWorker(QObject):
     def _workspace_choice(self, recorded: str | None) -> WorkspaceChoice:
         """The workspace rule (design A10) for a recorded folder, as this window sees it: opened
         from ``default_workspace`` (or the process's folder), with the user's confirmations."""
-        from desktop.host.trust import TrustStore
-        from desktop.host.workspace_choice import choose_workspace, home_folder
-
         folder = Path(os.path.realpath(recorded)) if recorded and os.path.isabs(recorded) else None
         if folder is not None and not folder.is_dir():
             folder = None
@@ -595,8 +596,6 @@ class SessionWorker(QObject):
         it before; a new one is asked about (showing it), and a confirmation is remembered. A
         refused or declined folder leaves the folder Pi Desktop was opened from.
         """
-        from desktop.host.trust import TrustStore
-
         store = TrustStore.at(self.data_dir)
         choice = self._workspace_choice(recorded)
         if choice.ask and choice.suggested is not None:
@@ -635,8 +634,6 @@ class SessionWorker(QObject):
         return self.bridge.ask("Run this repository's commands?", text, self.closing)
 
     def _welcome(self) -> None:
-        from desktop.ui.welcome import prepare_workspace, seed_welcome
-
         workspace = prepare_workspace(self._welcome_folder())
         self._new(str(workspace))
         seed_welcome(self, workspace)
@@ -644,8 +641,6 @@ class SessionWorker(QObject):
         self._emit_previews(changed=False)
 
     def _welcome_folder(self) -> Path:
-        from desktop.host import paths
-
         return paths.data_dir(self.data_dir) / "welcome-workspace"
 
     @Slot(str)
@@ -677,18 +672,19 @@ class SessionWorker(QObject):
         elif fmt in ("pi", "claude-code", "codex"):
             self._open_foreign(path)
         else:
-            self.open_problem.emit({"title": "Could not open this file", "text": description})
+            self.open_problem.emit(OpenProblem("Could not open this file", description))
 
     def _open_foreign(self, path: Path, leaf: str | None = None) -> None:
-        from desktop.session.foreign import ForeignOpenError
+        from desktop.session.foreign import ForeignOpenError  # Lazy: the launch budget (X27).
 
         try:
             session, info = inspect_ops.open_foreign_info(path, leaf)
         except ForeignOpenError as exc:
-            self.open_problem.emit({"title": "Could not open this session", "text": str(exc)})
+            self.open_problem.emit(OpenProblem("Could not open this session", str(exc)))
             return
         self._close_session()
-        self.foreign, self.foreign_leaf = session, info["foreign"]["leaf"]
+        self.foreign = session
+        self.foreign_leaf = info.session.foreign.leaf if info.session.foreign is not None else None
         self._sent_bodies.clear()
         self._sent.clear()
         self._check = None
@@ -714,8 +710,6 @@ class SessionWorker(QObject):
         route and thinking level when that route is offered here with a key, else on the
         toolbar's route (said, with why and what the first request costs); and in which
         workspace. Asked before the fork is made."""
-        from desktop.pi.routes import EMULATOR_FAMILY
-
         if self.foreign is None:
             return {"error": "no pi or Claude Code session is open"}
         context = self.foreign.context(leaf or self.foreign_leaf)
@@ -757,8 +751,6 @@ class SessionWorker(QObject):
         recorded folder only when the user opened Pi Desktop there or confirmed it before, else
         the folder Pi Desktop was opened from (or the scratch workspace when that one is
         refused); and a sentence on the recorded folder when it is not used."""
-        from desktop.host import paths
-
         choice = self._workspace_choice(source.cwd)
         where = ""
         if choice.ask and choice.suggested is not None:
@@ -774,10 +766,7 @@ class SessionWorker(QObject):
 
     def _fork_cost(self, choice: RouteChoice, leaf: str | None) -> str:
         """What the fork's first request costs on ``choice`` (a new session: a cold cache)."""
-        from desktop.pi.cache_view import predict
-        from desktop.pi.money import format_cost
-        from desktop.pi.routes import resolve_model
-        from desktop.session.foreign import next_request
+        from desktop.session.foreign import next_request  # Lazy: the launch budget (X27).
 
         if self.foreign is None:
             return ""
@@ -797,6 +786,8 @@ class SessionWorker(QObject):
         route, thinking level and workspace ``fork_plan`` named; the choice is journaled."""
         if self.foreign is None:
             return
+        from desktop.session.foreign import fork_to_desktop  # Lazy: the launch budget (X27).
+
         source = self.foreign
         try:
             plan = self.fork_plan(leaf or None)
@@ -804,7 +795,10 @@ class SessionWorker(QObject):
                 raise RuntimeError(plan["error"])
             workspace = Path(plan["workspace"])
             workspace.mkdir(parents=True, exist_ok=True)  # the scratch workspace may be new
-            path = inspect_ops.fork(source, leaf or self.foreign_leaf, workspace, self.data_dir)
+            # The source is untouched: the fork is a new Desktop session.
+            path = fork_to_desktop(
+                source, leaf=leaf or self.foreign_leaf, workspace=workspace, data_dir=self.data_dir
+            )
             self.route_key = plan["route"]
             chosen = self.seed()._replace(thinking=plan["thinking"])
             self._open(path, workspace, new=True, chosen=chosen)
@@ -824,32 +818,14 @@ class SessionWorker(QObject):
 
     def refresh_catalogs(self) -> list[str]:
         """Refresh the catalogs now (design M1) and re-resolve the route, so its flags follow."""
-        from desktop.host.catalog_cache import refresh_catalogs
-
-        outcomes = refresh_catalogs()
+        outcomes = catalog_cache.refresh_catalogs()
         if self.session is not None:
             self._bind(changed=True, publish=False)
         elif self._choice() is not None:
-            from desktop.pi.routes import resolve_model
-
             choice = self._choice()
             assert choice is not None
             self.resolved = resolve_model(choice.route)
         return [outcome.summary() for outcome in outcomes]
-
-    @Slot()
-    def list_sessions(self) -> None:
-        try:
-            infos = self._store().list()
-        except OSError as exc:
-            self.message.emit("error", f"Could not list sessions: {exc}")
-            return
-        self.sessions_listed.emit(
-            [
-                {"path": str(i.path), "id": i.id, "cwd": i.cwd, "created": i.created_ms, "problem": i.problem}
-                for i in infos[:200]
-            ]
-        )
 
     # --- turns --------------------------------------------------------------------------------
 
@@ -887,8 +863,6 @@ class SessionWorker(QObject):
                     {**partial, "content": [dict(block) for block in partial.get("content") or ()]}
                 )
 
-    _on_event = on_event  # the name the welcome session used before
-
     def _check_prediction(self, row: Mapping[str, Any]) -> None:
         """The request just answered: its cache prediction against the reported usage (P6)."""
         dispatched, self._dispatched = self._dispatched, None
@@ -899,7 +873,7 @@ class SessionWorker(QObject):
         key, body, before = dispatched
         if key != self.route_key:
             return
-        from desktop.session.inspector import preview as inspector_preview  # launch budget (X27)
+        from desktop.session.inspector import preview as inspector_preview  # Lazy: the launch budget (X27).
 
         try:
             self._check = {
@@ -916,25 +890,25 @@ class SessionWorker(QObject):
         if not self.closing.is_set():
             self.cancel.clear()
 
-    def run_turn(self, text: str) -> dict[str, Any]:
+    def run_turn(self, text: str) -> TurnFinished:
         """One turn on the worker thread (also used by the welcome session)."""
-        summary: dict[str, Any] = {"stopped": "error", "error": None, "requests": 0}
         if self.closing.is_set() or self.runtime is None:
-            summary["stopped"] = "aborted"
-            summary["error"] = "the app is closing" if self.closing.is_set() else "no session is open"
-            return summary
+            return TurnFinished(
+                "aborted", "the app is closing" if self.closing.is_set() else "no session is open"
+            )
         if self._draft is not None and self._draft == text.strip():
             # The composer's text was sent: the next preview has no draft (the window's own
             # "no draft" comes 300 ms later, after the turn; it then changes nothing).
             self._draft = None
         self.turn_started.emit(text)
+        summary = TurnFinished("error")
         try:
             result = self.runtime.run_turn(text, on_event=self.on_event, cancel=self.cancel)
-            summary = {"stopped": result.stopped, "error": result.error, "requests": result.requests}
+            summary = TurnFinished(result.stopped, result.error, result.requests)
         except Exception as exc:
             log.exception("turn failed")
-            summary["error"] = f"{type(exc).__name__}: {exc}"
-            self._note("error", f"The turn stopped: {summary['error']}")
+            summary = TurnFinished("error", f"{type(exc).__name__}: {exc}")
+            self._note("error", f"The turn stopped: {summary.error}")
         finally:
             self.streaming.emit(None)
             self.turn_finished.emit(summary)
@@ -954,16 +928,16 @@ class SessionWorker(QObject):
     def send(self, text: str) -> None:
         if self.runtime is None or self.writer is None:
             self.message.emit("error", "No session is open.")
-            self.turn_finished.emit({"stopped": "error", "error": "No session is open.", "requests": 0})
+            self.turn_finished.emit(TurnFinished("error", "No session is open."))
             return
         if self.writer.read_only:
             reason = self.writer.read_only_reason or "This session is read-only."
             self.message.emit("warning", reason)
-            self.turn_finished.emit({"stopped": "error", "error": reason, "requests": 0})
+            self.turn_finished.emit(TurnFinished("error", reason))
             return
         if self.route_needed is not None:  # nothing is written until the user chooses a route
             self.message.emit("warning", self.route_needed)
-            self.turn_finished.emit({"stopped": "error", "error": self.route_needed, "requests": 0})
+            self.turn_finished.emit(TurnFinished("error", self.route_needed))
             return
         self.run_turn(text)
 
@@ -974,21 +948,21 @@ class SessionWorker(QObject):
     @Slot(str)
     def compact(self, focus: str = "") -> None:
         if self.runtime is None or self.closing.is_set():
-            self.turn_finished.emit({"stopped": "error", "error": "No session is open.", "requests": 0})
+            self.turn_finished.emit(TurnFinished("error", "No session is open."))
             return
-        from desktop.session.runtime import SummaryFailed
+        from desktop.session.runtime import SummaryFailed  # Lazy: the launch budget (X27).
 
         self.turn_started.emit("compact")
-        summary: dict[str, Any] = {"stopped": "compacted", "error": None, "requests": 1}
+        summary = TurnFinished("compacted", requests=1)
         try:
             self.runtime.compact(on_event=self.on_event, cancel=self.cancel, reason="manual", focus=focus)
         except SummaryFailed as exc:  # one message: the window shows the turn's error
-            summary = {"stopped": "error", "error": str(exc), "requests": 1}
+            summary = TurnFinished("error", str(exc), 1)
         except ValueError as exc:  # nothing to compact yet: a note, not an error
-            summary = {"stopped": "nothing to do", "error": None, "note": str(exc), "requests": 0}
+            summary = TurnFinished("nothing to do", note=str(exc))
         except Exception as exc:
             log.exception("compaction failed")
-            summary = {"stopped": "error", "error": f"{type(exc).__name__}: {exc}", "requests": 1}
+            summary = TurnFinished("error", f"{type(exc).__name__}: {exc}", 1)
             self.message.emit("error", f"Compaction failed: {exc}")
         finally:
             self.turn_finished.emit(summary)
@@ -1041,8 +1015,6 @@ class SessionWorker(QObject):
             return
         self.mode = self.seed_mode = mode
         if self.session is not None:
-            from desktop.host.permissions import PermissionMode
-
             self.session.gate.set_mode(PermissionMode.parse(mode))  # a new declaration epoch (A7)
             self._record("the user chose another permission mode")
         self._publish_state()
@@ -1058,8 +1030,6 @@ class SessionWorker(QObject):
         session = self.session
         if session is None or self.route_needed is not None:
             return
-        from desktop.pi.routes import EMULATOR_FAMILY
-
         choice = self._choice()
         if choice is None:
             return
@@ -1081,6 +1051,7 @@ class SessionWorker(QObject):
     def change_cost(self, what: str, value: str) -> dict[str, Any]:
         """What changing the route or the fallback to ``value`` costs on the next request, and
         whether the change may happen at all (a route without a key is refused before)."""
+        # Lazy: the launch budget (X27).
         from desktop.session.inspector.preview import preview_binding
         from desktop.session.inspector.switch_cost import as_json, switch_cost
 
@@ -1127,8 +1098,6 @@ class SessionWorker(QObject):
         if route.offline:
             return None
         try:
-            from desktop.host.accounts import keyring_username, resolve_api_key
-
             key, _info = resolve_api_key(route.provider, keyring_username(route.provider, route.account.name))
             return key
         except Exception:
@@ -1137,8 +1106,7 @@ class SessionWorker(QObject):
 
     def _bind(self, changed: bool, publish: bool = True) -> None:
         """Point the open session at the chosen route, delivery and key (in place, no reopen)."""
-        from desktop.host.providers.cloud_auth import CloudAuth
-        from desktop.pi.routes import resolve_model
+        # Lazy: the launch budget (X27).
         from desktop.session.assembly import declaration_route, route_binding
         from desktop.session.dispatch import HttpDispatcher
 
@@ -1172,8 +1140,6 @@ class SessionWorker(QObject):
         if self.runtime is None:
             return None
         try:
-            from desktop.pi.cache_misses import transcript_summary
-
             summary = transcript_summary(self.runtime.view().messages).to_json()
         except Exception as exc:  # a transcript the reader cannot sum: the panel keeps its text
             log.info("cache summary failed: %s", exc)
@@ -1185,24 +1151,17 @@ class SessionWorker(QObject):
 
     def _publish_state(self) -> None:
         if self.resolved is not None:
-            status = {
-                "routes": [
-                    {"key": c.key, "label": c.label, "available": c.available, "why": c.why}
-                    for c in self.choices
-                ],
-                "routeKey": self.route_key,
-                "mode": self.mode,
-                "fallback": self.fallback,
-                "capability": {
-                    **capability_info(self.resolved, self.fallback),
-                    **route_flags(self.resolved),
-                },
-                "path": str(self.session_path() or ""),
-                "readOnly": self.writer.read_only_reason if self.writer is not None else None,
-                "routeNeeded": self.route_needed,
-                "activeTools": len(self.session.gate.state.active) if self.session is not None else 0,
-            }
-            self.status_changed.emit(status)
+            self.status_changed.emit(
+                RouteStatus(
+                    tuple(self.choices),
+                    self.route_key,
+                    self.mode,
+                    self.fallback,
+                    {**capability_info(self.resolved, self.fallback), **route_flags(self.resolved)},
+                    str(self.session_path() or ""),
+                    self.route_needed,
+                )
+            )
         self.refresh_activation()
         self._emit_previews()
 
@@ -1258,15 +1217,14 @@ class SessionWorker(QObject):
             return {"route": key, "error": f"unknown route {key!r}"}
         return inspect_ops.foreign_preview(self.foreign, self.foreign_leaf, choice)
 
-    def preview(self, key: str = "", draft: str | None = None) -> dict[str, Any]:
-        """The next request for the current route (``key`` empty) or another route; with
-        ``draft`` (else the composer's text), the first request of the turn that sending it
-        would start."""
+    def preview(self, key: str = "") -> dict[str, Any]:
+        """The next request for the current route (``key`` empty) or another route; with the
+        composer's text, the first request of the turn that sending it would start."""
         key = key or self.route_key
         choice = self._choice(key)
         if choice is None or self.runtime is None or self.writer is None:
             return {"route": key, "error": f"unknown route {key!r}" if choice is None else "no session"}
-        from desktop.session.inspector import preview as inspector_preview  # launch budget (X27)
+        from desktop.session.inspector import preview as inspector_preview  # Lazy: the launch budget (X27).
 
         return inspector_preview.route_preview(
             self.runtime,
@@ -1275,26 +1233,19 @@ class SessionWorker(QObject):
             fallback=self.fallback,
             session_id=self.writer.session_id,
             sent=self._sent_bodies.get(key) or self._sent.get(key),
-            draft=draft if draft is not None else self._draft,
+            draft=self._draft,
             # The last request's check belongs to the route it was sent on.
             check=self._check if self._check and self._check.get("routeKey") == key else None,
         )
 
     @Slot()
     def refresh_activation(self) -> None:
-        from desktop.session.inspector.activation import activation_info  # launch budget (X27)
+        from desktop.session.inspector.activation import activation_info  # Lazy: the launch budget (X27).
 
         if self.session is None:
             self.activation_ready.emit(activation_info(None, []))
             return
         self.activation_ready.emit(activation_info(self.session.gate, self.session.runtime.view().messages))
-
-
-def _catalog_problems() -> list[str]:
-    """A corrupt cached catalog, as every command reports it (design M1)."""
-    from desktop.pi.catalog import active_catalog
-
-    return [f"model catalog: {problem}" for problem in active_catalog().problems]
 
 
 def _pending(session: OpenSession) -> str | None:
@@ -1309,8 +1260,6 @@ def _pending(session: OpenSession) -> str | None:
 def _write_bytes(path: str, data: bytes) -> str:
     """An export holds conversation: a new file is 0600, an overwritten one keeps its mode
     (design X22)."""
-    from desktop.host.private_files import replace_file
-
     try:
         replace_file(Path(path), data)
     except OSError as exc:
@@ -1320,10 +1269,6 @@ def _write_bytes(path: str, data: bytes) -> str:
 
 def _write_settings(values: Mapping[str, Any]) -> None:
     """Window preferences are written on the worker, never on the GUI thread (QSettings syncs)."""
-    from PySide6.QtCore import QSettings
-
-    from desktop.host.private_files import make_private_dirs
-
     settings = QSettings()
     # Open Recent lists session paths: a settings file this makes is the user's alone (design
     # X22). On Windows the settings are in the user's registry hive.
@@ -1346,7 +1291,6 @@ class WorkerClient(QObject):
     compact = Signal(str)
     new_session = Signal(str)
     open_session = Signal(str)
-    list_sessions = Signal()
     set_route = Signal(str)
     set_mode = Signal(str)
     set_fallback = Signal(str)
@@ -1380,7 +1324,6 @@ class WorkerClient(QObject):
             (self.compact, worker.compact),
             (self.new_session, worker.new_session),
             (self.open_session, worker.open_session),
-            (self.list_sessions, worker.list_sessions),
             (self.set_route, worker.set_route),
             (self.set_mode, worker.set_mode),
             (self.set_fallback, worker.set_fallback),

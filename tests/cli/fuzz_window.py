@@ -19,7 +19,6 @@ from __future__ import annotations
 import builtins
 import logging
 import sys
-import threading
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,7 +30,9 @@ from desktop.cli._boundary import describe
 from desktop.session.inspector.routes import pick_route, route_choices
 from desktop.session.inspector.section_diff import section_diff
 from desktop.ui.foreign_bar import ForeignBar
+from desktop.ui.main_window import show_rows
 from desktop.ui.message_view import MessageView
+from desktop.ui.messages import IndexedRows, OpenProblem, SessionIndexed, SessionOpened
 from desktop.ui.row_view import RowView
 from desktop.ui.section_diff_view import SectionDiffView, render_section_diff
 from desktop.ui.timeline_delegate import row_tooltip, usage_hint
@@ -119,7 +120,7 @@ class WindowPath:
         self.guarded = _Guarded()
         logging.getLogger("desktop.ui").addHandler(self.guarded)
         self.failures: list[str] = []
-        self.opened: Mapping[str, Any] | None = None
+        self.opened: SessionOpened | None = None
         self.problems: list[str] = []
 
     def close(self) -> None:
@@ -130,41 +131,23 @@ class WindowPath:
 
     # --- the window's handlers (``MainWindow.on_session_indexed`` / ``on_session_opened``) ---
 
-    def _indexed(self, info: Mapping[str, Any]) -> None:
-        self.timeline.set_index(info["index"])
-        self.usage_view.set_lines(info["index"].usage, info["index"].usage_total)
-        self._release(info)
+    def _indexed(self, indexed: SessionIndexed) -> None:
+        self.timeline.set_index(indexed.index)
+        self.usage_view.set_lines(indexed.index.usage, indexed.index.usage_total)
+        indexed.painted.set()  # the worker waits for the window's paint before it goes on
 
-    def _opened(self, info: Mapping[str, Any]) -> None:
-        self.opened = info
-        index = info.get("index")
-        foreign_rows = info.get("foreignRows")
-        if foreign_rows is not None:
-            self.timeline.set_reader(foreign_rows)
-            self.usage_view.set_lines(*info["usage"])
-        elif index is None:
-            rows = info.get("rows") or []
-            self.timeline.set_rows(rows)
-            self.usage_view.set_rows(rows)
-        else:
-            if index is not self.timeline.index_shown:
-                self.timeline.set_index(index)
-                self.usage_view.set_lines(index.usage, index.usage_total)
-            appended = info.get("appended") or ()
-            if appended:
-                self.timeline.append_rows(appended)
-                self.usage_view.add_rows(appended)
-        self.bar.show_session(info)
-        self._release(info)
+    def _opened(self, opened: SessionOpened) -> None:
+        self.opened = opened
+        show_rows(self.timeline, self.usage_view, opened.rows)
+        if isinstance(opened.rows, IndexedRows) and opened.rows.appended:
+            self.timeline.append_rows(opened.rows.appended)
+            self.usage_view.add_rows(opened.rows.appended)
+        self.bar.show_session(opened.session.foreign)
+        if opened.painted is not None:
+            opened.painted.set()
 
-    @staticmethod
-    def _release(info: Mapping[str, Any]) -> None:
-        painted = info.get("painted")
-        if isinstance(painted, threading.Event):
-            painted.set()  # the worker waits for the window's paint before it goes on
-
-    def _problem(self, problem: Mapping[str, Any]) -> None:
-        self.problems.append(str(problem.get("text", "")))
+    def _problem(self, problem: OpenProblem) -> None:
+        self.problems.append(problem.text)
 
     def _preview(self, _slot: str, preview: Mapping[str, Any]) -> None:
         for error in (preview.get("error"), (preview.get("cache") or {}).get("error")):

@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from desktop.session.foreign import next_request, open_foreign
-from desktop.session.foreign.display import opened_info
+from desktop.session.foreign.display import Prices, row_dict
 from tests.foreign.support import CLAUDE, FIXTURES
 
 ROLLOUT = FIXTURES / "codex" / "rollout-2026-10-06T10-00-00-0199b1c2-7d4e-7a10-9c3f-2e5d8a6b4f01.jsonl"
@@ -60,8 +60,9 @@ def test_the_entry_is_named_and_the_rest_opens(
         named = [d for d in session.diagnostics if d.line == line and field in d.message]
         assert named, [str(d) for d in session.diagnostics]
         assert f"{path}: line {line}" in str(named[0])
-    info = opened_info(session)  # every row built as the window builds it
-    assert info["rows"] and all(isinstance(row["summary"], str) for row in info["rows"])
+    diffs, prices = session.system_diffs(None), Prices()
+    rows = [row_dict(row, diffs, prices) for row in session.timeline(None)]  # as the window builds them
+    assert rows and all(isinstance(row["summary"], str) for row in rows)
     for branch in session.branches():
         session.context(branch.leaf)
         session.usage(branch.leaf)

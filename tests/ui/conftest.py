@@ -11,8 +11,9 @@ from PySide6.QtCore import QCoreApplication, QSettings
 
 from desktop.emulator import Emulator
 from desktop.ui.main_window import TAB_MESSAGE, TAB_PAYLOAD, MainWindow
+from desktop.ui.messages import ShownSession, TurnFinished
 from desktop.ui.timeline_model import ROW_ROLE
-from desktop.ui.worker import start_worker, stop_worker
+from desktop.ui.worker import SessionWorker, WorkerClient, start_worker, stop_worker
 
 ROUTE = "emulator/deepseek/deepseek-flash"
 TURN_TIMEOUT = 30_000
@@ -90,7 +91,9 @@ class Harness:
         )
         # Previews are computed while the payload tab is shown: take the first, then the default tab.
         self.window.tabs.setCurrentIndex(TAB_PAYLOAD)
-        self.qtbot.waitUntil(lambda: bool(self.window.session) and bool(self.previews), timeout=TURN_TIMEOUT)
+        self.qtbot.waitUntil(
+            lambda: self.window.session is not None and bool(self.previews), timeout=TURN_TIMEOUT
+        )
         self.window.tabs.setCurrentIndex(TAB_MESSAGE)
 
     def launch(self, **options: Any) -> None:
@@ -104,14 +107,14 @@ class Harness:
     def wait_open(self, path: Path | None = None) -> None:
         def opened() -> bool:
             session, status = self.window.session, self.window.status
-            if not session or not status or status.get("path") != session.get("path"):
+            if session is None or status.path != session.path:
                 return False
-            return path is None or Path(session["path"]) == path
+            return path is None or Path(session.path) == path
 
         self.qtbot.waitUntil(opened, timeout=TURN_TIMEOUT)
 
     @property
-    def finished(self) -> list[dict[str, Any]]:
+    def finished(self) -> list[TurnFinished]:
         return self.window.turn_results
 
     @property
@@ -119,13 +122,16 @@ class Harness:
         return self.window.stream_updates
 
     @property
-    def shown(self) -> dict[str, Any]:
+    def shown(self) -> ShownSession | None:
         """The session the window shows (set on the GUI thread when it arrives)."""
         return self.window.session
 
+    def shown_path(self) -> str | None:
+        return None if self.window.session is None else self.window.session.path
+
     def leaf(self) -> str | None:
-        foreign = self.shown.get("foreign")
-        return foreign.get("leaf") if isinstance(foreign, dict) else None
+        foreign = None if self.window.session is None else self.window.session.foreign
+        return None if foreign is None else foreign.leaf
 
     def rows(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.window.timeline.rows]
@@ -150,13 +156,13 @@ class Harness:
             str(w.fallback_combo.currentData()),
         )
 
-    def send(self, text: str) -> dict[str, Any]:
+    def send(self, text: str) -> TurnFinished:
         count = len(self.window.turn_results)
         self.window.send(text)
         self.qtbot.waitUntil(lambda: len(self.window.turn_results) > count, timeout=TURN_TIMEOUT)
         return self.window.turn_results[-1]
 
-    def wait_turn(self, count: int) -> dict[str, Any]:
+    def wait_turn(self, count: int) -> TurnFinished:
         self.qtbot.waitUntil(lambda: len(self.finished) >= count, timeout=TURN_TIMEOUT)
         return self.finished[count - 1]
 
@@ -172,15 +178,33 @@ class Harness:
 
 
 @pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    """A started window on a new session in ``tmp_path / "workspace"`` (a test file may
-    define its own ``harness`` for another start)."""
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
+def workspace(tmp_path: Path) -> Path:
+    """The folder the harness's new session works in (a test file may define another)."""
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def harness(qtbot: Any, workspace: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    """A started window on a new session in ``workspace`` (a test file may define its own
+    ``harness`` for another start)."""
     h = Harness(qtbot, workspace)
     h.start()
     yield h
     h.close()
+
+
+@pytest.fixture
+def window(qtbot: Any, qsettings_isolated: Path) -> Iterator[MainWindow]:
+    """A 1280x800 window whose worker never starts: the test feeds the window's slots directly."""
+    worker = SessionWorker()
+    win = MainWindow(worker, WorkerClient(worker))
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
 
 
 @pytest.fixture
@@ -196,7 +220,7 @@ def started_window(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iter
     window.show()
     qtbot.waitExposed(window)
     client.start.emit({"firstRun": False})
-    qtbot.waitUntil(lambda: bool(window.session), timeout=60_000)
+    qtbot.waitUntil(lambda: window.session is not None, timeout=60_000)
     yield window, client
     window.close()
     stop_worker(thread, worker, client)

@@ -28,9 +28,9 @@ def send(h: Harness, text: str) -> None:
 def test_a_new_route_is_predicted_cold_and_the_check_agrees(harness: Harness) -> None:
     h, window = harness, harness.window
     send(h, "Say something short.")
-    assert h.wait_turn(1)["error"] is None
+    assert h.wait_turn(1).error is None
     send(h, "/model anthropic/claude-opus-5-5")
-    h.qtbot.waitUntil(lambda: window.status.get("routeKey") == OPUS, timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: window.status.route_key == OPUS, timeout=TURN_TIMEOUT)
     window.tabs.setCurrentIndex(TAB_PAYLOAD)
 
     def opus_preview() -> dict[str, Any] | None:
@@ -52,7 +52,7 @@ def test_a_new_route_is_predicted_cold_and_the_check_agrees(harness: Harness) ->
 
     shown = len(h.previews)
     send(h, "And now on this route.")
-    assert h.wait_turn(2)["error"] is None
+    assert h.wait_turn(2).error is None
     h.qtbot.waitUntil(
         lambda: any(isinstance(p.get("check"), dict) for p in h.previews[shown:]), timeout=TURN_TIMEOUT
     )

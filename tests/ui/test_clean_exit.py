@@ -160,10 +160,10 @@ def test_a_stop_right_after_send_stops_that_turn(
         h.window.send("A long story please. [[words:3000]]")
         h.window.stop()  # queued behind nothing: the worker may not have started the turn yet
         result = h.wait_turn(1)
-        assert result["stopped"] == "aborted"
+        assert result.stopped == "aborted"
         # The next turn starts with the stop cleared.
         h.window.send("And now a short one.")
-        assert h.wait_turn(2)["stopped"] == "stop"
+        assert h.wait_turn(2).stopped == "stop"
     finally:
         h.close()
 
@@ -178,12 +178,12 @@ def test_a_stop_during_start_up_stops_the_welcome_turns(
         h.window.show()
         h.client.start.emit({"firstRun": True})
         h.client.stop.emit()  # while the worker starts the emulator and the guided session
-        qtbot.waitUntil(lambda: bool(h.window.session), timeout=60_000)
+        qtbot.waitUntil(lambda: h.window.session is not None, timeout=60_000)
         qtbot.wait(300)
-        assert [r["stopped"] for r in h.finished] in ([], ["aborted"])
+        assert [r.stopped for r in h.finished] in ([], ["aborted"])
         # At most the first guided turn began before the stop landed, and it was stopped.
         assert [r["type"] for r in h.rows()].count("user") == len(h.finished)
         h.window.send("Hello after the stop.")
-        assert h.wait_turn(len(h.finished) + 1)["stopped"] == "stop"
+        assert h.wait_turn(len(h.finished) + 1).stopped == "stop"
     finally:
         h.close()

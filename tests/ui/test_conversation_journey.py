@@ -127,7 +127,7 @@ def test_export_from_the_file_menu_writes_on_the_worker(
         return original(self, data)
 
     monkeypatch.setattr(Path, "write_bytes", spy)
-    session_before = Path(window.session["path"]).read_bytes()
+    session_before = Path(window.session.path).read_bytes()
     window.export_action.trigger()
     # The worker writes the page: wait for the whole of it, not for the file to appear.
     h.qtbot.waitUntil(lambda: bool(writers) and target.exists(), timeout=TURN_TIMEOUT)
@@ -135,7 +135,7 @@ def test_export_from_the_file_menu_writes_on_the_worker(
     page = target.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "Export me &lt;b&gt;bold&lt;/b&gt;." in page
     assert writers and threading.main_thread().name not in writers
-    assert Path(window.session["path"]).read_bytes() == session_before
+    assert Path(window.session.path).read_bytes() == session_before
     h.qtbot.waitUntil(
         lambda: "Exported the conversation" in window.statusBar().currentMessage(), timeout=TURN_TIMEOUT
     )
@@ -149,7 +149,7 @@ def test_export_a_claude_code_session_from_the_window(
     source = tmp_path / "cc.jsonl"
     source.write_bytes((FIXTURES / "claude_code" / "basic.jsonl").read_bytes())
     window.open_path(source)
-    h.qtbot.waitUntil(lambda: window.session.get("path") == str(source), timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: getattr(window.session, "path", None) == str(source), timeout=TURN_TIMEOUT)
     target = tmp_path / "cc.md"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(target), "HTML page (*.html)"))
     window.export_action.trigger()
@@ -178,7 +178,7 @@ def test_session_browser_lists_desktop_sessions_and_searches_their_text(harness:
     window = h.window
     window.send("Where does the zebra parser live?")
     h.wait_turn(1)
-    mine = window.session["path"]
+    mine = window.session.path
     window.browse_action.trigger()
     browser = window.inspect.browser
     assert browser is not None
@@ -215,7 +215,7 @@ def test_a_tool_asks_first_and_its_call_and_result_read_under_the_turn(harness: 
     assert "echo journey-tool-ran" in dialog.info["summary"]
     dialog.allow_button.setFocus()
     h.qtbot.keyClick(dialog.allow_button, Qt.Key.Key_Space)
-    assert h.wait_turn(1)["error"] is None
+    assert h.wait_turn(1).error is None
     h.qtbot.waitUntil(lambda: "Assistant (streaming)" not in _conversation_text(h), timeout=TURN_TIMEOUT)
     text = " ".join(_conversation_text(h).split())
     question, call = text.find("Run it."), text.find("echo journey-tool-ran")
@@ -247,7 +247,7 @@ def test_compact_from_the_conversation_says_the_figures_the_meter_shows(harness:
     confirm = window.compact_confirm
     assert confirm is not None and f"~{preview.tokens_before:,} → ~" in confirm.informativeText()
     confirm.button(QMessageBox.StandardButton.Yes).click()
-    assert h.wait_turn(3)["error"] is None
+    assert h.wait_turn(3).error is None
     row = window.timeline.rows[-1]
     assert row["type"] == "compaction" and row["tokensBefore"] == preview.tokens_before
     h.qtbot.waitUntil(

@@ -9,11 +9,8 @@ colour the timeline gives it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from PySide6.QtGui import QColor
 
 from desktop.ui import rowinfo
@@ -107,16 +104,6 @@ def test_declaration_notes_say_what_they_mean() -> None:
         shown = render_row(note, dark=False).html
         assert "What this means:" in shown
         assert "stay cached" in shown or "keeps reusing its cache" in shown
-
-
-@pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
 
 
 def test_compaction_meter_and_payload_count_the_context_alike(harness: Harness) -> None:

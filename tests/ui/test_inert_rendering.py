@@ -24,13 +24,13 @@ from desktop.ui.foreign_bar import ForeignBar
 from desktop.ui.inert import MAX_IMAGE_BYTES, InertBrowser
 from desktop.ui.main_window import MainWindow
 from desktop.ui.message_view import MessageView
+from desktop.ui.messages import DecodedRows, ForeignBranch, SessionOpened, ShownSession
 from desktop.ui.payload_view import PayloadPane
 from desktop.ui.permission_dialog import PermissionDialog
 from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.timeline_model import TimelineModel
 from desktop.ui.whatif_view import WhatIfView
-from desktop.ui.worker import SessionWorker, WorkerClient
 from tests.ui.conftest import IGNORED_QT_MESSAGES
 from tests.ui.fifo_probe import FifoProbe
 from tests.ui.synthetic import assistant_row, user_row
@@ -219,24 +219,13 @@ def hostile_name(probe: FifoProbe) -> str:
     return "<img src=" + str(probe.path).replace("/", "&#47;") + ">.jsonl"
 
 
-@pytest.fixture
-def window(qtbot, qsettings_isolated: Path) -> Iterator[MainWindow]:
-    worker = SessionWorker()  # never started: the test feeds the window's slots directly
-    win = MainWindow(worker, WorkerClient(worker))
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-
-
 def test_a_session_file_name_is_shown_as_written(
     window: MainWindow, probe: FifoProbe, tmp_path: Path
 ) -> None:
     name = hostile_name(probe)
     folder = f"<img src={probe.path}>"
     path = str(tmp_path / folder.replace("/", "&#47;") / name)
-    window.on_session_opened({"path": path, "id": "x", "cwd": f"/home/me/{folder}", "rows": []})
+    window.on_session_opened(SessionOpened(ShownSession(path, f"/home/me/{folder}"), DecodedRows([])))
     laid_out(window)
     assert not probe.opened
     label = window.session_label
@@ -271,7 +260,7 @@ def _permission_mode(text: str) -> QWidget:
 
 def _foreign_format(text: str) -> QWidget:
     bar = ForeignBar()
-    bar.show_session({"foreign": {"format": text, "branches": [], "leaf": ""}})
+    bar.show_session(ForeignBranch("pi", text, None, []))
     return bar
 
 
@@ -378,7 +367,7 @@ def test_a_hostile_session_file_opens_and_reads_nothing_it_names(
     h.start()
     try:
         h.window.open_path(path)
-        qtbot.waitUntil(lambda: h.window.session.get("path") == str(path), timeout=TURN_TIMEOUT)
+        qtbot.waitUntil(lambda: getattr(h.window.session, "path", None) == str(path), timeout=TURN_TIMEOUT)
         read = []
         for row in range(h.window.shown.rowCount()):
             h.window.view.setCurrentIndex(h.window.shown.index(row, 0))

@@ -14,10 +14,11 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from desktop.session.foreign import browse, open_foreign
-from desktop.session.foreign.display import opened_info
 from desktop.session.whatif import request_sequence, what_if
 from desktop.ui import rowinfo
 from desktop.ui.foreign_bar import ForeignBar
+from desktop.ui.inspect_ops import open_foreign_info
+from desktop.ui.messages import ForeignBranchRows, SessionOpened
 from desktop.ui.session_browser import SessionBrowser, browse_rows
 from desktop.ui.whatif_view import WhatIfView, table_rows
 from tests.foreign.support import CLAUDE, PI
@@ -25,9 +26,15 @@ from tests.foreign.support import CLAUDE, PI
 ROUTES = ["anthropic/claude-opus-5-5", "deepseek/deepseek-flash"]
 
 
+def shown_rows(path: Path) -> tuple[SessionOpened, list[dict[str, Any]]]:
+    """A foreign session as the window gets it, and every row of its branch built."""
+    _session, opened = open_foreign_info(path)
+    assert isinstance(opened.rows, ForeignBranchRows)
+    return opened, [opened.rows.reader.row(i) for i in range(len(opened.rows.reader))]
+
+
 def test_pi_rows_keep_their_own_kinds_and_system_rows_carry_diffs() -> None:
-    info = opened_info(open_foreign(PI / "v3_compaction.jsonl"))
-    rows = info["rows"]
+    opened, rows = shown_rows(PI / "v3_compaction.jsonl")
     by_kind = {row["foreign"]: row for row in rows}
     # Desktop-shaped rows where one exists, so the chat views show them unchanged (design X1).
     assert by_kind["user"]["type"] == "user" and by_kind["tool"]["type"] == "toolResult"
@@ -42,12 +49,12 @@ def test_pi_rows_keep_their_own_kinds_and_system_rows_carry_diffs() -> None:
     assert rowinfo.row_kind(edit) != rowinfo.row_kind(model)
     assert {rowinfo.KIND_NAMES[rowinfo.row_kind(r)] for r in (edit, model)} == {"edit", "model"}
     assert rowinfo.row_summary(model) == "model: anthropic/claude-opus-5-5"
-    assert info["foreign"]["leaf"] == "9312cd44" and len(info["foreign"]["branches"]) == 2
+    foreign = opened.session.foreign
+    assert foreign is not None and foreign.leaf == "9312cd44" and len(foreign.branches) == 2
 
 
 def test_claude_reminders_hide_with_system_rows_and_usage_is_priced() -> None:
-    info = opened_info(open_foreign(CLAUDE / "basic.jsonl"))
-    rows = info["rows"]
+    _opened, rows = shown_rows(CLAUDE / "basic.jsonl")
     reminders = [r for r in rows if r["foreign"] == "reminder"]
     assert reminders and all(rowinfo.filter_kind(rowinfo.row_kind(r)) == rowinfo.SYSTEM for r in reminders)
     assert rowinfo.KIND_NAMES[rowinfo.row_kind(reminders[0])] == "reminder"
@@ -55,17 +62,23 @@ def test_claude_reminders_hide_with_system_rows_and_usage_is_priced() -> None:
     usage = assistant["message"]["usage"]
     # Claude Code records tokens, not dollars: priced from the catalog and said so.
     assert usage["cost"]["total"] > 0 and assistant["message"]["costFrom"].startswith("catalog prices")
-    compact = opened_info(open_foreign(CLAUDE / "compact.jsonl"))["rows"]
+    opened, _rows = shown_rows(CLAUDE / "basic.jsonl")
+    assert isinstance(opened.rows, ForeignBranchRows)
+    reader = opened.rows.reader
+    position = next(i for i in range(len(reader)) if reader.row(i)["type"] == "assistant")
+    reader.close()  # built again (the reader keeps only the latest rows): still priced and said so
+    assert reader.row(position)["message"]["costFrom"].startswith("catalog prices")
+    _opened, compact = shown_rows(CLAUDE / "compact.jsonl")
     summary = next(r for r in compact if r["foreign"] == "compaction_summary")
     assert rowinfo.KIND_NAMES[rowinfo.row_kind(summary)] == "summary"
     assert rowinfo.filter_kind(rowinfo.row_kind(summary)) == rowinfo.COMPACTION
 
 
 def test_foreign_bar_lists_branches_and_emits_the_chosen_leaf(qtbot: Any) -> None:
-    info = opened_info(open_foreign(PI / "v3_branches.jsonl"))
+    _session, opened = open_foreign_info(PI / "v3_branches.jsonl")
     bar = ForeignBar()
     qtbot.addWidget(bar)
-    bar.show_session(info)
+    bar.show_session(opened.session.foreign)
     assert not bar.isHidden() and "read-only" in bar.label.text()
     assert bar.branches.count() == 3 and bar.branches.isEnabled()
     assert "[current]" in bar.branches.itemText(0)
@@ -78,7 +91,7 @@ def test_foreign_bar_lists_branches_and_emits_the_chosen_leaf(qtbot: Any) -> Non
     bar.continue_requested.connect(forks.append)
     qtbot.mouseClick(bar.continue_button, Qt.MouseButton.LeftButton)
     assert forks == ["03d30125"]
-    bar.show_session({"path": "x"})  # a Desktop session: no bar
+    bar.show_session(None)  # a Desktop session: no bar
     assert bar.isHidden()
 
 

@@ -18,9 +18,10 @@ from typing import Any
 
 import orjson
 import pytest
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 
 from desktop.ui.main_window import MainWindow
+from desktop.ui.messages import IndexedRows, SessionOpened
 from desktop.ui.row_index import RowIndex, read_indexed
 from desktop.ui.timeline_model import ROW_ROLE
 
@@ -86,7 +87,7 @@ def test_a_long_session_opens_without_stalling_the_window(
     qtbot.waitUntil(lambda: paints.first is not None, timeout=120_000)
     # On until the session is fully open: the worker reads the journal again after the paint
     # while the view lays the rows out and repaints.
-    qtbot.waitUntil(lambda: win.session.get("path") == str(long_session), timeout=300_000)
+    qtbot.waitUntil(lambda: getattr(win.session, "path", None) == str(long_session), timeout=300_000)
     opened = time.perf_counter()
     # And on until the worker has settled: a query posted now runs after everything the open
     # queued (status, activation check, the compaction preview the window asks for).
@@ -219,13 +220,15 @@ def test_a_long_session_fully_open_keeps_the_index_not_the_rows(
     """The open itself journals rows (the continuation's system update, notes): the window
     gets the index with those rows after it, never every row of the session decoded."""
     win, client = started_window
+    sent: list[SessionOpened] = []
+    win.worker.session_opened.connect(sent.append, Qt.ConnectionType.DirectConnection)
     client.open_session.emit(str(long_session))
-    qtbot.waitUntil(lambda: win.session.get("path") == str(long_session), timeout=300_000)
-    info = win.session
-    assert "rows" not in info
-    index = info["index"]
+    qtbot.waitUntil(lambda: getattr(win.session, "path", None) == str(long_session), timeout=300_000)
+    (opened,) = sent
+    assert isinstance(opened.rows, IndexedRows)
+    index = opened.rows.index
     assert isinstance(index, RowIndex) and win.timeline.index_shown is index
-    appended = info["appended"]
+    appended = opened.rows.appended
     assert all(row["id"] not in index.ids for row in appended)
     assert win.timeline.rowCount() == len(index) + len(appended)
 
@@ -267,8 +270,8 @@ def test_opening_parses_the_file_once(
     for name, (decoder, code) in list(reader._LINE_DECODERS.items()):
         monkeypatch.setitem(reader._LINE_DECODERS, name, (CountingDecoder(decoder), code))
     client.open_session.emit(str(path))
-    qtbot.waitUntil(lambda: win.session.get("path") == str(path), timeout=60_000)
-    index = win.session["index"]
+    qtbot.waitUntil(lambda: getattr(win.session, "path", None) == str(path), timeout=60_000)
+    index = win.timeline.index_shown
     assert isinstance(index, RowIndex) and len(index) == rows_in_file
     assert index.rows is win.worker.writer.rows
     assert rows_in_file <= decoded[0] < 2 * rows_in_file
@@ -296,8 +299,8 @@ def test_the_usage_misses_are_counted_on_the_worker(
     monkeypatch.setattr(MissCounter, "add", add)
     win, client = started_window
     client.open_session.emit(str(long_session))
-    qtbot.waitUntil(lambda: win.session.get("path") == str(long_session), timeout=300_000)
-    index = win.session["index"]
+    qtbot.waitUntil(lambda: getattr(win.session, "path", None) == str(long_session), timeout=300_000)
+    index = win.timeline.index_shown
     assert isinstance(index, RowIndex) and index.misses.misses > 0
     assert counted_on_gui == []
     model = win.usage_view.model

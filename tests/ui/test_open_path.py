@@ -7,7 +7,6 @@ for the turn to end and then opens; an unknown file gets File → Open's message
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +22,9 @@ CLAUDE_SESSION = next(iter(sorted((FIXTURES / "claude_code").rglob("*.jsonl"))))
 
 
 @pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "home-ws"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "home-ws").mkdir()
+    return tmp_path / "home-ws"
 
 
 def _session(tmp_path: Path, name: str, folder: str) -> Path:
@@ -44,7 +39,7 @@ def _session(tmp_path: Path, name: str, folder: str) -> Path:
 
 
 def _opened(h: Harness, path: Path) -> None:
-    h.qtbot.waitUntil(lambda: h.window.session.get("path") == str(path), timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: getattr(h.window.session, "path", None) == str(path), timeout=TURN_TIMEOUT)
 
 
 def test_the_title_names_the_session_and_its_workspace(harness: Harness, tmp_path: Path) -> None:
@@ -61,7 +56,7 @@ def test_the_session_already_showing_is_not_reopened(harness: Harness, tmp_path:
     h = harness
     opened: list[str] = []
     h.client.open_session.connect(opened.append)
-    current = Path(h.window.session["path"])
+    current = Path(h.window.session.path)
     link = tmp_path / "link.jsonl"
     link.symlink_to(current)
     h.window.open_paths([str(link)])
@@ -74,14 +69,14 @@ def test_the_session_already_showing_is_not_reopened(harness: Harness, tmp_path:
 
 def test_a_file_handed_over_during_a_turn_opens_when_the_turn_ends(harness: Harness, tmp_path: Path) -> None:
     h = harness
-    first = h.window.session["path"]
+    first = h.window.session.path
     other = _session(tmp_path, "queued.jsonl", "queued-ws")
     h.window.send("Say something short.")
     h.window.open_path(other)  # the turn is running: the file waits
     assert h.window.queued_open == str(other)
-    assert h.window.session["path"] == first
+    assert h.window.session.path == first
     result = h.wait_turn(1)
-    assert result["error"] is None
+    assert result.error is None
     _opened(h, other)
     assert h.window.queued_open is None
     assert h.window.windowTitle() == "queued.jsonl · queued-ws — Pi Desktop"
@@ -93,7 +88,7 @@ def test_an_unknown_file_gets_the_open_dialogs_message(
     from PySide6.QtWidgets import QFileDialog
 
     h = harness
-    first = h.window.session["path"]
+    first = h.window.session.path
     unknown = tmp_path / "events.jsonl"
     unknown.write_text('{"type":"event","v":1}\n', encoding="utf-8")
     problems = h.window.inspect.problems
@@ -104,7 +99,7 @@ def test_an_unknown_file_gets_the_open_dialogs_message(
     h.qtbot.waitUntil(lambda: len(problems) == 2, timeout=TURN_TIMEOUT)
     assert problems[1] == problems[0]
     assert str(unknown) in problems[1][1] and "not a session this app can open" in problems[1][1]
-    assert h.window.session["path"] == first
+    assert h.window.session.path == first
 
 
 def test_pi_and_claude_code_sessions_open_read_only(harness: Harness) -> None:
@@ -190,7 +185,7 @@ def test_a_session_named_at_start_is_on_screen_before_the_emulator_starts(
     window.show()
     qtbot.waitExposed(window)
     client.start.emit({"route": ROUTE, "session": str(path), "firstRun": False})
-    qtbot.waitUntil(lambda: window.session.get("path") == str(path), timeout=TURN_TIMEOUT)
+    qtbot.waitUntil(lambda: getattr(window.session, "path", None) == str(path), timeout=TURN_TIMEOUT)
     window.close()
     assert stop_worker(thread, worker, client)
     assert emulator_at_index == [None]

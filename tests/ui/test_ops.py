@@ -30,7 +30,7 @@ def test_ops_run_on_the_worker_and_answer_on_the_gui_thread(
         qtbot.waitUntil(lambda: "path" in seen, timeout=10_000)
         assert seen["work"] == h.worker.thread_id != threading.get_ident()
         assert seen["done"] == threading.get_ident()
-        assert seen["path"] == h.window.session["path"]
+        assert seen["path"] == h.window.session.path
 
         def broken(_worker: Any) -> None:
             raise OSError("the disk is full")

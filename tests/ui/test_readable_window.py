@@ -4,7 +4,6 @@ conversation mode, banners, glossary tooltips and the help page."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,26 +14,14 @@ from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QToolBar
 from desktop.ui.activation_view import LABEL_TERMS, render_activation
 from desktop.ui.glossary import GLOSSARY
 from desktop.ui.main_window import MINIMUM_SIZE, TAB_DIFF, TAB_MESSAGE, TAB_ROW, MainWindow
+from desktop.ui.messages import DecodedRows, SessionOpened, ShownSession, TurnFinished
 from desktop.ui.timeline_delegate import row_layout, row_tooltip, usage_hint
 from desktop.ui.timeline_model import ROW_ROLE, USAGE_ROLE
-from desktop.ui.worker import SessionWorker, WorkerClient
 from tests.ui.synthetic import assistant_row, session_rows, usage, user_row
 
 
-@pytest.fixture
-def window(qtbot, qsettings_isolated: Path) -> Iterator[MainWindow]:
-    worker = SessionWorker()  # never started: the test feeds the window's slots directly
-    client = WorkerClient(worker)
-    win = MainWindow(worker, client)
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-
-
 def open_rows(window: MainWindow, rows: list[dict], path: str = "/home/me/work/chat.jsonl") -> None:
-    window.on_session_opened({"path": path, "id": "x", "cwd": "/home/me/work", "rows": rows})
+    window.on_session_opened(SessionOpened(ShownSession(path, "/home/me/work"), DecodedRows(rows)))
 
 
 def proxy_index(window: MainWindow, row_id: str) -> QModelIndex:
@@ -115,18 +102,15 @@ def test_errors_and_set_aside_lines_show_as_banners(window: MainWindow) -> None:
     banner = window.banners.banners[0]
     assert window.banners.isVisible() and banner.level == "error"
     assert banner.text.endswith("\\xff") and "Could not open /tmp/broken.jsonl" in banner.text
-    info = {
-        "path": "/tmp/s.jsonl",
-        "cwd": "/tmp",
-        "rows": [],
-        "diagnostics": ["line 4: not JSON", "line 9: torn"],
-    }
-    window.on_session_opened(info)
+    diagnostics = ["line 4: not JSON", "line 9: torn"]
+    window.on_session_opened(
+        SessionOpened(ShownSession("/tmp/s.jsonl", "/tmp"), DecodedRows([]), diagnostics=diagnostics)
+    )
     warning = window.banners.banners[0]
     assert (
         warning.level == "warning" and "2 lines set aside" in warning.text and "line 9: torn" in warning.text
     )
-    window.on_turn_finished({"stopped": "error", "error": "HTTP 529 overloaded", "requests": 1})
+    window.on_turn_finished(TurnFinished("error", "HTTP 529 overloaded", 1))
     assert "HTTP 529 overloaded" in window.banners.banners[0].text
 
 
@@ -215,7 +199,7 @@ def test_a_session_with_a_bad_line_opens_with_a_banner_naming_it(
     h.start()
     try:
         h.window.open_path(path)
-        qtbot.waitUntil(lambda: h.window.session.get("path") == str(path), timeout=TURN_TIMEOUT)
+        qtbot.waitUntil(lambda: getattr(h.window.session, "path", None) == str(path), timeout=TURN_TIMEOUT)
         qtbot.waitUntil(lambda: bool(h.window.banners.banners), timeout=TURN_TIMEOUT)
         text = "\n".join(b.text for b in h.window.banners.banners)
         assert "s.jsonl" in text and "line" in text, text

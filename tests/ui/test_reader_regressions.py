@@ -67,7 +67,7 @@ def test_a_cost_total_of_text_opens_in_the_window_as_in_status(
 
     assert window_path.open(path, previews=False) == []
     assert window_path.opened is not None
-    assert any(f"line {line}: " in str(d) for d in window_path.opened["diagnostics"])
+    assert any(f"line {line}: " in str(d) for d in window_path.opened.diagnostics)
     assert window_path.timeline.rowCount() >= len(journal.rows)
 
 

@@ -49,7 +49,7 @@ def _start(h: Harness, answer: bool) -> tuple[Qt.TextFormat, str]:
     box = h.window.question_boxes[0]
     shown = box.textFormat(), box.text()
     box.button(QMessageBox.StandardButton.Yes if answer else QMessageBox.StandardButton.No).click()
-    h.qtbot.waitUntil(lambda: bool(h.window.session), timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: h.window.session is not None, timeout=TURN_TIMEOUT)
     return shown
 
 

@@ -28,6 +28,6 @@ def test_the_wait_counts_down_and_cancel_stops_the_turn(harness: Harness) -> Non
 
     countdown.cancel_button.click()
     result = h.wait_turn(1)  # long before the 30 s wait would have ended
-    assert result["stopped"] == "aborted"
+    assert result.stopped == "aborted"
     assert not countdown.isVisible()
     assert len(h.worker.emulator.requests) == 1  # nothing was sent again

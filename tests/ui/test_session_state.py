@@ -78,8 +78,8 @@ def test_a_reopened_session_continues_on_its_own_route_mode_and_fallback(
 ) -> None:
     first = Window(qtbot, workspace, emulator)
     first.start(route=ROUTE_X, mode=MODE_M, fallback=FALLBACK_F)
-    path = Path(first.window.session["path"])
-    assert first.send("first " + PADDING)["error"] is None
+    path = Path(first.window.session.path)
+    assert first.send("first " + PADDING).error is None
     last = emulator.requests[-1].body
     first.close()
     rows = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]
@@ -95,7 +95,7 @@ def test_a_reopened_session_continues_on_its_own_route_mode_and_fallback(
     second.settle()
     assert path.read_bytes() == snapshot  # looking writes nothing
     reads = len(emulator.requests)
-    assert second.send("second")["error"] is None
+    assert second.send("second").error is None
     after = emulator.requests[reads]
     _continues(last, after.body)
     answered = [r for r in second.worker.writer.rows if r["type"] == "assistant"]
@@ -112,7 +112,7 @@ def test_a_reopened_session_continues_on_its_own_route_mode_and_fallback(
     from desktop.ui.single_instance import InstanceServer
 
     second.client.new_session.emit(str(workspace))
-    qtbot.waitUntil(lambda: Path(second.window.session["path"]) != path, timeout=TURN_TIMEOUT)
+    qtbot.waitUntil(lambda: Path(second.window.session.path) != path, timeout=TURN_TIMEOUT)
     second.wait_open()
     assert second.toolbar() == (SEED["route"], SEED["mode"], SEED["fallback"])  # a new one is seeded
     server = InstanceServer(f"pi-desktop-test-{os.getpid()}")
@@ -130,7 +130,7 @@ def test_a_reopened_session_continues_on_its_own_route_mode_and_fallback(
     second.settle()
     assert path.read_bytes() == snapshot
     reads = len(emulator.requests)
-    assert second.send("third")["error"] is None
+    assert second.send("third").error is None
     _continues(last, emulator.requests[reads].body)
     last = emulator.requests[-1].body
     second.close()

@@ -54,7 +54,7 @@ def test_capability_status_answers_in_the_conversation_whole(harness: Harness) -
     before = len(requests(h))
     rows_before = len(h.rows())
     type_and_send(h, "/capability status")
-    capability = h.window.status["capability"]
+    capability = h.window.status.capability
     [note] = notes(h)
     line = note["text"]
     assert line.startswith(f"{ROUTE}: system updates as {capability['delivery']}, tool changes as ")
@@ -90,7 +90,7 @@ def test_payload_next_opens_the_tab_on_the_exact_next_request(harness: Harness) 
 
     # Sending that draft sends exactly the previewed bytes.
     h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    assert h.wait_turn(1)["error"] is None
+    assert h.wait_turn(1).error is None
     assert requests(h)[before].body == preview["body"]
 
     # Without a draft: the next request of the session as it stands.
@@ -122,7 +122,7 @@ def test_compact_with_a_focus_asks_for_that_focus(harness: Harness) -> None:
     # Above the 20,000-token retained tail, so there is something to summarize (design C1).
     for turn in (1, 2, 3):
         type_and_send(h, f"Tell me about the project, part {turn}. " + "context " * 3000 + " [[words:4000]]")
-        assert h.wait_turn(turn)["error"] is None
+        assert h.wait_turn(turn).error is None
     before = len(requests(h))
     h.qtbot.waitUntil(lambda: h.window.compaction_preview is not None, timeout=TURN_TIMEOUT)
     h.qtbot.waitUntil(lambda: h.window.compaction_preview.possible, timeout=TURN_TIMEOUT)
@@ -134,7 +134,7 @@ def test_compact_with_a_focus_asks_for_that_focus(harness: Harness) -> None:
     assert len(requests(h)) == before
     box.button(QMessageBox.StandardButton.Yes).click()
     result = h.wait_turn(4)
-    assert result["error"] is None, result
+    assert result.error is None, result
     sent = requests(h)[before:]
     assert len(sent) == 1, "one summary request, and no message for the model"
     assert b"Additional focus: keep the file names" in sent[0].body
@@ -145,17 +145,15 @@ def test_compact_with_a_focus_asks_for_that_focus(harness: Harness) -> None:
 def test_model_switches_the_route(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
-    assert h.window.status["routeKey"] == ROUTE
+    assert h.window.status.route_key == ROUTE
     type_and_send(h, "/model openai/gpt-5.5")
-    h.qtbot.waitUntil(
-        lambda: h.window.status.get("routeKey") == "emulator/openai/gpt-5.5", timeout=TURN_TIMEOUT
-    )
+    h.qtbot.waitUntil(lambda: h.window.status.route_key == "emulator/openai/gpt-5.5", timeout=TURN_TIMEOUT)
     type_and_send(h, "/model nobody/nothing")
     assert notes(h)[-1]["level"] == "warning"
     assert notes(h)[-1]["text"].startswith("No route nobody/nothing. Offered: ")
     assert "openai/gpt-5.5" in notes(h)[-1]["text"]
     settle(h)
-    assert h.window.status["routeKey"] == "emulator/openai/gpt-5.5"
+    assert h.window.status.route_key == "emulator/openai/gpt-5.5"
     assert len(requests(h)) == before
 
 
@@ -163,12 +161,12 @@ def test_mode_sets_the_permission_mode(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
     type_and_send(h, "/mode read-only")
-    h.qtbot.waitUntil(lambda: h.window.status.get("mode") == "read-only", timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: h.window.status.mode == "read-only", timeout=TURN_TIMEOUT)
     assert h.window.mode_combo.currentText() == "read-only"
     type_and_send(h, "/mode yolo")
     assert notes(h)[-1]["text"] == "Unknown mode yolo. Modes: ask, accept-edits, read-only, full-access."
     settle(h)
-    assert h.window.status["mode"] == "read-only"
+    assert h.window.status.mode == "read-only"
     assert len(requests(h)) == before
 
 
@@ -201,7 +199,7 @@ def test_model_without_a_route_lists_routes_with_price_and_cache_rule(harness: H
     assert "per million tokens: $" in text and "cached input" in text
     assert "cache: automatic prefix cache in 64-token units" in text  # deepseek's rule
     assert "emulator/openai/gpt-5.5" in text
-    assert h.window.status["routeKey"] == ROUTE and len(requests(h)) == before
+    assert h.window.status.route_key == ROUTE and len(requests(h)) == before
 
 
 def test_compact_with_nothing_to_do_is_one_note(harness: Harness) -> None:
@@ -233,7 +231,7 @@ def test_a_double_slash_sends_a_literal_slash(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
     type_and_send(h, "//etc/hosts is the file I mean")
-    assert h.wait_turn(1)["error"] is None
+    assert h.wait_turn(1).error is None
     sent = requests(h)[before:]
     assert sent and b"/etc/hosts is the file I mean" in sent[0].body
     assert b"//etc/hosts" not in sent[0].body

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from PySide6.QtCore import Qt
 
 from desktop.ui import rowinfo
 from desktop.ui.main_window import TAB_DIFF, TAB_USAGE, MainWindow
+from desktop.ui.messages import DecodedRows, SessionOpened, ShownSession
 from desktop.ui.timeline_model import KIND_ROLE, ROW_ROLE, TimelineFilter, TimelineModel
-from desktop.ui.worker import SessionWorker, WorkerClient
 from tests.ui.synthetic import assistant_row, session_rows, system_row, user_row
 
 
@@ -71,20 +68,9 @@ def test_anchored_rows_go_before_their_user_row_and_streaming_is_the_last_row(qt
     assert model.rowCount() == 5 and model.rows[-1]["id"] == "a1"
 
 
-@pytest.fixture
-def window(qtbot, qsettings_isolated: Path) -> Iterator[MainWindow]:
-    worker = SessionWorker()  # never started: the test feeds the window's slots directly
-    client = WorkerClient(worker)
-    win = MainWindow(worker, client)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-
-
 def test_window_notice_toggle_and_section_diff(window: MainWindow, qtbot) -> None:
     rows = session_rows(12)
-    window.on_session_opened({"path": "/tmp/x.jsonl", "id": "x", "cwd": "/tmp", "rows": rows})
+    window.on_session_opened(SessionOpened(ShownSession("/tmp/x.jsonl", "/tmp"), DecodedRows(rows)))
     assert "2 hidden system rows" in window.hidden_notice.text()
     window.hidden_notice.linkActivated.emit("show")
     assert window.hidden_action.isChecked()

@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
@@ -24,16 +21,6 @@ from desktop.pi.cache_misses import transcript_summary
 from desktop.ui.cache_miss_panel import summary_text
 from desktop.ui.main_window import TAB_PAYLOAD, TAB_USAGE
 from tests.ui.conftest import Harness
-
-
-@pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
 
 
 def send(h: Harness, text: str) -> None:
@@ -46,13 +33,13 @@ def test_the_usage_tab_shows_status_s_miss_causes(harness: Harness) -> None:
     h, window = harness, harness.window
     window.tabs.setCurrentIndex(TAB_USAGE)  # the panel sums the misses while its tab is shown
     send(h, "Say something short.")
-    assert h.wait_turn(1)["error"] is None
+    assert h.wait_turn(1).error is None
     emulator = h.worker.emulator
     assert emulator is not None
     later = 2 * 24 * 3_600_000  # past every provider's retention, on the emulator's clock only
     emulator.clock = lambda: time.time_ns() // 1_000_000 + later
     send(h, "Say something else.")
-    assert h.wait_turn(2)["error"] is None
+    assert h.wait_turn(2).error is None
     panel = window.usage_view.cache_misses
     h.qtbot.waitUntil(lambda: "1 miss" in panel.summary.text(), timeout=10_000)
     runtime = h.worker.runtime

@@ -31,7 +31,7 @@ def test_a_long_whatif_shows_progress_keeps_the_window_live_and_cancels(
     win, client = started_window
     path = write(tmp_path / "long.jsonl", round(10_000 / 4.25))  # about 10,000 rows
     client.open_session.emit(str(path))
-    qtbot.waitUntil(lambda: win.session.get("path") == str(path), timeout=300_000)
+    qtbot.waitUntil(lambda: getattr(win.session, "path", None) == str(path), timeout=300_000)
     view = win.inspect.whatif
 
     ticks: list[float] = []

@@ -87,8 +87,10 @@ def test_pi_session_opens_read_only_with_branches_diffs_and_preview(harness: Har
     assert "Continue on emulator/anthropic/claude-opus-5-5, thinking high, working in" in question
     assert "Its first request sends about" in question and "tokens uncached: about $" in question
     w.inspect.continue_confirm.done(QMessageBox.StandardButton.Yes)
-    harness.qtbot.waitUntil(lambda: "foreign" not in harness.shown, timeout=TIMEOUT)
-    new = Path(harness.shown["path"])
+    harness.qtbot.waitUntil(
+        lambda: harness.shown is not None and harness.shown.foreign is None, timeout=TIMEOUT
+    )
+    new = Path(harness.shown.path)
     assert new != path and harness.data in new.parents
     assert bar.isHidden() and not w.composer.editor.isReadOnly()
     assert any(r.get("imported") for r in harness.rows())
@@ -101,7 +103,7 @@ def test_pi_session_opens_read_only_with_branches_diffs_and_preview(harness: Har
         "settings"
     ]
     assert (settings["route"], settings["thinking"]) == ("emulator/anthropic/claude-opus-5-5", "high")
-    assert harness.window.status["routeKey"] == "emulator/anthropic/claude-opus-5-5"
+    assert harness.window.status.route_key == "emulator/anthropic/claude-opus-5-5"
 
 
 def test_claude_session_usage_and_reminders(harness: Harness) -> None:
@@ -141,8 +143,8 @@ def test_unknown_file_and_malformed_lines_are_reported_in_full(harness: Harness)
     harness.qtbot.waitUntil(lambda: len(w.inspect.problems) >= 2, timeout=TIMEOUT)
     _title, message = w.inspect.problems[-1]
     assert "line 4" in message and "the rest opened" in message
-    harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(bad), timeout=TIMEOUT)
-    assert harness.shown["foreign"]["format"] == "pi"  # and the rest opened
+    harness.qtbot.waitUntil(lambda: harness.shown_path() == str(bad), timeout=TIMEOUT)
+    assert harness.shown.foreign.format == "pi"  # and the rest opened
 
 
 def test_codex_rollout_and_parallel_claude_code_calls_in_the_window(harness: Harness) -> None:
@@ -152,14 +154,14 @@ def test_codex_rollout_and_parallel_claude_code_calls_in_the_window(harness: Har
     path = copy(rollout, harness.tmp / rollout.name)
     harness.start(path)
     w = harness.window
-    assert harness.shown["foreign"]["format"] == "codex"
+    assert harness.shown.foreign.format == "codex"
     rows = harness.rows()
     assert [r["foreign"] for r in rows].count("assistant") == 5
     w.tabs.setCurrentIndex(TAB_USAGE)
     harness.qtbot.waitUntil(lambda: w.usage_view.model.rowCount() == 5, timeout=TIMEOUT)
     parallel = copy(CLAUDE / "parallel.jsonl", harness.tmp / "parallel.jsonl")
     w.client.open_session.emit(str(parallel))
-    harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(parallel), timeout=TIMEOUT)
+    harness.qtbot.waitUntil(lambda: harness.shown_path() == str(parallel), timeout=TIMEOUT)
     assert w.inspect.bar.branches.count() == 1
     tools = [r for r in harness.rows() if r["foreign"] == "tool"]
     assert len(tools) == 5 and all(r["inContext"] for r in tools)
@@ -173,7 +175,7 @@ def test_a_transcript_with_few_readable_lines_opens_under_one_banner(harness: Ha
     lines = (CLAUDE / "basic.jsonl").read_bytes().splitlines()
     few.write_bytes(b"\n".join([lines[0], b'{"type":"user", broken', b"not json", lines[-1]]) + b"\n")
     w.client.open_session.emit(str(few))
-    harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(few), timeout=TIMEOUT)
+    harness.qtbot.waitUntil(lambda: harness.shown_path() == str(few), timeout=TIMEOUT)
     harness.qtbot.waitUntil(lambda: bool(w.inspect.problems), timeout=TIMEOUT)
     warnings = [b.text for b in w.banners.banners if b.level == "warning"]
     assert len(warnings) == 1  # once, not once by the window and again by the inspector
@@ -202,7 +204,7 @@ def test_session_browser_lists_home_sessions_and_opens_one(
     item = next(top for top in tops if top is not None and top.text(1) == "pi").child(0)
     browser.tree.setCurrentItem(item)
     harness.qtbot.mouseClick(browser.open_button, Qt.MouseButton.LeftButton)
-    harness.qtbot.waitUntil(lambda: harness.shown.get("path") == str(pi), timeout=TIMEOUT)
+    harness.qtbot.waitUntil(lambda: harness.shown_path() == str(pi), timeout=TIMEOUT)
 
 
 def test_whatif_tab_is_computed_on_the_worker_and_follows_the_session(
@@ -302,13 +304,13 @@ def test_refresh_catalogs_changes_the_route_status(
     try:
         harness.start()
         w = harness.window
-        before = w.status["capability"]
+        before = w.status.capability
         assert before["delivery"] == "native system sections"
         assert "built-in catalog" in w.capability_label.text()
         assert "shipped with this version" in w.capability_label.toolTip()
         w.refresh_catalogs_action.trigger()
         harness.qtbot.waitUntil(lambda: "refreshed catalog" in w.capability_label.text(), timeout=TIMEOUT)
-        after = w.status["capability"]
+        after = w.status.capability
         flag = next(f for f in after["flags"] if f["flag"] == SYSTEM_MESSAGES)
         assert flag["value"] is False and "9.9.9" in flag["from"]
         assert after["delivery"] == "folded" and after["catalogs"]["pi"]["origin"] == "refreshed copy"

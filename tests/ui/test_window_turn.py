@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +25,10 @@ from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 
 @pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    (workspace / "AGENTS.md").write_text("# Test workspace\nBe brief.\n", encoding="utf-8")
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "workspace").mkdir()
+    (tmp_path / "workspace" / "AGENTS.md").write_text("# Test workspace\nBe brief.\n", encoding="utf-8")
+    return tmp_path / "workspace"
 
 
 def approve_next_permission(h: Harness, remember: bool = False) -> dict[str, Any]:
@@ -59,7 +54,7 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     assert asked["tool"] == "bash" and "echo hello-from-bash" in asked["summary"]
     assert Path(asked["cwd"]).name == "workspace"  # the prompt names the working directory
     result = h.wait_turn(1)
-    assert result["error"] is None and result["stopped"] == "stop"
+    assert result.error is None and result.stopped == "stop"
 
     # The streamed answer reached the GUI while it was being generated, then became a row.
     assert h.streamed > 0, "no streamed partial message reached the window"
@@ -130,7 +125,7 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     assert window.compaction_preview is not None and not window.compaction_preview.possible
     assert "nothing to compact yet" in window.compact_button.toolTip()
     window.send("Now at length. " + "context " * 6000 + " [[words:6000]]")
-    assert h.wait_turn(2)["error"] is None
+    assert h.wait_turn(2).error is None
     h.qtbot.waitUntil(
         lambda: window.compaction_preview is not None and window.compaction_preview.possible,
         timeout=TURN_TIMEOUT,
@@ -143,7 +138,7 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     assert confirm is not None and f"summarizes {preview.rows} row" in confirm.informativeText()
     confirm.button(QMessageBox.StandardButton.Yes).click()
     compacted = h.wait_turn(3)
-    assert compacted["error"] is None, compacted
+    assert compacted.error is None, compacted
     assert window.timeline.kind_at(len(h.rows()) - 1) == rowinfo.COMPACTION
     comp = h.rows()[-1]
     assert comp["type"] == "compaction" and comp["summary"]
@@ -243,7 +238,7 @@ def test_gui_never_stalls_during_a_streamed_turn_with_a_tool(harness: Harness) -
     probe.stop()
     auto.stop()
     elapsed = time.monotonic() - started
-    assert h.finished[0]["error"] is None and h.finished[1]["error"] is None
+    assert h.finished[0].error is None and h.finished[1].error is None
     assert h.streamed > 3, "the long answer should arrive in several streamed updates"
     worst = max(gaps[1:])
     print(
@@ -268,7 +263,7 @@ def test_escape_stops_a_streaming_turn(harness: Harness) -> None:
     h.qtbot.waitUntil(lambda: h.streamed > 0, timeout=TURN_TIMEOUT)
     h.qtbot.keyClick(window.composer.editor, Qt.Key.Key_Escape)
     result = h.wait_turn(1)
-    assert result["stopped"] == "aborted"
+    assert result.stopped == "aborted"
     last = h.rows()[-1]
     assert last["type"] == "assistant" and last["message"]["stopReason"] == "aborted"
     assert window.composer.send_button.isEnabled() and not window.composer.stop_button.isEnabled()
@@ -290,7 +285,7 @@ def test_first_run_opens_the_guided_session(qtbot: Any, tmp_path: Path, qsetting
         assert "guidance" in sections and "skill:changelog" in sections and changed.get("before")
         read = next(r for r in rows if r["type"] == "toolResult")
         assert not read["message"]["isError"] and "Welcome project" in read["message"]["content"][0]["text"]
-        assert "welcome-workspace" in h.window.session["cwd"]
+        assert "welcome-workspace" in h.window.session.cwd
     finally:
         h.close()
 
@@ -330,7 +325,7 @@ def test_previews_are_computed_only_while_the_payload_tab_is_shown(harness: Harn
     shown = len(h.previews)
     h.qtbot.keyClicks(window.composer.editor, "Say something short.")
     h.qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    assert h.wait_turn(1)["error"] is None
+    assert h.wait_turn(1).error is None
     h.qtbot.wait(500)  # the draft's debounce and the state published after the turn
     assert len(h.previews) == shown
     window.tabs.setCurrentIndex(TAB_PAYLOAD)
@@ -358,16 +353,16 @@ def test_payload_is_marked_out_of_date_until_the_new_preview_arrives(
     gate = threading.Event()
     compute = h.worker.preview
 
-    def held(key: str = "", draft: str | None = None) -> dict[str, Any]:
+    def held(key: str = "") -> dict[str, Any]:
         gate.wait(TURN_TIMEOUT / 1000)
-        return compute(key, draft)
+        return compute(key)
 
     monkeypatch.setattr(h.worker, "preview", held)
     shown = len(h.previews)
     try:
         window.composer.submit()
         result = h.wait_turn(1)
-        assert result["error"] is None
+        assert result.error is None
         assert len(h.previews) == shown and pane.stale
         assert pane.notice.isVisible() and pane.notice.text().startswith("Updating:")
         assert pane.veil.isVisible()
@@ -395,7 +390,7 @@ def test_payload_is_marked_out_of_date_until_the_new_preview_arrives(
     assert QGuiApplication.clipboard().text() == shown_bytes.decode("utf-8")
     sent_before = len(h.worker.emulator.requests)
     window.composer.submit()
-    assert h.wait_turn(2)["error"] is None
+    assert h.wait_turn(2).error is None
     assert h.worker.emulator.requests[sent_before].body == shown_bytes
 
 
@@ -406,7 +401,7 @@ def test_hidden_tab_is_marked_out_of_date_and_brought_up_to_date_when_shown(harn
     pane = window.payload_view.main
     assert not pane.stale
     window.send("Say something short.")
-    assert h.wait_turn(1)["error"] is None
+    assert h.wait_turn(1).error is None
     h.qtbot.waitUntil(lambda: pane.stale, timeout=TURN_TIMEOUT)
     shown = len(h.previews)
     window.tabs.setCurrentIndex(TAB_PAYLOAD)

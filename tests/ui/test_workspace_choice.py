@@ -8,9 +8,7 @@ A ``read`` of a file outside the folder the user opened from is then refused wit
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import orjson
 import pytest
@@ -19,17 +17,14 @@ from PySide6.QtWidgets import QMessageBox
 
 from desktop.host.journal.writer import JournalWriter
 from desktop.host.trust import TrustStore
+from desktop.ui.messages import ShownSession
 from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 
 @pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "opened-from"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "opened-from").mkdir()
+    return tmp_path / "opened-from"
 
 
 def _session(path: Path, cwd: str) -> Path:
@@ -37,9 +32,10 @@ def _session(path: Path, cwd: str) -> Path:
     return path
 
 
-def _opened(h: Harness, path: Path) -> dict[str, Any]:
-    h.qtbot.waitUntil(lambda: h.window.session.get("path") == str(path), timeout=TURN_TIMEOUT)
-    return dict(h.window.session)
+def _opened(h: Harness, path: Path) -> ShownSession:
+    h.qtbot.waitUntil(lambda: h.shown_path() == str(path), timeout=TURN_TIMEOUT)
+    assert h.window.session is not None
+    return h.window.session
 
 
 def _answer(h: Harness, yes: bool) -> tuple[Qt.TextFormat, str]:
@@ -60,12 +56,12 @@ def test_a_header_naming_the_root_never_becomes_the_workspace(harness: Harness, 
     h.window.open_path(path)
     info = _opened(h, path)
 
-    assert info["cwd"] == str((tmp_path / "opened-from").resolve())
+    assert info.cwd == str((tmp_path / "opened-from").resolve())
     assert h.window.question_boxes == []  # "/" is refused outright, not offered
     # The model asks to read a file outside the opened-from folder: refused, and nobody is asked.
     h.window.send(f'Read it. [[tool:read {{"path": "{secret}"}}]]')
     result = h.wait_turn(1)
-    assert result["error"] is None and h.window.permission_dialogs == []
+    assert result.error is None and h.window.permission_dialogs == []
     tool_results = [r for r in h.rows() if r.get("type") == "toolResult" or r.get("role") == "toolResult"]
     shown = orjson.dumps(h.rows()).decode()
     assert "PRIVATE KEY canary" not in shown
@@ -85,7 +81,7 @@ def test_a_new_recorded_folder_is_asked_about_and_a_no_keeps_the_opened_folder(
     info = _opened(h, path)
 
     assert text_format == Qt.TextFormat.PlainText and str(elsewhere) in text
-    assert info["cwd"] == str((tmp_path / "opened-from").resolve())
+    assert info.cwd == str((tmp_path / "opened-from").resolve())
     # Only the folder the window started its own session in is remembered, not the declined one.
     assert TrustStore.at().confirmed_workspaces() == {(tmp_path / "opened-from").resolve()}
 
@@ -99,10 +95,10 @@ def test_a_confirmed_folder_is_remembered_and_not_asked_again(harness: Harness, 
 
     h.window.open_path(first)
     _answer(h, yes=True)
-    assert _opened(h, first)["cwd"] == str(elsewhere.resolve())
+    assert _opened(h, first).cwd == str(elsewhere.resolve())
     h.window.open_path(second)
 
-    assert _opened(h, second)["cwd"] == str(elsewhere.resolve())
+    assert _opened(h, second).cwd == str(elsewhere.resolve())
     assert h.window.question_boxes == []
     assert elsewhere.resolve() in TrustStore.at().confirmed_workspaces()
 
@@ -119,7 +115,7 @@ def test_continuing_another_agents_session_from_the_root_keeps_the_opened_folder
     assert '"cwd":"/"' in path.read_text(encoding="utf-8")
 
     h.window.open_path(path)
-    h.qtbot.waitUntil(lambda: "foreign" in h.window.session, timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: h.shown is not None and h.shown.foreign is not None, timeout=TURN_TIMEOUT)
     h.qtbot.mouseClick(h.window.inspect.bar.continue_button, Qt.MouseButton.LeftButton)
     # Continuing says its route, thinking level and workspace first and asks (design G12).
     h.qtbot.waitUntil(lambda: h.window.inspect.continue_confirm is not None, timeout=TURN_TIMEOUT)
@@ -127,7 +123,7 @@ def test_continuing_another_agents_session_from_the_root_keeps_the_opened_folder
     assert confirm is not None
     assert "working in" in confirm.text() and "opened-from" in confirm.text()
     confirm.done(QMessageBox.StandardButton.Yes)
-    h.qtbot.waitUntil(lambda: "foreign" not in h.window.session, timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: h.shown is not None and h.shown.foreign is None, timeout=TURN_TIMEOUT)
 
-    assert h.window.session["cwd"] == str((tmp_path / "opened-from").resolve())
+    assert h.shown is not None and h.shown.cwd == str((tmp_path / "opened-from").resolve())
     assert h.window.question_boxes == []

@@ -46,7 +46,7 @@ _STORE_NAMES = frozenset({"SessionInfo", "SessionStore"})
 
 def __getattr__(name: str) -> Any:
     if name in _STORE_NAMES:
-        from desktop.host.journal import store
+        from desktop.host.journal import store  # Lazy: the status budget.
 
         return getattr(store, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

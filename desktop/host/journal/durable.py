@@ -11,10 +11,12 @@ import os
 import sys
 from pathlib import Path
 
+from desktop.host.private_files import create_private
+
 
 def sync_file(fd: int) -> None:
     if sys.platform == "darwin":  # pragma: no cover - macOS only
-        import fcntl
+        import fcntl  # not a budget: F_FULLFSYNC exists on macOS only
 
         fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
     elif hasattr(os, "fdatasync"):
@@ -46,8 +48,6 @@ def write_all(fd: int, data: bytes) -> None:
 
 def write_new_file(path: Path, data: bytes) -> None:
     """Create ``path`` (must not exist, made 0600: design X22), write ``data`` and fsync it."""
-    from desktop.host.private_files import create_private
-
     fd = create_private(path)
     try:
         write_all(fd, data)

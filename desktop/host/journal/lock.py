@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import socket
 import stat
 import sys
 import time
@@ -63,10 +64,7 @@ class FileIdentity:
 
 
 def _hostname() -> str:
-    """This host's name for the lock record; ``socket`` loads only when a lock is held or
-    checked, never for a read-only command (design D6)."""
-    import socket
-
+    """This host's name for the lock record."""
     return socket.gethostname()
 
 

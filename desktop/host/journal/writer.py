@@ -113,6 +113,7 @@ class JournalWriter:
         fields = {"id": session_id or new_row_id(), "cwd": str(cwd), "appVersion": app_version}
         header = build(SessionHeader, {**fields, **(header_fields or {})})
         line = orjson.dumps(header.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+        # Lazy: the status budget.
         from desktop.host.journal.lock import LockHeld, LockPathError, check_record_path, lock_path_for
 
         lock: SessionLock | None = None
@@ -363,7 +364,7 @@ class JournalWriter:
     def _record_holder(self, ids: Sequence[str]) -> None:
         """Name this window in the lock record before its first row lands (opening alone wrote
         nothing, design G12); a record path turned into a link or a folder refuses the write."""
-        from desktop.host.journal.lock import LockPathError
+        from desktop.host.journal.lock import LockPathError  # Lazy: the status budget.
 
         assert self._lock is not None
         try:
@@ -462,7 +463,7 @@ class JournalWriter:
 
 def _try_lock(path: Path) -> tuple[SessionLock | None, str | None, FailureKind]:
     # The lock loads with the first writable open: a read-only open (``status``) takes none.
-    from desktop.host.journal.lock import LockHeld, LockPathError, SessionLock
+    from desktop.host.journal.lock import LockHeld, LockPathError, SessionLock  # Lazy: the status budget.
 
     try:
         return SessionLock.acquire(path), None, "read_only"
@@ -484,7 +485,7 @@ def _try_lock(path: Path) -> tuple[SessionLock | None, str | None, FailureKind]:
 def _create_locked(path: Path, header_line: bytes) -> SessionLock:
     """Write the header to a new temporary file, lock it, then link it into place: the file is
     locked before its name exists, so no other writer can ever take it first (design T8)."""
-    from desktop.host.journal.lock import SessionLock
+    from desktop.host.journal.lock import SessionLock  # Lazy: the status budget.
 
     temp = path.with_name(f".{path.name}.{os.getpid()}.new")
     temp.unlink(missing_ok=True)

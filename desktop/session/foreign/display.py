@@ -22,7 +22,6 @@ from typing import Any
 from desktop.pi.catalog import CatalogEntry, active_catalog
 from desktop.pi.cost import calculate_cost
 from desktop.session.foreign import model as k
-from desktop.session.foreign.base import ForeignSession
 from desktop.session.foreign.model import Branch, SystemDiff, TimelineRow
 
 #: Source kinds shown as the Desktop row type of the same meaning.
@@ -72,7 +71,7 @@ def _priced(message: Mapping[str, Any], prices: Prices) -> dict[str, Any]:
     entry = prices.entry(str(message.get("provider") or ""), str(message.get("model") or ""))
     if entry is None:
         return dict(message)
-    priced = dict(usage)
+    priced = unpriced(usage)
     calculate_cost(entry.model, priced)
     return {**message, "usage": priced, "costFrom": f"catalog prices for {entry.key}"}
 
@@ -128,40 +127,14 @@ def row_dict(
     return out
 
 
+def unpriced(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``usage`` without its cost, for ``calculate_cost`` to fill: it writes into the
+    cost it finds, and the file's own (read once, kept by the session) must stay as recorded,
+    or the next build of the row would find it priced and no longer say where that came from."""
+    return {key: value for key, value in usage.items() if key != "cost"}
+
+
 def branch_dict(branch: Branch) -> dict[str, Any]:
     data = asdict(branch)
     data["forkPoint"] = data.pop("fork_point")
     return data
-
-
-def opened_info(session: ForeignSession, leaf: str | None = None, *, rows: bool = True) -> dict[str, Any]:
-    """What ``session_opened`` carries for a foreign session: rows, branches, notes.
-
-    With ``rows=False`` no row is built: ``timeline`` (lazy), ``diffs`` and ``prices`` come
-    instead, for the window to build the rows it paints (``desktop.ui.foreign_rows``).
-    """
-    leaf = leaf or session.default_leaf
-    diffs = session.system_diffs(leaf)  # one pass over the branch, not one per system row
-    prices = Prices()
-    timeline = session.timeline(leaf)
-    shown: dict[str, Any] = (
-        {"rows": [row_dict(row, diffs, prices) for row in timeline]}
-        if rows
-        else {"timeline": timeline, "diffs": diffs, "prices": prices}
-    )
-    name = FORMAT_NAMES.get(session.format, session.format)
-    return {
-        "path": str(session.path),
-        "id": session.session_id,
-        "cwd": session.cwd or "",
-        "title": session.title,
-        "readOnly": READ_ONLY_NOTE.format(name=name[0].upper() + name[1:]),
-        **shown,
-        "diagnostics": [str(d) for d in session.diagnostics],
-        "problems": [],
-        "foreign": {
-            "format": session.format,
-            "leaf": leaf,
-            "branches": [branch_dict(b) for b in session.branches()],
-        },
-    }

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import orjson
+
 from desktop.host.foreign.detect import Detected, detect_format
 from desktop.host.foreign.lines import JsonLines, read_json_lines
 from desktop.session.foreign.base import ForeignSession, paused_gc
@@ -72,8 +74,6 @@ def sub_agent_files(path: Path, read: JsonLines) -> list[Path]:
 
 def _first_session_id(path: Path) -> str | None:
     """The ``sessionId`` on the first line of ``path`` (read-only; only the first line)."""
-    import orjson
-
     try:
         with open(path, "rb") as handle:
             first = handle.readline(1 << 20)
