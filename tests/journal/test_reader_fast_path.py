@@ -61,6 +61,11 @@ LINES: list[bytes] = [
     b'{"type":"toolResult","v":1,"id":"t1","ts":3,"message":{"role":"toolResult","toolCallId":"c",'
     b'"toolName":"read","content":[{"type":"text","text":"x"}],"isError":false}}',
     b'{"type": "user", "v": 1, "id": "spaced", "message": {"role": "user", "content": "x"}}',
+    # In a field this version does not know, which msgspec skips unread: a string that is not
+    # UTF-8, a number no double holds, nesting past msgspec's limit (the fuzz found each).
+    orjson.dumps(_user("bad-utf8")).replace(b'"v":1', b'"x":"\xff","v":1'),
+    orjson.dumps(_user("huge")).replace(b'"v":1', b'"x":1e999,"v":1'),
+    orjson.dumps(_user("nested")).replace(b'"v":1', b'"x":' + b"[" * 5000 + b"]" * 5000 + b',"v":1'),
     b'{"type":"user","v":1,"id":"trailing","message":{"role":"user","content":"x"}} x',
 ]
 
