@@ -123,6 +123,43 @@ def _tool_key(message: Mapping[str, Any]) -> bytes | None:
     return orjson.dumps([added or [], removed or []])
 
 
+def _note_calls(message: Mapping[str, Any], names: set[str]) -> None:
+    """Add the tool names ``message`` calls (an assistant message) or answers (a tool result)."""
+    role = message["role"]
+    if role == "toolResult":
+        names.add(str(message.get("toolName")))
+    elif role == "assistant":
+        names.update(
+            str(block.get("name"))
+            for block in message.get("content") or ()
+            if block.get("type") == "toolCall"
+        )
+
+
+def _adds_unused_tools(before: tuple[bytes, ...] | None, after: tuple[bytes, ...], called: set[str]) -> bool:
+    """Whether the tool changes ``after`` only append to ``before`` declarations of new names
+    that no committed message calls, the history having only ever added tools (design X10).
+
+    Then every API converts the committed messages as it did: what a conversion reads from
+    the declarations (a grammar tool's call format, whether additions stay in place) is read
+    per called name or from whether any change was not an addition, and neither moved. The
+    committed history stays; otherwise a tool change starts the projection again.
+    """
+    if not before or len(after) <= len(before) or after[: len(before)] != before:
+        return False
+    declared: set[str] = set()
+    for index, key in enumerate(after):
+        added, removed = orjson.loads(key)
+        if removed:
+            return False
+        for tool in added:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if not isinstance(name, str) or name in declared or (index >= len(before) and name in called):
+                return False
+            declared.add(name)
+    return True
+
+
 @dataclass
 class _Estimate:
     """pi-ai's context estimate over the committed messages, kept as they are committed."""
@@ -233,6 +270,9 @@ class _Committed:
     estimate: _Estimate = field(default_factory=_Estimate)
     #: The Responses message position at ``end``.
     position: int = 0
+    #: Every tool name the committed messages call or answer (a rollback keeps the names of
+    #: the messages it drops: a superset only restarts more often).
+    called: set[str] = field(default_factory=set)
 
 
 class IncrementalProjection:
@@ -424,7 +464,9 @@ class IncrementalProjection:
                     if key is not None:
                         tail_keys.append(key)
             facts = (*self._done.tool_keys, *tail_keys)
-            if facts != self._tool_facts:
+            if facts != self._tool_facts and not _adds_unused_tools(
+                self._tool_facts, facts, self._done.called
+            ):
                 delivered = _decoded(delivered, 0)
                 self._done = _Committed()
                 self._lead_cache = None
@@ -434,6 +476,8 @@ class IncrementalProjection:
                     for message in delivered
                     if message["role"] == "system" and (key := _tool_key(message)) is not None
                 )
+            else:
+                self._tool_facts = facts
         self._check_leading(delivered)
         # Commit up to the last boundary the persistent messages reach.
         top = min(limit, len(delivered) - 1)
@@ -660,8 +704,10 @@ class IncrementalProjection:
                 key = _tool_key(message)
                 if key is not None:
                     done.tool_keys.append(key)
-            elif not done.tool_history and _has_tool_traffic(message):
-                done.tool_history = True
+            else:
+                if not done.tool_history and _has_tool_traffic(message):
+                    done.tool_history = True
+                _note_calls(message, done.called)
         done.objects.extend(items)
         if encoded:
             done.encoded.append(encoded)
