@@ -47,6 +47,7 @@ from desktop.pi.cache_rules import (
     WIRE_OF_API,
     CacheRule,
     CacheUsage,
+    CanonicalMemo,
     Prompt,
     estimate_tokens,
     read_prompt,
@@ -171,6 +172,7 @@ class PromptReader:
         self._marks: list[tuple[int, str]] = []
         self._sums: list[bytes] = []
         self._previous: PromptView | None = None
+        self._canon = CanonicalMemo()
         self._fixed_cache: (
             tuple[dict[str, Any], tuple[list[str], list[tuple[int, str]], Prompt, bool]] | None
         ) = None
@@ -214,7 +216,9 @@ class PromptReader:
         if cached is not None and cached[0] == parts:
             return cached[1]
         body = {**parts, key: []}
-        prompt = read_prompt(self.wire, self.family, body, self.model_id)
+        # The tool entries are the same objects from one tool list to the next (the
+        # projections keep them, design X11): each is read once, not at every change of head.
+        prompt = read_prompt(self.wire, self.family, body, self.model_id, canon=self._canon)
         result = ([s.text for s in prompt.segments], _marks(prompt.segments, 0), prompt, asks_long(body))
         self._fixed_cache = (parts, result)
         return result
