@@ -285,10 +285,18 @@ class IncrementalProjection:
     """
 
     def __init__(
-        self, model: Model, options: RequestOptions | None = None, fallback: FallbackDelivery = "folded"
+        self,
+        model: Model,
+        options: RequestOptions | None = None,
+        fallback: FallbackDelivery = "folded",
+        *,
+        keep_bytes: bool = True,
     ) -> None:
         check_model_fields(model)
         self.model = model
+        #: Keep the committed items' bytes for ``body_bytes``; a reader of values only (the
+        #: what-if, design X12) saves their encoding and a copy of the history.
+        self._keep_bytes = keep_bytes
         self.options = _provider_options(model, options or RequestOptions())
         self.fallback = fallback
         self._project = projector_for(model["api"])
@@ -690,7 +698,7 @@ class IncrementalProjection:
         items = wire[first:stop]
         # The items' bytes as ``orjson.dumps`` writes them in a list, separators included,
         # in one call (the whole history on the first commit after an open).
-        encoded = memoryview(orjson.dumps(items))[1:-1]
+        encoded = memoryview(orjson.dumps(items))[1:-1] if self._keep_bytes else b""
 
         position = done.position
         if self._positions:
@@ -740,7 +748,8 @@ class IncrementalProjection:
             # The tail renders nothing (a blank message after an empty answer), so the cache
             # marker of the last message belongs to the committed history.
             raise _NotThisTime("a cache marker reached the committed history")
-        spliced = _Spliced(request.body, self._path, head, done.objects, done.encoded, rest)
+        encoded = done.encoded if self._keep_bytes else None
+        spliced = _Spliced(request.body, self._path, head, done.objects, encoded, rest)
         return SplicedRequest(request.method, request.url, request.headers, spliced)
 
 
@@ -763,7 +772,7 @@ class _Spliced:
         path: tuple[str, ...],
         head: list[Any],
         committed: list[Any],
-        encoded: list[bytes | memoryview],
+        encoded: list[bytes | memoryview] | None,
         rest: list[Any],
     ) -> None:
         self._shell = shell
@@ -772,7 +781,7 @@ class _Spliced:
         self._committed = committed
         self._count = len(committed)
         self._encoded = encoded
-        self._kept = len(encoded)
+        self._kept = len(encoded) if encoded is not None else 0
         self._rest = rest
 
     def body(self) -> dict[str, Any]:
@@ -781,7 +790,9 @@ class _Spliced:
         return _with_list(self._shell, self._path, items)
 
     def encode(self) -> bytes:
-        """``orjson.dumps(body())``, from the committed items' kept bytes."""
+        """``orjson.dumps(body())``, from the committed items' kept bytes (when kept)."""
+        if self._encoded is None:
+            return orjson.dumps(self.body())
         before, after = orjson.dumps(_with_list(self._shell, self._path, [_PLACEHOLDER])).split(
             b'["' + _PLACEHOLDER.encode() + b'"]'
         )
