@@ -57,10 +57,6 @@ from desktop.pi.projection import ProviderRequest
 from desktop.pi.projection.incremental import WIRE_PATHS, SplicedRequest
 
 
-def _chain(previous: bytes, text: str) -> bytes:
-    return hashlib.blake2b(previous + text.encode(), digest_size=16).digest()
-
-
 def _digest(text: str) -> bytes:
     """A segment's own digest: prefix hashes chain these (each text hashed once, not once per
     prefix it ends, so a changed head re-chains 32 bytes per segment)."""
@@ -484,9 +480,11 @@ class LinearCache:
         segment_start = ends[j - 1] if j else 0
         rest = "".join(text + "\n" for text in view.texts_from(j))[start - segment_start :]
         digest = digests[-1] if digests else b""
+        # Each step's digest chains the previous one's with the step's text.
+        blake, append = hashlib.blake2b, digests.append
         for end in range(step_chars, len(rest) + 1, step_chars):
-            digest = _chain(digest, rest[end - step_chars : end])
-            digests.append(digest)
+            digest = blake(digest + rest[end - step_chars : end].encode(), digest_size=16).digest()
+            append(digest)
         read = 0
         for c in range(len(digests) - 1, first - 1, -1):
             if c < shared_steps:
@@ -495,7 +493,8 @@ class LinearCache:
                 if c >= path_first and _valid(path_entry, now):
                     read = (c + 1) * step_chars // CHARS_PER_TOKEN
                 break
-            if self._has((rule_name, namespace, digests[c]), now):
+            found = entries.get((rule_name, namespace, digests[c]))  # ``_has``, inlined: once per step
+            if found is not None and (now is None or found[0] is None or now - found[0] < found[1] * 1000):
                 read = (c + 1) * step_chars // CHARS_PER_TOKEN
                 break
         entry = (now, retention_for(rule_name, long=view.long).ttl_s)
