@@ -29,7 +29,8 @@ How it stays exact without a second implementation of each API:
   names assistant items.
 - Anything the cut cannot express rebuilds from scratch: a history rewritten before the
   committed end (compaction, a reordered row), a change of the tool declarations carried by
-  system messages on APIs whose items depend on them (every API but Anthropic Messages), a
+  system messages on APIs whose items depend on them (every API but Anthropic Messages; not
+  one that only declares new names the committed history never calls, design X10), a
   missing timestamp, a stand-in that came back marked, or a GitHub Copilot route (its headers
   read the whole history). A new route, fallback or option set is a new object.
 
