@@ -515,17 +515,31 @@ class IncrementalProjection:
         cached = self._systems_cache
         if cached is not None and cached[0] == len(systems) and (not systems or cached[1] is systems[-1]):
             return cached[2]
+        # The committed systems only grow while the cache lives (a rollback or a restart clears
+        # it): the previous equivalent plus the systems added since is equivalent to them all,
+        # so each commit replays what it added, not the whole history's systems.
+        grown = (
+            cached is not None
+            and bool(cached[2])
+            and 0 < cached[0] < len(systems)
+            and systems[cached[0] - 1] is cached[1]
+        )
+        since = systems[cached[0] :] if cached is not None and grown else []
+        replayed = [*cached[2], *since] if cached is not None and grown else systems
         compact: list[Message]
         if not systems:
             compact = []
         elif not self._in_place_systems():
-            replay = current_system_message(systems)
+            replay = current_system_message(replayed)
             compact = [replay] if replay is not None else []
         elif self._names_only(systems[0]):
             compact = [systems[0]]  # the rest is whether any tool is declared (``_has_tools``)
-            self._tool_names = {tool["name"] for tool in current_tools(systems)}
+            if grown:
+                self._tool_names = _names_after(self._tool_names, since)
+            else:
+                self._tool_names = {tool["name"] for tool in current_tools(systems)}
         else:
-            compact = [systems[0], *_tool_equivalent(systems)]
+            compact = [systems[0], *_tool_equivalent(replayed)]
         self._systems_cache = (len(systems), systems[-1] if systems else None, compact)
         return compact
 
@@ -534,13 +548,7 @@ class IncrementalProjection:
         done = self._done
         if not done.systems or not self._in_place_systems() or not self._names_only(done.systems[0]):
             return None
-        names = set(self._tool_names)
-        for message in tail:
-            if message["role"] == "system":
-                raw = cast(Mapping[str, Any], message)
-                names.difference_update(ref["name"] for ref in raw.get("toolsRemoved") or ())
-                names.update(tool["name"] for tool in raw.get("toolsAdded") or ())
-        return bool(names)
+        return bool(_names_after(self._tool_names, tail))
 
     def _names_only(self, lead: Message) -> bool:
         """Anthropic with native tool changes keeps the leading tools at request level and
@@ -832,6 +840,17 @@ class SplicedRequest(ProviderRequest):
     @cached_property
     def body(self) -> JsonObject:  # type: ignore[override]
         return self._spliced.body()
+
+
+def _names_after(names: set[str], messages: Sequence[Message]) -> set[str]:
+    """The current tools' names after ``messages`` (those of ``current_tools``), from ``names``."""
+    out = set(names)
+    for message in messages:
+        if message["role"] == "system":
+            raw = cast(Mapping[str, Any], message)
+            out.difference_update(ref["name"] for ref in raw.get("toolsRemoved") or ())
+            out.update(tool["name"] for tool in raw.get("toolsAdded") or ())
+    return out
 
 
 def _tool_equivalent(systems: Sequence[Message]) -> list[Message]:
