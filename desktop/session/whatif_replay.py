@@ -486,7 +486,14 @@ class LinearCache:
             digest = blake(digest + rest[end - step_chars : end].encode(), digest_size=16).digest()
             append(digest)
         read = 0
-        for c in range(len(digests) - 1, first - 1, -1):
+        # The steps held (the path's record) or stored are closed under prefixes: a path is
+        # stored from the minimum on, and what it shares stays held. So past the first step
+        # that is neither, none is: after a changed head, the lookups stop there instead of
+        # reaching the end of the prompt.
+        top = max(shared_steps, first)
+        while top < len(digests) and (rule_name, namespace, digests[top]) in entries:
+            top += 1
+        for c in range(top - 1, first - 1, -1):
             if c < shared_steps:
                 # Every shared step was last used by the previous request (it stored its whole
                 # path), so each holds that request's entry: one check decides them all.
