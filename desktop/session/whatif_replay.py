@@ -464,9 +464,10 @@ class LinearCache:
         kept = min(kept, len(ends))
         del ends[kept:]
         offset = ends[-1] if ends else 0
-        for text in view.texts_from(kept):
-            offset += len(text) + 1
-            ends.append(offset)
+        # Each segment's end (its text and a newline), summed in C: after a changed head this
+        # runs over the whole prompt.
+        sizes = map((1).__add__, map(len, view.texts_from(kept)))
+        ends.extend(itertools.islice(itertools.accumulate(sizes, initial=offset), 1, None))
         shared_steps = (ends[kept - 1] if kept else 0) // step_chars
         shared_steps = min(shared_steps, len(digests))
         # The previous path's steps past what this prompt shares leave the path: written out
@@ -478,7 +479,8 @@ class LinearCache:
         start = shared_steps * step_chars
         j = bisect.bisect_right(ends, start)
         segment_start = ends[j - 1] if j else 0
-        rest = "".join(text + "\n" for text in view.texts_from(j))[start - segment_start :]
+        following = list(view.texts_from(j))
+        rest = ("\n".join(following) + "\n")[start - segment_start :] if following else ""
         digest = digests[-1] if digests else b""
         # Each step's digest chains the previous one's with the step's text.
         blake, append = hashlib.blake2b, digests.append
