@@ -27,8 +27,9 @@ The arithmetic is ``cache_rules``' own (its token estimate, retention, minimums 
 ``tests/foreign/test_whatif_linear.py`` checks that on random prompt sequences, and
 ``tests/foreign/test_whatif_oracle.py`` on the session fixtures. The work per request is what
 it adds, plus, on prefix rules, what follows a changed head (the provider processes that again
-too); the incremental projection itself restarts on a tool change for APIs other than
-Anthropic's (design P7).
+too: its steps are hashed and stored again, though looked up only until the first step no
+earlier prompt stored); the incremental projection restarts on a tool change it cannot extend
+(design X10) for APIs other than Anthropic's.
 """
 
 from __future__ import annotations
