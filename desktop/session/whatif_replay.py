@@ -169,6 +169,8 @@ class PromptReader:
         self._marks: list[tuple[int, str]] = []
         self._sums: list[bytes] = []
         self._previous: PromptView | None = None
+        #: How many texts the fixed head has, and how many of them lead as tools and system.
+        self._fixed_split = (0, 0)
         self._canon = CanonicalMemo()
         self._fixed_cache: (
             tuple[dict[str, Any], tuple[list[str], list[tuple[int, str]], Prompt, bool]] | None
@@ -201,7 +203,7 @@ class PromptReader:
         marks = [*head_marks, *((h + i, t) for i, t in self._marks if i < count)]
         marks += [(h + count + i, t) for i, t in tail_marks]
         long = fixed_long or (key == "messages" and asks_long({key: items[-3:]}))
-        return self._view(prompt, head, marks, self._texts, count, tail, long=long)
+        return self._view(prompt, head, marks, self._texts, count, tail, long=long, fixed=self._fixed_split)
 
     def _fixed(
         self, shell: Mapping[str, Any], key: str
@@ -218,6 +220,7 @@ class PromptReader:
         prompt = read_prompt(self.wire, self.family, body, self.model_id, canon=self._canon)
         result = ([s.text for s in prompt.segments], _marks(prompt.segments, 0), prompt, asks_long(body))
         self._fixed_cache = (parts, result)
+        self._fixed_split = (len(result[0]), _split(result[0], 0))
         return result
 
     def _committed(self, items: list[Any], count: int, key: str) -> int:
@@ -262,6 +265,7 @@ class PromptReader:
         tail: list[str],
         *,
         long: bool | None = None,
+        fixed: tuple[int, int] = (0, 0),
     ) -> PromptView:
         view = PromptView(
             prompt.rule,
@@ -276,19 +280,29 @@ class PromptReader:
             marks,
             0,
         )
-        view = finish(self._previous, view)
+        view = finish(self._previous, view, fixed)
         self._previous = view
         return view
 
 
-def finish(previous: PromptView | None, view: PromptView) -> PromptView:
-    """``view`` with what it shares with ``previous`` (the view before it in the pass)."""
+def _split(texts: Sequence[str], start: int) -> int:
+    """How many of ``texts`` from ``start`` on lead as tools and system blocks."""
+    split = start
+    for text in itertools.islice(texts, start, None):
+        if not text.startswith(("tool:", "system:")):
+            break
+        split += 1
+    return split
+
+
+def finish(previous: PromptView | None, view: PromptView, fixed: tuple[int, int] = (0, 0)) -> PromptView:
+    """``view`` with what it shares with ``previous`` (the view before it in the pass).
+    ``fixed`` says how many leading head texts are already known and how many of them lead
+    as tools and system (read once per head, not per request: the tool list grows)."""
     split = 0
     if view.rule.kind == "breakpoints":
-        for text in view.head:
-            if not text.startswith(("tool:", "system:")):
-                break
-            split += 1
+        known, lead = fixed
+        split = lead if lead < known else _split(view.head, known)
     # Set in place (a new view per request is made here and nowhere else).
     view.kept = _common(previous, view)
     view.split = split
@@ -397,11 +411,13 @@ class LinearCache:
             head_kept = message_kept = 0
         else:
             previous_head = state[0]
-            head_kept = 0
-            for a, b in zip(previous_head, head_texts, strict=False):
-                if a != b:
-                    break
-                head_kept += 1
+            # Compared in C first: the head (every tool) is the same on most requests.
+            head_kept = len(head_texts) if previous_head == head_texts else 0
+            if not head_kept:
+                for a, b in zip(previous_head, head_texts, strict=False):
+                    if a != b:
+                        break
+                    head_kept += 1
             message_kept = view.kept_messages
         heads, messages = state[1], state[2]
         heads.extend_parts(((_digest(t), len(t)) for t in head_texts[head_kept:]), head_kept, False)

@@ -542,9 +542,11 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
         model["provider"] if compat.managed_effort else None,
         definitions if native_tool_changes else None,
     )
-    request_tools = initial_tools if native_tool_changes else current_tools(resolved)
     known = messages.has_tools if isinstance(messages, TranscriptFacts) else None
-    has_tools = bool(current_tools(resolved)) if known is None else known
+    # Replayed once: the tool list grows with a session, and this runs for every request.
+    current = current_tools(resolved) if known is None or not native_tool_changes else []
+    request_tools = initial_tools if native_tool_changes else current
+    has_tools = bool(current) if known is None else known
     betas = _beta_features(model, options, oauth, native_tool_changes, has_tools, thinking, compat)
 
     body: JsonObject = {
