@@ -39,7 +39,7 @@ import hashlib
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from desktop.pi.cache_retention import asks_long, retention_for
 from desktop.pi.cache_rules import (
@@ -154,6 +154,10 @@ def _marks(found: Sequence[Any], offset: int) -> list[tuple[int, str]]:
     return [(offset + i, s.breakpoint) for i, s in enumerate(found) if s.breakpoint]
 
 
+#: Wire formats whose prompt starts with the tools, one segment each.
+_TOOLS_LEAD = frozenset({"anthropic", "chat", "responses"})
+
+
 class PromptReader:
     """The views of one pass's requests, each derived from the previous one."""
 
@@ -169,6 +173,8 @@ class PromptReader:
         self._marks: list[tuple[int, str]] = []
         self._sums: list[bytes] = []
         self._previous: PromptView | None = None
+        #: The last head's tools, their segment texts, its marks and each tool's long marker.
+        self._tools: tuple[list[Any], list[str], list[tuple[int, str]], list[bool]] = ([], [], [], [])
         #: How many texts the fixed head has, and how many of them lead as tools and system.
         self._fixed_split = (0, 0)
         self._canon = CanonicalMemo()
@@ -215,13 +221,41 @@ class PromptReader:
         if cached is not None and cached[0] == parts:
             return cached[1]
         body = {**parts, key: []}
+        tools = parts.get("tools")
+        same = self._same_tools(tools)
+        if same:
+            # The leading tools are read already (a system update changed the head, or a tool
+            # was added): only the rest is read, not every tool of the session again.
+            body["tools"] = cast(list[Any], tools)[same:]
         # The tool entries are the same objects from one tool list to the next (the
         # projections keep them, design X11): each is read once, not at every change of head.
         prompt = read_prompt(self.wire, self.family, body, self.model_id, canon=self._canon)
-        result = ([s.text for s in prompt.segments], _marks(prompt.segments, 0), prompt, asks_long(body))
+        texts = [s.text for s in prompt.segments]
+        marks = [(same + i, t) for i, t in _marks(prompt.segments, 0)]
+        flags = [asks_long({"tools": [tool]}) for tool in body.get("tools") or ()]
+        if same:
+            texts[:0] = self._tools[1][:same]
+            marks[:0] = [mark for mark in self._tools[2] if mark[0] < same]
+            flags[:0] = self._tools[3][:same]
+        if isinstance(tools, list) and self.wire in _TOOLS_LEAD:
+            self._tools = (tools, texts[: len(tools)], marks, flags)
+        result = (texts, marks, prompt, any(flags) or asks_long({**body, "tools": []}))
         self._fixed_cache = (parts, result)
-        self._fixed_split = (len(result[0]), _split(result[0], 0))
+        self._fixed_split = (len(texts), _split(texts, 0))
         return result
+
+    def _same_tools(self, tools: Any) -> int:
+        """How many leading tools equal the last head's (read already), where tools lead the
+        prompt (one segment each); 0 elsewhere."""
+        if self.wire not in _TOOLS_LEAD or not isinstance(tools, list):
+            return 0
+        before = self._tools[0]
+        # All but the last: the projections share those entries (design X11), so the list
+        # comparison runs in C on identities.
+        same = min(len(before), len(tools)) - 1
+        if same <= 0 or tools[:same] != before[:same]:
+            return 0
+        return same
 
     def _committed(self, items: list[Any], count: int, key: str) -> int:
         """The committed items' segments, read once each; how many segments ``count`` items hold."""
