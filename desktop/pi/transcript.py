@@ -56,11 +56,8 @@ def current_tools(messages: TranscriptMessages) -> list[Tool]:
     for message in _systems(messages):
         for ref in message.get("toolsRemoved") or ():
             tools.pop(ref["name"], None)
-        added = message.get("toolsAdded")
-        if added:
-            # The same as assigning each in turn (a name keeps its first place and takes its
-            # last definition), in a comprehension: a replayed list holds every tool, per request.
-            tools.update({tool["name"]: tool for tool in added})
+        for tool in message.get("toolsAdded") or ():
+            tools[tool["name"]] = tool
     return list(tools.values())
 
 
