@@ -13,7 +13,9 @@ The anchor is a collector-off ``orjson.loads`` of every line of the same file, i
 run, interleaved round by round with every path (``_bench.interleave``); the table gives min
 and median, and each path's ratio to the anchor (min over min, median over median). Peak
 memory is measured in a fresh process: its peak resident size after reading the sequence
-and running one pass, less its peak after the imports, as a multiple of the file's size.
+and running one pass, less its peak after the imports, as a multiple of the file's size; beside
+it, the same for the sequence read alone and for the anchor's decoded rows alone (what holding
+the file as values costs).
 
 Run: ``PYTHONPATH=. python benchmarks/whatif_bench.py [--rows 1000 10000 100000] [--pi-mb 20]
 [--runs 3]``. Files go to a temporary folder.
@@ -96,13 +98,17 @@ def ms(fn: Callable[[], Any]) -> Callable[[], float]:
     return run
 
 
-def child_peak(path: Path) -> int:
-    """Peak resident bytes of reading ``path``'s sequence and one pass, in a fresh process,
-    above that process's peak after its imports."""
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", str(path)], capture_output=True, text=True, check=True
-    )
-    return int(json.loads(done.stdout.strip().splitlines()[-1])["peak"])
+def child_peak(path: Path) -> dict[str, int]:
+    """Peak resident bytes, in a fresh process above its peak after its imports, of: the
+    anchor's parse alone (``parse``), reading ``path``'s sequence (``read``), then one pass
+    (``peak``). The first says what holding the decoded file costs; the last is the figure."""
+    out: dict[str, int] = {}
+    for mode in ("--child-parse", "--child"):
+        done = subprocess.run(
+            [sys.executable, __file__, mode, str(path)], capture_output=True, text=True, check=True
+        )
+        out.update(json.loads(done.stdout.strip().splitlines()[-1]))
+    return out
 
 
 def _high_water() -> int:
@@ -117,8 +123,18 @@ def _high_water() -> int:
 def _child(path: Path) -> None:
     base = _high_water()
     route, delivery = PASSES[0]
-    one_pass(request_sequence(path), route, delivery)
-    print(json.dumps({"peak": _high_water() - base}))
+    sequence = request_sequence(path)
+    read = _high_water() - base
+    one_pass(sequence, route, delivery)
+    print(json.dumps({"read": read, "peak": _high_water() - base}))
+
+
+def _child_parse(path: Path) -> None:
+    base = _high_water()
+    gc.disable()
+    with path.open("rb") as handle:
+        rows = [orjson.loads(line) for line in handle]
+    print(json.dumps({"parse": _high_water() - base, "rows": len(rows)}))
 
 
 def sessions(folder: Path, rows: list[int], pi_mb: float) -> list[tuple[str, Path]]:
@@ -133,6 +149,9 @@ def sessions(folder: Path, rows: list[int], pi_mb: float) -> list[tuple[str, Pat
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
         _child(Path(sys.argv[2]))
+        return
+    if len(sys.argv) == 3 and sys.argv[1] == "--child-parse":
+        _child_parse(Path(sys.argv[2]))
         return
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="*", default=[1000, 10000, 100000])
@@ -176,10 +195,12 @@ def bench_session(label: str, path: Path, runs: int) -> None:
         by_min, by_median = ratio(values, anchor)
         rows.append([name, f"{low:,.0f}", f"{mid:,.0f}", f"{by_min:.2f}x", f"{by_median:.2f}x"])
     print(table(["path", "min ms", "median ms", "x anchor (min)", "x anchor (median)"], rows))
-    peak = child_peak(path)
+    peaks = child_peak(path)
+    peak = peaks["peak"]
     print(
         f"peak memory above start, read + one pass (fresh process): {peak / 1e6:.1f} MB = "
-        f"{peak / size:.2f}x the file"
+        f"{peak / size:.2f}x the file (the sequence read alone {peaks['read'] / size:.2f}x, "
+        f"the anchor's decoded rows alone {peaks['parse'] / size:.2f}x)"
     )
 
 

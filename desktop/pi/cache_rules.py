@@ -87,6 +87,7 @@ CHARS_PER_TOKEN = 4
 ANTHROPIC_LOOKBACK_BLOCKS = 20
 #: Request fields that steer caching but are not prompt text.
 _NOT_PROMPT = frozenset({"cache_control"})
+_NOT_PROMPT_QUOTED = tuple(f'"{key}"'.encode() for key in _NOT_PROMPT)
 
 Canon = Callable[..., str]
 Wire = Literal["anthropic", "chat", "responses", "google", "bedrock", "none"]
@@ -131,6 +132,11 @@ def canonical(value: Any, key: object = None) -> str:
 
     ``key`` is the body's own object ``value`` was made from (a readers' wrapper such as
     ``{"tool": tool}``): a memoizing reader (:class:`CanonicalMemo`) remembers the text by it."""
+    raw = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    # Most parts carry no marker: then stripping copies the value for nothing (a key to strip
+    # always shows as its quoted name; a string equal to one only costs the copy).
+    if not any(name in raw for name in _NOT_PROMPT_QUOTED):
+        return raw.decode()
     return orjson.dumps(_strip(value), option=orjson.OPT_SORT_KEYS).decode()
 
 

@@ -294,7 +294,8 @@ def _engine_requests(
 
     target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
     fallback: FallbackDelivery = "attributed" if delivery == "attributed" else "folded"
-    engine = IncrementalProjection(target, options, fallback)
+    # The replay reads values, never the bytes: the engine keeps no encoded history (X12).
+    engine = IncrementalProjection(target, options, fallback, keep_bytes=False)
     view = _FixedView(tools) if tools is not None else None
 
     def run() -> Iterator[ProviderRequest]:

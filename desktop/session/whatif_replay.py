@@ -27,8 +27,9 @@ The arithmetic is ``cache_rules``' own (its token estimate, retention, minimums 
 ``tests/foreign/test_whatif_linear.py`` checks that on random prompt sequences, and
 ``tests/foreign/test_whatif_oracle.py`` on the session fixtures. The work per request is what
 it adds, plus, on prefix rules, what follows a changed head (the provider processes that again
-too); the incremental projection itself restarts on a tool change for APIs other than
-Anthropic's (design P7).
+too: its steps are hashed and stored again, though looked up only until the first step no
+earlier prompt stored); the incremental projection restarts on a tool change it cannot extend
+(design X10) for APIs other than Anthropic's.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import hashlib
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from desktop.pi.cache_retention import asks_long, retention_for
 from desktop.pi.cache_rules import (
@@ -47,6 +48,7 @@ from desktop.pi.cache_rules import (
     WIRE_OF_API,
     CacheRule,
     CacheUsage,
+    CanonicalMemo,
     Prompt,
     estimate_tokens,
     read_prompt,
@@ -54,10 +56,6 @@ from desktop.pi.cache_rules import (
 )
 from desktop.pi.projection import ProviderRequest
 from desktop.pi.projection.incremental import WIRE_PATHS, SplicedRequest
-
-
-def _chain(previous: bytes, text: str) -> bytes:
-    return hashlib.blake2b(previous + text.encode(), digest_size=16).digest()
 
 
 def _digest(text: str) -> bytes:
@@ -156,6 +154,10 @@ def _marks(found: Sequence[Any], offset: int) -> list[tuple[int, str]]:
     return [(offset + i, s.breakpoint) for i, s in enumerate(found) if s.breakpoint]
 
 
+#: Wire formats whose prompt starts with the tools, one segment each.
+_TOOLS_LEAD = frozenset({"anthropic", "chat", "responses"})
+
+
 class PromptReader:
     """The views of one pass's requests, each derived from the previous one."""
 
@@ -171,6 +173,11 @@ class PromptReader:
         self._marks: list[tuple[int, str]] = []
         self._sums: list[bytes] = []
         self._previous: PromptView | None = None
+        #: The last head's tools, their segment texts, its marks and each tool's long marker.
+        self._tools: tuple[list[Any], list[str], list[tuple[int, str]], list[bool]] = ([], [], [], [])
+        #: How many texts the fixed head has, and how many of them lead as tools and system.
+        self._fixed_split = (0, 0)
+        self._canon = CanonicalMemo()
         self._fixed_cache: (
             tuple[dict[str, Any], tuple[list[str], list[tuple[int, str]], Prompt, bool]] | None
         ) = None
@@ -202,7 +209,7 @@ class PromptReader:
         marks = [*head_marks, *((h + i, t) for i, t in self._marks if i < count)]
         marks += [(h + count + i, t) for i, t in tail_marks]
         long = fixed_long or (key == "messages" and asks_long({key: items[-3:]}))
-        return self._view(prompt, head, marks, self._texts, count, tail, long=long)
+        return self._view(prompt, head, marks, self._texts, count, tail, long=long, fixed=self._fixed_split)
 
     def _fixed(
         self, shell: Mapping[str, Any], key: str
@@ -214,10 +221,41 @@ class PromptReader:
         if cached is not None and cached[0] == parts:
             return cached[1]
         body = {**parts, key: []}
-        prompt = read_prompt(self.wire, self.family, body, self.model_id)
-        result = ([s.text for s in prompt.segments], _marks(prompt.segments, 0), prompt, asks_long(body))
+        tools = parts.get("tools")
+        same = self._same_tools(tools)
+        if same:
+            # The leading tools are read already (a system update changed the head, or a tool
+            # was added): only the rest is read, not every tool of the session again.
+            body["tools"] = cast(list[Any], tools)[same:]
+        # The tool entries are the same objects from one tool list to the next (the
+        # projections keep them, design X11): each is read once, not at every change of head.
+        prompt = read_prompt(self.wire, self.family, body, self.model_id, canon=self._canon)
+        texts = [s.text for s in prompt.segments]
+        marks = [(same + i, t) for i, t in _marks(prompt.segments, 0)]
+        flags = [asks_long({"tools": [tool]}) for tool in body.get("tools") or ()]
+        if same:
+            texts[:0] = self._tools[1][:same]
+            marks[:0] = [mark for mark in self._tools[2] if mark[0] < same]
+            flags[:0] = self._tools[3][:same]
+        if isinstance(tools, list) and self.wire in _TOOLS_LEAD:
+            self._tools = (tools, texts[: len(tools)], marks, flags)
+        result = (texts, marks, prompt, any(flags) or asks_long({**body, "tools": []}))
         self._fixed_cache = (parts, result)
+        self._fixed_split = (len(texts), _split(texts, 0))
         return result
+
+    def _same_tools(self, tools: Any) -> int:
+        """How many leading tools equal the last head's (read already), where tools lead the
+        prompt (one segment each); 0 elsewhere."""
+        if self.wire not in _TOOLS_LEAD or not isinstance(tools, list):
+            return 0
+        before = self._tools[0]
+        # All but the last: the projections share those entries (design X11), so the list
+        # comparison runs in C on identities.
+        same = min(len(before), len(tools)) - 1
+        if same <= 0 or tools[:same] != before[:same]:
+            return 0
+        return same
 
     def _committed(self, items: list[Any], count: int, key: str) -> int:
         """The committed items' segments, read once each; how many segments ``count`` items hold."""
@@ -261,6 +299,7 @@ class PromptReader:
         tail: list[str],
         *,
         long: bool | None = None,
+        fixed: tuple[int, int] = (0, 0),
     ) -> PromptView:
         view = PromptView(
             prompt.rule,
@@ -275,19 +314,29 @@ class PromptReader:
             marks,
             0,
         )
-        view = finish(self._previous, view)
+        view = finish(self._previous, view, fixed)
         self._previous = view
         return view
 
 
-def finish(previous: PromptView | None, view: PromptView) -> PromptView:
-    """``view`` with what it shares with ``previous`` (the view before it in the pass)."""
+def _split(texts: Sequence[str], start: int) -> int:
+    """How many of ``texts`` from ``start`` on lead as tools and system blocks."""
+    split = start
+    for text in itertools.islice(texts, start, None):
+        if not text.startswith(("tool:", "system:")):
+            break
+        split += 1
+    return split
+
+
+def finish(previous: PromptView | None, view: PromptView, fixed: tuple[int, int] = (0, 0)) -> PromptView:
+    """``view`` with what it shares with ``previous`` (the view before it in the pass).
+    ``fixed`` says how many leading head texts are already known and how many of them lead
+    as tools and system (read once per head, not per request: the tool list grows)."""
     split = 0
     if view.rule.kind == "breakpoints":
-        for text in view.head:
-            if not text.startswith(("tool:", "system:")):
-                break
-            split += 1
+        known, lead = fixed
+        split = lead if lead < known else _split(view.head, known)
     # Set in place (a new view per request is made here and nowhere else).
     view.kept = _common(previous, view)
     view.split = split
@@ -396,11 +445,13 @@ class LinearCache:
             head_kept = message_kept = 0
         else:
             previous_head = state[0]
-            head_kept = 0
-            for a, b in zip(previous_head, head_texts, strict=False):
-                if a != b:
-                    break
-                head_kept += 1
+            # Compared in C first: the head (every tool) is the same on most requests.
+            head_kept = len(head_texts) if previous_head == head_texts else 0
+            if not head_kept:
+                for a, b in zip(previous_head, head_texts, strict=False):
+                    if a != b:
+                        break
+                    head_kept += 1
             message_kept = view.kept_messages
         heads, messages = state[1], state[2]
         heads.extend_parts(((_digest(t), len(t)) for t in head_texts[head_kept:]), head_kept, False)
@@ -464,9 +515,10 @@ class LinearCache:
         kept = min(kept, len(ends))
         del ends[kept:]
         offset = ends[-1] if ends else 0
-        for text in view.texts_from(kept):
-            offset += len(text) + 1
-            ends.append(offset)
+        # Each segment's end (its text and a newline), summed in C: after a changed head this
+        # runs over the whole prompt.
+        sizes = map((1).__add__, map(len, view.texts_from(kept)))
+        ends.extend(itertools.islice(itertools.accumulate(sizes, initial=offset), 1, None))
         shared_steps = (ends[kept - 1] if kept else 0) // step_chars
         shared_steps = min(shared_steps, len(digests))
         # The previous path's steps past what this prompt shares leave the path: written out
@@ -478,20 +530,31 @@ class LinearCache:
         start = shared_steps * step_chars
         j = bisect.bisect_right(ends, start)
         segment_start = ends[j - 1] if j else 0
-        rest = "".join(text + "\n" for text in view.texts_from(j))[start - segment_start :]
+        following = list(view.texts_from(j))
+        rest = ("\n".join(following) + "\n")[start - segment_start :] if following else ""
         digest = digests[-1] if digests else b""
+        # Each step's digest chains the previous one's with the step's text.
+        blake, append = hashlib.blake2b, digests.append
         for end in range(step_chars, len(rest) + 1, step_chars):
-            digest = _chain(digest, rest[end - step_chars : end])
-            digests.append(digest)
+            digest = blake(digest + rest[end - step_chars : end].encode(), digest_size=16).digest()
+            append(digest)
         read = 0
-        for c in range(len(digests) - 1, first - 1, -1):
+        # The steps held (the path's record) or stored are closed under prefixes: a path is
+        # stored from the minimum on, and what it shares stays held. So past the first step
+        # that is neither, none is: after a changed head, the lookups stop there instead of
+        # reaching the end of the prompt.
+        top = max(shared_steps, first)
+        while top < len(digests) and (rule_name, namespace, digests[top]) in entries:
+            top += 1
+        for c in range(top - 1, first - 1, -1):
             if c < shared_steps:
                 # Every shared step was last used by the previous request (it stored its whole
                 # path), so each holds that request's entry: one check decides them all.
                 if c >= path_first and _valid(path_entry, now):
                     read = (c + 1) * step_chars // CHARS_PER_TOKEN
                 break
-            if self._has((rule_name, namespace, digests[c]), now):
+            found = entries.get((rule_name, namespace, digests[c]))  # ``_has``, inlined: once per step
+            if found is not None and (now is None or found[0] is None or now - found[0] < found[1] * 1000):
                 read = (c + 1) * step_chars // CHARS_PER_TOKEN
                 break
         entry = (now, retention_for(rule_name, long=view.long).ttl_s)

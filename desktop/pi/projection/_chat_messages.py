@@ -21,6 +21,7 @@ from desktop.pi.projection._strict import (
     resolve_grammar,
     resolve_json_schema_strict,
 )
+from desktop.pi.projection._tool_memo import ToolMemo
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transform import transform_messages
 from desktop.pi.types import AssistantMessage, Message, Model
@@ -62,34 +63,37 @@ def normalize_tool_call_id(call_id: str, model: Model, _source: AssistantMessage
 
 
 def convert_tools(tools: Sequence[Mapping[str, Any]], compat: CompletionsCompat) -> list[dict[str, Any]]:
-    converted: list[dict[str, Any]] = []
-    for tool in tools:
-        grammar = resolve_grammar(tool, compat.supports_openai_grammar_tools)
-        if grammar is not None:
-            converted.append(
-                {
-                    "type": "custom",
-                    "custom": {
-                        "name": tool["name"],
-                        "description": tool["description"],
-                        "format": {
-                            "type": "grammar",
-                            "grammar": {"syntax": grammar.format, "definition": grammar.definition},
-                        },
-                    },
-                }
-            )
-            continue
-        strict = resolve_json_schema_strict(tool, compat.supports_strict_mode)
-        function: dict[str, Any] = {
-            "name": tool["name"],
-            "description": tool["description"],
-            "parameters": js_value(json_schema_tool_parameters(tool, strict)),
+    options = (compat.supports_openai_grammar_tools, compat.supports_strict_mode)
+    return _TOOLS.convert(tools, options, lambda tool: _convert_tool(tool, compat))
+
+
+#: Each tool converted once per option set (design X11).
+_TOOLS = ToolMemo()
+
+
+def _convert_tool(tool: Mapping[str, Any], compat: CompletionsCompat) -> dict[str, Any]:
+    grammar = resolve_grammar(tool, compat.supports_openai_grammar_tools)
+    if grammar is not None:
+        return {
+            "type": "custom",
+            "custom": {
+                "name": tool["name"],
+                "description": tool["description"],
+                "format": {
+                    "type": "grammar",
+                    "grammar": {"syntax": grammar.format, "definition": grammar.definition},
+                },
+            },
         }
-        if compat.supports_strict_mode:
-            function["strict"] = bool(strict)
-        converted.append({"type": "function", "function": function})
-    return converted
+    strict = resolve_json_schema_strict(tool, compat.supports_strict_mode)
+    function: dict[str, Any] = {
+        "name": tool["name"],
+        "description": tool["description"],
+        "parameters": js_value(json_schema_tool_parameters(tool, strict)),
+    }
+    if compat.supports_strict_mode:
+        function["strict"] = bool(strict)
+    return {"type": "function", "function": function}
 
 
 # --- reasoning_details replay -------------------------------------------------------------

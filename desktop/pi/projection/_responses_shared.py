@@ -28,6 +28,7 @@ from desktop.pi.projection._strict import (
     resolve_grammar,
     resolve_json_schema_strict,
 )
+from desktop.pi.projection._tool_memo import ToolMemo
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import (
     TranscriptTools,
@@ -144,34 +145,38 @@ def clamp_prompt_cache_key(key: str | None) -> str | None:
 
 
 def convert_tools(tools: Sequence[Mapping[str, Any]], options: ToolOptions) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for tool in tools:
-        grammar = resolve_grammar(tool, options.supports_grammar_tools)
-        if grammar:
-            custom: dict[str, Any] = {
-                "type": "custom",
-                "name": tool["name"],
-                "description": tool["description"],
-                "format": {"type": "grammar", "syntax": grammar.format, "definition": grammar.definition},
-            }
-            if options.tool_search_result:
-                custom["defer_loading"] = True
-            out.append(custom)
-            continue
-        constrained = resolve_json_schema_strict(tool, options.supports_strict_mode)
-        strict = options.default_strict if constrained is None else constrained
-        function: dict[str, Any] = {
-            "type": "function",
+    return _TOOLS.convert(tools, (options,), lambda tool: _convert_tool(tool, options))
+
+
+#: Each tool converted once per option set (design X11).
+_TOOLS = ToolMemo()
+
+
+def _convert_tool(tool: Mapping[str, Any], options: ToolOptions) -> dict[str, Any]:
+    grammar = resolve_grammar(tool, options.supports_grammar_tools)
+    if grammar:
+        custom: dict[str, Any] = {
+            "type": "custom",
             "name": tool["name"],
             "description": tool["description"],
-            "parameters": json_schema_tool_parameters(tool, strict),
+            "format": {"type": "grammar", "syntax": grammar.format, "definition": grammar.definition},
         }
         if options.tool_search_result:
-            function["defer_loading"] = True
-        if options.supports_strict_mode:
-            function["strict"] = strict
-        out.append(function)
-    return out
+            custom["defer_loading"] = True
+        return custom
+    constrained = resolve_json_schema_strict(tool, options.supports_strict_mode)
+    strict = options.default_strict if constrained is None else constrained
+    function: dict[str, Any] = {
+        "type": "function",
+        "name": tool["name"],
+        "description": tool["description"],
+        "parameters": json_schema_tool_parameters(tool, strict),
+    }
+    if options.tool_search_result:
+        function["defer_loading"] = True
+    if options.supports_strict_mode:
+        function["strict"] = strict
+    return function
 
 
 # ---------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from desktop.pi.projection._facts import TranscriptFacts
 from desktop.pi.projection._headers import copilot_headers, last_header_value, merge_headers
 from desktop.pi.projection._js import js_blank, sanitize_surrogates
 from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
+from desktop.pi.projection._tool_memo import ToolMemo
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import current_tools, leading_system_message, resolve_transcript
 from desktop.pi.transform import transform_messages
@@ -175,30 +176,36 @@ def convert_tools(
     compat: _Compat,
     cache_control: JsonObject | None = None,
 ) -> list[JsonObject]:
-    converted: list[JsonObject] = []
-    last = len(tools) - 1
-    for index, tool in enumerate(tools):
-        strict = resolve_json_schema_strict(tool, compat.strict_tools, _strict_unsupported)
-        parameters = json_schema_tool_parameters(tool, strict)
-        properties = parameters.get("properties")
-        required = parameters.get("required")
-        legacy = {
-            "type": "object",
-            "properties": {} if properties is None else properties,
-            "required": [] if required is None else required,
-        }
-        entry: JsonObject = {"name": _claude_code_name(tool["name"]) if oauth else tool["name"]}
-        if "description" in tool:
-            entry["description"] = tool["description"]
-        if compat.eager_tool_input_streaming:
-            entry["eager_input_streaming"] = True
-        if strict:
-            entry["strict"] = True
-        entry["input_schema"] = {**parameters, **legacy} if strict else legacy
-        if cache_control is not None and index == last:
-            entry["cache_control"] = cache_control
-        converted.append(entry)
+    options = (oauth, compat.strict_tools, compat.eager_tool_input_streaming)
+    converted = _TOOLS.convert(tools, options, lambda tool: _convert_tool(tool, oauth, compat))
+    if cache_control is not None and converted:
+        converted[-1]["cache_control"] = cache_control
     return converted
+
+
+#: Each tool converted once per option set (design X11).
+_TOOLS = ToolMemo()
+
+
+def _convert_tool(tool: Mapping[str, Any], oauth: bool, compat: _Compat) -> JsonObject:
+    strict = resolve_json_schema_strict(tool, compat.strict_tools, _strict_unsupported)
+    parameters = json_schema_tool_parameters(tool, strict)
+    properties = parameters.get("properties")
+    required = parameters.get("required")
+    legacy = {
+        "type": "object",
+        "properties": {} if properties is None else properties,
+        "required": [] if required is None else required,
+    }
+    entry: JsonObject = {"name": _claude_code_name(tool["name"]) if oauth else tool["name"]}
+    if "description" in tool:
+        entry["description"] = tool["description"]
+    if compat.eager_tool_input_streaming:
+        entry["eager_input_streaming"] = True
+    if strict:
+        entry["strict"] = True
+    entry["input_schema"] = {**parameters, **legacy} if strict else legacy
+    return entry
 
 
 # --- messages -------------------------------------------------------------------------
@@ -535,9 +542,11 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
         model["provider"] if compat.managed_effort else None,
         definitions if native_tool_changes else None,
     )
-    request_tools = initial_tools if native_tool_changes else current_tools(resolved)
     known = messages.has_tools if isinstance(messages, TranscriptFacts) else None
-    has_tools = bool(current_tools(resolved)) if known is None else known
+    # Replayed once: the tool list grows with a session, and this runs for every request.
+    current = current_tools(resolved) if known is None or not native_tool_changes else []
+    request_tools = initial_tools if native_tool_changes else current
+    has_tools = bool(current) if known is None else known
     betas = _beta_features(model, options, oauth, native_tool_changes, has_tools, thinking, compat)
 
     body: JsonObject = {

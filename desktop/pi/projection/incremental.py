@@ -29,7 +29,8 @@ How it stays exact without a second implementation of each API:
   names assistant items.
 - Anything the cut cannot express rebuilds from scratch: a history rewritten before the
   committed end (compaction, a reordered row), a change of the tool declarations carried by
-  system messages on APIs whose items depend on them (every API but Anthropic Messages), a
+  system messages on APIs whose items depend on them (every API but Anthropic Messages; not
+  one that only declares new names the committed history never calls, design X10), a
   missing timestamp, a stand-in that came back marked, or a GitHub Copilot route (its headers
   read the whole history). A new route, fallback or option set is a new object.
 
@@ -121,6 +122,43 @@ def _tool_key(message: Mapping[str, Any]) -> bytes | None:
     if not added and not removed:
         return None
     return orjson.dumps([added or [], removed or []])
+
+
+def _note_calls(message: Mapping[str, Any], names: set[str]) -> None:
+    """Add the tool names ``message`` calls (an assistant message) or answers (a tool result)."""
+    role = message["role"]
+    if role == "toolResult":
+        names.add(str(message.get("toolName")))
+    elif role == "assistant":
+        names.update(
+            str(block.get("name"))
+            for block in message.get("content") or ()
+            if block.get("type") == "toolCall"
+        )
+
+
+def _adds_unused_tools(before: tuple[bytes, ...] | None, after: tuple[bytes, ...], called: set[str]) -> bool:
+    """Whether the tool changes ``after`` only append to ``before`` declarations of new names
+    that no committed message calls, the history having only ever added tools (design X10).
+
+    Then every API converts the committed messages as it did: what a conversion reads from
+    the declarations (a grammar tool's call format, whether additions stay in place) is read
+    per called name or from whether any change was not an addition, and neither moved. The
+    committed history stays; otherwise a tool change starts the projection again.
+    """
+    if not before or len(after) <= len(before) or after[: len(before)] != before:
+        return False
+    declared: set[str] = set()
+    for index, key in enumerate(after):
+        added, removed = orjson.loads(key)
+        if removed:
+            return False
+        for tool in added:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if not isinstance(name, str) or name in declared or (index >= len(before) and name in called):
+                return False
+            declared.add(name)
+    return True
 
 
 @dataclass
@@ -233,6 +271,9 @@ class _Committed:
     estimate: _Estimate = field(default_factory=_Estimate)
     #: The Responses message position at ``end``.
     position: int = 0
+    #: Every tool name the committed messages call or answer (a rollback keeps the names of
+    #: the messages it drops: a superset only restarts more often).
+    called: set[str] = field(default_factory=set)
 
 
 class IncrementalProjection:
@@ -245,10 +286,18 @@ class IncrementalProjection:
     """
 
     def __init__(
-        self, model: Model, options: RequestOptions | None = None, fallback: FallbackDelivery = "folded"
+        self,
+        model: Model,
+        options: RequestOptions | None = None,
+        fallback: FallbackDelivery = "folded",
+        *,
+        keep_bytes: bool = True,
     ) -> None:
         check_model_fields(model)
         self.model = model
+        #: Keep the committed items' bytes for ``body_bytes``; a reader of values only (the
+        #: what-if, design X12) saves their encoding and a copy of the history.
+        self._keep_bytes = keep_bytes
         self.options = _provider_options(model, options or RequestOptions())
         self.fallback = fallback
         self._project = projector_for(model["api"])
@@ -424,7 +473,9 @@ class IncrementalProjection:
                     if key is not None:
                         tail_keys.append(key)
             facts = (*self._done.tool_keys, *tail_keys)
-            if facts != self._tool_facts:
+            if facts != self._tool_facts and not _adds_unused_tools(
+                self._tool_facts, facts, self._done.called
+            ):
                 delivered = _decoded(delivered, 0)
                 self._done = _Committed()
                 self._lead_cache = None
@@ -434,6 +485,8 @@ class IncrementalProjection:
                     for message in delivered
                     if message["role"] == "system" and (key := _tool_key(message)) is not None
                 )
+            else:
+                self._tool_facts = facts
         self._check_leading(delivered)
         # Commit up to the last boundary the persistent messages reach.
         top = min(limit, len(delivered) - 1)
@@ -462,17 +515,31 @@ class IncrementalProjection:
         cached = self._systems_cache
         if cached is not None and cached[0] == len(systems) and (not systems or cached[1] is systems[-1]):
             return cached[2]
+        # The committed systems only grow while the cache lives (a rollback or a restart clears
+        # it): the previous equivalent plus the systems added since is equivalent to them all,
+        # so each commit replays what it added, not the whole history's systems.
+        grown = (
+            cached is not None
+            and bool(cached[2])
+            and 0 < cached[0] < len(systems)
+            and systems[cached[0] - 1] is cached[1]
+        )
+        since = systems[cached[0] :] if cached is not None and grown else []
+        replayed = [*cached[2], *since] if cached is not None and grown else systems
         compact: list[Message]
         if not systems:
             compact = []
         elif not self._in_place_systems():
-            replay = current_system_message(systems)
+            replay = current_system_message(replayed)
             compact = [replay] if replay is not None else []
         elif self._names_only(systems[0]):
             compact = [systems[0]]  # the rest is whether any tool is declared (``_has_tools``)
-            self._tool_names = {tool["name"] for tool in current_tools(systems)}
+            if grown:
+                self._tool_names = _names_after(self._tool_names, since)
+            else:
+                self._tool_names = {tool["name"] for tool in current_tools(systems)}
         else:
-            compact = [systems[0], *_tool_equivalent(systems)]
+            compact = [systems[0], *_tool_equivalent(replayed)]
         self._systems_cache = (len(systems), systems[-1] if systems else None, compact)
         return compact
 
@@ -481,13 +548,7 @@ class IncrementalProjection:
         done = self._done
         if not done.systems or not self._in_place_systems() or not self._names_only(done.systems[0]):
             return None
-        names = set(self._tool_names)
-        for message in tail:
-            if message["role"] == "system":
-                raw = cast(Mapping[str, Any], message)
-                names.difference_update(ref["name"] for ref in raw.get("toolsRemoved") or ())
-                names.update(tool["name"] for tool in raw.get("toolsAdded") or ())
-        return bool(names)
+        return bool(_names_after(self._tool_names, tail))
 
     def _names_only(self, lead: Message) -> bool:
         """Anthropic with native tool changes keeps the leading tools at request level and
@@ -646,7 +707,7 @@ class IncrementalProjection:
         items = wire[first:stop]
         # The items' bytes as ``orjson.dumps`` writes them in a list, separators included,
         # in one call (the whole history on the first commit after an open).
-        encoded = memoryview(orjson.dumps(items))[1:-1]
+        encoded = memoryview(orjson.dumps(items))[1:-1] if self._keep_bytes else b""
 
         position = done.position
         if self._positions:
@@ -660,8 +721,10 @@ class IncrementalProjection:
                 key = _tool_key(message)
                 if key is not None:
                     done.tool_keys.append(key)
-            elif not done.tool_history and _has_tool_traffic(message):
-                done.tool_history = True
+            else:
+                if not done.tool_history and _has_tool_traffic(message):
+                    done.tool_history = True
+                _note_calls(message, done.called)
         done.objects.extend(items)
         if encoded:
             done.encoded.append(encoded)
@@ -694,7 +757,8 @@ class IncrementalProjection:
             # The tail renders nothing (a blank message after an empty answer), so the cache
             # marker of the last message belongs to the committed history.
             raise _NotThisTime("a cache marker reached the committed history")
-        spliced = _Spliced(request.body, self._path, head, done.objects, done.encoded, rest)
+        encoded = done.encoded if self._keep_bytes else None
+        spliced = _Spliced(request.body, self._path, head, done.objects, encoded, rest)
         return SplicedRequest(request.method, request.url, request.headers, spliced)
 
 
@@ -717,7 +781,7 @@ class _Spliced:
         path: tuple[str, ...],
         head: list[Any],
         committed: list[Any],
-        encoded: list[bytes | memoryview],
+        encoded: list[bytes | memoryview] | None,
         rest: list[Any],
     ) -> None:
         self._shell = shell
@@ -726,7 +790,7 @@ class _Spliced:
         self._committed = committed
         self._count = len(committed)
         self._encoded = encoded
-        self._kept = len(encoded)
+        self._kept = len(encoded) if encoded is not None else 0
         self._rest = rest
 
     def body(self) -> dict[str, Any]:
@@ -735,7 +799,9 @@ class _Spliced:
         return _with_list(self._shell, self._path, items)
 
     def encode(self) -> bytes:
-        """``orjson.dumps(body())``, from the committed items' kept bytes."""
+        """``orjson.dumps(body())``, from the committed items' kept bytes (when kept)."""
+        if self._encoded is None:
+            return orjson.dumps(self.body())
         before, after = orjson.dumps(_with_list(self._shell, self._path, [_PLACEHOLDER])).split(
             b'["' + _PLACEHOLDER.encode() + b'"]'
         )
@@ -774,6 +840,17 @@ class SplicedRequest(ProviderRequest):
     @cached_property
     def body(self) -> JsonObject:  # type: ignore[override]
         return self._spliced.body()
+
+
+def _names_after(names: set[str], messages: Sequence[Message]) -> set[str]:
+    """The current tools' names after ``messages`` (those of ``current_tools``), from ``names``."""
+    out = set(names)
+    for message in messages:
+        if message["role"] == "system":
+            raw = cast(Mapping[str, Any], message)
+            out.difference_update(ref["name"] for ref in raw.get("toolsRemoved") or ())
+            out.update(tool["name"] for tool in raw.get("toolsAdded") or ())
+    return out
 
 
 def _tool_equivalent(systems: Sequence[Message]) -> list[Message]:
