@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from desktop.host.foreign import detect_format
+from desktop.host.journal import model_order, read_session
 from desktop.host.journal.reader import Diagnostic
 from desktop.pi.cache_rules import (
     CHARS_PER_TOKEN,
@@ -50,6 +52,7 @@ from desktop.pi.cache_rules import (
 )
 from desktop.pi.catalog import default_catalog
 from desktop.pi.catalog.transport import TRANSPORT_FLAGS, without_transport_flags
+from desktop.pi.cost import calculate_cost
 from desktop.pi.delivery import FallbackDelivery
 from desktop.pi.projection import (
     CREDENTIAL_PLACEHOLDER,
@@ -58,10 +61,13 @@ from desktop.pi.projection import (
     RequestOptions,
     project,
 )
+from desktop.pi.projection.incremental import IncrementalProjection
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.transcript import declared_tools
 from desktop.pi.types import Message, Model, SystemMessage, Tool
 from desktop.session.billed_density import MIN_STEPS, billed_density, scaled, tokenizer_of
+from desktop.session.foreign import open_foreign
+from desktop.session.history import context_view, row_message
 from desktop.session.prefix import Prefix
 from desktop.session.whatif_replay import FreshCounter, LinearCache, PromptReader, PromptView, view_of
 
@@ -114,16 +120,12 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
 
     Raises ``ValueError`` with one line naming the file when it is not a session.
     """
-    from desktop.host.foreign import detect_format
-
     where = Path(path)
     detected = detect_format(where)
     if detected.format == "desktop":
         return _desktop_sequence(where)
     if detected.format == "unknown":
         raise ValueError(detected.description)
-    from desktop.session.foreign import open_foreign
-
     session = open_foreign(where)
     calls: list[tuple[Sequence[Message], int, int | None, Any]] = []
     counts = {"currentBranch": 0, "otherBranches": 0, "subAgents": 0}
@@ -170,9 +172,6 @@ def _replayed_branches(session: Any, leaf: str | None) -> list[tuple[str | None,
 
 def _desktop_sequence(path: Path) -> RequestSequence:
     """A Desktop journal read without its writer (no lock): the context before each reply."""
-    from desktop.host.journal import model_order, read_session
-    from desktop.session.history import context_view, row_message
-
     log = read_session(path)
     ordered = model_order(log.rows)
     requests: list[Sequence[Message]] = []
@@ -290,8 +289,6 @@ def _engine_requests(
 ) -> tuple[Model, Iterator[ProviderRequest]]:
     """Each request projected for one strategy through one incremental projection (design
     P7): each request is made from the previous one, encoding what it adds."""
-    from desktop.pi.projection.incremental import IncrementalProjection
-
     target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
     fallback: FallbackDelivery = "attributed" if delivery == "attributed" else "folded"
     # The replay reads values, never the bytes: the engine keeps no encoded history (X12).
@@ -677,8 +674,6 @@ def recorded_retention(sequence: RequestSequence) -> str | None:
 def recorded_cost(sequence: RequestSequence, model: Model) -> float | None:
     """What the recorded replies cost at ``model``'s prices (their billed usage), or None
     when the usage or the price is not known."""
-    from desktop.pi.cost import calculate_cost
-
     if not price_known(model) or not sequence.replies:
         return None
     total = 0.0
