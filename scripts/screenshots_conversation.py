@@ -47,7 +47,7 @@ def main() -> int:
         shots.shot(f"{name}-{width}x{height}.png")
 
     client.start.emit({"route": "emulator/deepseek/deepseek-flash", "firstRun": False, "session": ""})
-    shots.wait(lambda: bool(window.session) and bool(window.status))
+    shots.wait(lambda: window.session is not None and bool(window.status.route_key))
     window.send("Explain what this project does, with a short example. [[words:220]]")
     shots.wait(lambda: len(window.turn_results) >= 1)
     window.composer.editor.setPlainText("/help")
@@ -56,7 +56,7 @@ def main() -> int:
     shot("conversation")
 
     window.open_path(claude)
-    shots.wait(lambda: window.session.get("path") == str(claude))
+    shots.wait(lambda: getattr(window.session, "path", None) == str(claude))
     shots.pump(1.0)
     window.tabs.setCurrentWidget(window.usage_view)
     shot("usage")

@@ -66,7 +66,7 @@ def main() -> int:
         shots.shot(f"{name}-{width}x{height}.png")
 
     def shown(path: Path) -> bool:
-        return window.session.get("path") == str(path)
+        return getattr(window.session, "path", None) == str(path)
 
     def select(predicate: Any) -> None:
         f = window.shown  # the view's own model (a proxy over the filter)
@@ -77,7 +77,7 @@ def main() -> int:
                 return
 
     client.start.emit({"route": "emulator/anthropic/claude-opus-5-5", "firstRun": False, "session": ""})
-    wait(lambda: bool(window.session) and bool(window.status))
+    wait(lambda: window.session is not None and bool(window.status.route_key))
 
     window.browse_action.trigger()
     browser = window.inspect.browser
