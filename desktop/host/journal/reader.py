@@ -157,27 +157,6 @@ is in ``JournalRows.type_codes``; a user or tool result row read on the fast pat
 is not given (its type is all there is to take), and an assistant row read there comes as its
 envelope (``type``, ``id``, ``ts`` when given) and its ``message``, its other fields left out."""
 
-#: Digits as "0", an exponent's letter as "e", a plus sign as itself, every other byte as a space.
-_EXPONENTS = bytes(
-    0x30 if 0x30 <= byte <= 0x39 else 0x65 if byte in b"eE" else 0x2B if byte == 0x2B else 0x20
-    for byte in range(256)
-)
-
-
-def skipped_parts_parse(raw: bytes) -> bool:
-    """Whether the parts of a line msgspec skips unread (fields this version does not know)
-    parse as orjson reads them: msgspec does not check their UTF-8 or their numbers' range, so a
-    line with a malformed string or a number no double holds (an exponent of three digits or
-    more) takes the full path, which sets it aside as orjson does (the fuzz found both)."""
-    if not raw.isascii():
-        try:
-            raw.decode()
-        except UnicodeDecodeError:
-            return False
-    shape = raw.translate(_EXPONENTS)
-    return b"0e000" not in shape and b"0e+000" not in shape
-
-
 #: The decoder that checks a message row's line as it decodes it, and the row's type code, by
 #: the type's name as the line starts (``{"type":"user",``): the reader's fast path (X29).
 _LINE_DECODERS: Final = {
@@ -280,13 +259,7 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
                     row = decoder[0].decode(raw)
                 except (line_error, RecursionError):  # msgspec's limit on nesting it skips
                     row = None
-                if (
-                    row is not None
-                    and 1 <= row.v <= SCHEMA_VERSION
-                    and row.id not in ids
-                    and plain_line(raw)
-                    and skipped_parts_parse(raw)
-                ):
+                if row is not None and 1 <= row.v <= SCHEMA_VERSION and row.id not in ids and plain_line(raw):
                     fast_id = row.id
                     number = ids[fast_id] = len(ids)
                     add_message(raw, fast_id, decoder[1])
