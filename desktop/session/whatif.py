@@ -949,25 +949,16 @@ def what_if(
     replayed = sequence
     models_by_route = {route: model_of(route) for route in routes}
     per_route = passes_per_route(sequence, deliveries)
-    calibrating = (
-        calibrate
-        and origin_model is not None
-        and any(tokenizer_of(m) == tokenizer_of(origin_model) for m in models_by_route.values())
-    )
-    steps = _Steps(per_route * len(routes) + calibrating, len(sequence.requests), progress, cancel)
+    tokenizer = tokenizer_of(origin_model) if calibrate and origin_model is not None else None
+    same_tokenizer = [route for route, model in models_by_route.items() if tokenizer_of(model) == tokenizer]
+    steps = _Steps(per_route * len(routes) + bool(same_tokenizer), len(sequence.requests), progress, cancel)
     density: float | None = None
-    if origin_model is not None and calibrating:
+    if origin_model is not None and same_tokenizer:
         density = calibrated_density(sequence, origin_model, steps)
     calibration: dict[str, Any] = {
         "density": None if density is None else round(density, 4),
-        "tokenizer": None if origin_model is None else tokenizer_of(origin_model),
-        "routes": [
-            route
-            for route, model in models_by_route.items()
-            if density is not None
-            and origin_model is not None
-            and tokenizer_of(model) == tokenizer_of(origin_model)
-        ],
+        "tokenizer": tokenizer,
+        "routes": same_tokenizer if density is not None else [],
     }
     if recorded:
         recorded["calibration"] = calibration
