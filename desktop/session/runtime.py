@@ -253,6 +253,15 @@ class SessionRuntime:
         entries.append((route, engine, self._log.mark()))
         return request
 
+    def warm(self) -> None:
+        """Project the history on the session's route now, ahead of the turn (design X31).
+
+        The first request after an open (or a route switch) commits the whole history, which
+        on a long session costs tens of milliseconds, so the window calls this on the worker
+        while the user types the first message; the turn then builds only what it adds. Cheap
+        when already warm (the tail alone), and it writes nothing."""
+        self.context_request()
+
     def draft_message(self, content: str | list[dict[str, Any]]) -> dict[str, Any]:
         """The user message ``run_turn`` journals for ``content`` (one rule for preview and turn)."""
         return {"role": "user", "content": content, "timestamp": self._clock()}

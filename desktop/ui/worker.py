@@ -1206,8 +1206,21 @@ class SessionWorker(QObject):
         """The composer's text changed (debounced by the window): the previews follow it."""
         if (draft or None) == self._draft:
             return  # the same next request: nothing to compute or to mark out of date
+        starting = self._draft is None
         self._draft = draft or None
+        if starting and self._draft is not None:
+            self._warm()
         self._emit_previews()
+
+    def _warm(self) -> None:
+        """The user started writing a message: the history is projected now, so that sending
+        it pays for the message only (design X31). A session that cannot send is left alone."""
+        if self.runtime is None or self.writer is None or self.writer.read_only_reason is not None:
+            return
+        try:
+            self.runtime.warm()
+        except Exception:  # the turn meets and reports the same problem; a draft never fails
+            log.debug("warming the next request failed", exc_info=True)
 
     def foreign_preview(self, key: str = "") -> dict[str, Any]:
         """The next request of the pi or Claude Code session at the shown branch, on any route."""

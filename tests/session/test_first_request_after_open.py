@@ -245,3 +245,35 @@ def test_rows_kept_from_the_open_are_not_decoded_again(
     model = runtime.route.model
     expected = project(model, deliver([*messages, draft], model, "folded"), runtime.route.options)  # type: ignore[list-item]
     assert request.body_bytes == expected.body_bytes
+
+
+@pytest.mark.parametrize("opened", list(ROUTES), indirect=True)
+def test_a_warmed_session_sends_its_first_message_without_projecting_the_history(
+    opened: tuple[SessionRuntime, int, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window warms the session while the user writes (design X31): the first request
+    after it projects the new message, not the history, and is the same bytes."""
+    runtime, _rows, messages = opened
+    projected = 0
+    real = incremental.projector_for
+
+    def counting_projector(api: str) -> Any:
+        project_api = real(api)
+
+        def counted(model: Model, transcript: Any, options: Any) -> Any:
+            nonlocal projected
+            projected += len(transcript)
+            return project_api(model, transcript, options)
+
+        return counted
+
+    monkeypatch.setattr(incremental, "projector_for", counting_projector)
+    runtime.warm()
+    assert projected >= len(messages)  # the history, once
+    projected = 0
+    request = runtime.next_request(draft="and now?")
+    assert projected <= 40, (projected, len(messages))
+    draft = {"role": "user", "content": "and now?", "timestamp": 10**13}
+    model = runtime.route.model
+    expected = project(model, deliver([*messages, draft], model, "folded"), runtime.route.options)  # type: ignore[list-item]
+    assert request.body_bytes == expected.body_bytes

@@ -18,6 +18,7 @@ import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 from PySide6.QtWidgets import QMessageBox
 
+from desktop.session.runtime import SessionRuntime
 from desktop.ui import rowinfo
 from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_PAYLOAD, TAB_USAGE
 from desktop.ui.timeline_model import ROW_ROLE
@@ -449,3 +450,31 @@ def test_a_closed_comparison_is_no_longer_computed(harness: Harness) -> None:
     view.request("main")  # answered after all of those
     h.qtbot.waitUntil(lambda: len(h.previews) >= shown + 2, timeout=TURN_TIMEOUT)
     assert slots == ["main", "main"]
+
+
+def test_writing_the_first_message_warms_the_session_on_the_worker(
+    qtbot: Any, workspace: Path, qsettings_isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first send after an open pays for the new message only: the worker projects the
+    history while the user writes (design X31), once per draft, on its own thread."""
+    warmed: list[int] = []
+    real = SessionRuntime.warm
+
+    def counted(self: SessionRuntime) -> None:
+        warmed.append(threading.get_ident())
+        real(self)
+
+    monkeypatch.setattr(SessionRuntime, "warm", counted)
+    h = Harness(qtbot, workspace)
+    try:
+        h.launch(route=h.route, mode="ask", fallback="folded")  # the message tab: no preview is made
+        assert warmed == []  # looking at a session costs nothing
+        h.qtbot.keyClicks(h.window.composer.editor, "Say")
+        h.qtbot.waitUntil(lambda: bool(warmed), timeout=TURN_TIMEOUT)
+        h.qtbot.keyClicks(h.window.composer.editor, " something short.")
+        h.qtbot.wait(600)  # past the draft's debounce: the same draft goes on, no second warm-up
+        assert len(warmed) == 1 and warmed[0] == h.worker.thread_id
+        h.qtbot.keyClick(h.window.composer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        assert h.wait_turn(1).error is None
+    finally:
+        h.close()
