@@ -18,7 +18,7 @@ EXPECTED = {
     **{f"G{n}": None for n in range(1, 18)},
     **{f"X{n}": None for n in range(1, 13)},
     **{f"W{n}": None for n in range(1, 6)},
-    **{f"X{n}": None for n in range(20, 32)},
+    **{f"X{n}": None for n in range(20, 33)},
     **{f"X{n}": None for n in range(40, 42)},
 }
 CITATION = re.compile(r"\(design ((?:[TSCMPADGXW]\d+)(?:\s*(?:,|and|/)\s*[TSCMPADGXW]?\d+)*)\)")

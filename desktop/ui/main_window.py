@@ -555,7 +555,11 @@ class MainWindow(QMainWindow):
         rows are laid out (an empty first paint otherwise) and scrolled to the newest."""
         self.view.setUpdatesEnabled(False)
         self.timeline.set_index(indexed.index)  # the view lays the rows out in the next turn
-        self.usage_view.set_lines(indexed.index.usage, indexed.index.usage_total, indexed.index.misses)
+        if indexed.partial:  # the newest rows while the file is read: no figure from part of it
+            self.statusBar().showMessage(f"Reading {Path(indexed.path).name}…")
+        else:
+            self.statusBar().clearMessage()
+            self.usage_view.set_lines(indexed.index.usage, indexed.index.usage_total, indexed.index.misses)
 
         def laid_out() -> None:
             self._timeline_reset()

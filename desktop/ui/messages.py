@@ -85,6 +85,8 @@ class SessionIndexed:
     cwd: str
     index: RowIndex
     painted: threading.Event
+    #: The session's last rows only, shown while the whole file is read (design X32).
+    partial: bool = False
 
 
 @dataclass(frozen=True, slots=True)

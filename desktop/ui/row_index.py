@@ -14,6 +14,7 @@ boundary in constant time and costs the window a few megabytes. No Qt here.
 from __future__ import annotations
 
 import gc
+import os
 import threading
 from array import array
 from collections import OrderedDict
@@ -27,7 +28,7 @@ import orjson
 
 from desktop.host.journal.lines import JournalRows
 from desktop.host.journal.order import order_indices
-from desktop.host.journal.reader import SessionLog, read_session
+from desktop.host.journal.reader import SessionLog, parse_lines, read_session
 from desktop.pi.cache_misses import MissCounter
 from desktop.ui.rowinfo import ASSISTANT, ERROR, TOOL, USER, row_kind
 from desktop.ui.usage_stats import UsageLine, UsageTotals, totals, usage_line
@@ -98,11 +99,40 @@ class _Kinds:
                 self.usage.append(line)
 
 
+#: How much of a long session's end ``read_tail`` reads: a few hundred rows, a screen or more.
+TAIL_BYTES = 256 * 1024
+
+
 def read_indexed(path: Path) -> Indexed:
     """Read ``path`` once: the journal's reading of it and the timeline's index of its rows
     (worker thread). The reading goes on to ``JournalWriter.open(path, read=...)``."""
     observer = _Kinds()
     log = read_session(path, observer)
+    return log, _index(log, observer)
+
+
+def read_tail(path: Path) -> RowIndex | None:
+    """The index of a long session's last rows, from its header line and its last
+    ``TAIL_BYTES`` (design X32), or None for a file short enough to read whole at once.
+
+    The same reader reads these lines as it reads the whole file, so the rows are the ones the
+    full index ends with (rows anchored before a row outside the tail keep their journal place
+    until the full index comes). Its usage covers these rows only: the window shows none of it.
+    """
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size < 4 * TAIL_BYTES:
+            return None
+        header = handle.readline()
+        handle.seek(max(handle.tell(), size - TAIL_BYTES))
+        handle.readline()  # the end of the row the seek landed in
+        tail = handle.read()
+    observer = _Kinds()
+    log = parse_lines(path, [header, *tail.splitlines(keepends=True)], observer)
+    return _index(log, observer)
+
+
+def _index(log: SessionLog, observer: _Kinds) -> RowIndex:
     rows = log.rows
     ids = rows.ids()
     order = order_indices(ids, rows.anchors)
@@ -120,8 +150,7 @@ def read_indexed(path: Path) -> Indexed:
     count = misses.add
     for line in usage:
         count(line.model, line.ts, line.input, line.cache_read, line.cache_write)
-    index = RowIndex(rows, numbers, bytes(kinds), shown, usage, totals(usage), misses)
-    return log, index
+    return RowIndex(rows, numbers, bytes(kinds), shown, usage, totals(usage), misses)
 
 
 @contextmanager

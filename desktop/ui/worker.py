@@ -87,7 +87,7 @@ from desktop.ui.messages import (
 )
 from desktop.ui.ops import Op, OpOutcome, WorkerOps
 from desktop.ui.ops import run_op as _run_op
-from desktop.ui.row_index import Indexed, bulk_load, read_indexed
+from desktop.ui.row_index import Indexed, bulk_load, read_indexed, read_tail
 from desktop.ui.welcome import prepare_workspace, seed_welcome
 
 if TYPE_CHECKING:  # the engine is imported when a session opens, after the first paint (design X27)
@@ -296,13 +296,18 @@ class SessionWorker(QObject):
     def _send_index(self, path: Path, workspace: Path | None) -> Indexed | None:
         """Read the session (its one parse on this open), show the timeline's index of it and
         wait until the window painted it (design X26)."""
+        cwd = "" if workspace is None else str(workspace)
         try:
+            tail = read_tail(path)
+            if tail is not None:  # a long session: its newest rows on screen first (design X32)
+                painted = threading.Event()
+                self.session_indexed.emit(SessionIndexed(str(path), cwd, tail, painted, partial=True))
+                painted.wait(PAINT_WAIT)
             indexed = read_indexed(path)
         except OSError as exc:
             log.info("no row index for %s: %s", path, exc)
             return None
         painted = threading.Event()
-        cwd = "" if workspace is None else str(workspace)
         self.session_indexed.emit(SessionIndexed(str(path), cwd, indexed[1], painted))
         # Let the window paint and lay the rows out before the runtime is assembled: the two
         # would share the GIL, and every layout call into the item model would wait for it
