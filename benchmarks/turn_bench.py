@@ -76,6 +76,10 @@ from desktop.session.compaction import estimate_tokens
 from desktop.session.compaction_settings import CompactionSettings, should_compact
 from desktop.session.runtime import EventSink, SessionRoute, SessionRuntime
 from desktop.session.state import effective_state
+from desktop.ui.row_index import bulk_load
+
+#: What the user sends each turn.
+TEXT = "Now run the tests and tell me what failed."
 
 
 class _Tools:
@@ -356,11 +360,12 @@ class Session:
             out = []
             if warmed:
                 start = time.thread_time()
-                runtime.warm()
+                with bulk_load():  # as the worker warms it
+                    runtime.warm(TEXT)
                 self.warm_ms.append((time.thread_time() - start) * 1000)
             for _ in range(turns):
                 start = time.thread_time()
-                result = runtime.run_turn("Now run the tests and tell me what failed.")
+                result = runtime.run_turn(TEXT)
                 end = time.thread_time()
                 assert self.answer.prepared is not None
                 out.append(

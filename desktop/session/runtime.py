@@ -253,14 +253,16 @@ class SessionRuntime:
         entries.append((route, engine, self._log.mark()))
         return request
 
-    def warm(self) -> None:
-        """Project the history on the session's route now, ahead of the turn (design X31).
+    def warm(self, draft: str) -> None:
+        """Build the next request for ``draft`` now, ahead of the turn (design X31).
 
-        The first request after an open (or a route switch) commits the whole history, which
-        on a long session costs tens of milliseconds, so the window calls this on the worker
-        while the user types the first message; the turn then builds only what it adds. Cheap
+        The first request after an open (or a route switch) commits the whole history and
+        diffs the system state, which on a long session costs tens of milliseconds, so the
+        window calls this on the worker while the user writes the first message. With the
+        draft after it, the history's last turn is committed too, and the state's diff is kept
+        for the turn (the same desired objects): the turn then builds only what it adds. Cheap
         when already warm (the tail alone), and it writes nothing."""
-        self.context_request()
+        self.next_request(draft)
 
     def draft_message(self, content: str | list[dict[str, Any]]) -> dict[str, Any]:
         """The user message ``run_turn`` journals for ``content`` (one rule for preview and turn)."""

@@ -1223,7 +1223,10 @@ class SessionWorker(QObject):
         if self.runtime is None or self.writer is None or self.writer.read_only_reason is not None:
             return
         try:
-            self.runtime.warm()
+            # The committed history is a long session's objects: kept out of every later
+            # collection's walk (``bulk_load``), or the turn would pay that walk.
+            with bulk_load():
+                self.runtime.warm(self._draft or "")
         except Exception:  # the turn meets and reports the same problem; a draft never fails
             log.debug("warming the next request failed", exc_info=True)
 

@@ -268,7 +268,7 @@ def test_a_warmed_session_sends_its_first_message_without_projecting_the_history
         return counted
 
     monkeypatch.setattr(incremental, "projector_for", counting_projector)
-    runtime.warm()
+    runtime.warm("and now")
     assert projected >= len(messages)  # the history, once
     projected = 0
     request = runtime.next_request(draft="and now?")

@@ -457,12 +457,12 @@ def test_writing_the_first_message_warms_the_session_on_the_worker(
 ) -> None:
     """The first send after an open pays for the new message only: the worker projects the
     history while the user writes (design X31), once per draft, on its own thread."""
-    warmed: list[int] = []
+    warmed: list[tuple[int, str]] = []
     real = SessionRuntime.warm
 
-    def counted(self: SessionRuntime) -> None:
-        warmed.append(threading.get_ident())
-        real(self)
+    def counted(self: SessionRuntime, draft: str) -> None:
+        warmed.append((threading.get_ident(), draft))
+        real(self, draft)
 
     monkeypatch.setattr(SessionRuntime, "warm", counted)
     h = Harness(qtbot, workspace)
@@ -473,7 +473,7 @@ def test_writing_the_first_message_warms_the_session_on_the_worker(
         h.qtbot.waitUntil(lambda: bool(warmed), timeout=TURN_TIMEOUT)
         h.qtbot.keyClicks(h.window.composer.editor, " something short.")
         h.qtbot.wait(600)  # past the draft's debounce: the same draft goes on, no second warm-up
-        assert len(warmed) == 1 and warmed[0] == h.worker.thread_id
+        assert warmed == [(h.worker.thread_id, "Say")]  # on the worker, for what is written
         h.qtbot.keyClick(h.window.composer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
         assert h.wait_turn(1).error is None
     finally:
