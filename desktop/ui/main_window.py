@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QModelIndex, QSettings, QSize, Qt, QTimer, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 from desktop import __version__
 from desktop.host import paths
 from desktop.host.first_run import PROVIDER_KEY_ENV
+from desktop.session import commands
 from desktop.session.inspector.section_diff import section_diff
 from desktop.ui import accounts_dialog, rowinfo
 from desktop.ui.accounts_dialog import AccountsDialog
@@ -898,6 +899,15 @@ class MainWindow(QMainWindow):
             path, self.queued_open = self.queued_open, None
             self.open_path(path)
         error, stopped = summary.error, summary.stopped
+        if summary.unsent and not self.composer.editor.toPlainText().strip():
+            # Not stored: back to the composer as typed (a message starting with "/" was typed "//").
+            typed = (
+                commands.PREFIX + summary.unsent
+                if summary.unsent.startswith(commands.PREFIX)
+                else summary.unsent
+            )
+            self.composer.editor.setPlainText(typed)
+            self.composer.editor.moveCursor(QTextCursor.MoveOperation.End)
         if summary.note:  # nothing was done, and that is all there is to say
             self.say_local(summary.note)
         elif error:

@@ -134,6 +134,9 @@ class TurnFinished:
     error: str | None = None
     requests: int = 0
     note: str | None = None
+    #: The message sent that was not written (refused, or its row could not be stored): the
+    #: window puts it back in an empty composer, so a full disk or a refusal loses no text.
+    unsent: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

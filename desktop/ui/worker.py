@@ -899,7 +899,9 @@ class SessionWorker(QObject):
         """One turn on the worker thread (also used by the welcome session)."""
         if self.closing.is_set() or self.runtime is None:
             return TurnFinished(
-                "aborted", "the app is closing" if self.closing.is_set() else "no session is open"
+                "aborted",
+                "the app is closing" if self.closing.is_set() else "no session is open",
+                unsent=text,
             )
         if self._draft is not None and self._draft == text.strip():
             # The composer's text was sent: the next preview has no draft (the window's own
@@ -912,7 +914,14 @@ class SessionWorker(QObject):
             summary = TurnFinished(result.stopped, result.error, result.requests)
         except Exception as exc:
             log.exception("turn failed")
-            summary = TurnFinished("error", f"{type(exc).__name__}: {exc}")
+            # The user's row among the rows a failed write left (a full disk, design T3): the
+            # message was not stored, so it goes back to the composer (read before the note,
+            # whose own failed write would replace them).
+            unsent = any(
+                row["type"] == "user" and row["message"].get("content") == text
+                for row in self.runtime.unsaved
+            )
+            summary = TurnFinished("error", f"{type(exc).__name__}: {exc}", unsent=text if unsent else None)
             self._note("error", f"The turn stopped: {summary.error}")
         finally:
             self.streaming.emit(None)
@@ -933,16 +942,16 @@ class SessionWorker(QObject):
     def send(self, text: str) -> None:
         if self.runtime is None or self.writer is None:
             self.message.emit("error", "No session is open.")
-            self.turn_finished.emit(TurnFinished("error", "No session is open."))
+            self.turn_finished.emit(TurnFinished("error", "No session is open.", unsent=text))
             return
         if self.writer.read_only:
             reason = self.writer.read_only_reason or "This session is read-only."
             self.message.emit("warning", reason)
-            self.turn_finished.emit(TurnFinished("error", reason))
+            self.turn_finished.emit(TurnFinished("error", reason, unsent=text))
             return
         if self.route_needed is not None:  # nothing is written until the user chooses a route
             self.message.emit("warning", self.route_needed)
-            self.turn_finished.emit(TurnFinished("error", self.route_needed))
+            self.turn_finished.emit(TurnFinished("error", self.route_needed, unsent=text))
             return
         self.run_turn(text)
 
