@@ -465,67 +465,32 @@ def main() -> None:
                 else:
                     label = f"{api} {size:,} rows"
                 realistic = session.compacted or session.context <= window
-                report(
-                    f"{label}: chat's path (no composer), first turn",
-                    first[key],
-                    first[base],
-                    anchor_name=anchor,
-                    unit="ms CPU",
-                )
-                report(
-                    f"{label}: chat's path (no composer), per turn over {args.turns}, first counted",
-                    per_turn[key],
-                    per_turn[base],
-                    anchor_name=anchor,
-                    unit="ms CPU",
-                    budget=budget if realistic else None,
-                )
-                report(
-                    f"{label}: the window's path (warmed while the message is written), first turn",
-                    first[f"{key}w"],
-                    first[f"{base}w"],
-                    anchor_name=anchor,
-                    unit="ms CPU",
-                )
-                report(
-                    f"{label}: the window's path, per turn over {args.turns}, first counted",
-                    per_turn[f"{key}w"],
-                    per_turn[f"{base}w"],
-                    anchor_name=anchor,
-                    unit="ms CPU",
-                    budget=budget if realistic else None,
-                    headline=budget is not None and realistic,
-                )
-                report(
-                    f"{label}: the window's warm-up (while the message is written)",
-                    session.warm_ms,
-                    sessions[base].warm_ms,
-                    anchor_name=anchor,
-                    unit="ms CPU",
-                )
+                per = f"per turn over {args.turns}, first counted"
+                window_path = "the window's path (warmed while the message is written)"
+                # (figure, its values, the anchor's, budget, whether the budget is a headline)
+                figures: list[tuple[str, list[float], list[float], float | None, bool]] = [
+                    ("chat's path (no composer), first turn", first[key], first[base], None, False),
+                    (f"chat's path (no composer), {per}", per_turn[key], per_turn[base], budget, False),
+                    (f"{window_path}, first turn", first[f"{key}w"], first[f"{base}w"], None, False),
+                    (f"the window's path, {per}", per_turn[f"{key}w"], per_turn[f"{base}w"], budget, True),
+                    ("the window's warm-up", session.warm_ms, sessions[base].warm_ms, None, False),
+                ]
                 if steady[key]:
+                    figures += [
+                        ("steady turn", steady[key], steady[base], steady_budget, True),
+                        ("steady turn, preparation alone", prepare[key], prepare[base], None, False),
+                        ("steady turn, encoding the body alone", encode[key], encode[base], None, False),
+                    ]
+                for name, values, anchor_values, limit, headline in figures:
+                    limit = limit if realistic else None
                     report(
-                        f"{label}: steady turn",
-                        steady[key],
-                        steady[base],
+                        f"{label}: {name}",
+                        values,
+                        anchor_values,
                         anchor_name=anchor,
                         unit="ms CPU",
-                        budget=steady_budget if realistic else None,
-                        headline=steady_budget is not None and realistic,
-                    )
-                    report(
-                        f"{label}: steady turn, preparation alone",
-                        prepare[key],
-                        prepare[base],
-                        anchor_name=anchor,
-                        unit="ms CPU",
-                    )
-                    report(
-                        f"{label}: steady turn, encoding the body alone",
-                        encode[key],
-                        encode[base],
-                        anchor_name=anchor,
-                        unit="ms CPU",
+                        budget=limit,
+                        headline=headline and limit is not None,
                     )
                 print(f"  {label}: the last body sent was {session.answer.body_mb:.1f} MB")
                 print(f"  {label}: a from-scratch projection {session.full_ms():.1f} ms CPU")
