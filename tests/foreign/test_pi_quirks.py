@@ -43,7 +43,7 @@ def test_bare_tool_names_in_tools_removed_mean_the_named_tools() -> None:
     ]
     context = opened.context()
     assert [t["name"] for t in current_tools(context.messages)] == ["read", "write"]
-    diff = opened.system_diff("s2")
+    diff = opened.system_diffs().get("s2")
     assert diff is not None and diff.tools_removed == ["bash"] and diff.tools_added == ["write"]
     for route in ("anthropic/claude-opus-5-5", "openai/gpt-5.5", "deepseek/deepseek-flash"):
         next_request(opened, route)  # projects (a bare name raised TypeError in the projection)

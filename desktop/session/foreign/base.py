@@ -100,10 +100,6 @@ class ForeignSession(ABC):
     @abstractmethod
     def entry_id(self, entry: Entry) -> str | None: ...
 
-    @abstractmethod
-    def parent_id(self, entry: Entry) -> str | None:
-        """The entry shown before this one in the timeline."""
-
     @property
     @abstractmethod
     def default_leaf(self) -> str | None:
@@ -244,10 +240,6 @@ class ForeignSession(ABC):
     def lanes(self, leaf: str | None = None) -> list[str]:
         """Leaves of the sub-agent chains this branch ran (their calls count with it)."""
         return []
-
-    def system_diff(self, row_id: str, leaf: str | None = None) -> SystemDiff | None:
-        """What a system or compaction row changed (None: the format records no system state)."""
-        return None
 
     def system_diffs(self, leaf: str | None = None) -> dict[str, SystemDiff]:
         """Every system and compaction row's diff on the branch, by row id, in one pass."""

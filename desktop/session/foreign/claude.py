@@ -656,13 +656,6 @@ class ClaudeSession(ForeignSession):
         value = entry.get("uuid")
         return value if isinstance(value, str) else None
 
-    def parent_id(self, entry: Entry) -> str | None:
-        for key in ("parentUuid", "logicalParentUuid"):
-            value = entry.get(key)
-            if isinstance(value, str) and value:
-                return value
-        return None
-
     @staticmethod
     def entry_ts(entry: Entry) -> int | None:
         return iso_ms(entry.get("timestamp"))
@@ -726,11 +719,6 @@ class ClaudeSession(ForeignSession):
             if text.strip():
                 return " ".join(text.split())[:120]
         return "(no user message)"
-
-    def _context_positions(self, leaf: str | None) -> list[int]:
-        """The model's chain: the branch from its last compact boundary on (the model's context
-        restarted there)."""
-        return self._from_boundary(self.path_positions(leaf))
 
     def _from_boundary(self, path: list[int]) -> list[int]:
         entries = self.entries

@@ -222,10 +222,6 @@ class PiSession(ForeignSession):
         value = entry.get("id")
         return value if isinstance(value, str) else None
 
-    def parent_id(self, entry: Entry) -> str | None:
-        value = entry.get("parentId")
-        return value if isinstance(value, str) and value else None
-
     @property
     def default_leaf(self) -> str | None:
         return self.entry_id(self.entries[-1]) if self.entries else None
@@ -367,22 +363,14 @@ class PiSession(ForeignSession):
                 current.extend(convert_to_llm(entry_messages(entry)))
         return out
 
-    def system_diff(self, row_id: str, leaf: str | None = None) -> SystemDiff | None:
-        """The section diff of a system message or compaction on the branch (None for other rows).
+    def system_diffs(self, leaf: str | None = None) -> dict[str, SystemDiff]:
+        """Every system and compaction row's section diff on the branch, in one pass.
 
         The state before a row is replayed the way pi builds context: a compaction restarts
         from its ``systemMessage`` checkpoint (system messages in its kept range are dropped
         in its favour), later system messages patch sections by name (``null`` removes one)
         and add or remove tools.
         """
-        return self._diffs(leaf, stop=row_id).get(row_id)
-
-    def system_diffs(self, leaf: str | None = None) -> dict[str, SystemDiff]:
-        """Every system and compaction row's diff on the branch in one pass (the window shows
-        them all: one ``system_diff`` per row would walk the branch once per row)."""
-        return self._diffs(leaf)
-
-    def _diffs(self, leaf: str | None, stop: str | None = None) -> dict[str, SystemDiff]:
         sections: dict[str, str] = {}
         tools: dict[str, Mapping[str, Any]] = {}
         out: dict[str, SystemDiff] = {}
@@ -402,8 +390,6 @@ class PiSession(ForeignSession):
                 message = cast(Mapping[str, Any], entry["message"])
                 out[row_id] = _system_diff(row_id, message, sections, tools)
                 _apply(message, sections, tools)
-            if row_id == stop:
-                break
         return out
 
 
