@@ -33,8 +33,6 @@ from desktop.host.journal.lines import TYPE_CODES, JournalRows
 from desktop.host.journal.rows import (
     MESSAGE_ROW_LINES,
     RowBase,
-    SessionHeader,
-    build,
     header_problem,
     parse_row,
     row_problem,
@@ -121,11 +119,6 @@ class SessionLog:
         """Written by a newer app: readable, but this app must not continue it (T7)."""
         version = (self.header or {}).get("v")
         return isinstance(version, int) and version > SCHEMA_VERSION
-
-    def header_model(self) -> SessionHeader:
-        if self.header is None:
-            raise self.format_error()
-        return build(SessionHeader, self.header)
 
     def model(self, index: int) -> RowBase:
         """Validate one row on demand (raises ``rows.SchemaError`` for a malformed row)."""
