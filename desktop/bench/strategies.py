@@ -12,7 +12,6 @@ from desktop.pi.transcript import collapse_system_messages
 from desktop.pi.types import Message, Model
 
 Strategy = Literal["chronological", "folded", "snapshot"]
-STRATEGIES: tuple[Strategy, ...] = ("chronological", "folded", "snapshot")
 
 
 @dataclass(frozen=True)

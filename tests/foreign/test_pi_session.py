@@ -114,7 +114,10 @@ def test_system_rows_show_section_diffs_like_desktop_rows() -> None:
     ]
     assert first.tools_added == ["read", "bash", "ToolSearch"] and first.sections_after == 2
     assert update is not None and [(c.name, c.status) for c in update.changes] == [("agents", "changed")]
-    assert update.changes[0].unified() == ["@@ -1 +1 @@", "-AGENTS.md: use tabs.", "+AGENTS.md: use spaces."]
+    assert (update.changes[0].before, update.changes[0].after) == (
+        "AGENTS.md: use tabs.",
+        "AGENTS.md: use spaces.",
+    )
     assert checkpoint is not None and checkpoint.label.startswith("compaction checkpoint")
     assert {c.name: c.status for c in checkpoint.changes} == {"preamble": "unchanged", "agents": "unchanged"}
     assert later is not None and {c.name: c.status for c in later.changes} == {

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,9 +20,7 @@ from desktop.session.history import context_messages, context_view
 from desktop.session.sections import (
     SKILLS_HEADER,
     SKILLS_HEADER_TEXT,
-    SectionNameError,
     SkillEntry,
-    check_section_name,
     desired_sections,
 )
 from desktop.session.state import effective_state
@@ -99,14 +96,6 @@ def test_editing_one_skill_appends_only_that_entry() -> None:
     edited = [SKILLS[0], SkillEntry("deploy", "Ship it carefully", "/s/d/SKILL.md")]
     rows = continue_once(rows, desired(edited))
     assert list(rows[-1]["modelSystem"]["message"]["sections"]) == ["skill:deploy"]
-
-
-def test_skill_prefix_is_reserved() -> None:
-    with pytest.raises(SectionNameError, match="reserved"):
-        check_section_name("skill:evil")
-    assert check_section_name("skill:ok", skill_entry=True) == "skill:ok"
-    with pytest.raises(SectionNameError, match="integer-like"):
-        check_section_name("42")
 
 
 def test_unknown_model_system_version_contributes_nothing() -> None:
