@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hypothesis import given, settings
@@ -24,7 +25,7 @@ from desktop.session.sections import (
     desired_sections,
 )
 from desktop.session.state import effective_state
-from desktop.session.system_state import DesiredState, system_row_fields
+from desktop.session.system_state import DesiredState, system_fields_for
 
 _ids = itertools.count()
 
@@ -40,6 +41,26 @@ def user(text: str) -> dict[str, Any]:
 def legacy_system(sections: dict[str, str | None]) -> dict[str, Any]:
     message = {"role": "system", "content": "", "sections": sections, "timestamp": 1}
     return row("system", modelSystem={"v": 1, "message": message})
+
+
+def system_row_fields(
+    rows_in_model_order: Sequence[Mapping[str, Any]],
+    desired: DesiredState,
+    *,
+    timestamp: int,
+    anchor_before: str | None = None,
+) -> dict[str, Any] | None:
+    """The runtime's decision, from rows instead of its log: the replayed state and whether any
+    row carries model-system metadata."""
+    has_model_system = any(
+        isinstance(r.get("modelSystem" if r["type"] == "system" else "checkpoint"), dict)
+        for r in rows_in_model_order
+        if r["type"] in ("system", "compaction")
+    )
+    state = effective_state(context_messages(rows_in_model_order))
+    return system_fields_for(
+        state, has_model_system, desired, timestamp=timestamp, anchor_before=anchor_before
+    )
 
 
 def continue_once(rows: list[dict[str, Any]], desired: DesiredState) -> list[dict[str, Any]]:
