@@ -25,6 +25,7 @@ from desktop.session.foreign.model import (
     SystemDiff,
     Timeline,
     UsageRecord,
+    iso_ms,
 )
 
 Entry = dict[str, Any]
@@ -101,9 +102,10 @@ class ForeignSession(ABC):
     def entry_id(self, entry: Entry) -> str | None: ...
 
     @property
-    @abstractmethod
     def default_leaf(self) -> str | None:
-        """The leaf the writing app would continue from."""
+        """The leaf the writing app would continue from (its last entry, unless a format says
+        otherwise)."""
+        return self.entry_id(self.entries[-1]) if self.entries else None
 
     @property
     @abstractmethod
@@ -216,8 +218,8 @@ class ForeignSession(ABC):
         return depth
 
     @staticmethod
-    @abstractmethod
-    def entry_ts(entry: Entry) -> int | None: ...
+    def entry_ts(entry: Entry) -> int | None:
+        return iso_ms(entry.get("timestamp"))
 
     # --- views ----------------------------------------------------------------------------------
 

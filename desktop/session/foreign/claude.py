@@ -656,10 +656,6 @@ class ClaudeSession(ForeignSession):
         value = entry.get("uuid")
         return value if isinstance(value, str) else None
 
-    @staticmethod
-    def entry_ts(entry: Entry) -> int | None:
-        return iso_ms(entry.get("timestamp"))
-
     def counts(self, position: int) -> bool:
         """Bookkeeping entries (``progress``) never end a branch: their parent does."""
         return self.entries[position].get("type") in CONVERSATION_TYPES

@@ -220,14 +220,6 @@ class CodexSession(ForeignSession):
         return self._ids.get(id(entry))
 
     @property
-    def default_leaf(self) -> str | None:
-        return self.entry_id(self.entries[-1]) if self.entries else None
-
-    @staticmethod
-    def entry_ts(entry: Entry) -> int | None:
-        return iso_ms(entry.get("timestamp"))
-
-    @property
     def title(self) -> str:
         for row in self._plan():
             if row.kind == k.USER:

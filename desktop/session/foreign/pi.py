@@ -27,7 +27,6 @@ from desktop.session.foreign.model import (
     Timeline,
     TimelineRow,
     UsageRecord,
-    iso_ms,
 )
 from desktop.session.foreign.pi_context import (
     CURRENT_VERSION,
@@ -221,14 +220,6 @@ class PiSession(ForeignSession):
     def entry_id(self, entry: Entry) -> str | None:
         value = entry.get("id")
         return value if isinstance(value, str) else None
-
-    @property
-    def default_leaf(self) -> str | None:
-        return self.entry_id(self.entries[-1]) if self.entries else None
-
-    @staticmethod
-    def entry_ts(entry: Entry) -> int | None:
-        return iso_ms(entry.get("timestamp"))
 
     @property
     def title(self) -> str:
