@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -27,12 +26,6 @@ from desktop.host.providers.request import WireRequest
 from desktop.pi.routes import emulator_route, resolve_model
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
 
 
 def chat(emu: Emulator, *messages: tuple[str, str]) -> WireRequest:

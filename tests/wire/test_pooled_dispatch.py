@@ -20,12 +20,6 @@ from tests.wire.families import FAMILIES
 ANTHROPIC = next(f for f in FAMILIES if f.api == "anthropic-messages")
 
 
-@pytest.fixture
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
-
-
 def _request(emu: Emulator, text: str) -> tuple[ProviderRequest, dict[str, Any]]:
     wire = ANTHROPIC.request(emu, "system", [("user", text)])
     body: dict[str, Any] = __import__("orjson").loads(wire.body)
