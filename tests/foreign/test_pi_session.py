@@ -8,14 +8,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from desktop.session.foreign import BranchNotFound, PiSession, kinds, open_foreign
+from desktop.session.foreign import BranchNotFound, kinds
 from tests.foreign.support import PI
-
-
-def session(path: Path) -> PiSession:
-    opened = open_foreign(path)
-    assert isinstance(opened, PiSession)
-    return opened
+from tests.foreign.support import pi_session as session
 
 
 def text_of(row_message: object) -> str:
