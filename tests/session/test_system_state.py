@@ -17,7 +17,7 @@ from desktop.session.compaction import (
     compaction_row_fields,
     plan_compaction,
 )
-from desktop.session.history import context_messages, context_view
+from desktop.session.history import context_view
 from desktop.session.sections import (
     SKILLS_HEADER,
     SKILLS_HEADER_TEXT,
@@ -57,7 +57,7 @@ def system_row_fields(
         for r in rows_in_model_order
         if r["type"] in ("system", "compaction")
     )
-    state = effective_state(context_messages(rows_in_model_order))
+    state = effective_state(list(context_view(rows_in_model_order).messages))
     return system_fields_for(
         state, has_model_system, desired, timestamp=timestamp, anchor_before=anchor_before
     )
@@ -101,7 +101,7 @@ def test_history_without_metadata_gets_one_baseline_row() -> None:
     ]
     once = continue_once(rows, desired())
     assert len(once) == 3 and once[-1]["label"].startswith("baseline")
-    state = effective_state(context_messages(once))
+    state = effective_state(list(context_view(once).messages))
     assert state.sections == desired().sections
     assert continue_once(once, desired()) == once
 
@@ -123,7 +123,7 @@ def test_unknown_model_system_version_contributes_nothing() -> None:
     future = row(
         "system", modelSystem={"v": 99, "message": {"role": "system", "content": "x", "timestamp": 1}}
     )
-    assert context_messages([future]) == []
+    assert list(context_view([future]).messages) == []
 
 
 # --- property: replaying the journal yields the state the runtime held -----------------
@@ -192,7 +192,7 @@ def test_replay_equals_runtime_state(sequence: list[tuple[str, str, str]]) -> No
             rows.append(assistant("ok"))
         assert rows[: len(prior)] == prior  # appended only: earlier rows untouched
         ordered = model_order(rows)
-        replayed = current_system_message(context_messages(ordered))
+        replayed = current_system_message(list(context_view(ordered).messages))
         assert replayed is not None
         # Exactly the wanted sections: nothing lost, duplicated or resurrected after a tombstone.
         assert replayed.get("sections") == wanted.sections
