@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from desktop.host.foreign.lines import JsonLines
-from desktop.host.journal.reader import Diagnostic
+from desktop.host.journal.reader import Diagnostic, Severity
 from desktop.pi.text import content_preview, content_text
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
@@ -109,20 +109,21 @@ class PiSession(ForeignSession):
         objects, lines = read.objects, read.lines
         diagnostics = list(read.diagnostics)
         path = read.path
+
+        def note(line: int, severity: Severity, code: str, message: str, field: str | None = None) -> None:
+            diagnostics.append(Diagnostic(path, line, severity, code, message, field))
+
         header = objects[0] if objects and objects[0].get("type") == "session" else None
         version = header.get("version", 1) if header is not None else 1
         if not isinstance(version, int) or isinstance(version, bool):
             version = 1
         if version > CURRENT_VERSION:
-            diagnostics.append(
-                Diagnostic(
-                    path,
-                    lines[0] if lines else 1,
-                    "warning",
-                    "newer-format",
-                    f"pi session format v{version} is newer than this app reads (v1 to v{CURRENT_VERSION}); "
-                    "entries it does not know are shown as such and never sent to the model",
-                )
+            note(
+                lines[0] if lines else 1,
+                "warning",
+                "newer-format",
+                f"pi session format v{version} is newer than this app reads (v1 to v{CURRENT_VERSION}); "
+                "entries it does not know are shown as such and never sent to the model",
             )
         migrated = migrate(objects, lines, version) if header is not None else list(objects)
         entries: list[Entry] = []
@@ -134,52 +135,35 @@ class PiSession(ForeignSession):
             line = lines[index]
             entry_id = entry.get("id")
             if not isinstance(entry_id, str) or not entry_id:
-                diagnostics.append(
-                    Diagnostic(
-                        path,
-                        line,
-                        "error",
-                        "bad-entry",
-                        f"entry of type {entry.get('type')!r} has no 'id'; skipped",
-                    )
-                )
+                note(line, "error", "bad-entry", f"entry of type {entry.get('type')!r} has no 'id'; skipped")
                 continue
             if entry_id in seen:
-                diagnostics.append(
-                    Diagnostic(
-                        path,
-                        line,
-                        "warning",
-                        "duplicate-id",
-                        f"entry id {entry_id} appears again (first on line {seen[entry_id]}); pi uses this later one",
-                    )
+                note(
+                    line,
+                    "warning",
+                    "duplicate-id",
+                    f"entry id {entry_id} appears again (first on line {seen[entry_id]}); pi uses this later one",
                 )
             seen.setdefault(entry_id, line)
             entry = _tool_lists(entry, path, line, diagnostics)  # bare names read as {name}
             shape = pi_entry_problem(entry)
             if shape is not None:  # set aside where it is read (design T9); its children keep their place
-                diagnostics.append(
-                    Diagnostic(
-                        path,
-                        line,
-                        "error",
-                        "bad-entry",
-                        f"entry {entry_id} cannot be used: {shape.message}; set aside",
-                        shape.field,
-                    )
+                note(
+                    line,
+                    "error",
+                    "bad-entry",
+                    f"entry {entry_id} cannot be used: {shape.message}; set aside",
+                    shape.field,
                 )
                 entries.append(set_aside(entry, ("id", "parentId", "timestamp")))
                 entry_lines.append(line)
                 continue
             if entry.get("type") not in KNOWN_TYPES:
-                diagnostics.append(
-                    Diagnostic(
-                        path,
-                        line,
-                        "warning",
-                        "unknown-entry",
-                        f"entry {entry_id} has a type this app does not know ({entry.get('type')!r}); shown as such",
-                    )
+                note(
+                    line,
+                    "warning",
+                    "unknown-entry",
+                    f"entry {entry_id} has a type this app does not know ({entry.get('type')!r}); shown as such",
                 )
             entries.append(entry)
             entry_lines.append(line)
