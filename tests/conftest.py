@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import keyring
 import keyring.backends.fail
 import pytest
 
 from tests.keyrings import MemoryKeyring
+
+if TYPE_CHECKING:
+    from desktop.emulator import Emulator
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Tests never touch the user's real keyring (the installation secret and API keys live there);
@@ -26,6 +30,15 @@ def _private_data_dir(
     path = tmp_path_factory.mktemp("pi-desktop-data")
     monkeypatch.setenv("PI_DESKTOP_DATA_DIR", str(path))
     yield path
+
+
+@pytest.fixture
+def emulator() -> Iterator[Emulator]:
+    """The offline provider emulator on loopback, for one test."""
+    from desktop.emulator import Emulator
+
+    with Emulator() as emu:
+        yield emu
 
 
 @pytest.fixture

@@ -125,7 +125,3 @@ def new_tokens(shapes: Sequence[PromptShape]) -> list[int]:
         seen_blocks.update(chain)
         out.append(tokens - shared_tokens)
     return out
-
-
-def theoretical_minimum(shapes: Sequence[PromptShape]) -> int:
-    return sum(new_tokens(shapes))

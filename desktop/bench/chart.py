@@ -58,17 +58,11 @@ def chart(results: Sequence[Any], path: Path) -> None:
         p.setPen(QColor("#1a202c"))
         p.drawText(QRectF(x, y, w, h), flags, s)
 
-    def bar_panel(rect: QRectF, conversation: str, title: str) -> None:
-        routes = route_classes(results, conversation)
-        groups = []
-        for route in routes:
-            bars = [(s, pick(results, conversation, route.key, s).summary) for s in STRATEGY_NOTES]
-            groups.append((route, bars))
-        top = max(s.uncached for _, bars in groups for _, s in bars)
+    def framed(rect: QRectF, title: str, top: float, below: float) -> tuple[QRectF, float]:
+        """A panel's title and grid (thousands of tokens): its plot area and axis maximum."""
         axis_max, step = _nice_max(top / 1000)
         text(rect.x(), rect.y(), rect.width(), 24, title, Qt.AlignmentFlag.AlignLeft, 12, True)
-        plot = QRectF(rect.x() + 60, rect.y() + 34, rect.width() - 70, rect.height() - 34 - 48)
-        p.setPen(QPen(QColor("#e2e8f0"), 1))
+        plot = QRectF(rect.x() + 60, rect.y() + 34, rect.width() - 70, rect.height() - 34 - below)
         tick = 0.0
         while tick <= axis_max + 1e-9:
             y = plot.bottom() - plot.height() * tick / axis_max
@@ -76,6 +70,15 @@ def chart(results: Sequence[Any], path: Path) -> None:
             p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
             text(rect.x(), y - 8, 54, 16, f"{tick:g}k", Qt.AlignmentFlag.AlignRight, 9)
             tick += step
+        return plot, axis_max
+
+    def bar_panel(rect: QRectF, conversation: str, title: str) -> None:
+        routes = route_classes(results, conversation)
+        groups = []
+        for route in routes:
+            bars = [(s, pick(results, conversation, route.key, s).summary) for s in STRATEGY_NOTES]
+            groups.append((route, bars))
+        plot, axis_max = framed(rect, title, max(s.uncached for _, bars in groups for _, s in bars), 48)
         group_w = plot.width() / len(groups)
         bar_w = group_w * 0.7 / 3
         for i, (route, bars) in enumerate(groups):
@@ -103,30 +106,16 @@ def chart(results: Sequence[Any], path: Path) -> None:
         series = []
         for strategy in ("folded", "chronological"):
             r = pick(results, conversation, route_key, strategy)
-            values, total = [], 0
-            for row in r.per_request:
-                total += row.uncached
-                values.append(total)
+            values = list(itertools.accumulate(row.uncached for row in r.per_request))
             series.append(
                 (COLORS[strategy], values, Qt.PenStyle.SolidLine, 5.0 if strategy == "chronological" else 2.5)
             )
-        floor, total = [], 0
-        for n in pick(results, conversation, route_key, "chronological").minimum_per_request:
-            total += n
-            floor.append(total)
+        floor = list(
+            itertools.accumulate(pick(results, conversation, route_key, "chronological").minimum_per_request)
+        )
         series.append(("#000000", floor, Qt.PenStyle.DashLine, 1.5))
-        top = max(v for _, values, _, _ in series for v in values)
-        axis_max, step = _nice_max(top / 1000)
         count = len(series[0][1])
-        text(rect.x(), rect.y(), rect.width(), 24, title, Qt.AlignmentFlag.AlignLeft, 12, True)
-        plot = QRectF(rect.x() + 60, rect.y() + 34, rect.width() - 70, rect.height() - 34 - 30)
-        tick = 0.0
-        while tick <= axis_max + 1e-9:
-            y = plot.bottom() - plot.height() * tick / axis_max
-            p.setPen(QPen(QColor("#e2e8f0"), 1))
-            p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-            text(rect.x(), y - 8, 54, 16, f"{tick:g}k", Qt.AlignmentFlag.AlignRight, 9)
-            tick += step
+        plot, axis_max = framed(rect, title, max(v for _, values, _, _ in series for v in values), 30)
         for color, values, style, thickness in series:
             p.setPen(QPen(QColor(color), thickness, style))
             points = [

@@ -17,7 +17,7 @@ from desktop.bench.chart import chart
 from desktop.bench.report import CHART, write_report
 from desktop.bench.scenario import Step, conversations
 from desktop.bench.sending import measure, send
-from desktop.bench.strategies import ROUTE_CLASSES, RouteClass, Strategy, append_only, strategy_request
+from desktop.bench.strategies import ROUTE_CLASSES, RouteClass, Strategy, strategy_request
 from desktop.bench.workspace import make_workspace, write_skill
 from desktop.emulator import Emulator
 from desktop.host.permissions import headless_bridge
@@ -27,6 +27,7 @@ from desktop.pi.routes import emulator_route
 from desktop.pi.types import Message, Model
 from desktop.session.assembly import OpenSession, SessionConfig, open_session
 from desktop.session.compaction import CompactionSettings
+from desktop.session.whatif import append_only
 
 
 @dataclass

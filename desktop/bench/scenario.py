@@ -143,14 +143,6 @@ def quick_conversation(steps: Sequence[Step]) -> list[Step]:
     return [*cut, *[s for s in steps[-8:]]]
 
 
-def requests_in(steps: Sequence[Step]) -> int:
-    """Requests a script makes: one per plain turn, two per tool turn, one per compaction."""
-    return sum(
-        1 + ("[[tool:" in s.text or "[[search:" in s.text) if s.kind == "say" else s.kind == "compact"
-        for s in steps
-    )
-
-
 @dataclass(frozen=True)
 class ConversationSpec:
     name: str

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal
 
-from desktop.pi.catalog.transport import TRANSPORT_FLAGS, without_transport_flags
+from desktop.pi.catalog.transport import without_transport_flags
 from desktop.pi.projection import ProviderRequest, RequestOptions, project
 from desktop.pi.transcript import collapse_system_messages
 from desktop.pi.types import Message, Model
 
 Strategy = Literal["chronological", "folded", "snapshot"]
-STRATEGIES: tuple[Strategy, ...] = ("chronological", "folded", "snapshot")
 
 
 @dataclass(frozen=True)
@@ -49,14 +48,6 @@ ROUTE_CLASSES: tuple[RouteClass, ...] = (
         False,
     ),
 )
-
-
-def append_only(model: Model) -> Model:
-    """``model`` with every transport flag on: each system update and tool change is appended
-    in place, so each request's prompt extends the previous one wherever the conversation
-    allows. The theoretical minimum is measured on these bodies."""
-    compat = {**(model.get("compat") or {}), **dict.fromkeys(TRANSPORT_FLAGS, True)}
-    return cast(Model, {**model, "compat": compat})
 
 
 def strategy_request(

@@ -13,7 +13,6 @@ from typing import Final
 
 PERMISSION_MODES = ("ask", "accept-edits", "read-only", "full-access")
 
-EXIT_OK: Final = 0
 #: The turn ran but the provider or the model failed (an error reply, a failed summary).
 EXIT_TURN_FAILED: Final = 1
 #: Usage or bad input: a wrong argument, a file that is not a session, an unknown route,

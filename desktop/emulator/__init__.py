@@ -2,7 +2,7 @@
 ``script`` for the reply conventions, ``cache`` for prompt-cache rules, ``faults`` for
 fault injection."""
 
-from desktop.emulator.faults import FAULT_HEADER, Fault
-from desktop.emulator.server import BASE_PATHS, Emulator, RecordedRequest
+from desktop.emulator.faults import Fault
+from desktop.emulator.server import BASE_PATHS, Emulator
 
-__all__ = ["BASE_PATHS", "FAULT_HEADER", "Emulator", "Fault", "RecordedRequest"]
+__all__ = ["BASE_PATHS", "Emulator", "Fault"]

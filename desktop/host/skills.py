@@ -1,7 +1,7 @@
 """Skill discovery (the Agent Skills convention: ``<dir>/<skill>/SKILL.md`` with front matter).
 
 The catalog the model sees is names and descriptions only; bodies are read on demand
-through the Host (``load_skill_body``) so that the permission rules apply to them like any
+through the Host (the ``read`` tool, at the catalog entry's path) so that the permission rules apply to them like any
 other file read. A malformed SKILL.md yields a diagnostic naming the file and what is wrong,
 and the rest of the catalog keeps working.
 """
@@ -130,16 +130,6 @@ def discover_skills(roots: Sequence[tuple[Path, str]]) -> SkillCatalog:
                 )
             by_id[skill.id] = skill
     return SkillCatalog(tuple(sorted(by_id.values(), key=lambda s: s.id)), tuple(diagnostics))
-
-
-def load_skill_body(catalog: SkillCatalog, skill_id: str) -> str:
-    """The instructions of one skill; raises KeyError for an id not in the catalog."""
-    skill = catalog.get(skill_id)
-    if skill is None:
-        known = ", ".join(s.id for s in catalog.skills) or "none"
-        raise KeyError(f"no skill with id {skill_id!r} (available: {known})")
-    _, body = parse_front_matter(skill.path.read_text(encoding="utf-8"))
-    return body
 
 
 class SkillWatcher:

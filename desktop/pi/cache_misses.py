@@ -6,29 +6,27 @@ rounded down to the cache unit, for prefix rules), by more than one cache unit. 
 one cause from the closed set Claude Code reports, checked in this order:
 
 * ``model_changed`` — the request before it went to another model;
-* ``tools_changed`` / ``system_prompt_changed`` / ``messages_rewritten`` — the first part, in
-  the provider's cache order, where the request differs from the previous one on the route,
-  with its place (section, tool, message index, the byte in the body where that part starts);
+* ``tools_changed`` / ``system_prompt_changed`` / ``messages_rewritten`` — a compaction, tool
+  change or system update since the previous reply on the route, with its place (section,
+  tool, message index);
 * ``ttl_expired_5m`` / ``ttl_expired_1h`` — the idle time passed the retention (P9);
 * ``likely_server_side`` — the prefix and the time say warm, the provider read less;
-* ``unknown`` — nothing recorded tells (no time, no prompt).
+* ``unknown`` — nothing recorded tells (no time).
 
-Two readers: :func:`prompt_cause` compares two requests' prompts (exact places; the what-if and
-the Payload check, which hold the bodies); :func:`transcript_summary` reads only the transcript
-(the replies' reported usage and the system updates, compactions and model switches between
-them), for ``status``, the Usage panel and ``chat --jsonl``. Pure: no clock, no files.
+:func:`transcript_summary` reads only the transcript (the replies' reported usage and the
+system updates, compactions and model switches between them), for ``status``, the Usage panel
+and ``chat --jsonl``. Pure: no clock, no files.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from desktop.pi.cache_retention import Retention, retention_for
-from desktop.pi.cache_rules import Prompt, json_span, rule_for
+from desktop.pi.cache_rules import rule_for
 
 Cause = Literal[
     "system_prompt_changed",
@@ -40,21 +38,6 @@ Cause = Literal[
     "likely_server_side",
     "unknown",
 ]
-CAUSES: tuple[Cause, ...] = (
-    "system_prompt_changed",
-    "tools_changed",
-    "model_changed",
-    "messages_rewritten",
-    "ttl_expired_5m",
-    "ttl_expired_1h",
-    "likely_server_side",
-    "unknown",
-)
-_SECTION_CAUSE: dict[str, Cause] = {
-    "tools": "tools_changed",
-    "system": "system_prompt_changed",
-    "messages": "messages_rewritten",
-}
 
 
 @dataclass(frozen=True)
@@ -62,7 +45,7 @@ class Miss:
     """One request that read less than a warm cache would give, and why."""
 
     cause: Cause
-    #: Where the first difference is (``section``, ``label``, ``tool``, ``message``, ``byte``).
+    #: Where the cause is (``section``, ``label``, ``tool``, ``message``).
     place: Mapping[str, Any] = field(default_factory=dict)
     #: Tokens the previous request left in the cache that this one processed again.
     recached: int = 0
@@ -81,53 +64,10 @@ def held(prompt_total: int, read: int, written: int, kind: str, step: int, minim
     return 0
 
 
-def _first_difference(earlier: Prompt, current: Prompt) -> int | None:
-    """The index of the first part of ``earlier`` that ``current`` does not repeat, or None
-    when ``current`` extends ``earlier`` unchanged."""
-    for index, (a, b) in enumerate(zip(earlier.segments, current.segments, strict=False)):
-        if a.text != b.text:
-            return index
-    return None if len(current.segments) >= len(earlier.segments) else len(current.segments)
-
-
 def _expired(gap_s: float | None, retention: Retention) -> Cause | None:
     if gap_s is None or retention.ttl_s <= 0 or gap_s < retention.ttl_s:
         return None
     return "ttl_expired_1h" if retention.ttl_s >= 3600 else "ttl_expired_5m"
-
-
-def prompt_cause(
-    earlier: Prompt,
-    current: Prompt,
-    *,
-    body: Mapping[str, Any] | None = None,
-    gap_s: float | None = None,
-    reported: bool = False,
-) -> tuple[Cause, dict[str, Any]]:
-    """The cause of a miss of ``current`` after ``earlier`` on the same route, and its place.
-
-    ``body`` (``current``'s request body) gives the byte where the changed part starts;
-    ``gap_s`` the idle seconds between them; ``reported`` that the read figure is the
-    provider's (so an unexplained shortfall is the server's)."""
-    if earlier.model != current.model:
-        return "model_changed", {"from": earlier.model, "to": current.model}
-    index = _first_difference(earlier, current)
-    if index is not None:
-        segment = current.segments[index] if index < len(current.segments) else earlier.segments[index]
-        place: dict[str, Any] = {"section": segment.section, "label": segment.label}
-        if segment.section == "tools":
-            place["tool"] = segment.label.removeprefix("tool ").strip("'")
-        message = next((step for step in segment.path[1:2] if isinstance(step, int)), None)
-        if segment.section == "messages" and message is not None:
-            place["message"] = message
-        if body is not None and index < len(current.segments):
-            with contextlib.suppress(KeyError, IndexError, TypeError):
-                place["byte"] = json_span(body, segment.path)[0]
-        return _SECTION_CAUSE[segment.section], place
-    expired = _expired(gap_s, retention_for(current.rule.name, long=current.long))
-    if expired is not None:
-        return expired, {"idleSeconds": round(gap_s or 0.0, 1)}
-    return ("likely_server_side" if reported else "unknown"), {}
 
 
 # --- the transcript's figures ------------------------------------------------------------------

@@ -34,11 +34,6 @@ class Retention:
     #: What the provider documents, in a few words (shown with the figures).
     note: str
 
-    @property
-    def miss_cause(self) -> str:
-        """The miss cause an expiry of this retention is reported as (design P10)."""
-        return "ttl_expired_1h" if self.ttl_s >= HOUR else "ttl_expired_5m"
-
 
 RETENTIONS: dict[str, Retention] = {
     "anthropic": Retention("anthropic", 5 * MINUTE, "5 minutes, refreshed by each read"),

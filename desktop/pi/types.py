@@ -26,8 +26,6 @@ KNOWN_APIS: tuple[str, ...] = (
 )
 
 StopReason = Literal["pending", "stop", "length", "toolUse", "error", "aborted", "deferred"]
-ThinkingLevel = Literal["minimal", "low", "medium", "high", "xhigh", "max"]
-CacheRetention = Literal["none", "short", "long"]
 
 
 class TextContent(TypedDict):

@@ -107,7 +107,6 @@ class DeclarationPolicy(NamedTuple):
     fallback: bool
     function_count: int
     estimated_tokens: int
-    compaction_threshold: int
 
     def note(self) -> str:
         """One line for the journal and the inspector."""
@@ -137,7 +136,7 @@ def decide_policy(
     threshold = route.context_window - budget.reserve_tokens
     fixed, why = route.is_fixed_declaration_binding()
     if not fixed:
-        return DeclarationPolicy("on-demand", why, False, count, cost, threshold)
+        return DeclarationPolicy("on-demand", why, False, count, cost)
     if preference == "on-demand":
         return DeclarationPolicy(
             "on-demand",
@@ -146,7 +145,6 @@ def decide_policy(
             False,
             count,
             cost,
-            threshold,
         )
     if count > DEEPSEEK_MAX_FUNCTIONS:
         return DeclarationPolicy(
@@ -156,7 +154,6 @@ def decide_policy(
             True,
             count,
             cost,
-            threshold,
         )
     if threshold - cost < budget.retained_tail_tokens:
         return DeclarationPolicy(
@@ -168,9 +165,8 @@ def decide_policy(
             True,
             count,
             cost,
-            threshold,
         )
-    return DeclarationPolicy("fixed", why, False, count, cost, threshold)
+    return DeclarationPolicy("fixed", why, False, count, cost)
 
 
 class ToolChanges(NamedTuple):

@@ -127,7 +127,3 @@ def context_view(rows: Sequence[Row]) -> ContextView:
             messages.append(message)
             sources.append(row)
     return ContextView(messages, sources, prefix, previous_summary, fresh)
-
-
-def context_messages(rows: Sequence[Row]) -> list[Message]:
-    return list(context_view(rows).messages)

@@ -8,7 +8,6 @@ so the model can relate an update to the original.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
@@ -19,11 +18,6 @@ SKILL_PREFIX = "skill:"
 GUIDANCE = "guidance"
 ENVIRONMENT = "environment"
 ACTIVATION = "tool_activation"
-
-#: Section names Desktop itself writes, in the order a fresh prompt lists them.
-ORDER = (RUNTIME, ENVIRONMENT, GUIDANCE, SKILLS_HEADER)
-
-_INTEGER_LIKE = re.compile(r"^\d+$")
 
 
 def escape(text: str, entities: Mapping[str, str] | None = None) -> str:
@@ -37,18 +31,6 @@ def escape(text: str, entities: Mapping[str, str] | None = None) -> str:
 
 class SectionNameError(ValueError):
     """A section name that would collide with a reserved namespace or reorder in JSON."""
-
-
-def check_section_name(name: str, *, skill_entry: bool = False) -> str:
-    if not name:
-        raise SectionNameError("a system prompt section needs a non-empty name")
-    if _INTEGER_LIKE.match(name):
-        raise SectionNameError(f"section name {name!r} is integer-like; JSON objects would reorder it")
-    if name.startswith(SKILL_PREFIX) and not skill_entry:
-        raise SectionNameError(
-            f"section name {name!r} uses the reserved {SKILL_PREFIX!r} prefix; only skill catalog entries may"
-        )
-    return name
 
 
 def skill_section_name(skill_id: str) -> str:

@@ -15,20 +15,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from desktop.pi.types import SystemMessage, Tool
-from desktop.session.history import MODEL_SYSTEM_VERSION, context_messages
+from desktop.session.history import MODEL_SYSTEM_VERSION
 from desktop.session.sections import SKILLS_HEADER, is_skill_entry
-from desktop.session.state import EffectiveState, effective_state, system_update
+from desktop.session.state import EffectiveState, system_update
 
 
 class DesiredState(NamedTuple):
     sections: dict[str, str]
     tools: Sequence[Tool] = ()
-
-
-def has_model_system_rows(rows: Sequence[Mapping[str, Any]]) -> bool:
-    return any(r.get("type") == "system" and isinstance(r.get("modelSystem"), dict) for r in rows) or any(
-        r.get("type") == "compaction" and isinstance(r.get("checkpoint"), dict) for r in rows
-    )
 
 
 def update_label(current_sections: Mapping[str, str], update: SystemMessage, baseline: bool) -> str:
@@ -54,23 +48,6 @@ def update_label(current_sections: Mapping[str, str], update: SystemMessage, bas
     return "; ".join(parts)
 
 
-def system_row_fields(
-    rows_in_model_order: Sequence[Mapping[str, Any]],
-    desired: DesiredState,
-    *,
-    timestamp: int,
-    anchor_before: str | None = None,
-) -> dict[str, Any] | None:
-    """The payload of the hidden system row to append, or None when the state is current."""
-    return system_fields_for(
-        effective_state(context_messages(rows_in_model_order)),
-        has_model_system_rows(rows_in_model_order),
-        desired,
-        timestamp=timestamp,
-        anchor_before=anchor_before,
-    )
-
-
 def system_fields_for(
     state: EffectiveState,
     has_model_system: bool,
@@ -79,8 +56,9 @@ def system_fields_for(
     timestamp: int,
     anchor_before: str | None = None,
 ) -> dict[str, Any] | None:
-    """``system_row_fields`` from the replayed state and whether any row carries model-system
-    metadata, as the runtime keeps them (design P7)."""
+    """The payload of the hidden system row to append, or None when the state is current: from
+    the replayed state and whether any row carries model-system metadata, as the runtime keeps
+    them (design P7)."""
     update = system_update(state, desired.sections, desired.tools, timestamp=timestamp)
     if update is None:
         return None

@@ -35,7 +35,6 @@ class AccountsDialog(QDialog):
     save_requested = Signal(str, str, str)
     """(provider, account, key)"""
     delete_requested = Signal(str, str)
-    refresh_requested = Signal()
 
     def __init__(self, providers: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)

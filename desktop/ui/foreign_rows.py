@@ -13,15 +13,14 @@ values, so the worker's own reads (context, previews) and these can run side by 
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
 from desktop.session.foreign.display import Prices, row_dict
 from desktop.session.foreign.model import SystemDiff, Timeline
 from desktop.ui import rowinfo
+from desktop.ui.row_index import RecentRows
 
-_CACHE_ROWS = 4096
 _DESKTOP_CODES = {
     "user": rowinfo.USER,
     "assistant": rowinfo.ASSISTANT,
@@ -40,29 +39,18 @@ def kind_code(kind: str) -> int:
     return rowinfo.FOREIGN_KINDS.get(kind, rowinfo.FOREIGN_KINDS["other"])[0]
 
 
-class ForeignRows:
-    """The reader the timeline model asks for rows (``row(entry)``, ``close()``)."""
+class ForeignRows(RecentRows):
+    """A foreign branch's rows for the timeline model."""
 
     def __init__(self, timeline: Timeline, diffs: Mapping[str, SystemDiff], prices: Prices) -> None:
+        super().__init__()
         self.timeline = timeline
         self.diffs = diffs
         self.prices = prices
         self.kinds = bytes(kind_code(kind) for kind in timeline.kinds)
-        self._cache: OrderedDict[int, dict[str, Any]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self.kinds)
 
-    def row(self, entry: int) -> dict[str, Any]:
-        cached = self._cache.get(entry)
-        if cached is not None:
-            self._cache.move_to_end(entry)
-            return cached
-        row = row_dict(self.timeline[entry], self.diffs, self.prices)
-        self._cache[entry] = row
-        if len(self._cache) > _CACHE_ROWS:
-            self._cache.popitem(last=False)
-        return row
-
-    def close(self) -> None:
-        self._cache.clear()
+    def _build(self, entry: int) -> dict[str, Any]:
+        return row_dict(self.timeline[entry], self.diffs, self.prices)

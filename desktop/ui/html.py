@@ -9,10 +9,6 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=False)
 
 
-def pre(text: str) -> str:
-    return f'<pre style="white-space: pre-wrap; margin: 0">{esc(text)}</pre>'
-
-
 class Colors:
     def __init__(self, dark: bool) -> None:
         self.dark = dark

@@ -177,22 +177,22 @@ def bulk_load() -> Iterator[None]:
 _BULK = threading.Lock()
 
 
-class RowReader:
-    """Reads and decodes single rows of an index on demand, keeping the recent ones."""
+class RecentRows:
+    """The reader the timeline model asks for rows (``row(entry)``, ``close()``): each built on
+    demand, the recent ones kept (a paint asks for the same rows again)."""
 
-    def __init__(self, index: RowIndex) -> None:
-        self.index = index
+    def __init__(self) -> None:
         self._cache: OrderedDict[int, dict[str, Any]] = OrderedDict()
 
-    def raw(self, entry: int) -> bytes:
-        return self.index.raw(entry)
+    def _build(self, entry: int) -> dict[str, Any]:
+        raise NotImplementedError
 
     def row(self, entry: int) -> dict[str, Any]:
         cached = self._cache.get(entry)
         if cached is not None:
             self._cache.move_to_end(entry)
             return cached
-        row: dict[str, Any] = orjson.loads(self.raw(entry))  # a line the reader accepted: an object
+        row = self._build(entry)
         self._cache[entry] = row
         if len(self._cache) > _CACHE_ROWS:
             self._cache.popitem(last=False)
@@ -200,3 +200,18 @@ class RowReader:
 
     def close(self) -> None:
         self._cache.clear()
+
+
+class RowReader(RecentRows):
+    """Reads and decodes single rows of an index on demand."""
+
+    def __init__(self, index: RowIndex) -> None:
+        super().__init__()
+        self.index = index
+
+    def raw(self, entry: int) -> bytes:
+        return self.index.raw(entry)
+
+    def _build(self, entry: int) -> dict[str, Any]:
+        row: dict[str, Any] = orjson.loads(self.raw(entry))  # a line the reader accepted: an object
+        return row

@@ -42,8 +42,6 @@ class SessionChoices(QObject):
         self.window = window
         #: The open confirmation, if any (tests answer it).
         self.confirm: QMessageBox | None = None
-        #: What the last cost question answered (tests and the status bar read it).
-        self.last_cost: dict[str, Any] | None = None
         self.defaults_dialog: NewSessionDefaults | None = None
 
     # --- the toolbar ------------------------------------------------------------------------
@@ -81,7 +79,6 @@ class SessionChoices(QObject):
     def _confirm(
         self, what: str, value: str, answer: Mapping[str, Any], apply: Callable[[str], None]
     ) -> None:
-        self.last_cost = dict(answer)
         text = str(answer.get("text") or "")
         if not answer.get("allowed", True):
             self.window.on_message("warning", text + " Nothing was changed.")

@@ -16,7 +16,7 @@ from desktop.pi.money import format_cost
 from desktop.ui.cache_miss_panel import CacheMissPanel
 from desktop.ui.cost_chart import CostChart
 from desktop.ui.glossary import tooltip
-from desktop.ui.usage_stats import UsageLine, UsageTotals, format_ratio, totals, usage_line
+from desktop.ui.usage_stats import UsageLine, UsageTotals, format_ratio, totals, usage_lines
 
 #: The glossary entry behind each figure's column header (its tooltip; design G7).
 HEADER_TERMS = {
@@ -84,7 +84,7 @@ class UsageModel(QAbstractTableModel):
 
     def set_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
         self.beginResetModel()
-        self.lines = [line for row in rows if (line := usage_line(row)) is not None]
+        self.lines = usage_lines(rows)
         self.total = totals(self.lines)
         self._count_misses(self.lines, reset=True)
         self.endResetModel()
@@ -113,7 +113,7 @@ class UsageModel(QAbstractTableModel):
         self.endResetModel()
 
     def add_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        new = [line for row in rows if (line := usage_line(row)) is not None]
+        new = usage_lines(rows)
         if not new:
             return
         start = len(self.lines)

@@ -13,13 +13,12 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
 import pytest
 
-from desktop.bench.accounting import new_tokens, summarize, theoretical_minimum
+from desktop.bench.accounting import new_tokens, summarize
 from desktop.bench.cache_model import PromptShape, prompt_shape
 from desktop.bench.sending import measure
 from desktop.emulator import Emulator
@@ -27,12 +26,6 @@ from desktop.host.providers.request import WireRequest
 from desktop.pi.routes import emulator_route, resolve_model
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
 
 
 def chat(emu: Emulator, *messages: tuple[str, str]) -> WireRequest:
@@ -79,7 +72,7 @@ def test_deepseek_prefix_cache_accounting_by_hand(emulator: Emulator) -> None:
     assert [len(shape.text or "") for shape in shapes] == [1024, 1536, 1536]
     assert new_tokens(shapes) == [256, 128, 381]
 
-    summary = summarize([s.figures for s in sent], theoretical_minimum(shapes))
+    summary = summarize([s.figures for s in sent], sum(new_tokens(shapes)))
     assert (summary.cold_uncached, summary.later_uncached) == (256, 512)
     assert (summary.total_input, summary.cached, summary.uncached) == (1024, 256, 768)
     assert summary.hit_ratio == 0.25
@@ -121,7 +114,7 @@ def test_anthropic_breakpoint_accounting_by_hand(emulator: Emulator) -> None:
     assert [s.figures.cost for s in sent] == pytest.approx([0.005152, 0.0002368], rel=1e-12)
     shapes = [prompt_shape("anthropic-messages", s.body) for s in sent]
     assert [shape.tokens for shape in shapes] == [1032, 1032]
-    summary = summarize([s.figures for s in sent], theoretical_minimum(shapes))
+    summary = summarize([s.figures for s in sent], sum(new_tokens(shapes)))
     assert (summary.cold_uncached, summary.later_uncached, summary.total_input) == (1032, 8, 2064)
     assert summary.minimum == 1040 and summary.over_minimum == 1.0
     assert summary.cost == pytest.approx(0.0053888, rel=1e-12)

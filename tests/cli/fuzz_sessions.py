@@ -324,11 +324,6 @@ _HOLE = "\u0000fuzz-hole\u0000"
 _HOLE_BYTES = orjson.dumps(_HOLE)
 
 
-def row_paths(row: Any) -> list[tuple[Any, ...]]:
-    """Every place in a parsed row: each key and list item at any depth (the row itself excluded)."""
-    return _paths(row)
-
-
 def _put(row: Any, path: tuple[Any, ...], value: Any) -> None:
     parent = row
     for key in path[:-1]:

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from desktop.session.foreign import ClaudeSession, PiSession, open_foreign
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 PI = FIXTURES / "pi_sessions"
 CLAUDE = FIXTURES / "claude_code"
@@ -20,3 +22,15 @@ def pi_expected() -> dict[str, Any]:
 def as_json(value: Any) -> Any:
     """What JSON.stringify would make of ``value`` (the oracle's side went through it)."""
     return json.loads(json.dumps(value))
+
+
+def pi_session(path: Path) -> PiSession:
+    opened = open_foreign(path)
+    assert isinstance(opened, PiSession)
+    return opened
+
+
+def claude_session(path: Path) -> ClaudeSession:
+    opened = open_foreign(path)
+    assert isinstance(opened, ClaudeSession)
+    return opened

@@ -20,21 +20,16 @@ from typing import Any
 import orjson
 import pytest
 
-from desktop.session.foreign import ClaudeSession, kinds, next_request, open_foreign
+from desktop.session.foreign import kinds, next_request, open_foreign
 from desktop.session.whatif import request_sequence
 from tests.foreign.support import CLAUDE, FIXTURES
+from tests.foreign.support import claude_session as session
 
 PARALLEL = CLAUDE / "parallel.jsonl"
 COMPACT_ORPHAN = CLAUDE / "compact_orphan.jsonl"
 NULL_PARENTS = CLAUDE / "null_parents.jsonl"
 LEGACY = CLAUDE / "legacy.jsonl"
 P = "e1000000-0000-4000-8000-0000000000"
-
-
-def session(path: Path) -> ClaudeSession:
-    opened = open_foreign(path)
-    assert isinstance(opened, ClaudeSession)
-    return opened
 
 
 def recorded(path: Path) -> tuple[dict[str, list[str]], dict[str, Any]]:

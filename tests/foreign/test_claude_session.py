@@ -12,16 +12,10 @@ from pathlib import Path
 import orjson
 
 from desktop.pi.projection import RequestOptions, project
-from desktop.session.foreign import ClaudeSession, kinds, next_request, open_foreign, route_model
+from desktop.session.foreign import kinds, next_request, route_model
 from desktop.session.foreign.claude import user_parts, user_shape
 from tests.foreign.support import CLAUDE
-
-
-def session(path: Path) -> ClaudeSession:
-    opened = open_foreign(path)
-    assert isinstance(opened, ClaudeSession)
-    return opened
-
+from tests.foreign.support import claude_session as session
 
 BASIC = CLAUDE / "basic.jsonl"
 COMPACT = CLAUDE / "compact.jsonl"

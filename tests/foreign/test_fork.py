@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +33,6 @@ def register(api):
                       lambda a: "sunny in " + a["city"])
 """
 CALL = json.dumps({"city": "Oslo"})
-
-
-@pytest.fixture
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
 
 
 def config(emu: Emulator, tmp_path: Path) -> SessionConfig:

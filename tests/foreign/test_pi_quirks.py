@@ -10,21 +10,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from desktop.pi.transcript import current_tools
-from desktop.session.foreign import PiSession, TimelineRow, kinds, next_request, open_foreign
+from desktop.session.foreign import TimelineRow, kinds, next_request
 from tests.foreign.support import FIXTURES
+from tests.foreign.support import pi_session as session
 
 QUIRKS = FIXTURES / "pi_quirks"
 GLUED = QUIRKS / "v1_glued.jsonl"
 STRING_TOOLS = QUIRKS / "v3_string_tools.jsonl"
-
-
-def session(path: Path) -> PiSession:
-    opened = open_foreign(path)
-    assert isinstance(opened, PiSession)
-    return opened
 
 
 def test_two_entries_glued_on_one_line_are_both_read() -> None:
@@ -43,7 +37,7 @@ def test_bare_tool_names_in_tools_removed_mean_the_named_tools() -> None:
     ]
     context = opened.context()
     assert [t["name"] for t in current_tools(context.messages)] == ["read", "write"]
-    diff = opened.system_diff("s2")
+    diff = opened.system_diffs().get("s2")
     assert diff is not None and diff.tools_removed == ["bash"] and diff.tools_added == ["write"]
     for route in ("anthropic/claude-opus-5-5", "openai/gpt-5.5", "deepseek/deepseek-flash"):
         next_request(opened, route)  # projects (a bare name raised TypeError in the projection)

@@ -8,14 +8,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from desktop.session.foreign import BranchNotFound, PiSession, kinds, open_foreign
+from desktop.session.foreign import BranchNotFound, kinds
 from tests.foreign.support import PI
-
-
-def session(path: Path) -> PiSession:
-    opened = open_foreign(path)
-    assert isinstance(opened, PiSession)
-    return opened
+from tests.foreign.support import pi_session as session
 
 
 def text_of(row_message: object) -> str:
@@ -99,7 +94,7 @@ def test_unknown_leaf_is_named() -> None:
 def test_system_rows_show_section_diffs_like_desktop_rows() -> None:
     opened = session(PI / "v3_compaction.jsonl")
     rows = [r for r in opened.timeline() if r.kind in (kinds.SYSTEM, kinds.COMPACTION)]
-    diffs = [opened.system_diff(r.id) for r in rows]
+    diffs = [opened.system_diffs().get(r.id) for r in rows]
     assert [r.kind for r in rows] == [
         kinds.SYSTEM,
         kinds.SYSTEM,
@@ -114,7 +109,10 @@ def test_system_rows_show_section_diffs_like_desktop_rows() -> None:
     ]
     assert first.tools_added == ["read", "bash", "ToolSearch"] and first.sections_after == 2
     assert update is not None and [(c.name, c.status) for c in update.changes] == [("agents", "changed")]
-    assert update.changes[0].unified() == ["@@ -1 +1 @@", "-AGENTS.md: use tabs.", "+AGENTS.md: use spaces."]
+    assert (update.changes[0].before, update.changes[0].after) == (
+        "AGENTS.md: use tabs.",
+        "AGENTS.md: use spaces.",
+    )
     assert checkpoint is not None and checkpoint.label.startswith("compaction checkpoint")
     assert {c.name: c.status for c in checkpoint.changes} == {"preamble": "unchanged", "agents": "unchanged"}
     assert later is not None and {c.name: c.status for c in later.changes} == {
@@ -124,13 +122,13 @@ def test_system_rows_show_section_diffs_like_desktop_rows() -> None:
     assert later.tools_removed == ["ToolSearch"] and later.sections_before == 2 and later.sections_after == 2
     assert second is not None and second.problem is None
     assert {c.name: c.status for c in second.changes} == {"preamble": "unchanged", "env": "unchanged"}
-    assert opened.system_diff(opened.timeline()[3].id) is None  # a user row changes no state
+    assert opened.timeline()[3].id not in opened.system_diffs()  # a user row changes no state
 
 
 def test_a_compaction_without_checkpoint_says_so() -> None:
     opened = session(PI / "v1_linear.jsonl")
     compaction = next(r for r in opened.timeline() if r.kind == kinds.COMPACTION)
-    diff = opened.system_diff(compaction.id)
+    diff = opened.system_diffs().get(compaction.id)
     assert diff is not None and diff.problem is not None and "no systemMessage checkpoint" in diff.problem
 
 

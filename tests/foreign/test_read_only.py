@@ -31,7 +31,7 @@ def exercise(path: Path, home: Path, data: Path) -> None:
     for branch in session.branches():
         for row in session.timeline(branch.leaf):
             assert row.summary is not None
-            session.system_diff(row.id, branch.leaf)
+        session.system_diffs(branch.leaf)
         session.context(branch.leaf)
         session.usage(branch.leaf)
         session.request_contexts(branch.leaf)

@@ -130,26 +130,6 @@ def test_two_processes_on_two_names_never_both_write(
     assert [row["text"] for row in read_session(session).rows] == ["first", "from holder"]
 
 
-def test_a_symlinked_lock_record_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
-    path = tmp_path / "s.jsonl"
-    JournalWriter.create(path, cwd="/p", app_version="t").close()
-    precious = tmp_path / "precious.txt"
-    precious.write_bytes(b"do not overwrite me\n")
-    record = tmp_path / "s.jsonl.lock"
-    record.unlink(missing_ok=True)
-    record.symlink_to(precious)
-    before = path.read_bytes()
-    with JournalWriter.open(path) as writer:
-        assert writer.read_only
-        reason = writer.read_only_reason or ""
-        assert str(record) in reason and "symbolic link" in reason and "nothing was written" in reason
-        with pytest.raises(LocalPreparationFailure) as caught:
-            writer.append([note("must not land")])
-        assert caught.value.kind == "lock"
-    assert precious.read_bytes() == b"do not overwrite me\n"
-    assert path.read_bytes() == before and record.is_symlink()
-
-
 def test_prompt_with_a_symlinked_lock_record_fails_clearly_and_writes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     run = run_main("prompt", str(path), "--model", EMULATOR_MODEL, "--workspace", str(tmp_path), "hi")
@@ -176,10 +156,22 @@ def test_creating_a_session_beside_a_symlinked_lock_record_writes_nothing(tmp_pa
     assert not (tmp_path / "new.jsonl").exists() and precious.read_bytes() == b"keep\n"
 
 
-@pytest.mark.parametrize("kind", ["folder", "fifo", "dangling symlink"])
-def test_a_lock_record_that_is_not_a_regular_file_is_an_error(tmp_path: Path, kind: str) -> None:
+@pytest.mark.parametrize(
+    ("kind", "why"),
+    [
+        ("folder", ("not a regular file",)),
+        ("fifo", ("not a regular file",)),
+        ("dangling symlink", ("not a regular file",)),
+        ("symlink to a file", ("symbolic link", "nothing was written")),
+    ],
+)
+def test_a_lock_record_that_is_not_a_regular_file_is_refused_and_left_alone(
+    tmp_path: Path, kind: str, why: tuple[str, ...]
+) -> None:
     path = tmp_path / "s.jsonl"
     JournalWriter.create(path, cwd="/p", app_version="t").close()
+    precious = tmp_path / "precious.txt"
+    precious.write_bytes(b"do not overwrite me\n")
     record = tmp_path / "s.jsonl.lock"
     record.unlink(missing_ok=True)
     if kind == "folder":
@@ -187,17 +179,19 @@ def test_a_lock_record_that_is_not_a_regular_file_is_an_error(tmp_path: Path, ki
     elif kind == "fifo":
         os.mkfifo(record)
     else:
-        record.symlink_to(tmp_path / "nowhere")
+        record.symlink_to(tmp_path / "nowhere" if kind == "dangling symlink" else precious)
     before = path.read_bytes()
     with JournalWriter.open(path) as writer:
         assert writer.read_only
-        assert str(record) in (writer.read_only_reason or "")
-        assert "not a regular file" in (writer.read_only_reason or "")
+        reason = writer.read_only_reason or ""
+        assert str(record) in reason and all(part in reason for part in why), reason
         with pytest.raises(LocalPreparationFailure) as caught:
             writer.append([note("must not land")])
         assert caught.value.kind == "lock"
     assert path.read_bytes() == before
     assert not (tmp_path / "nowhere").exists()
+    assert precious.read_bytes() == b"do not overwrite me\n"
+    assert record.is_symlink() == kind.startswith(("dangling", "symlink"))
 
 
 def test_an_existing_record_hard_linked_to_another_file_is_never_rewritten(tmp_path: Path) -> None:

@@ -63,3 +63,80 @@ def xdotool(display: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["xdotool", *args], env={**os.environ, "DISPLAY": display}, capture_output=True, text=True, timeout=20
     )
+
+
+# --- reading a desktop entry as a launcher does (the oracle for what the app writes) ----------
+
+#: Characters a backslash escapes inside a quoted Exec argument (the Desktop Entry spec).
+_ESCAPED_IN_QUOTES = set('"`$\\')
+
+
+def parse_exec(value: str) -> list[str]:
+    """Split an Exec value from a desktop file into argv, as a launcher does; field codes dropped."""
+    unescaped = _unescape_string_value(value)
+    args: list[str] = []
+    current: list[str] = []
+    in_arg = quoted = False
+    i = 0
+    while i < len(unescaped):
+        ch = unescaped[i]
+        if quoted:
+            if ch == "\\" and i + 1 < len(unescaped) and unescaped[i + 1] in _ESCAPED_IN_QUOTES:
+                current.append(unescaped[i + 1])
+                i += 1
+            elif ch == '"':
+                quoted = False
+            else:
+                current.append(ch)
+        elif ch == '"':
+            quoted = in_arg = True
+        elif ch in " \t":
+            if in_arg:
+                args.append("".join(current))
+                current, in_arg = [], False
+        else:
+            current.append(ch)
+            in_arg = True
+        i += 1
+    if quoted:
+        raise ValueError(f"unterminated quote in Exec value {value!r}")
+    if in_arg:
+        args.append("".join(current))
+    return [_expand_field_codes(arg) for arg in args if not _is_field_code(arg)]
+
+
+def _unescape_string_value(value: str) -> str:
+    out: list[str] = []
+    escapes = {"s": " ", "n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
+    i = 0
+    while i < len(value):
+        if value[i] == "\\" and i + 1 < len(value) and value[i + 1] in escapes:
+            out.append(escapes[value[i + 1]])
+            i += 2
+        else:
+            out.append(value[i])
+            i += 1
+    return "".join(out)
+
+
+def _is_field_code(arg: str) -> bool:
+    return len(arg) == 2 and arg[0] == "%" and arg[1] in "fFuUdDnNickvm"
+
+
+def _expand_field_codes(arg: str) -> str:
+    return arg.replace("%%", "%")
+
+
+def read_desktop_entry(path: Path) -> dict[str, str]:
+    """The keys of the ``[Desktop Entry]`` group."""
+    entries: dict[str, str] = {}
+    group = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            group = line[1:-1]
+        elif group == "Desktop Entry" and "=" in line:
+            key, _, value = line.partition("=")
+            entries[key.strip()] = value.strip()
+    return entries

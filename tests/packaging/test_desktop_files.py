@@ -9,10 +9,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from packaging_support import REPO, require_tool
+from packaging_support import REPO, read_desktop_entry, require_tool
 
 from desktop import __version__
-from desktop.host.desktop_entry import DESKTOP_FILE_NAME, read_desktop_entry, render_desktop_entry
+from desktop.host.desktop_entry import DESKTOP_FILE_NAME, render_desktop_entry
 from desktop.identity import APP_ID, GUI_COMMAND
 from desktop.resources import ICON_SIZES, icon_png, icon_svg
 

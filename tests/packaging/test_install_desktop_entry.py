@@ -7,7 +7,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from packaging_support import REPO, first_run_env, require_tool, write_console_script
+from packaging_support import (
+    REPO,
+    first_run_env,
+    parse_exec,
+    read_desktop_entry,
+    require_tool,
+    write_console_script,
+)
 
 from desktop.host.desktop_entry import (
     DESKTOP_FILE_NAME,
@@ -16,8 +23,6 @@ from desktop.host.desktop_entry import (
     candidate_gui_paths,
     install_desktop_entry,
     installed_paths,
-    parse_exec,
-    read_desktop_entry,
     render_desktop_entry,
     render_mime_package,
     uninstall_desktop_entry,

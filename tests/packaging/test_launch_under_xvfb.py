@@ -12,14 +12,19 @@ import time
 from pathlib import Path
 
 import pytest
-from packaging_support import first_run_env, require_tool, write_console_script, xdotool
+from packaging_support import (
+    first_run_env,
+    parse_exec,
+    read_desktop_entry,
+    require_tool,
+    write_console_script,
+    xdotool,
+)
 
 from desktop.host.desktop_entry import (
     DesktopEntryError,
     find_gui_executable,
     install_desktop_entry,
-    parse_exec,
-    read_desktop_entry,
 )
 from desktop.identity import APP_ID, GUI_COMMAND
 from desktop.ui.launch import WINDOW_TITLE

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from packaging_support import REPO, require_tool, write_console_script
+from packaging_support import REPO, read_desktop_entry, require_tool, write_console_script
 
 from desktop.host.desktop_entry import (
     MIME_FILE_NAME,
@@ -21,7 +21,6 @@ from desktop.host.desktop_entry import (
     SESSION_HEADER_START,
     SESSION_MIME_TYPE,
     install_desktop_entry,
-    read_desktop_entry,
     render_mime_package,
     uninstall_desktop_entry,
 )

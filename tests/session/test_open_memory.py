@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gc
 import tracemalloc
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +25,6 @@ from desktop.pi.routes import emulator_route
 from desktop.session.assembly import SessionConfig, open_session
 
 ROWS = 20_000
-
-
-@pytest.fixture
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
 
 
 @pytest.fixture

@@ -64,7 +64,7 @@ def test_restoring_reads_only_the_system_messages_of_the_context() -> None:
     assert len(expected) == 3 and len(messages) == 63
     messages.rows = _Unread(len(messages.rows))
     assert system_messages_at(messages) == expected
-    policy = DeclarationPolicy("on-demand", "test", False, 0, 0, 0)
+    policy = DeclarationPolicy("on-demand", "test", False, 0, 0)
     Declarations(policy, ToolCatalog().snapshot()).adopt_history(messages)
     result = restore_activation(
         messages,

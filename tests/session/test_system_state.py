@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,17 +17,15 @@ from desktop.session.compaction import (
     compaction_row_fields,
     plan_compaction,
 )
-from desktop.session.history import context_messages, context_view
+from desktop.session.history import context_view
 from desktop.session.sections import (
     SKILLS_HEADER,
     SKILLS_HEADER_TEXT,
-    SectionNameError,
     SkillEntry,
-    check_section_name,
     desired_sections,
 )
 from desktop.session.state import effective_state
-from desktop.session.system_state import DesiredState, system_row_fields
+from desktop.session.system_state import DesiredState, system_fields_for
 
 _ids = itertools.count()
 
@@ -43,6 +41,26 @@ def user(text: str) -> dict[str, Any]:
 def legacy_system(sections: dict[str, str | None]) -> dict[str, Any]:
     message = {"role": "system", "content": "", "sections": sections, "timestamp": 1}
     return row("system", modelSystem={"v": 1, "message": message})
+
+
+def system_row_fields(
+    rows_in_model_order: Sequence[Mapping[str, Any]],
+    desired: DesiredState,
+    *,
+    timestamp: int,
+    anchor_before: str | None = None,
+) -> dict[str, Any] | None:
+    """The runtime's decision, from rows instead of its log: the replayed state and whether any
+    row carries model-system metadata."""
+    has_model_system = any(
+        isinstance(r.get("modelSystem" if r["type"] == "system" else "checkpoint"), dict)
+        for r in rows_in_model_order
+        if r["type"] in ("system", "compaction")
+    )
+    state = effective_state(list(context_view(rows_in_model_order).messages))
+    return system_fields_for(
+        state, has_model_system, desired, timestamp=timestamp, anchor_before=anchor_before
+    )
 
 
 def continue_once(rows: list[dict[str, Any]], desired: DesiredState) -> list[dict[str, Any]]:
@@ -83,7 +101,7 @@ def test_history_without_metadata_gets_one_baseline_row() -> None:
     ]
     once = continue_once(rows, desired())
     assert len(once) == 3 and once[-1]["label"].startswith("baseline")
-    state = effective_state(context_messages(once))
+    state = effective_state(list(context_view(once).messages))
     assert state.sections == desired().sections
     assert continue_once(once, desired()) == once
 
@@ -101,19 +119,11 @@ def test_editing_one_skill_appends_only_that_entry() -> None:
     assert list(rows[-1]["modelSystem"]["message"]["sections"]) == ["skill:deploy"]
 
 
-def test_skill_prefix_is_reserved() -> None:
-    with pytest.raises(SectionNameError, match="reserved"):
-        check_section_name("skill:evil")
-    assert check_section_name("skill:ok", skill_entry=True) == "skill:ok"
-    with pytest.raises(SectionNameError, match="integer-like"):
-        check_section_name("42")
-
-
 def test_unknown_model_system_version_contributes_nothing() -> None:
     future = row(
         "system", modelSystem={"v": 99, "message": {"role": "system", "content": "x", "timestamp": 1}}
     )
-    assert context_messages([future]) == []
+    assert list(context_view([future]).messages) == []
 
 
 # --- property: replaying the journal yields the state the runtime held -----------------
@@ -182,7 +192,7 @@ def test_replay_equals_runtime_state(sequence: list[tuple[str, str, str]]) -> No
             rows.append(assistant("ok"))
         assert rows[: len(prior)] == prior  # appended only: earlier rows untouched
         ordered = model_order(rows)
-        replayed = current_system_message(context_messages(ordered))
+        replayed = current_system_message(list(context_view(ordered).messages))
         assert replayed is not None
         # Exactly the wanted sections: nothing lost, duplicated or resurrected after a tombstone.
         assert replayed.get("sections") == wanted.sections

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,12 +17,6 @@ from desktop.pi.text import system_message_text
 from desktop.session.assembly import OpenSession, SessionConfig, open_session
 from desktop.session.compaction import NothingToCompact
 from desktop.session.runtime import SummaryFailed
-
-
-@pytest.fixture
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
 
 
 def config(emu: Emulator, workspace: Path, model: str = "anthropic/claude-opus-5-5") -> SessionConfig:

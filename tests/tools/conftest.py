@@ -16,7 +16,6 @@ from desktop.host.tools.executor import HostExecutor
 from desktop.host.tools.extensions import ExtensionRegistry
 from desktop.host.tools.mcp_servers import McpHub
 from desktop.session.declarations import RouteBinding
-from desktop.session.gate import ToolGate
 
 SERVER = Path(__file__).resolve().parent / "mcp_server.py"
 REPO = Path(__file__).resolve().parents[2]
@@ -90,14 +89,6 @@ def extensions() -> ExtensionRegistry:
 @pytest.fixture
 def catalog(extensions: ExtensionRegistry) -> ToolCatalog:
     return ToolCatalog(providers=[extensions])
-
-
-@pytest.fixture
-def make_gate(catalog: ToolCatalog, host: HostExecutor) -> Callable[..., ToolGate]:
-    def factory(route: RouteBinding = FLASH, **kwargs: Any) -> ToolGate:
-        return ToolGate(catalog, host, route, **kwargs)
-
-    return factory
 
 
 @pytest.fixture

@@ -125,11 +125,6 @@ def test_server_crashes_are_reported_and_survived(
     wait_for(lambda: hub.status()["b"] == "crashed")
     assert gate.snapshot is not None and not [n for n in hub.status().values() if n == "running"]
 
-    hub.restart("a")
-    assert hub.status()["a"] == "running"
-    gate.refresh()
-    assert "mcp__a__echo" in gate.snapshot.deferred_names
-
 
 def test_namespacing_is_provider_safe() -> None:
     assert namespaced("files", "read_file") == "mcp__files__read_file"

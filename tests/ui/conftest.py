@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QSettings
+from PySide6.QtCore import QCoreApplication, QSettings, Qt
 
 from desktop.emulator import Emulator
 from desktop.ui.main_window import TAB_MESSAGE, TAB_PAYLOAD, MainWindow
@@ -161,6 +161,12 @@ class Harness:
         self.window.send(text)
         self.qtbot.waitUntil(lambda: len(self.window.turn_results) > count, timeout=TURN_TIMEOUT)
         return self.window.turn_results[-1]
+
+    def type_and_send(self, text: str) -> None:
+        """Type ``text`` into the composer and press Ctrl+Return, as a user does."""
+        editor = self.window.composer.editor
+        editor.setPlainText(text)
+        self.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
     def wait_turn(self, count: int) -> TurnFinished:
         self.qtbot.waitUntil(lambda: len(self.finished) >= count, timeout=TURN_TIMEOUT)

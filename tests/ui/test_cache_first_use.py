@@ -11,25 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
-
 from desktop.ui.main_window import TAB_PAYLOAD
 from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 OPUS = "emulator/anthropic/claude-opus-5-5"
 
 
-def send(h: Harness, text: str) -> None:
-    editor = h.window.composer.editor
-    editor.setPlainText(text)
-    h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-
-
 def test_a_new_route_is_predicted_cold_and_the_check_agrees(harness: Harness) -> None:
     h, window = harness, harness.window
-    send(h, "Say something short.")
+    h.type_and_send("Say something short.")
     assert h.wait_turn(1).error is None
-    send(h, "/model anthropic/claude-opus-5-5")
+    h.type_and_send("/model anthropic/claude-opus-5-5")
     h.qtbot.waitUntil(lambda: window.status.route_key == OPUS, timeout=TURN_TIMEOUT)
     window.tabs.setCurrentIndex(TAB_PAYLOAD)
 
@@ -51,7 +43,7 @@ def test_a_new_route_is_predicted_cold_and_the_check_agrees(harness: Harness) ->
     assert "For comparison" in headline
 
     shown = len(h.previews)
-    send(h, "And now on this route.")
+    h.type_and_send("And now on this route.")
     assert h.wait_turn(2).error is None
     h.qtbot.waitUntil(
         lambda: any(isinstance(p.get("check"), dict) for p in h.previews[shown:]), timeout=TURN_TIMEOUT

@@ -38,12 +38,6 @@ ROUTE = {"provider": "anthropic", "model": "claude-opus-5-5", "api": "anthropic-
 
 
 @pytest.fixture
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
-
-
-@pytest.fixture
 def window(qtbot: Any, qsettings_isolated: Path, workspace: Path, emulator: Emulator) -> Iterator[Window]:
     shown = Window(qtbot, workspace, emulator)
     yield shown

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +31,6 @@ MODE_M = "accept-edits"
 FALLBACK_F = "attributed"
 SEED = {"route": "emulator/deepseek/deepseek-flash", "mode": "ask", "fallback": "folded"}
 PADDING = "the quick brown fox jumps over the lazy dog " * 150  # past the 1,024-token minimum
-
-
-@pytest.fixture
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
 
 
 @pytest.fixture

@@ -21,12 +21,6 @@ def requests(h: Harness) -> list[Any]:
     return list(h.worker.emulator.requests)
 
 
-def type_and_send(h: Harness, text: str) -> None:
-    editor = h.window.composer.editor
-    editor.setPlainText(text)
-    h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-
-
 def status_text(h: Harness) -> str:
     return h.window.statusBar().currentMessage()
 
@@ -53,7 +47,7 @@ def test_capability_status_answers_in_the_conversation_whole(harness: Harness) -
     h.window.tabs.setCurrentIndex(TAB_ROW)
     before = len(requests(h))
     rows_before = len(h.rows())
-    type_and_send(h, "/capability status")
+    h.type_and_send("/capability status")
     capability = h.window.status.capability
     [note] = notes(h)
     line = note["text"]
@@ -76,7 +70,7 @@ def test_payload_next_opens_the_tab_on_the_exact_next_request(harness: Harness) 
     h.window.tabs.setCurrentIndex(TAB_ROW)
     before = len(requests(h))
     shown = len(h.previews)
-    type_and_send(h, "/payload next Please list the files.")
+    h.type_and_send("/payload next Please list the files.")
     assert h.window.tabs.currentIndex() == TAB_PAYLOAD
     editor = h.window.composer.editor
     assert editor.toPlainText() == "Please list the files.", "the draft waits in the composer"
@@ -96,7 +90,7 @@ def test_payload_next_opens_the_tab_on_the_exact_next_request(harness: Harness) 
     # Without a draft: the next request of the session as it stands.
     h.window.tabs.setCurrentIndex(TAB_ROW)
     shown = len(h.previews)
-    type_and_send(h, "/payload next")
+    h.type_and_send("/payload next")
     assert h.window.tabs.currentIndex() == TAB_PAYLOAD and editor.toPlainText() == ""
     h.qtbot.waitUntil(
         lambda: len(h.previews) > shown and "with your draft" not in h.previews[-1]["route"],
@@ -112,7 +106,7 @@ def test_payload_next_opens_the_tab_on_the_exact_next_request(harness: Harness) 
     view.route_combo.setCurrentIndex(1)
     view.request("main")
     h.qtbot.waitUntil(lambda: "current route" not in h.previews[-1]["route"], timeout=TURN_TIMEOUT)
-    type_and_send(h, "/payload next")
+    h.type_and_send("/payload next")
     h.qtbot.waitUntil(lambda: "current route" in h.previews[-1]["route"], timeout=TURN_TIMEOUT)
     assert view.route_combo.currentIndex() == 0 and not view.main.stale
 
@@ -121,12 +115,12 @@ def test_compact_with_a_focus_asks_for_that_focus(harness: Harness) -> None:
     h = harness
     # Above the 20,000-token retained tail, so there is something to summarize (design C1).
     for turn in (1, 2, 3):
-        type_and_send(h, f"Tell me about the project, part {turn}. " + "context " * 3000 + " [[words:4000]]")
+        h.type_and_send(f"Tell me about the project, part {turn}. " + "context " * 3000 + " [[words:4000]]")
         assert h.wait_turn(turn).error is None
     before = len(requests(h))
     h.qtbot.waitUntil(lambda: h.window.compaction_preview is not None, timeout=TURN_TIMEOUT)
     h.qtbot.waitUntil(lambda: h.window.compaction_preview.possible, timeout=TURN_TIMEOUT)
-    type_and_send(h, "/compact keep the file names")
+    h.type_and_send("/compact keep the file names")
     # The same preview the Compact button shows, asked before anything is sent.
     box = h.window.compact_confirm
     assert box is not None and box.isVisible()
@@ -146,9 +140,9 @@ def test_model_switches_the_route(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
     assert h.window.status.route_key == ROUTE
-    type_and_send(h, "/model openai/gpt-5.5")
+    h.type_and_send("/model openai/gpt-5.5")
     h.qtbot.waitUntil(lambda: h.window.status.route_key == "emulator/openai/gpt-5.5", timeout=TURN_TIMEOUT)
-    type_and_send(h, "/model nobody/nothing")
+    h.type_and_send("/model nobody/nothing")
     assert notes(h)[-1]["level"] == "warning"
     assert notes(h)[-1]["text"].startswith("No route nobody/nothing. Offered: ")
     assert "openai/gpt-5.5" in notes(h)[-1]["text"]
@@ -160,10 +154,10 @@ def test_model_switches_the_route(harness: Harness) -> None:
 def test_mode_sets_the_permission_mode(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
-    type_and_send(h, "/mode read-only")
+    h.type_and_send("/mode read-only")
     h.qtbot.waitUntil(lambda: h.window.status.mode == "read-only", timeout=TURN_TIMEOUT)
     assert h.window.mode_combo.currentText() == "read-only"
-    type_and_send(h, "/mode yolo")
+    h.type_and_send("/mode yolo")
     assert notes(h)[-1]["text"] == "Unknown mode yolo. Modes: ask, accept-edits, read-only, full-access."
     settle(h)
     assert h.window.status.mode == "read-only"
@@ -173,7 +167,7 @@ def test_mode_sets_the_permission_mode(harness: Harness) -> None:
 def test_help_lists_the_commands(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
-    type_and_send(h, "/help")
+    h.type_and_send("/help")
     h.qtbot.waitUntil(lambda: "//text" in conversation(h), timeout=TURN_TIMEOUT)
     for usage in (
         "/capability status",
@@ -192,7 +186,7 @@ def test_help_lists_the_commands(harness: Harness) -> None:
 def test_model_without_a_route_lists_routes_with_price_and_cache_rule(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
-    type_and_send(h, "/model")
+    h.type_and_send("/model")
     h.qtbot.waitUntil(lambda: bool(notes(h)), timeout=TURN_TIMEOUT)
     text = notes(h)[-1]["text"]
     assert f"→ {ROUTE}" in text
@@ -204,10 +198,10 @@ def test_model_without_a_route_lists_routes_with_price_and_cache_rule(harness: H
 
 def test_compact_with_nothing_to_do_is_one_note(harness: Harness) -> None:
     h = harness
-    type_and_send(h, "Hello. [[words:20]]")
+    h.type_and_send("Hello. [[words:20]]")
     h.wait_turn(1)
     h.qtbot.waitUntil(lambda: h.window.compaction_preview is not None, timeout=TURN_TIMEOUT)
-    type_and_send(h, "/compact")
+    h.type_and_send("/compact")
     [note] = notes(h)
     assert note["level"] == "info" and note["text"].startswith("Nothing to compact yet: ")
     assert h.window.banners.banners == [], "no red error, no yellow warning: one note"
@@ -217,7 +211,7 @@ def test_compact_with_nothing_to_do_is_one_note(harness: Harness) -> None:
 def test_an_unknown_command_says_so_and_keeps_the_text(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
-    type_and_send(h, "/frobnicate the widgets")
+    h.type_and_send("/frobnicate the widgets")
     [note] = notes(h)
     assert note["text"].startswith("Unknown command /frobnicate. Known commands: /capability status,")
     assert note["level"] == "warning"
@@ -230,7 +224,7 @@ def test_an_unknown_command_says_so_and_keeps_the_text(harness: Harness) -> None
 def test_a_double_slash_sends_a_literal_slash(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
-    type_and_send(h, "//etc/hosts is the file I mean")
+    h.type_and_send("//etc/hosts is the file I mean")
     assert h.wait_turn(1).error is None
     sent = requests(h)[before:]
     assert sent and b"/etc/hosts is the file I mean" in sent[0].body

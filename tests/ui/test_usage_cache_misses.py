@@ -14,7 +14,6 @@ import os
 import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from desktop.pi.cache_misses import transcript_summary
@@ -23,22 +22,16 @@ from desktop.ui.main_window import TAB_PAYLOAD, TAB_USAGE
 from tests.ui.conftest import Harness
 
 
-def send(h: Harness, text: str) -> None:
-    editor = h.window.composer.editor
-    editor.setPlainText(text)
-    h.qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-
-
 def test_the_usage_tab_shows_status_s_miss_causes(harness: Harness) -> None:
     h, window = harness, harness.window
     window.tabs.setCurrentIndex(TAB_USAGE)  # the panel sums the misses while its tab is shown
-    send(h, "Say something short.")
+    h.type_and_send("Say something short.")
     assert h.wait_turn(1).error is None
     emulator = h.worker.emulator
     assert emulator is not None
     later = 2 * 24 * 3_600_000  # past every provider's retention, on the emulator's clock only
     emulator.clock = lambda: time.time_ns() // 1_000_000 + later
-    send(h, "Say something else.")
+    h.type_and_send("Say something else.")
     assert h.wait_turn(2).error is None
     panel = window.usage_view.cache_misses
     h.qtbot.waitUntil(lambda: "1 miss" in panel.summary.text(), timeout=10_000)

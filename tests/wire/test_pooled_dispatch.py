@@ -20,16 +20,26 @@ from tests.wire.families import FAMILIES
 ANTHROPIC = next(f for f in FAMILIES if f.api == "anthropic-messages")
 
 
-@pytest.fixture
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
-
-
 def _request(emu: Emulator, text: str) -> tuple[ProviderRequest, dict[str, Any]]:
     wire = ANTHROPIC.request(emu, "system", [("user", text)])
     body: dict[str, Any] = __import__("orjson").loads(wire.body)
     return ProviderRequest("POST", wire.url, dict(wire.headers), body), ANTHROPIC.model(emu)
+
+
+@pytest.fixture
+def dispatcher() -> Iterator[HttpDispatcher]:
+    dispatcher = HttpDispatcher(lambda: None)
+    try:
+        yield dispatcher
+    finally:
+        dispatcher.close()
+
+
+def _ask(dispatcher: HttpDispatcher, emu: Emulator, text: str, cancel: threading.Event | None = None) -> str:
+    """Send one request; its stop reason."""
+    request, model = _request(emu, text)
+    message = dispatcher(request, model, on_event=lambda _e: None, cancel=cancel or threading.Event())
+    return str(message["stopReason"])
 
 
 def _sockets(dispatcher: HttpDispatcher) -> list[Any]:
@@ -37,39 +47,20 @@ def _sockets(dispatcher: HttpDispatcher) -> list[Any]:
     return [s for s in dispatcher._pool._sockets if s.fileno() != -1]
 
 
-def test_requests_share_one_connection(emulator: Emulator) -> None:
-    dispatcher = HttpDispatcher(lambda: None)
-    try:
-        for turn in range(3):
-            request, model = _request(emulator, f"hello {turn}")
-            message = dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())
-            assert message["stopReason"] == "stop"
-        assert len(_sockets(dispatcher)) == 1  # one connection, kept alive and reused
-    finally:
-        dispatcher.close()
+def test_requests_share_one_connection(emulator: Emulator, dispatcher: HttpDispatcher) -> None:
+    for turn in range(3):
+        assert _ask(dispatcher, emulator, f"hello {turn}") == "stop"
+    assert len(_sockets(dispatcher)) == 1  # one connection, kept alive and reused
 
 
-def test_cancel_while_waiting_on_a_reused_connection(emulator: Emulator) -> None:
-    dispatcher = HttpDispatcher(lambda: None)
-    try:
-        request, model = _request(emulator, "warm the pool")
-        assert (
-            dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())["stopReason"]
-            == "stop"
-        )
-        emulator.inject(Fault("slow_first_byte", delay=60), times=1)
-        cancel = threading.Event()
-        threading.Timer(0.3, cancel.set).start()
-        request, model = _request(emulator, "this one stalls")
-        message = dispatcher(request, model, on_event=lambda _e: None, cancel=cancel)
-        assert message["stopReason"] == "aborted"  # not after the 60 s stall: the socket was shut down
-        request, model = _request(emulator, "and the session goes on")
-        assert (
-            dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())["stopReason"]
-            == "stop"
-        )
-    finally:
-        dispatcher.close()
+def test_cancel_while_waiting_on_a_reused_connection(emulator: Emulator, dispatcher: HttpDispatcher) -> None:
+    assert _ask(dispatcher, emulator, "warm the pool") == "stop"
+    emulator.inject(Fault("slow_first_byte", delay=60), times=1)
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    # Not after the 60 s stall: the socket was shut down.
+    assert _ask(dispatcher, emulator, "this one stalls", cancel) == "aborted"
+    assert _ask(dispatcher, emulator, "and the session goes on") == "stop"
 
 
 def _cancel_mid_stream(dispatcher: HttpDispatcher, emu: Emulator) -> tuple[dict[str, Any], float]:
@@ -91,58 +82,40 @@ def _cancel_mid_stream(dispatcher: HttpDispatcher, emu: Emulator) -> tuple[dict[
     return dict(message), time.monotonic() - cancelled_at[0]
 
 
-def test_cancel_mid_stream_closes_the_pooled_response(emulator: Emulator) -> None:
-    dispatcher = HttpDispatcher(lambda: None)
-    try:
-        message, latency = _cancel_mid_stream(dispatcher, emulator)
-        assert message["stopReason"] == "aborted"
-        assert latency < 0.5, f"the blocked read was not interrupted ({latency:.3f}s)"
-        request, model = _request(emulator, "next turn")
-        assert (
-            dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())["stopReason"]
-            == "stop"
-        )
-    finally:
-        dispatcher.close()
+def test_cancel_mid_stream_closes_the_pooled_response(emulator: Emulator, dispatcher: HttpDispatcher) -> None:
+    message, latency = _cancel_mid_stream(dispatcher, emulator)
+    assert message["stopReason"] == "aborted"
+    assert latency < 0.5, f"the blocked read was not interrupted ({latency:.3f}s)"
+    assert _ask(dispatcher, emulator, "next turn") == "stop"
 
 
-def test_one_watcher_thread_serves_every_request(emulator: Emulator) -> None:
+def test_one_watcher_thread_serves_every_request(emulator: Emulator, dispatcher: HttpDispatcher) -> None:
     """No thread is started per request (design D2): the client's one watcher serves them all."""
-    dispatcher = HttpDispatcher(lambda: None)
-    try:
-        request, model = _request(emulator, "first")
-        dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())
-        assert dispatcher._pool is not None
-        watcher = dispatcher._pool._watcher
-        assert watcher is not None and watcher.is_alive()
-        for turn in range(10):
-            request, model = _request(emulator, f"turn {turn}")
-            dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())
-            assert dispatcher._pool._watcher is watcher
-    finally:
-        dispatcher.close()
+    _ask(dispatcher, emulator, "first")
+    assert dispatcher._pool is not None
+    watcher = dispatcher._pool._watcher
+    assert watcher is not None and watcher.is_alive()
+    for turn in range(10):
+        _ask(dispatcher, emulator, f"turn {turn}")
+        assert dispatcher._pool._watcher is watcher
+    dispatcher.close()
     watcher.join(timeout=2)
     assert not watcher.is_alive()  # closing the session ends its watcher
 
 
 def test_an_idle_watcher_ends_and_the_next_request_starts_one(
-    emulator: Emulator, monkeypatch: pytest.MonkeyPatch
+    emulator: Emulator, dispatcher: HttpDispatcher, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(pool, "_IDLE_POLLS", 3)
-    dispatcher = HttpDispatcher(lambda: None)
-    try:
-        request, model = _request(emulator, "first")
-        dispatcher(request, model, on_event=lambda _e: None, cancel=threading.Event())
-        assert dispatcher._pool is not None
-        first = dispatcher._pool._watcher
-        assert first is not None
-        first.join(timeout=5)
-        assert not first.is_alive() and dispatcher._pool._watcher is None
-        message, latency = _cancel_mid_stream(dispatcher, emulator)
-        assert dispatcher._pool._watcher not in (None, first)
-        assert message["stopReason"] == "aborted" and latency < 0.5
-    finally:
-        dispatcher.close()
+    _ask(dispatcher, emulator, "first")
+    assert dispatcher._pool is not None
+    first = dispatcher._pool._watcher
+    assert first is not None
+    first.join(timeout=5)
+    assert not first.is_alive() and dispatcher._pool._watcher is None
+    message, latency = _cancel_mid_stream(dispatcher, emulator)
+    assert dispatcher._pool._watcher not in (None, first)
+    assert message["stopReason"] == "aborted" and latency < 0.5
 
 
 class _PlainStream:

@@ -42,10 +42,6 @@ class Ack:
         self.syncs = syncs
         """fsync calls this acknowledgement cost: 1 for a batch with new rows, 0 for a pure retry."""
 
-    def covers(self, ids: Iterable[str]) -> bool:
-        held = set(self.ids)
-        return all(row_id in held for row_id in ids)
-
     def require(self, ids: Iterable[str]) -> None:
         """Raise ``NotAcknowledged`` unless every id is covered; call it right before dispatch."""
         held = set(self.ids)

@@ -280,11 +280,6 @@ class JournalRows(Sequence[dict[str, Any]]):
             for start in range(0, max(len(data), 1), SEARCH_CHUNK)
         )
 
-    @property
-    def stored_bytes(self) -> int:
-        """Bytes of lines held (for measurements)."""
-        return len(self._data)
-
 
 @contextlib.contextmanager
 def keeping_decoded() -> Iterator[None]:

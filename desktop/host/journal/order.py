@@ -25,14 +25,9 @@ def anchor_of(row: Mapping[str, Any]) -> str | None:
     return before if isinstance(before, str) and before else None
 
 
-def effective_anchors(rows: Sequence[Mapping[str, Any]]) -> dict[int, str]:
-    """Map the index of each row whose anchor is honoured to the id it is placed before."""
-    wanted = {index: target for index, row in enumerate(rows) if (target := anchor_of(row)) is not None}
-    return honoured_anchors([row.get("id") for row in rows], wanted)
-
-
 def honoured_anchors(ids: Sequence[object], anchors: Mapping[int, str]) -> dict[int, str]:
-    """``effective_anchors`` from the rows' ids and their anchors (row number -> target)."""
+    """Map the number of each row whose anchor is honoured to the id it is placed before, from
+    the rows' ids and their anchors (row number -> target)."""
     if not anchors:
         return {}
     present = set(ids)

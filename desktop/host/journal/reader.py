@@ -33,8 +33,6 @@ from desktop.host.journal.lines import TYPE_CODES, JournalRows
 from desktop.host.journal.rows import (
     MESSAGE_ROW_LINES,
     RowBase,
-    SessionHeader,
-    build,
     header_problem,
     parse_row,
     row_problem,
@@ -121,11 +119,6 @@ class SessionLog:
         """Written by a newer app: readable, but this app must not continue it (T7)."""
         version = (self.header or {}).get("v")
         return isinstance(version, int) and version > SCHEMA_VERSION
-
-    def header_model(self) -> SessionHeader:
-        if self.header is None:
-            raise self.format_error()
-        return build(SessionHeader, self.header)
 
     def model(self, index: int) -> RowBase:
         """Validate one row on demand (raises ``rows.SchemaError`` for a malformed row)."""
@@ -215,6 +208,12 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
     def problem(line: int, code: str, message: str, severity: Severity = "error") -> None:
         diagnostics.append(Diagnostic(path, line, severity, code, message))
 
+    def skip(line: int, raw: bytes, code: str, reason: str, field: str | None = None) -> None:
+        """Set a line that cannot be used aside, and say so with its line (and field)."""
+        set_aside.append(SetAside(line, raw.removesuffix(b"\n"), reason))
+        message = reason + "; it is kept in the file and skipped"
+        diagnostics.append(Diagnostic(path, line, "error", code, message, field))
+
     source = iter(lines)
     first = next(source, b"")
     if not first:
@@ -274,27 +273,23 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
         except decode_error as exc:
             raw = raw[:-1]
             reason = "this line " + _json_problem(exc, raw)
-            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
-            problem(line_no, "not-json", reason + "; it is kept in the file and skipped")
+            skip(line_no, raw, "not-json", reason)
             continue
         if type(obj) is not dict:
             reason = f"this line is JSON but not an object: {_preview(raw[:-1])}"
-            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
-            problem(line_no, "not-object", reason + "; it is kept in the file and skipped")
+            skip(line_no, raw, "not-object", reason)
             continue
         row_id = obj.get("id")
         version = obj.get("v")
         if type(row_id) is not str or not row_id or type(obj.get("type")) is not str:
             reason = f"row has no string 'id' and 'type': {_preview(raw[:-1])}"
-            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
-            problem(line_no, "bad-envelope", reason + "; it is kept in the file and skipped")
+            skip(line_no, raw, "bad-envelope", reason)
             continue
         if type(version) is not int or version < 1:
             reason = (
                 f"row {row_id} has an unknown schema version {version!r} (expected 1 to {SCHEMA_VERSION})"
             )
-            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
-            problem(line_no, "bad-version", reason + "; it is kept in the file and skipped")
+            skip(line_no, raw, "bad-version", reason)
             continue
         if row_id in ids:
             reason = f"row id {row_id} appears again (first on an earlier line)"
@@ -304,32 +299,12 @@ def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None 
         held = value_problem(raw, obj)
         if held is not None:
             reason = f"{obj['type']} row {row_id} cannot be used: {held[1]}"
-            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
-            diagnostics.append(
-                Diagnostic(
-                    path,
-                    line_no,
-                    "error",
-                    "bad-value",
-                    reason + "; it is kept in the file and skipped",
-                    held[0],
-                )
-            )
+            skip(line_no, raw, "bad-value", reason, held[0])
             continue
         shape = row_problem(obj) if version <= SCHEMA_VERSION else None
         if shape is not None:
             reason = f"{obj['type']} row {row_id} cannot be used: {shape.message}"
-            set_aside.append(SetAside(line_no, raw.removesuffix(b"\n"), reason))
-            diagnostics.append(
-                Diagnostic(
-                    path,
-                    line_no,
-                    "error",
-                    "bad-shape",
-                    reason + "; it is kept in the file and skipped",
-                    shape.field,
-                )
-            )
+            skip(line_no, raw, "bad-shape", reason, shape.field)
             continue
         kind = obj["type"]
         if kind in _MESSAGE_ROWS and version <= SCHEMA_VERSION:

@@ -28,7 +28,6 @@ class SessionInfo:
     path: Path
     id: str | None
     cwd: str | None
-    created_ms: int | None
     app_version: str | None
     problem: str | None
     """Why the file cannot be opened as a session (names the file and line), else ``None``."""
@@ -88,7 +87,7 @@ def describe(path: Path) -> SessionInfo:
         with open(path, "rb") as handle:
             first = handle.readline(_HEADER_LIMIT)
     except OSError as exc:
-        return SessionInfo(path, None, None, None, None, f"{path}: cannot be read ({exc.strerror or exc})")
+        return SessionInfo(path, None, None, None, f"{path}: cannot be read ({exc.strerror or exc})")
     problem = None
     header: object = None
     if not first:
@@ -103,7 +102,7 @@ def describe(path: Path) -> SessionInfo:
     if problem is None and not (isinstance(header, dict) and header.get("type") == "session"):
         problem = f"{path}: line 1: not a session header"
     if problem is not None or not isinstance(header, dict):
-        return SessionInfo(path, None, None, None, None, problem)
+        return SessionInfo(path, None, None, None, problem)
     version = header.get("v")
     if isinstance(version, int) and version > SCHEMA_VERSION:
         problem = f"{path}: written by a newer Pi Desktop (format v{version}); it opens read-only"
@@ -112,7 +111,4 @@ def describe(path: Path) -> SessionInfo:
         value = header.get(key)
         return value if isinstance(value, str) else None
 
-    ts = header.get("ts")
-    return SessionInfo(
-        path, text("id"), text("cwd"), ts if isinstance(ts, int) else None, text("appVersion"), problem
-    )
+    return SessionInfo(path, text("id"), text("cwd"), text("appVersion"), problem)

@@ -30,7 +30,7 @@ import orjson
 from desktop.host.journal.ack import Ack, issue_ack
 from desktop.host.journal.durable import sync_dir, sync_file, write_all, write_new_file
 from desktop.host.journal.envelope import SCHEMA_VERSION, new_row_id
-from desktop.host.journal.errors import FailureKind, LocalPreparationFailure, NotAcknowledged
+from desktop.host.journal.errors import FailureKind, LocalPreparationFailure
 from desktop.host.journal.lines import JournalRows
 from desktop.host.journal.reader import (
     READ_BUFFER,
@@ -311,15 +311,6 @@ class JournalWriter:
                 held[row_id] = len(stored)
                 stored.add(line, data, row_id, keep=True)
             return issue_ack(self.path, self.session_id, ids, tuple(fresh), 1)
-
-    def ack_for(self, ids: Iterable[str]) -> Ack:
-        """An acknowledgement for rows already durable (e.g. a user row written before the turn)."""
-        wanted = list(ids)
-        with self._mutex:
-            missing = [row_id for row_id in wanted if row_id not in self._log.ids]
-        if missing:
-            raise NotAcknowledged(f"{len(missing)} row(s) are not in {self.path} (first: {missing[0]})")
-        return issue_ack(self.path, self.session_id, wanted, (), 0)
 
     def _prepare(self, row: RowLike) -> tuple[str, dict[str, Any]]:
         """Check a row against the one schema, as the reader will, and return its id and a private

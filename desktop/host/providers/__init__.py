@@ -10,33 +10,25 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from desktop.host.providers.auth import auth_headers, with_auth
-    from desktop.host.providers.client import DEFAULT_TIMEOUTS, Timeouts, send_streaming
-    from desktop.host.providers.request import ProjectedRequest, WireRequest
-    from desktop.host.providers.retry import DEFAULT_RETRY, RetryPolicy
+    from desktop.host.providers.auth import auth_headers
+    from desktop.host.providers.client import Timeouts, send_streaming
+    from desktop.host.providers.request import WireRequest
+    from desktop.host.providers.retry import RetryPolicy
 
 _WHERE = {
     "auth_headers": "auth",
-    "with_auth": "auth",
-    "DEFAULT_TIMEOUTS": "client",
     "Timeouts": "client",
     "send_streaming": "client",
-    "ProjectedRequest": "request",
     "WireRequest": "request",
-    "DEFAULT_RETRY": "retry",
     "RetryPolicy": "retry",
 }
 
 __all__ = [
-    "DEFAULT_RETRY",
-    "DEFAULT_TIMEOUTS",
-    "ProjectedRequest",
     "RetryPolicy",
     "Timeouts",
     "WireRequest",
     "auth_headers",
     "send_streaming",
-    "with_auth",
 ]
 
 

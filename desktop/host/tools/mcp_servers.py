@@ -132,16 +132,6 @@ class McpHub:
 
         self._loop.call_soon_threadsafe(create)
 
-    def restart(self, name: str) -> None:
-        """Start a crashed, failed or stopped server again."""
-        server = self._servers.get(name)
-        if server is None:
-            raise KeyError(f"no MCP server named {name!r}")
-        if server.status in ("running", "starting"):
-            return
-        self._launch(server)
-        server.ready.wait(server.config.startupTimeout + 5)
-
     def stop(self, timeout: float = 10.0) -> None:
         """Stop every server (stdin closed, then the process tree killed) and the loop."""
         loop, thread = self._loop, self._thread

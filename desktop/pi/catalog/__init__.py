@@ -9,7 +9,6 @@ from desktop.pi.catalog.catalog import (
     Catalog,
     CatalogEntry,
     CatalogSource,
-    SourceInfo,
     active_catalog,
     build_catalog,
     default_catalog,
@@ -20,26 +19,21 @@ from desktop.pi.catalog.patches import (
     DEEPSEEK_FLASH_SYSTEM_MESSAGES,
     DEFAULT_PATCHES,
     CatalogPatch,
-    PatchOutcome,
 )
-from desktop.pi.catalog.transport import TRANSPORT_FLAGS, Binding, transport_flags
+from desktop.pi.catalog.transport import TRANSPORT_FLAGS
 
 __all__ = [
     "DEEPSEEK_FLASH_SYSTEM_MESSAGES",
     "DEFAULT_PATCHES",
     "TRANSPORT_FLAGS",
-    "Binding",
     "Catalog",
     "CatalogEntry",
     "CatalogFileError",
     "CatalogPatch",
     "CatalogSource",
-    "PatchOutcome",
     "RouteError",
-    "SourceInfo",
     "active_catalog",
     "build_catalog",
     "default_catalog",
-    "transport_flags",
     "use_catalog",
 ]

@@ -3,7 +3,7 @@
 Nothing here touches sockets or files; ``desktop.host.providers`` feeds the bytes.
 """
 
-from desktop.pi.streaming.base import AssistantMessage, StreamEvent, StreamFailure, StreamParser
+from desktop.pi.streaming.base import AssistantMessage, StreamEvent, StreamParser
 from desktop.pi.streaming.partial_json import parse_streaming_json
 from desktop.pi.streaming.registry import PARSERS, parser_for
 from desktop.pi.streaming.sse import SseDecoder, SseEvent
@@ -14,7 +14,6 @@ __all__ = [
     "SseDecoder",
     "SseEvent",
     "StreamEvent",
-    "StreamFailure",
     "StreamParser",
     "parse_streaming_json",
     "parser_for",

@@ -107,13 +107,11 @@ def _parse_headers(raw: bytes, frame_offset: int) -> dict[str, HeaderValue | Tim
 class EventStreamDecoder:
     """Feed body chunks, get complete messages; ``close()`` fails on a frame cut short."""
 
-    __slots__ = ("_buffer", "_offset", "bytes_in", "messages_out")
+    __slots__ = ("_buffer", "_offset")
 
     def __init__(self) -> None:
         self._buffer = bytearray()
         self._offset = 0  # stream offset of _buffer[0], for error messages
-        self.bytes_in = 0
-        self.messages_out = 0
 
     @property
     def pending(self) -> int:
@@ -121,7 +119,6 @@ class EventStreamDecoder:
         return len(self._buffer)
 
     def feed(self, chunk: bytes) -> Iterator[EventMessage]:
-        self.bytes_in += len(chunk)
         self._buffer += chunk
         while len(self._buffer) >= PRELUDE_LENGTH:
             prelude = bytes(self._buffer[:PRELUDE_LENGTH])
@@ -159,7 +156,6 @@ class EventStreamDecoder:
             offset = self._offset
             del self._buffer[:total]
             self._offset += total
-            self.messages_out += 1
             yield EventMessage(_parse_headers(raw_headers, offset), payload)
 
     def close(self) -> None:

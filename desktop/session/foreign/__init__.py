@@ -4,7 +4,7 @@ Plain data and functions for the window and the CLI (no Qt):
 
 * ``detect_format(path)``: "desktop" | "pi" | "claude-code" | unknown with a description.
 * ``open_foreign(path)`` → ``ForeignSession``: ``.timeline(leaf)``, ``.branches()``,
-  ``.context(leaf)``, ``.system_diff(row_id, leaf)``, ``.usage(leaf)``, ``.diagnostics``.
+  ``.context(leaf)``, ``.system_diffs(leaf)``, ``.usage(leaf)``, ``.diagnostics``.
 * ``next_request(session, "provider/model", leaf=...)``: the byte-exact next request.
 * ``fork_to_desktop(session, ...)``: continue it as a new Desktop session (design X2).
 * ``browse(home)``: the pi and Claude Code sessions on this machine by workspace.

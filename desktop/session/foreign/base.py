@@ -25,6 +25,7 @@ from desktop.session.foreign.model import (
     SystemDiff,
     Timeline,
     UsageRecord,
+    iso_ms,
 )
 
 Entry = dict[str, Any]
@@ -100,14 +101,11 @@ class ForeignSession(ABC):
     @abstractmethod
     def entry_id(self, entry: Entry) -> str | None: ...
 
-    @abstractmethod
-    def parent_id(self, entry: Entry) -> str | None:
-        """The entry shown before this one in the timeline."""
-
     @property
-    @abstractmethod
     def default_leaf(self) -> str | None:
-        """The leaf the writing app would continue from."""
+        """The leaf the writing app would continue from (its last entry, unless a format says
+        otherwise)."""
+        return self.entry_id(self.entries[-1]) if self.entries else None
 
     @property
     @abstractmethod
@@ -220,8 +218,8 @@ class ForeignSession(ABC):
         return depth
 
     @staticmethod
-    @abstractmethod
-    def entry_ts(entry: Entry) -> int | None: ...
+    def entry_ts(entry: Entry) -> int | None:
+        return iso_ms(entry.get("timestamp"))
 
     # --- views ----------------------------------------------------------------------------------
 
@@ -244,10 +242,6 @@ class ForeignSession(ABC):
     def lanes(self, leaf: str | None = None) -> list[str]:
         """Leaves of the sub-agent chains this branch ran (their calls count with it)."""
         return []
-
-    def system_diff(self, row_id: str, leaf: str | None = None) -> SystemDiff | None:
-        """What a system or compaction row changed (None: the format records no system state)."""
-        return None
 
     def system_diffs(self, leaf: str | None = None) -> dict[str, SystemDiff]:
         """Every system and compaction row's diff on the branch, by row id, in one pass."""

@@ -47,7 +47,7 @@ from typing import Any, cast
 import orjson
 
 from desktop.host.foreign.lines import JsonLines
-from desktop.host.journal.reader import Diagnostic
+from desktop.host.journal.reader import Diagnostic, Severity
 from desktop.pi.text import content_preview
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
@@ -379,24 +379,20 @@ def _checked(obj: dict[str, Any], path: Path, line: int, diagnostics: list[Diagn
 
 def _reported(obj: dict[str, Any], path: Path, line: int, diagnostics: list[Diagnostic]) -> dict[str, Any]:
     """``_checked``'s slow path: say what is wrong with the entry, field by field."""
+
+    def note(severity: Severity, code: str, message: str) -> None:
+        diagnostics.append(Diagnostic(path, line, severity, code, message))
+
     kind = obj.get("type")
     if not isinstance(kind, str):
-        diagnostics.append(
-            Diagnostic(
-                path,
-                line,
-                "error",
-                "bad-field",
-                f"entry {obj['uuid']}: field 'type' is {type(kind).__name__}, not a string; shown as unknown",
-            )
+        note(
+            "error",
+            "bad-field",
+            f"entry {obj['uuid']}: field 'type' is {type(kind).__name__}, not a string; shown as unknown",
         )
         return {**obj, "type": None}
     if kind in ("user", "assistant") and not isinstance(obj.get("message"), dict):
-        diagnostics.append(
-            Diagnostic(
-                path, line, "error", "bad-entry", f"{kind} entry {obj['uuid']} has no 'message' object"
-            )
-        )
+        note("error", "bad-entry", f"{kind} entry {obj['uuid']} has no 'message' object")
         return {**obj, "message": {}}
     message = obj.get("message")
     if isinstance(message, dict):
@@ -405,21 +401,9 @@ def _reported(obj: dict[str, Any], path: Path, line: int, diagnostics: list[Diag
         if isinstance(content, list):
             for index, block in enumerate(content):
                 if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-                    diagnostics.append(
-                        Diagnostic(
-                            path,
-                            line,
-                            "warning",
-                            "bad-field",
-                            f"{where}[{index}]' is not a content block; left out",
-                        )
-                    )
+                    note("warning", "bad-field", f"{where}[{index}]' is not a content block; left out")
         elif content is not None and not isinstance(content, str):
-            diagnostics.append(
-                Diagnostic(
-                    path, line, "warning", "bad-field", f"{where}' is {type(content).__name__}; read as empty"
-                )
-            )
+            note("warning", "bad-field", f"{where}' is {type(content).__name__}; read as empty")
     return obj
 
 
@@ -656,17 +640,6 @@ class ClaudeSession(ForeignSession):
         value = entry.get("uuid")
         return value if isinstance(value, str) else None
 
-    def parent_id(self, entry: Entry) -> str | None:
-        for key in ("parentUuid", "logicalParentUuid"):
-            value = entry.get(key)
-            if isinstance(value, str) and value:
-                return value
-        return None
-
-    @staticmethod
-    def entry_ts(entry: Entry) -> int | None:
-        return iso_ms(entry.get("timestamp"))
-
     def counts(self, position: int) -> bool:
         """Bookkeeping entries (``progress``) never end a branch: their parent does."""
         return self.entries[position].get("type") in CONVERSATION_TYPES
@@ -726,11 +699,6 @@ class ClaudeSession(ForeignSession):
             if text.strip():
                 return " ".join(text.split())[:120]
         return "(no user message)"
-
-    def _context_positions(self, leaf: str | None) -> list[int]:
-        """The model's chain: the branch from its last compact boundary on (the model's context
-        restarted there)."""
-        return self._from_boundary(self.path_positions(leaf))
 
     def _from_boundary(self, path: list[int]) -> list[int]:
         entries = self.entries

@@ -219,18 +219,6 @@ class CodexSession(ForeignSession):
     def entry_id(self, entry: Entry) -> str | None:
         return self._ids.get(id(entry))
 
-    def parent_id(self, entry: Entry) -> str | None:
-        position = self.index.get(self._ids.get(id(entry), ""), -1)
-        return self.entry_id(self.entries[position - 1]) if position > 0 else None
-
-    @property
-    def default_leaf(self) -> str | None:
-        return self.entry_id(self.entries[-1]) if self.entries else None
-
-    @staticmethod
-    def entry_ts(entry: Entry) -> int | None:
-        return iso_ms(entry.get("timestamp"))
-
     @property
     def title(self) -> str:
         for row in self._plan():

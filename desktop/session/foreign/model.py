@@ -159,13 +159,6 @@ class Timeline(Sequence[TimelineRow]):
         for index in range(len(self.kinds)):
             yield build(index)
 
-    def index_of(self, row_id: str) -> int:
-        """The position of the row with ``row_id`` (raises ``ValueError``)."""
-        for index, row in enumerate(self):
-            if row.id == row_id:
-                return index
-        raise ValueError(f"no row {row_id!r} on this branch")
-
 
 @dataclass(frozen=True, slots=True)
 class Branch:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from desktop.host.foreign.lines import JsonLines
-from desktop.host.journal.reader import Diagnostic
+from desktop.host.journal.reader import Diagnostic, Severity
 from desktop.pi.text import content_preview, content_text
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
@@ -27,7 +27,6 @@ from desktop.session.foreign.model import (
     Timeline,
     TimelineRow,
     UsageRecord,
-    iso_ms,
 )
 from desktop.session.foreign.pi_context import (
     CURRENT_VERSION,
@@ -110,20 +109,21 @@ class PiSession(ForeignSession):
         objects, lines = read.objects, read.lines
         diagnostics = list(read.diagnostics)
         path = read.path
+
+        def note(line: int, severity: Severity, code: str, message: str, field: str | None = None) -> None:
+            diagnostics.append(Diagnostic(path, line, severity, code, message, field))
+
         header = objects[0] if objects and objects[0].get("type") == "session" else None
         version = header.get("version", 1) if header is not None else 1
         if not isinstance(version, int) or isinstance(version, bool):
             version = 1
         if version > CURRENT_VERSION:
-            diagnostics.append(
-                Diagnostic(
-                    path,
-                    lines[0] if lines else 1,
-                    "warning",
-                    "newer-format",
-                    f"pi session format v{version} is newer than this app reads (v1 to v{CURRENT_VERSION}); "
-                    "entries it does not know are shown as such and never sent to the model",
-                )
+            note(
+                lines[0] if lines else 1,
+                "warning",
+                "newer-format",
+                f"pi session format v{version} is newer than this app reads (v1 to v{CURRENT_VERSION}); "
+                "entries it does not know are shown as such and never sent to the model",
             )
         migrated = migrate(objects, lines, version) if header is not None else list(objects)
         entries: list[Entry] = []
@@ -135,52 +135,35 @@ class PiSession(ForeignSession):
             line = lines[index]
             entry_id = entry.get("id")
             if not isinstance(entry_id, str) or not entry_id:
-                diagnostics.append(
-                    Diagnostic(
-                        path,
-                        line,
-                        "error",
-                        "bad-entry",
-                        f"entry of type {entry.get('type')!r} has no 'id'; skipped",
-                    )
-                )
+                note(line, "error", "bad-entry", f"entry of type {entry.get('type')!r} has no 'id'; skipped")
                 continue
             if entry_id in seen:
-                diagnostics.append(
-                    Diagnostic(
-                        path,
-                        line,
-                        "warning",
-                        "duplicate-id",
-                        f"entry id {entry_id} appears again (first on line {seen[entry_id]}); pi uses this later one",
-                    )
+                note(
+                    line,
+                    "warning",
+                    "duplicate-id",
+                    f"entry id {entry_id} appears again (first on line {seen[entry_id]}); pi uses this later one",
                 )
             seen.setdefault(entry_id, line)
             entry = _tool_lists(entry, path, line, diagnostics)  # bare names read as {name}
             shape = pi_entry_problem(entry)
             if shape is not None:  # set aside where it is read (design T9); its children keep their place
-                diagnostics.append(
-                    Diagnostic(
-                        path,
-                        line,
-                        "error",
-                        "bad-entry",
-                        f"entry {entry_id} cannot be used: {shape.message}; set aside",
-                        shape.field,
-                    )
+                note(
+                    line,
+                    "error",
+                    "bad-entry",
+                    f"entry {entry_id} cannot be used: {shape.message}; set aside",
+                    shape.field,
                 )
                 entries.append(set_aside(entry, ("id", "parentId", "timestamp")))
                 entry_lines.append(line)
                 continue
             if entry.get("type") not in KNOWN_TYPES:
-                diagnostics.append(
-                    Diagnostic(
-                        path,
-                        line,
-                        "warning",
-                        "unknown-entry",
-                        f"entry {entry_id} has a type this app does not know ({entry.get('type')!r}); shown as such",
-                    )
+                note(
+                    line,
+                    "warning",
+                    "unknown-entry",
+                    f"entry {entry_id} has a type this app does not know ({entry.get('type')!r}); shown as such",
                 )
             entries.append(entry)
             entry_lines.append(line)
@@ -221,18 +204,6 @@ class PiSession(ForeignSession):
     def entry_id(self, entry: Entry) -> str | None:
         value = entry.get("id")
         return value if isinstance(value, str) else None
-
-    def parent_id(self, entry: Entry) -> str | None:
-        value = entry.get("parentId")
-        return value if isinstance(value, str) and value else None
-
-    @property
-    def default_leaf(self) -> str | None:
-        return self.entry_id(self.entries[-1]) if self.entries else None
-
-    @staticmethod
-    def entry_ts(entry: Entry) -> int | None:
-        return iso_ms(entry.get("timestamp"))
 
     @property
     def title(self) -> str:
@@ -367,22 +338,14 @@ class PiSession(ForeignSession):
                 current.extend(convert_to_llm(entry_messages(entry)))
         return out
 
-    def system_diff(self, row_id: str, leaf: str | None = None) -> SystemDiff | None:
-        """The section diff of a system message or compaction on the branch (None for other rows).
+    def system_diffs(self, leaf: str | None = None) -> dict[str, SystemDiff]:
+        """Every system and compaction row's section diff on the branch, in one pass.
 
         The state before a row is replayed the way pi builds context: a compaction restarts
         from its ``systemMessage`` checkpoint (system messages in its kept range are dropped
         in its favour), later system messages patch sections by name (``null`` removes one)
         and add or remove tools.
         """
-        return self._diffs(leaf, stop=row_id).get(row_id)
-
-    def system_diffs(self, leaf: str | None = None) -> dict[str, SystemDiff]:
-        """Every system and compaction row's diff on the branch in one pass (the window shows
-        them all: one ``system_diff`` per row would walk the branch once per row)."""
-        return self._diffs(leaf)
-
-    def _diffs(self, leaf: str | None, stop: str | None = None) -> dict[str, SystemDiff]:
         sections: dict[str, str] = {}
         tools: dict[str, Mapping[str, Any]] = {}
         out: dict[str, SystemDiff] = {}
@@ -402,8 +365,6 @@ class PiSession(ForeignSession):
                 message = cast(Mapping[str, Any], entry["message"])
                 out[row_id] = _system_diff(row_id, message, sections, tools)
                 _apply(message, sections, tools)
-            if row_id == stop:
-                break
         return out
 
 

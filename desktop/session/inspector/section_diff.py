@@ -9,7 +9,6 @@ treated as a restart: its checkpoint is the full state after it.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
@@ -28,13 +27,6 @@ class SectionChange:
     before: str | None
     after: str | None
     status: Status
-
-    def unified(self) -> list[str]:
-        """A line diff (no file headers) for changed sections."""
-        lines = difflib.unified_diff(
-            (self.before or "").splitlines(), (self.after or "").splitlines(), lineterm="", n=2
-        )
-        return [line for line in lines if not line.startswith(("---", "+++"))]
 
 
 @dataclass(frozen=True)
