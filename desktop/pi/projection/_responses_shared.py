@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, cast
 
 import orjson
@@ -479,8 +480,10 @@ def _encode_path(path: str) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=64)
 def join_url(base_url: str, path: str) -> str:
-    """The OpenAI SDK's ``buildURL``: one slash between base and path, path characters escaped."""
+    """The OpenAI SDK's ``buildURL``: one slash between base and path, path characters escaped
+    (kept per route: every request of a route asks the same)."""
     joined = base_url + (path[1:] if base_url.endswith("/") and path.startswith("/") else path)
     scheme, sep, rest = joined.partition("://")
     if not sep:
