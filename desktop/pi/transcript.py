@@ -71,7 +71,9 @@ def current_system_message(messages: TranscriptMessages) -> SystemMessage | None
                 sections.pop(name, None)
             else:
                 sections[name] = value
-    tools = list(_tool_state(_systems(messages)).current)
+    # The state's own list, shared by the folded messages of one state (read-only, design X11):
+    # the next projection finds the state by it without reading its tools again.
+    tools = _tool_state(_systems(messages)).current
     if timestamp is None and not tools:
         return None
     result: dict[str, Any] = {"role": "system", "content": "\n\n".join(content)}
@@ -147,6 +149,12 @@ def declared_tools(messages: TranscriptMessages) -> list[Tool]:
     return list(_tool_state(_systems(messages)).declared)
 
 
+def declared_tool_tuple(messages: TranscriptMessages) -> tuple[Tool, ...]:
+    """``declared_tools`` as the tool state's own tuple: the same object while the tool
+    declarations are the same, so what is derived from it can be kept by it (design X13)."""
+    return _tool_state(_systems(messages)).declared
+
+
 def has_non_additive_tool_changes(messages: TranscriptMessages) -> bool:
     """A removal or a same-name redeclaration: history an addition-only transport cannot replay."""
     return _tool_state(_systems(messages)).non_additive
@@ -156,25 +164,36 @@ class _ToolState(NamedTuple):
     """What the system messages' tool changes add up to (``current_tools``, ``declared_tools``,
     ``has_non_additive_tool_changes``)."""
 
-    current: tuple[Tool, ...]
+    current: list[Tool]
     declared: tuple[Tool, ...]
     non_additive: bool
 
 
 #: Tool states by the identities of the changes that make them, each holding those objects so
-#: their identities name nothing else meanwhile (design X11). Every projection reads the state
+#: their identities name nothing else meanwhile (design X11, X13). Every projection reads the state
 #: of its whole transcript, and a long session's tool list is the same objects request after
 #: request: walking its hundreds of tools for every request was a tenth of a what-if pass.
 _STATES: dict[tuple[int, ...], tuple[tuple[object, ...], _ToolState]] = {}
 #: States kept before the memo starts again (a session has a few tool lists, a test many).
 _STATES_LIMIT = 256
-_REMOVE, _ADD = 0, 1
+_REMOVE, _ADD, _LISTS = 0, 1, 2
 
 
 def _tool_state(systems: Sequence[SystemMessage]) -> _ToolState:
-    """The tool state after ``systems``, named by their changes in the order they apply
-    (each message's removals, then its additions): equal sequences of the same objects give
-    the same state, whichever messages carry them."""
+    """The tool state after ``systems``: found by the identities of their change lists (the
+    same lists request after request), else by the changes they hold in the order they apply
+    (each message's removals, then its additions: equal sequences of the same tool objects
+    give the same state, whichever lists or messages carry them)."""
+    lists: list[object] = []
+    for message in systems:
+        removed = message.get("toolsRemoved")
+        added = message.get("toolsAdded")
+        if removed or added:
+            lists += (removed, added)
+    by_lists = (_LISTS, *map(id, lists))
+    hit = _STATES.get(by_lists)
+    if hit is not None:
+        return hit[1]
     held: list[object] = []
     key: list[int] = []
     for message in systems:
@@ -191,10 +210,11 @@ def _tool_state(systems: Sequence[SystemMessage]) -> _ToolState:
     slot = tuple(key)
     hit = _STATES.get(slot)
     if hit is None:
-        if len(_STATES) >= _STATES_LIMIT:
-            _STATES.clear()
         hit = (tuple(held), _replay_tools(systems))
         _STATES[slot] = hit
+    if len(_STATES) >= _STATES_LIMIT:
+        _STATES.clear()
+    _STATES[by_lists] = (tuple(lists), hit[1])
     return hit[1]
 
 
@@ -211,7 +231,7 @@ def _replay_tools(systems: Sequence[SystemMessage]) -> _ToolState:
                 non_additive = True
             tools[tool["name"]] = tool
             definitions[tool["name"]] = tool
-    return _ToolState(tuple(tools.values()), tuple(definitions.values()), non_additive)
+    return _ToolState(list(tools.values()), tuple(definitions.values()), non_additive)
 
 
 class TranscriptTools(NamedTuple):

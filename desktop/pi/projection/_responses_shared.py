@@ -33,7 +33,7 @@ from desktop.pi.projection._tool_memo import ToolMemo
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import (
     TranscriptTools,
-    declared_tools,
+    declared_tool_tuple,
     resolve_transcript,
     resolve_transcript_tools,
 )
@@ -112,7 +112,9 @@ def build_input(model: Model, messages: Sequence[Message], route: ResponsesRoute
     tools = resolve_transcript_tools(
         transcript, route.supports_additional_tools or route.supports_tool_search
     )
-    grammar = grammar_input_properties(declared_tools(transcript), route.tool_options.supports_grammar_tools)
+    grammar = grammar_input_properties(
+        declared_tool_tuple(transcript), route.tool_options.supports_grammar_tools
+    )
     facts = messages if isinstance(messages, TranscriptFacts) else None
     return ResponsesInput(transcript, tools, convert_input(model, transcript, route, tools, grammar, facts))
 

@@ -218,8 +218,10 @@ def grammar_input_properties(tools: Iterable[Mapping[str, Any]], supports_gramma
     """Tool name -> the argument that carries a grammar tool's raw input."""
     if not supports_grammar:
         return {}
-    held = tuple(tools)
-    slot = tuple(map(id, held))
+    # A tuple (the transcript's declared tools, kept per tool state) is named by itself,
+    # another iterable by its tools.
+    held = tools if isinstance(tools, tuple) else tuple(tools)
+    slot: int | tuple[int, ...] = id(held) if held is tools else tuple(map(id, held))
     hit = _GRAMMARS.get(slot)
     if hit is None:
         properties: dict[str, str] = {}
@@ -235,9 +237,9 @@ def grammar_input_properties(tools: Iterable[Mapping[str, Any]], supports_gramma
 
 
 #: Each declared tool list's grammar inputs, by the tools' identities, holding the tools so
-#: their identities name nothing else meanwhile (design X11): a projection reads every tool the
+#: their identities name nothing else meanwhile (design X11, X13): a projection reads every tool the
 #: transcript ever declared, the same objects request after request.
-_GRAMMARS: dict[tuple[int, ...], tuple[tuple[Mapping[str, Any], ...], dict[str, str]]] = {}
+_GRAMMARS: dict[int | tuple[int, ...], tuple[tuple[Mapping[str, Any], ...], dict[str, str]]] = {}
 _GRAMMARS_LIMIT = 256
 
 

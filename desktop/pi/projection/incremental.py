@@ -623,7 +623,7 @@ class IncrementalProjection:
         if self._positions:
             base = done.position - self._offset(lead, probe)
         _request, wire = self._run([*lead, probe], 0, base)
-        at = _find(wire, _TEXT_MARK, 0)
+        at = _find(wire, _TEXT_MARK, self._at)
         result = (lead, base, orjson.dumps(wire[at]), at)
         self._lead_cache = (key, result)
         return result
@@ -689,7 +689,7 @@ class IncrementalProjection:
         ):
             return cached[1]
         _request, wire = self._run([*systems, self._standins["text"], self._standins["user"]], 0)
-        count = _find(wire, _TEXT_MARK, 0)
+        count = _find(wire, _TEXT_MARK, cached[1] if cached is not None else 0)
         self._head_cache = (systems, count)
         return count
 
