@@ -584,7 +584,7 @@ def _unexpired(
     entries: dict[bytes, tuple[int | None, int]], before: int
 ) -> dict[bytes, tuple[int | None, int]]:
     """The stored steps last used at or after ``before`` (now less the longest retention any
-    was given). Dropping the others changes no figure: each is expired, and every step a
+    was given; design X14). Dropping the others changes no figure: each is expired, and every step a
     kept one extends was used whenever it was, so it is kept too (or held by the path), and
     the lookups, which climb while steps are stored, stop where they did. Without the sweep
     a session whose head changes every few turns stores every step of every path it left:

@@ -32,6 +32,7 @@ from desktop.session.whatif import (
     prompts_for,
     replay_times,
     request_sequence,
+    strategy_usages,
     views_for,
 )
 from desktop.session.whatif_replay import LinearCache, PromptView, _digest, finish
@@ -198,3 +199,34 @@ def test_a_fixed_declarations_pass_reads_each_message_about_once(tmp_path: Path)
     views = views_for(route_model(ROUTES[0]), requests, "chronological", declared_tools(last), options)
     assert sum(1 for _ in views) == len(requests)
     assert reads < 2 * len(last) + 4 * len(requests), (reads, len(last), len(requests))
+
+
+def test_a_prefix_cache_pass_holds_what_is_unexpired_not_every_path_it_left(tmp_path: Path) -> None:
+    """Design X14: a pass on a prefix-cache route whose prompt head changes every few turns (a tool added
+    to the folded prompt) leaves a path at every change; its steps stay stored only while
+    they are unexpired. Four times the turns, at most about four times what the cache holds
+    (every step of every path left held the square: 27 times the file on 10,000 rows)."""
+    import gc
+    import tracemalloc
+
+    model = route_model("deepseek/deepseek-flash")
+
+    def held(turns: int) -> int:
+        sequence = request_sequence(write(tmp_path / f"g{turns}.jsonl", turns))
+        times = replay_times(sequence)
+        assert times is not None
+        options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+        views = views_for(model, sequence.requests, "attributed", None, options)
+        tracemalloc.start()
+        try:
+            cache = LinearCache()
+            usages = [cache.account(view, now) for view, now in zip(views, times, strict=True)]
+            del views
+            gc.collect()
+            assert len(usages) == len(sequence.requests)
+            return tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+
+    small, large = held(120), held(480)
+    assert large < 4 * small, (small, large)
