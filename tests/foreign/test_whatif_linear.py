@@ -32,7 +32,6 @@ from desktop.session.whatif import (
     prompts_for,
     replay_times,
     request_sequence,
-    strategy_usages,
     views_for,
 )
 from desktop.session.whatif_replay import LinearCache, PromptView, _digest, finish
