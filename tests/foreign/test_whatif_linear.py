@@ -203,8 +203,9 @@ def test_a_fixed_declarations_pass_reads_each_message_about_once(tmp_path: Path)
 def test_a_prefix_cache_pass_holds_what_is_unexpired_not_every_path_it_left(tmp_path: Path) -> None:
     """Design X14: a pass on a prefix-cache route whose prompt head changes every few turns (a tool added
     to the folded prompt) leaves a path at every change; its steps stay stored only while
-    they are unexpired. Four times the turns, at most about four times what the cache holds
-    (every step of every path left held the square: 27 times the file on 10,000 rows)."""
+    they are unexpired. Four times the turns, about four times what the cache holds (the
+    current path grows with the prompt); every step of every path left held the square (16
+    times here, 27 times the file on 10,000 rows)."""
     import gc
     import tracemalloc
 
@@ -223,9 +224,13 @@ def test_a_prefix_cache_pass_holds_what_is_unexpired_not_every_path_it_left(tmp_
             del views
             gc.collect()
             assert len(usages) == len(sequence.requests)
-            return tracemalloc.get_traced_memory()[0]
+            # What the replay's own module holds (the cache), not the projections' memos.
+            here = tracemalloc.Filter(True, "*whatif_replay.py")
+            return sum(
+                s.size for s in tracemalloc.take_snapshot().filter_traces([here]).statistics("filename")
+            )
         finally:
             tracemalloc.stop()
 
     small, large = held(120), held(480)
-    assert large < 4 * small, (small, large)
+    assert large < 8 * small, (small, large)
