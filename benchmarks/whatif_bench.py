@@ -40,7 +40,9 @@ from foreign_bench import _write_lines, pi_entries
 
 from desktop.bench.whatif_session import write
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions
+from desktop.pi.projection.incremental import IncrementalProjection
 from desktop.pi.routes import resolve_model, route_from_string
+from desktop.pi.transcript import declared_tools
 from desktop.pi.types import Model
 from desktop.session.whatif import (
     Delivery,
@@ -53,11 +55,14 @@ from desktop.session.whatif import (
     views_for,
 )
 
-PASSES: list[tuple[str, Delivery]] = [
-    ("anthropic/claude-opus-5-5", "chronological"),
-    ("anthropic/claude-opus-5-5", "folded"),
-    ("openai/gpt-5.5", "chronological"),
-    ("deepseek/deepseek-flash", "attributed"),
+#: Route, strategy and whether the declarations are fixed (every tool the session declared, in
+#: the first request: what-if runs those passes when a session changes its tools later).
+PASSES: list[tuple[str, Delivery, bool]] = [
+    ("anthropic/claude-opus-5-5", "chronological", False),
+    ("anthropic/claude-opus-5-5", "folded", False),
+    ("openai/gpt-5.5", "chronological", False),
+    ("deepseek/deepseek-flash", "attributed", False),
+    ("anthropic/claude-opus-5-5", "chronological", True),
 ]
 
 
@@ -76,10 +81,44 @@ def model_of(route: str) -> Model:
     return cast(Model, resolve_model(route_from_string(route)).model)
 
 
-def one_pass(sequence: RequestSequence, route: str, delivery: Delivery) -> int:
+def one_pass(sequence: RequestSequence, route: str, delivery: Delivery, fixed: bool = False) -> int:
     """One route x strategy pass, as ``replay_route`` runs it."""
-    usages = strategy_usages(sequence, model_of(route), delivery, None, replay_times(sequence))
+    last = sequence.requests[-1] if sequence.requests else []
+    tools = declared_tools(last) if fixed else None
+    usages = strategy_usages(sequence, model_of(route), delivery, tools, replay_times(sequence))
     return sum(usage.read for usage in usages)
+
+
+def projector_share(
+    sequence: RequestSequence, route: str, delivery: Delivery, fixed: bool
+) -> tuple[int, float]:
+    """How many times one pass calls the API's projector and the milliseconds those calls
+    take: the floor of a pass made request by request from the incremental projection
+    (each request projects its tail's stand-in transcript once; a commit once more)."""
+    calls, spent = 0, 0.0
+    made = IncrementalProjection.__init__
+
+    def counting(engine: IncrementalProjection, *args: Any, **kwargs: Any) -> None:
+        made(engine, *args, **kwargs)
+        project = engine._project
+
+        def timed(*a: Any, **k: Any) -> Any:
+            nonlocal calls, spent
+            start = time.perf_counter()
+            try:
+                return project(*a, **k)
+            finally:
+                calls += 1
+                spent += time.perf_counter() - start
+
+        engine._project = timed  # type: ignore[method-assign]
+
+    IncrementalProjection.__init__ = counting  # type: ignore[method-assign, assignment]
+    try:
+        one_pass(sequence, route, delivery, fixed)
+    finally:
+        IncrementalProjection.__init__ = made  # type: ignore[method-assign]
+    return calls, spent * 1000
 
 
 def minimum_pass(sequence: RequestSequence, route: str) -> int:
@@ -87,6 +126,10 @@ def minimum_pass(sequence: RequestSequence, route: str) -> int:
     options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
     views = views_for(append_only(model_of(route)), sequence.requests, "chronological", None, options)
     return sum(fresh_tokens(views))
+
+
+def _name(route: str, delivery: Delivery, fixed: bool) -> str:
+    return f"{route} {delivery}{', fixed declarations' if fixed else ''}"
 
 
 def ms(fn: Callable[[], Any]) -> Callable[[], float]:
@@ -122,10 +165,10 @@ def _high_water() -> int:
 
 def _child(path: Path) -> None:
     base = _high_water()
-    route, delivery = PASSES[0]
+    route, delivery, fixed = PASSES[0]
     sequence = request_sequence(path)
     read = _high_water() - base
-    one_pass(sequence, route, delivery)
+    one_pass(sequence, route, delivery, fixed)
     print(json.dumps({"read": read, "peak": _high_water() - base}))
 
 
@@ -179,9 +222,9 @@ def bench_session(label: str, path: Path, runs: int) -> None:
         "read sequence": ms(lambda: request_sequence(path)),
         "minimum pass": ms(lambda: minimum_pass(sequence, PASSES[0][0])),
     }
-    for route, delivery in PASSES:
-        cases[f"{route} {delivery}"] = ms(
-            lambda route=route, delivery=delivery: one_pass(sequence, route, delivery)  # type: ignore[misc]
+    for route, delivery, fixed in PASSES:
+        cases[_name(route, delivery, fixed)] = ms(
+            lambda route=route, delivery=delivery, fixed=fixed: one_pass(sequence, route, delivery, fixed)  # type: ignore[misc]
         )
     samples = interleave(cases, runs)
     anchor = samples["parse (anchor)"]
@@ -195,6 +238,24 @@ def bench_session(label: str, path: Path, runs: int) -> None:
         by_min, by_median = ratio(values, anchor)
         rows.append([name, f"{low:,.0f}", f"{mid:,.0f}", f"{by_min:.2f}x", f"{by_median:.2f}x"])
     print(table(["path", "min ms", "median ms", "x anchor (min)", "x anchor (median)"], rows))
+    low_anchor = min_median(anchor)[0]
+    floors = []
+    for route, delivery, fixed in PASSES:
+        calls, spent = projector_share(sequence, route, delivery, fixed)
+        floors.append(
+            [
+                _name(route, delivery, fixed),
+                f"{calls:,} ({calls / max(1, len(sequence.requests)):.2f}/request)",
+                f"{spent * 1000 / max(1, calls):.0f}",
+                f"{spent:,.0f}",
+                f"{spent / low_anchor:.1f}x",
+            ]
+        )
+    print(
+        "\nThe projector's share of each pass (one run): the API's projector called on each "
+        "request's stand-in transcript, and once more per commit"
+    )
+    print(table(["path", "projector calls", "us per call", "ms", "x anchor (min)"], floors))
     peaks = child_peak(path)
     peak = peaks["peak"]
     print(
