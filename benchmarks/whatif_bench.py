@@ -17,6 +17,38 @@ and running one pass, less its peak after the imports, as a multiple of the file
 it, the same for the sequence read alone and for the anchor's decoded rows alone (what holding
 the file as values costs).
 
+A second table gives each pass's projector share (one run, not interleaved): how many times
+the API's own projector is called (once per request on its tail's stand-in transcript, design
+P7, and once more per commit) and the milliseconds those calls take. It is the floor of a pass
+made request by request.
+
+Figures (2 shared cores, ``--rows 10000 --pi-mb 20 --runs 3``, x anchor (min), before -> after
+the per-tool-set memos (design X13), the fixed-declarations view made from the previous request
+and the prefix cache's sweep (design X14)):
+
+* 10,000 rows (4,706 requests, parse 37 ms): Anthropic chronological 35.9x -> 35.8x, folded
+  42.4x -> 41.4x, OpenAI chronological 53.6x -> 44.4x, DeepSeek attributed 77.4x -> 71.5x,
+  Anthropic fixed declarations about 330x -> 40.3x (that pass rebuilt every request whole).
+  Peak memory, read + one pass: 6.57x -> 6.64x the file; a DeepSeek attributed pass alone
+  27x -> 8.1x.
+* pi 20 MB (12,318 requests, parse 103-116 ms): 33.2x -> 29.6x, 35.9x -> 31.2x, 42.9x ->
+  33.0x, 36.4x -> 31.9x; memory 4.75x -> 4.77x.
+* 100,000 rows (``--rows 100000 --pi-mb 0 --runs 1``, at a load of 2): up to 190x (757x
+  DeepSeek attributed) -> 18.2x, 36.0x, 43.0x, 187.9x, fixed 36.2x; memory 5.70x.
+
+The target (each pass at most 3x the parse, memory at most 3x the file) is not met, and this
+is the floor. 3x the parse on 10,000 rows is 111 ms for 4,706 requests: 24 us per request.
+One projector call on a stand-in transcript costs 69 us (Anthropic) to 104 us (DeepSeek), and
+a pass makes 1.38 to 1.87 per request: 445-825 ms, 12x-22x the parse, before the rest of a
+request (reading its tail into cache segments, folding it through the cache, the engine's own
+bookkeeping: about 190 us, another 24x). Below that needs a request made without calling the
+API's projector, that is a second implementation of each API. On a prefix cache a changed
+head re-hashes every step after it (design X8): the 100,000-row session adds a tool to the
+folded prompt every tenth turn (2,353 changes), so its DeepSeek attributed pass stays near
+190x. Memory: the session's messages decoded alone are 3.77x the file (the anchor's rows;
+5.02x with the journal's lines while reading), so 3x needs the sequence held undecoded and a
+pass that lets go of what it read.
+
 Run: ``PYTHONPATH=. python benchmarks/whatif_bench.py [--rows 1000 10000 100000] [--pi-mb 20]
 [--runs 3]``. Files go to a temporary folder.
 """
