@@ -28,11 +28,11 @@ and the prefix cache's sweep (design X14)):
 
 * 10,000 rows (4,706 requests, parse 37 ms): Anthropic chronological 35.9x -> 35.8x, folded
   42.4x -> 41.4x, OpenAI chronological 53.6x -> 44.4x, DeepSeek attributed 77.4x -> 71.5x,
-  Anthropic fixed declarations about 330x -> 40.3x (that pass rebuilt every request whole).
+  Anthropic fixed declarations 330x-380x -> 40.3x (that pass rebuilt every request whole).
   Peak memory, read + one pass: 6.57x -> 6.64x the file; a DeepSeek attributed pass alone
   27x -> 8.1x.
 * pi 20 MB (12,318 requests, parse 103-116 ms): 33.2x -> 29.6x, 35.9x -> 31.2x, 42.9x ->
-  33.0x, 36.4x -> 31.9x; memory 4.75x -> 4.77x.
+  33.0x, 36.4x -> 31.9x, fixed declarations 30.5x; memory 4.75x -> 4.76x.
 * 100,000 rows (``--rows 100000 --pi-mb 0 --runs 1``, at a load of 2): up to 190x (757x
   DeepSeek attributed) -> 18.2x, 36.0x, 43.0x, 187.9x, fixed 36.2x; memory 5.70x.
 
