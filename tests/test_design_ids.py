@@ -16,7 +16,7 @@ EXPECTED = {
     **{f"A{n}": None for n in range(1, 12)},
     **{f"D{n}": None for n in range(1, 11)},
     **{f"G{n}": None for n in range(1, 18)},
-    **{f"X{n}": None for n in range(1, 13)},
+    **{f"X{n}": None for n in range(1, 15)},
     **{f"W{n}": None for n in range(1, 6)},
     **{f"X{n}": None for n in range(20, 33)},
     **{f"X{n}": None for n in range(40, 42)},

@@ -52,13 +52,7 @@ def leading_system_message(messages: TranscriptMessages) -> SystemMessage | None
 
 def current_tools(messages: TranscriptMessages) -> list[Tool]:
     """The tools available after applying every addition and removal in order."""
-    tools: dict[str, Tool] = {}
-    for message in _systems(messages):
-        for ref in message.get("toolsRemoved") or ():
-            tools.pop(ref["name"], None)
-        for tool in message.get("toolsAdded") or ():
-            tools[tool["name"]] = tool
-    return list(tools.values())
+    return list(_tool_state(_systems(messages)).current)
 
 
 def current_system_message(messages: TranscriptMessages) -> SystemMessage | None:
@@ -77,7 +71,9 @@ def current_system_message(messages: TranscriptMessages) -> SystemMessage | None
                 sections.pop(name, None)
             else:
                 sections[name] = value
-    tools = current_tools(messages)
+    # The state's own list, shared by the folded messages of one state (read-only, design X11):
+    # the next projection finds the state by it without reading its tools again.
+    tools = _tool_state(_systems(messages)).current
     if timestamp is None and not tools:
         return None
     result: dict[str, Any] = {"role": "system", "content": "\n\n".join(content)}
@@ -150,24 +146,92 @@ def tool_state_changes(previous: Sequence[Tool], current: Sequence[Tool]) -> Too
 
 def declared_tools(messages: TranscriptMessages) -> list[Tool]:
     """Every definition the transcript ever declared, latest per name, first-declaration order."""
-    definitions: dict[str, Tool] = {}
-    for message in _systems(messages):
-        for tool in message.get("toolsAdded") or ():
-            definitions[tool["name"]] = tool
-    return list(definitions.values())
+    return list(_tool_state(_systems(messages)).declared)
+
+
+def declared_tool_tuple(messages: TranscriptMessages) -> tuple[Tool, ...]:
+    """``declared_tools`` as the tool state's own tuple: the same object while the tool
+    declarations are the same, so what is derived from it can be kept by it (design X13)."""
+    return _tool_state(_systems(messages)).declared
 
 
 def has_non_additive_tool_changes(messages: TranscriptMessages) -> bool:
     """A removal or a same-name redeclaration: history an addition-only transport cannot replay."""
-    declared: set[str] = set()
-    for message in _systems(messages):
-        if message.get("toolsRemoved"):
-            return True
+    return _tool_state(_systems(messages)).non_additive
+
+
+class _ToolState(NamedTuple):
+    """What the system messages' tool changes add up to (``current_tools``, ``declared_tools``,
+    ``has_non_additive_tool_changes``)."""
+
+    current: list[Tool]
+    declared: tuple[Tool, ...]
+    non_additive: bool
+
+
+#: Tool states by the identities of the changes that make them, each holding those objects so
+#: their identities name nothing else meanwhile (design X11, X13). Every projection reads the state
+#: of its whole transcript, and a long session's tool list is the same objects request after
+#: request: walking its hundreds of tools for every request was a tenth of a what-if pass.
+_STATES: dict[tuple[int, ...], tuple[tuple[object, ...], _ToolState]] = {}
+#: States kept before the memo starts again (a session has a few tool lists, a test many).
+_STATES_LIMIT = 256
+_REMOVE, _ADD, _LISTS = 0, 1, 2
+
+
+def _tool_state(systems: Sequence[SystemMessage]) -> _ToolState:
+    """The tool state after ``systems``: found by the identities of their change lists (the
+    same lists request after request), else by the changes they hold in the order they apply
+    (each message's removals, then its additions: equal sequences of the same tool objects
+    give the same state, whichever lists or messages carry them)."""
+    lists: list[object] = []
+    for message in systems:
+        removed = message.get("toolsRemoved")
+        added = message.get("toolsAdded")
+        if removed or added:
+            lists += (removed, added)
+    by_lists = (_LISTS, *map(id, lists))
+    hit = _STATES.get(by_lists)
+    if hit is not None:
+        return hit[1]
+    held: list[object] = []
+    key: list[int] = []
+    for message in systems:
+        removed = message.get("toolsRemoved")
+        if removed:
+            key.append(_REMOVE)
+            key.extend(map(id, removed))
+            held.extend(removed)
+        added = message.get("toolsAdded")
+        if added:
+            key.append(_ADD)
+            key.extend(map(id, added))
+            held.extend(added)
+    slot = tuple(key)
+    hit = _STATES.get(slot)
+    if hit is None:
+        hit = (tuple(held), _replay_tools(systems))
+        _STATES[slot] = hit
+    if len(_STATES) >= _STATES_LIMIT:
+        _STATES.clear()
+    _STATES[by_lists] = (tuple(lists), hit[1])
+    return hit[1]
+
+
+def _replay_tools(systems: Sequence[SystemMessage]) -> _ToolState:
+    tools: dict[str, Tool] = {}
+    definitions: dict[str, Tool] = {}
+    non_additive = False
+    for message in systems:
+        for ref in message.get("toolsRemoved") or ():
+            non_additive = True
+            tools.pop(ref["name"], None)
         for tool in message.get("toolsAdded") or ():
-            if tool["name"] in declared:
-                return True
-            declared.add(tool["name"])
-    return False
+            if tool["name"] in definitions:
+                non_additive = True
+            tools[tool["name"]] = tool
+            definitions[tool["name"]] = tool
+    return _ToolState(list(tools.values()), tuple(definitions.values()), non_additive)
 
 
 class TranscriptTools(NamedTuple):

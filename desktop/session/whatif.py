@@ -213,7 +213,7 @@ def changes_tools_later(messages: Sequence[Message]) -> bool:
 
 def fixed_declarations(messages: Sequence[Message], tools: Sequence[Tool]) -> list[Message]:
     """``messages`` with ``tools`` declared by the leading system message and never changed."""
-    return _FixedView(tools)(messages)
+    return list(_FixedView(tools)(messages))
 
 
 def append_only(model: Model) -> Model:
@@ -223,30 +223,54 @@ def append_only(model: Model) -> Model:
 
 
 class _FixedView:
-    """``fixed_declarations`` applied message by message, each message's result kept, so
-    successive requests share their message objects (what the incremental projection needs
-    to see an unchanged history) and nothing is rebuilt per request."""
+    """``fixed_declarations`` applied request by request, each made from the previous one: the
+    messages a request shares with the previous one (the same objects) keep their results, in
+    one list that only grows while the history does, so a request costs what it adds (the
+    whole history per request made a fixed-declarations pass quadratic, design X8) and
+    successive requests share their message objects (what the incremental projection needs to
+    see an unchanged history)."""
 
     def __init__(self, tools: Sequence[Tool]) -> None:
         self.tools = tools
+        #: Each system message's result by its identity (the message held, so its id names
+        #: nothing else), kept when the history is rewritten: a repeated message keeps its
+        #: result object.
         self._memo: dict[tuple[int, bool], tuple[Message, list[Message]]] = {}
+        self._before: Sequence[Message] = ()
+        self._out: list[Message] = []
+        #: ``_ends[i]``: how many results the first ``i`` messages give (the head included).
+        self._ends: list[int] = [0]
 
-    def __call__(self, messages: Sequence[Message]) -> list[Message]:
-        out: list[Message] = []
-        for index, message in enumerate(messages):
-            slot = (id(message), index == 0)
-            hit = self._memo.get(slot)
-            if hit is None or hit[0] is not message:
-                hit = (message, self._one(message, index == 0))
-                self._memo[slot] = hit
-            out.extend(hit[1])
-        if self.tools and (not messages or messages[0]["role"] != "system"):
-            out.insert(0, self._head())
-        return out
+    def __call__(self, messages: Sequence[Message]) -> Sequence[Message]:
+        kept = min(_stable(self._before, messages), len(self._ends) - 1)
+        if kept == 0:
+            lead = bool(self.tools) and (not messages or messages[0]["role"] != "system")
+            self._out = [self._head()] if lead else []
+            self._ends = [len(self._out)]
+        elif kept < len(self._ends) - 1:
+            # The history was rewritten: a new list (the requests made already keep the old one).
+            self._out = self._out[: self._ends[kept]]
+            del self._ends[kept + 1 :]
+        out, ends = self._out, self._ends
+        for index in range(kept, len(messages)):
+            message = messages[index]
+            if message["role"] == "system":
+                out.extend(self._system(message, index == 0))
+            else:
+                out.append(message)
+            ends.append(len(out))
+        self._before = messages
+        return Prefix(out, len(out))
+
+    def _system(self, message: Message, first: bool) -> list[Message]:
+        slot = (id(message), first)
+        hit = self._memo.get(slot)
+        if hit is None or hit[0] is not message:
+            hit = (message, self._one(message, first))
+            self._memo[slot] = hit
+        return hit[1]
 
     def _one(self, message: Message, first: bool) -> list[Message]:
-        if message["role"] != "system":
-            return [message]
         rest = {k: v for k, v in message.items() if k not in ("toolsAdded", "toolsRemoved")}
         if first:
             return [cast(SystemMessage, {**rest, "toolsAdded": list(self.tools)})]

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -21,6 +23,7 @@ from desktop.bench.whatif_session import write
 from desktop.pi.cache_rules import RULES, CacheSimulator, Prompt, Segment, simulate
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProjectionError, RequestOptions
 from desktop.pi.transcript import declared_tools
+from desktop.pi.types import Message
 from desktop.session.foreign import route_model
 from desktop.session.whatif import (
     DELIVERIES,
@@ -167,3 +170,67 @@ def _same_usages(sequence: RequestSequence) -> None:
                 views = views_for(model, sequence.requests, delivery, fixed, options)
                 linear = [cache.account(view, now) for view, now in zip(views, stamps, strict=True)]
                 assert linear == full, (route, delivery, fixed is not None)
+
+
+def test_a_fixed_declarations_pass_reads_each_message_about_once(tmp_path: Path) -> None:
+    """Design X8: with fixed declarations too, each request is made from the previous one, so
+    a pass reads what each request adds (reading every request whole made that pass quadratic:
+    300 times the file's parse on 10,000 rows)."""
+    sequence = request_sequence(write(tmp_path / "g.jsonl", 200))
+    reads = 0
+
+    class Counted(Sequence[Message]):
+        def __init__(self, messages: Sequence[Message]) -> None:
+            self.messages = messages
+
+        def __len__(self) -> int:
+            return len(self.messages)
+
+        def __getitem__(self, index: Any) -> Any:
+            nonlocal reads
+            found = self.messages[index]
+            reads += len(found) if isinstance(index, slice) else 1
+            return found
+
+    last = sequence.requests[-1]
+    options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+    requests = [Counted(messages) for messages in sequence.requests]
+    views = views_for(route_model(ROUTES[0]), requests, "chronological", declared_tools(last), options)
+    assert sum(1 for _ in views) == len(requests)
+    assert reads < 2 * len(last) + 4 * len(requests), (reads, len(last), len(requests))
+
+
+def test_a_prefix_cache_pass_holds_what_is_unexpired_not_every_path_it_left(tmp_path: Path) -> None:
+    """Design X14: a pass on a prefix-cache route whose prompt head changes every few turns (a tool added
+    to the folded prompt) leaves a path at every change; its steps stay stored only while
+    they are unexpired. Four times the turns, about four times what the cache holds (the
+    current path grows with the prompt); every step of every path left held the square (16
+    times here, 27 times the file on 10,000 rows)."""
+    import gc
+    import tracemalloc
+
+    model = route_model("deepseek/deepseek-flash")
+
+    def held(turns: int) -> int:
+        sequence = request_sequence(write(tmp_path / f"g{turns}.jsonl", turns))
+        times = replay_times(sequence)
+        assert times is not None
+        options = RequestOptions(session_id=sequence.session_id, api_key=CREDENTIAL_PLACEHOLDER)
+        views = views_for(model, sequence.requests, "attributed", None, options)
+        tracemalloc.start()
+        try:
+            cache = LinearCache()
+            usages = [cache.account(view, now) for view, now in zip(views, times, strict=True)]
+            del views
+            gc.collect()
+            assert len(usages) == len(sequence.requests)
+            # What the replay's own module holds (the cache), not the projections' memos.
+            here = tracemalloc.Filter(True, "*whatif_replay.py")
+            return sum(
+                s.size for s in tracemalloc.take_snapshot().filter_traces([here]).statistics("filename")
+            )
+        finally:
+            tracemalloc.stop()
+
+    small, large = held(120), held(480)
+    assert large < 8 * small, (small, large)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, cast
 
 import orjson
@@ -32,7 +33,7 @@ from desktop.pi.projection._tool_memo import ToolMemo
 from desktop.pi.text import render_system_update, system_message_text
 from desktop.pi.transcript import (
     TranscriptTools,
-    declared_tools,
+    declared_tool_tuple,
     resolve_transcript,
     resolve_transcript_tools,
 )
@@ -111,7 +112,9 @@ def build_input(model: Model, messages: Sequence[Message], route: ResponsesRoute
     tools = resolve_transcript_tools(
         transcript, route.supports_additional_tools or route.supports_tool_search
     )
-    grammar = grammar_input_properties(declared_tools(transcript), route.tool_options.supports_grammar_tools)
+    grammar = grammar_input_properties(
+        declared_tool_tuple(transcript), route.tool_options.supports_grammar_tools
+    )
     facts = messages if isinstance(messages, TranscriptFacts) else None
     return ResponsesInput(transcript, tools, convert_input(model, transcript, route, tools, grammar, facts))
 
@@ -479,8 +482,10 @@ def _encode_path(path: str) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=64)
 def join_url(base_url: str, path: str) -> str:
-    """The OpenAI SDK's ``buildURL``: one slash between base and path, path characters escaped."""
+    """The OpenAI SDK's ``buildURL``: one slash between base and path, path characters escaped
+    (kept per route: every request of a route asks the same)."""
     joined = base_url + (path[1:] if base_url.endswith("/") and path.startswith("/") else path)
     scheme, sep, rest = joined.partition("://")
     if not sep:

@@ -218,12 +218,29 @@ def grammar_input_properties(tools: Iterable[Mapping[str, Any]], supports_gramma
     """Tool name -> the argument that carries a grammar tool's raw input."""
     if not supports_grammar:
         return {}
-    properties: dict[str, str] = {}
-    for tool in tools:
-        grammar = resolve_grammar(tool, True)
-        if grammar is not None:
-            properties[tool["name"]] = grammar.input_property
-    return properties
+    # A tuple (the transcript's declared tools, kept per tool state) is named by itself,
+    # another iterable by its tools.
+    held = tools if isinstance(tools, tuple) else tuple(tools)
+    slot: int | tuple[int, ...] = id(held) if held is tools else tuple(map(id, held))
+    hit = _GRAMMARS.get(slot)
+    if hit is None:
+        properties: dict[str, str] = {}
+        for tool in held:
+            grammar = resolve_grammar(tool, True)
+            if grammar is not None:
+                properties[tool["name"]] = grammar.input_property
+        if len(_GRAMMARS) >= _GRAMMARS_LIMIT:
+            _GRAMMARS.clear()
+        hit = (held, properties)
+        _GRAMMARS[slot] = hit
+    return dict(hit[1])
+
+
+#: Each declared tool list's grammar inputs, by the tools' identities, holding the tools so
+#: their identities name nothing else meanwhile (design X11, X13): a projection reads every tool the
+#: transcript ever declared, the same objects request after request.
+_GRAMMARS: dict[int | tuple[int, ...], tuple[tuple[Mapping[str, Any], ...], dict[str, str]]] = {}
+_GRAMMARS_LIMIT = 256
 
 
 def grammar_tool_input(tool_name: str, arguments: Mapping[str, Any], input_property: str) -> str:

@@ -311,6 +311,7 @@ class IncrementalProjection:
         self._in_place: bool | None = None
         self._trailing: int | None = None
         self._head_cache: tuple[list[Message], int] | None = None
+        self._offset_cache: tuple[list[Message], int] | None = None
         self._systems_cache: tuple[int, Message | None, list[Message]] | None = None
         self._tool_names: set[str] = set()
         self._standin: bytes | None = None
@@ -620,17 +621,31 @@ class IncrementalProjection:
             self._lead_cache = (key, result)
             return result
         if self._positions:
-            facts = TranscriptFacts([*lead, probe], context_tokens=0, watch=(probe,))
-            self._project(self.model, facts, self.options)
-            seen = facts.watched[id(probe)]
-            if seen < 0:
-                raise _Unsupported("position probe not converted")
-            base = done.position - seen
+            base = done.position - self._offset(lead, probe)
         _request, wire = self._run([*lead, probe], 0, base)
-        at = _find(wire, _TEXT_MARK, 0)
+        at = _find(wire, _TEXT_MARK, self._at)
         result = (lead, base, orjson.dumps(wire[at]), at)
         self._lead_cache = (key, result)
         return result
+
+    def _offset(self, lead: list[Message], probe: Message) -> int:
+        """How many positions ``lead`` takes before ``probe`` (positions count from the base
+        a projection is given, so this is the lead's own), kept per lead: the lead changes
+        only when the committed systems or the tool history do, not at every commit."""
+        cached = self._offset_cache
+        if (
+            cached is not None
+            and len(cached[0]) == len(lead)
+            and all(a is b for a, b in zip(cached[0], lead, strict=True))
+        ):
+            return cached[1]
+        facts = TranscriptFacts([*lead, probe], context_tokens=0, watch=(probe,))
+        self._project(self.model, facts, self.options)
+        seen = facts.watched[id(probe)]
+        if seen < 0:
+            raise _Unsupported("position probe not converted")
+        self._offset_cache = (lead, seen)
+        return seen
 
     def _in_place_systems(self) -> bool:
         """Whether later system messages are items of the message list (probed once)."""
@@ -674,7 +689,7 @@ class IncrementalProjection:
         ):
             return cached[1]
         _request, wire = self._run([*systems, self._standins["text"], self._standins["user"]], 0)
-        count = _find(wire, _TEXT_MARK, 0)
+        count = _find(wire, _TEXT_MARK, cached[1] if cached is not None else 0)
         self._head_cache = (systems, count)
         return count
 

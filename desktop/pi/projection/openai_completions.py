@@ -26,7 +26,7 @@ from desktop.pi.projection._headers import client_api_key, copilot_headers, merg
 from desktop.pi.projection._js import js_value
 from desktop.pi.projection._strict import grammar_input_properties
 from desktop.pi.projection._thinking import resolve_reasoning, resolve_sampling_params
-from desktop.pi.transcript import declared_tools, resolve_transcript, resolve_transcript_tools
+from desktop.pi.transcript import declared_tool_tuple, resolve_transcript, resolve_transcript_tools
 from desktop.pi.types import Message, Model
 
 PROMPT_CACHE_KEY_MAX_CHARS = 64
@@ -211,7 +211,7 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
 
     transcript = resolve_transcript(messages, compat.supports_mid_convo_system_messages)
     grammar_inputs = grammar_input_properties(
-        declared_tools(transcript), compat.supports_openai_grammar_tools
+        declared_tool_tuple(transcript), compat.supports_openai_grammar_tools
     )
     retention = resolve_cache_retention(options)
     session_id = options.session_id
