@@ -342,11 +342,11 @@ def readme(outcomes: list[Outcome], quick: bool, started: str, finished: str) ->
         + (" (**a quick smoke run: small sizes, few rounds; not figures to quote**)" if quick else "")
         + f": every benchmark one after the other, at {commit}, {started} to {finished} UTC, on "
         f"{platform.system()} {platform.machine()} with {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}. The machine was shared with other jobs while it ran (six other "
-        "engineers' builds and tests): the load average (1, 5 and 15 minutes, `os.getloadavg`) is "
-        "given before and after each benchmark and beside each figure; with 2 cores, a load above 2 "
-        "means every process waited for a core part of the time. CPU figures (a process's or a "
-        "thread's own CPU time) suffer from that far less than wall figures.",
+        f"{platform.python_version()}. Other jobs may share the machine: the load average (1, 5 "
+        "and 15 minutes, `os.getloadavg`) is given before and after each benchmark and beside each "
+        f"figure; with {os.cpu_count()} cores, a load above {os.cpu_count()} means every process "
+        "waited for a core part of the time. CPU figures (a process's or a thread's own CPU time) "
+        "suffer from that far less than wall figures.",
         "",
         "Every figure is measured against its anchor in the same run, the two interleaved round by "
         "round (`benchmarks/_bench.py`), reported as min / median; the ratio is min over min and "

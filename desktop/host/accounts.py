@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -23,6 +24,15 @@ from desktop.host.credentials import API_KEY_ENV as ENV_API_KEYS
 from desktop.host.credentials import KEYRING_SERVICE as SERVICE
 from desktop.host.credentials import env_api_key, keyring_username
 from desktop.host.redaction import redact_headers, redact_text
+
+if sys.platform != "darwin":
+    # keyring loads every backend it ships to pick one, and its macOS backend's API module looks
+    # for three macOS frameworks with ``ctypes.util.find_library``, which on Linux runs
+    # ``ldconfig`` and a compiler in subprocesses: 60 ms of every first keyring use (``payload``,
+    # ``status`` of a section sealed elsewhere, the window's routes). That backend refuses any
+    # other system in its ``priority`` whether or not the module loaded, and keyring loads it in a
+    # ``try``, so here it is marked absent; the backend keyring picks is the same.
+    sys.modules.setdefault("keyring.backends.macOS.api", None)  # type: ignore[arg-type]
 
 __all__ = [
     "ENV_API_KEYS",

@@ -34,11 +34,13 @@ HEAVY = (
 
 
 def loaded_after(code: str) -> list[str]:
-    """Every module loaded once ``code`` ran, with each package's root listed too."""
+    """Every module loaded once ``code`` ran, with each package's root listed too (an entry
+    set to None marks a module as absent, and is not one loaded)."""
     script = (
         "import sys, json\n"
         f"{code}\n"
-        "names = sorted(set(sys.modules) | {m.split('.')[0] for m in sys.modules})\n"
+        "mods = [m for m, module in sys.modules.items() if module is not None]\n"
+        "names = sorted(set(mods) | {m.split('.')[0] for m in mods})\n"
         "sys.__stdout__.write('\\n' + json.dumps(names) + '\\n')\n"
     )
     out = subprocess.run(
