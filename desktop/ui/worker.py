@@ -1229,7 +1229,7 @@ class SessionWorker(QObject):
     def _warm(self) -> None:
         """The user started writing a message: the history is projected now, so that sending
         it pays for the message only (design X31). A session that cannot send is left alone."""
-        if self.runtime is None or self.writer is None or self.writer.read_only_reason is not None:
+        if self.runtime is None or self.writer is None or self.writer.read_only or self.route_needed:
             return
         try:
             # The committed history is a long session's objects: kept out of every later
