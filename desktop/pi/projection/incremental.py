@@ -633,11 +633,7 @@ class IncrementalProjection:
         a projection is given, so this is the lead's own), kept per lead: the lead changes
         only when the committed systems or the tool history do, not at every commit."""
         cached = self._offset_cache
-        if (
-            cached is not None
-            and len(cached[0]) == len(lead)
-            and all(a is b for a, b in zip(cached[0], lead, strict=True))
-        ):
+        if cached is not None and _same_objects(cached[0], lead):
             return cached[1]
         facts = TranscriptFacts([*lead, probe], context_tokens=0, watch=(probe,))
         self._project(self.model, facts, self.options)
@@ -682,11 +678,7 @@ class IncrementalProjection:
         if self._in_place_systems():
             systems = systems[:1]
         cached = self._head_cache
-        if (
-            cached is not None
-            and len(cached[0]) == len(systems)
-            and all(a is b for a, b in zip(cached[0], systems, strict=True))
-        ):
+        if cached is not None and _same_objects(cached[0], systems):
             return cached[1]
         _request, wire = self._run([*systems, self._standins["text"], self._standins["user"]], 0)
         count = _find(wire, _TEXT_MARK, cached[1] if cached is not None else 0)
@@ -855,6 +847,12 @@ class SplicedRequest(ProviderRequest):
     @cached_property
     def body(self) -> JsonObject:  # type: ignore[override]
         return self._spliced.body()
+
+
+def _same_objects(kept: Sequence[object], now: Sequence[object]) -> bool:
+    """Whether ``now`` holds the very objects ``kept`` does, in order (a cache's key: the
+    history's messages are not copied, so the same objects are the same messages)."""
+    return len(kept) == len(now) and all(a is b for a, b in zip(kept, now, strict=True))
 
 
 def _names_after(names: set[str], messages: Sequence[Message]) -> set[str]:
