@@ -7,7 +7,8 @@ through a model to the window's views and orjson cannot write. Every reader (Des
 pi and Claude Code files, the window's row index) sets such a line aside with the field, as it
 does a line of the wrong shape, so nothing downstream meets one.
 
-The check costs two byte counts and one search per line; a line with that many brackets is
+The check reads each line once more, in C: one translation of its bytes (``_shape``) is
+counted for brackets and searched for long runs of digits. A line with that many brackets is
 written again by orjson (in C) to learn its depth, and a row is walked only when it is too deep
 or its line has a run of 19 digits.
 """
@@ -22,13 +23,11 @@ import orjson
 MAX_DEPTH = 200
 _INT_MIN = -(2**63)
 _INT_MAX = 2**63 - 1
-#: Digits as "0", an exponent's letter as "e", a plus sign as itself, every other byte as a
-#: space: a run of 19 digits or a three-digit exponent is then a plain substring, found in C at
-#: memory speed (a regular expression scans a byte at a time, 15 times slower).
-_DIGITS = bytes(
-    0x30 if 0x30 <= byte <= 0x39 else 0x65 if byte in b"eE" else 0x2B if byte == 0x2B else 0x20
-    for byte in range(256)
-)
+#: A line's bytes as ``_shape`` reads them: every digit as "0", "{" as "[" and "E" as "e".
+#: Brackets are then one count, and a run of 19 digits or a three-digit exponent a plain
+#: substring, found in C at memory speed (a regular expression scans a byte at a time, 15
+#: times slower).
+_SHAPES = bytes.maketrans(b"0123456789{E", b"0000000000[e")
 _LONG_NUMBER = b"0" * 19
 #: An exponent no double may hold (orjson refuses the number; msgspec skips it unread in a
 #: field it does not know).
@@ -49,6 +48,15 @@ def _shallow(value: Any) -> bool:
     return True
 
 
+def _shape(raw: bytes) -> bytes:
+    return raw.translate(_SHAPES)
+
+
+def _deep(shape: bytes) -> bool:
+    """Whether the line has brackets enough to nest deeper than ``MAX_DEPTH``."""
+    return shape.count(b"[") > MAX_DEPTH
+
+
 def plain_line(raw: bytes) -> bool:
     """Whether the reader's fast path may take this line as msgspec decodes it: ``value_problem``
     finds nothing in it whatever it parses to (too few brackets to nest ``MAX_DEPTH`` levels, no
@@ -56,10 +64,8 @@ def plain_line(raw: bytes) -> bool:
     parse as orjson reads them: msgspec checks neither their UTF-8 nor their numbers' range, so
     a line with a malformed string or an exponent of three digits or more takes the full path,
     which sets it aside as orjson does (the fuzz found both)."""
-    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
-        return False
-    shape = raw.translate(_DIGITS)
-    if _LONG_NUMBER in shape or any(exponent in shape for exponent in _LONG_EXPONENTS):
+    shape = _shape(raw)
+    if _deep(shape) or _LONG_NUMBER in shape or any(exponent in shape for exponent in _LONG_EXPONENTS):
         return False
     if not raw.isascii():
         try:
@@ -72,8 +78,9 @@ def plain_line(raw: bytes) -> bool:
 def value_problem(raw: bytes, value: Any) -> tuple[str, str] | None:
     """(field, what is wrong) when the parsed line ``value`` (read from ``raw``) holds nesting
     deeper than ``MAX_DEPTH`` or an integer outside the signed 64-bit range; else None."""
-    deep = raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and not _shallow(value)
-    if not deep and _LONG_NUMBER not in raw.translate(_DIGITS):
+    shape = _shape(raw)
+    deep = _deep(shape) and not _shallow(value)
+    if not deep and _LONG_NUMBER not in shape:
         return None
     stack: list[tuple[Any, str, int]] = [(value, "", 1)]
     while stack:
