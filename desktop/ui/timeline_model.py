@@ -243,9 +243,6 @@ class TimelineModel(QAbstractListModel):
 
     # --- counts and search ------------------------------------------------------------------
 
-    def count_kind(self, kind: int) -> int:
-        return self._kinds.count(kind)
-
     def count_hidden_kinds(self) -> int:
         """Rows the "show hidden rows" toggle governs: system rows, and the pi / Claude Code
         kinds that travel with them (reminders, meta, attachments, extension state)."""
