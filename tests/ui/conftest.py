@@ -136,6 +136,9 @@ class Harness:
     def rows(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.window.timeline.rows]
 
+    def conversation(self) -> str:
+        return self.window.message_view.browser.toPlainText()
+
     def kinds(self) -> list[str]:
         return [str(r.get("type")) for r in self.rows()]
 
@@ -197,6 +200,14 @@ def harness(qtbot: Any, workspace: Path, qsettings_isolated: Path) -> Iterator[H
     ``harness`` for another start)."""
     h = Harness(qtbot, workspace)
     h.start()
+    yield h
+    h.close()
+
+
+@pytest.fixture
+def unstarted(qtbot: Any, workspace: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    """A window on a worker the test starts itself (``start``, ``launch`` or a first run)."""
+    h = Harness(qtbot, workspace)
     yield h
     h.close()
 

@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def bench_session(path: Path, rows: int) -> Path:
+    """A long session file as the timeline benchmark writes it."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from timeline_bench import make_session
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    make_session(path, rows)
+    return path
 
 
 def usage(inp: int, read: int, write: int, out: int, cost: float) -> dict[str, Any]:

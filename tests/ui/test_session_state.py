@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import pytest
 
 from desktop.emulator import Emulator
 from desktop.pi.cache_view import predict
@@ -31,13 +30,6 @@ MODE_M = "accept-edits"
 FALLBACK_F = "attributed"
 SEED = {"route": "emulator/deepseek/deepseek-flash", "mode": "ask", "fallback": "folded"}
 PADDING = "the quick brown fox jumps over the lazy dog " * 150  # past the 1,024-token minimum
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    folder = tmp_path / "workspace"
-    folder.mkdir()
-    return folder
 
 
 def _messages_end(body: bytes) -> int:
