@@ -126,11 +126,6 @@ def default_size(available: QSize) -> QSize:
     return QSize(1440, 900) if available.width() >= 1600 and available.height() >= 1000 else QSize(1280, 800)
 
 
-def turn_outcome(stopped: str) -> str:
-    """The status line after a turn: what its stop reason means."""
-    return _OUTCOMES.get(stopped, f"Done ({stopped}).")
-
-
 def compaction_text(preview: CompactionPreview) -> str:
     """The compaction preview in words, for the button's tooltip and the confirmation."""
     if not preview.possible:
@@ -348,7 +343,7 @@ class MainWindow(QMainWindow):
         self.route_combo.setToolTip(tooltip("route"))
         self.route_combo.setAccessibleName("Route")
         self.route_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.route_combo.activated.connect(self._route_chosen)
+        self.route_combo.activated.connect(lambda _i: self.session_choices.route_chosen())
         self.mode_combo = QComboBox()
         self.mode_combo.setObjectName("modeCombo")
         self.mode_combo.setToolTip(tooltip("permission mode"))
@@ -914,7 +909,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Stopped ({stopped}): {error}", 15000)
             self.banners.show_message("error", f"The turn stopped ({stopped}): {error}")
         else:
-            self.statusBar().showMessage(turn_outcome(stopped), 6000)
+            self.statusBar().showMessage(_OUTCOMES.get(stopped, f"Done ({stopped})."), 6000)
         self.composer.editor.setFocus()
         self.refresh_compaction_preview()
 
@@ -969,9 +964,6 @@ class MainWindow(QMainWindow):
         )
         self.inspect.status_changed(status)  # where the flags came from, how old
 
-    def _route_chosen(self, _index: int) -> None:
-        self.session_choices.route_chosen()
-
     @Slot(str, str)
     def on_message(self, level: str, text: str) -> None:
         """Errors and warnings stay in a banner above the panes; the status bar repeats them."""
@@ -986,7 +978,7 @@ class MainWindow(QMainWindow):
     @Slot(int, object)
     def on_permission_requested(self, request_id: int, info: Mapping[str, Any]) -> None:
         dialog = PermissionDialog(request_id, info, self)
-        dialog.answered.connect(self._permission_answered)
+        dialog.answered.connect(self.client.permission_answered)
         dialog.finished.connect(lambda _r, d=dialog: self._forget_dialog(d))
         self.permission_dialogs.append(dialog)
         dialog.open()
@@ -1014,9 +1006,6 @@ class MainWindow(QMainWindow):
         box.finished.connect(finished)
         self.question_boxes.append(box)
         box.open()
-
-    def _permission_answered(self, request_id: int, allowed: bool, remember: bool) -> None:
-        self.client.permission_answered.emit(request_id, allowed, remember)
 
     def _forget_dialog(self, dialog: PermissionDialog) -> None:
         if dialog in self.permission_dialogs:
