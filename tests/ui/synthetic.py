@@ -103,6 +103,23 @@ def tool_row(row_id: str, name: str, text: str, error: bool = False) -> dict[str
     return {"type": "toolResult", "v": 1, "id": row_id, "ts": 1_700_000_000_000, "message": message}
 
 
+def compaction_row(
+    row_id: str, first_kept: str, summary: str = "s", tokens_before: int = 10, checkpoint: Any = None
+) -> dict[str, Any]:
+    row = {
+        "type": "compaction",
+        "v": 1,
+        "id": row_id,
+        "ts": 1,
+        "summary": summary,
+        "firstKeptId": first_kept,
+        "tokensBefore": tokens_before,
+    }
+    if checkpoint is not None:
+        row["checkpoint"] = {"v": 1, "message": checkpoint}
+    return row
+
+
 def note_row(row_id: str, text: str, level: str = "info") -> dict[str, Any]:
     return {"type": "note", "v": 1, "id": row_id, "ts": 1_700_000_000_000, "level": level, "text": text}
 
