@@ -251,8 +251,9 @@ def test_compact_from_the_conversation_says_the_figures_the_meter_shows(harness:
 
 
 def test_first_run_opens_on_the_conversation_with_the_keyboard_in_the_composer(unstarted: Harness) -> None:
-    """A first run: the guided session's welcome and its replies are read in the conversation,
-    and the keyboard is in the composer for the first question (design G17)."""
+    """A first run: the guided session (its welcome note, a skill that appears, a tool that reads
+    the project) is read in the conversation, and the keyboard is in the composer for the first
+    question (design G17)."""
     h = unstarted
     h.window.resize(1280, 800)
     h.window.show()
@@ -264,3 +265,13 @@ def test_first_run_opens_on_the_conversation_with_the_keyboard_in_the_composer(u
     h.qtbot.waitUntil(lambda: "Welcome to Pi Desktop" in h.conversation(), timeout=TURN_TIMEOUT)
     h.qtbot.waitUntil(lambda: "Welcome project" in h.conversation(), timeout=TURN_TIMEOUT)
     h.qtbot.waitUntil(lambda: QApplication.focusWidget() is window.composer.editor, timeout=TURN_TIMEOUT)
+    rows = h.rows()
+    kinds = [r["type"] for r in rows]
+    assert kinds.count("user") == 2 and "toolResult" in kinds
+    assert any(r["type"] == "note" and "Welcome to Pi Desktop" in r["text"] for r in rows)
+    changed = [r for r in rows if r["type"] == "system"][-1]
+    sections = changed["modelSystem"]["message"]["sections"]
+    assert "guidance" in sections and "skill:changelog" in sections and changed.get("before")
+    read = next(r for r in rows if r["type"] == "toolResult")
+    assert not read["message"]["isError"] and "Welcome project" in read["message"]["content"][0]["text"]
+    assert "welcome-workspace" in window.session.cwd
