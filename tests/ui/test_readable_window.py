@@ -164,24 +164,15 @@ def test_help_page_opens_with_the_window_shortcuts(window: MainWindow) -> None:
 
 
 def test_controls_reachable_and_named(window: MainWindow) -> None:
+    selectors = (window.route_combo, window.mode_combo, window.fallback_combo, window.compact_button)
     for widget in (
-        window.route_combo,
-        window.mode_combo,
-        window.fallback_combo,
-        window.compact_button,
+        *selectors,
         window.message_view.conversation,
         window.message_view.raw_button,
         window.search,
     ):
         assert widget.focusPolicy() & Qt.FocusPolicy.TabFocus, widget.objectName()
-    for widget in (
-        window.route_combo,
-        window.mode_combo,
-        window.fallback_combo,
-        window.compact_button,
-        window.message_view.conversation,
-        window.message_view.browser,
-    ):
+    for widget in (*selectors, window.message_view.conversation, window.message_view.browser):
         assert widget.accessibleName(), widget.objectName()
 
 
