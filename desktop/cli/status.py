@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desktop.cli._args import PERMISSION_MODES, add_session_arguments
+from desktop.cli._args import PERMISSION_MODES, add_branch_argument, add_session_arguments
 
 
 def register(subparsers: Any) -> None:
@@ -23,11 +23,7 @@ def register(subparsers: Any) -> None:
         choices=PERMISSION_MODES,
         help="permission mode to evaluate activation under, as `prompt --mode` would run (default: settings)",
     )
-    parser.add_argument(
-        "--branch",
-        metavar="LEAF",
-        help="a pi or Claude Code session's branch by its leaf id (default: current)",
-    )
+    add_branch_argument(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)
 

@@ -3,7 +3,7 @@
 The worker replays the session's requests (``desktop.session.whatif``) and sends the plain
 ``WhatIf.to_json()`` dict; this tab only shows it: a table per route and strategy, a
 cumulative-cost chart per route drawn with QPainter (one small panel per route, one line per
-strategy, as ``desktop/ui/cache_chart.py`` draws the benchmark's), and the assumptions the
+strategy, as ``desktop.bench.chart`` draws the benchmark's), and the assumptions the
 figures rest on. The route picker asks the worker for another replay; nothing here computes.
 """
 
