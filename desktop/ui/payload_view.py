@@ -169,6 +169,20 @@ def describe_cache(preview: Mapping[str, Any]) -> str:
     return "<br>".join(parts)
 
 
+def _selection(
+    cursor: QTextCursor, background: str, foreground: str = "", *, full_width: bool = False
+) -> QTextEdit.ExtraSelection:
+    fmt = QTextCharFormat()
+    fmt.setBackground(QColor(background))
+    if foreground:
+        fmt.setForeground(QColor(foreground))
+    fmt.setProperty(QTextFormat.Property.FullWidthSelection, full_width)
+    selection = QTextEdit.ExtraSelection()
+    selection.format = fmt  # type: ignore[attr-defined]
+    selection.cursor = cursor  # type: ignore[attr-defined]
+    return selection
+
+
 class Veil(QWidget):
     """A translucent sheet of the base colour over its parent, dimming all of it (highlighted
     JSON included) while letting the mouse through, so the old request can still be scrolled.
@@ -339,20 +353,13 @@ class PayloadPane(QWidget):
         if self.mark_changes:
             if self.preview.get("previous") is None:
                 return None
-            key = "breakPretty" if self.pretty else "breakChars"
+            value = self.preview.get("breakPretty" if self.pretty else "breakChars")
         else:
             cache = self.preview.get("cache")
             if not isinstance(cache, Mapping):
                 return None
-            key = "endPretty" if self.pretty else "endChars"
-            value = cache.get(key)
-            if not isinstance(value, int) or value >= len(self.body.toPlainText()):
-                return None
-            return value
-        value = self.preview.get(key)
-        if not isinstance(value, int):
-            return None
-        if value >= len(self.body.toPlainText()):
+            value = cache.get("endPretty" if self.pretty else "endChars")
+        if not isinstance(value, int) or value >= len(self.body.toPlainText()):
             return None
         return value
 
@@ -362,18 +369,8 @@ class PayloadPane(QWidget):
             self.body.setExtraSelections([])
             return
         dark = is_dark(self.palette())
-        line = QTextEdit.ExtraSelection()
-        fmt = QTextCharFormat()
-        fmt.setBackground(QColor("#5c4813" if dark else "#fff1b8"))
-        fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
-        line.format = fmt  # type: ignore[attr-defined]
-        cursor = QTextCursor(self.body.document())
-        cursor.setPosition(position)
-        line.cursor = cursor  # type: ignore[attr-defined]
-        rest = QTextEdit.ExtraSelection()
-        tail = QTextCharFormat()
-        tail.setBackground(QColor("#3a3320" if dark else "#fffbe6"))
-        rest.format = tail  # type: ignore[attr-defined]
+        line = QTextCursor(self.body.document())
+        line.setPosition(position)
         span = QTextCursor(self.body.document())
         tint_start = position
         cache = self.preview.get("cache")
@@ -390,17 +387,16 @@ class PayloadPane(QWidget):
             span.setPosition(end, QTextCursor.MoveMode.KeepAnchor)  # only what is new or changed
         else:
             span.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-        rest.cursor = span  # type: ignore[attr-defined]
-        marker = QTextEdit.ExtraSelection()
-        strong = QTextCharFormat()
-        strong.setBackground(QColor("#d97706"))
-        strong.setForeground(QColor("#ffffff"))
-        marker.format = strong  # type: ignore[attr-defined]
         point = QTextCursor(self.body.document())
         point.setPosition(position)
         point.movePosition(QTextCursor.MoveOperation.NextCharacter, QTextCursor.MoveMode.KeepAnchor)
-        marker.cursor = point  # type: ignore[attr-defined]
-        self.body.setExtraSelections([rest, line, marker])
+        self.body.setExtraSelections(
+            [
+                _selection(span, "#3a3320" if dark else "#fffbe6"),
+                _selection(line, "#5c4813" if dark else "#fff1b8", full_width=True),
+                _selection(point, "#d97706", "#ffffff"),
+            ]
+        )
 
     def jump_to_break(self) -> bool:
         position = None if self.stale else self.break_position()
