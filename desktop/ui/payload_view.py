@@ -427,17 +427,13 @@ class PayloadView(QWidget):
         self.setObjectName("payloadView")
         self.route_combo = QComboBox()
         self.route_combo.setObjectName("payloadRoute")
-        for combo in (self.route_combo,):
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(14)
         self.route_combo.setToolTip("Which route's next request to show")
         self.compare_combo = QComboBox()
         self.compare_combo.setObjectName("payloadCompare")
         self.compare_combo.setToolTip("Show another route's next request side by side")
-        self.compare_combo.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        )
-        self.compare_combo.setMinimumContentsLength(14)
+        for combo in (self.route_combo, self.compare_combo):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(14)
         self.pretty_box = QCheckBox("Readable")
         self.pretty_box.setChecked(True)
         self.pretty_box.setToolTip("Indented view; unchecked shows the exact bytes that are sent")
@@ -584,7 +580,6 @@ class PayloadView(QWidget):
 
     def copy_curl(self) -> None:
         """The main pane's request as a curl command, credentials redacted."""
-
         if self.main.stale or not self.main.body_bytes:
             return
         QGuiApplication.clipboard().setText(curl_command(self.main.preview))
