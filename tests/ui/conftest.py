@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication, QSettings, Qt
 
 from desktop.emulator import Emulator
 from desktop.ui.main_window import TAB_MESSAGE, TAB_PAYLOAD, MainWindow
+from desktop.ui.message_view import MessageView
 from desktop.ui.messages import ShownSession, TurnFinished
 from desktop.ui.timeline_model import ROW_ROLE
 from desktop.ui.worker import SessionWorker, WorkerClient, start_worker, stop_worker
@@ -210,6 +211,14 @@ def unstarted(qtbot: Any, workspace: Path, qsettings_isolated: Path) -> Iterator
     h = Harness(qtbot, workspace)
     yield h
     h.close()
+
+
+@pytest.fixture
+def view(qtbot: Any) -> MessageView:
+    """The Message tab's view on its own."""
+    view = MessageView()
+    qtbot.addWidget(view)
+    return view
 
 
 @pytest.fixture
