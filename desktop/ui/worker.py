@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QDeadlineTimer, QObject, QSettings, Qt, QThread, Signal, Slot
 
 from desktop import __version__
+from desktop.cli._args import PERMISSION_MODES
 from desktop.host import catalog_cache, paths
 from desktop.host.accounts import keyring_username, resolve_api_key
 from desktop.host.first_run import initial_route
@@ -101,7 +102,6 @@ if TYPE_CHECKING:  # the engine is imported when a session opens, after the firs
 
 log = logging.getLogger(__name__)
 
-PERMISSION_MODES = ("ask", "accept-edits", "read-only", "full-access")
 HISTORY = 8
 """Bodies per route the cache view remembers (the provider's cache holds what they wrote)."""
 PAINT_WAIT = 3.0
