@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.pi.money import format_cost
+from desktop.ui.cost_chart import axis_top
 from desktop.ui.inert import plain_tip
 from desktop.ui.theme import is_dark
 
@@ -133,16 +134,6 @@ def assumptions_text(result: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _nice_max(value: float) -> tuple[float, float]:
-    """An axis maximum and tick step (1, 2, 2.5 or 5 times a power of ten) covering ``value``."""
-    if value <= 0:
-        return 1.0, 0.25
-    raw = value / 4
-    power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
-    return step * math.ceil(value / step), step
-
-
 class CostChart(QWidget):
     """Cumulative cost after each request: one panel per route, one line per strategy."""
 
@@ -214,7 +205,7 @@ class CostChart(QWidget):
             p.drawText(rect.adjusted(0, 24, 0, 0), Qt.AlignmentFlag.AlignCenter, "price unknown")
             return
         top = max((max(s.get("cumulativeCost") or [0.0]) for s in strategies), default=0.0)
-        axis_max, step = _nice_max(top)
+        axis_max, step = axis_top(top) if top > 0 else (1.0, 0.25)
         plot = QRectF(
             rect.x() + 52, rect.y() + 24, max(10.0, rect.width() - 60), max(10.0, rect.height() - 44)
         )
