@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import __version__
+from desktop.cli._args import PERMISSION_MODES
 from desktop.host import paths
 from desktop.host.first_run import PROVIDER_KEY_ENV
 from desktop.session import commands
@@ -80,7 +81,7 @@ from desktop.ui.status_line import StatusLine
 from desktop.ui.timeline_delegate import TimelineDelegate, TimelineView
 from desktop.ui.timeline_model import ROW_ROLE, ShownRows, TimelineFilter, TimelineModel
 from desktop.ui.usage_view import UsageView
-from desktop.ui.worker import PERMISSION_MODES, SessionWorker, WorkerClient
+from desktop.ui.worker import SessionWorker, WorkerClient
 
 if TYPE_CHECKING:  # the engine's compaction loads when a session opens, not before the first paint
     from desktop.session.compaction import CompactionPreview
