@@ -58,6 +58,7 @@ from desktop.pi.money import format_cost
 from desktop.ui.banner import notice_style
 from desktop.ui.curl_text import curl_command
 from desktop.ui.glossary import tooltip
+from desktop.ui.inert import plain_label
 from desktop.ui.json_highlighter import MAX_CHARS, JsonHighlighter
 from desktop.ui.theme import is_dark
 
@@ -216,10 +217,7 @@ class PayloadPane(QWidget):
         self.pretty = True
         #: The preview shown no longer describes the next request; a new one is on its way.
         self.stale = False
-        self.notice = QLabel()
-        self.notice.setObjectName(f"{name}Notice")
-        self.notice.setWordWrap(True)
-        self.notice.setTextFormat(Qt.TextFormat.PlainText)
+        self.notice = plain_label(name=f"{name}Notice", wrap=True)
         self.notice.hide()
         self.title = QLabel()
         self.title.setObjectName(f"{name}Title")
@@ -232,17 +230,12 @@ class PayloadPane(QWidget):
         self.cache.setWordWrap(True)
         self.cache.setTextFormat(Qt.TextFormat.RichText)
         #: "cache warm · 3:12 left": ticks on the GUI thread from the stored timestamps (P9).
-        self.cache_clock = QLabel()
-        self.cache_clock.setObjectName(f"{name}CacheClock")
-        self.cache_clock.setTextFormat(Qt.TextFormat.PlainText)
+        self.cache_clock = plain_label(name=f"{name}CacheClock")
         self.now_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000
         self.clock_timer = QTimer(self)
         self.clock_timer.setInterval(1000)
         self.clock_timer.timeout.connect(self.tick_clock)
-        self.changes = QLabel()
-        self.changes.setObjectName(f"{name}Changes")
-        self.changes.setWordWrap(True)
-        self.changes.setTextFormat(Qt.TextFormat.PlainText)  # names the previous request's route
+        self.changes = plain_label(name=f"{name}Changes", wrap=True)  # names the previous request's route
         #: Which mark the body shows: the end of the provider's cached prefix (the default) or,
         #: as the secondary view, where the body first differs from the last request.
         self.mark_changes = False

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QMenu,
     QProgressBar,
     QPushButton,
@@ -36,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from desktop.pi.money import format_cost
 from desktop.ui.cost_chart import axis_top
-from desktop.ui.inert import plain_tip
+from desktop.ui.inert import plain_label, plain_tip
 from desktop.ui.theme import is_dark
 
 #: One colour per strategy, in the order the replay lists them (fixed declarations dashed).
@@ -299,10 +298,9 @@ class WhatIfView(QWidget):
         self.poll = QTimer(self)
         self.poll.setInterval(PROGRESS_MS)
         self.poll.timeout.connect(self._show_progress)
-        self.status = QLabel("Open a session to see what it would have cost on other routes.")
-        self.status.setObjectName("whatIfStatus")
-        self.status.setTextFormat(Qt.TextFormat.PlainText)  # an error names the file (design G11)
-        self.status.setWordWrap(True)
+        self.status = plain_label(  # an error names the file (design G11)
+            "Open a session to see what it would have cost on other routes.", name="whatIfStatus", wrap=True
+        )
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("whatIfTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
@@ -317,10 +315,7 @@ class WhatIfView(QWidget):
         self.table.setWordWrap(False)  # one line per row: nine rows on screen at 1280x800
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.chart = CostChart()
-        self.assumptions = QLabel()
-        self.assumptions.setObjectName("whatIfAssumptions")
-        self.assumptions.setTextFormat(Qt.TextFormat.PlainText)
-        self.assumptions.setWordWrap(True)
+        self.assumptions = plain_label(name="whatIfAssumptions", wrap=True)
         self.assumptions.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         bar = QHBoxLayout()
         bar.addWidget(self.route_button)
