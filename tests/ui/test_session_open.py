@@ -196,21 +196,15 @@ def test_a_session_whose_route_left_the_catalog_asks_for_one(
     assert window.send("hello").error is None
 
 
-def test_a_corrupt_cached_catalog_is_reported_when_a_session_opens(
-    qtbot: Any, qsettings_isolated: Path, workspace: Path, emulator: Emulator
-) -> None:
+def test_a_corrupt_cached_catalog_is_reported_when_a_session_opens(window: Harness) -> None:
     from desktop.host.catalog_cache import cache_path
 
     cached = cache_path("pi")
     cached.parent.mkdir(parents=True, exist_ok=True)
-    cached.write_text("{ not json", encoding="utf-8")
-    window = Harness(qtbot, workspace, emulator=emulator)
-    try:
-        window.launch(route="emulator/anthropic/claude-opus-5-5")
-        banners = [b.text for b in window.window.banners.banners]
-        assert any("model catalog" in t and str(cached) in t for t in banners), banners
-    finally:
-        window.close()
+    cached.write_text("{ not json", encoding="utf-8")  # before the worker starts and loads the catalogs
+    window.launch(route="emulator/anthropic/claude-opus-5-5")
+    banners = [b.text for b in window.window.banners.banners]
+    assert any("model catalog" in t and str(cached) in t for t in banners), banners
 
 
 def test_reopening_keeps_activation_and_shows_a_pending_update_without_writing(
