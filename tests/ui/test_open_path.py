@@ -142,15 +142,6 @@ def test_a_finder_open_event_opens_the_session(harness: Harness, tmp_path: Path)
         app.removeEventFilter(events)
 
 
-def test_a_pi_session_given_at_start_opens_read_only(unstarted: Harness) -> None:
-    """``pi-desktop PI_SESSION``: the launcher passes the path as the session to start on."""
-    h = unstarted
-    h.start(PI_SESSION)
-    _opened(h, PI_SESSION)
-    assert h.window.inspect.foreign is not None
-    assert h.window.windowTitle().startswith(f"{PI_SESSION.name} · ")
-
-
 def test_a_session_named_at_start_is_on_screen_before_the_emulator_starts(
     unstarted: Harness, tmp_path: Path
 ) -> None:
