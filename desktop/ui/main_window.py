@@ -591,7 +591,7 @@ class MainWindow(QMainWindow):
         self.session_label.setText(f"{Path(session.cwd).name} · {Path(path).name}")
         self.setWindowTitle(window_title(path, session.cwd))
         self.session_label.setToolTip(plain_tip(path))
-        self.message_view.forget_local_notes()
+        self.message_view.local_notes.clear()
         self.message_view.clear()
         self.banners.clear()
         self.refresh_compaction_preview()
@@ -664,7 +664,7 @@ class MainWindow(QMainWindow):
             "level": level,
             "text": text,
         }
-        self.message_view.add_local_note(after, note)
+        self.message_view.local_notes.append((after, note))  # shown after that row (None: the start)
         self.tabs.setCurrentIndex(TAB_MESSAGE)
         if not self.message_view.conversation.isChecked():
             self.message_view.conversation.setChecked(True)  # renders through its toggle

@@ -32,7 +32,7 @@ def test_markdown_is_rendered_and_code_highlighted(view: MessageView) -> None:
     assert "# Plan" not in shown and "**" not in shown and "```" not in shown
     assert "Plan" in shown and "bold" in shown and "def f(x):" in shown
     # The code block carries Pygments colours: `def` is not in the text colour.
-    html = view.html
+    html = view.browser.toHtml()
     assert html.count("color:#") >= 2
     document = view.browser.document()
     block = document.find("def")
