@@ -86,6 +86,14 @@ def add_route_arguments(parser: argparse.ArgumentParser, *, mode: bool = True) -
     )
 
 
+def add_branch_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--branch",
+        metavar="LEAF",
+        help="a pi or Claude Code session's branch by its leaf id (default: current)",
+    )
+
+
 def _tokens(text: str) -> int:
     try:
         value = int(text.replace("_", "").replace(",", ""))

@@ -80,22 +80,18 @@ def describe(error: BaseException) -> tuple[int, str, str] | None:
     local = _loaded("desktop.host.journal.errors", "LocalPreparationFailure")
     if local is not None and isinstance(error, local):
         return EXIT_LOCAL, f"local failure: {error}", location(getattr(error, "path", None))
-    for module, name, prefix in (
-        ("desktop.pi.catalog.errors", "RouteError", ""),
-        ("desktop.pi.catalog.errors", "CatalogFileError", ""),
-        ("desktop.pi.projection", "ProjectionError", "cannot build the request: "),
-        ("desktop.host.settings", "SettingsError", "invalid settings: "),
-        ("desktop.host.tools.extensions", "ExtensionError", "extension: "),
+    for module, name, code, prefix in (
+        ("desktop.pi.catalog.errors", "RouteError", EXIT_USAGE, ""),
+        ("desktop.pi.catalog.errors", "CatalogFileError", EXIT_USAGE, ""),
+        ("desktop.pi.projection", "ProjectionError", EXIT_USAGE, "cannot build the request: "),
+        ("desktop.host.settings", "SettingsError", EXIT_USAGE, "invalid settings: "),
+        ("desktop.host.tools.extensions", "ExtensionError", EXIT_USAGE, "extension: "),
+        ("desktop.host.accounts", "KeyringUnavailable", EXIT_LOCAL, ""),
+        ("desktop.session.runtime", "SummaryFailed", EXIT_TURN_FAILED, ""),
     ):
         cls = _loaded(module, name)
         if cls is not None and isinstance(error, cls):
-            return EXIT_USAGE, prefix + str(error), ""
-    keyring_missing = _loaded("desktop.host.accounts", "KeyringUnavailable")
-    if keyring_missing is not None and isinstance(error, keyring_missing):
-        return EXIT_LOCAL, str(error), ""
-    summary_failed = _loaded("desktop.session.runtime", "SummaryFailed")
-    if summary_failed is not None and isinstance(error, summary_failed):
-        return EXIT_TURN_FAILED, str(error), ""
+            return code, prefix + str(error), ""
     if isinstance(error, OSError):
         reason = error.strerror or str(error)
         return EXIT_LOCAL, f"cannot use a file: {reason}", location(error.filename)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,9 +129,7 @@ def foreign_status(args: argparse.Namespace, path: Path, detected: Detected) -> 
     session = open_read_only("status", path, detected)
     leaf = _leaf(session, detected, getattr(args, "branch", None))
     context = session.context(leaf)
-    roles: dict[str, int] = {}
-    for message in context.messages:
-        roles[message["role"]] = roles.get(message["role"], 0) + 1
+    roles = dict(Counter(message["role"] for message in context.messages))
     system = current_system_message(context.messages)
     sections = system.get("sections") if system is not None else None
     usage = session.usage(leaf)
@@ -160,7 +159,7 @@ def foreign_status(args: argparse.Namespace, path: Path, detected: Detected) -> 
         "tools": sorted(str(t.get("name")) for t in current_tools(context.messages)),
         "modelCalls": len(usage),
         "lastInput": (last["input"] + last["cacheRead"] + last["cacheWrite"]) if last else None,
-        "contextTokens": estimate_tokens(_json_text(context.messages)),
+        "contextTokens": estimate_tokens(orjson.dumps(context.messages, default=str).decode()),
     }
     if getattr(args, "model", None):
         request, _offline, _session = foreign_request(args, path, detected, session)
@@ -168,11 +167,6 @@ def foreign_status(args: argparse.Namespace, path: Path, detected: Detected) -> 
         info["requestBytes"] = len(request.body_bytes)
         info["requestTokens"] = estimate_tokens(request.body_bytes.decode("utf-8", errors="replace"))
     return info
-
-
-def _json_text(value: Any) -> str:
-
-    return orjson.dumps(value, default=str).decode()
 
 
 def render_status(info: dict[str, Any]) -> str:

@@ -46,26 +46,16 @@ from desktop.session.session_settings import (
 
 if TYPE_CHECKING:
     from desktop.emulator import Emulator
-    from desktop.host.journal import JournalWriter
     from desktop.host.tools.definitions import Definition
     from desktop.host.tools.session_tools import Consent
     from desktop.pi.routes import Route
     from desktop.session.assembly import OpenSession
-    from desktop.session.session_settings import Recorded, SessionSettings
 
 READ_ONLY_REASON = "Opened read-only: this command only reads the session."
 #: The emulator origin a read-only preview names when no emulator runs (nothing is sent).
 PREVIEW_EMULATOR_ORIGIN = "http://127.0.0.1:0"
 #: How many set-aside lines are listed one by one before the rest are counted.
 MAX_REPORTED = 20
-
-
-def recorded_in_file(path: Path) -> Recorded:
-    """The session's recorded settings, read from the end of the file without parsing all of
-    it: a writing command decides its route (and checks its key) before it locks, repairs or
-    appends anything (design G12)."""
-
-    return recorded_in_bytes(read_regular_file(path))
 
 
 def report_journal(command: str, journal: JournalWriter) -> None:
@@ -185,8 +175,9 @@ def opened(
         recorded = Recorded()
         if journal is not None:
             recorded = recorded_settings(journal.rows)
-        elif exists:
-            recorded = recorded_in_file(path)
+        elif exists:  # read from the end of the file: the route is decided (and its key checked)
+            # before anything is locked, repaired or appended (design G12)
+            recorded = recorded_in_bytes(read_regular_file(path))
         spec = getattr(args, "model", None)
         flag_endpoint = getattr(args, "endpoint", None)
         endpoint, account_name = flag_endpoint, "default"
@@ -218,7 +209,7 @@ def opened(
         except ValueError as error:
             raise CliError(str(error)) from error
         if journal is None:
-            journal = JournalWriter.open(path) if exists else _create(path, workspace, __version__, command)
+            journal = JournalWriter.open(path) if exists else _create(path, workspace, command)
         report_journal(command, journal)
         settings, refused, wanted = _session_settings(args, recorded, route, journal.session_id)
         if refused is not None:
@@ -343,10 +334,9 @@ def _refuse_foreign(path: Path) -> None:
         )
 
 
-def _create(path: Path, workspace: Path, version: str, command: str) -> JournalWriter:
-
+def _create(path: Path, workspace: Path, command: str) -> JournalWriter:
     try:
-        journal = JournalWriter.create(path, cwd=str(workspace), app_version=version)
+        journal = JournalWriter.create(path, cwd=str(workspace), app_version=__version__)
     except FileExistsError as error:
         raise CliError(
             f"the session appeared while starting ({error.strerror}); run the command again",

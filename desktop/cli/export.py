@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from desktop.cli._args import EXIT_LOCAL, CliError
+from desktop.cli._args import EXIT_LOCAL, CliError, add_branch_argument
 
 
 def register(subparsers: Any) -> None:
@@ -30,9 +30,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--system", action="store_true", help="include system rows (sections, reminders, bookkeeping)"
     )
-    parser.add_argument(
-        "--branch", metavar="LEAF", help="a pi or Claude Code session: the branch ending at LEAF"
-    )
+    add_branch_argument(parser)
     parser.set_defaults(handler=run)
 
 

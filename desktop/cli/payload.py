@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop.cli._args import CliError, add_route_arguments
+from desktop.cli._args import CliError, add_branch_argument, add_route_arguments
 
 if TYPE_CHECKING:
     from desktop.pi.projection import ProviderRequest
@@ -45,11 +45,7 @@ def register(subparsers: Any) -> None:
         help="the user message about to be sent: print the first request `prompt SESSION TEXT` sends",
     )
     parser.add_argument("--headers", action="store_true", help="also print method, URL and redacted headers")
-    parser.add_argument(
-        "--branch",
-        metavar="LEAF",
-        help="a pi or Claude Code session's branch by its leaf id (default: current)",
-    )
+    add_branch_argument(parser)
     parser.set_defaults(handler=run)
 
 

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desktop.cli._args import PERMISSION_MODES, add_session_arguments
+from desktop.cli._args import PERMISSION_MODES, add_branch_argument, add_session_arguments
 
 
 def register(subparsers: Any) -> None:
@@ -23,11 +23,7 @@ def register(subparsers: Any) -> None:
         choices=PERMISSION_MODES,
         help="permission mode to evaluate activation under, as `prompt --mode` would run (default: settings)",
     )
-    parser.add_argument(
-        "--branch",
-        metavar="LEAF",
-        help="a pi or Claude Code session's branch by its leaf id (default: current)",
-    )
+    add_branch_argument(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)
 
@@ -73,20 +69,15 @@ def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
 def cache_figures(session: Any) -> dict[str, Any]:
     """The route's provider cache now (design P9): warm, expired, cold or unknown, the time
     left and the next send's cost now and after expiry, from the journal's timestamps."""
-
     # Lazy: the --help budget.
+    from desktop.pi.cache_misses import transcript_summary
     from desktop.pi.cache_retention import cache_status
     from desktop.pi.cache_rules import rule_for
+    from desktop.pi.projection._cache import resolve_cache_retention
 
     model = session.resolved.model
     rule = rule_for(str(model.get("api", "")), str(model.get("provider", ""))).name
-    # Lazy: the --help budget.
-    from desktop.pi.projection._cache import resolve_cache_retention
-
     long = resolve_cache_retention(session.runtime.route.options) == "long"
-    # Lazy: the --help budget.
-    from desktop.pi.cache_misses import transcript_summary
-
     now = time.time_ns() // 1_000_000
     # Decoded once for the two walks below (the cache clock and the miss summary): each walk of
     # the view decodes every message row again (the status budget).
@@ -145,7 +136,6 @@ def network(session: Any) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-
     # Lazy: the --help budget.
     from desktop.cli._foreign import detected_foreign, foreign_status, render_status
     from desktop.cli._session import opened

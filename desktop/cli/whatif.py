@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop.cli import terminal_columns
-from desktop.cli._args import CliError
+from desktop.cli._args import CliError, add_branch_argument
 from desktop.cli._boundary import location, one_line, say
 
 if TYPE_CHECKING:  # the replay loads the catalogs; ``--help`` stays light
@@ -37,9 +37,7 @@ def register(subparsers: Any) -> None:
         default=DEFAULT_ROUTES,
         help=f'comma-separated "provider/model-id" routes (default: {DEFAULT_ROUTES})',
     )
-    parser.add_argument(
-        "--branch", metavar="LEAF", help="a pi or Claude Code branch by its leaf id (default: current)"
-    )
+    add_branch_argument(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)
 

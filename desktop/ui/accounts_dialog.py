@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.host import accounts
+from desktop.ui.inert import plain_label
 
 
 class AccountsDialog(QDialog):
@@ -70,10 +71,7 @@ class AccountsDialog(QDialog):
         actions.addWidget(save)
         actions.addWidget(delete)
         actions.addStretch(1)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.status.setObjectName("accountsStatus")
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status = plain_label(name="accountsStatus", wrap=True)
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         close.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

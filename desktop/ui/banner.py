@@ -12,8 +12,9 @@ from __future__ import annotations
 import unicodedata
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QToolButton, QVBoxLayout, QWidget
 
+from desktop.ui.inert import plain_label
 from desktop.ui.theme import is_dark
 
 MAX_BANNERS = 4
@@ -68,10 +69,7 @@ class Banner(QFrame):
         self.level = level if level in _LEVEL_COLORS else "info"
         self.setAccessibleName(f"{self.level} message")
         self.setStyleSheet(notice_style("QFrame", self.objectName(), self.level, is_dark(self.palette())))
-        self.label = QLabel(printable(text))
-        self.label.setObjectName("bannerText")
-        self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.label.setWordWrap(True)
+        self.label = plain_label(printable(text), name="bannerText", wrap=True)
         self.label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )

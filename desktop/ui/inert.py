@@ -90,10 +90,14 @@ class InertBrowser(QTextBrowser):
             self.scrollToAnchor(url.fragment())
 
 
-def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
+def plain_label(
+    text: str = "", parent: QWidget | None = None, *, name: str = "", wrap: bool = False
+) -> QLabel:
     """A label that shows ``text`` as written, whatever tags it contains."""
     label = QLabel(parent)
+    label.setObjectName(name)
     label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(wrap)
     label.setText(text)
     return label
 

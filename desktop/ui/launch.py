@@ -113,9 +113,7 @@ def refuse_start(text: str, code: int) -> int:
     assert isinstance(app, QApplication)
     if app.platformName() not in HEADLESS_PLATFORMS:
         apply_identity(app)
-        box = QMessageBox(QMessageBox.Icon.Critical, WINDOW_TITLE, text)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.exec()
+        plain_message_box(QMessageBox.Icon.Critical, WINDOW_TITLE, text).exec()
     return code
 
 

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import __version__
+from desktop.cli._args import PERMISSION_MODES
 from desktop.host import paths
 from desktop.host.first_run import PROVIDER_KEY_ENV
 from desktop.session import commands
@@ -80,7 +81,7 @@ from desktop.ui.status_line import StatusLine
 from desktop.ui.timeline_delegate import TimelineDelegate, TimelineView
 from desktop.ui.timeline_model import ROW_ROLE, ShownRows, TimelineFilter, TimelineModel
 from desktop.ui.usage_view import UsageView
-from desktop.ui.worker import PERMISSION_MODES, SessionWorker, WorkerClient
+from desktop.ui.worker import SessionWorker, WorkerClient
 
 if TYPE_CHECKING:  # the engine's compaction loads when a session opens, not before the first paint
     from desktop.session.compaction import CompactionPreview
@@ -124,11 +125,6 @@ def default_size(available: QSize) -> QSize:
     """A first window: 1440x900 where the screen has room for it, else 1280x800 (the size the
     window is laid out for; the window system fits it to a smaller screen)."""
     return QSize(1440, 900) if available.width() >= 1600 and available.height() >= 1000 else QSize(1280, 800)
-
-
-def turn_outcome(stopped: str) -> str:
-    """The status line after a turn: what its stop reason means."""
-    return _OUTCOMES.get(stopped, f"Done ({stopped}).")
 
 
 def compaction_text(preview: CompactionPreview) -> str:
@@ -348,7 +344,7 @@ class MainWindow(QMainWindow):
         self.route_combo.setToolTip(tooltip("route"))
         self.route_combo.setAccessibleName("Route")
         self.route_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.route_combo.activated.connect(self._route_chosen)
+        self.route_combo.activated.connect(lambda _i: self.session_choices.route_chosen())
         self.mode_combo = QComboBox()
         self.mode_combo.setObjectName("modeCombo")
         self.mode_combo.setToolTip(tooltip("permission mode"))
@@ -595,7 +591,7 @@ class MainWindow(QMainWindow):
         self.session_label.setText(f"{Path(session.cwd).name} · {Path(path).name}")
         self.setWindowTitle(window_title(path, session.cwd))
         self.session_label.setToolTip(plain_tip(path))
-        self.message_view.forget_local_notes()
+        self.message_view.local_notes.clear()
         self.message_view.clear()
         self.banners.clear()
         self.refresh_compaction_preview()
@@ -668,7 +664,7 @@ class MainWindow(QMainWindow):
             "level": level,
             "text": text,
         }
-        self.message_view.add_local_note(after, note)
+        self.message_view.local_notes.append((after, note))  # shown after that row (None: the start)
         self.tabs.setCurrentIndex(TAB_MESSAGE)
         if not self.message_view.conversation.isChecked():
             self.message_view.conversation.setChecked(True)  # renders through its toggle
@@ -914,7 +910,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Stopped ({stopped}): {error}", 15000)
             self.banners.show_message("error", f"The turn stopped ({stopped}): {error}")
         else:
-            self.statusBar().showMessage(turn_outcome(stopped), 6000)
+            self.statusBar().showMessage(_OUTCOMES.get(stopped, f"Done ({stopped})."), 6000)
         self.composer.editor.setFocus()
         self.refresh_compaction_preview()
 
@@ -969,9 +965,6 @@ class MainWindow(QMainWindow):
         )
         self.inspect.status_changed(status)  # where the flags came from, how old
 
-    def _route_chosen(self, _index: int) -> None:
-        self.session_choices.route_chosen()
-
     @Slot(str, str)
     def on_message(self, level: str, text: str) -> None:
         """Errors and warnings stay in a banner above the panes; the status bar repeats them."""
@@ -986,7 +979,7 @@ class MainWindow(QMainWindow):
     @Slot(int, object)
     def on_permission_requested(self, request_id: int, info: Mapping[str, Any]) -> None:
         dialog = PermissionDialog(request_id, info, self)
-        dialog.answered.connect(self._permission_answered)
+        dialog.answered.connect(self.client.permission_answered)
         dialog.finished.connect(lambda _r, d=dialog: self._forget_dialog(d))
         self.permission_dialogs.append(dialog)
         dialog.open()
@@ -1014,9 +1007,6 @@ class MainWindow(QMainWindow):
         box.finished.connect(finished)
         self.question_boxes.append(box)
         box.open()
-
-    def _permission_answered(self, request_id: int, allowed: bool, remember: bool) -> None:
-        self.client.permission_answered.emit(request_id, allowed, remember)
 
     def _forget_dialog(self, dialog: PermissionDialog) -> None:
         if dialog in self.permission_dialogs:

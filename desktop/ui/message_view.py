@@ -143,13 +143,6 @@ class MessageView(QWidget):
     def clear(self) -> None:
         self.show_rows([])
 
-    def add_local_note(self, after: str | None, row: dict[str, Any]) -> None:
-        """A slash command's answer, shown after the row with id ``after`` (None: the start)."""
-        self.local_notes.append((after, row))
-
-    def forget_local_notes(self) -> None:
-        self.local_notes.clear()
-
     def _with_notes(self, rows: list[Mapping[str, Any]], at_start: bool) -> list[Mapping[str, Any]]:
         if not self.local_notes:
             return rows
@@ -161,10 +154,6 @@ class MessageView(QWidget):
             row_id = row.get("id")
             out.extend(note for after, note in self.local_notes if after is not None and after == row_id)
         return out
-
-    @property
-    def html(self) -> str:
-        return self.browser.toHtml()
 
     # --- rendering ---------------------------------------------------------------------------
 

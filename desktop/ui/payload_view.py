@@ -58,6 +58,7 @@ from desktop.pi.money import format_cost
 from desktop.ui.banner import notice_style
 from desktop.ui.curl_text import curl_command
 from desktop.ui.glossary import tooltip
+from desktop.ui.inert import plain_label
 from desktop.ui.json_highlighter import MAX_CHARS, JsonHighlighter
 from desktop.ui.theme import is_dark
 
@@ -169,6 +170,20 @@ def describe_cache(preview: Mapping[str, Any]) -> str:
     return "<br>".join(parts)
 
 
+def _selection(
+    cursor: QTextCursor, background: str, foreground: str = "", *, full_width: bool = False
+) -> QTextEdit.ExtraSelection:
+    fmt = QTextCharFormat()
+    fmt.setBackground(QColor(background))
+    if foreground:
+        fmt.setForeground(QColor(foreground))
+    fmt.setProperty(QTextFormat.Property.FullWidthSelection, full_width)
+    selection = QTextEdit.ExtraSelection()
+    selection.format = fmt  # type: ignore[attr-defined]
+    selection.cursor = cursor  # type: ignore[attr-defined]
+    return selection
+
+
 class Veil(QWidget):
     """A translucent sheet of the base colour over its parent, dimming all of it (highlighted
     JSON included) while letting the mouse through, so the old request can still be scrolled.
@@ -202,10 +217,7 @@ class PayloadPane(QWidget):
         self.pretty = True
         #: The preview shown no longer describes the next request; a new one is on its way.
         self.stale = False
-        self.notice = QLabel()
-        self.notice.setObjectName(f"{name}Notice")
-        self.notice.setWordWrap(True)
-        self.notice.setTextFormat(Qt.TextFormat.PlainText)
+        self.notice = plain_label(name=f"{name}Notice", wrap=True)
         self.notice.hide()
         self.title = QLabel()
         self.title.setObjectName(f"{name}Title")
@@ -218,17 +230,12 @@ class PayloadPane(QWidget):
         self.cache.setWordWrap(True)
         self.cache.setTextFormat(Qt.TextFormat.RichText)
         #: "cache warm · 3:12 left": ticks on the GUI thread from the stored timestamps (P9).
-        self.cache_clock = QLabel()
-        self.cache_clock.setObjectName(f"{name}CacheClock")
-        self.cache_clock.setTextFormat(Qt.TextFormat.PlainText)
+        self.cache_clock = plain_label(name=f"{name}CacheClock")
         self.now_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000
         self.clock_timer = QTimer(self)
         self.clock_timer.setInterval(1000)
         self.clock_timer.timeout.connect(self.tick_clock)
-        self.changes = QLabel()
-        self.changes.setObjectName(f"{name}Changes")
-        self.changes.setWordWrap(True)
-        self.changes.setTextFormat(Qt.TextFormat.PlainText)  # names the previous request's route
+        self.changes = plain_label(name=f"{name}Changes", wrap=True)  # names the previous request's route
         #: Which mark the body shows: the end of the provider's cached prefix (the default) or,
         #: as the secondary view, where the body first differs from the last request.
         self.mark_changes = False
@@ -339,20 +346,13 @@ class PayloadPane(QWidget):
         if self.mark_changes:
             if self.preview.get("previous") is None:
                 return None
-            key = "breakPretty" if self.pretty else "breakChars"
+            value = self.preview.get("breakPretty" if self.pretty else "breakChars")
         else:
             cache = self.preview.get("cache")
             if not isinstance(cache, Mapping):
                 return None
-            key = "endPretty" if self.pretty else "endChars"
-            value = cache.get(key)
-            if not isinstance(value, int) or value >= len(self.body.toPlainText()):
-                return None
-            return value
-        value = self.preview.get(key)
-        if not isinstance(value, int):
-            return None
-        if value >= len(self.body.toPlainText()):
+            value = cache.get("endPretty" if self.pretty else "endChars")
+        if not isinstance(value, int) or value >= len(self.body.toPlainText()):
             return None
         return value
 
@@ -362,18 +362,8 @@ class PayloadPane(QWidget):
             self.body.setExtraSelections([])
             return
         dark = is_dark(self.palette())
-        line = QTextEdit.ExtraSelection()
-        fmt = QTextCharFormat()
-        fmt.setBackground(QColor("#5c4813" if dark else "#fff1b8"))
-        fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
-        line.format = fmt  # type: ignore[attr-defined]
-        cursor = QTextCursor(self.body.document())
-        cursor.setPosition(position)
-        line.cursor = cursor  # type: ignore[attr-defined]
-        rest = QTextEdit.ExtraSelection()
-        tail = QTextCharFormat()
-        tail.setBackground(QColor("#3a3320" if dark else "#fffbe6"))
-        rest.format = tail  # type: ignore[attr-defined]
+        line = QTextCursor(self.body.document())
+        line.setPosition(position)
         span = QTextCursor(self.body.document())
         tint_start = position
         cache = self.preview.get("cache")
@@ -390,17 +380,16 @@ class PayloadPane(QWidget):
             span.setPosition(end, QTextCursor.MoveMode.KeepAnchor)  # only what is new or changed
         else:
             span.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-        rest.cursor = span  # type: ignore[attr-defined]
-        marker = QTextEdit.ExtraSelection()
-        strong = QTextCharFormat()
-        strong.setBackground(QColor("#d97706"))
-        strong.setForeground(QColor("#ffffff"))
-        marker.format = strong  # type: ignore[attr-defined]
         point = QTextCursor(self.body.document())
         point.setPosition(position)
         point.movePosition(QTextCursor.MoveOperation.NextCharacter, QTextCursor.MoveMode.KeepAnchor)
-        marker.cursor = point  # type: ignore[attr-defined]
-        self.body.setExtraSelections([rest, line, marker])
+        self.body.setExtraSelections(
+            [
+                _selection(span, "#3a3320" if dark else "#fffbe6"),
+                _selection(line, "#5c4813" if dark else "#fff1b8", full_width=True),
+                _selection(point, "#d97706", "#ffffff"),
+            ]
+        )
 
     def jump_to_break(self) -> bool:
         position = None if self.stale else self.break_position()
@@ -431,17 +420,13 @@ class PayloadView(QWidget):
         self.setObjectName("payloadView")
         self.route_combo = QComboBox()
         self.route_combo.setObjectName("payloadRoute")
-        for combo in (self.route_combo,):
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(14)
         self.route_combo.setToolTip("Which route's next request to show")
         self.compare_combo = QComboBox()
         self.compare_combo.setObjectName("payloadCompare")
         self.compare_combo.setToolTip("Show another route's next request side by side")
-        self.compare_combo.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        )
-        self.compare_combo.setMinimumContentsLength(14)
+        for combo in (self.route_combo, self.compare_combo):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(14)
         self.pretty_box = QCheckBox("Readable")
         self.pretty_box.setChecked(True)
         self.pretty_box.setToolTip("Indented view; unchecked shows the exact bytes that are sent")
@@ -588,7 +573,6 @@ class PayloadView(QWidget):
 
     def copy_curl(self) -> None:
         """The main pane's request as a curl command, credentials redacted."""
-
         if self.main.stale or not self.main.body_bytes:
             return
         QGuiApplication.clipboard().setText(curl_command(self.main.preview))

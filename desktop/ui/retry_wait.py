@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QWidget
 
 from desktop.ui.banner import notice_style, printable
+from desktop.ui.inert import plain_label
 from desktop.ui.theme import is_dark
 
 
@@ -30,10 +31,7 @@ class RetryCountdown(QFrame):
         super().__init__(parent)
         self.setObjectName("retryCountdown")
         self.setStyleSheet(notice_style("QFrame", self.objectName(), "warning", is_dark(self.palette())))
-        self.label = QLabel()
-        self.label.setObjectName("retryText")
-        self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.label.setWordWrap(True)
+        self.label = plain_label(name="retryText", wrap=True)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop waiting and stop the turn")
         self.cancel_button.clicked.connect(self._cancel)

@@ -18,7 +18,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QLabel,
     QLineEdit,
     QTreeWidget,
     QTreeWidgetItem,
@@ -27,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.pi.money import format_cost
-from desktop.ui.inert import plain_tip
+from desktop.ui.inert import plain_label, plain_tip
 
 FORMAT_NAMES = {"desktop": "Pi Desktop", "pi": "pi", "claude-code": "Claude Code", "codex": "Codex CLI"}
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -115,10 +114,8 @@ class SessionBrowser(QDialog):
         self.tree.setUniformRowHeights(True)
         self.tree.itemDoubleClicked.connect(lambda item, _c: self._open(item))
         self.tree.currentItemChanged.connect(lambda *_a: self._selection_changed())
-        self.note = QLabel("Looking for sessions…")
-        self.note.setObjectName("sessionBrowserNote")
-        self.note.setTextFormat(Qt.TextFormat.PlainText)  # folder names and errors (design G11)
-        self.note.setWordWrap(True)
+        # Folder names and errors as written (design G11).
+        self.note = plain_label("Looking for sessions…", name="sessionBrowserNote", wrap=True)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Close
         )

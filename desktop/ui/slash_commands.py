@@ -20,13 +20,13 @@ from PySide6.QtCore import QEvent, QObject, QStringListModel, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit
 
+from desktop.cli._args import PERMISSION_MODES
 from desktop.pi.cache_rules import rule_for
 from desktop.pi.money import format_cost
 from desktop.pi.routes import resolve_model
 from desktop.session import commands
 from desktop.session.commands import Command, Message, Problem
 from desktop.ui.messages import RouteStatus
-from desktop.ui.worker import PERMISSION_MODES
 
 if TYPE_CHECKING:
     from desktop.ui.main_window import MainWindow

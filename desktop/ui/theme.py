@@ -28,51 +28,35 @@ def system_is_dark() -> bool:
     return hints.colorScheme() == Qt.ColorScheme.Dark
 
 
-def dark_palette() -> QPalette:
-    p = QPalette()
-    window, base, text = QColor(0x2B, 0x2D, 0x31), QColor(0x1E, 0x1F, 0x22), QColor(0xDF, 0xE1, 0xE5)
-    p.setColor(QPalette.ColorRole.Window, window)
-    p.setColor(QPalette.ColorRole.WindowText, text)
-    p.setColor(QPalette.ColorRole.Base, base)
-    p.setColor(QPalette.ColorRole.AlternateBase, QColor(0x25, 0x27, 0x2A))
-    p.setColor(QPalette.ColorRole.ToolTipBase, window)
-    p.setColor(QPalette.ColorRole.ToolTipText, text)
-    p.setColor(QPalette.ColorRole.Text, text)
-    p.setColor(QPalette.ColorRole.Button, QColor(0x36, 0x38, 0x3D))
-    p.setColor(QPalette.ColorRole.ButtonText, text)
-    p.setColor(QPalette.ColorRole.BrightText, QColor(0xFF, 0x6B, 0x6B))
-    p.setColor(QPalette.ColorRole.Link, QColor(0x6C, 0xA8, 0xFF))
-    p.setColor(QPalette.ColorRole.Highlight, QColor(0x2F, 0x5F, 0xA8))
-    p.setColor(QPalette.ColorRole.HighlightedText, QColor(0xFF, 0xFF, 0xFF))
-    p.setColor(QPalette.ColorRole.PlaceholderText, QColor(0x8A, 0x8D, 0x93))
-    disabled = QColor(0x80, 0x80, 0x80)
-    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
-        p.setColor(QPalette.ColorGroup.Disabled, role, disabled)
-    return p
+_ROLE = QPalette.ColorRole
+#: Each role's (dark, light) colour.
+_PALETTES = {
+    _ROLE.Window: ("#2b2d31", "#f3f4f6"),
+    _ROLE.WindowText: ("#dfe1e5", "#1f2328"),
+    _ROLE.Base: ("#1e1f22", "#ffffff"),
+    _ROLE.AlternateBase: ("#25272a", "#f7f8fa"),
+    _ROLE.ToolTipBase: ("#2b2d31", "#ffffe8"),
+    _ROLE.ToolTipText: ("#dfe1e5", "#1f2328"),
+    _ROLE.Text: ("#dfe1e5", "#1f2328"),
+    _ROLE.Button: ("#36383d", "#eceef1"),
+    _ROLE.ButtonText: ("#dfe1e5", "#1f2328"),
+    _ROLE.BrightText: ("#ff6b6b", "#c01c28"),
+    _ROLE.Link: ("#6ca8ff", "#1a5fb4"),
+    _ROLE.Highlight: ("#2f5fa8", "#c8dcf8"),
+    _ROLE.HighlightedText: ("#ffffff", "#1f2328"),
+    _ROLE.PlaceholderText: ("#8a8d93", "#8a8f98"),
+}
+_DISABLED = ("#808080", "#a0a4ab")
 
 
-def light_palette() -> QPalette:
+def palette(dark: bool) -> QPalette:
     p = QPalette()
-    window, base, text = QColor(0xF3, 0xF4, 0xF6), QColor(0xFF, 0xFF, 0xFF), QColor(0x1F, 0x23, 0x28)
-    p.setColor(QPalette.ColorRole.Window, window)
-    p.setColor(QPalette.ColorRole.WindowText, text)
-    p.setColor(QPalette.ColorRole.Base, base)
-    p.setColor(QPalette.ColorRole.AlternateBase, QColor(0xF7, 0xF8, 0xFA))
-    p.setColor(QPalette.ColorRole.ToolTipBase, QColor(0xFF, 0xFF, 0xE8))
-    p.setColor(QPalette.ColorRole.ToolTipText, text)
-    p.setColor(QPalette.ColorRole.Text, text)
-    p.setColor(QPalette.ColorRole.Button, QColor(0xEC, 0xEE, 0xF1))
-    p.setColor(QPalette.ColorRole.ButtonText, text)
-    p.setColor(QPalette.ColorRole.BrightText, QColor(0xC0, 0x1C, 0x28))
-    p.setColor(QPalette.ColorRole.Link, QColor(0x1A, 0x5F, 0xB4))
-    p.setColor(QPalette.ColorRole.Highlight, QColor(0xC8, 0xDC, 0xF8))
-    p.setColor(QPalette.ColorRole.HighlightedText, text)
-    p.setColor(QPalette.ColorRole.PlaceholderText, QColor(0x8A, 0x8F, 0x98))
+    for role, colors in _PALETTES.items():
+        p.setColor(role, QColor(colors[0 if dark else 1]))
     # ``setColor`` without a group sets the disabled group too: without these a disabled button
     # (Stop while idle, Copy while the Payload tab updates) would look like an enabled one.
-    disabled = QColor(0xA0, 0xA4, 0xAB)
-    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
-        p.setColor(QPalette.ColorGroup.Disabled, role, disabled)
+    for role in (_ROLE.Text, _ROLE.ButtonText, _ROLE.WindowText):
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(_DISABLED[0 if dark else 1]))
     return p
 
 
@@ -80,7 +64,7 @@ def apply_theme(app: QApplication) -> bool:
     """Apply the palette for the current system scheme; returns True when it is dark."""
     dark = system_is_dark()
     app.setStyle("Fusion")
-    app.setPalette(dark_palette() if dark else light_palette())
+    app.setPalette(palette(dark))
     return dark
 
 

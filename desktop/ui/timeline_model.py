@@ -154,49 +154,40 @@ class TimelineModel(QAbstractListModel):
 
     def set_index(self, index: RowIndex) -> None:
         """Show a session from its row index: no row is read until it is painted."""
-        self.beginResetModel()
-        self._close_reader()
-        self._reader = RowReader(index)
-        self._refs = list(range(len(index)))
-        self._ids = list(index.ids)
-        self._kinds = bytearray(index.kinds)
-        self._reset_caches()
-        self.index_shown = index
-        self.endResetModel()
+        self._show(RowReader(index), list(range(len(index))), list(index.ids), index.kinds, index)
 
     def set_reader(self, reader: ForeignRows) -> None:
-        """Show rows a reader builds when they are painted (a pi or Claude Code branch, X1)."""
-        self.beginResetModel()
-        self._close_reader()
-        self._reader = reader
-        self._refs = list(range(len(reader)))
-        self._ids = [None] * len(reader)  # ids come with the rows; nothing here looks them up
-        self._kinds = bytearray(reader.kinds)
-        self._reset_caches()
-        self.index_shown = None
-        self.endResetModel()
+        """Show rows a reader builds when they are painted (a pi or Claude Code branch, X1); their
+        ids come with the rows, nothing here looks them up."""
+        self._show(reader, list(range(len(reader))), [None] * len(reader), reader.kinds)
 
     def set_rows(self, rows_in_model_order: Sequence[Mapping[str, Any]]) -> None:
         """Show rows held in memory (a session whose rows did not come with an index)."""
-        self.beginResetModel()
-        self._close_reader()
-        self._refs = list(rows_in_model_order)
-        self._ids = [_row_id(r) for r in rows_in_model_order]
         kind = rowinfo.row_kind
-        self._kinds = bytearray([kind(r) for r in rows_in_model_order])
-        self._reset_caches()
-        self.index_shown = None
-        self.endResetModel()
+        self._show(
+            None,
+            list(rows_in_model_order),
+            [_row_id(r) for r in rows_in_model_order],
+            [kind(r) for r in rows_in_model_order],
+        )
 
-    def _reset_caches(self) -> None:
+    def _show(
+        self,
+        reader: RowReader | ForeignRows | None,
+        refs: list[Ref],
+        ids: list[str | None],
+        kinds: bytes | list[int],
+        index: RowIndex | None = None,
+    ) -> None:
+        self.beginResetModel()
+        if self._reader is not None:
+            self._reader.close()
+        self._reader, self._refs, self._ids, self._kinds = reader, refs, ids, bytearray(kinds)
         self._cache.clear()
         self._search.clear()
         self._streaming = None
-
-    def _close_reader(self) -> None:
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
+        self.index_shown = index
+        self.endResetModel()
 
     def append_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Add journaled rows; a system row anchored before a present row goes in front of it."""
@@ -242,9 +233,6 @@ class TimelineModel(QAbstractListModel):
             self.dataChanged.emit(index, index, [Qt.ItemDataRole.DisplayRole])
 
     # --- counts and search ------------------------------------------------------------------
-
-    def count_kind(self, kind: int) -> int:
-        return self._kinds.count(kind)
 
     def count_hidden_kinds(self) -> int:
         """Rows the "show hidden rows" toggle governs: system rows, and the pi / Claude Code

@@ -83,16 +83,11 @@ class UsageModel(QAbstractTableModel):
         return values[column]
 
     def set_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        self.beginResetModel()
-        self.lines = usage_lines(rows)
-        self.total = totals(self.lines)
-        self._count_misses(self.lines, reset=True)
-        self.endResetModel()
+        lines = usage_lines(rows)
+        self.set_lines(lines, totals(lines))
 
-    def _count_misses(self, lines: Sequence[UsageLine], *, reset: bool) -> None:
+    def _count_misses(self, lines: Sequence[UsageLine]) -> None:
         """Misses and re-cached tokens from the reported usage, one line at a time (P10)."""
-        if reset:
-            self.misses = MissCounter()
         for line in lines:
             self.misses.add(line.model, line.ts, line.input, line.cache_read, line.cache_write)
 
@@ -106,10 +101,9 @@ class UsageModel(QAbstractTableModel):
         self.beginResetModel()
         self.lines = list(lines)
         self.total = total
+        self.misses = MissCounter() if misses is None else copy.deepcopy(misses)
         if misses is None:
-            self._count_misses(self.lines, reset=True)
-        else:
-            self.misses = copy.deepcopy(misses)
+            self._count_misses(self.lines)
         self.endResetModel()
 
     def add_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -121,7 +115,7 @@ class UsageModel(QAbstractTableModel):
         self.lines.extend(new)
         for line in new:
             self.total = self.total.plus(line)
-        self._count_misses(new, reset=False)
+        self._count_misses(new)
         self.endInsertRows()
 
 

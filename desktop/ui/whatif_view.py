@@ -3,7 +3,7 @@
 The worker replays the session's requests (``desktop.session.whatif``) and sends the plain
 ``WhatIf.to_json()`` dict; this tab only shows it: a table per route and strategy, a
 cumulative-cost chart per route drawn with QPainter (one small panel per route, one line per
-strategy, as ``desktop/ui/cache_chart.py`` draws the benchmark's), and the assumptions the
+strategy, as ``desktop.bench.chart`` draws the benchmark's), and the assumptions the
 figures rest on. The route picker asks the worker for another replay; nothing here computes.
 """
 
@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QMenu,
     QProgressBar,
     QPushButton,
@@ -35,7 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.pi.money import format_cost
-from desktop.ui.inert import plain_tip
+from desktop.ui.cost_chart import axis_top
+from desktop.ui.inert import plain_label, plain_tip
 from desktop.ui.theme import is_dark
 
 #: One colour per strategy, in the order the replay lists them (fixed declarations dashed).
@@ -133,16 +133,6 @@ def assumptions_text(result: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _nice_max(value: float) -> tuple[float, float]:
-    """An axis maximum and tick step (1, 2, 2.5 or 5 times a power of ten) covering ``value``."""
-    if value <= 0:
-        return 1.0, 0.25
-    raw = value / 4
-    power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
-    return step * math.ceil(value / step), step
-
-
 class CostChart(QWidget):
     """Cumulative cost after each request: one panel per route, one line per strategy."""
 
@@ -214,7 +204,7 @@ class CostChart(QWidget):
             p.drawText(rect.adjusted(0, 24, 0, 0), Qt.AlignmentFlag.AlignCenter, "price unknown")
             return
         top = max((max(s.get("cumulativeCost") or [0.0]) for s in strategies), default=0.0)
-        axis_max, step = _nice_max(top)
+        axis_max, step = axis_top(top) if top > 0 else (1.0, 0.25)
         plot = QRectF(
             rect.x() + 52, rect.y() + 24, max(10.0, rect.width() - 60), max(10.0, rect.height() - 44)
         )
@@ -308,10 +298,9 @@ class WhatIfView(QWidget):
         self.poll = QTimer(self)
         self.poll.setInterval(PROGRESS_MS)
         self.poll.timeout.connect(self._show_progress)
-        self.status = QLabel("Open a session to see what it would have cost on other routes.")
-        self.status.setObjectName("whatIfStatus")
-        self.status.setTextFormat(Qt.TextFormat.PlainText)  # an error names the file (design G11)
-        self.status.setWordWrap(True)
+        self.status = plain_label(  # an error names the file (design G11)
+            "Open a session to see what it would have cost on other routes.", name="whatIfStatus", wrap=True
+        )
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("whatIfTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
@@ -326,10 +315,7 @@ class WhatIfView(QWidget):
         self.table.setWordWrap(False)  # one line per row: nine rows on screen at 1280x800
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.chart = CostChart()
-        self.assumptions = QLabel()
-        self.assumptions.setObjectName("whatIfAssumptions")
-        self.assumptions.setTextFormat(Qt.TextFormat.PlainText)
-        self.assumptions.setWordWrap(True)
+        self.assumptions = plain_label(name="whatIfAssumptions", wrap=True)
         self.assumptions.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         bar = QHBoxLayout()
         bar.addWidget(self.route_button)

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QDeadlineTimer, QObject, QSettings, Qt, QThread, Signal, Slot
 
 from desktop import __version__
+from desktop.cli._args import PERMISSION_MODES
 from desktop.host import catalog_cache, paths
 from desktop.host.accounts import keyring_username, resolve_api_key
 from desktop.host.first_run import initial_route
@@ -101,7 +102,6 @@ if TYPE_CHECKING:  # the engine is imported when a session opens, after the firs
 
 log = logging.getLogger(__name__)
 
-PERMISSION_MODES = ("ask", "accept-edits", "read-only", "full-access")
 HISTORY = 8
 """Bodies per route the cache view remembers (the provider's cache holds what they wrote)."""
 PAINT_WAIT = 3.0
@@ -211,7 +211,6 @@ class SessionWorker(QObject):
         #: Why the open session cannot send until the user chooses a route (its recorded route
         #: is gone from the catalog, or has no key here); None when it can.
         self.route_needed: str | None = None
-        self._sent: dict[str, bytes] = {}
         #: Bodies sent on each route in this run, oldest first (the cache view's history, P6).
         self._sent_bodies: dict[str, list[bytes]] = {}
         #: The request in flight: (route key, body, the bodies sent before it on that route).
@@ -279,9 +278,7 @@ class SessionWorker(QObject):
             else:
                 self._new(self.default_workspace)
         except Exception as exc:
-            log.exception("could not open a session")
-            self.message.emit("error", f"Could not open a session: {exc}")
-            self._emit_previews(changed=False)
+            self._failed("Could not open a session", exc)
 
     def _index_early(self, path: Path) -> Indexed | None:
         """The reading and row index of a Desktop session named at start, sent to the window
@@ -548,8 +545,7 @@ class SessionWorker(QObject):
         self.writer = session.writer
         self.runtime = session.runtime
         self.resolved = session.resolved
-        self._bind(changed=False, publish=False)
-        self._sent.clear()
+        self._bind(changed=False)
         # The index and the rows the open appended (the continuation's system update and notes),
         # placed as the timeline places appended rows; the rows themselves (every row decoded)
         # only if the file changed between its reading and its lock, and was read again.
@@ -648,23 +644,25 @@ class SessionWorker(QObject):
     def _welcome_folder(self) -> Path:
         return paths.data_dir(self.data_dir) / "welcome-workspace"
 
+    def _failed(self, what: str, exc: Exception) -> None:
+        """An open that failed, said in full; the panes say what is open now."""
+        log.exception("%s", what)
+        self.message.emit("error", f"{what}: {exc}")
+        self._emit_previews(changed=False)
+
     @Slot(str)
     def new_session(self, workspace: str) -> None:
         try:
             self._new(workspace or None)
         except Exception as exc:
-            log.exception("new session failed")
-            self.message.emit("error", f"Could not create a session: {exc}")
-            self._emit_previews(changed=False)  # the panes say what is open now
+            self._failed("Could not create a session", exc)
 
     @Slot(str)
     def open_session(self, path: str) -> None:
         try:
             self._open_any(Path(path))
         except Exception as exc:
-            log.exception("open failed")
-            self.message.emit("error", f"Could not open {path}: {exc}")
-            self._emit_previews(changed=False)  # the panes say what is open now
+            self._failed(f"Could not open {path}", exc)
 
     # --- foreign sessions (design X1, X2) ------------------------------------------------------
 
@@ -691,7 +689,6 @@ class SessionWorker(QObject):
         self.foreign = session
         self.foreign_leaf = info.session.foreign.leaf if info.session.foreign is not None else None
         self._sent_bodies.clear()
-        self._sent.clear()
         self._check = None
         self.session_opened.emit(info)
         self._publish_state()
@@ -808,9 +805,7 @@ class SessionWorker(QObject):
             chosen = self.seed()._replace(thinking=plan["thinking"])
             self._open(path, workspace, new=True, chosen=chosen)
         except Exception as exc:
-            log.exception("continuing the session failed")
-            self.message.emit("error", f"Could not continue the session in Pi Desktop: {exc}")
-            self._emit_previews(changed=False)  # the panes say what is open now
+            self._failed("Could not continue the session in Pi Desktop", exc)
             return
         self._record(f"continued from the {source.format} session {source.path}")
         self.message.emit("info", f"Continued in a new Pi Desktop session: {path}")
@@ -825,10 +820,8 @@ class SessionWorker(QObject):
         """Refresh the catalogs now (design M1) and re-resolve the route, so its flags follow."""
         outcomes = catalog_cache.refresh_catalogs()
         if self.session is not None:
-            self._bind(changed=True, publish=False)
-        elif self._choice() is not None:
-            choice = self._choice()
-            assert choice is not None
+            self._bind(changed=True)
+        elif (choice := self._choice()) is not None:
             self.resolved = resolve_model(choice.route)
         return [outcome.summary() for outcome in outcomes]
 
@@ -852,7 +845,6 @@ class SessionWorker(QObject):
             self._dispatched = (self.route_key, body, history[-HISTORY:])
             history.append(body)
             del history[:-HISTORY]
-            self._sent[self.route_key] = body
             return
         if kind == "retry_wait":
             self.retry_wait.emit(dict(event))
@@ -940,20 +932,18 @@ class SessionWorker(QObject):
 
     @Slot(str)
     def send(self, text: str) -> None:
+        refused: str | None
         if self.runtime is None or self.writer is None:
-            self.message.emit("error", "No session is open.")
-            self.turn_finished.emit(TurnFinished("error", "No session is open.", unsent=text))
+            level, refused = "error", "No session is open."
+        elif self.writer.read_only:
+            level, refused = "warning", self.writer.read_only_reason or "This session is read-only."
+        else:  # nothing is written until the user chooses a route
+            level, refused = "warning", self.route_needed
+        if refused is None:
+            self.run_turn(text)
             return
-        if self.writer.read_only:
-            reason = self.writer.read_only_reason or "This session is read-only."
-            self.message.emit("warning", reason)
-            self.turn_finished.emit(TurnFinished("error", reason, unsent=text))
-            return
-        if self.route_needed is not None:  # nothing is written until the user chooses a route
-            self.message.emit("warning", self.route_needed)
-            self.turn_finished.emit(TurnFinished("error", self.route_needed, unsent=text))
-            return
-        self.run_turn(text)
+        self.message.emit(level, refused)
+        self.turn_finished.emit(TurnFinished("error", refused, unsent=text))
 
     def stop(self) -> None:
         """Called from the GUI thread (direct connection): only sets the cancel event."""
@@ -1006,7 +996,7 @@ class SessionWorker(QObject):
         self.route_key = key
         if "#" not in key:  # a session's own account or endpoint seeds nothing
             self.seed_route_key = key
-        self._bind(changed=True, publish=False)
+        self._bind(changed=True)
         self._record(
             "the user chose a route for a session whose route is missing"
             if needed
@@ -1018,7 +1008,7 @@ class SessionWorker(QObject):
     def set_fallback(self, fallback: str) -> None:
         if fallback in FALLBACKS:
             self.fallback = self.seed_fallback = _fallback(fallback)
-            self._bind(changed=True, publish=False)
+            self._bind(changed=True)
             self._record("the user chose another fallback for system updates")
             self._publish_state()
 
@@ -1118,7 +1108,7 @@ class SessionWorker(QObject):
             log.exception("reading the API key failed")
             return None
 
-    def _bind(self, changed: bool, publish: bool = True) -> None:
+    def _bind(self, changed: bool) -> None:
         """Point the open session at the chosen route, delivery and key (in place, no reopen)."""
         # Lazy: the launch budget (X27).
         from desktop.session.assembly import declaration_route, route_binding
@@ -1143,8 +1133,6 @@ class SessionWorker(QObject):
             session.resolved = resolved
             session.gate.set_route(declaration_route(resolved, route))  # a new declaration epoch (A7)
         self.resolved = resolved
-        if publish:
-            self._publish_state()
 
     # --- what the inspector shows -----------------------------------------------------------
 
@@ -1262,7 +1250,7 @@ class SessionWorker(QObject):
             current=key == self.route_key,
             fallback=self.fallback,
             session_id=self.writer.session_id,
-            sent=self._sent_bodies.get(key) or self._sent.get(key),
+            sent=self._sent_bodies.get(key),
             draft=self._draft,
             # The last request's check belongs to the route it was sent on.
             check=self._check if self._check and self._check.get("routeKey") == key else None,

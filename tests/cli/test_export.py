@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.cli.helpers import run_main
+from tests.ui.synthetic import system_row, tool_row, user_row
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -64,26 +65,8 @@ def _desktop_session(folder: Path) -> Path:
     ts = 1_700_000_000_000
     usage = {"input": 40, "output": 30, "cacheRead": 1000, "cacheWrite": 60, "cost": {"total": 0.29}}
     rows: list[dict[str, Any]] = [
-        {
-            "type": "system",
-            "id": "s1",
-            "ts": ts,
-            "modelSystem": {
-                "v": 1,
-                "message": {
-                    "role": "system",
-                    "content": "",
-                    "sections": {"guidance": "SECRET-SECTION"},
-                    "timestamp": ts,
-                },
-            },
-        },
-        {
-            "type": "user",
-            "id": "u1",
-            "ts": ts,
-            "message": {"role": "user", "content": f"Fix it {HOSTILE}", "timestamp": ts},
-        },
+        system_row("s1", {"guidance": "SECRET-SECTION"}),
+        user_row("u1", f"Fix it {HOSTILE}"),
         {
             "type": "assistant",
             "id": "a1",
@@ -108,19 +91,7 @@ def _desktop_session(folder: Path) -> Path:
                 "timestamp": ts + 1,
             },
         },
-        {
-            "type": "toolResult",
-            "id": "r1",
-            "ts": ts + 2,
-            "message": {
-                "role": "toolResult",
-                "toolCallId": "c1",
-                "toolName": "read",
-                "content": [{"type": "text", "text": "def f():\n    return 1  # RESULT-LINE\n"}],
-                "isError": False,
-                "timestamp": ts + 2,
-            },
-        },
+        tool_row("r1", "read", "def f():\n    return 1  # RESULT-LINE\n"),
     ]
     with JournalWriter.create(path, cwd="/w", app_version="test") as writer:
         writer.append(rows)

@@ -3,55 +3,40 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def cli(*args: str, cwd: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), **(env_extra or {})}
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"):
-        env.pop(name, None)
-    return subprocess.run(
-        [sys.executable, "-m", "desktop", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+from tests.cli.helpers import REPO, run_process
 
 
 def test_prompt_status_compact_payload_round_trip(tmp_path: Path) -> None:
     model = ["--model", "emulator/anthropic/claude-opus-5-5"]
-    first = cli("prompt", "s.jsonl", *model, "hello world", cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
+    first = run_process("prompt", "s.jsonl", *model, "hello world", cwd=tmp_path)
+    assert first.code == 0, first.stderr
     assert "Echo: hello world" in first.stdout
     assert "cost $" in first.stderr and "native system sections" in first.stderr
     for i in range(3):
         # Above the 20,000-token retained tail, so `compact` has rows to summarize (design C1).
         text = f"more {i} " + "words " * 2000 + " [[words:3000]]"
-        assert cli("prompt", "s.jsonl", *model, text, cwd=tmp_path).returncode == 0
+        assert run_process("prompt", "s.jsonl", *model, text, cwd=tmp_path).code == 0
 
-    status = cli("status", "s.jsonl", *model, "--json", cwd=tmp_path)
+    status = run_process("status", "s.jsonl", *model, "--json", cwd=tmp_path)
     info = json.loads(status.stdout)
     assert info["capability"]["delivery"] == "native system sections"
     assert "tool_activation" in info["sections"] and info["pendingUpdate"] is False
     rows_before = info["rows"]
 
-    compact = cli("compact", "s.jsonl", *model, cwd=tmp_path)
-    assert compact.returncode == 0, compact.stderr
+    compact = run_process("compact", "s.jsonl", *model, cwd=tmp_path)
+    assert compact.code == 0, compact.stderr
     assert "compacted" in compact.stdout
     rows = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
     assert rows[-1]["type"] == "compaction" and len(rows) - 1 == rows_before + 1
 
-    payload = cli("payload", "s.jsonl", "--model", "anthropic/claude-sonnet-5", "--headers", cwd=tmp_path)
-    assert payload.returncode == 0, payload.stderr
+    payload = run_process(
+        "payload", "s.jsonl", "--model", "anthropic/claude-sonnet-5", "--headers", cwd=tmp_path
+    )
+    assert payload.code == 0, payload.stderr
     head, body = payload.stdout.split("\n\n", 1)
     assert head.startswith("POST https://api.anthropic.com/v1/messages")
     assert "x-api-key: <redacted>" in head
@@ -61,8 +46,10 @@ def test_prompt_status_compact_payload_round_trip(tmp_path: Path) -> None:
 
 def test_prompt_reports_a_read_only_session(tmp_path: Path) -> None:
     (tmp_path / "s.jsonl").write_text("not a session\n")
-    out = cli("prompt", "s.jsonl", "--model", "emulator/anthropic/claude-opus-5-5", "hi", cwd=tmp_path)
-    assert out.returncode == 2
+    out = run_process(
+        "prompt", "s.jsonl", "--model", "emulator/anthropic/claude-opus-5-5", "hi", cwd=tmp_path
+    )
+    assert out.code == 2
     assert "s.jsonl" in out.stderr
 
 
@@ -99,8 +86,8 @@ def test_payload_context_errors_name_the_field(
 ) -> None:
     path = tmp_path / "doc.json"
     path.write_text(json.dumps(document))
-    out = cli("payload", "--context", str(path), cwd=tmp_path)
-    assert out.returncode == 2
+    out = run_process("payload", "--context", str(path), cwd=tmp_path)
+    assert out.code == 2
     assert field in out.stderr, out.stderr
 
 
@@ -110,6 +97,6 @@ def test_payload_context_matches_pi_ai_fixture(tmp_path: Path) -> None:
     doc.write_text(
         json.dumps({"model": case["model"], "context": case["context"], "options": case["options"]})
     )
-    out = cli("payload", "--context", str(doc), cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
+    out = run_process("payload", "--context", str(doc), cwd=tmp_path)
+    assert out.code == 0, out.stderr
     assert out.stdout.rstrip("\n") == case["bodyText"]

@@ -163,36 +163,24 @@ tools     (none)
 policy    on-demand: route anthropic/claude-opus-5-5 (anthropic-messages, https://api.anthropic.com) is not the official deepseek/deepseek-flash openai-completions binding; deferred schemas are published on demand
 active    (none) (epoch 0, mode ask)
 """
-PLAIN_TEXT = (
-    HEAD.format(rows=40)
-    + """\
-          restored from none: no activation section and no ToolSearch results in history
-tokens    ~170 of 1000000
+TAIL = """\
+          restored from {restored}
+tokens    ~{tokens} of 1000000
 network   no proxy (no proxy set); system CAs only
           timeouts: connect 10s, read 120s; 2 retries
 cache     expired; next send $0.0008 now, $0.0008 after expiry (unused for longer than the retention (5 minutes, refreshed by each read))
           hit ratio 0%, 0 miss(es), 0 tokens re-cached
 sections
   guidance                          22 chars
-(a system update is pending; it is appended with the next turn)
+{sections}(a system update is pending; it is appended with the next turn)
 """
+PLAIN_TEXT = HEAD.format(rows=40) + TAIL.format(
+    restored="none: no activation section and no ToolSearch results in history", tokens=170, sections=""
 )
 #: The tests' data folder has no installation secret, so nothing in any session was sealed here.
 FOREIGN = "this installation has not sealed any activation yet; nothing restored"
-FOREIGN_TEXT = (
-    HEAD.format(rows=41)
-    + f"""\
-          restored from rejected: {FOREIGN}
-tokens    ~243 of 1000000
-network   no proxy (no proxy set); system CAs only
-          timeouts: connect 10s, read 120s; 2 retries
-cache     expired; next send $0.0008 now, $0.0008 after expiry (unused for longer than the retention (5 minutes, refreshed by each read))
-          hit ratio 0%, 0 miss(es), 0 tokens re-cached
-sections
-  guidance                          22 chars
-  tool_activation                  292 chars
-(a system update is pending; it is appended with the next turn)
-"""
+FOREIGN_TEXT = HEAD.format(rows=41) + TAIL.format(
+    restored=f"rejected: {FOREIGN}", tokens=243, sections="  tool_activation                  292 chars\n"
 )
 
 _FROM_PI = "Pi catalog pi-ai 1.0.3 (bundled pi_catalog.json)"

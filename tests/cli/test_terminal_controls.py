@@ -14,6 +14,7 @@ import pytest
 
 from desktop.cli._terminal import strip_controls
 from tests.cli.helpers import EMULATOR_MODEL, run_main
+from tests.ui.synthetic import system_row
 
 RETITLE = "\x1b]0;owned\x07"
 CLEAR = "\x1b[2J"
@@ -32,25 +33,7 @@ def _section_session(folder: Path) -> Path:
     path = folder / "s.jsonl"
     name = f"{RETITLE}{CLEAR}guidance\u202eevil"
     with JournalWriter.create(path, cwd="/w", app_version="test") as writer:
-        writer.append(
-            [
-                {
-                    "type": "system",
-                    "v": 1,
-                    "id": "s0",
-                    "ts": 1_700_000_000_000,
-                    "modelSystem": {
-                        "v": 1,
-                        "message": {
-                            "role": "system",
-                            "content": "",
-                            "sections": {name: "Be brief."},
-                            "timestamp": 1_700_000_000_000,
-                        },
-                    },
-                }
-            ]
-        )
+        writer.append([system_row("s0", {name: "Be brief."})])
     return path
 
 

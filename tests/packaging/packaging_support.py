@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -48,6 +50,23 @@ def first_run_env(**extra: str) -> dict[str, str]:
     return env
 
 
+@contextlib.contextmanager
+def launched(argv: Sequence[str], cwd: Path, **env: str) -> Iterator[subprocess.Popen[str]]:
+    """The window app started as a user starts it (a first run's environment and ``env``);
+    killed if the test leaves it running."""
+    environ = first_run_env(**env)
+    environ.pop("PI_DESKTOP_SMOKE_EXIT", None)
+    app = subprocess.Popen(
+        list(argv), cwd=cwd, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        yield app
+    finally:
+        if app.poll() is None:
+            app.kill()
+            app.communicate()
+
+
 def write_console_script(path: Path, function: str) -> Path:
     """A console script like the ones pip generates for ``[project.scripts]``."""
     module, _, attr = function.partition(":")
@@ -63,6 +82,14 @@ def xdotool(display: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["xdotool", *args], env={**os.environ, "DISPLAY": display}, capture_output=True, text=True, timeout=20
     )
+
+
+def quit_by_keyboard(display: str, window: str, app: subprocess.Popen[str]) -> str:
+    """Quit as a user would: focus the window and press Ctrl+Q (real input via XTEST); the app's
+    standard error once it exited."""
+    assert xdotool(display, "windowfocus", "--sync", window).returncode == 0
+    assert xdotool(display, "key", "--clearmodifiers", "ctrl+q").returncode == 0
+    return app.communicate(timeout=30)[1]
 
 
 # --- reading a desktop entry as a launcher does (the oracle for what the app writes) ----------

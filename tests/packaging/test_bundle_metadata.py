@@ -25,8 +25,8 @@ from desktop.identity import APP_ID, DISPLAY_NAME
 SPEC_DIR = REPO / "packaging" / "pyinstaller"
 
 
-def _load() -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location("bundle_metadata", SPEC_DIR / "bundle_metadata.py")
+def _load(name: str = "bundle_metadata") -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(name, SPEC_DIR / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -124,10 +124,7 @@ def test_a_broken_version_text_is_refused(tmp_path: Path, versioninfo: types.Mod
 
 
 def test_the_workflow_bundle_check_reads_a_real_info_plist(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("check_bundle", SPEC_DIR / "check_bundle.py")
-    assert spec is not None and spec.loader is not None
-    checker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(checker)
+    checker = _load("check_bundle")
 
     contents = tmp_path / "dist" / f"{DISPLAY_NAME}.app" / "Contents"
     (contents / "MacOS").mkdir(parents=True)

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from packaging_support import (
-    first_run_env,
+    launched,
     parse_exec,
+    quit_by_keyboard,
     read_desktop_entry,
     require_tool,
     write_console_script,
@@ -59,30 +60,19 @@ def test_desktop_entry_exec_opens_the_main_window(x_display: str, tmp_path: Path
     entry = install_desktop_entry(data_home, gui_executable(tmp_path)).desktop_file
     argv = parse_exec(read_desktop_entry(entry)["Exec"])
     app_data = tmp_path / "app-data"
-    env = first_run_env(
+    with launched(
+        argv,
+        tmp_path,
         DISPLAY=x_display,
         QT_QPA_PLATFORM="xcb",
         XDG_DATA_HOME=str(data_home),
         PI_DESKTOP_DATA_DIR=str(app_data),
-    )
-    env.pop("PI_DESKTOP_SMOKE_EXIT", None)
-    app = subprocess.Popen(
-        argv, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    try:
+    ) as app:
         window = wait_for_window(x_display, app)
         assert app_part(xdotool(x_display, "getwindowname", window).stdout.strip()) == WINDOW_TITLE
         by_class = xdotool(x_display, "search", "--class", f"^{APP_ID}$").stdout.split()
         assert window in by_class, "WM_CLASS must match the entry's StartupWMClass"
-
-        # Quit as a user would: focus the window, press Ctrl+Q (real input via XTEST).
-        assert xdotool(x_display, "windowfocus", "--sync", window).returncode == 0
-        assert xdotool(x_display, "key", "--clearmodifiers", "ctrl+q").returncode == 0
-        _out, err = app.communicate(timeout=30)
-    finally:
-        if app.poll() is None:
-            app.kill()
-            app.communicate()
+        err = quit_by_keyboard(x_display, window, app)
     assert app.returncode == 0, err
     log = (app_data / "logs" / "pi-desktop.log").read_text(encoding="utf-8")
     assert "initial route: emulator" in log

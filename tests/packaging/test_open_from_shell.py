@@ -17,7 +17,14 @@ import time
 from pathlib import Path
 
 import pytest
-from packaging_support import first_run_env, require_tool, write_console_script, xdotool
+from packaging_support import (
+    first_run_env,
+    launched,
+    quit_by_keyboard,
+    require_tool,
+    write_console_script,
+    xdotool,
+)
 
 from desktop.host.journal.writer import JournalWriter
 from desktop.host.trust import TrustStore
@@ -65,15 +72,7 @@ def test_a_second_launch_hands_its_file_to_the_running_window(x_display: str, tm
     env.pop("PI_DESKTOP_SMOKE_EXIT", None)
 
     started = time.monotonic()
-    app = subprocess.Popen(
-        [str(cli), str(first)],
-        env=env,
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    with launched([str(cli), str(first)], tmp_path, **env) as app:
         window = _wait_title(x_display, "first-session.jsonl · alpha-ws — Pi Desktop", app)
         first_start = time.monotonic() - started
 
@@ -101,13 +100,7 @@ def test_a_second_launch_hands_its_file_to_the_running_window(x_display: str, tm
         assert again.returncode == 0, again.stderr
         assert list(_titles(x_display).values()) == ["second-session.jsonl · beta-ws — Pi Desktop"]
 
-        assert xdotool(x_display, "windowfocus", "--sync", window).returncode == 0
-        assert xdotool(x_display, "key", "--clearmodifiers", "ctrl+q").returncode == 0
-        _out, err = app.communicate(timeout=30)
-    finally:
-        if app.poll() is None:
-            app.kill()
-            app.communicate()
+        err = quit_by_keyboard(x_display, window, app)
     assert app.returncode == 0, err
     log = (app_data / "logs" / "pi-desktop.log").read_text(encoding="utf-8")
     assert log.count("a second launch handed over 1 path(s)") == 2

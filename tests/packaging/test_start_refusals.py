@@ -12,26 +12,18 @@ import os
 import subprocess
 import sys
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from packaging_support import first_run_env, require_tool, xdotool
+from packaging_support import launched, require_tool, xdotool
 
 from desktop.ui.launch import EXIT_DATA_FOLDER, WINDOW_TITLE
 
 
-def start(data_dir: Path, cwd: Path, **extra: str) -> subprocess.Popen[str]:
-    env = first_run_env(PI_DESKTOP_DATA_DIR=str(data_dir), **extra)
-    env.pop("PI_DESKTOP_SMOKE_EXIT", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "desktop"],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def start(data_dir: Path, cwd: Path, **extra: str) -> AbstractContextManager[subprocess.Popen[str]]:
+    return launched([sys.executable, "-m", "desktop"], cwd, PI_DESKTOP_DATA_DIR=str(data_dir), **extra)
 
 
 def refusal(app: subprocess.Popen[str]) -> str:
@@ -42,10 +34,16 @@ def refusal(app: subprocess.Popen[str]) -> str:
     return lines[0]
 
 
+def refused(data_dir: Path, cwd: Path) -> str:
+    """The one line an offscreen start says before it exits."""
+    with start(data_dir, cwd, QT_QPA_PLATFORM="offscreen") as app:
+        return refusal(app)
+
+
 def test_a_file_where_the_data_folder_should_be(tmp_path: Path) -> None:
     in_the_way = tmp_path / "data"
     in_the_way.write_text("not a folder", encoding="utf-8")
-    line = refusal(start(in_the_way, tmp_path, QT_QPA_PLATFORM="offscreen"))
+    line = refused(in_the_way, tmp_path)
     assert line == (
         f"pi-desktop: the data folder {in_the_way} is a file, not a folder. "
         "Choose another with --data-dir or PI_DESKTOP_DATA_DIR."
@@ -56,7 +54,7 @@ def test_a_file_where_the_data_folder_should_be(tmp_path: Path) -> None:
 def test_a_data_folder_that_cannot_be_created(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("", encoding="utf-8")
-    line = refusal(start(blocker / "data", tmp_path, QT_QPA_PLATFORM="offscreen"))
+    line = refused(blocker / "data", tmp_path)
     assert line.startswith(f"pi-desktop: cannot use the data folder {blocker / 'data'}: ")
 
 
@@ -66,7 +64,7 @@ def test_a_read_only_data_folder(tmp_path: Path) -> None:
     (folder / "logs").mkdir(parents=True)
     folder.chmod(0o555)
     try:
-        line = refusal(start(folder, tmp_path, QT_QPA_PLATFORM="offscreen"))
+        line = refused(folder, tmp_path)
     finally:
         folder.chmod(0o755)
     assert line.startswith(f"pi-desktop: the data folder {folder} is read-only;")
@@ -78,8 +76,7 @@ def test_on_a_screen_the_refusal_is_also_a_dialog(tmp_path: Path, x_display: str
     require_tool("xdotool", "xdotool")
     in_the_way = tmp_path / "data"
     in_the_way.write_text("", encoding="utf-8")
-    app = start(in_the_way, tmp_path, QT_QPA_PLATFORM="xcb", DISPLAY=x_display)
-    try:
+    with start(in_the_way, tmp_path, QT_QPA_PLATFORM="xcb", DISPLAY=x_display) as app:
         deadline = time.monotonic() + 60
         found: list[str] = []
         while not found and time.monotonic() < deadline and app.poll() is None:
@@ -91,10 +88,6 @@ def test_on_a_screen_the_refusal_is_also_a_dialog(tmp_path: Path, x_display: str
         assert xdotool(x_display, "windowfocus", "--sync", found[0]).returncode == 0
         assert xdotool(x_display, "key", "Return").returncode == 0
         line = refusal(app)
-    finally:
-        if app.poll() is None:
-            app.kill()
-            app.communicate()
     assert line.startswith(f"pi-desktop: the data folder {in_the_way} is a file")
 
 

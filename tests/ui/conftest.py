@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication, QSettings, Qt
 
 from desktop.emulator import Emulator
 from desktop.ui.main_window import TAB_MESSAGE, TAB_PAYLOAD, MainWindow
+from desktop.ui.message_view import MessageView
 from desktop.ui.messages import ShownSession, TurnFinished
 from desktop.ui.timeline_model import ROW_ROLE
 from desktop.ui.worker import SessionWorker, WorkerClient, start_worker, stop_worker
@@ -136,6 +137,9 @@ class Harness:
     def rows(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.window.timeline.rows]
 
+    def conversation(self) -> str:
+        return self.window.message_view.browser.toPlainText()
+
     def kinds(self) -> list[str]:
         return [str(r.get("type")) for r in self.rows()]
 
@@ -199,6 +203,22 @@ def harness(qtbot: Any, workspace: Path, qsettings_isolated: Path) -> Iterator[H
     h.start()
     yield h
     h.close()
+
+
+@pytest.fixture
+def unstarted(qtbot: Any, workspace: Path, qsettings_isolated: Path) -> Iterator[Harness]:
+    """A window on a worker the test starts itself (``start``, ``launch`` or a first run)."""
+    h = Harness(qtbot, workspace)
+    yield h
+    h.close()
+
+
+@pytest.fixture
+def view(qtbot: Any) -> MessageView:
+    """The Message tab's view on its own."""
+    view = MessageView()
+    qtbot.addWidget(view)
+    return view
 
 
 @pytest.fixture

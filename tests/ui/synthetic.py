@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def bench_session(path: Path, rows: int) -> Path:
+    """A long session file as the timeline benchmark writes it."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from timeline_bench import make_session
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    make_session(path, rows)
+    return path
 
 
 def usage(inp: int, read: int, write: int, out: int, cost: float) -> dict[str, Any]:
@@ -86,6 +101,23 @@ def tool_row(row_id: str, name: str, text: str, error: bool = False) -> dict[str
         "timestamp": 1,
     }
     return {"type": "toolResult", "v": 1, "id": row_id, "ts": 1_700_000_000_000, "message": message}
+
+
+def compaction_row(
+    row_id: str, first_kept: str, summary: str = "s", tokens_before: int = 10, checkpoint: Any = None
+) -> dict[str, Any]:
+    row = {
+        "type": "compaction",
+        "v": 1,
+        "id": row_id,
+        "ts": 1,
+        "summary": summary,
+        "firstKeptId": first_kept,
+        "tokensBefore": tokens_before,
+    }
+    if checkpoint is not None:
+        row["checkpoint"] = {"v": 1, "message": checkpoint}
+    return row
 
 
 def note_row(row_id: str, text: str, level: str = "info") -> dict[str, Any]:

@@ -22,9 +22,12 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:  # the window's modules load only in the in-process tests
+    from tests.ui.conftest import Harness
 
 STARTING = b"starting (frozen="
 
@@ -148,42 +151,27 @@ def test_fifty_quits_at_random_moments_under_load_exit_cleanly(tmp_path: Path) -
 # --- a stop is never lost (in process, on the real worker thread) ---------------------------------
 
 
-def test_a_stop_right_after_send_stops_that_turn(
-    qtbot: Any, tmp_path: Path, qsettings_isolated: Path
-) -> None:
+def test_a_stop_right_after_send_stops_that_turn(harness: Harness) -> None:
     """The stop arrives before the worker has even picked the turn up: it still stops it."""
-    from tests.ui.conftest import Harness
-
-    h = Harness(qtbot, tmp_path)
-    try:
-        h.start()
-        h.window.send("A long story please. [[words:3000]]")
-        h.window.stop()  # queued behind nothing: the worker may not have started the turn yet
-        result = h.wait_turn(1)
-        assert result.stopped == "aborted"
-        # The next turn starts with the stop cleared.
-        h.window.send("And now a short one.")
-        assert h.wait_turn(2).stopped == "stop"
-    finally:
-        h.close()
+    h = harness
+    h.window.send("A long story please. [[words:3000]]")
+    h.window.stop()  # queued behind nothing: the worker may not have started the turn yet
+    result = h.wait_turn(1)
+    assert result.stopped == "aborted"
+    # The next turn starts with the stop cleared.
+    h.window.send("And now a short one.")
+    assert h.wait_turn(2).stopped == "stop"
 
 
-def test_a_stop_during_start_up_stops_the_welcome_turns(
-    qtbot: Any, tmp_path: Path, qsettings_isolated: Path
-) -> None:
-    from tests.ui.conftest import Harness
-
-    h = Harness(qtbot, tmp_path)
-    try:
-        h.window.show()
-        h.client.start.emit({"firstRun": True})
-        h.client.stop.emit()  # while the worker starts the emulator and the guided session
-        qtbot.waitUntil(lambda: h.window.session is not None, timeout=60_000)
-        qtbot.wait(300)
-        assert [r.stopped for r in h.finished] in ([], ["aborted"])
-        # At most the first guided turn began before the stop landed, and it was stopped.
-        assert [r["type"] for r in h.rows()].count("user") == len(h.finished)
-        h.window.send("Hello after the stop.")
-        assert h.wait_turn(len(h.finished) + 1).stopped == "stop"
-    finally:
-        h.close()
+def test_a_stop_during_start_up_stops_the_welcome_turns(unstarted: Harness) -> None:
+    h = unstarted
+    h.window.show()
+    h.client.start.emit({"firstRun": True})
+    h.client.stop.emit()  # while the worker starts the emulator and the guided session
+    h.qtbot.waitUntil(lambda: h.window.session is not None, timeout=60_000)
+    h.qtbot.wait(300)
+    assert [r.stopped for r in h.finished] in ([], ["aborted"])
+    # At most the first guided turn began before the stop landed, and it was stopped.
+    assert [r["type"] for r in h.rows()].count("user") == len(h.finished)
+    h.window.send("Hello after the stop.")
+    assert h.wait_turn(len(h.finished) + 1).stopped == "stop"

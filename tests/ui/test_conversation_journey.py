@@ -33,10 +33,6 @@ def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Ha
     h.close()
 
 
-def _conversation_text(h: Harness) -> str:
-    return h.window.message_view.browser.toPlainText()
-
-
 def test_type_send_and_read_the_streamed_reply_without_a_click(harness: Harness) -> None:
     h = harness
     window = h.window
@@ -49,20 +45,19 @@ def test_type_send_and_read_the_streamed_reply_without_a_click(harness: Harness)
     h.qtbot.keyClicks(QApplication.focusWidget(), "Tell me a long story. [[words:1500]]")
     h.qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     # While it streams, the reply appears in the conversation, and the pane keeps its end in view.
-    h.qtbot.waitUntil(lambda: "Assistant (streaming)" in _conversation_text(h), timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: "Assistant (streaming)" in h.conversation(), timeout=TURN_TIMEOUT)
     h.wait_turn(1)
     bar = window.message_view.browser.verticalScrollBar()
     h.qtbot.waitUntil(
         lambda: (
-            "Assistant (streaming)" not in _conversation_text(h)
-            and "Tell me a long story" in _conversation_text(h)
+            "Assistant (streaming)" not in h.conversation() and "Tell me a long story" in h.conversation()
         ),
         timeout=TURN_TIMEOUT,
     )
     reply = window.timeline.rows[-1]
     assert reply["type"] == "assistant"
     last_words = str(reply["message"]["content"][-1]["text"]).split()[-3:]
-    assert " ".join(last_words) in " ".join(_conversation_text(h).split())
+    assert " ".join(last_words) in " ".join(h.conversation().split())
     assert bar.maximum() > 0 and bar.value() == bar.maximum()
     assert not window.message_view.jump_button.isVisible()
 
@@ -81,10 +76,10 @@ def test_scrolled_up_reader_stays_put_and_jumps_back_to_the_latest(harness: Harn
     assert view.scrolled_up and view.jump_button.isVisible()
     h.worker.emulator.inject(Fault("slow_stream", at_event=4, delay=0.03), times=1)
     window.send("And a second one. [[words:1500]]")
-    h.qtbot.waitUntil(lambda: "Assistant (streaming)" in _conversation_text(h), timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: "Assistant (streaming)" in h.conversation(), timeout=TURN_TIMEOUT)
     assert bar.value() == 0  # not yanked to the end while the reply streams
     h.wait_turn(2)
-    h.qtbot.waitUntil(lambda: "And a second one" in _conversation_text(h), timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: "And a second one" in h.conversation(), timeout=TURN_TIMEOUT)
     assert bar.value() == 0
     h.qtbot.mouseClick(view.jump_button, Qt.MouseButton.LeftButton)
     h.qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum(), timeout=TURN_TIMEOUT)
@@ -216,8 +211,8 @@ def test_a_tool_asks_first_and_its_call_and_result_read_under_the_turn(harness: 
     dialog.allow_button.setFocus()
     h.qtbot.keyClick(dialog.allow_button, Qt.Key.Key_Space)
     assert h.wait_turn(1).error is None
-    h.qtbot.waitUntil(lambda: "Assistant (streaming)" not in _conversation_text(h), timeout=TURN_TIMEOUT)
-    text = " ".join(_conversation_text(h).split())
+    h.qtbot.waitUntil(lambda: "Assistant (streaming)" not in h.conversation(), timeout=TURN_TIMEOUT)
+    text = " ".join(h.conversation().split())
     question, call = text.find("Run it."), text.find("echo journey-tool-ran")
     result = text.find("journey-tool-ran", call + len("echo journey-tool-ran"))
     assert 0 <= question < call < result, text[-800:]
@@ -251,26 +246,32 @@ def test_compact_from_the_conversation_says_the_figures_the_meter_shows(harness:
     row = window.timeline.rows[-1]
     assert row["type"] == "compaction" and row["tokensBefore"] == preview.tokens_before
     h.qtbot.waitUntil(
-        lambda: f"~{preview.tokens_before:,} tokens before" in _conversation_text(h), timeout=TURN_TIMEOUT
+        lambda: f"~{preview.tokens_before:,} tokens before" in h.conversation(), timeout=TURN_TIMEOUT
     )
 
 
-def test_first_run_opens_on_the_conversation_with_the_keyboard_in_the_composer(
-    qtbot: Any, tmp_path: Path, qsettings_isolated: Path
-) -> None:
-    """A first run: the guided session's welcome and its replies are read in the conversation,
-    and the keyboard is in the composer for the first question (design G17)."""
-    h = Harness(qtbot, tmp_path)
-    try:
-        h.window.resize(1280, 800)
-        h.window.show()
-        h.qtbot.waitExposed(h.window)
-        h.client.start.emit({"firstRun": True})
-        h.qtbot.waitUntil(lambda: len(h.finished) >= 2, timeout=TURN_TIMEOUT)
-        window = h.window
-        assert window.message_view.conversation.isChecked() and window.tabs.currentIndex() == TAB_MESSAGE
-        h.qtbot.waitUntil(lambda: "Welcome to Pi Desktop" in _conversation_text(h), timeout=TURN_TIMEOUT)
-        h.qtbot.waitUntil(lambda: "Welcome project" in _conversation_text(h), timeout=TURN_TIMEOUT)
-        h.qtbot.waitUntil(lambda: QApplication.focusWidget() is window.composer.editor, timeout=TURN_TIMEOUT)
-    finally:
-        h.close()
+def test_first_run_opens_on_the_conversation_with_the_keyboard_in_the_composer(unstarted: Harness) -> None:
+    """A first run: the guided session (its welcome note, a skill that appears, a tool that reads
+    the project) is read in the conversation, and the keyboard is in the composer for the first
+    question (design G17)."""
+    h = unstarted
+    h.window.resize(1280, 800)
+    h.window.show()
+    h.qtbot.waitExposed(h.window)
+    h.client.start.emit({"firstRun": True})
+    h.qtbot.waitUntil(lambda: len(h.finished) >= 2, timeout=TURN_TIMEOUT)
+    window = h.window
+    assert window.message_view.conversation.isChecked() and window.tabs.currentIndex() == TAB_MESSAGE
+    h.qtbot.waitUntil(lambda: "Welcome to Pi Desktop" in h.conversation(), timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: "Welcome project" in h.conversation(), timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: QApplication.focusWidget() is window.composer.editor, timeout=TURN_TIMEOUT)
+    rows = h.rows()
+    kinds = [r["type"] for r in rows]
+    assert kinds.count("user") == 2 and "toolResult" in kinds
+    assert any(r["type"] == "note" and "Welcome to Pi Desktop" in r["text"] for r in rows)
+    changed = [r for r in rows if r["type"] == "system"][-1]
+    sections = changed["modelSystem"]["message"]["sections"]
+    assert "guidance" in sections and "skill:changelog" in sections and changed.get("before")
+    read = next(r for r in rows if r["type"] == "toolResult")
+    assert not read["message"]["isError"] and "Welcome project" in read["message"]["content"][0]["text"]
+    assert "welcome-workspace" in window.session.cwd

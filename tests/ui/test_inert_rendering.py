@@ -80,11 +80,11 @@ HOSTILE_MARKDOWN = {
 
 @pytest.mark.parametrize("attack", list(HOSTILE_MARKDOWN))
 @pytest.mark.parametrize("kind", ["user", "assistant"])
-def test_a_message_reads_no_file_it_names(qtbot, probe: FifoProbe, kind: str, attack: str) -> None:
+def test_a_message_reads_no_file_it_names(
+    view: MessageView, probe: FifoProbe, kind: str, attack: str
+) -> None:
     text = HOSTILE_MARKDOWN[attack].format(path=probe.path)
     row = user_row("m1", text) if kind == "user" else assistant_row("m1", text)
-    view = MessageView()
-    qtbot.addWidget(view)
     view.show_row(row)
     laid_out(view)
     assert not probe.opened
@@ -94,9 +94,7 @@ def test_a_message_reads_no_file_it_names(qtbot, probe: FifoProbe, kind: str, at
         assert f"[image “chart” not shown: {probe.path}]" in shown  # named, not loaded
 
 
-def test_the_conversation_reads_no_file_a_reply_names(qtbot, probe: FifoProbe) -> None:
-    view = MessageView()
-    qtbot.addWidget(view)
+def test_the_conversation_reads_no_file_a_reply_names(view: MessageView, probe: FifoProbe) -> None:
     rows = [user_row("u1", "Draw it"), assistant_row("a1", f"Here: ![plot]({probe.path})")]
     view.show_rows(rows, focus=1)
     laid_out(view)
@@ -104,10 +102,8 @@ def test_the_conversation_reads_no_file_a_reply_names(qtbot, probe: FifoProbe) -
     assert "[image “plot” not shown:" in view.browser.toPlainText()
 
 
-def test_an_object_marker_in_a_message_hides_nothing(qtbot) -> None:
+def test_an_object_marker_in_a_message_hides_nothing(view: MessageView) -> None:
     """U+FFFC is rich text's marker for an image: a bare one made Qt drop its whole paragraph."""
-    view = MessageView()
-    qtbot.addWidget(view)
     view.show_row(assistant_row("a1", "before \ufffc after"))
     assert "before \\ufffc after" in view.browser.toPlainText()
 
@@ -121,14 +117,12 @@ def image_row(data: bytes, mime: str = "image/png") -> dict[str, Any]:
     return row
 
 
-def test_an_svg_image_block_is_a_labelled_placeholder(qtbot, probe: FifoProbe) -> None:
+def test_an_svg_image_block_is_a_labelled_placeholder(view: MessageView, probe: FifoProbe) -> None:
     """An SVG can name other files and Qt's SVG reader loads them: it is not decoded at all."""
     svg = (
         '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="8" height="8">'
         f'<image xlink:href="{probe.path}" width="8" height="8"/></svg>'
     ).encode()
-    view = MessageView()
-    qtbot.addWidget(view)
     view.show_row(image_row(svg, "image/svg+xml"))
     laid_out(view)
     assert not probe.opened
@@ -158,13 +152,11 @@ def png_header(width: int, height: int) -> bytes:
     ],
     ids=["pixels", "bytes"],
 )
-def test_an_image_block_beyond_the_limits_is_not_decoded(qtbot, data: bytes, why: str) -> None:
-    view = MessageView()
-    qtbot.addWidget(view)
+def test_an_image_block_beyond_the_limits_is_not_decoded(view: MessageView, data: bytes, why: str) -> None:
     view.show_row(image_row(data))
     laid_out(view)
     assert why in view.browser.toPlainText()
-    assert "<img" not in view.html
+    assert "<img" not in view.browser.toHtml()
 
 
 @pytest.mark.qt_log_ignore(*IGNORED_QT_MESSAGES, r"QTextBrowser: No document for")

@@ -23,9 +23,7 @@ def plain(view: MessageView) -> str:
     return view.browser.toPlainText()
 
 
-def test_markdown_is_rendered_and_code_highlighted(qtbot) -> None:
-    view = MessageView()
-    qtbot.addWidget(view)
+def test_markdown_is_rendered_and_code_highlighted(view: MessageView) -> None:
     text = (
         "# Plan\n\nThis is **bold** and `code`.\n\n```python\ndef f(x):\n    return 42\n```\n\n- one\n- two"
     )
@@ -34,7 +32,7 @@ def test_markdown_is_rendered_and_code_highlighted(qtbot) -> None:
     assert "# Plan" not in shown and "**" not in shown and "```" not in shown
     assert "Plan" in shown and "bold" in shown and "def f(x):" in shown
     # The code block carries Pygments colours: `def` is not in the text colour.
-    html = view.html
+    html = view.browser.toHtml()
     assert html.count("color:#") >= 2
     document = view.browser.document()
     block = document.find("def")
@@ -42,9 +40,7 @@ def test_markdown_is_rendered_and_code_highlighted(qtbot) -> None:
     assert block.charFormat().fontFixedPitch() or "monospace" in block.charFormat().fontFamilies()[0]
 
 
-def test_thinking_is_collapsed_until_clicked(qtbot) -> None:
-    view = MessageView()
-    qtbot.addWidget(view)
+def test_thinking_is_collapsed_until_clicked(view: MessageView) -> None:
     row = assistant_blocks(
         "a2",
         [
@@ -61,9 +57,7 @@ def test_thinking_is_collapsed_until_clicked(qtbot) -> None:
     assert "secret pondering" not in plain(view)
 
 
-def test_edit_call_is_a_unified_diff_and_write_shows_content(qtbot) -> None:
-    view = MessageView()
-    qtbot.addWidget(view)
+def test_edit_call_is_a_unified_diff_and_write_shows_content(view: MessageView) -> None:
     edit = {
         "type": "toolCall",
         "id": "c1",
@@ -89,9 +83,7 @@ def test_edit_call_is_a_unified_diff_and_write_shows_content(qtbot) -> None:
     assert '"path"' not in shown  # no raw JSON for the known tools
 
 
-def test_long_tool_output_is_collapsed_and_monospace(qtbot) -> None:
-    view = MessageView()
-    qtbot.addWidget(view)
+def test_long_tool_output_is_collapsed_and_monospace(view: MessageView) -> None:
     output = "\n".join(f"line {i}" for i in range(COLLAPSE_LINES * 3))
     view.show_row(tool_row("t1", "bash", output))
     shown = plain(view)
@@ -104,9 +96,7 @@ def test_long_tool_output_is_collapsed_and_monospace(qtbot) -> None:
     assert cursor.charFormat().fontFixedPitch() or "monospace" in cursor.charFormat().fontFamilies()[0]
 
 
-def test_images_are_shown(qtbot) -> None:
-    view = MessageView()
-    qtbot.addWidget(view)
+def test_images_are_shown(view: MessageView) -> None:
     image = QImage(800, 20, QImage.Format.Format_RGB32)
     image.fill(QColor("red"))
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice
@@ -132,9 +122,7 @@ def test_invalid_bytes_and_control_characters_are_escaped() -> None:
     assert "\\xff" in html and "\\x1b[31m" in html and "\udcff" not in html
 
 
-def test_conversation_renders_only_the_rows_given_and_caches_them(qtbot) -> None:
-    view = MessageView()
-    qtbot.addWidget(view)
+def test_conversation_renders_only_the_rows_given_and_caches_them(view: MessageView) -> None:
     rows = [user_row(f"u{i}", f"question {i}") for i in range(6)] + [system_row("s1", {"guidance": None})]
     view.show_rows(rows, focus=2)
     assert view.renders == 7

@@ -11,7 +11,6 @@ same file measured in the same test, and bounds are generous: the machine may be
 from __future__ import annotations
 
 import itertools
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,9 +23,9 @@ from desktop.ui.main_window import MainWindow
 from desktop.ui.messages import IndexedRows, SessionOpened
 from desktop.ui.row_index import RowIndex, read_indexed
 from desktop.ui.timeline_model import ROW_ROLE
+from tests.ui.synthetic import bench_session
 
 SIZES = [pytest.param(20_000, id="20k"), pytest.param(100_000, id="100k", marks=pytest.mark.slow)]
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 SETTLED_STALL = 0.2
 """Seconds the event loop may stall between the first paint and the settled worker: four times
 the benchmark's target, for a loaded machine (20 to 45 ms seen here at 100,000 rows). Before the
@@ -37,14 +36,7 @@ a repaint during the post-open work stalled 250 to 380 ms in about half the runs
 
 @pytest.fixture(scope="module", params=SIZES)
 def long_session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        from timeline_bench import make_session
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    path = tmp_path_factory.mktemp("long") / "long.jsonl"
-    make_session(path, request.param)
-    return path
+    return bench_session(tmp_path_factory.mktemp("long") / "long.jsonl", request.param)
 
 
 class Paints(QObject):
@@ -240,13 +232,7 @@ def test_opening_parses_the_file_once(
     the index the window shows lists the opened journal's own rows."""
     from desktop.host.journal import reader
 
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        from timeline_bench import make_session
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    path = tmp_path / "s.jsonl"
-    make_session(path, 300)
+    path = bench_session(tmp_path / "s.jsonl", 300)
     rows_in_file = len(path.read_bytes().splitlines()) - 1
     decoded = [0]
     loads = orjson.loads

@@ -8,7 +8,6 @@ for the turn to end and then opens; an unknown file gets File → Open's message
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -143,49 +142,15 @@ def test_a_finder_open_event_opens_the_session(harness: Harness, tmp_path: Path)
         app.removeEventFilter(events)
 
 
-def test_a_pi_session_given_at_start_opens_read_only(
-    qtbot: Any, tmp_path: Path, qsettings_isolated: Path
-) -> None:
-    """``pi-desktop PI_SESSION``: the launcher passes the path as the session to start on."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    try:
-        h.window.show()
-        h.client.start.emit(
-            {
-                "route": ROUTE,
-                "mode": "ask",
-                "fallback": "folded",
-                "firstRun": False,
-                "session": str(PI_SESSION),
-            }
-        )
-        _opened(h, PI_SESSION)
-        assert h.window.inspect.foreign is not None
-        assert h.window.windowTitle().startswith(f"{PI_SESSION.name} · ")
-    finally:
-        h.close()
-
-
 def test_a_session_named_at_start_is_on_screen_before_the_emulator_starts(
-    qtbot: Any, tmp_path: Path, qsettings_isolated: Path
+    unstarted: Harness, tmp_path: Path
 ) -> None:
     """``pi-desktop PATH``: the rows are indexed and painted first; the emulator, the keyring
     and the routes (a second or more on a cold start) come after (design G9)."""
-    from desktop.ui.main_window import MainWindow
-    from desktop.ui.worker import start_worker, stop_worker
-
+    h = unstarted
     path = _session(tmp_path, "named.jsonl", "named-ws")
-    thread, worker, client = start_worker(workspace=str(tmp_path), offline=True)
-    window = MainWindow(worker, client)
-    qtbot.addWidget(window)
     emulator_at_index: list[object] = []
-    worker.session_indexed.connect(lambda _info: emulator_at_index.append(worker.emulator))
-    window.show()
-    qtbot.waitExposed(window)
-    client.start.emit({"route": ROUTE, "session": str(path), "firstRun": False})
-    qtbot.waitUntil(lambda: getattr(window.session, "path", None) == str(path), timeout=TURN_TIMEOUT)
-    window.close()
-    assert stop_worker(thread, worker, client)
+    h.worker.session_indexed.connect(lambda _info: emulator_at_index.append(h.worker.emulator))
+    h.launch(route=ROUTE, session=str(path))
+    assert h.window.session.path == str(path)
     assert emulator_at_index == [None]

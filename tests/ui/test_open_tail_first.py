@@ -8,7 +8,6 @@ and that a real open sends the two in that order.
 
 from __future__ import annotations
 
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,19 +17,12 @@ import pytest
 from desktop.ui.main_window import MainWindow
 from desktop.ui.messages import SessionIndexed
 from desktop.ui.row_index import TAIL_BYTES, read_indexed, read_tail
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.ui.synthetic import bench_session
 
 
 @pytest.fixture(scope="module")
 def long_session(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        from timeline_bench import make_session
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    path = tmp_path_factory.mktemp("long") / "long.jsonl"
-    make_session(path, 6_000)
+    path = bench_session(tmp_path_factory.mktemp("long") / "long.jsonl", 6_000)
     assert path.stat().st_size > 4 * TAIL_BYTES
     return path
 

@@ -10,7 +10,7 @@ from desktop.session.inspector.payload_text import char_offset, common_prefix, p
 from desktop.session.inspector.section_diff import section_diff, state_before
 from desktop.ui import rowinfo
 from desktop.ui.usage_stats import totals, usage_lines
-from tests.ui.synthetic import assistant_row, note_row, system_row, tool_row, usage, user_row
+from tests.ui.synthetic import assistant_row, compaction_row, note_row, system_row, tool_row, usage, user_row
 
 
 def test_kinds_and_summaries_tell_rows_apart() -> None:
@@ -20,15 +20,7 @@ def test_kinds_and_summaries_tell_rows_apart() -> None:
         assistant_row("e", "", stop="error"),
         tool_row("t", "bash", "boom", error=True),
         system_row("s", {"x": "1"}, label="sections: x"),
-        {
-            "type": "compaction",
-            "v": 1,
-            "id": "c",
-            "ts": 1,
-            "summary": "done",
-            "tokensBefore": 1234,
-            "firstKeptId": "u",
-        },
+        compaction_row("c", "u", "done", 1234),
         note_row("n", "fallback reason"),
         note_row("n2", "disk full", level="error"),
         {"type": "future-kind", "v": 1, "id": "f", "ts": 1},
@@ -88,16 +80,7 @@ def test_section_diff_after_a_compaction_starts_from_the_checkpoint() -> None:
     rows = [
         system_row("s0", {"runtime": "v1", "extra": "gone later"}),
         user_row("u0", "hi"),
-        {
-            "type": "compaction",
-            "v": 1,
-            "id": "c",
-            "ts": 1,
-            "summary": "s",
-            "firstKeptId": "u0",
-            "tokensBefore": 10,
-            "checkpoint": {"v": 1, "message": checkpoint},
-        },
+        compaction_row("c", "u0", checkpoint=checkpoint),
         system_row("s1", {"runtime": "v3"}),
     ]
     compaction = {c.name: c for c in section_diff(rows, 2).changes}
@@ -171,16 +154,7 @@ def test_state_before_matches_a_full_replay_at_every_row() -> None:
         system_row("s1", {"extra": None, "kept": "k0"}, before="u1"),
         user_row("u1", "c"),
         assistant_row("a1", "d"),
-        {
-            "type": "compaction",
-            "v": 1,
-            "id": "c",
-            "ts": 1,
-            "summary": "s",
-            "firstKeptId": "s1",
-            "tokensBefore": 9,
-            "checkpoint": {"v": 1, "message": checkpoint},
-        },
+        compaction_row("c", "s1", tokens_before=9, checkpoint=checkpoint),
         system_row("s2", {"runtime": "v3"}),
         user_row("u2", "e"),
     ]

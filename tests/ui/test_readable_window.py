@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QToolBar
 
 from desktop.ui.activation_view import LABEL_TERMS, render_activation
 from desktop.ui.glossary import GLOSSARY
-from desktop.ui.main_window import MINIMUM_SIZE, TAB_DIFF, TAB_MESSAGE, TAB_ROW, MainWindow
+from desktop.ui.main_window import MINIMUM_SIZE, TAB_MESSAGE, TAB_ROW, MainWindow
 from desktop.ui.messages import DecodedRows, SessionOpened, ShownSession, TurnFinished
 from desktop.ui.timeline_delegate import row_layout, row_tooltip, usage_hint
 from desktop.ui.timeline_model import ROW_ROLE, USAGE_ROLE
@@ -72,15 +72,6 @@ def test_message_tab_is_first_and_renders_the_selected_row(window: MainWindow) -
     window.message_view.raw_button.click()
     assert window.tabs.currentIndex() == TAB_ROW
     assert '"id": "a1"' in window.row_view.toPlainText()
-
-
-def test_system_rows_go_to_the_diff_and_back_to_the_message(window: MainWindow) -> None:
-    open_rows(window, session_rows(8))
-    window.set_show_hidden(True)
-    window.view.setCurrentIndex(proxy_index(window, "s5"))
-    assert window.tabs.currentIndex() == TAB_DIFF
-    window.view.setCurrentIndex(proxy_index(window, "u5"))
-    assert window.tabs.currentIndex() == TAB_MESSAGE
 
 
 def test_conversation_mode_renders_only_what_the_timeline_shows(window: MainWindow, qtbot) -> None:
@@ -164,24 +155,15 @@ def test_help_page_opens_with_the_window_shortcuts(window: MainWindow) -> None:
 
 
 def test_controls_reachable_and_named(window: MainWindow) -> None:
+    selectors = (window.route_combo, window.mode_combo, window.fallback_combo, window.compact_button)
     for widget in (
-        window.route_combo,
-        window.mode_combo,
-        window.fallback_combo,
-        window.compact_button,
+        *selectors,
         window.message_view.conversation,
         window.message_view.raw_button,
         window.search,
     ):
         assert widget.focusPolicy() & Qt.FocusPolicy.TabFocus, widget.objectName()
-    for widget in (
-        window.route_combo,
-        window.mode_combo,
-        window.fallback_combo,
-        window.compact_button,
-        window.message_view.conversation,
-        window.message_view.browser,
-    ):
+    for widget in (*selectors, window.message_view.conversation, window.message_view.browser):
         assert widget.accessibleName(), widget.objectName()
 
 

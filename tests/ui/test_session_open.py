@@ -18,7 +18,7 @@ from desktop import __version__
 from desktop.emulator import Emulator
 from desktop.host.journal import JournalWriter, new_row_id
 from desktop.ui.main_window import TAB_ACTIVATION
-from tests.ui.session_window import TURN_TIMEOUT, Window
+from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 EXTENSION = """
 def register(api):
@@ -38,8 +38,8 @@ ROUTE = {"provider": "anthropic", "model": "claude-opus-5-5", "api": "anthropic-
 
 
 @pytest.fixture
-def window(qtbot: Any, qsettings_isolated: Path, workspace: Path, emulator: Emulator) -> Iterator[Window]:
-    shown = Window(qtbot, workspace, emulator)
+def window(qtbot: Any, qsettings_isolated: Path, workspace: Path, emulator: Emulator) -> Iterator[Harness]:
+    shown = Harness(qtbot, workspace, emulator=emulator)
     yield shown
     shown.close()
 
@@ -108,11 +108,11 @@ def _legacy_rows() -> list[dict[str, Any]]:
 
 
 def test_a_legacy_history_activates_from_its_toolsearch_result(
-    qtbot: Any, workspace: Path, tmp_path: Path, window: Window
+    qtbot: Any, workspace: Path, tmp_path: Path, window: Harness
 ) -> None:
     path = _session(tmp_path / "legacy.jsonl", workspace, _legacy_rows())
     before = path.read_bytes()
-    window.start(session=str(path))
+    window.launch(session=str(path))
     window.window.tabs.setCurrentIndex(TAB_ACTIVATION)
     view = window.window.activation_view
     qtbot.waitUntil(lambda: bool(view.info.get("legacyEvidence")), timeout=TURN_TIMEOUT)
@@ -131,8 +131,8 @@ def test_a_legacy_history_activates_from_its_toolsearch_result(
     assert "sunny in Oslo" in results[-1]["message"]["content"][0]["text"]
 
 
-def test_a_route_change_says_its_cost_before_and_is_journaled_after(qtbot: Any, window: Window) -> None:
-    window.start(route="emulator/anthropic/claude-opus-5-5")
+def test_a_route_change_says_its_cost_before_and_is_journaled_after(qtbot: Any, window: Harness) -> None:
+    window.launch(route="emulator/anthropic/claude-opus-5-5")
     assert window.send("hello " + "padding words " * 400).error is None
     path = Path(window.window.session.path)
     before = path.read_bytes()
@@ -158,8 +158,8 @@ def test_a_route_change_says_its_cost_before_and_is_journaled_after(qtbot: Any, 
     assert any(r["id"] == changed["id"] for r in window.window.timeline.rows)  # the timeline shows it
 
 
-def test_a_route_without_a_key_is_refused_before_anything_changes(qtbot: Any, window: Window) -> None:
-    window.start(route="emulator/anthropic/claude-opus-5-5")
+def test_a_route_without_a_key_is_refused_before_anything_changes(qtbot: Any, window: Harness) -> None:
+    window.launch(route="emulator/anthropic/claude-opus-5-5")
     path = Path(window.window.session.path)
     before = path.read_bytes()
     answer = window.worker.change_cost("route", "openai/gpt-5.5")
@@ -171,7 +171,7 @@ def test_a_route_without_a_key_is_refused_before_anything_changes(qtbot: Any, wi
 
 
 def test_a_session_whose_route_left_the_catalog_asks_for_one(
-    qtbot: Any, workspace: Path, tmp_path: Path, window: Window
+    qtbot: Any, workspace: Path, tmp_path: Path, window: Harness
 ) -> None:
     gone = {**ROUTE, "model": "claude-gone-1", "emulator": True, "emulated": True}
     rows = _legacy_rows()
@@ -179,7 +179,7 @@ def test_a_session_whose_route_left_the_catalog_asks_for_one(
     rows[3]["message"] = {**rows[3]["message"], "model": "claude-gone-1"}
     path = _session(tmp_path / "gone.jsonl", workspace, rows)
     before = path.read_bytes()
-    window.start(session=str(path))
+    window.launch(session=str(path))
     assert "claude-gone-1 is no longer in the model catalog" in window.window.status.route_needed
     banners = [b.text for b in window.window.banners.banners]
     assert any("claude-gone-1 is no longer in the model catalog" in t for t in banners)
@@ -196,21 +196,15 @@ def test_a_session_whose_route_left_the_catalog_asks_for_one(
     assert window.send("hello").error is None
 
 
-def test_a_corrupt_cached_catalog_is_reported_when_a_session_opens(
-    qtbot: Any, qsettings_isolated: Path, workspace: Path, emulator: Emulator
-) -> None:
+def test_a_corrupt_cached_catalog_is_reported_when_a_session_opens(window: Harness) -> None:
     from desktop.host.catalog_cache import cache_path
 
     cached = cache_path("pi")
     cached.parent.mkdir(parents=True, exist_ok=True)
-    cached.write_text("{ not json", encoding="utf-8")
-    window = Window(qtbot, workspace, emulator)
-    try:
-        window.start(route="emulator/anthropic/claude-opus-5-5")
-        banners = [b.text for b in window.window.banners.banners]
-        assert any("model catalog" in t and str(cached) in t for t in banners), banners
-    finally:
-        window.close()
+    cached.write_text("{ not json", encoding="utf-8")  # before the worker starts and loads the catalogs
+    window.launch(route="emulator/anthropic/claude-opus-5-5")
+    banners = [b.text for b in window.window.banners.banners]
+    assert any("model catalog" in t and str(cached) in t for t in banners), banners
 
 
 def test_reopening_keeps_activation_and_shows_a_pending_update_without_writing(
@@ -218,9 +212,9 @@ def test_reopening_keeps_activation_and_shows_a_pending_update_without_writing(
 ) -> None:
     """Opening used to journal a tool_activation row and notes and revoke the activation; now
     the activation stands, a skill added meanwhile is shown as pending, and the file is as it was."""
-    first = Window(qtbot, workspace, emulator)
+    first = Harness(qtbot, workspace, emulator=emulator)
     try:
-        first.start(route="emulator/anthropic/claude-opus-5-5")
+        first.launch(route="emulator/anthropic/claude-opus-5-5")
         search = json.dumps({"query": "select:weather_lookup"})
         assert first.send(f"find it [[tool:ToolSearch {search}]]").error is None
         first.window.tabs.setCurrentIndex(TAB_ACTIVATION)
@@ -233,9 +227,9 @@ def test_reopening_keeps_activation_and_shows_a_pending_update_without_writing(
     skill.parent.mkdir(parents=True)
     skill.write_text("---\nname: lint\ndescription: Run the linters\n---\nRun ruff.\n", encoding="utf-8")
     before = path.read_bytes()
-    second = Window(qtbot, workspace, emulator)
+    second = Harness(qtbot, workspace, emulator=emulator)
     try:
-        second.start(session=str(path), route="emulator/openai/gpt-5.5")
+        second.launch(session=str(path), route="emulator/openai/gpt-5.5")
         second.window.tabs.setCurrentIndex(TAB_ACTIVATION)
         view = second.window.activation_view
         qtbot.waitUntil(lambda: bool(view.info.get("available")), timeout=TURN_TIMEOUT)
@@ -249,9 +243,9 @@ def test_reopening_keeps_activation_and_shows_a_pending_update_without_writing(
 
 
 def test_new_session_defaults_seed_the_compaction_thresholds_of_new_sessions(
-    qtbot: Any, workspace: Path, window: Window
+    qtbot: Any, workspace: Path, window: Harness
 ) -> None:
-    window.start(route="emulator/anthropic/claude-opus-5-5")
+    window.launch(route="emulator/anthropic/claude-opus-5-5")
     old = Path(window.window.session.path)
     window.window.new_defaults_action.trigger()
     dialog = window.window.session_choices.defaults_dialog

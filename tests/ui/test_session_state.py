@@ -18,26 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import pytest
 
 from desktop.emulator import Emulator
 from desktop.pi.cache_view import predict
 from desktop.session.foreign.request import route_model
 from tests.cli.helpers import REPO, run_main
-from tests.ui.session_window import TURN_TIMEOUT, Window
+from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 ROUTE_X = "emulator/openai/gpt-5.5"
 MODE_M = "accept-edits"
 FALLBACK_F = "attributed"
 SEED = {"route": "emulator/deepseek/deepseek-flash", "mode": "ask", "fallback": "folded"}
 PADDING = "the quick brown fox jumps over the lazy dog " * 150  # past the 1,024-token minimum
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    folder = tmp_path / "workspace"
-    folder.mkdir()
-    return folder
 
 
 def _messages_end(body: bytes) -> int:
@@ -69,8 +61,8 @@ def _continues(before: bytes, after: bytes) -> None:
 def test_a_reopened_session_continues_on_its_own_route_mode_and_fallback(
     qtbot: Any, qsettings_isolated: Path, workspace: Path, emulator: Emulator
 ) -> None:
-    first = Window(qtbot, workspace, emulator)
-    first.start(route=ROUTE_X, mode=MODE_M, fallback=FALLBACK_F)
+    first = Harness(qtbot, workspace, emulator=emulator)
+    first.launch(route=ROUTE_X, mode=MODE_M, fallback=FALLBACK_F)
     path = Path(first.window.session.path)
     assert first.send("first " + PADDING).error is None
     last = emulator.requests[-1].body
@@ -82,8 +74,8 @@ def test_a_reopened_session_continues_on_its_own_route_mode_and_fallback(
     snapshot = path.read_bytes()
 
     # Reopened as the last session by a window whose settings for new sessions differ.
-    second = Window(qtbot, workspace, emulator)
-    second.start(session=str(path), **SEED)
+    second = Harness(qtbot, workspace, emulator=emulator)
+    second.launch(session=str(path), **SEED)
     assert second.toolbar() == (ROUTE_X, MODE_M, FALLBACK_F)
     second.settle()
     assert path.read_bytes() == snapshot  # looking writes nothing

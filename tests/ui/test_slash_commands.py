@@ -21,24 +21,9 @@ def requests(h: Harness) -> list[Any]:
     return list(h.worker.emulator.requests)
 
 
-def status_text(h: Harness) -> str:
-    return h.window.statusBar().currentMessage()
-
-
 def notes(h: Harness) -> list[dict[str, Any]]:
     """The slash commands' answers in the conversation (local notes, never journaled)."""
     return [row for _after, row in h.window.message_view.local_notes]
-
-
-def conversation(h: Harness) -> str:
-    return h.window.message_view.browser.toPlainText()
-
-
-def settle(h: Harness) -> None:
-    """Let queued work on the worker finish: a round trip through it answers after everything before."""
-    done: list[bool] = []
-    h.client.ops.query(lambda _w: True, done.append)
-    h.qtbot.waitUntil(lambda: bool(done), timeout=TURN_TIMEOUT)
 
 
 def test_capability_status_answers_in_the_conversation_whole(harness: Harness) -> None:
@@ -56,11 +41,11 @@ def test_capability_status_answers_in_the_conversation_whole(harness: Harness) -
     # Shown in the conversation, the whole of it (the status bar cut it at 1280 wide).
     assert h.window.tabs.currentIndex() == TAB_MESSAGE
     h.qtbot.waitUntil(
-        lambda: f"Why: {capability['reason']}" in " ".join(conversation(h).split()), timeout=TURN_TIMEOUT
+        lambda: f"Why: {capability['reason']}" in " ".join(h.conversation().split()), timeout=TURN_TIMEOUT
     )
-    assert "only you see this" in conversation(h)
+    assert "only you see this" in h.conversation()
     assert h.window.composer.editor.toPlainText() == ""
-    settle(h)
+    h.settle()
     assert len(requests(h)) == before and not h.window.busy
     assert len(h.rows()) == rows_before, "never journaled"
 
@@ -97,7 +82,7 @@ def test_payload_next_opens_the_tab_on_the_exact_next_request(harness: Harness) 
         timeout=TURN_TIMEOUT,
     )
     assert b"Please list the files." in h.previews[-1]["body"]  # now part of the history
-    settle(h)
+    h.settle()
     assert len(requests(h)) == before + 1
 
     # Another route picked in the tab: the command shows the current route's request, and the
@@ -146,7 +131,7 @@ def test_model_switches_the_route(harness: Harness) -> None:
     assert notes(h)[-1]["level"] == "warning"
     assert notes(h)[-1]["text"].startswith("No route nobody/nothing. Offered: ")
     assert "openai/gpt-5.5" in notes(h)[-1]["text"]
-    settle(h)
+    h.settle()
     assert h.window.status.route_key == "emulator/openai/gpt-5.5"
     assert len(requests(h)) == before
 
@@ -159,7 +144,7 @@ def test_mode_sets_the_permission_mode(harness: Harness) -> None:
     assert h.window.mode_combo.currentText() == "read-only"
     h.type_and_send("/mode yolo")
     assert notes(h)[-1]["text"] == "Unknown mode yolo. Modes: ask, accept-edits, read-only, full-access."
-    settle(h)
+    h.settle()
     assert h.window.status.mode == "read-only"
     assert len(requests(h)) == before
 
@@ -168,7 +153,7 @@ def test_help_lists_the_commands(harness: Harness) -> None:
     h = harness
     before = len(requests(h))
     h.type_and_send("/help")
-    h.qtbot.waitUntil(lambda: "//text" in conversation(h), timeout=TURN_TIMEOUT)
+    h.qtbot.waitUntil(lambda: "//text" in h.conversation(), timeout=TURN_TIMEOUT)
     for usage in (
         "/capability status",
         "/payload next",
@@ -177,9 +162,9 @@ def test_help_lists_the_commands(harness: Harness) -> None:
         "/mode NAME",
         "//text — send a message that starts with a slash (sends /text)",
     ):
-        assert usage in notes(h)[-1]["text"] and usage in conversation(h)
+        assert usage in notes(h)[-1]["text"] and usage in h.conversation()
         assert usage in h.window.composer.editor.toolTip()
-    settle(h)
+    h.settle()
     assert len(requests(h)) == before
 
 
@@ -217,7 +202,7 @@ def test_an_unknown_command_says_so_and_keeps_the_text(harness: Harness) -> None
     assert note["level"] == "warning"
     assert h.window.composer.editor.toPlainText() == "/frobnicate the widgets"
     assert h.window.commands.handled[-1] == Problem(note["text"])
-    settle(h)
+    h.settle()
     assert len(requests(h)) == before and not h.window.busy and h.finished == []
 
 

@@ -6,10 +6,11 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.ui import rowinfo
-from desktop.ui.main_window import TAB_DIFF, TAB_USAGE, MainWindow
+from desktop.ui.main_window import TAB_DIFF, TAB_MESSAGE, TAB_USAGE, MainWindow
 from desktop.ui.messages import DecodedRows, SessionOpened, ShownSession
 from desktop.ui.timeline_model import KIND_ROLE, ROW_ROLE, TimelineFilter, TimelineModel
 from tests.ui.synthetic import assistant_row, session_rows, system_row, user_row
+from tests.ui.test_readable_window import proxy_index
 
 
 def visible_ids(proxy: TimelineFilter) -> list[str]:
@@ -27,8 +28,7 @@ def proxy(qtbot) -> TimelineFilter:
 
 def test_system_rows_are_hidden_until_toggled(proxy: TimelineFilter) -> None:
     model = proxy.timeline
-    systems = model.count_kind(rowinfo.SYSTEM)
-    assert systems == 2
+    assert model.count_hidden_kinds() == 2
     assert proxy.hidden_system_rows() == 2
     assert proxy.rowCount() == model.rowCount() - 2
     assert not any(i.startswith("s") for i in visible_ids(proxy))
@@ -75,14 +75,14 @@ def test_window_notice_toggle_and_section_diff(window: MainWindow, qtbot) -> Non
     window.hidden_notice.linkActivated.emit("show")
     assert window.hidden_action.isChecked()
     assert "Showing 2 hidden system rows" in window.hidden_notice.text()
-    proxy_row = next(
-        i for i in range(window.shown.rowCount()) if window.shown.index(i, 0).data(ROW_ROLE)["id"] == "s5"
-    )
-    window.view.setCurrentIndex(window.shown.index(proxy_row, 0))
+    window.view.setCurrentIndex(proxy_index(window, "s5"))
     assert window.tabs.currentIndex() == TAB_DIFF
     diff = window.diff_view.current
     assert diff is not None and [c.name for c in diff.changes] == ["guidance"]
     assert "AGENTS.md revision 5" in window.diff_view.toPlainText()
+    window.view.setCurrentIndex(proxy_index(window, "u5"))  # a message row: back to the Message tab
+    assert window.tabs.currentIndex() == TAB_MESSAGE
+    window.view.setCurrentIndex(proxy_index(window, "s5"))
     window.hidden_action.trigger()  # Ctrl+H's action
     assert not window.filter.show_hidden
     window.tabs.setCurrentIndex(TAB_USAGE)

@@ -50,8 +50,8 @@ def shown_ids(proxy: TimelineFilter | ShownRows) -> list[str]:
     return [str(proxy.index(i, 0).data(ID_ROLE)) for i in range(proxy.rowCount())]
 
 
-def test_filter_matches_brute_force_under_random_edits(qtbot: Any) -> None:
-    rng = random.Random(7)
+def timeline_view(qtbot: Any) -> tuple[TimelineModel, TimelineFilter, ShownRows, QListView]:
+    """The window's chain: the model, its filter, the C++ layer and a view on it."""
     model = TimelineModel()
     proxy = TimelineFilter()
     proxy.setSourceModel(model)
@@ -59,6 +59,12 @@ def test_filter_matches_brute_force_under_random_edits(qtbot: Any) -> None:
     view = QListView()
     qtbot.addWidget(view)
     view.setModel(shown)
+    return model, proxy, shown, view
+
+
+def test_filter_matches_brute_force_under_random_edits(qtbot: Any) -> None:
+    rng = random.Random(7)
+    model, proxy, shown, _view = timeline_view(qtbot)
     model.set_rows([make_row(i, rng.choice(KINDS)) for i in range(300)])
     next_id = 300
     for step in range(200):
@@ -93,13 +99,7 @@ def test_filter_matches_brute_force_under_random_edits(qtbot: Any) -> None:
 
 
 def test_selection_survives_a_filter_change(qtbot: Any) -> None:
-    model = TimelineModel()
-    proxy = TimelineFilter()
-    proxy.setSourceModel(model)
-    shown = ShownRows(proxy)
-    view = QListView()
-    qtbot.addWidget(view)
-    view.setModel(shown)
+    model, proxy, shown, view = timeline_view(qtbot)
     model.set_rows([make_row(i, k) for i, k in enumerate(["system", "user", "system", "assistant", "user"])])
     target = next(i for i in range(shown.rowCount()) if shown.index(i, 0).data(ID_ROLE) == "r3")
     view.selectionModel().setCurrentIndex(

@@ -270,27 +270,6 @@ def test_escape_stops_a_streaming_turn(harness: Harness) -> None:
     assert window.composer.send_button.isEnabled() and not window.composer.stop_button.isEnabled()
 
 
-def test_first_run_opens_the_guided_session(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> None:
-    h = Harness(qtbot, tmp_path)
-    try:
-        h.window.show()
-        h.client.start.emit({"firstRun": True})
-        h.qtbot.waitUntil(lambda: len(h.finished) >= 2, timeout=TURN_TIMEOUT)
-        rows = h.rows()
-        kinds = [r["type"] for r in rows]
-        assert kinds.count("user") == 2 and "toolResult" in kinds
-        assert any(r["type"] == "note" and "Welcome to Pi Desktop" in r["text"] for r in rows)
-        systems = [r for r in rows if r["type"] == "system"]
-        changed = systems[-1]
-        sections = changed["modelSystem"]["message"]["sections"]
-        assert "guidance" in sections and "skill:changelog" in sections and changed.get("before")
-        read = next(r for r in rows if r["type"] == "toolResult")
-        assert not read["message"]["isError"] and "Welcome project" in read["message"]["content"][0]["text"]
-        assert "welcome-workspace" in h.window.session.cwd
-    finally:
-        h.close()
-
-
 def test_accounts_dialog_lists_key_sources_without_revealing_keys(
     harness: Harness, monkeypatch: pytest.MonkeyPatch, no_keyring: None
 ) -> None:
