@@ -18,6 +18,8 @@ import pytest
 from desktop.emulator import Emulator
 from desktop.host.permissions import headless_bridge
 from desktop.host.settings import Settings
+from desktop.pi.delivery import deliver
+from desktop.pi.projection import ProviderRequest, project
 from desktop.pi.routes import emulator_route, resolve_model
 from desktop.session.assembly import OpenSession, SessionConfig, open_session, route_binding
 from desktop.session.runtime import SessionRuntime
@@ -42,15 +44,19 @@ def _open(tmp_path: Path, emu: Emulator, model: str) -> OpenSession:
     return open_session(tmp_path / "s.jsonl", cfg, bridge=headless_bridge(yes=True, no=False))
 
 
+def _full(runtime: SessionRuntime, messages: list[Any]) -> ProviderRequest:
+    route = runtime.route
+    return project(route.model, deliver(messages, route.model, route.fallback), route.options)
+
+
 def _check(runtime: SessionRuntime) -> None:
     messages: list[Any] = list(runtime.view().messages)
     pending = runtime.pending_system_fields()
     extra = [pending["modelSystem"]["message"]] if pending else []
-    assert runtime.next_request().body_bytes == runtime.request_for([*messages, *extra]).body_bytes
+    assert runtime.next_request().body_bytes == _full(runtime, [*messages, *extra]).body_bytes
     draft = runtime.draft_message("what next?")
     assert (
-        runtime.next_request("what next?").body_bytes
-        == runtime.request_for([*messages, *extra, draft]).body_bytes  # type: ignore[list-item]
+        runtime.next_request("what next?").body_bytes == _full(runtime, [*messages, *extra, draft]).body_bytes
     )
 
 

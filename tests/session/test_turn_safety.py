@@ -70,8 +70,9 @@ def test_a_real_key_reaches_the_provider_and_nowhere_else(
     assert scanned >= 2  # the session file and the log at least
 
 
-def test_failed_write_stops_dispatch_and_retry_reuses_the_row_id(tmp_path: Path) -> None:
-    """A real OS refusal (file-size limit) while persisting the user row: nothing is sent."""
+def test_failed_write_stops_dispatch_and_sending_again_duplicates_nothing(tmp_path: Path) -> None:
+    """A real OS refusal (file-size limit) while persisting the user row: nothing is sent, and
+    the failed batch is cut off the file, so the next send stores one user row."""
     script = textwrap.dedent(
         f"""
         import resource, signal, sys
@@ -99,12 +100,11 @@ def test_failed_write_stops_dispatch_and_retry_reuses_the_row_id(tmp_path: Path)
                     print("FAILURE", error.kind, error)
                 assert not emu.requests, "a request left before its rows were durable"
                 unsaved = [r["id"] for r in s.runtime.unsaved]
+                assert (tmp / "s.jsonl").stat().st_size == size
                 resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-                s.runtime.retry_unsaved()
-                s.runtime.retry_unsaved()
-                ids = [r["id"] for r in s.writer.rows]
-                assert ids.count(unsaved[0]) == 1, ids
-                result = s.runtime.run_turn("now it works", user_row=s.writer.get(unsaved[0]))
+                result = s.runtime.run_turn("now it works")
+                users = [r["id"] for r in s.writer.rows if r["type"] == "user"]
+                assert len(users) == 1 and users[0] not in unsaved, users
                 print("STOP", result.stopped, len(emu.requests))
         """
     )
