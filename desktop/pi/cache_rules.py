@@ -63,9 +63,9 @@ The API, for its three callers
     :class:`Prompt` (rule, namespace, segments). :class:`CacheSimulator` holds the per-key
     cache state: ``account(prompt)`` reads then stores (a request sent), ``predict(prompt)``
     only reads (a request not yet sent); both return :class:`CacheUsage` (total, read,
-    written, where the read prefix ends). :func:`simulate` folds a request sequence.
+    written, where the read prefix ends).
     :meth:`CacheUsage.pi_usage` and :meth:`CacheUsage.cost` give pi-ai's usage and cost.
-    :func:`json_span` turns a segment's JSON path into byte offsets of the body.
+    :func:`json_spans` turns segments' JSON paths into byte offsets of the body.
 """
 
 from __future__ import annotations
@@ -73,8 +73,8 @@ from __future__ import annotations
 import bisect
 import hashlib
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
@@ -279,7 +279,7 @@ class Segment:
     """One cacheable piece of a prompt, in the provider's cache order.
 
     ``text`` is what is hashed and counted; ``path`` locates the piece in the body (for
-    :func:`json_span`); ``label`` names it for people ("tool 'read'", "message 4 (user)").
+    :func:`json_spans`); ``label`` names it for people ("tool 'read'", "message 4 (user)").
     """
 
     text: str
@@ -623,14 +623,6 @@ def _chain(previous: bytes, text: str) -> bytes:
     return hashlib.blake2b(previous + text.encode(), digest_size=16).digest()
 
 
-@dataclass
-class _Plan:
-    """What one prompt would read and store (computed outside the lock)."""
-
-    usage: CacheUsage
-    store: list[bytes] = field(default_factory=list)
-
-
 class CacheSimulator:
     """A provider-side prompt cache: per rule and namespace, the prefixes stored so far.
 
@@ -647,10 +639,6 @@ class CacheSimulator:
         #: repeats the previous one's parts (the same string objects) hashes only what it
         #: adds: a replay of a growing session costs what each request adds, not its length.
         self._last: dict[tuple[str, str], tuple[list[str], list[int], list[bytes]]] = {}
-
-    def reset(self) -> None:
-        with self._lock:
-            self._entries.clear()
 
     def copy(self) -> CacheSimulator:
         twin = CacheSimulator()
@@ -787,19 +775,6 @@ class CacheSimulator:
         return ends, digests
 
 
-def simulate(
-    prompts: Iterable[Prompt],
-    cache: CacheSimulator | None = None,
-    times_ms: Sequence[int | None] | None = None,
-) -> list[CacheUsage]:
-    """Send ``prompts`` in order to ``cache`` (a cold one by default): each request's usage.
-    ``times_ms`` (Unix ms per request) lets entries expire; a missing time never expires."""
-    state = cache if cache is not None else CacheSimulator()
-    if times_ms is None:
-        return [state.account(prompt) for prompt in prompts]
-    return [state.account(prompt, now) for prompt, now in zip(prompts, times_ms, strict=True)]
-
-
 # ---------------------------------------------------------------------------------------------
 # Locating a segment in the body's bytes
 # ---------------------------------------------------------------------------------------------
@@ -810,7 +785,8 @@ def _size(value: Any) -> int:
 
 
 def json_spans(body: Any, paths: Sequence[Sequence[str | int]]) -> list[tuple[int, int] | None]:
-    """``json_span`` of each path (None where the path names nothing), in one pass per
+    """Byte offsets ``(start, end)`` of the value at each path in ``orjson.dumps(body)``, the
+    bytes ``ProviderRequest.body_bytes`` sends (None where the path names nothing), in one pass per
     container: each container on the paths has its children encoded once, so the spans of
     every message of a 100,000-message body cost a few encodings of it, not one encoding of
     the preceding siblings per path (quadratic in the body's length)."""
@@ -857,33 +833,3 @@ def json_spans(body: Any, paths: Sequence[Sequence[str | int]]) -> list[tuple[in
         start, value = child
         spans.append((start, start + _size(value)))
     return spans
-
-
-def json_span(body: Any, path: Sequence[str | int]) -> tuple[int, int]:
-    """Byte offsets ``(start, end)`` of the value at ``path`` in ``orjson.dumps(body)``.
-
-    That encoding is the one ``ProviderRequest.body_bytes`` sends, so the span marks the
-    segment in the exact bytes of the request. Cost: one encoding of the siblings before
-    each step of the path.
-    """
-    offset = 0
-    value = body
-    for step in path:
-        offset += 1  # "{" or "["
-        if isinstance(value, Mapping):
-            for key, item in value.items():
-                head = _size(key) + 1  # "key":
-                if key == step:
-                    offset += head
-                    value = item
-                    break
-                offset += head + _size(item) + 1  # ,
-            else:
-                raise KeyError(step)
-        elif isinstance(value, list) and isinstance(step, int):
-            for item in value[:step]:
-                offset += _size(item) + 1
-            value = value[step]
-        else:
-            raise KeyError(step)
-    return offset, offset + _size(value)
