@@ -19,7 +19,7 @@ from desktop.pi.catalog import pi_snapshot
 from desktop.pi.catalog.errors import CatalogFileError
 from desktop.pi.catalog.merge import Provenance, merge_model, model_from_record
 from desktop.pi.catalog.models_dev import ModelsDevSnapshot
-from desktop.pi.catalog.patches import DEFAULT_PATCHES, CatalogPatch, PatchOutcome, apply_patches
+from desktop.pi.catalog.patches import DEFAULT_PATCHES, CatalogPatch, apply_patches
 from desktop.pi.catalog.pi_snapshot import BundledModels, PiCatalogSnapshot
 from desktop.pi.catalog.transport import SYSTEM_MESSAGES, Binding, transport_flags
 
@@ -81,19 +81,17 @@ class SourceInfo(NamedTuple):
 
 class _Patched:
     """Pi models with the patches applied, keyed by (provider, id) in the snapshot's order, with
-    the names of the patches each model got and what each patch did to these models."""
+    the names of the patches each model got."""
 
-    __slots__ = ("models", "outcomes", "patched")
+    __slots__ = ("models", "patched")
 
     def __init__(
         self,
         models: dict[tuple[str, str], Mapping[str, Any]],
         patched: dict[tuple[str, str], tuple[str, ...]],
-        outcomes: tuple[PatchOutcome, ...],
     ) -> None:
         self.models = models
         self.patched = patched
-        self.outcomes = outcomes
 
     @classmethod
     def of(cls, models: Iterable[Mapping[str, Any]], patches: Iterable[CatalogPatch]) -> _Patched:
@@ -103,7 +101,7 @@ class _Patched:
             if outcome.status == "applied":
                 key = (outcome.patch.binding.provider, outcome.patch.binding.model_id)
                 patched[key] = (*patched.get(key, ()), outcome.patch.name)
-        return cls({(m["provider"], m["id"]): m for m in patched_models}, patched, outcomes)
+        return cls({(m["provider"], m["id"]): m for m in patched_models}, patched)
 
 
 class Catalog:
@@ -145,11 +143,6 @@ class Catalog:
     ) -> Catalog:
         return cls(pi, models_dev, patches, tuple(problems), tuple(notes))
 
-    @property
-    def patch_outcomes(self) -> tuple[PatchOutcome, ...]:
-        """What each patch did to the whole Pi catalog."""
-        return self._every_model().outcomes
-
     def _every_model(self) -> _Patched:
         if self._all is None:
             self._all = _Patched.of(self.pi.models, self.patches)
@@ -182,17 +175,6 @@ class Catalog:
     def pi_model(self, provider: str, model_id: str) -> Mapping[str, Any] | None:
         """Pi's (patched) published model dict, unmerged."""
         return self._provider_models(provider).models.get((provider, model_id))
-
-    def list_models(self, provider: str | None = None) -> list[CatalogEntry]:
-        """Every Pi-published chat model (optionally of one provider), in the snapshot's order."""
-        models = self._every_model() if provider is None else self._provider_models(provider)
-        out = []
-        for p, mid in models.models:
-            if provider is None or p == provider:
-                entry = self.get(p, mid)
-                assert entry is not None
-                out.append(entry)
-        return out
 
     def providers(self) -> list[str]:
         return list(dict.fromkeys(p for p, _ in self._every_model().models))
