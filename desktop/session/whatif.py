@@ -525,15 +525,15 @@ def _prices(model: Model) -> dict[str, float]:
     return {k: float(cost.get(k, 0) or 0) for k in ("input", "output", "cacheRead", "cacheWrite")}
 
 
-def _usage_tokens(reply: Mapping[str, Any] | None) -> int:
+def _billed(reply: Mapping[str, Any] | None, key: str) -> int:
+    """The reply's billed usage field ``key`` when it is a positive count, else 0."""
     usage = reply.get("usage") if isinstance(reply, Mapping) else None
-    if not isinstance(usage, Mapping):
-        return 0
-    return sum(
-        value
-        for key in ("input", "cacheRead", "cacheWrite")
-        if isinstance(value := usage.get(key), int) and not isinstance(value, bool) and value > 0
-    )
+    value = usage.get(key) if isinstance(usage, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _usage_tokens(reply: Mapping[str, Any] | None) -> int:
+    return sum(_billed(reply, key) for key in ("input", "cacheRead", "cacheWrite"))
 
 
 def recorded_route(sequence: RequestSequence) -> str | None:
@@ -612,12 +612,7 @@ def with_hidden_prefix(sequence: RequestSequence, tokens: int, density: float = 
     if tokens <= 0:
         return sequence
     first = sequence.replies[0] if sequence.replies else None
-    usage = first.get("usage") if isinstance(first, Mapping) else None
-    read = usage.get("cacheRead") if isinstance(usage, Mapping) else None
-    billed_warm = (
-        min(tokens, read) if isinstance(read, int) and not isinstance(read, bool) and read > 0 else 0
-    )
-    warm_tokens = round(billed_warm / density)
+    warm_tokens = round(min(tokens, _billed(first, "cacheRead")) / density)
     hidden_tokens = round(tokens / density)
     label = "(system prompt and tools not recorded in the file) "
     heads: list[Message] = []
@@ -659,39 +654,21 @@ def _reads_within_hidden(sequence: RequestSequence, index: int, hidden: int) -> 
     """Whether request ``index``'s billed read fell back inside the unrecorded prefix (of
     ``hidden`` tokens) and it wrote more than a provider's minimum after it, while the request
     before read or wrote more: the unrecorded prefix changed there."""
-
-    def tokens(reply: Mapping[str, Any] | None, key: str) -> int:
-        usage = reply.get("usage") if isinstance(reply, Mapping) else None
-        value = usage.get(key) if isinstance(usage, Mapping) else None
-        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
     if index >= len(sequence.replies):
         return False
     reply, before = sequence.replies[index], sequence.replies[index - 1]
-    read = tokens(reply, "cacheRead")
-    held = tokens(before, "cacheRead") + tokens(before, "cacheWrite")
+    read = _billed(reply, "cacheRead")
+    held = _billed(before, "cacheRead") + _billed(before, "cacheWrite")
     near = 0 < read <= hidden + max(256, hidden // 50)
-    return near and tokens(reply, "cacheWrite") >= 1024 and held > read + 1024
+    return near and _billed(reply, "cacheWrite") >= 1024 and held > read + 1024
 
 
 def recorded_retention(sequence: RequestSequence) -> str | None:
     """``"long"`` when most of the cache writes the recorded replies were billed for are
     1-hour writes (Claude Code asks for them): the replay asks for the same retention
     (design P14); else None (the route's default)."""
-    hour = total = 0
-    for reply in sequence.replies:
-        usage = reply.get("usage") if isinstance(reply, Mapping) else None
-        if not isinstance(usage, Mapping):
-            continue
-        for key, value in (
-            ("cacheWrite1h", usage.get("cacheWrite1h")),
-            ("cacheWrite", usage.get("cacheWrite")),
-        ):
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                if key == "cacheWrite1h":
-                    hour += value
-                else:
-                    total += value
+    hour = sum(_billed(reply, "cacheWrite1h") for reply in sequence.replies)
+    total = sum(_billed(reply, "cacheWrite") for reply in sequence.replies)
     return "long" if total and hour * 2 > total else None
 
 
