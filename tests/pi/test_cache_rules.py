@@ -6,8 +6,6 @@ The emulator's own accounting is checked against the module in ``tests/wire/test
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -25,8 +23,8 @@ from desktop.pi.cache_rules import (
     rule_for,
 )
 from desktop.pi.cost import calculate_cost
+from tests.pi.pi_ai_cases import load_cases
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi_ai"
 EPHEMERAL = {"type": "ephemeral"}
 
 
@@ -197,12 +195,7 @@ def test_segments_name_tools_and_messages_in_cache_order() -> None:
 
 
 def _fixture_cases() -> list[dict[str, Any]]:
-    cases = []
-    for path in sorted(FIXTURES.glob("*.json")):
-        cases.extend(
-            c for c in json.loads(path.read_text(encoding="utf-8")) if isinstance(c.get("body"), dict)
-        )
-    return cases
+    return [c for c in load_cases() if isinstance(c.get("body"), dict)]
 
 
 def _at(body: Any, path: tuple[str | int, ...]) -> Any:

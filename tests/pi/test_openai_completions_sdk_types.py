@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -30,12 +29,10 @@ import openai
 import pytest
 from openai.types.chat import completion_create_params
 
-from desktop.pi.projection import RequestOptions, project
-from desktop.pi.transcript import normalize_context
+from tests.pi.pi_ai_cases import load_cases, project_case
 from tests.pi.sdk_check import Mismatch, check
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai" / "openai_completions.json"
-CASES: list[dict[str, Any]] = json.loads(FIXTURE.read_text(encoding="utf-8"))
+CASES = load_cases("openai_completions.json")
 REQUEST_TYPE = completion_create_params.CompletionCreateParamsStreaming
 
 #: Top-level request fields that belong to OpenAI-compatible dialects, not to the SDK.
@@ -95,12 +92,6 @@ def strip_vendor_fields(body: dict[str, Any]) -> tuple[dict[str, Any], set[str]]
     return stripped, found
 
 
-def projected_body(case: dict[str, Any]) -> dict[str, Any]:
-    options = RequestOptions.from_pi({"apiKey": "sk-test", **case.get("options", {})}, env=case.get("env"))
-    body: dict[str, Any] = project(case["model"], normalize_context(case["context"]), options).body
-    return body
-
-
 def send_through_sdk(body: dict[str, Any]) -> dict[str, Any]:
     """What the official SDK puts on the wire for ``create(**body)``."""
     seen: list[httpx.Request] = []
@@ -126,7 +117,7 @@ IDS = [c["name"] for c in CASES]
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_body_fits_sdk_request_types(case: dict[str, Any]) -> None:
-    stripped, vendor = strip_vendor_fields(projected_body(case))
+    stripped, vendor = strip_vendor_fields(project_case(case).body)
     check(stripped, REQUEST_TYPE, f"body (vendor fields excluded: {sorted(vendor)})")
 
 
@@ -135,7 +126,7 @@ SDK_ONLY = [c for c in CASES if not strip_vendor_fields(c["body"])[1]]
 
 @pytest.mark.parametrize("case", SDK_ONLY, ids=[c["name"] for c in SDK_ONLY])
 def test_sdk_only_body_round_trips_through_openai_client(case: dict[str, Any]) -> None:
-    body = projected_body(case)
+    body = project_case(case).body
     assert send_through_sdk(body) == body
 
 
@@ -145,7 +136,7 @@ def test_rule_leaves_enough_sdk_only_bodies() -> None:
 
 
 def test_validator_rejects_what_the_sdk_does_not_know() -> None:
-    body = projected_body(next(c for c in SDK_ONLY if c["body"].get("tools")))
+    body = project_case(next(c for c in SDK_ONLY if c["body"].get("tools"))).body
     check(body, REQUEST_TYPE)
     misspelled = {**body, "max_complettion_tokens": 5}
     with pytest.raises(Mismatch, match="max_complettion_tokens"):
