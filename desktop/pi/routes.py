@@ -394,16 +394,3 @@ def resolve_model(route: Route, catalog: Catalog | None = None) -> ResolvedModel
         fallback_cause=cause,
         patches=entry.patches if entry is not None else (),
     )
-
-
-__all__ = [
-    "EMULATOR_FAMILY",
-    "Account",
-    "FallbackCause",
-    "ResolvedModel",
-    "Route",
-    "emulator_base_url",
-    "emulator_route",
-    "resolve_model",
-    "route_from_string",
-]

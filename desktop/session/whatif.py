@@ -1006,25 +1006,3 @@ def what_if(
         recorded,
         sequence.replayed,
     )
-
-
-__all__ = [
-    "DELIVERIES",
-    "Figures",
-    "Progress",
-    "RequestSequence",
-    "RouteResult",
-    "WhatIf",
-    "WhatIfCancelled",
-    "append_only",
-    "assumptions",
-    "changes_tools_later",
-    "figures",
-    "fixed_declarations",
-    "fresh_tokens",
-    "replay_route",
-    "request_sequence",
-    "strategy_usages",
-    "views_for",
-    "what_if",
-]

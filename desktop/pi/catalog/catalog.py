@@ -17,7 +17,7 @@ from typing import Any, Literal, NamedTuple
 from desktop.pi.catalog import models_dev as md
 from desktop.pi.catalog import pi_snapshot
 from desktop.pi.catalog.errors import CatalogFileError
-from desktop.pi.catalog.merge import Provenance, merge_model, model_from_record
+from desktop.pi.catalog.merge import merge_model, model_from_record
 from desktop.pi.catalog.models_dev import ModelsDevSnapshot
 from desktop.pi.catalog.patches import DEFAULT_PATCHES, CatalogPatch, apply_patches
 from desktop.pi.catalog.pi_snapshot import BundledModels, PiCatalogSnapshot
@@ -341,19 +341,3 @@ def use_catalog(source: Callable[[], Catalog] | None) -> None:
 def active_catalog() -> Catalog:
     """The catalog routes resolve against: the refreshed one when the host installed it."""
     return _active_source() if _active_source is not None else default_catalog()
-
-
-__all__ = [
-    "Catalog",
-    "CatalogEntry",
-    "CatalogSource",
-    "Provenance",
-    "SourceInfo",
-    "active_catalog",
-    "build_catalog",
-    "bundled_models_dev",
-    "bundled_pi",
-    "default_catalog",
-    "normalized_id",
-    "use_catalog",
-]

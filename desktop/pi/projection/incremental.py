@@ -966,6 +966,3 @@ def _with_list(body: Mapping[str, Any], path: tuple[str, ...], items: list[Any])
     if rest:
         return {**body, head: _with_list(body[head], tuple(rest), items)}
     return {**body, head: items}
-
-
-__all__ = ["WIRE_PATHS", "IncrementalProjection", "SplicedRequest"]

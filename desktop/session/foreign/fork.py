@@ -108,6 +108,3 @@ def fork_to_desktop(
     with target.create(cwd, app_version=app_version) as writer:
         writer.append(rows)
         return writer.path
-
-
-__all__ = ["IMPORTED_ROLES", "fork_to_desktop", "import_rows"]

@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal, overload
 
-from desktop.host.journal.reader import Diagnostic
 from desktop.pi.text import content_preview, one_line
 from desktop.pi.types import Message
-from desktop.session.inspector.section_diff import SectionChange, SectionDiff
+from desktop.session.inspector.section_diff import SectionDiff
 
 # --- row kinds ---------------------------------------------------------------------------------
 
@@ -320,40 +319,3 @@ def _entry_summary(row: TimelineRow) -> str:
         head = f"{subtype}: " if isinstance(subtype, str) and subtype else ""
         return f"{head}{content if isinstance(content, str) else ''}"
     return f"unknown entry type {entry.get('type')!r} (kept as it is)"
-
-
-__all__ = [
-    "ASSISTANT",
-    "ATTACHMENT",
-    "BASH",
-    "BRANCH_SUMMARY",
-    "COMPACTION",
-    "COMPACTION_SUMMARY",
-    "CONTEXT_EDIT",
-    "CUSTOM",
-    "CUSTOM_MESSAGE",
-    "ERROR",
-    "HIDDEN_KINDS",
-    "LABEL",
-    "META",
-    "MODEL_CHANGE",
-    "NOTE",
-    "OTHER",
-    "REMINDER",
-    "ROW_KINDS",
-    "SESSION_INFO",
-    "SYSTEM",
-    "THINKING_LEVEL",
-    "TOOL",
-    "USAGE",
-    "USER",
-    "Branch",
-    "Diagnostic",
-    "ForeignContext",
-    "SectionChange",
-    "SystemDiff",
-    "Timeline",
-    "TimelineRow",
-    "UsageRecord",
-    "row_summary",
-]
