@@ -541,20 +541,17 @@ def read_prompt(
     body: Mapping[str, Any],
     model: str = "",
     *,
-    scope: str = "",
     canon: Canon = canonical,
 ) -> Prompt:
     """Read ``body`` (``wire`` format, sent to provider ``family``) as its cache sees it.
 
     ``model`` is the model id where the body does not carry one (Gemini, Bedrock: in the URL).
-    ``scope`` prefixes the namespace (the emulator keeps each family's cache apart).
     """
     rule = rule_for_wire(wire, family)
     name = _body_model(wire, body, model)
     key = body.get("prompt_cache_key") if rule.kind == "prefix" else None
     cache_key = str(key) if isinstance(key, str) else None
-    prefix = f"{scope}:" if scope else ""
-    namespace = f"{prefix}{name}" if rule.kind == "breakpoints" else f"{prefix}{name}:{cache_key or ''}"
+    namespace = name if rule.kind == "breakpoints" else f"{name}:{cache_key or ''}"
     return Prompt(rule, name, namespace, tuple(segments(wire, body, canon)), cache_key, asks_long(body))
 
 

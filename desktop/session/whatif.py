@@ -694,17 +694,17 @@ def price_known(model: Model) -> bool:
     return any(isinstance(v, int | float) and v > 0 for v in (cost.get("input"), cost.get("output")))
 
 
-def replay_times(sequence: RequestSequence, now_ms: int | None = None) -> list[int | None] | None:
+def replay_times(sequence: RequestSequence) -> list[int | None] | None:
     """The recorded request times the replay expires caches by (design P9), or ``None`` when
-    they are missing, out of order or later than ``now_ms`` (the present by default): then
-    time is unknown and caches stay warm, as the live clock says."""
+    they are missing, out of order or in the future: then time is unknown and caches stay
+    warm, as the live clock says."""
     stamps = sequence.timestamps
     if not stamps or any(t is None for t in stamps):
         return None
     known = [t for t in stamps if t is not None]
     if any(b < a for a, b in itertools.pairwise(known)):
         return None
-    if known[-1] > (time.time() * 1000 if now_ms is None else now_ms):
+    if known[-1] > time.time() * 1000:
         return None
     return list(stamps)
 

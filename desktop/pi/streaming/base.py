@@ -162,10 +162,10 @@ class StreamParser:
         self.terminal = True
         self._emit({"type": "done", "reason": self.output["stopReason"], "message": self.output})
 
-    def abort(self, message: str = ABORTED_MESSAGE) -> list[StreamEvent]:
+    def abort(self) -> list[StreamEvent]:
         """The caller cancelled: the message so far ends as ``aborted``, never as complete."""
         if not self.terminal:
-            self._error(message, aborted=True)
+            self._error(ABORTED_MESSAGE, aborted=True)
         return self._drain()
 
     def fail(self, message: str) -> list[StreamEvent]:

@@ -28,13 +28,11 @@ _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
-def derive_tool_call_id(seed_id: str, attempt: int = 0) -> str:
+def derive_tool_call_id(seed_id: str) -> str:
     normalized = _NON_ALNUM.sub("", seed_id)
-    if attempt == 0 and len(normalized) == TOOL_CALL_ID_LENGTH:
+    if len(normalized) == TOOL_CALL_ID_LENGTH:
         return normalized
-    base = normalized or seed_id
-    seed = base if attempt == 0 else f"{base}:{attempt}"
-    return _NON_ALNUM.sub("", short_hash(seed))[:TOOL_CALL_ID_LENGTH]
+    return _NON_ALNUM.sub("", short_hash(normalized or seed_id))[:TOOL_CALL_ID_LENGTH]
 
 
 def cached_prompt_tokens(usage: Mapping[str, Any], prompt_tokens: int) -> int:
