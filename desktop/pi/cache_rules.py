@@ -255,10 +255,8 @@ RULES: dict[str, CacheRule] = {
 
 def rule_for_wire(wire: str, family: str) -> CacheRule:
     """The rule for a body of ``wire`` format sent to provider ``family`` (the emulator's view)."""
-    if wire in ("anthropic", "bedrock"):
+    if wire in ("anthropic", "bedrock", "google"):
         return RULES[wire]
-    if wire == "google":
-        return RULES["google"]
     if wire in ("chat", "responses"):
         return RULES[family] if family in ("deepseek", "mistral") else RULES["openai"]
     return RULES["none"]
@@ -290,8 +288,10 @@ class Segment:
     breakpoint: str | None = None
 
 
-def _cache_marker(value: Any) -> str | None:
-    marker = value.get("cache_control") if isinstance(value, Mapping) else None
+def _cache_marker(value: Any, key: str = "cache_control") -> str | None:
+    """The retention a cache marker (Anthropic's ``cache_control``, Bedrock's ``cachePoint``)
+    on ``value`` asks for, or None without one."""
+    marker = value.get(key) if isinstance(value, Mapping) else None
     if not isinstance(marker, Mapping):
         return None
     return "1h" if marker.get("ttl") == "1h" else "5m"
@@ -429,13 +429,6 @@ def _google_content(i: int, content: Any, canon: Canon) -> list[Segment]:
     return [Segment(canon(content), "messages", f"content {i + 1} ({_role(content)})", ("contents", i))]
 
 
-def _cache_point_ttl(block: Any) -> str | None:
-    point = block.get("cachePoint") if isinstance(block, Mapping) else None
-    if not isinstance(point, Mapping):
-        return None
-    return "1h" if point.get("ttl") == "1h" else "5m"
-
-
 def _bedrock_add(
     out: list[Segment],
     section: Section,
@@ -447,7 +440,7 @@ def _bedrock_add(
 ) -> None:
     """Append blocks; a ``cachePoint`` marks the block before it (in any section) as a breakpoint."""
     for i, item in enumerate(items or ()):
-        ttl = _cache_point_ttl(item)
+        ttl = _cache_marker(item, "cachePoint")
         if ttl is not None:
             if out and out[-1].breakpoint is None:
                 last = out[-1]

@@ -79,19 +79,12 @@ class SourceInfo(NamedTuple):
     models_dev_stamp: str
 
 
-class _Patched:
+class _Patched(NamedTuple):
     """Pi models with the patches applied, keyed by (provider, id) in the snapshot's order, with
     the names of the patches each model got."""
 
-    __slots__ = ("models", "patched")
-
-    def __init__(
-        self,
-        models: dict[tuple[str, str], Mapping[str, Any]],
-        patched: dict[tuple[str, str], tuple[str, ...]],
-    ) -> None:
-        self.models = models
-        self.patched = patched
+    models: dict[tuple[str, str], Mapping[str, Any]]
+    patched: dict[tuple[str, str], tuple[str, ...]]
 
     @classmethod
     def of(cls, models: Iterable[Mapping[str, Any]], patches: Iterable[CatalogPatch]) -> _Patched:
