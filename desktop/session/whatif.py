@@ -211,11 +211,6 @@ def changes_tools_later(messages: Sequence[Message]) -> bool:
     return any(m["role"] == "system" and (m.get("toolsAdded") or m.get("toolsRemoved")) for m in messages[1:])
 
 
-def fixed_declarations(messages: Sequence[Message], tools: Sequence[Tool]) -> list[Message]:
-    """``messages`` with ``tools`` declared by the leading system message and never changed."""
-    return list(_FixedView(tools)(messages))
-
-
 def append_only(model: Model) -> Model:
     """``model`` with every transport flag on: each update is appended in place (the minimum's bodies)."""
     compat = {**(model.get("compat") or {}), **dict.fromkeys(TRANSPORT_FLAGS, True)}
@@ -223,12 +218,13 @@ def append_only(model: Model) -> Model:
 
 
 class _FixedView:
-    """``fixed_declarations`` applied request by request, each made from the previous one: the
-    messages a request shares with the previous one (the same objects) keep their results, in
-    one list that only grows while the history does, so a request costs what it adds (the
-    whole history per request made a fixed-declarations pass quadratic, design X8) and
-    successive requests share their message objects (what the incremental projection needs to
-    see an unchanged history)."""
+    """Each request's messages with ``tools`` declared by the leading system message and never
+    changed (the fixed-declarations strategy), each made from the previous one: the messages a
+    request shares with the previous one (the same objects) keep their results, in one list
+    that only grows while the history does, so a request costs what it adds (the whole history
+    per request made a fixed-declarations pass quadratic, design X8) and successive requests
+    share their message objects (what the incremental projection needs to see an unchanged
+    history)."""
 
     def __init__(self, tools: Sequence[Tool]) -> None:
         self.tools = tools

@@ -29,8 +29,8 @@ from desktop.session.whatif import (
     DELIVERIES,
     Progress,
     WhatIfCancelled,
+    _FixedView,
     changes_tools_later,
-    fixed_declarations,
     fresh_tokens,
     request_sequence,
     views_for,
@@ -202,10 +202,10 @@ def test_fixed_declarations_only_where_tools_change_later() -> None:
     user = {"role": "user", "content": "hi", "timestamp": 2}
     messages: list[Any] = [head, user, later, user]
     assert changes_tools_later(messages) and not changes_tools_later([head, user])
-    fixed = fixed_declarations(messages, [tool_a, tool_b])
+    fixed = list(_FixedView([tool_a, tool_b])(messages))  # type: ignore[list-item]
     assert fixed[0]["toolsAdded"] == [tool_a, tool_b] and fixed[0]["content"] == "P"
     assert [m["role"] for m in fixed] == ["system", "user", "user"]  # the tool-only update is gone
-    assert fixed_declarations([user], [tool_a])[0] == {
+    assert _FixedView([tool_a])([user])[0] == {  # type: ignore[list-item]
         "role": "system",
         "content": "",
         "toolsAdded": [tool_a],

@@ -512,7 +512,3 @@ def _compaction_diff(
         sections_before=len(sections),
         sections_after=len(new_sections),
     )
-
-
-def open_pi(path: Path, read: JsonLines) -> PiSession:
-    return PiSession.from_lines(read)
