@@ -17,7 +17,6 @@ SKILLS_HEADER = "skills"
 SKILL_PREFIX = "skill:"
 GUIDANCE = "guidance"
 ENVIRONMENT = "environment"
-ACTIVATION = "tool_activation"
 
 
 def escape(text: str, entities: Mapping[str, str] | None = None) -> str:

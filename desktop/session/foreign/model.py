@@ -43,30 +43,6 @@ ATTACHMENT: Final = "attachment"  # Claude Code harness attachment (hooks, defer
 NOTE: Final = "note"  # Claude Code system entry (informational, API error, hook summary)
 OTHER: Final = "other"  # an entry type this app does not know (kept, shown as such)
 
-ROW_KINDS: Final[tuple[str, ...]] = (
-    USER,
-    ASSISTANT,
-    ERROR,
-    TOOL,
-    SYSTEM,
-    COMPACTION,
-    COMPACTION_SUMMARY,
-    BRANCH_SUMMARY,
-    LABEL,
-    MODEL_CHANGE,
-    THINKING_LEVEL,
-    CUSTOM_MESSAGE,
-    CUSTOM,
-    SESSION_INFO,
-    USAGE,
-    CONTEXT_EDIT,
-    BASH,
-    REMINDER,
-    META,
-    ATTACHMENT,
-    NOTE,
-    OTHER,
-)
 #: Rows the chat view hides by default (the inspector shows them with "hidden rows" on):
 #: what the model is told outside the conversation, and bookkeeping nobody typed.
 HIDDEN_KINDS: Final = frozenset({SYSTEM, REMINDER, META, ATTACHMENT, CUSTOM, USAGE, OTHER})
