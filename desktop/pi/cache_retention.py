@@ -203,24 +203,17 @@ def next_send_cost(model: Mapping[str, Any], usage: Mapping[str, Any] | None, ru
     read_price = _price(model, "cacheRead")
     if rule == "none":
         read_price = fresh_price
-    if fresh_price is None or read_price is None:
-        return {
-            "prefixTokens": prefix,
-            "newTokens": new,
-            "units": units,
-            "now": None,
-            "afterExpiry": None,
-            "priceKnown": False,
-        }
-    now = (prefix * read_price + new * fresh_price) / 1e6
-    after = (prefix + new) * fresh_price / 1e6
+    now = after = None
+    if fresh_price is not None and read_price is not None:
+        now = round((prefix * read_price + new * fresh_price) / 1e6, 6)
+        after = round((prefix + new) * fresh_price / 1e6, 6)
     return {
         "prefixTokens": prefix,
         "newTokens": new,
         "units": units,
-        "now": round(now, 6),
-        "afterExpiry": round(after, 6),
-        "priceKnown": True,
+        "now": now,
+        "afterExpiry": after,
+        "priceKnown": now is not None,
     }
 
 
