@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from desktop.pi.cache_retention import Retention, retention_for
 from desktop.pi.cache_rules import CacheRule, rule_for
+from desktop.pi.cost import usage_count
 
 Cause = Literal[
     "system_prompt_changed",
@@ -71,10 +72,6 @@ def _expired(gap_s: float | None, retention: Retention) -> Cause | None:
 
 
 # --- the transcript's figures ------------------------------------------------------------------
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 @dataclass
@@ -134,9 +131,9 @@ def transcript_summary(messages: Sequence[Any]) -> Summary:
         usage = message.get("usage")
         usage = usage if isinstance(usage, Mapping) else {}
         read, write, fresh = (
-            _int(usage.get("cacheRead")),
-            _int(usage.get("cacheWrite")),
-            _int(usage.get("input")),
+            usage_count(usage, "cacheRead"),
+            usage_count(usage, "cacheWrite"),
+            usage_count(usage, "input"),
         )
         summary.input_tokens += read + write + fresh
         summary.cache_reads += read
@@ -146,8 +143,8 @@ def transcript_summary(messages: Sequence[Any]) -> Summary:
         before = last.get(key)
         if before is not None:
             _before_index, before_usage, before_stamp = before
-            b_read, b_write = _int(before_usage.get("cacheRead")), _int(before_usage.get("cacheWrite"))
-            b_total = b_read + b_write + _int(before_usage.get("input"))
+            b_read, b_write = usage_count(before_usage, "cacheRead"), usage_count(before_usage, "cacheWrite")
+            b_total = b_read + b_write + usage_count(before_usage, "input")
             was_held = held(b_total, b_read, b_write, cache_rule.kind, cache_rule.step_tokens, 0)
             if was_held and read + max(cache_rule.tolerance, 1) < was_held:
                 cause, place = _transcript_cause(

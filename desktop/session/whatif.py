@@ -52,7 +52,7 @@ from desktop.pi.cache_rules import (
 )
 from desktop.pi.catalog import default_catalog
 from desktop.pi.catalog.transport import TRANSPORT_FLAGS, without_transport_flags
-from desktop.pi.cost import calculate_cost
+from desktop.pi.cost import calculate_cost, usage_count
 from desktop.pi.delivery import FallbackDelivery
 from desktop.pi.projection import (
     CREDENTIAL_PLACEHOLDER,
@@ -523,9 +523,7 @@ def _prices(model: Model) -> dict[str, float]:
 
 def _billed(reply: Mapping[str, Any] | None, key: str) -> int:
     """The reply's billed usage field ``key`` when it is a positive count, else 0."""
-    usage = reply.get("usage") if isinstance(reply, Mapping) else None
-    value = usage.get(key) if isinstance(usage, Mapping) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    return usage_count(reply.get("usage") if isinstance(reply, Mapping) else None, key)
 
 
 def _usage_tokens(reply: Mapping[str, Any] | None) -> int:
