@@ -48,7 +48,6 @@ class CatalogEntry(NamedTuple):
     source: EntrySource
     flags: Mapping[str, bool]
     provenance: Mapping[str, str]
-    in_models_dev: bool
     patches: tuple[str, ...] = ()
 
     @property
@@ -235,7 +234,6 @@ class Catalog:
                 source="pi",
                 flags=transport_flags(pi_model),
                 provenance=provenance,
-                in_models_dev=record is not None,
                 patches=patches,
             )
         usual = self.usual_binding(provider)
@@ -251,7 +249,6 @@ class Catalog:
             source="models.dev",
             flags=transport_flags({}),
             provenance=provenance,
-            in_models_dev=True,
         )
 
 
