@@ -60,7 +60,7 @@ def _catalog_with(
 ) -> Catalog:
     """The bundled Pi catalog with ``compat`` set on the model ``key`` ("provider/id"), unpatched."""
     find_model(pi_doc, *key.split("/", 1)).setdefault("compat", {}).update(compat)
-    return CatalogClass.create(parse_pi_catalog(orjson.dumps(pi_doc), "edited.json"), None, patches=())
+    return CatalogClass(parse_pi_catalog(orjson.dumps(pi_doc), "edited.json"), None, patches=())
 
 
 @pytest.mark.parametrize(

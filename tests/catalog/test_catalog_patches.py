@@ -96,7 +96,7 @@ def test_patch_does_not_follow_the_model_to_another_endpoint(
     find_model(pi_doc, "deepseek", "deepseek-flash")["baseUrl"] = "https://relay.example/deepseek"
     snapshot = parse_pi_catalog(orjson.dumps(pi_doc), "relay.json")
     assert [o.status for o in apply_patches(snapshot.models, DEFAULT_PATCHES)[1]] == ["binding not found"]
-    catalog = CatalogClass.create(snapshot, None)
+    catalog = CatalogClass(snapshot, None)
     flash = catalog.pi_model("deepseek", "deepseek-flash")
     assert flash is not None and SYSTEM_MESSAGES not in flash["compat"]
 

@@ -43,10 +43,10 @@ def test_the_catalog_answers_the_same_from_one_provider_as_from_all(
 ) -> None:
     """Every lookup a route resolution makes, on every bundled provider, against a catalog
     built from the whole decode; ``status`` of an Anthropic route decodes nothing else."""
-    whole = Catalog.create(full, bundled_models_dev())
+    whole = Catalog(full, bundled_models_dev())
     keys = [(model["provider"], model["id"]) for model in full.models]
     for provider in dict.fromkeys(p for p, _ in keys):
-        lazy = Catalog.create(bundled_snapshot(pi_snapshot.bundled_bytes(), "bundled"), bundled_models_dev())
+        lazy = Catalog(bundled_snapshot(pi_snapshot.bundled_bytes(), "bundled"), bundled_models_dev())
         assert lazy.usual_binding(provider) == whole.usual_binding(provider)
         for p, mid in keys:
             if p == provider:
@@ -56,7 +56,7 @@ def test_the_catalog_answers_the_same_from_one_provider_as_from_all(
         assert lazy.get(provider, "no-such-model") == whole.get(provider, "no-such-model")
         assert lazy.pi._replace(models=()) == whole.pi._replace(models=())
         assert lazy.pi.models._whole is None  # type: ignore[attr-defined]
-    lazy = Catalog.create(bundled_snapshot(pi_snapshot.bundled_bytes(), "bundled"), bundled_models_dev())
+    lazy = Catalog(bundled_snapshot(pi_snapshot.bundled_bytes(), "bundled"), bundled_models_dev())
     assert lazy.get("deepseek", "deepseek-flash") == whole.get("deepseek", "deepseek-flash")
     assert lazy.providers() == whole.providers()
     assert lazy.flagged() == whole.flagged()

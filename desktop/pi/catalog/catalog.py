@@ -108,32 +108,21 @@ class Catalog:
         self,
         pi: PiCatalogSnapshot,
         models_dev: ModelsDevSnapshot | None,
-        patches: Iterable[CatalogPatch] = DEFAULT_PATCHES,
-        problems: tuple[str, ...] = (),
-        notes: tuple[str, ...] = (),
-    ) -> None:
-        self.pi = pi
-        self.models_dev = models_dev
-        self.patches = tuple(patches)
-        self.problems = problems
-        """Refreshed catalog files that could not be used, each naming the file and the field."""
-        self.notes = notes
-        """Informational: e.g. a refreshed file that is valid but not newer than the bundled one."""
-        self._all: _Patched | None = None
-        self._providers: dict[str, _Patched] = {}
-        self._entries: dict[tuple[str, str], CatalogEntry | None] = {}
-
-    @classmethod
-    def create(
-        cls,
-        pi: PiCatalogSnapshot,
-        models_dev: ModelsDevSnapshot | None,
         *,
         patches: Iterable[CatalogPatch] = DEFAULT_PATCHES,
         problems: Iterable[str] = (),
         notes: Iterable[str] = (),
-    ) -> Catalog:
-        return cls(pi, models_dev, patches, tuple(problems), tuple(notes))
+    ) -> None:
+        self.pi = pi
+        self.models_dev = models_dev
+        self.patches = tuple(patches)
+        self.problems = tuple(problems)
+        """Refreshed catalog files that could not be used, each naming the file and the field."""
+        self.notes = tuple(notes)
+        """Informational: e.g. a refreshed file that is valid but not newer than the bundled one."""
+        self._all: _Patched | None = None
+        self._providers: dict[str, _Patched] = {}
+        self._entries: dict[tuple[str, str], CatalogEntry | None] = {}
 
     def _every_model(self) -> _Patched:
         if self._all is None:
@@ -308,7 +297,7 @@ def build_catalog(
                 notes.append(
                     f"{models_dev_cached.name} is not newer than the bundled models.dev snapshot; using the bundled one"
                 )
-    return Catalog.create(pi, models_dev, patches=patches, problems=problems, notes=notes)
+    return Catalog(pi, models_dev, patches=patches, problems=problems, notes=notes)
 
 
 @cache
