@@ -19,7 +19,7 @@ import orjson
 
 from desktop.pi.cost import calculate_cost
 from desktop.pi.streaming.base import StreamFailure, StreamParser
-from desktop.pi.streaming.partial_json import StreamingJson, parse_streaming_json
+from desktop.pi.streaming.partial_json import StreamingJson
 from desktop.pi.streaming.short_hash import short_hash
 from desktop.pi.streaming.sse import SseEvent
 
@@ -174,10 +174,7 @@ class MistralConversationsParser(StreamParser):
     def on_end(self) -> None:
         self.end_open_block()
         for index in self._tools.values():
-            block = self.output["content"][index]
-            partial = self._partial_args.pop(index, None)
-            block["arguments"] = parse_streaming_json(partial.text if partial else "")
-            self.emit_block("toolcall_end", index, toolCall=block)
+            self.end_block(index, self._partial_args)
 
     def missing_stop_message(self) -> str:
         return "Mistral stream ended without a finish reason"
