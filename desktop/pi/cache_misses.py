@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from desktop.pi.cache_retention import Retention, retention_for
-from desktop.pi.cache_rules import rule_for
+from desktop.pi.cache_rules import CacheRule, rule_for
+from desktop.pi.cost import usage_count
 
 Cause = Literal[
     "system_prompt_changed",
@@ -73,10 +74,6 @@ def _expired(gap_s: float | None, retention: Retention) -> Cause | None:
 # --- the transcript's figures ------------------------------------------------------------------
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
 @dataclass
 class Summary:
     """A session's cache figures from its replies' reported usage."""
@@ -106,15 +103,10 @@ class Summary:
         }
 
 
-def _rule_of(message: Mapping[str, Any]) -> tuple[str, int, int]:
-    return _rule_named(str(message.get("api", "")), str(message.get("provider", "")))
-
-
 @functools.cache
-def _rule_named(api: str, provider: str) -> tuple[str, int, int]:
+def _rule_named(api: str, provider: str) -> CacheRule:
     """The cache rule of a route, once per route: a long transcript asks it for every reply."""
-    rule = rule_for(api, provider)
-    return rule.name, rule.tolerance, rule.step_tokens
+    return rule_for(api, provider)
 
 
 def transcript_summary(messages: Sequence[Any]) -> Summary:
@@ -139,26 +131,22 @@ def transcript_summary(messages: Sequence[Any]) -> Summary:
         usage = message.get("usage")
         usage = usage if isinstance(usage, Mapping) else {}
         read, write, fresh = (
-            _int(usage.get("cacheRead")),
-            _int(usage.get("cacheWrite")),
-            _int(usage.get("input")),
+            usage_count(usage, "cacheRead"),
+            usage_count(usage, "cacheWrite"),
+            usage_count(usage, "input"),
         )
         summary.input_tokens += read + write + fresh
         summary.cache_reads += read
         key = (message.get("provider"), message.get("model"), message.get("api"))
-        rule, tolerance, step = _rule_of(message)
+        cache_rule = _rule_named(str(message.get("api", "")), str(message.get("provider", "")))
+        rule = cache_rule.name
         before = last.get(key)
         if before is not None:
             _before_index, before_usage, before_stamp = before
-            b_read, b_write = _int(before_usage.get("cacheRead")), _int(before_usage.get("cacheWrite"))
-            b_total = b_read + b_write + _int(before_usage.get("input"))
-            kind = (
-                "breakpoints"
-                if rule in ("anthropic", "bedrock")
-                else ("none" if rule == "none" else "prefix")
-            )
-            was_held = held(b_total, b_read, b_write, kind, step, 0)
-            if was_held and read + max(tolerance, 1) < was_held:
+            b_read, b_write = usage_count(before_usage, "cacheRead"), usage_count(before_usage, "cacheWrite")
+            b_total = b_read + b_write + usage_count(before_usage, "input")
+            was_held = held(b_total, b_read, b_write, cache_rule.kind, cache_rule.step_tokens, 0)
+            if was_held and read + max(cache_rule.tolerance, 1) < was_held:
                 cause, place = _transcript_cause(
                     since, previous_model, (key[0], key[1]), before_stamp, message, rule
                 )

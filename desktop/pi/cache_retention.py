@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from desktop.pi.cost import usage_count
+
 State = Literal["warm", "expired", "cold", "unknown"]
 
 MINUTE = 60
@@ -190,37 +192,25 @@ def next_send_cost(model: Mapping[str, Any], usage: Mapping[str, Any] | None, ru
     reported usage: the prefix it sent is read from the cache while warm and processed again
     (written, for breakpoint rules) once expired; its reply is the new part either way. The
     next message's own text is not counted. ``None`` figures: price unknown."""
-
-    def tokens(name: str) -> int:
-        value = usage.get(name) if isinstance(usage, Mapping) else None
-        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-    prefix = tokens("input") + tokens("cacheRead") + tokens("cacheWrite")
-    new = tokens("output")
+    prefix = sum(usage_count(usage, key) for key in ("input", "cacheRead", "cacheWrite"))
+    new = usage_count(usage, "output")
     # Both counts are the provider's own (design P12): the last reply's reported usage.
     units = "reported by the provider for the last reply" if prefix or new else "no reply reported usage yet"
     fresh_price = _price(model, "cacheWrite" if rule in ("anthropic", "bedrock") else "input")
     read_price = _price(model, "cacheRead")
     if rule == "none":
         read_price = fresh_price
-    if fresh_price is None or read_price is None:
-        return {
-            "prefixTokens": prefix,
-            "newTokens": new,
-            "units": units,
-            "now": None,
-            "afterExpiry": None,
-            "priceKnown": False,
-        }
-    now = (prefix * read_price + new * fresh_price) / 1e6
-    after = (prefix + new) * fresh_price / 1e6
+    now = after = None
+    if fresh_price is not None and read_price is not None:
+        now = round((prefix * read_price + new * fresh_price) / 1e6, 6)
+        after = round((prefix + new) * fresh_price / 1e6, 6)
     return {
         "prefixTokens": prefix,
         "newTokens": new,
         "units": units,
-        "now": round(now, 6),
-        "afterExpiry": round(after, 6),
-        "priceKnown": True,
+        "now": now,
+        "afterExpiry": after,
+        "priceKnown": now is not None,
     }
 
 

@@ -63,9 +63,9 @@ The API, for its three callers
     :class:`Prompt` (rule, namespace, segments). :class:`CacheSimulator` holds the per-key
     cache state: ``account(prompt)`` reads then stores (a request sent), ``predict(prompt)``
     only reads (a request not yet sent); both return :class:`CacheUsage` (total, read,
-    written, where the read prefix ends). :func:`simulate` folds a request sequence.
+    written, where the read prefix ends).
     :meth:`CacheUsage.pi_usage` and :meth:`CacheUsage.cost` give pi-ai's usage and cost.
-    :func:`json_span` turns a segment's JSON path into byte offsets of the body.
+    :func:`json_spans` turns segments' JSON paths into byte offsets of the body.
 """
 
 from __future__ import annotations
@@ -73,8 +73,8 @@ from __future__ import annotations
 import bisect
 import hashlib
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
@@ -255,10 +255,8 @@ RULES: dict[str, CacheRule] = {
 
 def rule_for_wire(wire: str, family: str) -> CacheRule:
     """The rule for a body of ``wire`` format sent to provider ``family`` (the emulator's view)."""
-    if wire in ("anthropic", "bedrock"):
+    if wire in ("anthropic", "bedrock", "google"):
         return RULES[wire]
-    if wire == "google":
-        return RULES["google"]
     if wire in ("chat", "responses"):
         return RULES[family] if family in ("deepseek", "mistral") else RULES["openai"]
     return RULES["none"]
@@ -279,7 +277,7 @@ class Segment:
     """One cacheable piece of a prompt, in the provider's cache order.
 
     ``text`` is what is hashed and counted; ``path`` locates the piece in the body (for
-    :func:`json_span`); ``label`` names it for people ("tool 'read'", "message 4 (user)").
+    :func:`json_spans`); ``label`` names it for people ("tool 'read'", "message 4 (user)").
     """
 
     text: str
@@ -290,8 +288,10 @@ class Segment:
     breakpoint: str | None = None
 
 
-def _cache_marker(value: Any) -> str | None:
-    marker = value.get("cache_control") if isinstance(value, Mapping) else None
+def _cache_marker(value: Any, key: str = "cache_control") -> str | None:
+    """The retention a cache marker (Anthropic's ``cache_control``, Bedrock's ``cachePoint``)
+    on ``value`` asks for, or None without one."""
+    marker = value.get(key) if isinstance(value, Mapping) else None
     if not isinstance(marker, Mapping):
         return None
     return "1h" if marker.get("ttl") == "1h" else "5m"
@@ -429,13 +429,6 @@ def _google_content(i: int, content: Any, canon: Canon) -> list[Segment]:
     return [Segment(canon(content), "messages", f"content {i + 1} ({_role(content)})", ("contents", i))]
 
 
-def _cache_point_ttl(block: Any) -> str | None:
-    point = block.get("cachePoint") if isinstance(block, Mapping) else None
-    if not isinstance(point, Mapping):
-        return None
-    return "1h" if point.get("ttl") == "1h" else "5m"
-
-
 def _bedrock_add(
     out: list[Segment],
     section: Section,
@@ -447,7 +440,7 @@ def _bedrock_add(
 ) -> None:
     """Append blocks; a ``cachePoint`` marks the block before it (in any section) as a breakpoint."""
     for i, item in enumerate(items or ()):
-        ttl = _cache_point_ttl(item)
+        ttl = _cache_marker(item, "cachePoint")
         if ttl is not None:
             if out and out[-1].breakpoint is None:
                 last = out[-1]
@@ -541,20 +534,17 @@ def read_prompt(
     body: Mapping[str, Any],
     model: str = "",
     *,
-    scope: str = "",
     canon: Canon = canonical,
 ) -> Prompt:
     """Read ``body`` (``wire`` format, sent to provider ``family``) as its cache sees it.
 
     ``model`` is the model id where the body does not carry one (Gemini, Bedrock: in the URL).
-    ``scope`` prefixes the namespace (the emulator keeps each family's cache apart).
     """
     rule = rule_for_wire(wire, family)
     name = _body_model(wire, body, model)
     key = body.get("prompt_cache_key") if rule.kind == "prefix" else None
     cache_key = str(key) if isinstance(key, str) else None
-    prefix = f"{scope}:" if scope else ""
-    namespace = f"{prefix}{name}" if rule.kind == "breakpoints" else f"{prefix}{name}:{cache_key or ''}"
+    namespace = name if rule.kind == "breakpoints" else f"{name}:{cache_key or ''}"
     return Prompt(rule, name, namespace, tuple(segments(wire, body, canon)), cache_key, asks_long(body))
 
 
@@ -623,14 +613,6 @@ def _chain(previous: bytes, text: str) -> bytes:
     return hashlib.blake2b(previous + text.encode(), digest_size=16).digest()
 
 
-@dataclass
-class _Plan:
-    """What one prompt would read and store (computed outside the lock)."""
-
-    usage: CacheUsage
-    store: list[bytes] = field(default_factory=list)
-
-
 class CacheSimulator:
     """A provider-side prompt cache: per rule and namespace, the prefixes stored so far.
 
@@ -647,10 +629,6 @@ class CacheSimulator:
         #: repeats the previous one's parts (the same string objects) hashes only what it
         #: adds: a replay of a growing session costs what each request adds, not its length.
         self._last: dict[tuple[str, str], tuple[list[str], list[int], list[bytes]]] = {}
-
-    def reset(self) -> None:
-        with self._lock:
-            self._entries.clear()
 
     def copy(self) -> CacheSimulator:
         twin = CacheSimulator()
@@ -787,19 +765,6 @@ class CacheSimulator:
         return ends, digests
 
 
-def simulate(
-    prompts: Iterable[Prompt],
-    cache: CacheSimulator | None = None,
-    times_ms: Sequence[int | None] | None = None,
-) -> list[CacheUsage]:
-    """Send ``prompts`` in order to ``cache`` (a cold one by default): each request's usage.
-    ``times_ms`` (Unix ms per request) lets entries expire; a missing time never expires."""
-    state = cache if cache is not None else CacheSimulator()
-    if times_ms is None:
-        return [state.account(prompt) for prompt in prompts]
-    return [state.account(prompt, now) for prompt, now in zip(prompts, times_ms, strict=True)]
-
-
 # ---------------------------------------------------------------------------------------------
 # Locating a segment in the body's bytes
 # ---------------------------------------------------------------------------------------------
@@ -810,7 +775,8 @@ def _size(value: Any) -> int:
 
 
 def json_spans(body: Any, paths: Sequence[Sequence[str | int]]) -> list[tuple[int, int] | None]:
-    """``json_span`` of each path (None where the path names nothing), in one pass per
+    """Byte offsets ``(start, end)`` of the value at each path in ``orjson.dumps(body)``, the
+    bytes ``ProviderRequest.body_bytes`` sends (None where the path names nothing), in one pass per
     container: each container on the paths has its children encoded once, so the spans of
     every message of a 100,000-message body cost a few encodings of it, not one encoding of
     the preceding siblings per path (quadratic in the body's length)."""
@@ -857,33 +823,3 @@ def json_spans(body: Any, paths: Sequence[Sequence[str | int]]) -> list[tuple[in
         start, value = child
         spans.append((start, start + _size(value)))
     return spans
-
-
-def json_span(body: Any, path: Sequence[str | int]) -> tuple[int, int]:
-    """Byte offsets ``(start, end)`` of the value at ``path`` in ``orjson.dumps(body)``.
-
-    That encoding is the one ``ProviderRequest.body_bytes`` sends, so the span marks the
-    segment in the exact bytes of the request. Cost: one encoding of the siblings before
-    each step of the path.
-    """
-    offset = 0
-    value = body
-    for step in path:
-        offset += 1  # "{" or "["
-        if isinstance(value, Mapping):
-            for key, item in value.items():
-                head = _size(key) + 1  # "key":
-                if key == step:
-                    offset += head
-                    value = item
-                    break
-                offset += head + _size(item) + 1  # ,
-            else:
-                raise KeyError(step)
-        elif isinstance(value, list) and isinstance(step, int):
-            for item in value[:step]:
-                offset += _size(item) + 1
-            value = value[step]
-        else:
-            raise KeyError(step)
-    return offset, offset + _size(value)

@@ -95,7 +95,6 @@ class CacheCheck:
     #: Empty when ``ok``; otherwise what differed, with both figures.
     mismatch: str
     predicted_cached: int
-    reported_cached: int
     tolerance: int
 
 
@@ -268,4 +267,4 @@ def check(prediction: CachePrediction, usage: Mapping[str, Any]) -> CacheCheck:
         problems.append(f"predicted {written:,} tokens written to the cache, the provider wrote {write:,}")
     if scale == 1.0 and rule.kind == "breakpoints" and fresh != prediction.uncached:
         problems.append(f"predicted {prediction.uncached:,} uncached tokens, the provider reported {fresh:,}")
-    return CacheCheck(not problems, "; ".join(problems), cached, read, tolerance)
+    return CacheCheck(not problems, "; ".join(problems), cached, tolerance)

@@ -151,14 +151,3 @@ def flag_origins(resolved: ResolvedModel, sources: SourceInfo) -> tuple[FlagOrig
             origin = pi
         out.append(FlagOrigin(flag, value, published, origin))
     return tuple(out)
-
-
-__all__ = [
-    "CapabilityStatus",
-    "Delivery",
-    "FallbackDelivery",
-    "FlagOrigin",
-    "ToolPath",
-    "capability_status",
-    "flag_origins",
-]

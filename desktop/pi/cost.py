@@ -20,6 +20,12 @@ def zero_cost() -> dict[str, float]:
     return _ZERO_COST.copy()
 
 
+def usage_count(usage: object, key: str) -> int:
+    """A reported usage figure when it is a positive integer, else 0 (a file may hold anything)."""
+    value = usage.get(key) if isinstance(usage, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def select_rates(cost: Mapping[str, Any], input_tokens: float) -> Mapping[str, Any]:
     """The rate card for a request with this many input tokens (base rates or the matching tier)."""
     rates: Mapping[str, Any] = cost

@@ -158,7 +158,6 @@ def route_from_string(
     *,
     account: Account | None = None,
     emulator: str | None = None,
-    emulated: bool = False,
 ) -> Route:
     """``"provider/model-id"`` (the model id may contain slashes, e.g. ``openrouter/openai/gpt-5.5``)
     or ``"emulator/provider/model-id"``, which needs the emulator origin."""
@@ -166,12 +165,12 @@ def route_from_string(
     if provider == EMULATOR_FAMILY:
         if emulator is None:
             raise RouteError(f"route {text!r} names the emulator; pass the emulator's loopback origin")
-        return emulator_route(model, emulator, emulated=emulated, account=account)
+        return emulator_route(model, emulator, account=account)
     if not sep or not provider or not model:
         raise RouteError(
             f'route {text!r} must look like "provider/model-id", e.g. "anthropic/claude-opus-5-5"'
         )
-    return Route(provider=provider, model=model, account=account or Account(), emulated=emulated)
+    return Route(provider=provider, model=model, account=account or Account())
 
 
 def emulator_route(
@@ -394,16 +393,3 @@ def resolve_model(route: Route, catalog: Catalog | None = None) -> ResolvedModel
         fallback_cause=cause,
         patches=entry.patches if entry is not None else (),
     )
-
-
-__all__ = [
-    "EMULATOR_FAMILY",
-    "Account",
-    "FallbackCause",
-    "ResolvedModel",
-    "Route",
-    "emulator_base_url",
-    "emulator_route",
-    "resolve_model",
-    "route_from_string",
-]

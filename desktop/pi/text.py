@@ -15,11 +15,11 @@ from typing import Any
 from desktop.pi.types import SystemMessage
 
 
-def content_text(content: str | Sequence[Mapping[str, Any]], separator: str = "\n") -> str:
+def content_text(content: str | Sequence[Mapping[str, Any]]) -> str:
     """Join the text blocks of a message's content (a plain string passes through)."""
     if isinstance(content, str):
         return content
-    return separator.join(block["text"] for block in content if block.get("type") == "text")
+    return "\n".join(block["text"] for block in content if block.get("type") == "text")
 
 
 def system_message_text(message: SystemMessage) -> str:

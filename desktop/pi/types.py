@@ -172,14 +172,3 @@ class Model(TypedDict):
     samplingParams: NotRequired[JsonObject]
     samplingParamsByThinkingLevel: NotRequired[JsonObject]
     type: NotRequired[str]
-
-
-def empty_usage() -> Usage:
-    return {
-        "input": 0,
-        "output": 0,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "totalTokens": 0,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    }

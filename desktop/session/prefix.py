@@ -54,6 +54,3 @@ class Prefix(Sequence[Message]):
 
     def __repr__(self) -> str:
         return f"Prefix({list(self)!r})"
-
-
-__all__ = ["Prefix"]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from desktop.host.journal.lines import rows_of_type
-from desktop.pi.delivery import FallbackDelivery, deliver
+from desktop.pi.delivery import FallbackDelivery
 from desktop.pi.projection import ProviderRequest, RequestOptions, project
 from desktop.pi.transcript import normalize_context
 from desktop.pi.types import AssistantMessage, Message, Model, Tool, ToolCall, ToolResultMessage
@@ -221,16 +221,11 @@ class SessionRuntime:
         ``pending_system_fields``, without reading the installation secret for a MAC nobody sees."""
         return self._system_fields(for_comparison=True) is not None
 
-    def request_for(self, messages: Sequence[Message]) -> ProviderRequest:
-        """A full projection of ``messages`` on the session's route (any list of messages)."""
-        delivered = deliver(messages, self.route.model, self.route.fallback)
-        return project(self.route.model, delivered, self.route.options)
-
     def context_request(
         self, extra: Sequence[Message] = (), route: SessionRoute | None = None
     ) -> ProviderRequest:
         """The request for the current context plus ``extra`` on ``route`` (the session's by
-        default), built incrementally: byte-equal to ``request_for`` of the same messages,
+        default), built incrementally: byte-equal to a full projection of the same messages,
         at a cost that follows what changed since the previous request (design P7). Up to four
         routes keep their projection (the window previews other routes side by side)."""
         route = route or self.route
@@ -306,7 +301,8 @@ class SessionRuntime:
         return {"type": kind, "v": 1, "id": self._new_id(), "ts": self._clock(), **fields}
 
     def append(self, rows: Sequence[dict[str, Any]], on_event: EventSink | None = None) -> Any:
-        """Journal rows durably; on a local failure keep them so a retry re-uses their ids (T3)."""
+        """Journal rows durably; on a local failure keep them, so the window can give an unstored
+        message back (T3)."""
         try:
             ack = self.writer.append(rows)
         except Exception:
@@ -319,11 +315,6 @@ class SessionRuntime:
             for row in rows:
                 on_event({"type": "row", "row": row})
         return ack
-
-    def retry_unsaved(self, on_event: EventSink | None = None) -> Any:
-        """Write the rows a failed append left behind, with the same ids (idempotent)."""
-        rows, self.unsaved = self.unsaved, []
-        return self.append(rows, on_event) if rows else None
 
     def _require_durable(self) -> None:
         """Write-ahead: everything this request depends on must be acknowledged (T3)."""
@@ -412,18 +403,14 @@ class SessionRuntime:
         *,
         on_event: EventSink | None = None,
         cancel: threading.Event | None = None,
-        user_row: dict[str, Any] | None = None,
     ) -> TurnResult:
         """Persist the user's message, then dispatch and run tools until the model stops."""
         emit: EventSink = on_event or (lambda _e: None)
         cancel = cancel or threading.Event()
         result = TurnResult()
         self.prepare_continuation()
-        if user_row is None:
-            user_row = self._row("user", message=self.draft_message(content))
-            self.write_owed(emit, with_rows=[user_row])
-        else:
-            self.write_owed(emit)
+        user_row = self._row("user", message=self.draft_message(content))
+        self.write_owed(emit, with_rows=[user_row])
         # The continuation's one system update (baseline, legacy sections, what restoration owes)
         # is the same diff as any other change since the last turn: one row, anchored (T4).
         self.sync_system_state(anchor_before=user_row["id"], on_event=emit)

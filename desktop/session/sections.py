@@ -17,7 +17,6 @@ SKILLS_HEADER = "skills"
 SKILL_PREFIX = "skill:"
 GUIDANCE = "guidance"
 ENVIRONMENT = "environment"
-ACTIVATION = "tool_activation"
 
 
 def escape(text: str, entities: Mapping[str, str] | None = None) -> str:
@@ -88,7 +87,6 @@ def desired_sections(
     skills: Iterable[SkillEntry],
     guidance: str | None = None,
     environment: str | None = None,
-    activation: str | None = None,
 ) -> dict[str, str]:
     """The complete section set Desktop wants the model to have now, in a stable order."""
     sections: dict[str, str] = {RUNTIME: runtime}
@@ -99,6 +97,4 @@ def desired_sections(
     sections[SKILLS_HEADER] = SKILLS_HEADER_TEXT
     for skill in sorted(skills, key=lambda s: s.id):
         sections[skill_section_name(skill.id)] = render_skill_entry(skill)
-    if activation:
-        sections[ACTIVATION] = activation
     return sections

@@ -282,7 +282,6 @@ def settings_note_fields(
     *,
     by: str,
     why: str,
-    mac: str | None = None,
 ) -> dict[str, Any]:
     """The fields of the ``note`` row recording ``settings`` (``previous``: what it replaces)."""
     changed = settings.changed_from(previous)
@@ -297,8 +296,6 @@ def settings_note_fields(
     }
     if previous is not None:
         data["previous"] = previous.to_json()
-    if mac is not None:
-        data["seal"] = mac
     return {
         "level": "info",
         "text": f"Session settings {verb} by {by} ({why}): {settings.describe()}.",
@@ -325,7 +322,6 @@ def effective_settings(
     endpoint: str | None = None,
     mode: str | None = None,
     fallback: str | None = None,
-    declarations: str | None = None,
     compaction: CompactionSettings | None = None,
     mode_sealed: Callable[[], bool] = lambda: False,
 ) -> tuple[SessionSettings, str | None]:
@@ -356,7 +352,7 @@ def effective_settings(
         route=chosen_route,
         mode=chosen_mode or seed.mode,
         fallback=fallback or recorded.fallback or seed.fallback,
-        declarations=declarations or recorded.declarations or seed.declarations,
+        declarations=recorded.declarations or seed.declarations,
         compaction=compaction or recorded.compaction or seed.compaction,
         account=account,
         endpoint=chosen_endpoint,

@@ -52,7 +52,7 @@ from desktop.pi.cache_rules import (
 )
 from desktop.pi.catalog import default_catalog
 from desktop.pi.catalog.transport import TRANSPORT_FLAGS, without_transport_flags
-from desktop.pi.cost import calculate_cost
+from desktop.pi.cost import calculate_cost, usage_count
 from desktop.pi.delivery import FallbackDelivery
 from desktop.pi.projection import (
     CREDENTIAL_PLACEHOLDER,
@@ -211,11 +211,6 @@ def changes_tools_later(messages: Sequence[Message]) -> bool:
     return any(m["role"] == "system" and (m.get("toolsAdded") or m.get("toolsRemoved")) for m in messages[1:])
 
 
-def fixed_declarations(messages: Sequence[Message], tools: Sequence[Tool]) -> list[Message]:
-    """``messages`` with ``tools`` declared by the leading system message and never changed."""
-    return list(_FixedView(tools)(messages))
-
-
 def append_only(model: Model) -> Model:
     """``model`` with every transport flag on: each update is appended in place (the minimum's bodies)."""
     compat = {**(model.get("compat") or {}), **dict.fromkeys(TRANSPORT_FLAGS, True)}
@@ -223,12 +218,13 @@ def append_only(model: Model) -> Model:
 
 
 class _FixedView:
-    """``fixed_declarations`` applied request by request, each made from the previous one: the
-    messages a request shares with the previous one (the same objects) keep their results, in
-    one list that only grows while the history does, so a request costs what it adds (the
-    whole history per request made a fixed-declarations pass quadratic, design X8) and
-    successive requests share their message objects (what the incremental projection needs to
-    see an unchanged history)."""
+    """Each request's messages with ``tools`` declared by the leading system message and never
+    changed (the fixed-declarations strategy), each made from the previous one: the messages a
+    request shares with the previous one (the same objects) keep their results, in one list
+    that only grows while the history does, so a request costs what it adds (the whole history
+    per request made a fixed-declarations pass quadratic, design X8) and successive requests
+    share their message objects (what the incremental projection needs to see an unchanged
+    history)."""
 
     def __init__(self, tools: Sequence[Tool]) -> None:
         self.tools = tools
@@ -525,15 +521,13 @@ def _prices(model: Model) -> dict[str, float]:
     return {k: float(cost.get(k, 0) or 0) for k in ("input", "output", "cacheRead", "cacheWrite")}
 
 
+def _billed(reply: Mapping[str, Any] | None, key: str) -> int:
+    """The reply's billed usage field ``key`` when it is a positive count, else 0."""
+    return usage_count(reply.get("usage") if isinstance(reply, Mapping) else None, key)
+
+
 def _usage_tokens(reply: Mapping[str, Any] | None) -> int:
-    usage = reply.get("usage") if isinstance(reply, Mapping) else None
-    if not isinstance(usage, Mapping):
-        return 0
-    return sum(
-        value
-        for key in ("input", "cacheRead", "cacheWrite")
-        if isinstance(value := usage.get(key), int) and not isinstance(value, bool) and value > 0
-    )
+    return sum(_billed(reply, key) for key in ("input", "cacheRead", "cacheWrite"))
 
 
 def recorded_route(sequence: RequestSequence) -> str | None:
@@ -612,12 +606,7 @@ def with_hidden_prefix(sequence: RequestSequence, tokens: int, density: float = 
     if tokens <= 0:
         return sequence
     first = sequence.replies[0] if sequence.replies else None
-    usage = first.get("usage") if isinstance(first, Mapping) else None
-    read = usage.get("cacheRead") if isinstance(usage, Mapping) else None
-    billed_warm = (
-        min(tokens, read) if isinstance(read, int) and not isinstance(read, bool) and read > 0 else 0
-    )
-    warm_tokens = round(billed_warm / density)
+    warm_tokens = round(min(tokens, _billed(first, "cacheRead")) / density)
     hidden_tokens = round(tokens / density)
     label = "(system prompt and tools not recorded in the file) "
     heads: list[Message] = []
@@ -659,39 +648,21 @@ def _reads_within_hidden(sequence: RequestSequence, index: int, hidden: int) -> 
     """Whether request ``index``'s billed read fell back inside the unrecorded prefix (of
     ``hidden`` tokens) and it wrote more than a provider's minimum after it, while the request
     before read or wrote more: the unrecorded prefix changed there."""
-
-    def tokens(reply: Mapping[str, Any] | None, key: str) -> int:
-        usage = reply.get("usage") if isinstance(reply, Mapping) else None
-        value = usage.get(key) if isinstance(usage, Mapping) else None
-        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
     if index >= len(sequence.replies):
         return False
     reply, before = sequence.replies[index], sequence.replies[index - 1]
-    read = tokens(reply, "cacheRead")
-    held = tokens(before, "cacheRead") + tokens(before, "cacheWrite")
+    read = _billed(reply, "cacheRead")
+    held = _billed(before, "cacheRead") + _billed(before, "cacheWrite")
     near = 0 < read <= hidden + max(256, hidden // 50)
-    return near and tokens(reply, "cacheWrite") >= 1024 and held > read + 1024
+    return near and _billed(reply, "cacheWrite") >= 1024 and held > read + 1024
 
 
 def recorded_retention(sequence: RequestSequence) -> str | None:
     """``"long"`` when most of the cache writes the recorded replies were billed for are
     1-hour writes (Claude Code asks for them): the replay asks for the same retention
     (design P14); else None (the route's default)."""
-    hour = total = 0
-    for reply in sequence.replies:
-        usage = reply.get("usage") if isinstance(reply, Mapping) else None
-        if not isinstance(usage, Mapping):
-            continue
-        for key, value in (
-            ("cacheWrite1h", usage.get("cacheWrite1h")),
-            ("cacheWrite", usage.get("cacheWrite")),
-        ):
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                if key == "cacheWrite1h":
-                    hour += value
-                else:
-                    total += value
+    hour = sum(_billed(reply, "cacheWrite1h") for reply in sequence.replies)
+    total = sum(_billed(reply, "cacheWrite") for reply in sequence.replies)
     return "long" if total and hour * 2 > total else None
 
 
@@ -717,17 +688,17 @@ def price_known(model: Model) -> bool:
     return any(isinstance(v, int | float) and v > 0 for v in (cost.get("input"), cost.get("output")))
 
 
-def replay_times(sequence: RequestSequence, now_ms: int | None = None) -> list[int | None] | None:
+def replay_times(sequence: RequestSequence) -> list[int | None] | None:
     """The recorded request times the replay expires caches by (design P9), or ``None`` when
-    they are missing, out of order or later than ``now_ms`` (the present by default): then
-    time is unknown and caches stay warm, as the live clock says."""
+    they are missing, out of order or in the future: then time is unknown and caches stay
+    warm, as the live clock says."""
     stamps = sequence.timestamps
     if not stamps or any(t is None for t in stamps):
         return None
     known = [t for t in stamps if t is not None]
     if any(b < a for a, b in itertools.pairwise(known)):
         return None
-    if known[-1] > (time.time() * 1000 if now_ms is None else now_ms):
+    if known[-1] > time.time() * 1000:
         return None
     return list(stamps)
 
@@ -1029,25 +1000,3 @@ def what_if(
         recorded,
         sequence.replayed,
     )
-
-
-__all__ = [
-    "DELIVERIES",
-    "Figures",
-    "Progress",
-    "RequestSequence",
-    "RouteResult",
-    "WhatIf",
-    "WhatIfCancelled",
-    "append_only",
-    "assumptions",
-    "changes_tools_later",
-    "figures",
-    "fixed_declarations",
-    "fresh_tokens",
-    "replay_route",
-    "request_sequence",
-    "strategy_usages",
-    "views_for",
-    "what_if",
-]

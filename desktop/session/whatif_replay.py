@@ -624,6 +624,3 @@ class FreshCounter:
         else:
             total = counts[-1] if counts else 0
         return max(0, total - shared)
-
-
-__all__ = ["FreshCounter", "LinearCache", "PromptReader", "PromptView", "view_of"]

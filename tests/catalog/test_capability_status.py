@@ -55,40 +55,37 @@ def test_unpatched_flash_is_folded(published: Catalog) -> None:
     assert status.delivery == "folded"
 
 
-def _catalog_with(pi_doc: dict[str, Any], edit: Callable[[dict[str, Any]], None]) -> Catalog:
-    edit(pi_doc)
-    return CatalogClass.create(parse_pi_catalog(orjson.dumps(pi_doc), "edited.json"), None, patches=())
+def _catalog_with(
+    pi_doc: dict[str, Any], find_model: FindModel, key: str, compat: dict[str, bool]
+) -> Catalog:
+    """The bundled Pi catalog with ``compat`` set on the model ``key`` ("provider/id"), unpatched."""
+    find_model(pi_doc, *key.split("/", 1)).setdefault("compat", {}).update(compat)
+    return CatalogClass(parse_pi_catalog(orjson.dumps(pi_doc), "edited.json"), None, patches=())
 
 
-def test_tool_flags_need_the_system_flag(pi_doc: dict[str, Any], find_model: FindModel) -> None:
-    def edit(doc: dict[str, Any]) -> None:
-        compat = find_model(doc, "anthropic", "claude-opus-5-5")["compat"]
-        compat[SYSTEM_MESSAGES] = False
-        compat[TOOL_CHANGES] = True
-
-    catalog = _catalog_with(pi_doc, edit)
-    status = capability_status(resolve_model(route_from_string("anthropic/claude-opus-5-5"), catalog))
-    assert (status.delivery, status.tool_path) == ("folded", "full list at request level")
-
-
-def test_tool_flags_are_api_specific(pi_doc: dict[str, Any], find_model: FindModel) -> None:
-    """supportsMidConvoToolAdditions is a Completions flag: it does nothing on Anthropic Messages."""
-
-    def edit(doc: dict[str, Any]) -> None:
-        compat = find_model(doc, "anthropic", "claude-sonnet-5").setdefault("compat", {})
-        compat[SYSTEM_MESSAGES] = True
-        compat[TOOL_ADDITIONS] = True
-
-    catalog = _catalog_with(pi_doc, edit)
-    status = capability_status(resolve_model(route_from_string("anthropic/claude-sonnet-5"), catalog))
-    assert (status.delivery, status.tool_path) == ("native system sections", "full list at request level")
+@pytest.mark.parametrize(
+    ("key", "compat", "delivery"),
+    [
+        # Tool flags need the system flag.
+        ("anthropic/claude-opus-5-5", {SYSTEM_MESSAGES: False, TOOL_CHANGES: True}, "folded"),
+        # supportsMidConvoToolAdditions is a Completions flag: it does nothing on Anthropic Messages.
+        (
+            "anthropic/claude-sonnet-5",
+            {SYSTEM_MESSAGES: True, TOOL_ADDITIONS: True},
+            "native system sections",
+        ),
+    ],
+)
+def test_tool_flags_need_the_system_flag_and_their_own_api(
+    pi_doc: dict[str, Any], find_model: FindModel, key: str, compat: dict[str, bool], delivery: str
+) -> None:
+    catalog = _catalog_with(pi_doc, find_model, key, compat)
+    status = capability_status(resolve_model(route_from_string(key), catalog))
+    assert (status.delivery, status.tool_path) == (delivery, "full list at request level")
 
 
 def test_google_always_folds_even_when_flagged(pi_doc: dict[str, Any], find_model: FindModel) -> None:
-    def edit(doc: dict[str, Any]) -> None:
-        find_model(doc, "google", "gemini-2.5-pro").setdefault("compat", {})[SYSTEM_MESSAGES] = True
-
-    catalog = _catalog_with(pi_doc, edit)
+    catalog = _catalog_with(pi_doc, find_model, "google/gemini-2.5-pro", {SYSTEM_MESSAGES: True})
     resolved = resolve_model(route_from_string("google/gemini-2.5-pro"), catalog)
     assert resolved.flags[SYSTEM_MESSAGES]
     status = capability_status(resolved, "attributed")

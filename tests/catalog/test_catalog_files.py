@@ -13,6 +13,7 @@ from desktop.pi.catalog import CatalogFileError, CatalogSource, build_catalog
 from desktop.pi.catalog.catalog import bundled_models_dev
 from desktop.pi.catalog.models_dev import parse_models_dev
 from desktop.pi.catalog.pi_snapshot import parse_pi_catalog
+from desktop.pi.catalog.transport import SYSTEM_MESSAGES
 
 FindModel = Callable[[dict[str, Any], str, str], dict[str, Any]]
 
@@ -99,8 +100,9 @@ def test_newer_cached_pi_catalog_is_used(pi_doc: dict[str, Any], find_model: Fin
     catalog = build_catalog(pi_cached=CatalogSource("fresh.json.gz", gzip.compress(orjson.dumps(pi_doc))))
     assert catalog.problems == ()
     assert catalog.pi.version == "9.9.9" and catalog.sources.pi_origin == "fresh.json.gz"
-    # The upgraded catalog carries the correction, so the patch reports itself as removable.
-    assert [o.status for o in catalog.patch_outcomes] == ["already published"]
+    # The upgraded catalog carries the correction itself, so the patch applies nowhere.
+    flash = catalog.get("deepseek", "deepseek-flash")
+    assert flash is not None and flash.flags[SYSTEM_MESSAGES] and flash.patches == ()
 
 
 def test_older_cached_pi_catalog_is_ignored(pi_doc: dict[str, Any]) -> None:

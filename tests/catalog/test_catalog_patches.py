@@ -51,15 +51,15 @@ def test_patch_sets_only_the_system_flag_on_the_official_flash(catalog: Catalog,
     assert {k: v for k, v in patched.items() if k != "compat"} == {
         k: v for k, v in original.items() if k != "compat"
     }
-    assert [o.status for o in catalog.patch_outcomes] == ["applied"]
+    assert catalog.get("deepseek", "deepseek-flash").patches == (DEEPSEEK_FLASH_SYSTEM_MESSAGES.name,)  # type: ignore[union-attr]
 
 
 def test_patch_touches_exactly_one_model(catalog: Catalog, published: Catalog) -> None:
     """Not openrouter's or opencode's deepseek flash, not deepseek-v4-pro, nothing else."""
     changed = [
-        e.key
-        for e in published.list_models()
-        if catalog.pi_model(e.provider, e.model_id) != published.pi_model(e.provider, e.model_id)
+        f"{m['provider']}/{m['id']}"
+        for m in published.pi.models
+        if catalog.pi_model(m["provider"], m["id"]) != published.pi_model(m["provider"], m["id"])
     ]
     assert changed == ["deepseek/deepseek-flash"]
     for provider, model_id in [
@@ -77,9 +77,8 @@ def test_removing_the_patch_restores_pi_flags_exactly(published: Catalog) -> Non
     bundled = published.pi
     for model in bundled.models:
         assert published.pi_model(model["provider"], model["id"]) is model
-    assert published.patch_outcomes == ()
     entry = published.get("deepseek", "deepseek-flash")
-    assert entry is not None and not entry.flags[SYSTEM_MESSAGES]
+    assert entry is not None and not entry.flags[SYSTEM_MESSAGES] and entry.patches == ()
 
 
 def test_patch_is_a_no_op_once_pi_publishes_the_flag(pi_doc: dict[str, Any], find_model: FindModel) -> None:
@@ -96,8 +95,8 @@ def test_patch_does_not_follow_the_model_to_another_endpoint(
 ) -> None:
     find_model(pi_doc, "deepseek", "deepseek-flash")["baseUrl"] = "https://relay.example/deepseek"
     snapshot = parse_pi_catalog(orjson.dumps(pi_doc), "relay.json")
-    catalog = CatalogClass.create(snapshot, None)
-    assert [o.status for o in catalog.patch_outcomes] == ["binding not found"]
+    assert [o.status for o in apply_patches(snapshot.models, DEFAULT_PATCHES)[1]] == ["binding not found"]
+    catalog = CatalogClass(snapshot, None)
     flash = catalog.pi_model("deepseek", "deepseek-flash")
     assert flash is not None and SYSTEM_MESSAGES not in flash["compat"]
 

@@ -7,23 +7,22 @@ from desktop.pi.catalog.transport import SYSTEM_MESSAGES, TOOL_CHANGES
 
 
 def _flagged(catalog: Catalog, provider: str) -> set[str]:
-    return {e.model_id for e in catalog.list_models(provider) if e.flags[SYSTEM_MESSAGES]}
+    return {e.model_id for e in catalog.flagged() if e.provider == provider}
 
 
 def test_snapshot_is_pi_ai_1_0_3_with_every_chat_model(published: Catalog) -> None:
     assert published.pi.package == "@earendil-works/pi-ai"
     assert published.pi.version == "1.0.3"
-    entries = published.list_models()
-    assert len(entries) > 1000
+    assert len(published.pi.models) > 1000
     assert {"anthropic", "openai", "openai-codex", "deepseek", "mistral", "openrouter"} <= set(
         published.providers()
     )
     # Every model keeps the fields a projection reads, in pi-ai's JSON names.
-    for entry in entries:
-        model = published.pi_model(entry.provider, entry.model_id)
+    for published_model in published.pi.models:
+        model = published.pi_model(published_model["provider"], published_model["id"])
         assert model is not None
         for name in ("id", "name", "api", "provider", "baseUrl", "reasoning", "input", "cost"):
-            assert name in model, (entry.key, name)
+            assert name in model, (model["provider"], model["id"], name)
 
 
 def test_flagged_models_as_published_in_1_0_3(published: Catalog) -> None:

@@ -22,6 +22,7 @@ import pytest
 
 from desktop.session.foreign import kinds, next_request, open_foreign
 from desktop.session.whatif import request_sequence
+from tests.cli.helpers import run_main
 from tests.foreign.support import CLAUDE, FIXTURES
 from tests.foreign.support import claude_session as session
 
@@ -169,22 +170,8 @@ def test_an_older_file_shows_its_summary_and_counts_its_sub_agent() -> None:
 
 @pytest.mark.parametrize("path", [PARALLEL, COMPACT_ORPHAN, NULL_PARENTS, LEGACY], ids=lambda p: p.name)
 def test_whatif_runs_on_each_through_the_command(path: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "desktop",
-            "whatif",
-            str(path),
-            "--routes",
-            "anthropic/claude-opus-5-5",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    done = run_main("whatif", str(path), "--routes", "anthropic/claude-opus-5-5", "--json")
+    assert done.code == 0, done.stderr
     data = json.loads(done.stdout)
     expected = {PARALLEL: 4, COMPACT_ORPHAN: 2, NULL_PARENTS: 3, LEGACY: 5}[path]
     assert data["requests"] == expected

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -20,6 +18,7 @@ import pytest
 from desktop.host.foreign import browse, detect_format
 from desktop.session.foreign import CodexSession, fork_to_desktop, kinds, next_request, open_foreign
 from desktop.session.whatif import request_sequence
+from tests.cli.helpers import run_main
 from tests.foreign.support import FIXTURES
 
 CODEX = FIXTURES / "codex"
@@ -168,13 +167,8 @@ def test_every_command_reads_a_rollout(command: str) -> None:
         "payload": ["--model", "openai/gpt-5.5"],
         "whatif": ["--routes", "openai/gpt-5.5"],
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "desktop", command, str(ROLLOUT), *extra[command]],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    done = run_main(command, str(ROLLOUT), *extra[command])
+    assert done.code == 0, done.stderr
     assert ":24)" in done.stderr and "Traceback" not in done.stderr  # the malformed line, named
     if command == "status":
         assert json.loads(done.stdout)["format"] == "codex"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 from desktop.app import main
 from desktop.pi.projection import project
 from desktop.session.foreign import next_request, open_foreign, request_options, route_model
+from tests.cli.helpers import run_main
 from tests.foreign.support import CLAUDE, FIXTURES, PI, pi_expected
 
 EXPECTED = pi_expected()
@@ -120,10 +120,8 @@ def test_status_of_a_pi_v3_file_names_its_version(capfdbinary: pytest.CaptureFix
     ],
 )
 def test_errors_name_the_detected_format(argv: list[str], says: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "desktop", *argv], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 2 and done.stdout == ""
+    done = run_main(*argv)
+    assert done.code == 2 and done.stdout == ""
     assert says in done.stderr and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 

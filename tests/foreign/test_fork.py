@@ -20,11 +20,10 @@ import pytest
 
 from desktop.emulator import Emulator
 from desktop.host.journal import JournalWriter, read_session
-from desktop.host.permissions import headless_bridge
 from desktop.host.settings import Settings
-from desktop.pi.routes import emulator_route
-from desktop.session.assembly import OpenSession, SessionConfig, open_session
+from desktop.session.assembly import SessionConfig
 from desktop.session.foreign import fork_to_desktop, import_rows, open_foreign
+from tests.session.support import config, open_
 
 EXTENSION = """
 def register(api):
@@ -35,23 +34,11 @@ def register(api):
 CALL = json.dumps({"city": "Oslo"})
 
 
-def config(emu: Emulator, tmp_path: Path) -> SessionConfig:
-    workspace = tmp_path / "ws"
-    workspace.mkdir(exist_ok=True)
+def fork_config(emu: Emulator, tmp_path: Path) -> SessionConfig:
     extension = tmp_path / "ext.py"
     extension.write_text(EXTENSION, encoding="utf-8")
-    return SessionConfig(
-        route=emulator_route("anthropic/claude-opus-5-5", emu.url, emulated=True),
-        workspace=workspace,
-        settings=Settings.model_validate(
-            {"extensions": [str(extension)], "permissions": {"mode": "full-access"}}
-        ),
-        user_skills=tmp_path / "none",
-    )
-
-
-def open_(path: Path, cfg: SessionConfig) -> OpenSession:
-    return open_session(path, cfg, bridge=headless_bridge(yes=True, no=False))
+    settings = {"extensions": [str(extension)], "permissions": {"mode": "full-access"}}
+    return config(emu, tmp_path / "ws", settings=Settings.model_validate(settings))
 
 
 def pi_source_with_toolsearch(copy: Callable[[str], Path]) -> Path:
@@ -178,7 +165,7 @@ def test_fork_imports_plain_rows_grants_nothing_and_leaves_the_source_alone(
     digest = hashlib.sha256(source.read_bytes()).hexdigest()
     listing = sorted(p.name for p in source.parent.iterdir())
     foreign = open_foreign(source)
-    cfg = config(emulator, tmp_path)
+    cfg = fork_config(emulator, tmp_path)
 
     path = fork_to_desktop(foreign, workspace=cfg.workspace, data_dir=str(tmp_path / "data"))
     assert path.parent.parent == tmp_path / "data" / "sessions"
@@ -219,7 +206,7 @@ def test_imported_evidence_after_a_signed_section_grants_only_with_its_details(
     section are recovery evidence (a ToolSearch result newer than the section, answering a real
     call). The fork puts imported rows before Desktop's first section, where they never count;
     the stripping holds even if they came after one, and the control shows it is load-bearing."""
-    cfg = config(emulator, tmp_path)
+    cfg = fork_config(emulator, tmp_path)
     path = tmp_path / "desktop.jsonl"
     with open_(path, cfg) as session:  # a Desktop session: its baseline carries a signed section
         assert session.gate.state.active == ()

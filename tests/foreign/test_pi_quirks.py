@@ -8,11 +8,10 @@ read differently with its line and field, and projects on every route.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from desktop.pi.transcript import current_tools
 from desktop.session.foreign import TimelineRow, kinds, next_request
+from tests.cli.helpers import run_main
 from tests.foreign.support import FIXTURES
 from tests.foreign.support import pi_session as session
 
@@ -64,12 +63,7 @@ def test_terminal_escapes_and_escaped_newlines_read_as_written() -> None:
 
 def test_whatif_reads_both_through_the_command() -> None:
     for path, requests in ((GLUED, 3), (STRING_TOOLS, 2)):
-        done = subprocess.run(
-            [sys.executable, "-m", "desktop", "whatif", str(path), "--routes", "openai/gpt-5.5", "--json"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
+        done = run_main("whatif", str(path), "--routes", "openai/gpt-5.5", "--json")
+        assert done.code == 0, done.stderr
         assert json.loads(done.stdout)["requests"] == requests
         assert f"{path.name}:" in done.stderr  # the line read differently is named

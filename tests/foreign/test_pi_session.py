@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from desktop.session.foreign import BranchNotFound, kinds
-from tests.foreign.support import PI
+from tests.foreign.support import PI, PI_FILES
 from tests.foreign.support import pi_session as session
 
 
@@ -208,9 +208,10 @@ def test_title_is_the_session_name_else_the_first_user_text() -> None:
     assert session(PI / "v1_linear.jsonl").title == "Hello from v1"
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in PI.glob("*.jsonl")))
-def test_request_contexts_equal_pi_context_at_each_parent(name: str) -> None:
-    """The incremental request sequence (what-if) equals pi's context rebuilt at every parent."""
+@pytest.mark.parametrize("name", PI_FILES)
+def test_request_contexts_and_in_context_marks_agree_with_pi_context(name: str) -> None:
+    """The incremental request sequence (what-if) equals pi's context rebuilt at every parent,
+    and the timeline's in-context marks (made from the entries alone) the context pi builds."""
     opened = session(PI / name)
     for branch in opened.branches():
         sequence = opened.request_contexts(branch.leaf)
@@ -223,13 +224,6 @@ def test_request_contexts_equal_pi_context_at_each_parent(name: str) -> None:
             if entry["type"] == "message" and entry["message"]["role"] == "assistant"
         ]
         assert sequence == expected and sequence
-
-
-@pytest.mark.parametrize("name", sorted(p.name for p in PI.glob("*.jsonl")))
-def test_in_context_marks_agree_with_the_built_context(name: str) -> None:
-    """The timeline marks rows from the entries alone; the context is built by pi's algorithm."""
-    opened = session(PI / name)
-    for branch in opened.branches():
         marked = {row.id for row in opened.timeline(branch.leaf) if row.in_context}
         # (as sets: the context puts the compaction first, the timeline where it happened)
         assert marked == set(opened.context(branch.leaf).sources)

@@ -29,13 +29,14 @@ from desktop.session.whatif import (
     DELIVERIES,
     Progress,
     WhatIfCancelled,
+    _FixedView,
     changes_tools_later,
-    fixed_declarations,
     fresh_tokens,
     request_sequence,
     views_for,
     what_if,
 )
+from tests.cli.helpers import run_main
 from tests.foreign.support import CLAUDE, PI
 
 USAGE = {
@@ -202,10 +203,10 @@ def test_fixed_declarations_only_where_tools_change_later() -> None:
     user = {"role": "user", "content": "hi", "timestamp": 2}
     messages: list[Any] = [head, user, later, user]
     assert changes_tools_later(messages) and not changes_tools_later([head, user])
-    fixed = fixed_declarations(messages, [tool_a, tool_b])
+    fixed = list(_FixedView([tool_a, tool_b])(messages))  # type: ignore[list-item]
     assert fixed[0]["toolsAdded"] == [tool_a, tool_b] and fixed[0]["content"] == "P"
     assert [m["role"] for m in fixed] == ["system", "user", "user"]  # the tool-only update is gone
-    assert fixed_declarations([user], [tool_a])[0] == {
+    assert _FixedView([tool_a])([user])[0] == {  # type: ignore[list-item]
         "role": "system",
         "content": "",
         "toolsAdded": [tool_a],
@@ -266,19 +267,11 @@ def test_a_desktop_session_replays(tmp_path: Path) -> None:
 
 
 def test_the_command_prints_the_table_and_json_with_assumptions(tiny: Path) -> None:
-    run = [
-        sys.executable,
-        "-m",
-        "desktop",
-        "whatif",
-        str(tiny),
-        "--routes",
-        "deepseek/deepseek-flash,openai/gpt-5.5",
-    ]
-    text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    run = ["whatif", str(tiny), "--routes", "deepseek/deepseek-flash,openai/gpt-5.5"]
+    text = run_main(*run).stdout
     assert "deepseek/deepseek-flash" in text and "chronological" in text and "assumptions" in text
     assert "2,712" in text and "44.8%" in text  # the hand-worked deepseek figures
-    data = json.loads(subprocess.run([*run, "--json"], capture_output=True, text=True, check=True).stdout)
+    data = json.loads(run_main(*run, "--json").stdout)
     deepseek = data["routes"][0]
     assert (
         deepseek["strategies"][0]["inputTokens"] == 2712 and deepseek["strategies"][0]["cacheReads"] == 1216
@@ -303,8 +296,8 @@ def test_the_command_prints_the_table_and_json_with_assumptions(tiny: Path) -> N
     ],
 )
 def test_the_command_fails_in_one_line(args: list[str], message: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "desktop", "whatif", *args], capture_output=True, text=True)
-    assert done.returncode == 2 and done.stdout == ""
+    done = run_main("whatif", *args)
+    assert done.code == 2 and done.stdout == ""
     assert done.stderr.startswith("pi-desktop whatif: ") and message in done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 

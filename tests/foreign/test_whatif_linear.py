@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop.bench.whatif_session import write
-from desktop.pi.cache_rules import RULES, CacheSimulator, Prompt, Segment, simulate
+from desktop.pi.cache_rules import RULES, CacheSimulator, Prompt, Segment
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProjectionError, RequestOptions
 from desktop.pi.transcript import declared_tools
 from desktop.pi.types import Message
@@ -161,9 +161,9 @@ def _same_usages(sequence: RequestSequence) -> None:
         for delivery in DELIVERIES:
             for fixed in (None, tools) if tools is not None else (None,):
                 try:
-                    full = simulate(
-                        prompts_for(model, sequence.requests, delivery, fixed, options), times_ms=times
-                    )
+                    prompts = prompts_for(model, sequence.requests, delivery, fixed, options)
+                    sim = CacheSimulator()
+                    full = [sim.account(prompt, now) for prompt, now in zip(prompts, stamps, strict=True)]
                 except ProjectionError:
                     continue  # the route cannot take this file's requests (said in one line)
                 cache = LinearCache()

@@ -14,19 +14,15 @@ so a stale entry fails ``test_exclusions_are_still_needed`` as the SDK changes.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from anthropic.types.beta.message_create_params import MessageCreateParamsStreaming
 
-from desktop.pi.projection import RequestOptions, project
-from desktop.pi.transcript import normalize_context
+from tests.pi.pi_ai_cases import load_cases, project_case
 from tests.pi.sdk_check import Mismatch, check, hints
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai" / "anthropic.json"
-CASES: list[dict[str, Any]] = json.loads(FIXTURE.read_text(encoding="utf-8"))
+CASES = load_cases("anthropic.json")
 
 #: (container key or "" for the top level, field, the SDK TypedDict that does not declare it).
 NOT_IN_SDK: tuple[tuple[str, str, str], ...] = (
@@ -39,12 +35,6 @@ NOT_IN_SDK: tuple[tuple[str, str, str], ...] = (
 def _resolve(dotted: str) -> Any:
     module, _, name = dotted.rpartition(".")
     return getattr(__import__(module, fromlist=[name]), name)
-
-
-def _project(case: dict[str, Any]) -> dict[str, Any]:
-    options = RequestOptions.from_pi({"apiKey": "sk-test", **case.get("options", {})}, env=case.get("env"))
-    body: dict[str, Any] = project(case["model"], normalize_context(case["context"]), options).body
-    return body
 
 
 def _without_undeclared_fields(body: dict[str, Any]) -> dict[str, Any]:
@@ -60,7 +50,7 @@ def _without_undeclared_fields(body: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_projected_body_matches_sdk_request_types(case: dict[str, Any]) -> None:
-    check(_without_undeclared_fields(_project(case)), MessageCreateParamsStreaming)
+    check(_without_undeclared_fields(project_case(case).body), MessageCreateParamsStreaming)
 
 
 def test_exclusions_are_still_needed() -> None:
@@ -74,7 +64,7 @@ def test_cases_cover_the_interesting_shapes() -> None:
     """The walk above visits native tool changes, effort messages, images and thinking blocks."""
     seen: set[str] = set()
     for case in CASES:
-        for message in _project(case)["messages"]:
+        for message in project_case(case).body["messages"]:
             content = message["content"]
             seen.add(f"role:{message['role']}")
             if "output_config" in message:
@@ -108,7 +98,7 @@ def test_cases_cover_the_interesting_shapes() -> None:
 )
 def test_validator_rejects_malformed_bodies(mutate: Any, reason: str) -> None:
     case = next(c for c in CASES if c["name"] == "haiku45-no-reasoning-temperature")
-    body = _without_undeclared_fields(_project(case))
+    body = _without_undeclared_fields(project_case(case).body)
     check(body, MessageCreateParamsStreaming)  # valid before the mutation
     mutate(body)
     with pytest.raises(Mismatch, match=reason):

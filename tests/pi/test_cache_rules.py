@@ -6,8 +6,6 @@ The emulator's own accounting is checked against the module in ``tests/wire/test
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -19,16 +17,14 @@ from desktop.pi.cache_rules import (
     WIRE_OF_API,
     CacheSimulator,
     estimate_tokens,
-    json_span,
     json_spans,
     prompt_for_model,
     read_prompt,
     rule_for,
-    simulate,
 )
 from desktop.pi.cost import calculate_cost
+from tests.pi.pi_ai_cases import load_cases
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi_ai"
 EPHEMERAL = {"type": "ephemeral"}
 
 
@@ -107,11 +103,9 @@ def test_predict_reads_without_storing() -> None:
     prompt = read_prompt("anthropic", "anthropic", anthropic_body(text_of_tokens(1500), ["hi"]))
     assert sim.predict(prompt).written > 0
     assert sim.predict(prompt).read == 0
-    sim.account(prompt)
-    assert sim.predict(prompt).read == prompt.total_tokens
     twin = sim.copy()
-    sim.reset()
-    assert sim.predict(prompt).read == 0 and twin.predict(prompt).read == prompt.total_tokens
+    sim.account(prompt)
+    assert sim.predict(prompt).read == prompt.total_tokens and twin.predict(prompt).read == 0
 
 
 def chat_body(messages: list[str], key: str | None = None, model: str = "gpt-4.1") -> dict[str, Any]:
@@ -163,7 +157,8 @@ def test_bedrock_cache_point_marks_the_block_before_it() -> None:
     prompt = read_prompt("bedrock", "amazon-bedrock", body, "anthropic.claude-sonnet-4-5")
     assert [s.breakpoint for s in prompt.segments] == ["5m", "5m"]
     assert [s.label for s in prompt.segments] == ["system block 1", "message 1 (user), block 1"]
-    first, second = simulate([prompt, prompt])
+    sim = CacheSimulator()
+    first, second = sim.account(prompt), sim.account(prompt)
     assert first.written == prompt.total_tokens and second.read == prompt.total_tokens
 
 
@@ -200,12 +195,7 @@ def test_segments_name_tools_and_messages_in_cache_order() -> None:
 
 
 def _fixture_cases() -> list[dict[str, Any]]:
-    cases = []
-    for path in sorted(FIXTURES.glob("*.json")):
-        cases.extend(
-            c for c in json.loads(path.read_text(encoding="utf-8")) if isinstance(c.get("body"), dict)
-        )
-    return cases
+    return [c for c in load_cases() if isinstance(c.get("body"), dict)]
 
 
 def _at(body: Any, path: tuple[str | int, ...]) -> Any:
@@ -215,35 +205,19 @@ def _at(body: Any, path: tuple[str | int, ...]) -> Any:
 
 
 def test_every_segment_span_marks_its_value_in_the_exact_body_bytes() -> None:
-    """Over every pi-ai conformance body: the span cut from ``orjson.dumps(body)`` (the bytes a
-    ``ProviderRequest`` sends) decodes to the segment's own value."""
+    """Over every pi-ai conformance body: each span cut from ``orjson.dumps(body)`` (the bytes a
+    ``ProviderRequest`` sends) decodes to the segment's own value, and a path that names
+    nothing has no span."""
     checked = 0
     for case in _fixture_cases():
         body = case["body"]
         data = orjson.dumps(body)
-        for segment in prompt_for_model(case["model"], body).segments:
-            start, end = json_span(body, segment.path)
-            assert data[start:end] == orjson.dumps(_at(body, segment.path)), (case["name"], segment.label)
+        segments = prompt_for_model(case["model"], body).segments
+        paths = [segment.path for segment in segments]
+        spans = json_spans(body, [*paths, ("nope",), *([(*paths[-1], "nope")] if paths else [])])
+        for path, span in zip(paths, spans, strict=False):
+            assert span is not None, (case["name"], path)
+            assert data[span[0] : span[1]] == orjson.dumps(_at(body, path)), (case["name"], path)
             checked += 1
-    assert checked > 500
-    with pytest.raises(KeyError):
-        json_span({"a": 1}, ("b",))
-
-
-def test_spans_in_one_pass_equal_each_span() -> None:
-    """``json_spans`` (what the cache view and the payload preview use on long bodies) gives
-    ``json_span`` of every path, and None where ``json_span`` finds nothing."""
-    checked = 0
-    for case in _fixture_cases():
-        body = case["body"]
-        paths = [segment.path for segment in prompt_for_model(case["model"], body).segments]
-        paths += [("nope",), (*paths[-1], "nope")] if paths else [("nope",)]
-        expected: list[tuple[int, int] | None] = []
-        for path in paths:
-            try:
-                expected.append(json_span(body, path))
-            except (KeyError, IndexError):
-                expected.append(None)
-        assert json_spans(body, paths) == expected, case["name"]
-        checked += len(paths)
+        assert spans[len(paths) :] == [None] * (len(spans) - len(paths)), case["name"]
     assert checked > 500

@@ -7,17 +7,11 @@ URL and headers are committed. Every case must match as JSON *and* byte for byte
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from desktop.pi.projection import RequestOptions, project
-from desktop.pi.transcript import normalize_context
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai"
-ORACLE_KEY = "sk-oracle-test-key"
+from tests.pi.pi_ai_cases import load_cases, project_case
 
 #: Headers that the official JS SDKs add on their own (platform, retry bookkeeping) and that
 #: carry no request semantics; everything else must match exactly.
@@ -41,15 +35,6 @@ SDK_ONLY_HEADERS = frozenset(
 )
 
 
-def load_cases() -> list[dict[str, Any]]:
-    cases = []
-    for path in sorted(FIXTURES.glob("*.json")):
-        for case in json.loads(path.read_text(encoding="utf-8")):
-            case["_file"] = path.name
-            cases.append(case)
-    return cases
-
-
 CASES = load_cases()
 
 
@@ -61,15 +46,10 @@ def comparable_headers(headers: dict[str, str]) -> dict[str, str]:
     }
 
 
-def run_case(case: dict[str, Any]) -> Any:
-    options = RequestOptions.from_pi({"apiKey": ORACLE_KEY, **case.get("options", {})}, env=case.get("env"))
-    return project(case["model"], normalize_context(case["context"]), options)
-
-
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['_file']}:{c['name']}" for c in CASES])
 def test_body_matches_pi_ai(case: dict[str, Any]) -> None:
     assert "error" not in case, f"oracle failed for this case: {case.get('error')}"
-    request = run_case(case)
+    request = project_case(case)
     assert request.body == case["body"]
     assert request.body_bytes == case["bodyText"].encode("utf-8")
 
@@ -78,7 +58,7 @@ def test_body_matches_pi_ai(case: dict[str, Any]) -> None:
     "case", [c for c in CASES if c.get("request")], ids=lambda c: f"{c['_file']}:{c['name']}"
 )
 def test_url_and_headers_match_pi_ai(case: dict[str, Any]) -> None:
-    request = run_case(case)
+    request = project_case(case)
     assert request.method == case["request"]["method"]
     assert request.url == case["request"]["url"]
     assert comparable_headers(request.headers) == comparable_headers(case["request"]["headers"])

@@ -20,25 +20,19 @@ so a misspelled or misplaced standard field fails either way.
 
 from __future__ import annotations
 
-import collections.abc
 import copy
 import json
-import types
-import typing
-from pathlib import Path
 from typing import Any
 
 import httpx
 import openai
 import pytest
-import typing_extensions
 from openai.types.chat import completion_create_params
 
-from desktop.pi.projection import RequestOptions, project
-from desktop.pi.transcript import normalize_context
+from tests.pi.pi_ai_cases import load_cases, project_case
+from tests.pi.sdk_check import Mismatch, check
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai" / "openai_completions.json"
-CASES: list[dict[str, Any]] = json.loads(FIXTURE.read_text(encoding="utf-8"))
+CASES = load_cases("openai_completions.json")
 REQUEST_TYPE = completion_create_params.CompletionCreateParamsStreaming
 
 #: Top-level request fields that belong to OpenAI-compatible dialects, not to the SDK.
@@ -62,95 +56,6 @@ VENDOR_REQUEST_FIELDS = frozenset(
 )
 #: Replayed reasoning on assistant messages (DeepSeek, Moonshot, OpenRouter, llama.cpp).
 VENDOR_MESSAGE_FIELDS = frozenset({"reasoning_content", "reasoning", "reasoning_text", "reasoning_details"})
-
-
-# --- a structural validator over the SDK's TypedDicts ----------------------------------
-
-
-def _is_typeddict(tp: Any) -> bool:
-    return isinstance(tp, type) and typing_extensions.is_typeddict(tp)
-
-
-def _unwrap(tp: Any) -> tuple[Any, bool | None]:
-    """Strip Annotated/Required/NotRequired; report explicit requiredness."""
-    required: bool | None = None
-    while True:
-        origin = typing.get_origin(tp)
-        if origin in (typing.Annotated, typing_extensions.Annotated):
-            tp = typing.get_args(tp)[0]
-        elif origin in (typing.Required, typing_extensions.Required):
-            tp, required = typing.get_args(tp)[0], True
-        elif origin in (typing.NotRequired, typing_extensions.NotRequired):
-            tp, required = typing.get_args(tp)[0], False
-        else:
-            return tp, required
-
-
-def _fields(td: Any) -> dict[str, tuple[Any, bool]]:
-    hints = typing.get_type_hints(td, include_extras=True)
-    fields = {}
-    for name, hint in hints.items():
-        tp, explicit = _unwrap(hint)
-        required = explicit if explicit is not None else name in td.__required_keys__
-        fields[name] = (tp, required)
-    return fields
-
-
-def validate(value: Any, tp: Any, path: str = "$") -> list[str]:
-    """Errors (empty when ``value`` conforms to ``tp``)."""
-    tp, _ = _unwrap(tp)
-    origin = typing.get_origin(tp)
-    if tp is Any or tp is object:
-        return []
-    if tp is type(None) or tp is None:
-        return [] if value is None else [f"{path}: expected null"]
-    if origin in (typing.Union, types.UnionType):
-        errors: list[str] = []
-        for option in typing.get_args(tp):
-            option_errors = validate(value, option, path)
-            if not option_errors:
-                return []
-            errors.extend(option_errors)
-        return [f"{path}: matches no variant of {tp}: {errors[:4]}"]
-    if origin in (typing.Literal, typing_extensions.Literal):
-        return [] if value in typing.get_args(tp) else [f"{path}: {value!r} not in {typing.get_args(tp)}"]
-    if _is_typeddict(tp):
-        if not isinstance(value, dict):
-            return [f"{path}: expected object for {tp.__name__}"]
-        fields = _fields(tp)
-        errors = [f"{path}.{key}: unknown to {tp.__name__}" for key in value if key not in fields]
-        errors += [
-            f"{path}.{key}: required by {tp.__name__}"
-            for key, (_, req) in fields.items()
-            if req and key not in value
-        ]
-        for key, item in value.items():
-            if key in fields:
-                errors += validate(item, fields[key][0], f"{path}.{key}")
-        return errors
-    if origin in (collections.abc.Iterable, collections.abc.Sequence, list, typing.List):  # noqa: UP006
-        if not isinstance(value, list):
-            return [f"{path}: expected array"]
-        (item_type,) = typing.get_args(tp)
-        errors = []
-        for index, item in enumerate(value):
-            errors += validate(item, item_type, f"{path}[{index}]")
-        return errors
-    if origin in (dict, collections.abc.Mapping, typing.Dict):  # noqa: UP006
-        return [] if isinstance(value, dict) else [f"{path}: expected object"]
-    if tp is str:
-        return [] if isinstance(value, str) else [f"{path}: expected string"]
-    if tp is bool:
-        return [] if isinstance(value, bool) else [f"{path}: expected boolean"]
-    if tp is int:
-        return [] if isinstance(value, int) and not isinstance(value, bool) else [f"{path}: expected integer"]
-    if tp is float:
-        return (
-            []
-            if isinstance(value, int | float) and not isinstance(value, bool)
-            else [f"{path}: expected number"]
-        )
-    raise AssertionError(f"{path}: validator does not know SDK type {tp!r}")
 
 
 # --- the exclusion rule --------------------------------------------------------------------
@@ -187,12 +92,6 @@ def strip_vendor_fields(body: dict[str, Any]) -> tuple[dict[str, Any], set[str]]
     return stripped, found
 
 
-def projected_body(case: dict[str, Any]) -> dict[str, Any]:
-    options = RequestOptions.from_pi({"apiKey": "sk-test", **case.get("options", {})}, env=case.get("env"))
-    body: dict[str, Any] = project(case["model"], normalize_context(case["context"]), options).body
-    return body
-
-
 def send_through_sdk(body: dict[str, Any]) -> dict[str, Any]:
     """What the official SDK puts on the wire for ``create(**body)``."""
     seen: list[httpx.Request] = []
@@ -218,10 +117,8 @@ IDS = [c["name"] for c in CASES]
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_body_fits_sdk_request_types(case: dict[str, Any]) -> None:
-    body = projected_body(case)
-    stripped, vendor = strip_vendor_fields(body)
-    errors = validate(stripped, REQUEST_TYPE)
-    assert not errors, f"vendor fields excluded: {sorted(vendor)}; SDK type errors: {errors}"
+    stripped, vendor = strip_vendor_fields(project_case(case).body)
+    check(stripped, REQUEST_TYPE, f"body (vendor fields excluded: {sorted(vendor)})")
 
 
 SDK_ONLY = [c for c in CASES if not strip_vendor_fields(c["body"])[1]]
@@ -229,7 +126,7 @@ SDK_ONLY = [c for c in CASES if not strip_vendor_fields(c["body"])[1]]
 
 @pytest.mark.parametrize("case", SDK_ONLY, ids=[c["name"] for c in SDK_ONLY])
 def test_sdk_only_body_round_trips_through_openai_client(case: dict[str, Any]) -> None:
-    body = projected_body(case)
+    body = project_case(case).body
     assert send_through_sdk(body) == body
 
 
@@ -239,17 +136,19 @@ def test_rule_leaves_enough_sdk_only_bodies() -> None:
 
 
 def test_validator_rejects_what_the_sdk_does_not_know() -> None:
-    body = projected_body(next(c for c in SDK_ONLY if c["body"].get("tools")))
-    assert not validate(body, REQUEST_TYPE)
-
+    body = project_case(next(c for c in SDK_ONLY if c["body"].get("tools"))).body
+    check(body, REQUEST_TYPE)
     misspelled = {**body, "max_complettion_tokens": 5}
-    assert any("max_complettion_tokens" in e for e in validate(misspelled, REQUEST_TYPE))
-    wrong_role = {**body, "messages": [{"role": "model", "content": "x"}]}
-    assert validate(wrong_role, REQUEST_TYPE)
+    with pytest.raises(Mismatch, match="max_complettion_tokens"):
+        check(misspelled, REQUEST_TYPE)
     tool = copy.deepcopy(body["tools"][0])
     tool["function"]["strictness"] = True
-    assert validate({**body, "tools": [tool]}, REQUEST_TYPE)
-    bad_part = {**body, "messages": [{"role": "user", "content": [{"type": "image", "url": "x"}]}]}
-    assert validate(bad_part, REQUEST_TYPE)
+    for bad in (
+        {**body, "messages": [{"role": "model", "content": "x"}]},
+        {**body, "tools": [tool]},
+        {**body, "messages": [{"role": "user", "content": [{"type": "image", "url": "x"}]}]},
+    ):
+        with pytest.raises(Mismatch):
+            check(bad, REQUEST_TYPE)
     with pytest.raises(TypeError):
         send_through_sdk(misspelled)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import types
-from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 
 import httpx
@@ -32,13 +31,10 @@ from typing_extensions import get_type_hints, is_typeddict
 openai = pytest.importorskip("openai")
 from openai.types.responses import response_create_params, response_input_item_param  # noqa: E402
 
-from desktop.pi.projection import RequestOptions, project  # noqa: E402
-from desktop.pi.transcript import normalize_context  # noqa: E402
+from tests.pi.pi_ai_cases import ORACLE_KEY, load_cases, project_case  # noqa: E402
 from tests.pi.sdk_check import _LITERALS, Mismatch, check, strip  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai"
 APIS = {"openai-responses", "azure-openai-responses", "openai-codex-responses"}
-ORACLE_KEY = "sk-oracle-test-key"
 PARAMS = response_create_params.ResponseCreateParamsStreaming
 
 
@@ -70,33 +66,19 @@ def sdk_unknown_features(body: dict[str, Any]) -> list[str]:
     return sorted(set(unknown))
 
 
-def _cases() -> list[dict[str, Any]]:
-    cases = []
-    for path in sorted(FIXTURES.glob("*.json")):
-        for case in json.loads(path.read_text(encoding="utf-8")):
-            if "error" not in case and case["model"]["api"] in APIS:
-                cases.append(case)
-    return cases
-
-
-def _project(case: dict[str, Any]) -> Any:
-    options = RequestOptions.from_pi({"apiKey": ORACLE_KEY, **case.get("options", {})}, env=case.get("env"))
-    return project(case["model"], normalize_context(case["context"]), options)
-
-
-CASES = _cases()
-CHECKED = [c for c in CASES if not sdk_unknown_features(_project(c).body)]
+CASES = [c for c in load_cases() if "error" not in c and c["model"]["api"] in APIS]
+CHECKED = [c for c in CASES if not sdk_unknown_features(project_case(c).body)]
 
 
 def test_most_bodies_are_checked() -> None:
     assert len(CASES) >= 50, len(CASES)
-    skipped = {c["name"]: sdk_unknown_features(_project(c).body) for c in CASES if c not in CHECKED}
+    skipped = {c["name"]: sdk_unknown_features(project_case(c).body) for c in CASES if c not in CHECKED}
     assert len(CHECKED) >= 0.8 * len(CASES), skipped
 
 
 @pytest.mark.parametrize("case", CHECKED, ids=lambda c: f"{c['model']['api']}:{c['name']}")
 def test_body_fits_sdk_typed_dict(case: dict[str, Any]) -> None:
-    check(_project(case).body, PARAMS, hinted=False)
+    check(project_case(case).body, PARAMS, hinted=False)
 
 
 def _client(factory: Any, **kwargs: Any) -> Any:
@@ -114,7 +96,7 @@ def _client(factory: Any, **kwargs: Any) -> Any:
 
 @pytest.mark.parametrize("case", CHECKED, ids=lambda c: f"{c['model']['api']}:{c['name']}")
 def test_sdk_client_serializes_the_same_body(case: dict[str, Any]) -> None:
-    ours = _project(case)
+    ours = project_case(case)
     if case["model"]["api"] == "azure-openai-responses":
         base, _, query = ours.url.partition("?")
         version = query.removeprefix("api-version=")
@@ -136,7 +118,7 @@ def test_sdk_client_serializes_the_same_body(case: dict[str, Any]) -> None:
 
 def test_checker_rejects_what_the_sdk_does_not_declare() -> None:
     """The checker must be able to fail: unknown keys, bad literals and wrong types."""
-    body = _project(CHECKED[0]).body
+    body = project_case(CHECKED[0]).body
     check(body, PARAMS, hinted=False)
     bad_bodies = [
         {**body, "stor": False},

@@ -7,22 +7,15 @@ copies), so any in-place edit would leak into the caller's history and the next 
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from desktop.pi.projection import RequestOptions, project
 from desktop.pi.transcript import normalize_context
+from tests.pi.pi_ai_cases import ORACLE_KEY, load_cases
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai"
-ORACLE_KEY = "sk-oracle-test-key"
-CASES = [
-    {**case, "_file": path.name}
-    for path in sorted(FIXTURES.glob("*.json"))
-    for case in json.loads(path.read_text(encoding="utf-8"))
-]
+CASES = load_cases()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['_file']}:{c['name']}" for c in CASES])

@@ -17,10 +17,7 @@ import pytest
 
 from desktop.emulator import Emulator
 from desktop.emulator.conversation import read_anthropic, read_chat
-from desktop.host.permissions import headless_bridge
-from desktop.host.settings import Settings
-from desktop.pi.routes import emulator_route
-from desktop.session.assembly import SessionConfig, open_session
+from tests.session.support import config, open_
 
 
 def cache_parts(path: str, body: dict[str, object]) -> list[str]:
@@ -35,15 +32,7 @@ def run_session(tmp_path: Path, model: str) -> list[list[str]]:
     (workspace / "notes.txt").write_text("a note", encoding="utf-8")
     skill = workspace / ".pi" / "skills" / "lint" / "SKILL.md"
     with Emulator() as emu:
-        config = SessionConfig(
-            route=emulator_route(model, emu.url, emulated=True),
-            workspace=workspace,
-            settings=Settings(),
-            user_skills=tmp_path / "none",
-        )
-        with open_session(
-            tmp_path / "s.jsonl", config, bridge=headless_bridge(yes=True, no=False)
-        ) as session:
+        with open_(tmp_path / "s.jsonl", config(emu, workspace, model)) as session:
             runtime = session.runtime
             runtime.run_turn("hello")
             skill.write_text("---\nname: lint\ndescription: Run linters\n---\nbody\n", encoding="utf-8")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from desktop.host.journal import model_order
 from desktop.host.journal.lines import JournalRows
 from desktop.session.context_log import ContextLog
-from desktop.session.history import context_view
+from desktop.session.history import ContextView, context_view
 
 
 def _row(rng: random.Random, rows: list[dict[str, Any]], n: int) -> dict[str, Any]:
@@ -39,6 +39,21 @@ def _row(rng: random.Random, rows: list[dict[str, Any]], n: int) -> dict[str, An
     return row
 
 
+def _same_as_full(log: ContextLog, rows: list[dict[str, Any]]) -> ContextView:
+    """Assert the log's kept order and view are the full functions' over ``rows``; the full view."""
+    ordered = model_order(rows)
+    assert list(log.ordered) == ordered
+    full = context_view(ordered)
+    assert list(log.view.messages) == full.messages
+    assert (log.view.prefix, log.view.previous_summary, log.view.fresh) == (
+        full.prefix,
+        full.previous_summary,
+        full.fresh,
+    )
+    assert log.system_messages() == [m for m in full.messages if m["role"] == "system"]
+    return full
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.randoms(use_true_random=False))
 def test_kept_order_and_view_equal_full_rebuild(rng: random.Random) -> None:
@@ -50,17 +65,8 @@ def test_kept_order_and_view_equal_full_rebuild(rng: random.Random) -> None:
         for _ in range(rng.randint(1, 3)):
             rows.append(_row(rng, rows, len(rows)))
         log.sync(rows)
-        ordered = model_order(rows)
-        assert list(log.ordered) == ordered
-        full = context_view(ordered)
-        assert list(log.view.messages) == full.messages
+        full = _same_as_full(log, rows)
         assert [id(s) for s in log.view.sources] == [id(s) for s in full.sources]
-        assert (log.view.prefix, log.view.previous_summary, log.view.fresh) == (
-            full.prefix,
-            full.previous_summary,
-            full.fresh,
-        )
-        assert log.system_messages() == [m for m in full.messages if m["role"] == "system"]
         stable = log.stable_since(mark)
         assert all(a is b for a, b in zip(previous[:stable], log.view.messages[:stable], strict=True))
         mark, previous = log.mark(), list(log.view.messages)
@@ -116,18 +122,9 @@ def test_journal_rows_read_on_demand_give_the_same_order_and_view(rng: random.Ra
             rows.append(row)
             journal.add(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE), row, row["id"])
         log.sync(journal)
-        ordered = model_order(rows)
-        assert list(log.ordered) == ordered
-        assert log.ordered.ids() == [row["id"] for row in ordered]
-        full = context_view(ordered)
-        assert list(log.view.messages) == full.messages
+        full = _same_as_full(log, rows)
+        assert log.ordered.ids() == [row["id"] for row in model_order(rows)]
         assert list(log.view.sources) == full.sources
-        assert (log.view.prefix, log.view.previous_summary, log.view.fresh) == (
-            full.prefix,
-            full.previous_summary,
-            full.fresh,
-        )
-        assert log.system_messages() == [m for m in full.messages if m["role"] == "system"]
 
 
 def test_a_search_of_the_lines_finds_text_across_its_chunks(monkeypatch: Any) -> None:

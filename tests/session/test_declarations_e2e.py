@@ -8,10 +8,8 @@ import json
 from pathlib import Path
 
 from desktop.emulator import Emulator
-from desktop.host.permissions import headless_bridge
 from desktop.host.settings import Settings
-from desktop.pi.routes import emulator_route
-from desktop.session.assembly import SessionConfig, open_session
+from tests.session.support import config, open_
 
 EXTENSION = """
 def register(api):
@@ -24,21 +22,11 @@ def register(api):
 
 
 def run(tmp_path: Path, model: str) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
     ext = tmp_path / "ext.py"
     ext.write_text(EXTENSION, encoding="utf-8")
     settings = Settings.model_validate({"extensions": [str(ext)], "permissions": {"mode": "full-access"}})
     with Emulator() as emu:
-        config = SessionConfig(
-            route=emulator_route(model, emu.url, emulated=True),
-            workspace=workspace,
-            settings=settings,
-            user_skills=tmp_path / "none",
-        )
-        with open_session(
-            tmp_path / "s.jsonl", config, bridge=headless_bridge(yes=True, no=False)
-        ) as session:
+        with open_(tmp_path / "s.jsonl", config(emu, tmp_path / "ws", model, settings=settings)) as session:
             runtime = session.runtime
             runtime.run_turn(f"too early [[tool:weather_lookup {json.dumps({'city': 'Oslo'})}]]")
             runtime.run_turn("[[search:weather forecast]]")

@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop.emulator import Emulator
-from desktop.host.permissions import headless_bridge
 from desktop.host.settings import Settings
-from desktop.pi.routes import emulator_route
-from desktop.session.assembly import OpenSession, SessionConfig, open_session
+from desktop.session.assembly import OpenSession
 from desktop.session.compaction import CompactionSettings
 from desktop.session.estimate import tools_tokens
+from tests.session.support import config, open_
 
 EXTRA = """
 def register(api):
@@ -22,8 +21,6 @@ def register(api):
 
 
 def _open(emu: Emulator, root: Path, name: str, *, extra: bool, reserve: int | None = None) -> OpenSession:
-    workspace = root / "ws"
-    workspace.mkdir(exist_ok=True)
     extensions = []
     if extra:
         (root / "extra.py").write_text(EXTRA, encoding="utf-8")
@@ -33,14 +30,14 @@ def _open(emu: Emulator, root: Path, name: str, *, extra: bool, reserve: int | N
         if reserve is None
         else CompactionSettings(reserve_tokens=reserve, keep_recent_tokens=100)
     )
-    config = SessionConfig(
-        route=emulator_route("deepseek/deepseek-flash", emu.url, emulated=True),
-        workspace=workspace,
+    cfg = config(
+        emu,
+        root / "ws",
+        "deepseek/deepseek-flash",
         settings=Settings(extensions=extensions),
-        user_skills=root / "none",
         compaction=compaction,
     )
-    return open_session(root / name, config, bridge=headless_bridge(yes=True, no=False))
+    return open_(root / name, cfg)
 
 
 def test_tools_are_charged_once_before_the_first_usage(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from desktop.host.journal.lines import keeping_decoded
 from desktop.host.journal.rows import new_row_id
 from desktop.pi.catalog.catalog import bundled_pi
 from desktop.pi.delivery import deliver
-from desktop.pi.projection import RequestOptions, project
+from desktop.pi.projection import ProviderRequest, RequestOptions, project
 from desktop.pi.types import Model, Tool, ToolCall, ToolResultMessage
 from desktop.session.runtime import SessionRoute, SessionRuntime
 from desktop.session.state import effective_state
@@ -164,11 +164,10 @@ def opened_keeping(tmp_path: Path) -> Iterator[tuple[SessionRuntime, int, list[d
     yield from _open(tmp_path, "openai-responses", keep=True)
 
 
-@pytest.mark.parametrize("opened", list(ROUTES), indirect=True)
-def test_the_first_request_decodes_each_row_once(
-    opened: tuple[SessionRuntime, int, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    runtime, rows, messages = opened
+def _first_request_decoding(
+    runtime: SessionRuntime, monkeypatch: pytest.MonkeyPatch
+) -> tuple[ProviderRequest, int]:
+    """The next request with a draft, and how many journal lines building it decoded."""
     decoded = 0
     real = orjson.loads
 
@@ -184,13 +183,26 @@ def test_the_first_request_decodes_each_row_once(
     monkeypatch.setattr(journal_lines, "orjson", _Orjson)
     request = runtime.next_request(draft="and now?")
     monkeypatch.undo()
+    return request, decoded
+
+
+def _full_request(runtime: SessionRuntime, messages: list[dict[str, Any]]) -> bytes:
+    """The body of a full projection of ``messages`` and the draft (what the request must equal)."""
+    draft = {"role": "user", "content": "and now?", "timestamp": 10**13}
+    model = runtime.route.model
+    return project(model, deliver([*messages, draft], model, "folded"), runtime.route.options).body_bytes  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("opened", list(ROUTES), indirect=True)
+def test_the_first_request_decodes_each_row_once(
+    opened: tuple[SessionRuntime, int, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime, rows, messages = opened
+    request, decoded = _first_request_decoding(runtime, monkeypatch)
     # Before, each boundary check decoded a message and the one before it, and the commit
     # decoded them all again: about three decodes per row.
     assert decoded <= rows + 8, (decoded, rows)
-    draft = {"role": "user", "content": "and now?", "timestamp": 10**13}
-    model = runtime.route.model
-    expected = project(model, deliver([*messages, draft], model, "folded"), runtime.route.options)  # type: ignore[list-item]
-    assert request.body_bytes == expected.body_bytes
+    assert request.body_bytes == _full_request(runtime, messages)
 
 
 def _count_projected(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -229,27 +241,10 @@ def test_rows_kept_from_the_open_are_not_decoded_again(
     """``payload`` and ``chat`` keep the rows the reader decoded for their first request, which
     then decodes no line; the kept rows are let go once read."""
     runtime, _rows, messages = opened_keeping
-    decoded = 0
-    real = orjson.loads
-
-    def counting(data: Any) -> Any:
-        nonlocal decoded
-        decoded += 1
-        return real(data)
-
-    class _Orjson:
-        loads = staticmethod(counting)
-        dumps = staticmethod(orjson.dumps)
-
-    monkeypatch.setattr(journal_lines, "orjson", _Orjson)
-    request = runtime.next_request(draft="and now?")
-    monkeypatch.undo()
+    request, decoded = _first_request_decoding(runtime, monkeypatch)
     assert decoded <= 8, decoded
     assert runtime.writer.rows._kept is None  # let go once read
-    draft = {"role": "user", "content": "and now?", "timestamp": 10**13}
-    model = runtime.route.model
-    expected = project(model, deliver([*messages, draft], model, "folded"), runtime.route.options)  # type: ignore[list-item]
-    assert request.body_bytes == expected.body_bytes
+    assert request.body_bytes == _full_request(runtime, messages)
 
 
 @pytest.mark.parametrize("opened", list(ROUTES), indirect=True)
@@ -265,7 +260,4 @@ def test_a_warmed_session_sends_its_first_message_without_projecting_the_history
     projected.clear()
     request = runtime.next_request(draft="and now?")
     assert sum(projected) <= 40, (projected, len(messages))
-    draft = {"role": "user", "content": "and now?", "timestamp": 10**13}
-    model = runtime.route.model
-    expected = project(model, deliver([*messages, draft], model, "folded"), runtime.route.options)  # type: ignore[list-item]
-    assert request.body_bytes == expected.body_bytes
+    assert request.body_bytes == _full_request(runtime, messages)

@@ -12,45 +12,34 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop.emulator import Emulator
-from desktop.host.permissions import headless_bridge
-from desktop.host.settings import Settings
 from desktop.pi.routes import emulator_route
-from desktop.session.assembly import SessionConfig, open_session
 from desktop.session.inspector.preview import check_text, route_preview
 from desktop.session.inspector.routes import RouteChoice
+from tests.session.support import config, open_
 
 OTHER = "anthropic/claude-opus-5-5"
 
 
 def test_a_new_route_predicts_cold_and_shows_the_reprojection_as_a_comparison(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    with Emulator() as emu:
-        config = SessionConfig(
-            route=emulator_route("anthropic/claude-sonnet-4-5", emu.url, emulated=True),
-            workspace=workspace,
-            settings=Settings(),
-            user_skills=workspace / "no-user-skills",
+    route = "anthropic/claude-sonnet-4-5"
+    with Emulator() as emu, open_(tmp_path / "s.jsonl", config(emu, tmp_path / "ws", route)) as session:
+        assert session.runtime.run_turn("hello there").stopped == "stop"
+        other = emulator_route(OTHER, emu.url, emulated=True)
+        choice = RouteChoice(OTHER, OTHER, other, True)
+        preview = route_preview(
+            session.runtime, choice, current=False, fallback="folded", session_id="s", sent=None
         )
-        bridge = headless_bridge(yes=True, no=False)
-        with open_session(tmp_path / "s.jsonl", config, bridge=bridge) as session:
-            assert session.runtime.run_turn("hello there").stopped == "stop"
-            other = emulator_route(OTHER, emu.url, emulated=True)
-            choice = RouteChoice(OTHER, OTHER, other, True)
-            preview = route_preview(
-                session.runtime, choice, current=False, fallback="folded", session_id="s", sent=None
-            )
-            cache = preview["cache"]
-            assert cache["cached"] == 0 and cache["basis"] == "cold", cache
-            assert cache["units"]["kind"] == "estimated"  # no reply on this route reported units
-            assert "No earlier request on this route" in cache["why"]
-            compared = cache["comparison"]
-            assert compared["cached"] > compared["total"] // 2, compared  # the old, wrong figure
-            assert "For comparison" in compared["text"] and "holds none" in compared["text"]
-            assert preview["previous"] is not None  # the byte diff keeps the re-projection
+        cache = preview["cache"]
+        assert cache["cached"] == 0 and cache["basis"] == "cold", cache
+        assert cache["units"]["kind"] == "estimated"  # no reply on this route reported units
+        assert "No earlier request on this route" in cache["why"]
+        compared = cache["comparison"]
+        assert compared["cached"] > compared["total"] // 2, compared  # the old, wrong figure
+        assert "For comparison" in compared["text"] and "holds none" in compared["text"]
+        assert preview["previous"] is not None  # the byte diff keeps the re-projection
 
-            model = {"api": "anthropic-messages", "provider": "anthropic", "id": "claude-opus-5-5"}
-            body = preview["body"]
+        model = {"api": "anthropic-messages", "provider": "anthropic", "id": "claude-opus-5-5"}
+        body = preview["body"]
     # Sent cold, the provider reads nothing and writes the prefix: the check holds and says why.
     usage = {"input": cache["fresh"], "cacheRead": 0, "cacheWrite": cache["written"]}
     verdict = check_text(model, body, [], usage)
@@ -60,20 +49,13 @@ def test_a_new_route_predicts_cold_and_shows_the_reprojection_as_a_comparison(tm
 def test_the_route_just_used_is_warm_then_expired_past_its_retention(tmp_path: Path) -> None:
     """Design P9: the same route's next request reads the cache for five minutes after the
     last reply, and six minutes later it predicts expired, the warm figure as a comparison."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
     route_name = "anthropic/claude-sonnet-4-5"
     with Emulator() as emu:
-        route = emulator_route(route_name, emu.url, emulated=True)
-        config = SessionConfig(
-            route=route, workspace=workspace, settings=Settings(), user_skills=workspace / "no-user-skills"
-        )
-        with open_session(
-            tmp_path / "s.jsonl", config, bridge=headless_bridge(yes=True, no=False)
-        ) as session:
+        cfg = config(emu, tmp_path / "ws", route_name)
+        with open_(tmp_path / "s.jsonl", cfg) as session:
             assert session.runtime.run_turn("hello there").stopped == "stop"
             last = session.runtime.view().messages[-1]["timestamp"]
-            choice = RouteChoice(route_name, route_name, route, True)
+            choice = RouteChoice(route_name, route_name, cfg.route, True)
 
             def at(minutes: float) -> dict[str, object]:
                 preview = route_preview(

@@ -9,48 +9,39 @@ messages.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from desktop.emulator import Emulator
-from desktop.host.permissions import headless_bridge
-from desktop.host.settings import Settings
+from desktop.pi.delivery import deliver
+from desktop.pi.projection import ProviderRequest, project
 from desktop.pi.routes import emulator_route, resolve_model
-from desktop.session.assembly import OpenSession, SessionConfig, open_session, route_binding
+from desktop.session.assembly import OpenSession, route_binding
 from desktop.session.runtime import SessionRuntime
-
-
-@pytest.fixture
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
+from tests.session.support import config, open_
 
 
 def _open(tmp_path: Path, emu: Emulator, model: str) -> OpenSession:
-    workspace = tmp_path / "ws"
-    workspace.mkdir(exist_ok=True)
-    (workspace / "notes.txt").write_text("remember the milk", encoding="utf-8")
-    cfg = SessionConfig(
-        route=emulator_route(model, emu.url, emulated=True),
-        workspace=workspace,
-        settings=Settings(),
-        user_skills=workspace / "no-user-skills",
-    )
-    return open_session(tmp_path / "s.jsonl", cfg, bridge=headless_bridge(yes=True, no=False))
+    cfg = config(emu, tmp_path / "ws", model)
+    (cfg.workspace / "notes.txt").write_text("remember the milk", encoding="utf-8")
+    return open_(tmp_path / "s.jsonl", cfg)
+
+
+def _full(runtime: SessionRuntime, messages: list[Any]) -> ProviderRequest:
+    route = runtime.route
+    return project(route.model, deliver(messages, route.model, route.fallback), route.options)
 
 
 def _check(runtime: SessionRuntime) -> None:
     messages: list[Any] = list(runtime.view().messages)
     pending = runtime.pending_system_fields()
     extra = [pending["modelSystem"]["message"]] if pending else []
-    assert runtime.next_request().body_bytes == runtime.request_for([*messages, *extra]).body_bytes
+    assert runtime.next_request().body_bytes == _full(runtime, [*messages, *extra]).body_bytes
     draft = runtime.draft_message("what next?")
     assert (
-        runtime.next_request("what next?").body_bytes
-        == runtime.request_for([*messages, *extra, draft]).body_bytes  # type: ignore[list-item]
+        runtime.next_request("what next?").body_bytes == _full(runtime, [*messages, *extra, draft]).body_bytes
     )
 
 

@@ -10,10 +10,7 @@ from pathlib import Path
 import pytest
 
 from desktop.emulator import Emulator
-from desktop.host.permissions import headless_bridge
-from desktop.host.settings import Settings
-from desktop.pi.routes import emulator_route
-from desktop.session.assembly import SessionConfig, open_session
+from tests.session.support import config, open_
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "legacy"
 
@@ -33,21 +30,15 @@ def test_legacy_session_continues_once(tmp_path: Path, fixture: str) -> None:
     original = session_file.read_bytes()
     workspace = workspace_with_skills(tmp_path / "ws")
     with Emulator() as emu:
-        config = SessionConfig(
-            route=emulator_route("anthropic/claude-opus-5-5", emu.url, emulated=True),
-            workspace=workspace,
-            settings=Settings(),
-            user_skills=tmp_path / "none",
-        )
-        bridge = headless_bridge(yes=True, no=False)
-        with open_session(session_file, config, bridge=bridge):
+        cfg = config(emu, workspace)
+        with open_(session_file, cfg):
             pass
         assert session_file.read_bytes() == original  # looking writes nothing
-        with open_session(session_file, config, bridge=bridge) as session:
+        with open_(session_file, cfg) as session:
             session.runtime.run_turn("continue")
         first = session_file.read_bytes()
         assert first.startswith(original)  # nothing rewritten or prefixed
-        with open_session(session_file, config, bridge=bridge) as session:
+        with open_(session_file, cfg) as session:
             systems = [r for r in session.writer.rows if r["type"] == "system"]
             appended = systems[-1]
             sections = appended["modelSystem"]["message"]["sections"]

@@ -19,10 +19,9 @@ import pytest
 
 from desktop.emulator import Emulator
 from desktop.host.journal import JournalWriter
-from desktop.host.permissions import headless_bridge
-from desktop.host.settings import Settings
-from desktop.pi.routes import emulator_route
-from desktop.session.assembly import SessionConfig, open_session
+from desktop.session.assembly import SessionConfig
+from tests.session.support import config as emulated_config
+from tests.session.support import open_
 
 ROWS = 20_000
 
@@ -30,14 +29,7 @@ ROWS = 20_000
 @pytest.fixture
 def config(tmp_path: Path, emulator: Emulator) -> SessionConfig:
     """The offline route and an empty workspace, as the commands open a session."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    return SessionConfig(
-        route=emulator_route("anthropic/claude-opus-5-5", emulator.url, emulated=True),
-        workspace=workspace,
-        settings=Settings(),
-        user_skills=workspace / "no-user-skills",
-    )
+    return emulated_config(emulator, tmp_path / "ws")
 
 
 def _long_session(path: Path, rows: int) -> None:
@@ -138,11 +130,10 @@ def _long_session(path: Path, rows: int) -> None:
 
 
 def test_opening_a_long_session_holds_about_its_lines(tmp_path: Path, config: SessionConfig) -> None:
-    bridge = headless_bridge(yes=True, no=False)
     # A short session first: the modules and catalogs an open loads are not the session's cost.
     small = tmp_path / "small.jsonl"
     _long_session(small, 50)
-    open_session(small, config, bridge=bridge).close()
+    open_(small, config).close()
     path = tmp_path / "long.jsonl"
     _long_session(path, ROWS)
     size = path.stat().st_size
@@ -150,7 +141,7 @@ def test_opening_a_long_session_holds_about_its_lines(tmp_path: Path, config: Se
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
-        session = open_session(path, config, bridge=bridge)
+        session = open_(path, config)
         gc.collect()
         held, peak = (value - base for value in tracemalloc.get_traced_memory())
     finally:
@@ -174,7 +165,7 @@ def test_the_compaction_preview_reads_a_long_session_without_gathering_it(
     path = tmp_path / "long.jsonl"
     _long_session(path, ROWS)
     size = path.stat().st_size
-    session = open_session(path, config, bridge=headless_bridge(yes=True, no=False))
+    session = open_(path, config)
     try:
         session.runtime.preview_compaction()  # the first call's imports are not the preview's cost
         gc.collect()

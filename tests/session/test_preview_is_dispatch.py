@@ -25,11 +25,9 @@ from typing import Any
 import pytest
 
 from desktop.emulator import Emulator
-from desktop.host.permissions import headless_bridge
-from desktop.host.settings import Settings
 from desktop.pi.projection import ProviderRequest
 from desktop.pi.routes import emulator_route, resolve_model
-from desktop.session.assembly import SessionConfig, open_session
+from tests.session.support import config, open_
 
 ROUTES = {
     "anthropic-messages": "anthropic/claude-opus-5-5",
@@ -75,13 +73,6 @@ def test_preview_with_pending_skill_and_draft_is_what_the_emulator_receives(
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "demo-project")  # Vertex builds its URL from these
     monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
     workspace = tmp_path / "ws"
-    workspace.mkdir()
-    config = SessionConfig(
-        route=emulator_route(ROUTES[api], emulator.url, emulated=True),
-        workspace=workspace,
-        settings=Settings(),
-        user_skills=workspace / "no-user-skills",
-    )
     dispatched: list[bytes] = []
 
     def no_stream_parser(
@@ -91,8 +82,8 @@ def test_preview_with_pending_skill_and_draft_is_what_the_emulator_receives(
         raise RuntimeError("no pi-messages stream parser")
 
     dispatcher = no_stream_parser if api == "pi-messages" else None
-    bridge = headless_bridge(yes=True, no=False)
-    with open_session(tmp_path / "s.jsonl", config, bridge=bridge, dispatcher=dispatcher) as session:
+    cfg = config(emulator, workspace, ROUTES[api])
+    with open_(tmp_path / "s.jsonl", cfg, dispatcher=dispatcher) as session:
         assert session.runtime.route.model["api"] == api
         if dispatcher is None:
             first = session.runtime.run_turn("hello there")

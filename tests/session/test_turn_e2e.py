@@ -10,27 +10,11 @@ import pytest
 from desktop.emulator import Emulator
 from desktop.emulator.faults import Fault
 from desktop.host.journal import LocalPreparationFailure, model_order
-from desktop.host.permissions import headless_bridge
-from desktop.host.settings import Settings
-from desktop.pi.routes import emulator_route
 from desktop.pi.text import system_message_text
-from desktop.session.assembly import OpenSession, SessionConfig, open_session
+from desktop.session.assembly import OpenSession
 from desktop.session.compaction import NothingToCompact
 from desktop.session.runtime import SummaryFailed
-
-
-def config(emu: Emulator, workspace: Path, model: str = "anthropic/claude-opus-5-5") -> SessionConfig:
-    workspace.mkdir(exist_ok=True)
-    return SessionConfig(
-        route=emulator_route(model, emu.url, emulated=True),
-        workspace=workspace,
-        settings=Settings(),
-        user_skills=workspace / "no-user-skills",
-    )
-
-
-def open_(path: Path, cfg: SessionConfig) -> OpenSession:
-    return open_session(path, cfg, bridge=headless_bridge(yes=True, no=False))
+from tests.session.support import config, open_
 
 
 def kinds(session: OpenSession) -> list[str]:

@@ -19,8 +19,9 @@ from desktop.emulator.faults import Fault
 from desktop.host.logging_setup import configure_logging
 from desktop.host.permissions import headless_bridge
 from desktop.host.settings import Settings
-from desktop.pi.routes import Account, Route, emulator_route
+from desktop.pi.routes import Account, Route
 from desktop.session.assembly import SessionConfig, open_session
+from tests.session.support import config, open_
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "sk-ant-api03-" + "Q7xk2" * 12
@@ -70,8 +71,9 @@ def test_a_real_key_reaches_the_provider_and_nowhere_else(
     assert scanned >= 2  # the session file and the log at least
 
 
-def test_failed_write_stops_dispatch_and_retry_reuses_the_row_id(tmp_path: Path) -> None:
-    """A real OS refusal (file-size limit) while persisting the user row: nothing is sent."""
+def test_failed_write_stops_dispatch_and_sending_again_duplicates_nothing(tmp_path: Path) -> None:
+    """A real OS refusal (file-size limit) while persisting the user row: nothing is sent, and
+    the failed batch is cut off the file, so the next send stores one user row."""
     script = textwrap.dedent(
         f"""
         import resource, signal, sys
@@ -99,12 +101,11 @@ def test_failed_write_stops_dispatch_and_retry_reuses_the_row_id(tmp_path: Path)
                     print("FAILURE", error.kind, error)
                 assert not emu.requests, "a request left before its rows were durable"
                 unsaved = [r["id"] for r in s.runtime.unsaved]
+                assert (tmp / "s.jsonl").stat().st_size == size
                 resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-                s.runtime.retry_unsaved()
-                s.runtime.retry_unsaved()
-                ids = [r["id"] for r in s.writer.rows]
-                assert ids.count(unsaved[0]) == 1, ids
-                result = s.runtime.run_turn("now it works", user_row=s.writer.get(unsaved[0]))
+                result = s.runtime.run_turn("now it works")
+                users = [r["id"] for r in s.writer.rows if r["type"] == "user"]
+                assert len(users) == 1 and users[0] not in unsaved, users
                 print("STOP", result.stopped, len(emu.requests))
         """
     )
@@ -122,30 +123,22 @@ def test_failed_write_stops_dispatch_and_retry_reuses_the_row_id(tmp_path: Path)
 
 
 def test_cancel_mid_stream_leaves_an_aborted_row(tmp_path: Path) -> None:
-    with Emulator() as emu:
-        (tmp_path / "ws").mkdir()
-        cfg = SessionConfig(
-            route=emulator_route("anthropic/claude-opus-5-5", emu.url, emulated=True),
-            workspace=tmp_path / "ws",
-            settings=Settings(),
-            user_skills=tmp_path / "none",
-        )
-        with open_session(tmp_path / "s.jsonl", cfg, bridge=headless_bridge(yes=True, no=False)) as session:
-            emu.inject(Fault("slow_stream", at_event=2, delay=0.3))
-            cancel = threading.Event()
-            started = threading.Event()
+    with Emulator() as emu, open_(tmp_path / "s.jsonl", config(emu, tmp_path / "ws")) as session:
+        emu.inject(Fault("slow_stream", at_event=2, delay=0.3))
+        cancel = threading.Event()
+        started = threading.Event()
 
-            def on_event(event: dict[str, object]) -> None:
-                if event.get("type") == "stream":
-                    started.set()
+        def on_event(event: dict[str, object]) -> None:
+            if event.get("type") == "stream":
+                started.set()
 
-            timer = threading.Thread(target=lambda: (started.wait(5), cancel.set()))
-            timer.start()
-            result = session.runtime.run_turn("a long answer [[words:200]]", on_event=on_event, cancel=cancel)
-            timer.join()
-            assert result.stopped == "aborted"
-            last = session.writer.rows[-1]
-            assert last["type"] == "assistant" and last["message"]["stopReason"] == "aborted"
-            # The next request does not replay the aborted turn as if it were complete.
-            body = session.runtime.next_request().body
-            assert all(m["role"] != "assistant" for m in body["messages"])
+        timer = threading.Thread(target=lambda: (started.wait(5), cancel.set()))
+        timer.start()
+        result = session.runtime.run_turn("a long answer [[words:200]]", on_event=on_event, cancel=cancel)
+        timer.join()
+        assert result.stopped == "aborted"
+        last = session.writer.rows[-1]
+        assert last["type"] == "assistant" and last["message"]["stopReason"] == "aborted"
+        # The next request does not replay the aborted turn as if it were complete.
+        body = session.runtime.next_request().body
+        assert all(m["role"] != "assistant" for m in body["messages"])

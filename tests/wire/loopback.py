@@ -14,7 +14,9 @@ import ssl
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal, Self
+from typing import Any, Literal, Self
+
+import orjson
 
 #: What the server does once the reply's chunks are written.
 After = Literal["end", "hold", "drop"]
@@ -246,6 +248,44 @@ def sse(*events: tuple[str | None, str]) -> list[bytes]:
         text = (f"event: {name}\n" if name else "") + f"data: {data}\n\n"
         out.append(text.encode())
     return out
+
+
+def event_json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+#: A complete Anthropic Messages answer: "Hello", 5 tokens in, 2 out.
+ANTHROPIC = sse(
+    (
+        "message_start",
+        event_json(
+            {
+                "type": "message_start",
+                "message": {"id": "msg_1", "model": "m-1", "usage": {"input_tokens": 5, "output_tokens": 1}},
+            }
+        ),
+    ),
+    (
+        "content_block_start",
+        event_json(
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
+        ),
+    ),
+    (
+        "content_block_delta",
+        event_json(
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello"}}
+        ),
+    ),
+    ("content_block_stop", event_json({"type": "content_block_stop", "index": 0})),
+    (
+        "message_delta",
+        event_json(
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}
+        ),
+    ),
+    ("message_stop", event_json({"type": "message_stop"})),
+)
 
 
 @contextlib.contextmanager

@@ -24,13 +24,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop.emulator import Emulator, Fault
-from desktop.host.permissions import headless_bridge
 from desktop.host.providers import WireRequest, send_streaming
 from desktop.host.providers.aws_sigv4 import SigV4Signer, signing_region, static_credentials
 from desktop.host.providers.cloud_auth import CloudAuth, projection_env
 from desktop.host.providers.extras import AuthUnavailable, MissingExtra
 from desktop.host.providers.retry import RetryPolicy
-from desktop.host.settings import Settings
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions, project
 from desktop.pi.routes import emulator_route, resolve_model
 from desktop.pi.streaming import parser_for
@@ -43,8 +41,8 @@ from desktop.pi.streaming.eventstream import (
     event_frame,
     exception_frame,
 )
-from desktop.session.assembly import SessionConfig, open_session
 from desktop.session.dispatch import HttpDispatcher
+from tests.session.support import config, open_
 from tests.wire.sigv4_check import AMZ_DATE, expected_signature, parse_authorization
 
 MODEL_ID = "anthropic.claude-sonnet-4-5-20250929-v1:0"  # Pi-published, with prompt caching
@@ -506,18 +504,11 @@ def test_faults_over_the_event_stream(emu: Emulator) -> None:
 
 
 def test_signed_turns_through_the_session_runtime(tmp_path: Path, auth_emu: Emulator, aws_env: None) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "notes.txt").write_text("remember the milk", encoding="utf-8")
-    config = SessionConfig(
-        route=emulator_route(ROUTE, auth_emu.url, emulated=True),
-        workspace=workspace,
-        settings=Settings(),
-        user_skills=workspace / "no-user-skills",
-        cloud_auth=CloudAuth(aws_credentials=static_credentials(ACCESS_KEY, SECRET_KEY), ambient=False),
-    )
+    auth = CloudAuth(aws_credentials=static_credentials(ACCESS_KEY, SECRET_KEY), ambient=False)
+    cfg = config(auth_emu, tmp_path / "ws", ROUTE, cloud_auth=auth)
+    (cfg.workspace / "notes.txt").write_text("remember the milk", encoding="utf-8")
     path = tmp_path / "session.jsonl"
-    with open_session(path, config, bridge=headless_bridge(yes=True, no=False)) as session:
+    with open_(path, cfg) as session:
         first = session.runtime.run_turn("hello there " + "padding " * 600)
         assert first.stopped == "stop", first.error
         assert first.assistant[-1]["content"][0]["text"].startswith("Echo: hello there")

@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -30,33 +29,10 @@ from desktop.host.providers.network import NetworkSettings
 from desktop.host.settings import Settings
 from desktop.pi.projection import ProviderRequest
 from desktop.session.dispatch import HttpDispatcher
-from tests.wire.loopback import ConnectProxy, Reply, ScriptedServer, sse
+from tests.wire.loopback import ANTHROPIC, ConnectProxy, Reply, ScriptedServer
 
 HOST = "api.example.test"
 MODEL = {"id": "m-1", "api": "anthropic-messages", "provider": "anthropic", "baseUrl": f"https://{HOST}"}
-
-
-def _json(value: Any) -> str:
-    return orjson.dumps(value).decode()
-
-
-ANSWER = sse(
-    (
-        "message_start",
-        _json({"type": "message_start", "message": {"id": "msg_1", "usage": {"input_tokens": 3}}}),
-    ),
-    (
-        "content_block_start",
-        _json({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-    ),
-    (
-        "content_block_delta",
-        _json({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello"}}),
-    ),
-    ("content_block_stop", _json({"type": "content_block_stop", "index": 0})),
-    ("message_delta", _json({"type": "message_delta", "delta": {"stop_reason": "end_turn"}})),
-    ("message_stop", _json({"type": "message_stop"})),
-)
 
 
 class Certificates:
@@ -150,7 +126,7 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def provider(certificates: Certificates) -> Iterator[ScriptedServer]:
     with ScriptedServer(
-        respond=lambda _seen: Reply(chunks=ANSWER), tls=certificates.server_context()
+        respond=lambda _seen: Reply(chunks=ANTHROPIC), tls=certificates.server_context()
     ) as server:
         yield server
 
@@ -231,7 +207,7 @@ def test_a_proxy_refusing_the_tunnel_is_named() -> None:
 
 
 def test_the_read_timeout_setting_applies_and_a_started_response_is_not_retried() -> None:
-    with ScriptedServer(respond=lambda _seen: Reply(chunks=ANSWER[:2], after="hold")) as server:
+    with ScriptedServer(respond=lambda _seen: Reply(chunks=ANTHROPIC[:2], after="hold")) as server:
         dispatcher = _dispatcher({"readTimeout": 0.5, "maxRetries": 2})
         request = ProviderRequest("POST", server.base_url + "/v1/messages", {}, {"stream": True})
         try:

@@ -23,8 +23,7 @@ from desktop.host.permissions import headless_bridge
 from desktop.host.settings import Settings
 from desktop.pi.routes import Account, Route
 from desktop.session.assembly import SessionConfig, open_session
-from tests.wire.loopback import After, Reply, ScriptedServer, Seen
-from tests.wire.test_stream_end import ANTHROPIC
+from tests.wire.loopback import ANTHROPIC, After, Reply, ScriptedServer, Seen
 
 
 class TwoAnswers:

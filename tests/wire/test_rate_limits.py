@@ -15,8 +15,8 @@ import orjson
 import pytest
 
 from desktop.host.providers import RetryPolicy, Timeouts, WireRequest, send_streaming
-from tests.wire.loopback import Reply, ScriptedServer, Seen, serving
-from tests.wire.test_stream_end import ANTHROPIC, BEDROCK, COMPLETIONS
+from tests.wire.loopback import ANTHROPIC, Reply, ScriptedServer, Seen, serving
+from tests.wire.test_stream_end import BEDROCK, COMPLETIONS
 
 POLICY = RetryPolicy(max_retries=2, base_delay=0.01, max_backoff=0.05)
 

@@ -11,64 +11,33 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-import orjson
 import pytest
 
 from desktop.host.providers import RetryPolicy, Timeouts, WireRequest, send_streaming
 from desktop.host.providers.pool import SessionHttp
 from desktop.pi.streaming.eventstream import event_frame
-from tests.wire.loopback import Reply, ScriptedServer, serving, sse
+from tests.wire.loopback import ANTHROPIC, Reply, ScriptedServer, event_json, serving, sse
 
 PATIENT = Timeouts(connect=5, read=30)
 NO_RETRY = RetryPolicy(max_retries=0)
-
-
-def _json(value: Any) -> str:
-    return orjson.dumps(value).decode()
 
 
 def _model(api: str, provider: str, base_url: str) -> dict[str, Any]:
     return {"id": "m-1", "name": "m-1", "api": api, "provider": provider, "baseUrl": base_url}
 
 
-ANTHROPIC = sse(
-    (
-        "message_start",
-        _json(
-            {
-                "type": "message_start",
-                "message": {"id": "msg_1", "model": "m-1", "usage": {"input_tokens": 5, "output_tokens": 1}},
-            }
-        ),
-    ),
-    (
-        "content_block_start",
-        _json({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-    ),
-    (
-        "content_block_delta",
-        _json({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello"}}),
-    ),
-    ("content_block_stop", _json({"type": "content_block_stop", "index": 0})),
-    (
-        "message_delta",
-        _json({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
-    ),
-    ("message_stop", _json({"type": "message_stop"})),
-)
-
 COMPLETIONS = sse(
-    (None, _json({"id": "c1", "choices": [{"index": 0, "delta": {"content": "Hello"}}]})),
-    (None, _json({"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})),
-    (None, _json({"id": "c1", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2}})),
+    (None, event_json({"id": "c1", "choices": [{"index": 0, "delta": {"content": "Hello"}}]})),
+    (None, event_json({"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})),
+    (None, event_json({"id": "c1", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2}})),
     (None, "[DONE]"),
 )
 
 MISTRAL = sse(
-    (None, _json({"id": "c1", "choices": [{"index": 0, "delta": {"content": "Hello"}}]})),
+    (None, event_json({"id": "c1", "choices": [{"index": 0, "delta": {"content": "Hello"}}]})),
     (
         None,
-        _json(
+        event_json(
             {
                 "id": "c1",
                 "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
@@ -106,7 +75,7 @@ def _responses(terminal: str, status: str, reason: str | None = None, done: bool
         ),
         (terminal, {"type": terminal, "response": response}),
     ]
-    chunks = sse(*((name, _json(data)) for name, data in events))
+    chunks = sse(*((name, event_json(data)) for name, data in events))
     return chunks + sse((None, "[DONE]")) if done else chunks
 
 
@@ -243,7 +212,9 @@ def test_a_body_that_ends_after_the_end_event_keeps_its_connection() -> None:
 
 
 def test_events_after_the_end_event_are_not_read() -> None:
-    after = sse(("error", _json({"type": "error", "error": {"type": "overloaded_error", "message": "late"}})))
+    after = sse(
+        ("error", event_json({"type": "error", "error": {"type": "overloaded_error", "message": "late"}}))
+    )
     with serving(Reply(chunks=ANTHROPIC + after, after="hold")) as server:
         message, _ = _send(server, "anthropic-messages", "anthropic")
     assert message["stopReason"] == "stop", message.get("errorMessage")

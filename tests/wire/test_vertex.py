@@ -20,17 +20,15 @@ import pytest
 from google.oauth2.credentials import Credentials
 
 from desktop.emulator import Emulator
-from desktop.host.permissions import headless_bridge
 from desktop.host.providers import WireRequest, send_streaming
 from desktop.host.providers.cloud_auth import CloudAuth
 from desktop.host.providers.extras import AuthUnavailable, MissingExtra
 from desktop.host.providers.google_adc import AdcBearer
-from desktop.host.settings import Settings
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, RequestOptions, project
 from desktop.pi.routes import emulator_route, resolve_model
 from desktop.pi.streaming import parser_for
 from desktop.pi.streaming.google_generative_ai import GoogleVertexParser
-from desktop.session.assembly import SessionConfig, open_session
+from tests.session.support import config, open_
 
 ROUTE = "google-vertex/gemini-2.5-flash"
 TOKEN = "ya29.pi-desktop-test-access-token-0123456789"
@@ -255,19 +253,12 @@ def test_a_refused_refresh_ends_the_turn_before_any_request(
 
 
 def test_adc_turns_through_the_session_runtime(tmp_path: Path, gcp_env: None) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "notes.txt").write_text("remember the milk", encoding="utf-8")
     path = tmp_path / "session.jsonl"
     with Emulator(require_auth=True) as emu:
-        config = SessionConfig(
-            route=emulator_route(ROUTE, emu.url, emulated=True),
-            workspace=workspace,
-            settings=Settings(),
-            user_skills=workspace / "no-user-skills",
-            cloud_auth=CloudAuth(google_credentials=Credentials(token=TOKEN), ambient=False),
-        )
-        with open_session(path, config, bridge=headless_bridge(yes=True, no=False)) as session:
+        auth = CloudAuth(google_credentials=Credentials(token=TOKEN), ambient=False)
+        cfg = config(emu, tmp_path / "ws", ROUTE, cloud_auth=auth)
+        (cfg.workspace / "notes.txt").write_text("remember the milk", encoding="utf-8")
+        with open_(path, cfg) as session:
             first = session.runtime.run_turn("hello vertex")
             assert first.stopped == "stop", first.error
             assert first.assistant[-1]["content"][0]["text"] == "Echo: hello vertex"

@@ -17,9 +17,9 @@ from typing import Any, Literal, NamedTuple
 from desktop.pi.catalog import models_dev as md
 from desktop.pi.catalog import pi_snapshot
 from desktop.pi.catalog.errors import CatalogFileError
-from desktop.pi.catalog.merge import Provenance, merge_model, model_from_record
+from desktop.pi.catalog.merge import merge_model, model_from_record
 from desktop.pi.catalog.models_dev import ModelsDevSnapshot
-from desktop.pi.catalog.patches import DEFAULT_PATCHES, CatalogPatch, PatchOutcome, apply_patches
+from desktop.pi.catalog.patches import DEFAULT_PATCHES, CatalogPatch, apply_patches
 from desktop.pi.catalog.pi_snapshot import BundledModels, PiCatalogSnapshot
 from desktop.pi.catalog.transport import SYSTEM_MESSAGES, Binding, transport_flags
 
@@ -48,7 +48,6 @@ class CatalogEntry(NamedTuple):
     source: EntrySource
     flags: Mapping[str, bool]
     provenance: Mapping[str, str]
-    in_models_dev: bool
     patches: tuple[str, ...] = ()
 
     @property
@@ -79,21 +78,12 @@ class SourceInfo(NamedTuple):
     models_dev_stamp: str
 
 
-class _Patched:
+class _Patched(NamedTuple):
     """Pi models with the patches applied, keyed by (provider, id) in the snapshot's order, with
-    the names of the patches each model got and what each patch did to these models."""
+    the names of the patches each model got."""
 
-    __slots__ = ("models", "outcomes", "patched")
-
-    def __init__(
-        self,
-        models: dict[tuple[str, str], Mapping[str, Any]],
-        patched: dict[tuple[str, str], tuple[str, ...]],
-        outcomes: tuple[PatchOutcome, ...],
-    ) -> None:
-        self.models = models
-        self.patched = patched
-        self.outcomes = outcomes
+    models: dict[tuple[str, str], Mapping[str, Any]]
+    patched: dict[tuple[str, str], tuple[str, ...]]
 
     @classmethod
     def of(cls, models: Iterable[Mapping[str, Any]], patches: Iterable[CatalogPatch]) -> _Patched:
@@ -103,7 +93,7 @@ class _Patched:
             if outcome.status == "applied":
                 key = (outcome.patch.binding.provider, outcome.patch.binding.model_id)
                 patched[key] = (*patched.get(key, ()), outcome.patch.name)
-        return cls({(m["provider"], m["id"]): m for m in patched_models}, patched, outcomes)
+        return cls({(m["provider"], m["id"]): m for m in patched_models}, patched)
 
 
 class Catalog:
@@ -118,37 +108,21 @@ class Catalog:
         self,
         pi: PiCatalogSnapshot,
         models_dev: ModelsDevSnapshot | None,
-        patches: Iterable[CatalogPatch] = DEFAULT_PATCHES,
-        problems: tuple[str, ...] = (),
-        notes: tuple[str, ...] = (),
-    ) -> None:
-        self.pi = pi
-        self.models_dev = models_dev
-        self.patches = tuple(patches)
-        self.problems = problems
-        """Refreshed catalog files that could not be used, each naming the file and the field."""
-        self.notes = notes
-        """Informational: e.g. a refreshed file that is valid but not newer than the bundled one."""
-        self._all: _Patched | None = None
-        self._providers: dict[str, _Patched] = {}
-        self._entries: dict[tuple[str, str], CatalogEntry | None] = {}
-
-    @classmethod
-    def create(
-        cls,
-        pi: PiCatalogSnapshot,
-        models_dev: ModelsDevSnapshot | None,
         *,
         patches: Iterable[CatalogPatch] = DEFAULT_PATCHES,
         problems: Iterable[str] = (),
         notes: Iterable[str] = (),
-    ) -> Catalog:
-        return cls(pi, models_dev, patches, tuple(problems), tuple(notes))
-
-    @property
-    def patch_outcomes(self) -> tuple[PatchOutcome, ...]:
-        """What each patch did to the whole Pi catalog."""
-        return self._every_model().outcomes
+    ) -> None:
+        self.pi = pi
+        self.models_dev = models_dev
+        self.patches = tuple(patches)
+        self.problems = tuple(problems)
+        """Refreshed catalog files that could not be used, each naming the file and the field."""
+        self.notes = tuple(notes)
+        """Informational: e.g. a refreshed file that is valid but not newer than the bundled one."""
+        self._all: _Patched | None = None
+        self._providers: dict[str, _Patched] = {}
+        self._entries: dict[tuple[str, str], CatalogEntry | None] = {}
 
     def _every_model(self) -> _Patched:
         if self._all is None:
@@ -182,17 +156,6 @@ class Catalog:
     def pi_model(self, provider: str, model_id: str) -> Mapping[str, Any] | None:
         """Pi's (patched) published model dict, unmerged."""
         return self._provider_models(provider).models.get((provider, model_id))
-
-    def list_models(self, provider: str | None = None) -> list[CatalogEntry]:
-        """Every Pi-published chat model (optionally of one provider), in the snapshot's order."""
-        models = self._every_model() if provider is None else self._provider_models(provider)
-        out = []
-        for p, mid in models.models:
-            if provider is None or p == provider:
-                entry = self.get(p, mid)
-                assert entry is not None
-                out.append(entry)
-        return out
 
     def providers(self) -> list[str]:
         return list(dict.fromkeys(p for p, _ in self._every_model().models))
@@ -260,7 +223,6 @@ class Catalog:
                 source="pi",
                 flags=transport_flags(pi_model),
                 provenance=provenance,
-                in_models_dev=record is not None,
                 patches=patches,
             )
         usual = self.usual_binding(provider)
@@ -276,7 +238,6 @@ class Catalog:
             source="models.dev",
             flags=transport_flags({}),
             provenance=provenance,
-            in_models_dev=True,
         )
 
 
@@ -336,7 +297,7 @@ def build_catalog(
                 notes.append(
                     f"{models_dev_cached.name} is not newer than the bundled models.dev snapshot; using the bundled one"
                 )
-    return Catalog.create(pi, models_dev, patches=patches, problems=problems, notes=notes)
+    return Catalog(pi, models_dev, patches=patches, problems=problems, notes=notes)
 
 
 @cache
@@ -359,19 +320,3 @@ def use_catalog(source: Callable[[], Catalog] | None) -> None:
 def active_catalog() -> Catalog:
     """The catalog routes resolve against: the refreshed one when the host installed it."""
     return _active_source() if _active_source is not None else default_catalog()
-
-
-__all__ = [
-    "Catalog",
-    "CatalogEntry",
-    "CatalogSource",
-    "Provenance",
-    "SourceInfo",
-    "active_catalog",
-    "build_catalog",
-    "bundled_models_dev",
-    "bundled_pi",
-    "default_catalog",
-    "normalized_id",
-    "use_catalog",
-]

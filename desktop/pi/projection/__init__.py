@@ -18,7 +18,6 @@ from typing import Any, NamedTuple
 import orjson
 
 from desktop.pi.projection._credential import (
-    CREDENTIAL_KINDS,
     CREDENTIAL_PLACEHOLDER,
     CredentialKind,
     resolve_kind,
@@ -45,7 +44,6 @@ PROJECTORS: dict[str, str] = {
 #: before sending, so a preview or a journal never holds a secret while its bytes stay those of
 #: the dispatch. The *kind* of credential is passed apart (``RequestOptions.credential_kind``).
 __all__ = [
-    "CREDENTIAL_KINDS",
     "CREDENTIAL_PLACEHOLDER",
     "CredentialKind",
     "ProjectionError",

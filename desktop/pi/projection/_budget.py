@@ -85,7 +85,7 @@ def estimate_message_tokens(message: Mapping[str, Any]) -> int:
     return _tokens(chars)
 
 
-def _usage_tokens(usage: Mapping[str, Any] | None) -> int:
+def usage_tokens(usage: Mapping[str, Any] | None) -> int:
     """``calculateContextTokens``; a missing count makes JavaScript's sum NaN, which never applies."""
     if not usage:
         return 0
@@ -118,7 +118,7 @@ def _last_usage(messages: Sequence[Mapping[str, Any]]) -> tuple[int, int] | None
             continue
         if message.get("stopReason") in _FAILED_TURNS:
             continue
-        tokens = _usage_tokens(message.get("usage"))
+        tokens = usage_tokens(message.get("usage"))
         if tokens > 0:
             return index, tokens
     return None
@@ -136,7 +136,7 @@ def _last_usage_with_gaps(messages: Sequence[Mapping[str, Any]]) -> tuple[int, i
             and timestamp >= latest_prefix  # False once latest_prefix is NaN
             and message.get("stopReason") not in _FAILED_TURNS
         ):
-            tokens = _usage_tokens(message.get("usage"))
+            tokens = usage_tokens(message.get("usage"))
             if tokens > 0:
                 found = (index, tokens)
         if timestamp is None or math.isnan(latest_prefix):

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 CredentialKind = Literal["api-key", "oauth", "chatgpt", "adc", "bearer", "sigv4"]
-CREDENTIAL_KINDS: tuple[str, ...] = get_args(CredentialKind)
 
 #: Stands in for the key in the projection (the Host swaps in the real key when sending).
 CREDENTIAL_PLACEHOLDER = "<api-key>"

@@ -20,8 +20,6 @@ _ANY_SURROGATE = re.compile("[\ud800-\udfff]")
 # pi-ai's ``sanitizeSurrogates`` pattern, verbatim.
 _LONE_SURROGATE = re.compile("[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]")
 _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
-#: Magnitude from which ``JSON.stringify`` switches integral numbers to exponent notation.
-_JS_EXPONENT_LIMIT = 1e21
 #: Integral floats from here up stay floats: orjson writes no integer past 64 bits (a value of
 #: this size in a session is damage, and the request is still built, in exponent notation).
 _INT_LIMIT = 2.0**63

@@ -60,6 +60,3 @@ class ToolMemo:
             hit = (tool, make(tool))
             self._tools[key] = hit
         return hit[1]
-
-
-__all__ = ["ToolMemo"]

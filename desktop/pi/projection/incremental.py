@@ -56,7 +56,7 @@ from desktop.pi.projection import (
     _provider_options,
     projector_for,
 )
-from desktop.pi.projection._budget import estimate_message_tokens
+from desktop.pi.projection._budget import estimate_message_tokens, usage_tokens
 from desktop.pi.projection._facts import TranscriptFacts
 from desktop.pi.projection._model_fields import check_model_fields
 from desktop.pi.transcript import (
@@ -189,16 +189,7 @@ class _Estimate:
     def _usage(message: Mapping[str, Any]) -> int:
         if message["role"] != "assistant" or message.get("stopReason") in _FAILED:
             return 0
-        usage = message.get("usage")
-        if not usage:
-            return 0
-        tokens: int = usage.get("totalTokens") or 0
-        if tokens:
-            return tokens
-        try:
-            return int(usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"])
-        except (KeyError, TypeError):
-            return 0
+        return usage_tokens(message.get("usage"))
 
     def extend(self, messages: Sequence[Mapping[str, Any]]) -> None:
         """``add`` of each message in turn, estimating only the messages after the last usage
@@ -966,6 +957,3 @@ def _with_list(body: Mapping[str, Any], path: tuple[str, ...], items: list[Any])
     if rest:
         return {**body, head: _with_list(body[head], tuple(rest), items)}
     return {**body, head: items}
-
-
-__all__ = ["WIRE_PATHS", "IncrementalProjection", "SplicedRequest"]

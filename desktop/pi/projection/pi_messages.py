@@ -47,6 +47,3 @@ def project(model: Model, messages: list[Message], options: RequestOptions) -> P
     headers = {**defaults, **merge_headers(options.headers)}
     body = {"model": model["id"], "context": {"messages": messages}, "options": request_options(options)}
     return ProviderRequest(method="POST", url=url, headers=headers, body=body)
-
-
-__all__ = ["project", "request_options"]

@@ -16,7 +16,7 @@ import orjson
 
 from desktop.pi.cost import calculate_cost
 from desktop.pi.streaming.base import StreamFailure, StreamParser
-from desktop.pi.streaming.partial_json import StreamingJson, parse_json_with_repair, parse_streaming_json
+from desktop.pi.streaming.partial_json import StreamingJson, parse_json_with_repair
 from desktop.pi.streaming.sse import SseEvent
 
 _MESSAGE_EVENTS = frozenset(
@@ -178,17 +178,8 @@ class AnthropicMessagesParser(StreamParser):
 
     def _block_stop(self, event: Mapping[str, Any]) -> None:
         index = self._by_index.pop(event.get("index", 0), None)
-        if index is None:
-            return
-        block = self.output["content"][index]
-        if block["type"] == "text":
-            self.emit_block("text_end", index, content=block["text"])
-        elif block["type"] == "thinking":
-            self.emit_block("thinking_end", index, content=block["thinking"])
-        elif block["type"] == "toolCall":
-            partial = self._partial_json.pop(index, None)
-            block["arguments"] = parse_streaming_json(partial.text if partial else "")
-            self.emit_block("toolcall_end", index, toolCall=block)
+        if index is not None:
+            self.end_block(index, self._partial_json)
 
     def _message_delta(self, event: Mapping[str, Any]) -> None:
         out = self.output

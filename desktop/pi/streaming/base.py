@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from desktop.pi.cost import zero_cost
+from desktop.pi.streaming.partial_json import StreamingJson, parse_streaming_json
 from desktop.pi.streaming.sse import _WHOLE_EVENT, SseDecoder, SseEvent, _new
 
 #: A neutral pi-ai AssistantMessage in its JSON shape.
@@ -162,10 +163,10 @@ class StreamParser:
         self.terminal = True
         self._emit({"type": "done", "reason": self.output["stopReason"], "message": self.output})
 
-    def abort(self, message: str = ABORTED_MESSAGE) -> list[StreamEvent]:
+    def abort(self) -> list[StreamEvent]:
         """The caller cancelled: the message so far ends as ``aborted``, never as complete."""
         if not self.terminal:
-            self._error(message, aborted=True)
+            self._error(ABORTED_MESSAGE, aborted=True)
         return self._drain()
 
     def fail(self, message: str) -> list[StreamEvent]:
@@ -245,6 +246,18 @@ class StreamParser:
         kind = block["type"]
         self.emit_block(f"{kind}_end", self._current, content=block[kind])  # type: ignore[literal-required]
         self._current = None
+
+    def end_block(self, index: int, partials: dict[int, StreamingJson], empty: str | None = "") -> None:
+        """Content block ``index``'s ``*_end`` event; a tool call's arguments are first parsed
+        from all of its streamed JSON (taken out of ``partials``; ``empty`` when none came)."""
+        block = self.output["content"][index]
+        kind = block["type"]
+        if kind == "toolCall":
+            partial = partials.pop(index, None)
+            block["arguments"] = parse_streaming_json(partial.text if partial else empty)
+            self.emit_block("toolcall_end", index, toolCall=block)
+        elif kind in ("text", "thinking"):
+            self.emit_block(f"{kind}_end", index, content=block[kind])  # type: ignore[literal-required]
 
     def emit_block(self, kind: str, index: int, **fields: Any) -> None:
         self._events.append({"type": kind, "contentIndex": index, **fields, "partial": self.output})

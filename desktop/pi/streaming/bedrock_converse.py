@@ -34,7 +34,7 @@ import orjson
 from desktop.pi.cost import calculate_cost
 from desktop.pi.streaming.base import StreamFailure, StreamParser, now_ms
 from desktop.pi.streaming.eventstream import EventMessage, EventStreamDecoder, EventStreamError
-from desktop.pi.streaming.partial_json import StreamingJson, parse_streaming_json
+from desktop.pi.streaming.partial_json import StreamingJson
 
 REDACTED_THINKING_PLACEHOLDER = "[Reasoning redacted]"
 DATA_RETENTION_DOCS_URL = "https://docs.aws.amazon.com/bedrock/latest/userguide/data-retention.html"
@@ -254,16 +254,9 @@ class BedrockConverseParser(StreamParser):
         index = self._open.pop(event.get("contentBlockIndex", 0), None)
         if index is None:
             return
-        block = self.output["content"][index]
-        if block["type"] == "text":
-            self.emit_block("text_end", index, content=block["text"])
-        elif block["type"] == "thinking":
+        if self.output["content"][index]["type"] == "thinking":
             self._flush_redacted(index)
-            self.emit_block("thinking_end", index, content=block["thinking"])
-        elif block["type"] == "toolCall":
-            partial = self._json.pop(index, None)
-            block["arguments"] = parse_streaming_json(partial.text if partial else None)
-            self.emit_block("toolcall_end", index, toolCall=block)
+        self.end_block(index, self._json, None)
 
     def _message_stop(self, event: Mapping[str, Any]) -> None:
         out = self.output

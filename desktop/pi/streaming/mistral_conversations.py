@@ -19,7 +19,7 @@ import orjson
 
 from desktop.pi.cost import calculate_cost
 from desktop.pi.streaming.base import StreamFailure, StreamParser
-from desktop.pi.streaming.partial_json import StreamingJson, parse_streaming_json
+from desktop.pi.streaming.partial_json import StreamingJson
 from desktop.pi.streaming.short_hash import short_hash
 from desktop.pi.streaming.sse import SseEvent
 
@@ -28,13 +28,11 @@ _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
-def derive_tool_call_id(seed_id: str, attempt: int = 0) -> str:
+def derive_tool_call_id(seed_id: str) -> str:
     normalized = _NON_ALNUM.sub("", seed_id)
-    if attempt == 0 and len(normalized) == TOOL_CALL_ID_LENGTH:
+    if len(normalized) == TOOL_CALL_ID_LENGTH:
         return normalized
-    base = normalized or seed_id
-    seed = base if attempt == 0 else f"{base}:{attempt}"
-    return _NON_ALNUM.sub("", short_hash(seed))[:TOOL_CALL_ID_LENGTH]
+    return _NON_ALNUM.sub("", short_hash(normalized or seed_id))[:TOOL_CALL_ID_LENGTH]
 
 
 def cached_prompt_tokens(usage: Mapping[str, Any], prompt_tokens: int) -> int:
@@ -176,10 +174,7 @@ class MistralConversationsParser(StreamParser):
     def on_end(self) -> None:
         self.end_open_block()
         for index in self._tools.values():
-            block = self.output["content"][index]
-            partial = self._partial_args.pop(index, None)
-            block["arguments"] = parse_streaming_json(partial.text if partial else "")
-            self.emit_block("toolcall_end", index, toolCall=block)
+            self.end_block(index, self._partial_args)
 
     def missing_stop_message(self) -> str:
         return "Mistral stream ended without a finish reason"

@@ -19,7 +19,7 @@ from typing import Any
 from desktop.pi.cost import calculate_cost, zero_cost
 from desktop.pi.streaming.base import StreamFailure, StreamParser
 from desktop.pi.streaming.openai_common import DONE, decode_openai_event
-from desktop.pi.streaming.partial_json import StreamingJson, parse_streaming_json
+from desktop.pi.streaming.partial_json import StreamingJson
 from desktop.pi.streaming.sse import SseEvent
 
 _REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -184,12 +184,5 @@ class OpenAICompletionsParser(StreamParser):
             raise StreamFailure("Stream ended without finish_reason")
 
     def _close_blocks(self) -> None:
-        for index, block in enumerate(self.output["content"]):
-            if block["type"] == "text":
-                self.emit_block("text_end", index, content=block["text"])
-            elif block["type"] == "thinking":
-                self.emit_block("thinking_end", index, content=block["thinking"])
-            elif block["type"] == "toolCall":
-                partial = self._partial_args.pop(index, None)
-                block["arguments"] = parse_streaming_json(partial.text if partial else "")
-                self.emit_block("toolcall_end", index, toolCall=block)
+        for index in range(len(self.output["content"])):
+            self.end_block(index, self._partial_args)

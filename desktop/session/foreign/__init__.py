@@ -2,7 +2,7 @@
 
 Plain data and functions for the window and the CLI (no Qt):
 
-* ``detect_format(path)``: "desktop" | "pi" | "claude-code" | unknown with a description.
+* ``desktop.host.foreign.detect_format(path)``: "desktop" | "pi" | "claude-code" | unknown.
 * ``open_foreign(path)`` → ``ForeignSession``: ``.timeline(leaf)``, ``.branches()``,
   ``.context(leaf)``, ``.system_diffs(leaf)``, ``.usage(leaf)``, ``.diagnostics``.
 * ``next_request(session, "provider/model", leaf=...)``: the byte-exact next request.
@@ -12,43 +12,26 @@ Plain data and functions for the window and the CLI (no Qt):
 
 from __future__ import annotations
 
-from desktop.host.foreign import Detected, SessionEntry, Workspace, browse, detect_format
+from desktop.host.foreign import browse
 from desktop.session.foreign import model as kinds
 from desktop.session.foreign.base import BranchNotFound, ForeignSession
 from desktop.session.foreign.claude import ClaudeSession
 from desktop.session.foreign.codex import CodexSession
 from desktop.session.foreign.fork import fork_to_desktop, import_rows
-from desktop.session.foreign.model import (
-    Branch,
-    ForeignContext,
-    SectionChange,
-    SystemDiff,
-    TimelineRow,
-    UsageRecord,
-    row_summary,
-)
+from desktop.session.foreign.model import TimelineRow
 from desktop.session.foreign.open import ForeignOpenError, open_foreign
 from desktop.session.foreign.pi import PiSession
 from desktop.session.foreign.request import next_request, request_options, route_model
 
 __all__ = [
-    "Branch",
     "BranchNotFound",
     "ClaudeSession",
     "CodexSession",
-    "Detected",
-    "ForeignContext",
     "ForeignOpenError",
     "ForeignSession",
     "PiSession",
-    "SectionChange",
-    "SessionEntry",
-    "SystemDiff",
     "TimelineRow",
-    "UsageRecord",
-    "Workspace",
     "browse",
-    "detect_format",
     "fork_to_desktop",
     "import_rows",
     "kinds",
@@ -56,5 +39,4 @@ __all__ = [
     "open_foreign",
     "request_options",
     "route_model",
-    "row_summary",
 ]

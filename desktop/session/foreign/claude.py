@@ -1003,14 +1003,3 @@ class _Spec:
     part: int
     #: An assistant reply's entries (the list grows while the plan is made).
     group: list[int] = field(default_factory=list)
-
-
-__all__ = [
-    "ClaudeSession",
-    "UserShape",
-    "assistant_blocks",
-    "claude_usage",
-    "reminders",
-    "user_parts",
-    "user_shape",
-]

@@ -620,6 +620,3 @@ def _failed(output: object) -> bool:
         code = metadata.get("exit_code") if isinstance(metadata, dict) else None
         return type(code) is int and code != 0
     return False
-
-
-__all__ = ["CodexSession", "codex_usage"]

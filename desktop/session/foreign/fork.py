@@ -42,12 +42,10 @@ def _route(message: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def import_rows(
-    session: ForeignSession, leaf: str | None = None, *, clock: int | None = None
-) -> list[dict[str, Any]]:
+def import_rows(session: ForeignSession, leaf: str | None = None) -> list[dict[str, Any]]:
     """The rows a fork journals: a note, then the context at ``leaf`` as plain rows (pure)."""
     context = session.context(leaf)
-    ts = clock if clock is not None else now_ms()
+    ts = now_ms()
     leaf_id = leaf or session.default_leaf
     origin = {"format": session.format, "source": str(session.path), "sessionId": session.session_id}
     rows: list[dict[str, Any]] = []
@@ -92,9 +90,7 @@ def fork_to_desktop(
     *,
     leaf: str | None = None,
     workspace: str | os.PathLike[str] | None = None,
-    store: SessionStore | None = None,
     data_dir: str | None = None,
-    app_version: str = __version__,
 ) -> Path:
     """Write a new Desktop session continuing ``session`` at ``leaf``; returns its path.
 
@@ -104,10 +100,6 @@ def fork_to_desktop(
     """
     rows = import_rows(session, leaf)
     cwd = Path(workspace) if workspace is not None else Path(session.cwd or os.getcwd())
-    target = store or SessionStore(data_dir=data_dir)
-    with target.create(cwd, app_version=app_version) as writer:
+    with SessionStore(data_dir=data_dir).create(cwd, app_version=__version__) as writer:
         writer.append(rows)
         return writer.path
-
-
-__all__ = ["IMPORTED_ROLES", "fork_to_desktop", "import_rows"]

@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal, overload
 
-from desktop.host.journal.reader import Diagnostic
 from desktop.pi.text import content_preview, one_line
 from desktop.pi.types import Message
-from desktop.session.inspector.section_diff import SectionChange, SectionDiff
+from desktop.session.inspector.section_diff import SectionDiff
 
 # --- row kinds ---------------------------------------------------------------------------------
 
@@ -44,30 +43,6 @@ ATTACHMENT: Final = "attachment"  # Claude Code harness attachment (hooks, defer
 NOTE: Final = "note"  # Claude Code system entry (informational, API error, hook summary)
 OTHER: Final = "other"  # an entry type this app does not know (kept, shown as such)
 
-ROW_KINDS: Final[tuple[str, ...]] = (
-    USER,
-    ASSISTANT,
-    ERROR,
-    TOOL,
-    SYSTEM,
-    COMPACTION,
-    COMPACTION_SUMMARY,
-    BRANCH_SUMMARY,
-    LABEL,
-    MODEL_CHANGE,
-    THINKING_LEVEL,
-    CUSTOM_MESSAGE,
-    CUSTOM,
-    SESSION_INFO,
-    USAGE,
-    CONTEXT_EDIT,
-    BASH,
-    REMINDER,
-    META,
-    ATTACHMENT,
-    NOTE,
-    OTHER,
-)
 #: Rows the chat view hides by default (the inspector shows them with "hidden rows" on):
 #: what the model is told outside the conversation, and bookkeeping nobody typed.
 HIDDEN_KINDS: Final = frozenset({SYSTEM, REMINDER, META, ATTACHMENT, CUSTOM, USAGE, OTHER})
@@ -320,40 +295,3 @@ def _entry_summary(row: TimelineRow) -> str:
         head = f"{subtype}: " if isinstance(subtype, str) and subtype else ""
         return f"{head}{content if isinstance(content, str) else ''}"
     return f"unknown entry type {entry.get('type')!r} (kept as it is)"
-
-
-__all__ = [
-    "ASSISTANT",
-    "ATTACHMENT",
-    "BASH",
-    "BRANCH_SUMMARY",
-    "COMPACTION",
-    "COMPACTION_SUMMARY",
-    "CONTEXT_EDIT",
-    "CUSTOM",
-    "CUSTOM_MESSAGE",
-    "ERROR",
-    "HIDDEN_KINDS",
-    "LABEL",
-    "META",
-    "MODEL_CHANGE",
-    "NOTE",
-    "OTHER",
-    "REMINDER",
-    "ROW_KINDS",
-    "SESSION_INFO",
-    "SYSTEM",
-    "THINKING_LEVEL",
-    "TOOL",
-    "USAGE",
-    "USER",
-    "Branch",
-    "Diagnostic",
-    "ForeignContext",
-    "SectionChange",
-    "SystemDiff",
-    "Timeline",
-    "TimelineRow",
-    "UsageRecord",
-    "row_summary",
-]

@@ -20,14 +20,7 @@ from desktop.pi.text import content_preview, content_text
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
 from desktop.session.foreign.base import Entry, ForeignSession, paused_gc
-from desktop.session.foreign.model import (
-    ForeignContext,
-    SectionChange,
-    SystemDiff,
-    Timeline,
-    TimelineRow,
-    UsageRecord,
-)
+from desktop.session.foreign.model import ForeignContext, SystemDiff, Timeline, TimelineRow, UsageRecord
 from desktop.session.foreign.pi_context import (
     CURRENT_VERSION,
     PLAIN_ROLES,
@@ -39,7 +32,7 @@ from desktop.session.foreign.pi_context import (
 )
 from desktop.session.foreign.pi_context import contributing as pi_contributing
 from desktop.session.foreign.shapes import pi_entry_problem, set_aside
-from desktop.session.inspector.section_diff import section_status
+from desktop.session.inspector.section_diff import SectionChange, section_status
 from desktop.session.prefix import Prefix
 
 _ROLE_KINDS = {
@@ -519,10 +512,3 @@ def _compaction_diff(
         sections_before=len(sections),
         sections_after=len(new_sections),
     )
-
-
-def open_pi(path: Path, read: JsonLines) -> PiSession:
-    return PiSession.from_lines(read)
-
-
-__all__ = ["PiSession", "entry_kind", "open_pi"]

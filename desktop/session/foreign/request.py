@@ -9,7 +9,6 @@ credential placeholder, so a preview never holds a secret.
 
 from __future__ import annotations
 
-from desktop.pi.catalog import RouteError
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, RequestOptions, project
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.types import Model
@@ -42,6 +41,3 @@ def next_request(
     model = route_model(route) if isinstance(route, str) else route
     context = session.context(leaf)
     return project(model, context.messages, options or request_options(session, context))
-
-
-__all__ = ["RouteError", "next_request", "request_options", "route_model"]

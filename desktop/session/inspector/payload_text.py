@@ -69,7 +69,7 @@ class PrettyText:
         return self.text.count("\n", 0, self.position(raw_offset)) + 1
 
 
-def pretty_json(raw: str, indent: str = "  ") -> PrettyText:
+def pretty_json(raw: str) -> PrettyText:
     """Indent compact JSON; raw tokens are copied unchanged (whitespace tokens are dropped)."""
     out: list[str] = []
     raw_starts: list[int] = []
@@ -90,7 +90,7 @@ def pretty_json(raw: str, indent: str = "  ") -> PrettyText:
         if token in ("}", "]"):
             depth = max(0, depth - 1)
             if previous not in ("{", "["):
-                emit("\n" + indent * depth)
+                emit("\n" + "  " * depth)
         raw_starts.append(start)
         pretty_starts.append(length)
         emit(token)
@@ -101,9 +101,9 @@ def pretty_json(raw: str, indent: str = "  ") -> PrettyText:
             following = tokens[ahead][1] if ahead < len(tokens) else ""
             depth += 1
             if following not in ("}", "]"):
-                emit("\n" + indent * depth)
+                emit("\n" + "  " * depth)
         elif token == ",":
-            emit("\n" + indent * depth)
+            emit("\n" + "  " * depth)
         elif token == ":":
             emit(" ")
         previous = token

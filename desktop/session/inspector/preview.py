@@ -24,6 +24,7 @@ import orjson
 from desktop.pi.cache_retention import asks_long, clock, retention_for, route_times
 from desktop.pi.cache_rules import json_spans, prompt_for_model, rule_for, shared_prefix
 from desktop.pi.cache_view import check, predict
+from desktop.pi.cost import usage_count
 from desktop.pi.delivery import FallbackDelivery, deliver
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProviderRequest, project, redacted_headers
 from desktop.pi.routes import Route, resolve_model
@@ -229,13 +230,7 @@ def calibrated_units(
                 found = message.get("usage")
                 usage = found if isinstance(found, Mapping) else None
             break
-    reported = 0
-    if usage is not None:
-        reported = sum(
-            value
-            for key in ("input", "cacheRead", "cacheWrite")
-            if isinstance(value := usage.get(key), int) and not isinstance(value, bool) and value > 0
-        )
+    reported = sum(usage_count(usage, key) for key in ("input", "cacheRead", "cacheWrite"))
     tokenizer = tokenizer_name(model) if body else None
     if not reported or not held:
         if tokenizer is None:
