@@ -213,7 +213,8 @@ def fsize(session: Path) -> None:
             )
     report["size_before"] = size
     report["failures"] = failures
-    report["held_after_failure"] = [writer.holds(small.id), writer.holds(big.id)]
+    held = {row["id"] for row in writer.rows}
+    report["held_after_failure"] = [small.id in held, big.id in held]
 
     resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
     retry = writer.append([small, big])

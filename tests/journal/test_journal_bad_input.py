@@ -64,12 +64,12 @@ def test_bad_middle_line_is_reported_kept_and_skipped(
         [diag] = writer.diagnostics
         assert (diag.code, diag.line, diag.severity) == (code, 3, "error")
         assert str(path) in str(diag) and "line 3" in str(diag) and words in str(diag)
-        assert [(s.line, s.raw) for s in writer.set_aside] == [(3, raw)]
         ack = writer.append([user("four")])
     assert path.read_bytes().startswith(original), "a bad line is never rewritten or dropped"
     log = read_session(path)
     assert [r["id"] for r in log.rows] == [*ids, *ack.written]
     assert [d.code for d in log.diagnostics] == [code]
+    assert [(s.line, s.raw) for s in log.set_aside] == [(3, raw)]
 
 
 def test_newer_row_version_is_kept_unchanged_as_unknown(tmp_path: Path) -> None:

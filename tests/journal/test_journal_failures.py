@@ -110,7 +110,7 @@ def test_full_disk_failure_then_retry_lands_once(tiny_tmpfs: Path) -> None:
         assert "disk" in failure.user_message and "Nothing was sent" in failure.user_message
         assert failure.row_ids == tuple(r.id for r in turn)
         assert session.stat().st_size == size
-        assert not any(writer.holds(r.id) for r in turn)
+        assert not {r.id for r in turn} & {row["id"] for row in writer.rows}
 
         filler.unlink()
         ack = writer.append(turn)
@@ -154,4 +154,4 @@ def test_invalid_row_is_refused_before_any_byte_is_written(tmp_path: Path) -> No
                 writer.append([good, bad])
             assert caught.value.kind == "invalid_row"
             assert path.stat().st_size == size
-            assert not writer.holds(good.id)
+            assert good.id not in {row["id"] for row in writer.rows}

@@ -15,6 +15,7 @@ from desktop.host.tools.catalog import ToolCatalog
 from desktop.host.tools.executor import HostExecutor
 from desktop.host.tools.extensions import ExtensionRegistry
 from desktop.host.tools.mcp_servers import McpHub
+from desktop.host.tools.types import ToolOutcome
 from desktop.session.declarations import RouteBinding
 
 SERVER = Path(__file__).resolve().parent / "mcp_server.py"
@@ -46,8 +47,10 @@ def call(name: str, arguments: dict[str, Any] | None = None, call_id: str = "cal
     return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments or {}}
 
 
-def text_of(message: dict[str, Any]) -> str:
-    return "\n".join(block["text"] for block in message["content"] if block["type"] == "text")
+def text_of(result: dict[str, Any] | ToolOutcome) -> str:
+    """The text blocks of a tool result message or of a tool's outcome."""
+    content = result.content if isinstance(result, ToolOutcome) else result["content"]
+    return "\n".join(block["text"] for block in content if block["type"] == "text")
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import pytest
 
 from desktop.host.tools.grep import run
 from desktop.host.tools.types import ToolContext, ToolFailure
+from tests.tools.conftest import text_of
 
 #: Exponential for a backtracking engine on a line of a's that ends in another letter.
 NESTED = "(a+)+$"
@@ -23,7 +24,7 @@ def test_a_catastrophic_pattern_returns_at_once(tmp_path: Path) -> None:
     script = (
         "import sys; from pathlib import Path; from desktop.host.tools.grep import run;"
         "from desktop.host.tools.types import ToolContext;"
-        "print(run({'pattern': sys.argv[2]}, ToolContext(Path(sys.argv[1]))).text_content)"
+        "print(run({'pattern': sys.argv[2]}, ToolContext(Path(sys.argv[1]))).content[0]['text'])"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path), NESTED], capture_output=True, text=True, timeout=120
@@ -36,10 +37,10 @@ def test_a_catastrophic_pattern_returns_at_once(tmp_path: Path) -> None:
 def test_patterns_match_as_ripgrep_reads_them(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("Needle one\nneedle two\nhay\n")
     ctx = ToolContext(tmp_path)
-    assert run({"pattern": "needle"}, ctx).text_content.splitlines() == ["a.txt:2: needle two"]
-    found = run({"pattern": "NEEDLE", "ignoreCase": True}, ctx).text_content.splitlines()
+    assert text_of(run({"pattern": "needle"}, ctx)).splitlines() == ["a.txt:2: needle two"]
+    found = text_of(run({"pattern": "NEEDLE", "ignoreCase": True}, ctx)).splitlines()
     assert found == ["a.txt:1: Needle one", "a.txt:2: needle two"]
-    assert run({"pattern": "n.e", "literal": True}, ctx).text_content == "No matches found"
+    assert text_of(run({"pattern": "n.e", "literal": True}, ctx)) == "No matches found"
 
 
 def test_lookaround_is_refused_with_the_reason(tmp_path: Path) -> None:

@@ -36,7 +36,6 @@ from desktop.host.journal.reader import (
     READ_BUFFER,
     Diagnostic,
     SessionLog,
-    SetAside,
     TornTail,
     file_identity,
     parse_session,
@@ -255,21 +254,6 @@ class JournalWriter:
     @property
     def diagnostics(self) -> Sequence[Diagnostic]:
         return self._log.diagnostics
-
-    @property
-    def set_aside(self) -> Sequence[SetAside]:
-        return self._log.set_aside
-
-    @property
-    def log(self) -> SessionLog:
-        return self._log
-
-    def holds(self, row_id: str) -> bool:
-        return row_id in self._log.ids
-
-    def get(self, row_id: str) -> dict[str, Any] | None:
-        index = self._log.ids.get(row_id)
-        return None if index is None else self._log.rows[index]
 
     # --- writing ------------------------------------------------------------------------------
 

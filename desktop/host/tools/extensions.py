@@ -84,12 +84,6 @@ class ExtensionRegistry:
         self._notify()
         return spec
 
-    def unregister_tool(self, name: str) -> None:
-        with self._lock:
-            removed = self._tools.pop(name, None)
-        if removed is not None:
-            self._notify()
-
     def deferred_tools(self) -> Sequence[ToolSpec]:
         with self._lock:
             return list(self._tools.values())

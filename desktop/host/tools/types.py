@@ -35,10 +35,6 @@ class ToolOutcome(NamedTuple):
     def error(cls, text: str, *, details: JsonObject | None = None) -> ToolOutcome:
         return cls.text(text, is_error=True, details=details)
 
-    @property
-    def text_content(self) -> str:
-        return "\n".join(str(block.get("text", "")) for block in self.content if block.get("type") == "text")
-
     def to_message(self, tool_call_id: str, tool_name: str, timestamp: int | None = None) -> JsonObject:
         """The pi-ai ``ToolResultMessage`` JSON shape (``details`` only when present)."""
         message: JsonObject = {
