@@ -25,23 +25,16 @@ from desktop.host.journal import (
     UserRow,
     read_session,
 )
-
-REPO = Path(__file__).resolve().parents[2]
-CHILD = Path(__file__).with_name("journal_child.py")
+from tests.journal.conftest import start_child
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
 def test_file_size_limit_failure_then_retry_lands_once(tmp_path: Path) -> None:
     session = tmp_path / "s.jsonl"
-    result = subprocess.run(
-        [sys.executable, str(CHILD), "fsize", str(session)],
-        capture_output=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        cwd=REPO,
-        timeout=60,
-        check=True,
-    )
-    report = orjson.loads(result.stdout)
+    child = start_child("fsize", session, stdout=subprocess.PIPE)
+    out, _ = child.communicate(timeout=60)
+    assert child.returncode == 0
+    report = orjson.loads(out)
     ids = report["ids"]
     big_alone, small_and_big = report["failures"]
     for failure in (big_alone, small_and_big):
