@@ -9,8 +9,8 @@ notification re-lists the server: a changed schema is a catalog change like any 
 notification is counted the moment it arrives (before the answer of the call that caused it is
 delivered) and ``settle`` waits for the re-list, so the catalog read right after a tool call
 already holds the new schema (design S6: the very next request declares it).
-A server that dies (during a call, or idle: a light ping notices) is reported through
-``on_event``, its tools leave the catalog, and every other server keeps working.
+A server that dies (during a call, or idle: a light ping notices) is recorded in
+``McpHub.events``, its tools leave the catalog, and every other server keeps working.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ ServerStatus = Literal["starting", "running", "crashed", "failed", "stopped"]
 
 @dataclass(frozen=True)
 class McpEvent:
-    """Something the user should see (the runtime journals it as a note)."""
+    """Something that happened to a server (kept in ``McpHub.events``)."""
 
     server: str
     kind: EventKind
@@ -91,13 +91,11 @@ class McpHub:
         self,
         servers: Mapping[str, McpServerConfig],
         *,
-        on_event: Callable[[McpEvent], None] | None = None,
         logs: Path | None = None,
     ) -> None:
         self._servers = {
             name: _Server(name, config) for name, config in sorted(servers.items()) if not config.disabled
         }
-        self._on_event = on_event
         self._logs = logs
         self._listeners: list[Callable[[], None]] = []
         self._lock = threading.RLock()
@@ -186,8 +184,6 @@ class McpHub:
         event = McpEvent(server, kind, message)
         with self._lock:
             self.events.append(event)
-        if self._on_event is not None:
-            self._on_event(event)
 
     def _changed(self) -> None:
         with self._lock:

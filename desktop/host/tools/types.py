@@ -64,7 +64,6 @@ class ToolContext:
         temp_dir: Path | None = None,
         deferred_tools: Sequence[ToolSpec] = (),
         skills: SkillIndex | None = None,
-        default_bash_timeout: float | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
         self.workspace = workspace
@@ -72,7 +71,6 @@ class ToolContext:
         self.temp_dir = temp_dir
         self.deferred_tools = deferred_tools
         self.skills = skills
-        self.default_bash_timeout = default_bash_timeout
         #: The environment commands run with; None inherits the process's (design A9: the Host
         #: passes one without provider credential variables unless the user allows them).
         self.env = env
