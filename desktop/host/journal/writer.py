@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeAlias
 import orjson
 
 from desktop.host.journal.ack import Ack, issue_ack
-from desktop.host.journal.durable import sync_dir, sync_file, write_all, write_new_file
+from desktop.host.journal.durable import sync_file, write_all, write_new_file
 from desktop.host.journal.envelope import SCHEMA_VERSION, new_row_id
 from desktop.host.journal.errors import FailureKind, LocalPreparationFailure
 from desktop.host.journal.lines import JournalRows
@@ -43,7 +43,7 @@ from desktop.host.journal.reader import (
     read_session,
 )
 from desktop.host.journal.rows import ROW_MODELS, RowBase, SessionHeader, build
-from desktop.host.private_files import create_private, make_private_dirs
+from desktop.host.private_files import create_private, make_private_dirs, sync_dir
 from desktop.host.schema import SchemaError, shape_error
 
 if TYPE_CHECKING:
