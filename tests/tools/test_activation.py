@@ -64,18 +64,9 @@ def toolsearch_result(
     names: list[str], *, error: bool = False, call_id: str = "ts", query: str | None = None
 ) -> list[dict[str, Any]]:
     query = query if query is not None else "select:" + ",".join(names)
+    search = {"type": "toolCall", "id": call_id, "name": "ToolSearch", "arguments": {"query": query}}
     return [
-        {
-            "role": "assistant",
-            "content": [
-                {"type": "toolCall", "id": call_id, "name": "ToolSearch", "arguments": {"query": query}}
-            ],
-            "api": "openai-completions",
-            "provider": "deepseek",
-            "model": "deepseek-flash",
-            "stopReason": "toolUse",
-            "timestamp": 5,
-        },
+        {**assistant_calling(search), "timestamp": 5},
         {
             "role": "toolResult",
             "toolCallId": call_id,

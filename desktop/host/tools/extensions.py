@@ -13,10 +13,12 @@ ToolSearch) and run through the same gate as every other tool.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -111,30 +113,11 @@ class ExtensionRegistry:
         register = getattr(module, "register", None)
         if not callable(register):
             raise ExtensionError(f"extension {path} has no register(api) function")
-        register(_ExtensionApi(self, path.stem))
+        register(_ExtensionApi(functools.partial(self.register_tool, extension=path.stem)))
 
 
+@dataclass(frozen=True)
 class _ExtensionApi:
-    def __init__(self, registry: ExtensionRegistry, extension: str) -> None:
-        self._registry = registry
-        self._extension = extension
+    """What an extension's ``register(api)`` is given: its tools are named after its file."""
 
-    def register_tool(
-        self,
-        name: str,
-        description: str,
-        parameters: JsonObject,
-        handler: Handler,
-        *,
-        effect: Effect = "external",
-        read_only: bool = False,
-    ) -> ToolSpec:
-        return self._registry.register_tool(
-            name,
-            description,
-            parameters,
-            handler,
-            effect=effect,
-            read_only=read_only,
-            extension=self._extension,
-        )
+    register_tool: Callable[..., ToolSpec]
