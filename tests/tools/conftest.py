@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -51,6 +52,21 @@ def text_of(result: dict[str, Any] | ToolOutcome) -> str:
     """The text blocks of a tool result message or of a tool's outcome."""
     content = result.content if isinstance(result, ToolOutcome) else result["content"]
     return "\n".join(block["text"] for block in content if block["type"] == "text")
+
+
+def tool_in_child(tool: str, root: Path, pattern: str, timeout: float) -> str:
+    """What core tool ``tool`` answers for ``pattern`` under ``root``, run in a child process
+    so that a search that hangs fails the test at ``timeout`` instead of holding it."""
+    script = (
+        f"import sys; from pathlib import Path; from desktop.host.tools.{tool} import run;"
+        "from desktop.host.tools.types import ToolContext;"
+        "print(run({'pattern': sys.argv[2]}, ToolContext(Path(sys.argv[1]))).content[0]['text'])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(root), pattern], capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return done.stdout.strip()
 
 
 @pytest.fixture
