@@ -14,6 +14,7 @@ from desktop.host.journal import (
     NoteRow,
     SessionStore,
     UserRow,
+    parse_row,
     read_session,
 )
 
@@ -83,7 +84,7 @@ def test_newer_row_version_is_kept_unchanged_as_unknown(tmp_path: Path) -> None:
     assert log.rows[-1] == future
     [diag] = log.diagnostics
     assert diag.severity == "warning" and diag.line == 3 and "newer than this app" in str(diag)
-    model = log.model(1)
+    model = parse_row(log.rows[1])
     assert type(model).__name__ == "OpaqueRow" and model.to_json() == future
 
 
