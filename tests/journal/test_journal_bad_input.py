@@ -17,6 +17,7 @@ from desktop.host.journal import (
     parse_row,
     read_session,
 )
+from desktop.host.journal.store import describe
 
 
 def user(text: str) -> UserRow:
@@ -156,7 +157,7 @@ def test_store_lists_unreadable_files_with_their_problem(tmp_path: Path) -> None
     good.close()
     bad = store.folder_for("/proj") / "2000-01-01T00-00-00_bad.jsonl"
     bad.write_bytes(b"not json at all\n")
-    infos = {info.path.name: info for info in store.list("/proj")}
+    infos = {path.name: describe(path) for path in store.session_files("/proj")}
     assert infos[good.path.name].problem is None and infos[good.path.name].cwd == "/proj"
     problem = infos[bad.name].problem or ""
     assert str(bad) in problem and "line 1" in problem

@@ -96,10 +96,8 @@ class CatalogSnapshot:
 class ToolCatalog:
     """Thread-safe owner of the current tool set; listeners hear about every change."""
 
-    def __init__(
-        self, core: Iterable[ToolSpec] = CORE_TOOLS, providers: Iterable[DeferredToolProvider] = ()
-    ) -> None:
-        self._core = tuple(core)
+    def __init__(self, providers: Iterable[DeferredToolProvider] = ()) -> None:
+        self._core = CORE_TOOLS
         self._providers: list[DeferredToolProvider] = []
         self._listeners: list[Callable[[], None]] = []
         self._lock = threading.Lock()
