@@ -12,8 +12,8 @@ import pytest
 
 from desktop.host.permissions import HeadlessBridge, PermissionMode
 from desktop.host.settings import McpServerConfig
-from desktop.host.tools.catalog import ToolCatalog
-from desktop.host.tools.executor import HostExecutor
+from desktop.host.tools.catalog import CORE_TOOLS, ToolCatalog
+from desktop.host.tools.executor import HostExecutor, ToolCallRequest
 from desktop.host.tools.extensions import ExtensionRegistry
 from desktop.host.tools.mcp_servers import McpHub
 from desktop.host.tools.types import ToolOutcome
@@ -46,6 +46,14 @@ OTHER = RouteBinding(
 
 def call(name: str, arguments: dict[str, Any] | None = None, call_id: str = "call_1") -> dict[str, Any]:
     return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments or {}}
+
+
+SPECS = {spec.name: spec for spec in CORE_TOOLS}
+
+
+def run_tool(host: HostExecutor, tool: str, **args: Any) -> ToolOutcome:
+    """Core tool ``tool`` called with ``args`` through the Host, as the model calls it."""
+    return host.run(SPECS[tool], ToolCallRequest("c1", tool, args))
 
 
 def text_of(result: dict[str, Any] | ToolOutcome) -> str:
