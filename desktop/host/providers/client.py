@@ -124,6 +124,7 @@ def send_streaming(
     ``error`` or ``aborted`` otherwise.
     """
     parser = parser_for(model)
+    emit = on_event or _ignore
     label = provider_label(str(model.get("provider", "")))
     headers = with_auth(request.headers, str(model.get("api", "")), api_key)
     if cancel is None:  # a watcher also bounds the reading past a stream's end event
@@ -138,12 +139,10 @@ def send_streaming(
             session = session_http(NetworkSettings(), keepalive=0)
         except NetworkSettingError as exc:
             for event in parser.fail(str(exc)):
-                (on_event or _ignore)(event)
+                emit(event)
             return parser.result()
 
-    call = _Call(
-        session, request, parser, on_event or _ignore, cancel, timeouts, label, [api_key] if api_key else []
-    )
+    call = _Call(session, request, parser, emit, cancel, timeouts, label, [api_key] if api_key else [])
     try:
         with session.watching(cancel):
             return _send(call, headers, authorize, policy, rng, on_wait)
