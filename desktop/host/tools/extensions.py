@@ -22,7 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.host.tools.types import Effect, JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
+from desktop.host.tools.types import (
+    Effect,
+    JsonObject,
+    Notifier,
+    ToolContext,
+    ToolFailure,
+    ToolOutcome,
+    ToolSpec,
+)
 
 TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 Handler = Callable[[JsonObject], "str | ToolOutcome"]
@@ -32,12 +40,12 @@ class ExtensionError(Exception):
     """An extension could not be loaded or registered a bad tool."""
 
 
-class ExtensionRegistry:
+class ExtensionRegistry(Notifier):
     """Holds extension tools; a ``DeferredToolProvider`` for the catalog."""
 
     def __init__(self) -> None:
         self._tools: dict[str, ToolSpec] = {}
-        self._listeners: list[Callable[[], None]] = []
+        super().__init__()
         self._lock = threading.Lock()
 
     def register_tool(
@@ -89,16 +97,6 @@ class ExtensionRegistry:
     def deferred_tools(self) -> Sequence[ToolSpec]:
         with self._lock:
             return list(self._tools.values())
-
-    def subscribe(self, callback: Callable[[], None]) -> None:
-        with self._lock:
-            self._listeners.append(callback)
-
-    def _notify(self) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for callback in listeners:
-            callback()
 
     def load_file(self, path: Path) -> None:
         """Import ``path`` and call its ``register(api)``; errors name the file."""

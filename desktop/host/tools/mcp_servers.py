@@ -21,7 +21,7 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -36,7 +36,7 @@ from mcp.shared.exceptions import MCPError
 from desktop.host.paths import log_dir
 from desktop.host.private_files import make_private_dirs, open_private_append
 from desktop.host.settings import McpServerConfig
-from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
+from desktop.host.tools.types import JsonObject, Notifier, ToolContext, ToolFailure, ToolOutcome, ToolSpec
 
 MAX_NAME = 64
 WATCH_INTERVAL = 0.5
@@ -84,7 +84,7 @@ class _Server:
     finished: threading.Event = field(default_factory=threading.Event)
 
 
-class McpHub:
+class McpHub(Notifier):
     """MCP servers started and stopped with the session; a ``DeferredToolProvider``."""
 
     def __init__(
@@ -97,7 +97,7 @@ class McpHub:
             name: _Server(name, config) for name, config in sorted(servers.items()) if not config.disabled
         }
         self._logs = logs
-        self._listeners: list[Callable[[], None]] = []
+        super().__init__()
         self._lock = threading.RLock()
         self._settled = threading.Condition(self._lock)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -159,10 +159,6 @@ class McpHub:
         with self._lock:
             return [spec for server in self._servers.values() for spec in server.tools.values()]
 
-    def subscribe(self, callback: Callable[[], None]) -> None:
-        with self._lock:
-            self._listeners.append(callback)
-
     def status(self) -> dict[str, ServerStatus]:
         return {name: server.status for name, server in self._servers.items()}
 
@@ -185,12 +181,6 @@ class McpHub:
         with self._lock:
             self.events.append(event)
 
-    def _changed(self) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for callback in listeners:
-            callback()
-
     def _set_tools(self, server: _Server, tools: Mapping[str, ToolSpec], remote: Mapping[str, str]) -> bool:
         with self._lock:
             before = {name: spec.declaration() for name, spec in server.tools.items()}
@@ -198,7 +188,7 @@ class McpHub:
             server.remote = dict(remote)
             after = {name: spec.declaration() for name, spec in server.tools.items()}
         if before != after:
-            self._changed()
+            self._notify()
             return True
         return False
 

@@ -79,6 +79,25 @@ class ToolContext:
 ToolRunner = Callable[[JsonObject, ToolContext], ToolOutcome]
 
 
+class Notifier:
+    """The listening half of a ``DeferredToolProvider``: each callback given to ``subscribe``
+    runs after every change (``_notify``), on the thread that made it; keep callbacks cheap."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Callable[[], None]] = []
+        self._listeners_lock = threading.Lock()
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        with self._listeners_lock:
+            self._listeners.append(callback)
+
+    def _notify(self) -> None:
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for callback in listeners:
+            callback()
+
+
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
     """One tool of the catalog: the declaration the model sees plus what the Host needs.
