@@ -44,10 +44,6 @@ class Conversation:
         """The canonical texts of the prompt parts in cache order."""
         return [segment.text for segment in self.segments]
 
-    @property
-    def prompt(self) -> str:
-        return "".join(part + "\n" for part in self.parts)
-
 
 def _text_of(content: Any) -> str:
     """Plain text of a content value in any family's shape (string, parts, blocks)."""

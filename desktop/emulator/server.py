@@ -70,7 +70,7 @@ from desktop.emulator.provider_cache import (
     count_tokens,
     policy_for,
 )
-from desktop.emulator.script import plan_reply
+from desktop.emulator.script import Reply, plan_reply
 from desktop.emulator.wire import anthropic, bedrock, chat, google, responses
 from desktop.emulator.wire.common import StreamContext
 
@@ -224,11 +224,6 @@ class Emulator:
         with self._lock:
             return list(self._requests)
 
-    def now_ms(self) -> int:
-        """The time a request reaches the cache: cached prefixes expire by the provider's
-        retention (``desktop.emulator.provider_cache``), measured on :attr:`clock`."""
-        return self.clock()
-
     def reset_cache(self) -> None:
         """Forget every cached prefix (a cold provider cache)."""
         self.cache = ProviderCache()
@@ -261,7 +256,7 @@ class Emulator:
                 self._recorded_bytes -= len(self._requests.popleft().body)
 
 
-def _wire_for(path: str, family: str) -> tuple[str, str | None]:
+def _wire_for(path: str) -> tuple[str, str | None]:
     """(wire format, model from the path) for a request path; wire ``""`` when unknown."""
     if path.endswith("/messages"):
         return "anthropic", None
@@ -294,6 +289,24 @@ def _has_auth(wire: str, family: str, headers: Mapping[str, str], query: str) ->
     return headers.get("authorization", "").lower().startswith("bearer ")
 
 
+_READERS: dict[str, Callable[[Mapping[str, Any]], Conversation]] = {
+    "anthropic": read_anthropic,
+    "chat": read_chat,
+    "responses": read_responses,
+}
+_ENCODERS: dict[str, Callable[[Reply, StreamContext], list[bytes]]] = {
+    "anthropic": anthropic.encode,
+    "responses": responses.encode,
+    "bedrock": bedrock.encode,
+    "google": google.encode,
+}
+_ERROR_BODIES: dict[str, Callable[[int, str], dict[str, Any]]] = {
+    "anthropic": anthropic.error_body,
+    "google": google.error_body,
+    "responses": responses.error_body,
+}
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     #: Stream events go out as written: with Nagle's algorithm a small write on a kept-alive
@@ -318,7 +331,7 @@ class _Handler(BaseHTTPRequestHandler):
         split = urlsplit(self.path)
         path, query = split.path, split.query
         family = path.strip("/").split("/", 1)[0] if path.strip("/") else ""
-        wire, path_model = _wire_for(path, family)
+        wire, path_model = _wire_for(path)
         headers = {k.lower(): v for k, v in self.headers.items()}
         body = self._read_body(emu, wire, family)
         if body is None:
@@ -333,6 +346,10 @@ class _Handler(BaseHTTPRequestHandler):
             emu._record(
                 RecordedRequest(seq, "POST", path, query, headers, body, family, wire, status, kind, cache)
             )
+
+        def refuse(status: int, message: str, extra: dict[str, str] | None = None) -> None:
+            record(status)
+            self._error(status, wire, family, message, extra)
 
         try:
             fault = (
@@ -349,42 +366,33 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": f"The emulator has no endpoint {path}; see BASE_PATHS"}})
             return
         if emu.require_auth and not _has_auth(wire, family, headers, query):
-            record(401)
-            self._error(401, wire, family, "No API key was sent (emulator requires auth)")
+            refuse(401, "No API key was sent (emulator requires auth)")
             return
         if fault is not None and fault.kind == "slow_first_byte":
             time.sleep(fault.delay)
         if fault is not None and fault.kind == "rate_limit":
             retry = fault.retry_after
             retry_text = str(int(retry)) if float(retry).is_integer() else str(retry)
-            record(429)
-            self._error(429, wire, family, "Rate limit reached (emulator fault)", {"retry-after": retry_text})
+            refuse(429, "Rate limit reached (emulator fault)", {"retry-after": retry_text})
             return
         if fault is not None and fault.kind == "server_error":
-            record(fault.status)
-            self._error(fault.status, wire, family, f"Internal error (emulator fault {fault.status})")
+            refuse(fault.status, f"Internal error (emulator fault {fault.status})")
             return
         try:
             request = orjson.loads(body) if body else {}
         except orjson.JSONDecodeError as exc:
-            record(400)
-            self._error(400, wire, family, f"Request body is not valid JSON: {exc}")
+            refuse(400, f"Request body is not valid JSON: {exc}")
             return
         if not isinstance(request, dict):
-            record(400)
-            self._error(400, wire, family, "Request body must be a JSON object")
+            refuse(400, "Request body must be a JSON object")
             return
         if wire not in ("google", "bedrock") and request.get("stream") is not True:
-            record(400)
-            self._error(400, wire, family, 'The emulator only streams: send "stream": true')
+            refuse(400, 'The emulator only streams: send "stream": true')
             return
         try:
-            events, cache = self._render(emu, seq, wire, family, request, path_model or "", query)
+            events, cache = self._render(emu, seq, wire, family, request, path_model or "")
         except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
-            record(400)
-            self._error(
-                400, wire, family, f"Request body is not a valid {wire} request: {type(exc).__name__}: {exc}"
-            )
+            refuse(400, f"Request body is not a valid {wire} request: {type(exc).__name__}: {exc}")
             return
         record(200)
         self._stream(events, fault, bedrock.CONTENT_TYPE if wire == "bedrock" else "text/event-stream")
@@ -417,33 +425,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- rendering -------------------------------------------------------------------------
     def _render(
-        self,
-        emu: Emulator,
-        seq: int,
-        wire: str,
-        family: str,
-        request: dict[str, Any],
-        path_model: str,
-        query: str,
+        self, emu: Emulator, seq: int, wire: str, family: str, request: dict[str, Any], path_model: str
     ) -> tuple[list[bytes], Usage]:
-        conv: Conversation
-        if wire == "anthropic":
-            conv = read_anthropic(request)
-        elif wire == "bedrock":
-            conv = read_bedrock(request, path_model)
-        elif wire == "chat":
-            conv = read_chat(request)
-        elif wire == "responses":
-            conv = read_responses(request)
+        if wire in ("google", "bedrock"):
+            conv = (read_google if wire == "google" else read_bedrock)(request, path_model)
         else:
-            conv = read_google(request, path_model)
+            conv = _READERS[wire](request)
         policy = policy_for(wire, family)
         key = conv.cache_key if policy.kind == "prefix" else None
         partition = (
             f"{family}:{conv.model}" if policy.kind == "breakpoints" else f"{family}:{conv.model}:{key or ''}"
         )
         cache = emu.cache.send(
-            policy, partition, conv.model, conv.segments, emu.now_ms(), long=asks_long_retention(request)
+            policy, partition, conv.model, conv.segments, emu.clock(), long=asks_long_retention(request)
         )
         reply = plan_reply(conv)
         ctx = StreamContext(
@@ -453,38 +447,25 @@ class _Handler(BaseHTTPRequestHandler):
             cache=cache,
             output_tokens=max(1, count_tokens(reply.output_text())),
         )
-        if wire == "anthropic":
-            return anthropic.encode(reply, ctx), cache
         if wire == "chat":
             flavor = family if family in ("deepseek", "mistral") else "openai"
             include_usage = flavor == "mistral" or bool(
                 (request.get("stream_options") or {}).get("include_usage")
             )
             return chat.encode(reply, ctx, flavor=flavor, include_usage=include_usage), cache
-        if wire == "responses":
-            return responses.encode(reply, ctx), cache
-        if wire == "bedrock":
-            return bedrock.encode(reply, ctx), cache
-        return google.encode(reply, ctx), cache
+        return _ENCODERS[wire](reply, ctx), cache
 
     # -- responses -----------------------------------------------------------------------
     def _error(
         self, status: int, wire: str, family: str, message: str, extra: dict[str, str] | None = None
     ) -> None:
-        body: dict[str, Any]
         if wire == "bedrock":
             body, headers = bedrock.error_body(status, message)
             self._json(status, body, {**headers, **(extra or {})})
-            return
-        if wire == "anthropic":
-            body = anthropic.error_body(status, message)
-        elif wire == "google":
-            body = google.error_body(status, message)
-        elif wire == "responses":
-            body = responses.error_body(status, message)
+        elif wire in _ERROR_BODIES:
+            self._json(status, _ERROR_BODIES[wire](status, message), extra)
         else:
-            body = chat.error_body(status, message, flavor=family)
-        self._json(status, body, extra)
+            self._json(status, chat.error_body(status, message, flavor=family), extra)
 
     def _json(self, status: int, body: Any, extra: dict[str, str] | None = None) -> None:
         data = orjson.dumps(body)

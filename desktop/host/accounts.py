@@ -110,9 +110,7 @@ def set_api_key(account: str, key: str) -> None:
         raise ValueError(f"The API key for account {account!r} is empty; paste the key and try again")
     try:
         keyring.set_password(SERVICE, account, key.strip())
-    except keyring.errors.NoKeyringError as exc:
-        raise KeyringUnavailable(redact_text(str(exc), [key])) from exc
-    except keyring.errors.KeyringError as exc:
+    except keyring.errors.KeyringError as exc:  # NoKeyringError included
         raise KeyringUnavailable(redact_text(str(exc), [key])) from exc
 
 
@@ -125,9 +123,7 @@ def get_api_key(account: str) -> str | None:
     _check_account(account)
     try:
         value = keyring.get_password(SERVICE, account)
-    except keyring.errors.NoKeyringError as exc:
-        raise KeyringUnavailable(str(exc)) from exc
-    except keyring.errors.KeyringError as exc:
+    except keyring.errors.KeyringError as exc:  # NoKeyringError included
         raise KeyringUnavailable(str(exc)) from exc
     if isinstance(value, str) and value:
         _read_from_keyring[account] = value

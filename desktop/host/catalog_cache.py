@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal, NamedTuple
 
 from desktop.host import paths
-from desktop.host.private_files import make_private_dirs
+from desktop.host.private_files import make_private_dirs, replace_file
 from desktop.pi.catalog import (
     DEFAULT_PATCHES,
     Catalog,
@@ -89,29 +89,6 @@ def _validate(kind: CatalogKind, data: bytes, origin: str) -> str:
     return f"{len(pi.models)} models from {pi.package}@{pi.version}, generated {when}"
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    # Lazy: the status budget.
-    import tempfile
-
-    make_private_dirs(path.parent)  # design X22; ``mkstemp`` makes the file 0600
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    if hasattr(os, "O_DIRECTORY"):
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-
-
 def refresh_catalog(
     kind: CatalogKind,
     url: str | None = None,
@@ -147,7 +124,8 @@ def refresh_catalog(
     except CatalogFileError as exc:
         raise CatalogRefreshError(f"{exc} (downloaded file rejected; the cached copy is unchanged)") from exc
     path = cache_path(kind, cache_dir)
-    _write_atomically(path, data)
+    make_private_dirs(path.parent)  # design X22
+    replace_file(path, data)
     return RefreshResult(kind=kind, url=url, path=path, size=len(data), summary=summary)
 
 

@@ -11,16 +11,16 @@ session without reading the files again.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from desktop.host.regular_files import open_regular
+
 #: Text kept per session for the browser's search (characters).
 SEARCH_TEXT_LIMIT = 200_000
-_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,18 +38,10 @@ class DesktopSession:
 
 def _read(path: Path) -> bytes | None:
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        fd = os.open(path, _FLAGS)
+        with open_regular(path) as handle:  # a FIFO or a device is skipped, never read (design X24)
+            return handle.read()
     except OSError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
-    finally:
-        os.close(fd)
 
 
 def _words(message: Any) -> str:

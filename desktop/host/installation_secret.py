@@ -35,7 +35,7 @@ from typing import Literal
 
 from desktop.host import paths
 from desktop.host.accounts import SERVICE, keyring_available
-from desktop.host.private_files import make_private_dirs
+from desktop.host.private_files import make_private_dirs, sync_dir
 
 KEYRING_USER = "installation/activation-mac"
 FILE_NAME = "installation-secret"
@@ -106,16 +106,6 @@ def _read_file(path: Path) -> bytes | None:
     return _decode(data.decode("ascii", errors="replace"), str(path))
 
 
-def _fsync_dir(directory: Path) -> None:
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _write_private(path: Path, value: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600)
     try:
@@ -141,7 +131,7 @@ def _create_file(path: Path) -> bytes:
                 _write_private(path, _decode(temp.read_text(encoding="ascii"), str(temp)))
     finally:
         temp.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
+    sync_dir(path.parent)
     value = _read_file(path)
     if value is None:
         raise InstallationSecretError(f"{path}: the installation secret vanished while it was created")

@@ -55,15 +55,26 @@ def open_private_append(path: str | os.PathLike[str]) -> int:
         return os.open(path, os.O_WRONLY | os.O_APPEND | _O_CLOEXEC | _O_BINARY)
 
 
+def sync_dir(path: Path) -> None:
+    """fsync a directory so a created, renamed or linked entry survives a power cut (POSIX only)."""
+    if not _POSIX:  # pragma: no cover - directories cannot be opened on Windows
+        return
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def replace_file(target: Path, data: bytes) -> None:
     """``target`` replaced atomically by ``data``, durably; a new file is 0600 and an existing
-    one keeps its mode."""
+    one keeps its mode. The temporary file's name is unique, so two threads replacing the same
+    file never write into each other's."""
     try:
         mode = os.stat(target).st_mode & 0o7777
     except FileNotFoundError:
         mode = PRIVATE_FILE
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    temporary.unlink(missing_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     fd = create_private(temporary)
     try:
         try:
@@ -79,3 +90,4 @@ def replace_file(target: Path, data: bytes) -> None:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+    sync_dir(target.parent)

@@ -60,21 +60,16 @@ _PART = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 _EXPECTED = re.compile(r"Expected `([^`]*)`(?:, got `[^`]*`)?(?: (.*))?$")
 
 
-def type_name(value: object) -> str:
-    """How a JSON value's type is named in a message."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
+#: How a JSON value's type is named in a message (values come from a JSON parser: exact types).
+_TYPE_NAMES = {
+    type(None): "null",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    str: "text",
+    list: "a list",
+    dict: "an object",
+}
 
 
 #: msgspec's bounds (``Expected `float` > 0.0``) in words.
@@ -84,13 +79,7 @@ _GOT = re.compile(r", got `([^`]*)`")
 
 def _msgspec_name(value: object) -> str:
     """msgspec's name of a JSON value's type (``got `int```)."""
-    if value is None:
-        return "null"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    return {type(None): "null", list: "array", dict: "object"}.get(type(value), type(value).__name__)
 
 
 def _fits(value: Any, what: str) -> bool:
@@ -154,4 +143,5 @@ def shape_error(error: SchemaError, data: Any, whole: str = "(the row)") -> Shap
     names = [_NAMES.get(kind, kind) for kind in kinds.split(" | ")]
     if "a whole number" in names and "a number" in names:
         names.remove("a whole number")
-    return ShapeError(field, f"{field} must be {' or '.join(names)}, not {type_name(value)}")
+    got = _TYPE_NAMES.get(type(value), type(value).__name__)
+    return ShapeError(field, f"{field} must be {' or '.join(names)}, not {got}")

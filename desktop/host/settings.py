@@ -325,17 +325,12 @@ def upgrade_settings_file(path: Path | None = None) -> tuple[str, ...]:
         return ()
     original = target.read_bytes()
     backup = target.with_name(f"{target.name}.v{old_version}.bak")
-    _write_atomically(backup, original)
-    _write_atomically(target, orjson.dumps(migrated.raw, option=orjson.OPT_INDENT_2) + b"\n")
+    replace_file(backup, original)
+    replace_file(target, orjson.dumps(migrated.raw, option=orjson.OPT_INDENT_2) + b"\n")
     _log().info(
         "%s: applied settings migrations %s (backup: %s)", target, ", ".join(migrated.applied), backup
     )
     return migrated.applied
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    """A new file 0600, an existing one keeps its mode (design X22)."""
-    replace_file(target, data)
 
 
 def _log() -> logging.Logger:

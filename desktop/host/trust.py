@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from desktop.host.paths import data_dir
+from desktop.host.private_files import make_private_dirs, replace_file
 
 TRUST_FILE = "trust.json"
 #: At most this many confirmed workspaces are kept, the most recent last.
@@ -46,14 +47,8 @@ class TrustStore:
         return raw if isinstance(raw, dict) else {}
 
     def _write(self, raw: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(orjson.dumps(raw, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, self.path)
+        make_private_dirs(self.path.parent)  # design X22
+        replace_file(self.path, orjson.dumps(raw, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
 
     # -- workspaces (design A10) ------------------------------------------------------------
 

@@ -26,6 +26,7 @@ import resource
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -118,27 +119,37 @@ def writer_child(session: Path, retry: list[str], seed: int) -> None:
         emit("ACK", *ack.ids)
 
 
-def zygote(session: Path) -> None:
-    emit("ready")
+def serve(child: Callable[[str], None], **commands: Callable[[str], None]) -> None:
+    """Answer ``fork ARG`` (``child(ARG)`` in a forked process, which ends with ``os._exit``),
+    ``wait PID``, ``quit`` and ``commands`` read from stdin."""
     for line in sys.stdin:
         command, _, arg = line.strip().partition(" ")
         if command == "fork":
-            spec = orjson.loads(arg)
             pid = os.fork()
             if pid == 0:
-                try:
-                    writer_child(session, spec["retry"], spec["seed"])
-                except BaseException as exc:
-                    emit("CRASH", repr(exc))
-                finally:
-                    os._exit(4)
+                child(arg)
             emit("forked", pid)
         elif command == "wait":
-            pid = int(arg)
-            _, status = os.waitpid(pid, 0)
-            emit("dead", pid, status)
+            _, status = os.waitpid(int(arg), 0)
+            emit("dead", int(arg), status)
         elif command == "quit":
             return
+        elif command in commands:
+            commands[command](arg)
+
+
+def zygote(session: Path) -> None:
+    def child(arg: str) -> None:
+        spec = orjson.loads(arg)
+        try:
+            writer_child(session, spec["retry"], spec["seed"])
+        except BaseException as exc:
+            emit("CRASH", repr(exc))
+        finally:
+            os._exit(4)
+
+    emit("ready")
+    serve(child)
 
 
 # --- hold ------------------------------------------------------------------------------------
@@ -213,7 +224,8 @@ def fsize(session: Path) -> None:
             )
     report["size_before"] = size
     report["failures"] = failures
-    report["held_after_failure"] = [writer.holds(small.id), writer.holds(big.id)]
+    held = {row["id"] for row in writer.rows}
+    report["held_after_failure"] = [small.id in held, big.id in held]
 
     resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
     retry = writer.append([small, big])
@@ -245,49 +257,39 @@ def prompts(log_dir: Path) -> None:
     from desktop.pi.catalog import active_catalog
 
     active_catalog()
-    emit("ready")
-    for line in sys.stdin:
-        command, _, arg = line.strip().partition(" ")
-        if command == "fork":
-            argv = orjson.loads(arg)
-            pid = os.fork()
-            if pid == 0:
-                code = 4
-                try:
-                    out = os.open(
-                        log_dir / f"{os.getpid()}.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644
-                    )
-                    null = os.open(os.devnull, os.O_RDONLY)
-                    os.dup2(null, 0)
-                    os.dup2(out, 1)
-                    os.dup2(out, 2)
-                    code = main(argv)
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                finally:
-                    os._exit(code)
-            emit("forked", pid)
-        elif command == "warm":
-            # One real command in this process first (on a scratch session), so the lazy imports
-            # and caches are loaded once here instead of in every child.
-            saved = os.dup(1), os.dup(2)
-            out = os.open(log_dir / "warm.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+
+    def child(arg: str) -> None:
+        code = 4
+        try:
+            out = os.open(log_dir / f"{os.getpid()}.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
             os.dup2(out, 1)
             os.dup2(out, 2)
-            try:
-                code = main(orjson.loads(arg))
-                sys.stdout.flush()
-                sys.stderr.flush()
-            finally:
-                os.dup2(saved[0], 1)
-                os.dup2(saved[1], 2)
-            emit("warmed", code, threading.active_count())
-        elif command == "wait":
-            pid = int(arg)
-            _, status = os.waitpid(pid, 0)
-            emit("dead", pid, status)
-        elif command == "quit":
-            return
+            code = main(orjson.loads(arg))
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+    def warm(arg: str) -> None:
+        # One real command in this process first (on a scratch session), so the lazy imports
+        # and caches are loaded once here instead of in every child.
+        saved = os.dup(1), os.dup(2)
+        out = os.open(log_dir / "warm.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        try:
+            code = main(orjson.loads(arg))
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+        emit("warmed", code, threading.active_count())
+
+    emit("ready")
+    serve(child, warm=warm)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,10 @@ from desktop.host.journal import (
     NoteRow,
     SessionStore,
     UserRow,
+    parse_row,
     read_session,
 )
+from desktop.host.journal.store import describe
 
 
 def user(text: str) -> UserRow:
@@ -64,12 +66,12 @@ def test_bad_middle_line_is_reported_kept_and_skipped(
         [diag] = writer.diagnostics
         assert (diag.code, diag.line, diag.severity) == (code, 3, "error")
         assert str(path) in str(diag) and "line 3" in str(diag) and words in str(diag)
-        assert [(s.line, s.raw) for s in writer.set_aside] == [(3, raw)]
         ack = writer.append([user("four")])
     assert path.read_bytes().startswith(original), "a bad line is never rewritten or dropped"
     log = read_session(path)
     assert [r["id"] for r in log.rows] == [*ids, *ack.written]
     assert [d.code for d in log.diagnostics] == [code]
+    assert [(s.line, s.raw) for s in log.set_aside] == [(3, raw)]
 
 
 def test_newer_row_version_is_kept_unchanged_as_unknown(tmp_path: Path) -> None:
@@ -83,7 +85,7 @@ def test_newer_row_version_is_kept_unchanged_as_unknown(tmp_path: Path) -> None:
     assert log.rows[-1] == future
     [diag] = log.diagnostics
     assert diag.severity == "warning" and diag.line == 3 and "newer than this app" in str(diag)
-    model = log.model(1)
+    model = parse_row(log.rows[1])
     assert type(model).__name__ == "OpaqueRow" and model.to_json() == future
 
 
@@ -155,7 +157,7 @@ def test_store_lists_unreadable_files_with_their_problem(tmp_path: Path) -> None
     good.close()
     bad = store.folder_for("/proj") / "2000-01-01T00-00-00_bad.jsonl"
     bad.write_bytes(b"not json at all\n")
-    infos = {info.path.name: info for info in store.list("/proj")}
+    infos = {path.name: describe(path) for path in store.session_files("/proj")}
     assert infos[good.path.name].problem is None and infos[good.path.name].cwd == "/proj"
     problem = infos[bad.name].problem or ""
     assert str(bad) in problem and "line 1" in problem

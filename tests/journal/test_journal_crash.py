@@ -22,14 +22,13 @@ import orjson
 import pytest
 
 from desktop.host.journal import JournalWriter, NoteRow, read_session
+from tests.journal.conftest import start_child
 
 sys.path.insert(0, str(Path(__file__).parent))
 from journal_child import check_of, row_text
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
 
-REPO = Path(__file__).resolve().parents[2]
-CHILD = Path(__file__).with_name("journal_child.py")
 KILLS = int(os.environ.get("PI_JOURNAL_KILLS", "120"))
 
 
@@ -43,15 +42,7 @@ def test_sigkill_at_random_moments_keeps_every_acknowledged_row_exactly_once(tmp
     session = tmp_path / "session.jsonl"
     JournalWriter.create(session, cwd="/project", app_version="test").close()
 
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    zygote = subprocess.Popen(
-        [sys.executable, str(CHILD), "zygote", str(session)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=REPO,
-    )
+    zygote = start_child("zygote", session, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert zygote.stdin is not None and zygote.stdout is not None
     rng = random.Random(int(os.environ.get("PI_JOURNAL_SEED", "0")) or None)
     acked: list[str] = []
@@ -144,18 +135,11 @@ def test_sigkill_at_random_moments_keeps_every_acknowledged_row_exactly_once(tmp
 
 def test_kill_inside_a_long_write_leaves_a_torn_tail_that_is_set_aside(tmp_path: Path) -> None:
     """Kill a real writer while its one ``write`` is still copying bytes into the file."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     torn_runs = 0
     for attempt in range(3):
         session = tmp_path / f"big-{attempt}.jsonl"
         JournalWriter.create(session, cwd="/project", app_version="test").close()
-        child = subprocess.Popen(
-            [sys.executable, str(CHILD), "bigwrite", str(session)],
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=REPO,
-        )
+        child = start_child("bigwrite", session, stdout=subprocess.PIPE)
         assert child.stdout is not None
         tag, small_id = read_line(child.stdout).split()
         assert tag == "ACK"
@@ -290,8 +274,6 @@ def test_sigkill_of_the_real_prompt_command_never_loses_or_repeats_a_written_row
     logs = tmp_path / "logs"
     logs.mkdir()
     env = {
-        **os.environ,
-        "PYTHONPATH": str(REPO),
         "PI_DESKTOP_DATA_DIR": str(tmp_path / "data"),
         "PI_DESKTOP_OFFLINE": "1",
         "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
@@ -302,14 +284,7 @@ def test_sigkill_of_the_real_prompt_command_never_loses_or_repeats_a_written_row
     finished = kills = rounds = 0
     with Emulator() as emulator:
         emulator.inject(Fault("slow_stream", at_event=1, delay=0.004), times=1 << 30)
-        zygote = subprocess.Popen(
-            [sys.executable, str(CHILD), "prompts", str(logs)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=REPO,
-        )
+        zygote = start_child("prompts", logs, env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert zygote.stdin is not None and zygote.stdout is not None
 
         def tell(line: str) -> str:

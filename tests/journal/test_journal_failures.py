@@ -25,23 +25,16 @@ from desktop.host.journal import (
     UserRow,
     read_session,
 )
-
-REPO = Path(__file__).resolve().parents[2]
-CHILD = Path(__file__).with_name("journal_child.py")
+from tests.journal.conftest import start_child
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
 def test_file_size_limit_failure_then_retry_lands_once(tmp_path: Path) -> None:
     session = tmp_path / "s.jsonl"
-    result = subprocess.run(
-        [sys.executable, str(CHILD), "fsize", str(session)],
-        capture_output=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        cwd=REPO,
-        timeout=60,
-        check=True,
-    )
-    report = orjson.loads(result.stdout)
+    child = start_child("fsize", session, stdout=subprocess.PIPE)
+    out, _ = child.communicate(timeout=60)
+    assert child.returncode == 0
+    report = orjson.loads(out)
     ids = report["ids"]
     big_alone, small_and_big = report["failures"]
     for failure in (big_alone, small_and_big):
@@ -110,7 +103,7 @@ def test_full_disk_failure_then_retry_lands_once(tiny_tmpfs: Path) -> None:
         assert "disk" in failure.user_message and "Nothing was sent" in failure.user_message
         assert failure.row_ids == tuple(r.id for r in turn)
         assert session.stat().st_size == size
-        assert not any(writer.holds(r.id) for r in turn)
+        assert not {r.id for r in turn} & {row["id"] for row in writer.rows}
 
         filler.unlink()
         ack = writer.append(turn)
@@ -154,4 +147,4 @@ def test_invalid_row_is_refused_before_any_byte_is_written(tmp_path: Path) -> No
                 writer.append([good, bad])
             assert caught.value.kind == "invalid_row"
             assert path.stat().st_size == size
-            assert not writer.holds(good.id)
+            assert good.id not in {row["id"] for row in writer.rows}

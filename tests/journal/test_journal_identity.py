@@ -12,7 +12,7 @@ import errno
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,11 +20,12 @@ import pytest
 from desktop.host.journal import JournalWriter, LocalPreparationFailure, NoteRow, UserRow, read_session
 from desktop.host.journal import writer as writer_module
 from tests.cli.helpers import EMULATOR_MODEL, run_main
+from tests.journal.conftest import tell
+
+Spawn = Callable[[Path], tuple[subprocess.Popen[str], str]]
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX links and flock")
 
-REPO = Path(__file__).resolve().parents[2]
-CHILD = Path(__file__).with_name("journal_child.py")
 HELD = "open for writing in another Pi Desktop window"
 
 
@@ -40,39 +41,6 @@ def session(tmp_path: Path) -> Path:
     return path
 
 
-def spawn_holder(path: Path) -> tuple[subprocess.Popen[str], str]:
-    child = subprocess.Popen(
-        [sys.executable, str(CHILD), "hold", str(path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        cwd=REPO,
-    )
-    assert child.stdout is not None
-    words = child.stdout.readline().split()
-    assert words[0] == "ready", words
-    return child, words[1]
-
-
-def tell(child: subprocess.Popen[str], command: str) -> str:
-    assert child.stdin is not None and child.stdout is not None
-    child.stdin.write(command + "\n")
-    child.stdin.flush()
-    return child.stdout.readline().strip()
-
-
-@pytest.fixture
-def holders() -> Iterator[list[subprocess.Popen[str]]]:
-    started: list[subprocess.Popen[str]] = []
-    yield started
-    for child in started:
-        if child.poll() is None:
-            child.kill()
-        child.wait(timeout=10)
-
-
 def aliases(session: Path) -> dict[str, Path]:
     symlink = session.with_name("alias-symlink.jsonl")
     symlink.symlink_to(session.name)
@@ -85,11 +53,8 @@ def aliases(session: Path) -> dict[str, Path]:
     return {"symlink": symlink, "hard link": hardlink, "absolute symlink": absolute}
 
 
-def test_every_alias_opens_read_only_while_another_process_writes(
-    session: Path, holders: list[subprocess.Popen[str]]
-) -> None:
+def test_every_alias_opens_read_only_while_another_process_writes(session: Path, spawn_holder: Spawn) -> None:
     child, state = spawn_holder(session)
-    holders.append(child)
     assert state == "writable"
     for kind, alias in aliases(session).items():
         with JournalWriter.open(alias) as second:
@@ -109,19 +74,12 @@ def test_an_alias_opened_first_holds_the_file_against_the_real_name(session: Pat
             assert second.read_only and "this same Pi Desktop window" in (second.read_only_reason or "")
 
 
-def test_two_processes_on_two_names_never_both_write(
-    session: Path, holders: list[subprocess.Popen[str]]
-) -> None:
+def test_two_processes_on_two_names_never_both_write(session: Path, spawn_holder: Spawn) -> None:
     names = aliases(session)
-    states = []
-    for path in (names["hard link"], session, names["symlink"]):
-        child, state = spawn_holder(path)
-        holders.append(child)
-        states.append(state)
-    assert states == ["writable", "read-only", "read-only"]
-    first = tell(holders[0], "append")
-    assert first.startswith("ACK ")
-    for child in holders[1:]:
+    holders = [spawn_holder(path) for path in (names["hard link"], session, names["symlink"])]
+    assert [state for _, state in holders] == ["writable", "read-only", "read-only"]
+    assert tell(holders[0][0], "append").startswith("ACK ")
+    for child, _ in holders[1:]:
         child.stdin.write("append\n")  # type: ignore[union-attr]
         child.stdin.flush()  # type: ignore[union-attr]
         child.wait(timeout=30)  # the read-only holder's append raises: it dies without an ACK

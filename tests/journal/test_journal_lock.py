@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from desktop.host.journal import JournalWriter, LocalPreparationFailure, NoteRow, read_session
-
-REPO = Path(__file__).resolve().parents[2]
-CHILD = Path(__file__).with_name("journal_child.py")
+from tests.journal.conftest import tell
 
 
 @pytest.fixture
@@ -24,28 +20,12 @@ def session(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def holder(session: Path) -> Iterator[subprocess.Popen[str]]:
-    child = subprocess.Popen(
-        [sys.executable, str(CHILD), "hold", str(session)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        cwd=REPO,
-    )
-    assert child.stdout is not None
-    assert child.stdout.readline().split() == ["ready", "writable"]
-    yield child
-    if child.poll() is None:
-        child.kill()
-    child.wait(timeout=10)
-
-
-def tell(child: subprocess.Popen[str], command: str) -> str:
-    assert child.stdin is not None and child.stdout is not None
-    child.stdin.write(command + "\n")
-    child.stdin.flush()
-    return child.stdout.readline().strip()
+def holder(
+    session: Path, spawn_holder: Callable[[Path], tuple[subprocess.Popen[str], str]]
+) -> subprocess.Popen[str]:
+    child, state = spawn_holder(session)
+    assert state == "writable"
+    return child
 
 
 def test_second_process_is_read_only_with_a_plain_reason(

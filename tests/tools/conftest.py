@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -11,10 +12,11 @@ import pytest
 
 from desktop.host.permissions import HeadlessBridge, PermissionMode
 from desktop.host.settings import McpServerConfig
-from desktop.host.tools.catalog import ToolCatalog
-from desktop.host.tools.executor import HostExecutor
+from desktop.host.tools.catalog import CORE_TOOLS, ToolCatalog
+from desktop.host.tools.executor import HostExecutor, ToolCallRequest
 from desktop.host.tools.extensions import ExtensionRegistry
 from desktop.host.tools.mcp_servers import McpHub
+from desktop.host.tools.types import ToolOutcome
 from desktop.session.declarations import RouteBinding
 
 SERVER = Path(__file__).resolve().parent / "mcp_server.py"
@@ -46,8 +48,33 @@ def call(name: str, arguments: dict[str, Any] | None = None, call_id: str = "cal
     return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments or {}}
 
 
-def text_of(message: dict[str, Any]) -> str:
-    return "\n".join(block["text"] for block in message["content"] if block["type"] == "text")
+SPECS = {spec.name: spec for spec in CORE_TOOLS}
+
+
+def run_tool(host: HostExecutor, tool: str, **args: Any) -> ToolOutcome:
+    """Core tool ``tool`` called with ``args`` through the Host, as the model calls it."""
+    return host.run(SPECS[tool], ToolCallRequest("c1", tool, args))
+
+
+def text_of(result: dict[str, Any] | ToolOutcome) -> str:
+    """The text blocks of a tool result message or of a tool's outcome."""
+    content = result.content if isinstance(result, ToolOutcome) else result["content"]
+    return "\n".join(block["text"] for block in content if block["type"] == "text")
+
+
+def tool_in_child(tool: str, root: Path, pattern: str, timeout: float) -> str:
+    """What core tool ``tool`` answers for ``pattern`` under ``root``, run in a child process
+    so that a search that hangs fails the test at ``timeout`` instead of holding it."""
+    script = (
+        f"import sys; from pathlib import Path; from desktop.host.tools.{tool} import run;"
+        "from desktop.host.tools.types import ToolContext;"
+        "print(run({'pattern': sys.argv[2]}, ToolContext(Path(sys.argv[1]))).content[0]['text'])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(root), pattern], capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return done.stdout.strip()
 
 
 @pytest.fixture

@@ -43,8 +43,9 @@ def restore(history: list[dict[str, Any]], signer: ActivationSigner = SIGNER) ->
     )
 
 
-def section_message(state: ActivationState | None, ts: int = 1) -> dict[str, Any]:
-    text = render_section(SIGNER.seal(state)) if state is not None else None
+def section_message(state: ActivationState | str | None, ts: int = 1) -> dict[str, Any]:
+    """A system message carrying ``state`` sealed here, or a section text as it is."""
+    text = render_section(SIGNER.seal(state)) if isinstance(state, ActivationState) else state
     return {"role": "system", "content": "", "sections": {SECTION_NAME: text}, "timestamp": ts}
 
 
@@ -64,18 +65,9 @@ def toolsearch_result(
     names: list[str], *, error: bool = False, call_id: str = "ts", query: str | None = None
 ) -> list[dict[str, Any]]:
     query = query if query is not None else "select:" + ",".join(names)
+    search = {"type": "toolCall", "id": call_id, "name": "ToolSearch", "arguments": {"query": query}}
     return [
-        {
-            "role": "assistant",
-            "content": [
-                {"type": "toolCall", "id": call_id, "name": "ToolSearch", "arguments": {"query": query}}
-            ],
-            "api": "openai-completions",
-            "provider": "deepseek",
-            "model": "deepseek-flash",
-            "stopReason": "toolUse",
-            "timestamp": 5,
-        },
+        {**assistant_calling(search), "timestamp": 5},
         {
             "role": "toolResult",
             "toolCallId": call_id,
@@ -231,7 +223,7 @@ OTHER_SESSION = ActivationSigner.from_secret(b"\x01" * 32, "session-2")
 )
 def test_untrusted_state_grants_nothing_not_even_newer_results(section: str | None, fragment: str) -> None:
     history = [
-        {"role": "system", "content": "", "sections": {SECTION_NAME: section}, "timestamp": 1},
+        section_message(section),
         *toolsearch_result(["mcp__t__b"]),
     ]
     result = restore(history)
@@ -327,12 +319,7 @@ def test_history_without_a_section_keeps_the_legacy_evidence_rule() -> None:
     # grants nothing: forged or foreign evidence never counts on top of it (design A8).
     foreign = ActivationSigner.ephemeral()
     sectioned = [
-        {
-            "role": "system",
-            "content": "",
-            "sections": {SECTION_NAME: render_section(foreign.seal(ActivationState(IDENTITY, ())))},
-            "timestamp": 1,
-        },
+        section_message(render_section(foreign.seal(ActivationState(IDENTITY, ())))),
         *toolsearch_result(["mcp__t__a"], call_id="1"),
     ]
     result = restore(sectioned)
@@ -362,9 +349,7 @@ def test_activation_message_shape() -> None:
 def test_gate_round_trip_through_history(catalog: ToolCatalog, host: HostExecutor) -> None:
     """Live activation, persisted as messages, restores to the same grant in a new gate."""
     gate = ToolGate(catalog, host, FLASH)
-    history: list[dict[str, Any]] = [
-        {"role": "system", "content": "base", "sections": {SECTION_NAME: gate.section_text()}, "timestamp": 0}
-    ]
+    history = [section_message(gate.section_text(), ts=0)]
     search = call("ToolSearch", {"query": "select:word_count"}, "s1")
     history.append(assistant_calling(search))
     result = gate.execute(search)
@@ -393,7 +378,7 @@ def test_keyword_evidence_is_checked_against_what_the_search_could_return(
 ) -> None:
     """A keyword query recovers only names the real ranking returns for that query."""
     gate = ToolGate(catalog, host, FLASH)
-    base = {"role": "system", "content": "", "sections": {SECTION_NAME: gate.section_text()}, "timestamp": 0}
+    base = section_message(gate.section_text(), ts=0)
     search = call("ToolSearch", {"query": "count words", "max_results": 1}, "k1")
     result = gate.execute(search)
     assert result.activated == ("word_count",)
@@ -411,9 +396,7 @@ def test_on_demand_restore_does_not_publish_twice(catalog: ToolCatalog, host: Ho
     from tests.tools.conftest import OTHER
 
     gate = ToolGate(catalog, host, OTHER)
-    history: list[dict[str, Any]] = [
-        {"role": "system", "content": "base", "sections": {SECTION_NAME: gate.section_text()}, "timestamp": 0}
-    ]
+    history = [section_message(gate.section_text(), ts=0)]
     search = call("ToolSearch", {"query": "select:word_count"})
     history += [assistant_calling(search), gate.execute(search).message]
     update = gate.take_update()

@@ -31,9 +31,9 @@ from desktop.host.settings import Settings
 from desktop.pi.routes import emulator_route
 from desktop.session.activation import SECTION_NAME
 from desktop.session.assembly import OpenSession, SessionConfig, open_session
+from tests.cli.helpers import REPO, Run, run_process
 from tests.keyrings import MemoryKeyring
 
-REPO = Path(__file__).resolve().parents[2]
 EXTENSION = """
 def register(api):
     props = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
@@ -298,18 +298,8 @@ def test_a_forged_toolsearch_result_in_the_journal_grants_nothing(
 # -- across real processes ------------------------------------------------------------------------
 
 
-def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "PI_DESKTOP_DATA_DIR": str(tmp_path / "data")}
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"):
-        env.pop(name, None)
-    return subprocess.run(
-        [sys.executable, "-m", "desktop", *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+def _cli(home: Path, *args: str) -> Run:
+    return run_process(*args, cwd=home, env={"PI_DESKTOP_DATA_DIR": str(home / "data")}, timeout=180)
 
 
 @pytest.fixture
@@ -333,36 +323,34 @@ def test_a_mode_change_between_processes_revokes_activation(cli_home: Path) -> N
     first = _cli(
         cli_home, "prompt", "s.jsonl", *MODEL, "--mode", "ask", "--yes", "[[search:select:word_count]]"
     )
-    assert first.returncode == 0, first.stderr
+    assert first.code == 0, first.stderr
     assert _results(cli_home / "s.jsonl")[-1]["details"]["activated"] == ["word_count"]
 
     # A new process in another mode: the deferred tool must not run without a new ToolSearch.
     second = _cli(cli_home, "prompt", "s.jsonl", *MODEL, "--mode", "full-access", COUNT)
-    assert second.returncode == 0, second.stderr
+    assert second.code == 0, second.stderr
     refused = _results(cli_home / "s.jsonl")[-1]
     assert refused["isError"] and "not activated" in refused["content"][0]["text"]
     assert "permission mode" in refused["content"][0]["text"]
 
     # After a new ToolSearch in this mode it runs; and a third process in the same mode keeps it.
     assert (
-        _cli(
-            cli_home, "prompt", "s.jsonl", *MODEL, "--mode", "full-access", "[[search:word count]]"
-        ).returncode
+        _cli(cli_home, "prompt", "s.jsonl", *MODEL, "--mode", "full-access", "[[search:word count]]").code
         == 0
     )
     third = _cli(cli_home, "prompt", "s.jsonl", *MODEL, "--mode", "full-access", COUNT)
-    assert third.returncode == 0, third.stderr
+    assert third.code == 0, third.stderr
     assert _results(cli_home / "s.jsonl")[-1]["content"][0]["text"] == "words=3"
 
 
 def test_status_replays_activation_like_the_runtime_and_writes_nothing(cli_home: Path) -> None:
     """``status`` restores read-only exactly as the runtime does on open (design A5, D6)."""
     search = _cli(cli_home, "prompt", "s.jsonl", *MODEL, "--mode", "full-access", "[[search:word count]]")
-    assert search.returncode == 0, search.stderr
+    assert search.code == 0, search.stderr
     before = {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in cli_home.iterdir()}
     data_before = sorted(str(p) for p in (cli_home / "data").rglob("*"))
     status = _cli(cli_home, "status", "s.jsonl", *MODEL, "--mode", "full-access", "--json")
-    assert status.returncode == 0, status.stderr
+    assert status.code == 0, status.stderr
     info = json.loads(status.stdout)
     assert info["activation"]["active"] == ["word_count"]
     assert info["activation"]["source"] == "section"
@@ -379,7 +367,7 @@ def test_status_replays_activation_like_the_runtime_and_writes_nothing(cli_home:
     assert "permission mode" in other["activation"]["why"] and other["pendingUpdate"] is True
 
     run = _cli(cli_home, "prompt", "s.jsonl", *MODEL, "--mode", "full-access", COUNT)
-    assert run.returncode == 0, run.stderr
+    assert run.code == 0, run.stderr
     rows = [json.loads(line) for line in (cli_home / "s.jsonl").read_text().splitlines()]
     assert [r["type"] for r in rows[rows_before:]][:2] == ["user", "assistant"]
     assert _results(cli_home / "s.jsonl")[-1]["content"][0]["text"] == "words=3"

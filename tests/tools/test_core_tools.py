@@ -6,7 +6,6 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,13 +14,8 @@ from desktop.host.tools import bash as bash_tool
 from desktop.host.tools.catalog import CORE_TOOLS
 from desktop.host.tools.executor import HostExecutor, ToolCallRequest
 from desktop.host.tools.truncate import DEFAULT_MAX_BYTES, truncate_head, truncate_tail
-from desktop.host.tools.types import SkillIndex, ToolOutcome
-
-SPECS = {spec.name: spec for spec in CORE_TOOLS}
-
-
-def run(host: HostExecutor, tool: str, **args: Any) -> ToolOutcome:
-    return host.run(SPECS[tool], ToolCallRequest("c1", tool, args))
+from desktop.host.tools.types import SkillIndex
+from tests.tools.conftest import SPECS, run_tool, text_of
 
 
 def test_core_declarations_match_pi_names_and_required_fields() -> None:
@@ -47,31 +41,31 @@ def test_core_declarations_match_pi_names_and_required_fields() -> None:
 
 def test_read_with_offset_limit_and_truncation(host: HostExecutor, workspace: Path) -> None:
     (workspace / "big.txt").write_text("\n".join(f"line {i}" for i in range(1, 3001)))
-    out = run(host, "read", path="big.txt")
-    assert out.text_content.startswith("line 1\n") and "Use offset=2001 to continue." in out.text_content
-    part = run(host, "read", path="big.txt", offset=10, limit=2)
-    assert part.text_content == "line 10\nline 11\n\n[2989 more lines in file. Use offset=12 to continue.]"
-    assert run(host, "read", path="missing.txt").is_error
-    beyond = run(host, "read", path="big.txt", offset=99999)
-    assert beyond.is_error and "beyond end of file" in beyond.text_content
+    out = run_tool(host, "read", path="big.txt")
+    assert text_of(out).startswith("line 1\n") and "Use offset=2001 to continue." in text_of(out)
+    part = run_tool(host, "read", path="big.txt", offset=10, limit=2)
+    assert text_of(part) == "line 10\nline 11\n\n[2989 more lines in file. Use offset=12 to continue.]"
+    assert run_tool(host, "read", path="missing.txt").is_error
+    beyond = run_tool(host, "read", path="big.txt", offset=99999)
+    assert beyond.is_error and "beyond end of file" in text_of(beyond)
 
 
 def test_read_image_is_an_attachment(host: HostExecutor, workspace: Path) -> None:
     (workspace / "dot.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 20)
-    out = run(host, "read", path="dot.png")
+    out = run_tool(host, "read", path="dot.png")
     assert out.content[1]["type"] == "image" and out.content[1]["mimeType"] == "image/png"
 
 
 def test_write_creates_parents_and_reports(host: HostExecutor, workspace: Path) -> None:
-    out = run(host, "write", path="a/b/c.txt", content="héllo")
-    assert not out.is_error and out.text_content == "Successfully wrote 5 bytes to a/b/c.txt"
+    out = run_tool(host, "write", path="a/b/c.txt", content="héllo")
+    assert not out.is_error and text_of(out) == "Successfully wrote 5 bytes to a/b/c.txt"
     assert (workspace / "a/b/c.txt").read_text(encoding="utf-8") == "héllo"
 
 
 def test_edit_exact_fuzzy_crlf_and_errors(host: HostExecutor, workspace: Path) -> None:
     target = workspace / "code.py"
     target.write_bytes(b"\xef\xbb\xbfdef f():\r\n    return \xe2\x80\x9cx\xe2\x80\x9d\r\n\r\nvalue = 1\r\n")
-    out = run(
+    out = run_tool(
         host,
         "edit",
         path="code.py",
@@ -80,8 +74,8 @@ def test_edit_exact_fuzzy_crlf_and_errors(host: HostExecutor, workspace: Path) -
             {"oldText": "value = 1", "newText": "value = 2"},
         ],
     )
-    assert not out.is_error, out.text_content
-    assert out.text_content == "Successfully replaced 2 block(s) in code.py."
+    assert not out.is_error, text_of(out)
+    assert text_of(out) == "Successfully replaced 2 block(s) in code.py."
     data = target.read_bytes()
     assert (
         data.startswith(b"\xef\xbb\xbf")
@@ -92,34 +86,34 @@ def test_edit_exact_fuzzy_crlf_and_errors(host: HostExecutor, workspace: Path) -
     assert "-value = 1" in out.details["diff"]  # type: ignore[index]
 
     before = target.read_bytes()
-    missing = run(host, "edit", path="code.py", edits=[{"oldText": "nope", "newText": "x"}])
-    assert missing.is_error and "Could not find" in missing.text_content
+    missing = run_tool(host, "edit", path="code.py", edits=[{"oldText": "nope", "newText": "x"}])
+    assert missing.is_error and "Could not find" in text_of(missing)
     (workspace / "dup.txt").write_text("a\na\n")
-    dup = run(host, "edit", path="dup.txt", edits=[{"oldText": "a", "newText": "b"}])
-    assert dup.is_error and "Found 2 occurrences" in dup.text_content
+    dup = run_tool(host, "edit", path="dup.txt", edits=[{"oldText": "a", "newText": "b"}])
+    assert dup.is_error and "Found 2 occurrences" in text_of(dup)
     assert target.read_bytes() == before
 
 
 def test_edit_accepts_legacy_and_stringified_arguments(host: HostExecutor, workspace: Path) -> None:
     (workspace / "f.txt").write_text("one two")
-    assert not run(host, "edit", path="f.txt", oldText="one", newText="1").is_error
-    assert not run(host, "edit", path="f.txt", edits='[{"oldText": "two", "newText": "2"}]').is_error
+    assert not run_tool(host, "edit", path="f.txt", oldText="one", newText="1").is_error
+    assert not run_tool(host, "edit", path="f.txt", edits='[{"oldText": "two", "newText": "2"}]').is_error
     assert (workspace / "f.txt").read_text() == "1 2"
 
 
 def test_bash_output_exit_code_and_cwd(host: HostExecutor, workspace: Path) -> None:
-    out = run(host, "bash", command="pwd; echo err >&2")
-    assert not out.is_error and out.text_content == f"{workspace}\nerr\n"
-    failed = run(host, "bash", command="echo partial; exit 7")
-    assert failed.is_error and failed.text_content == "partial\n\n\nCommand exited with code 7"
+    out = run_tool(host, "bash", command="pwd; echo err >&2")
+    assert not out.is_error and text_of(out) == f"{workspace}\nerr\n"
+    failed = run_tool(host, "bash", command="echo partial; exit 7")
+    assert failed.is_error and text_of(failed) == "partial\n\n\nCommand exited with code 7"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups")
 def test_bash_timeout_kills_the_whole_process_group(host: HostExecutor, workspace: Path) -> None:
     started = time.monotonic()
-    out = run(host, "bash", command="(sleep 30; touch late.txt) & echo started; sleep 30", timeout=0.5)
-    assert out.is_error and "Command timed out after 0.5 seconds" in out.text_content
-    assert "started" in out.text_content
+    out = run_tool(host, "bash", command="(sleep 30; touch late.txt) & echo started; sleep 30", timeout=0.5)
+    assert out.is_error and "Command timed out after 0.5 seconds" in text_of(out)
+    assert "started" in text_of(out)
     assert time.monotonic() - started < 10
     time.sleep(0.3)
     assert not (workspace / "late.txt").exists()
@@ -127,19 +121,19 @@ def test_bash_timeout_kills_the_whole_process_group(host: HostExecutor, workspac
 
 def test_bash_background_child_holding_the_pipe_does_not_hang(host: HostExecutor) -> None:
     started = time.monotonic()
-    out = run(host, "bash", command="sleep 30 & echo done")
-    assert not out.is_error and out.text_content.strip() == "done"
+    out = run_tool(host, "bash", command="sleep 30 & echo done")
+    assert not out.is_error and text_of(out).strip() == "done"
     assert time.monotonic() - started < 10
 
 
 def test_bash_large_output_keeps_tail_and_spills_full_output(host: HostExecutor) -> None:
-    out = run(host, "bash", command="seq 1 30000")
+    out = run_tool(host, "bash", command="seq 1 30000")
     assert not out.is_error
-    assert out.text_content.split("\n\n[")[0].rstrip().endswith("30000")
+    assert text_of(out).split("\n\n[")[0].rstrip().endswith("30000")
     details = out.details or {}
     full = Path(details["fullOutputPath"])
     assert full.read_text().splitlines()[0] == "1" and full.read_text().splitlines()[-1] == "30000"
-    assert len(out.text_content.encode()) < DEFAULT_MAX_BYTES + 500
+    assert len(text_of(out).encode()) < DEFAULT_MAX_BYTES + 500
 
 
 def test_bash_cancel(host: HostExecutor) -> None:
@@ -148,7 +142,7 @@ def test_bash_cancel(host: HostExecutor) -> None:
     cancel = threading.Event()
     threading.Timer(0.3, cancel.set).start()
     out = host.run(SPECS["bash"], ToolCallRequest("c", "bash", {"command": "sleep 30"}), cancel=cancel)
-    assert out.is_error and "Command aborted" in out.text_content
+    assert out.is_error and "Command aborted" in text_of(out)
 
 
 def test_ls_grep_find_respect_ignores(host: HostExecutor, workspace: Path) -> None:
@@ -163,24 +157,24 @@ def test_ls_grep_find_respect_ignores(host: HostExecutor, workspace: Path) -> No
     (workspace / ".git").mkdir()
     (workspace / ".git" / "HEAD").write_text("needle\n")
 
-    listing = run(host, "ls").text_content.splitlines()
+    listing = text_of(run_tool(host, "ls")).splitlines()
     assert listing == [".git/", ".gitignore", "build/", "debug.log", "hello.txt", "keep.log", "src/"]
 
-    found = run(host, "grep", pattern="needle").text_content.splitlines()
+    found = text_of(run_tool(host, "grep", pattern="needle")).splitlines()
     assert found == [
         "keep.log:1: needle",
         "src/main.ts:1: const needle = 1;",
         "src/pkg/mod.py:2: TOKEN = 'needle'",
     ]
-    only_py = run(host, "grep", pattern="NEEDLE", ignoreCase=True, glob="*.py").text_content
+    only_py = text_of(run_tool(host, "grep", pattern="NEEDLE", ignoreCase=True, glob="*.py"))
     assert only_py == "src/pkg/mod.py:2: TOKEN = 'needle'"
-    ctx = run(host, "grep", pattern="TOKEN", context=1, path="src").text_content
+    ctx = text_of(run_tool(host, "grep", pattern="TOKEN", context=1, path="src"))
     assert ctx == "pkg/mod.py-1- import os\npkg/mod.py:2: TOKEN = 'needle'"
-    assert run(host, "grep", pattern="(", literal=False).is_error
-    assert run(host, "grep", pattern="zzz_absent").text_content == "No matches found"
+    assert run_tool(host, "grep", pattern="(", literal=False).is_error
+    assert text_of(run_tool(host, "grep", pattern="zzz_absent")) == "No matches found"
 
-    assert run(host, "find", pattern="*.py").text_content == "src/pkg/mod.py"
-    assert run(host, "find", pattern="src/**/*.{py,ts}").text_content.splitlines() == [
+    assert text_of(run_tool(host, "find", pattern="*.py")) == "src/pkg/mod.py"
+    assert text_of(run_tool(host, "find", pattern="src/**/*.{py,ts}")).splitlines() == [
         "src/main.ts",
         "src/pkg/mod.py",
     ]
@@ -194,12 +188,10 @@ def test_skill_loads_registered_bodies_only(host: HostExecutor, tmp_path: Path) 
     )
     catalog = discover_skills([(tmp_path / "skills", "user")])
     host.skills = SkillIndex({skill.id: skill.path for skill in catalog.skills})
-    out = run(host, "skill", name="pdf-tools")
-    assert not out.is_error and "Use pdftotext." in out.text_content and str(skills) in out.text_content
-    unknown = run(host, "skill", name="../../etc/passwd")
-    assert (
-        unknown.is_error and "Unknown skill" in unknown.text_content and "pdf-tools" in unknown.text_content
-    )
+    out = run_tool(host, "skill", name="pdf-tools")
+    assert not out.is_error and "Use pdftotext." in text_of(out) and str(skills) in text_of(out)
+    unknown = run_tool(host, "skill", name="../../etc/passwd")
+    assert unknown.is_error and "Unknown skill" in text_of(unknown) and "pdf-tools" in text_of(unknown)
 
 
 def test_truncation_helpers() -> None:

@@ -3,14 +3,13 @@ line, so no pattern can hold the interpreter while Stop or SIGTERM waits (design
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from desktop.host.tools.grep import run
 from desktop.host.tools.types import ToolContext, ToolFailure
+from tests.tools.conftest import text_of, tool_in_child
 
 #: Exponential for a backtracking engine on a line of a's that ends in another letter.
 NESTED = "(a+)+$"
@@ -20,26 +19,16 @@ def test_a_catastrophic_pattern_returns_at_once(tmp_path: Path) -> None:
     """Before: Python's ``re`` backtracked 2**60 ways on the one line (the test's subprocess
     timed out); RE2 answers "no match"."""
     (tmp_path / "long.txt").write_text("a" * 60 + "b\n")
-    script = (
-        "import sys; from pathlib import Path; from desktop.host.tools.grep import run;"
-        "from desktop.host.tools.types import ToolContext;"
-        "print(run({'pattern': sys.argv[2]}, ToolContext(Path(sys.argv[1]))).text_content)"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path), NESTED], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "No matches found"
-    assert done.stderr == ""
+    assert tool_in_child("grep", tmp_path, NESTED, timeout=120) == "No matches found"
 
 
 def test_patterns_match_as_ripgrep_reads_them(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("Needle one\nneedle two\nhay\n")
     ctx = ToolContext(tmp_path)
-    assert run({"pattern": "needle"}, ctx).text_content.splitlines() == ["a.txt:2: needle two"]
-    found = run({"pattern": "NEEDLE", "ignoreCase": True}, ctx).text_content.splitlines()
+    assert text_of(run({"pattern": "needle"}, ctx)).splitlines() == ["a.txt:2: needle two"]
+    found = text_of(run({"pattern": "NEEDLE", "ignoreCase": True}, ctx)).splitlines()
     assert found == ["a.txt:1: Needle one", "a.txt:2: needle two"]
-    assert run({"pattern": "n.e", "literal": True}, ctx).text_content == "No matches found"
+    assert text_of(run({"pattern": "n.e", "literal": True}, ctx)) == "No matches found"
 
 
 def test_lookaround_is_refused_with_the_reason(tmp_path: Path) -> None:

@@ -114,7 +114,7 @@ def test_server_crashes_are_reported_and_survived(
     assert "pi-test MCP server starting" in next(e.message for e in hub.events if e.kind == "crashed")
 
     removed = gate.execute(call("mcp__a__echo", {"text": "x"}))
-    assert removed.refused == "removed"
+    assert removed.refused == "removed" and "removed from the catalog" in text_of(removed.message)
     # The other server is untouched (activation is per epoch, so activate again).
     gate.execute(call("ToolSearch", {"query": "select:mcp__b__echo,mcp__b__pid"}))
     assert text_of(gate.execute(call("mcp__b__echo", {"text": "still here"})).message) == "echo:still here"

@@ -17,15 +17,13 @@ from desktop.host.permissions import (
     decide,
 )
 from desktop.host.settings import HookCommand, HookMatcher, SettingsError, load_settings, settings_path
-from desktop.host.tools.catalog import CORE_TOOLS, ToolCatalog
-from desktop.host.tools.executor import HostExecutor, ToolCallRequest
+from desktop.host.tools.catalog import ToolCatalog
+from desktop.host.tools.executor import HostExecutor
 from desktop.host.tools.extensions import ExtensionError, ExtensionRegistry
 from desktop.host.tools.hooks import HookRunner
 from desktop.host.tools.toolsearch import rank
 from desktop.host.tools.types import ToolSpec
-
-WRITE = next(spec for spec in CORE_TOOLS if spec.name == "write")
-BASH = next(spec for spec in CORE_TOOLS if spec.name == "bash")
+from tests.tools.conftest import run_tool
 
 
 def test_hook_receives_the_call_as_json_and_may_allow(workspace: Path) -> None:
@@ -89,9 +87,9 @@ def test_read_only_hint_lets_external_tools_run_in_read_only_mode() -> None:
 def test_accept_edits_writes_without_asking_but_asks_for_commands(workspace: Path) -> None:
     bridge = HeadlessBridge(False)
     host = HostExecutor(workspace, bridge, mode=PermissionMode.ACCEPT_EDITS)
-    assert not host.run(WRITE, ToolCallRequest("1", "write", {"path": "a.txt", "content": "x"})).is_error
+    assert not run_tool(host, "write", path="a.txt", content="x").is_error
     assert bridge.asked == []
-    refused = host.run(BASH, ToolCallRequest("2", "bash", {"command": "touch b.txt"}))
+    refused = run_tool(host, "bash", command="touch b.txt")
     assert refused.is_error and not (workspace / "b.txt").exists()
     assert [(r.tool_name, r.summary) for r in bridge.asked] == [("bash", "Run command: touch b.txt")]
 
@@ -107,8 +105,8 @@ def test_remembered_approval_is_not_asked_again(workspace: Path) -> None:
 
     bridge = Once()
     host = HostExecutor(workspace, bridge, mode=PermissionMode.ASK)
-    for i in range(3):
-        assert not host.run(BASH, ToolCallRequest(str(i), "bash", {"command": "true"})).is_error
+    for _ in range(3):
+        assert not run_tool(host, "bash", command="true").is_error
     assert bridge.count == 1
 
 

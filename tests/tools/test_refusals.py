@@ -41,31 +41,24 @@ def _activate(gate: ToolGate, name: str) -> None:
     assert result.ok and name in result.activated
 
 
-def unknown_tool(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def unknown_tool(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     gate = ToolGate(catalog, host, FLASH)
     return _marker(gate, ws, "Unknown tool 'nonexistent_tool'", tool="nonexistent_tool")
 
 
-def removed_tool(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
-    gate = ToolGate(catalog, host, FLASH)
-    _activate(gate, "touch_marker")
-    ext.unregister_tool("touch_marker")
-    return _marker(gate, ws, "was removed from the catalog")
-
-
-def not_activated(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def not_activated(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     gate = ToolGate(catalog, host, FLASH)
     return _marker(gate, ws, "deferred tool that is not activated")
 
 
-def after_route_change(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def after_route_change(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     gate = ToolGate(catalog, host, FLASH)
     _activate(gate, "touch_marker")
     assert gate.set_route(FLASH._replace(base_url="https://relay.example.com"))
     return _marker(gate, ws, "route change")
 
 
-def after_account_change(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def after_account_change(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     gate = ToolGate(catalog, host, FLASH)
     _activate(gate, "touch_marker")
     assert gate.set_route(FLASH._replace(account="someone-else"))
@@ -85,7 +78,7 @@ def _restored(ws: Path, catalog: ToolCatalog, host: HostExecutor, section: str) 
     return gate
 
 
-def tampered_identity(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def tampered_identity(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     honest = ToolGate(catalog, host, FLASH).identity()
     forged = ("0" if honest[0] != "0" else "1") + honest[1:]
     gate = _restored(
@@ -94,7 +87,7 @@ def tampered_identity(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: E
     return _marker(gate, ws, "identity mismatch")
 
 
-def unknown_version(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def unknown_version(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     identity = ToolGate(catalog, host, FLASH).identity()
     section = render_section(SIGNER.seal(ActivationState(identity, ("touch_marker",), 1))).replace(
         'version="2"', 'version="9"'
@@ -103,9 +96,7 @@ def unknown_version(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: Ext
     return _marker(gate, ws, "unknown-version")
 
 
-def forged_toolsearch_result(
-    ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry
-) -> Case:
+def forged_toolsearch_result(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     """One hand-written ToolSearch result with no call behind it grants nothing (design A8)."""
     gate = ToolGate(catalog, host, FLASH, signer=SIGNER)
     section = render_section(SIGNER.seal(ActivationState(gate.identity(), (), 0)))
@@ -126,7 +117,7 @@ def forged_toolsearch_result(
     return _marker(gate, ws, "not activated")
 
 
-def foreign_installation(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def foreign_installation(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     """A section sealed with another installation's key grants nothing (design A8)."""
     other = ActivationSigner.ephemeral("s")
     identity = ToolGate(catalog, host, FLASH).identity()
@@ -136,9 +127,7 @@ def foreign_installation(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext
     return _marker(gate, ws, "MAC does not verify")
 
 
-def after_mode_change_between_runs(
-    ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry
-) -> Case:
+def after_mode_change_between_runs(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     """Activated under ``ask``; a later run under ``full-access`` must not honour it (design A7)."""
     host.mode = PermissionMode.ASK
     asked = ToolGate(catalog, host, FLASH, signer=SIGNER)
@@ -148,107 +137,64 @@ def after_mode_change_between_runs(
     return _marker(gate, ws, "permission mode")
 
 
-def hook_blocks_exit_code(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
-    host.hooks = HookRunner(
-        [
-            HookMatcher(
-                matcher="write", hooks=[HookCommand(command="echo 'no writes on Fridays' >&2; exit 2")]
-            )
-        ],
-        ws,
-    )
-    probe = ws / "probe.txt"
-    return Case(
-        ToolGate(catalog, host, FLASH),
-        call("write", {"path": "probe.txt", "content": "x"}),
-        probe,
-        "no writes on Fridays",
-    )
+def _write(catalog: ToolCatalog, host: HostExecutor, path: str, probe: Path, reason: str) -> Case:
+    """``write`` asked to create ``path`` (the file ``probe``), refused for ``reason``."""
+    return Case(ToolGate(catalog, host, FLASH), call("write", {"path": path, "content": "x"}), probe, reason)
 
 
-def hook_blocks_json(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
-    host.hooks = HookRunner(
-        [
-            HookMatcher(
-                matcher="bash",
-                hooks=[HookCommand(command='echo \'{"decision": "block", "reason": "rm is banned"}\'')],
-            )
-        ],
-        ws,
-    )
-    probe = ws / "probe.txt"
-    return Case(
-        ToolGate(catalog, host, FLASH), call("bash", {"command": "touch probe.txt"}), probe, "rm is banned"
-    )
+def _bash(catalog: ToolCatalog, host: HostExecutor, ws: Path, reason: str) -> Case:
+    """``bash`` asked to create the workspace's probe file, refused for ``reason``."""
+    touch = call("bash", {"command": "touch probe.txt"})
+    return Case(ToolGate(catalog, host, FLASH), touch, ws / "probe.txt", reason)
 
 
-def read_only_denies_write(
-    ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry
-) -> Case:
+def _hook(host: HostExecutor, ws: Path, matcher: str, command: str) -> None:
+    host.hooks = HookRunner([HookMatcher(matcher=matcher, hooks=[HookCommand(command=command)])], ws)
+
+
+def hook_blocks_exit_code(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
+    _hook(host, ws, "write", "echo 'no writes on Fridays' >&2; exit 2")
+    return _write(catalog, host, "probe.txt", ws / "probe.txt", "no writes on Fridays")
+
+
+def hook_blocks_json(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
+    _hook(host, ws, "bash", 'echo \'{"decision": "block", "reason": "rm is banned"}\'')
+    return _bash(catalog, host, ws, "rm is banned")
+
+
+def read_only_denies_write(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     host.mode = PermissionMode.READ_ONLY
-    probe = ws / "probe.txt"
-    return Case(
-        ToolGate(catalog, host, FLASH),
-        call("write", {"path": "probe.txt", "content": "x"}),
-        probe,
-        "read-only mode",
-    )
+    return _write(catalog, host, "probe.txt", ws / "probe.txt", "read-only mode")
 
 
-def read_only_denies_bash(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def read_only_denies_bash(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     host.mode = PermissionMode.READ_ONLY
-    probe = ws / "probe.txt"
-    return Case(
-        ToolGate(catalog, host, FLASH), call("bash", {"command": "touch probe.txt"}), probe, "read-only mode"
-    )
+    return _bash(catalog, host, ws, "read-only mode")
 
 
-def user_declines(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def user_declines(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     host.mode = PermissionMode.ASK
     host.bridge = HeadlessBridge(False)
-    probe = ws / "probe.txt"
-    return Case(
-        ToolGate(catalog, host, FLASH),
-        call("bash", {"command": "touch probe.txt"}),
-        probe,
-        "did not approve bash",
-    )
+    return _bash(catalog, host, ws, "did not approve bash")
 
 
-def escape_dotdot(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def escape_dotdot(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
+    return _write(catalog, host, "../outside.txt", ws.parent / "outside.txt", "through '..'")
+
+
+def escape_absolute(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     probe = ws.parent / "outside.txt"
-    return Case(
-        ToolGate(catalog, host, FLASH),
-        call("write", {"path": "../outside.txt", "content": "x"}),
-        probe,
-        "through '..'",
-    )
+    return _write(catalog, host, str(probe), probe, "outside the workspace")
 
 
-def escape_absolute(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
-    probe = ws.parent / "outside.txt"
-    return Case(
-        ToolGate(catalog, host, FLASH),
-        call("write", {"path": str(probe), "content": "x"}),
-        probe,
-        "outside the workspace",
-    )
-
-
-def escape_symlink(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def escape_symlink(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     outside = ws.parent / "elsewhere"
     outside.mkdir()
     os.symlink(outside, ws / "link")
-    probe = outside / "evil.txt"
-    return Case(
-        ToolGate(catalog, host, FLASH),
-        call("write", {"path": "link/evil.txt", "content": "x"}),
-        probe,
-        "symlink",
-    )
+    return _write(catalog, host, "link/evil.txt", outside / "evil.txt", "symlink")
 
 
-def escape_symlink_edit(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext: ExtensionRegistry) -> Case:
+def escape_symlink_edit(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     outside = ws.parent / "secret.txt"
     outside.write_text("token=1\n")
     os.symlink(outside, ws / "innocent.txt")
@@ -257,9 +203,8 @@ def escape_symlink_edit(ws: Path, catalog: ToolCatalog, host: HostExecutor, ext:
     return Case(ToolGate(catalog, host, FLASH), edit, probe, "symlink")
 
 
-CASES: dict[str, Callable[[Path, ToolCatalog, HostExecutor, ExtensionRegistry], Case]] = {
+CASES: dict[str, Callable[[Path, ToolCatalog, HostExecutor], Case]] = {
     "unknown tool": unknown_tool,
-    "removed tool": removed_tool,
     "deferred tool not activated": not_activated,
     "activated tool after route change": after_route_change,
     "activated tool after account change": after_account_change,
@@ -284,7 +229,7 @@ CASES: dict[str, Callable[[Path, ToolCatalog, HostExecutor, ExtensionRegistry], 
 def test_refused_before_any_side_effect(
     case_name: str, workspace: Path, catalog: ToolCatalog, host: HostExecutor, extensions: ExtensionRegistry
 ) -> None:
-    case = CASES[case_name](workspace, catalog, host, extensions)
+    case = CASES[case_name](workspace, catalog, host)
     result = case.gate.execute(case.call)
     message = result.message
     assert message["role"] == "toolResult"
@@ -298,7 +243,7 @@ def test_refused_before_any_side_effect(
 def test_symlinked_secret_is_unchanged(
     workspace: Path, catalog: ToolCatalog, host: HostExecutor, extensions: ExtensionRegistry
 ) -> None:
-    case = escape_symlink_edit(workspace, catalog, host, extensions)
+    case = escape_symlink_edit(workspace, catalog, host)
     case.gate.execute(case.call)
     assert (workspace.parent / "secret.txt").read_text() == "token=1\n"
 

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import keyring
 import pytest
 
 from desktop.emulator import Emulator
@@ -30,18 +28,12 @@ CANARIES = (ENV_CANARY, OPENAI_CANARY, KEYRING_CANARY)
 
 
 @pytest.fixture
-def canaries(monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryKeyring]:
+def canaries(monkeypatch: pytest.MonkeyPatch, memory_keyring: MemoryKeyring) -> MemoryKeyring:
     monkeypatch.setenv("ANTHROPIC_API_KEY", ENV_CANARY)
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_CANARY)
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    backend.set_password(accounts.SERVICE, keyring_username("anthropic"), KEYRING_CANARY)
-    keyring.set_keyring(backend)
+    memory_keyring.set_password(accounts.SERVICE, keyring_username("anthropic"), KEYRING_CANARY)
     monkeypatch.setattr(accounts, "_read_from_keyring", {})
-    try:
-        yield backend
-    finally:
-        keyring.set_keyring(previous)
+    return memory_keyring
 
 
 def bash(command: str) -> str:

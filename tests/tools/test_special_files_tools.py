@@ -17,12 +17,10 @@ from typing import Any
 
 import pytest
 
-from desktop.host.tools.catalog import CORE_TOOLS
-from desktop.host.tools.executor import HostExecutor, ToolCallRequest
-from desktop.host.tools.types import ToolOutcome
+from desktop.host.tools.executor import HostExecutor
+from tests.tools.conftest import run_tool, text_of
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs are POSIX")
-SPECS = {spec.name: spec for spec in CORE_TOOLS}
 #: Far beyond what the tools take; only a read blocked on the FIFO gets near it.
 HANG = 120.0
 
@@ -45,18 +43,14 @@ def _finishes(call: Callable[[], Any]) -> Any:
     return result[0]
 
 
-def _run(host: HostExecutor, tool: str, **args: Any) -> ToolOutcome:
-    return host.run(SPECS[tool], ToolCallRequest("c1", tool, args))
-
-
 def test_read_refuses_a_fifo(host: HostExecutor, fifo: Path) -> None:
-    outcome = _finishes(lambda: _run(host, "read", path="pipe.txt"))
-    assert outcome.is_error and "FIFO" in outcome.text_content
+    outcome = _finishes(lambda: run_tool(host, "read", path="pipe.txt"))
+    assert outcome.is_error and "FIFO" in text_of(outcome)
 
 
 def test_grep_skips_a_fifo_and_searches_the_rest(host: HostExecutor, fifo: Path) -> None:
-    outcome = _finishes(lambda: _run(host, "grep", pattern="hello"))
-    assert not outcome.is_error and "hello.txt:1: hello world" in outcome.text_content
+    outcome = _finishes(lambda: run_tool(host, "grep", pattern="hello"))
+    assert not outcome.is_error and "hello.txt:1: hello world" in text_of(outcome)
 
 
 def test_grep_searches_a_giant_file_in_its_head_and_says_so(
@@ -67,8 +61,8 @@ def test_grep_searches_a_giant_file_in_its_head_and_says_so(
 
     monkeypatch.setattr(grep, "MAX_FILE_BYTES", 1000)
     (workspace / "giant.log").write_text("needle early\n" + "x" * 2000 + "\nneedle late\n")
-    outcome = _run(host, "grep", pattern="needle")
-    text = outcome.text_content
+    outcome = run_tool(host, "grep", pattern="needle")
+    text = text_of(outcome)
     assert "giant.log:1: needle early" in text and "needle late" not in text
     assert "Searched only the first" in text and "giant.log" in text.rsplit("[", 1)[1]
     assert outcome.details is not None and outcome.details["filesTruncated"] == ["giant.log"]

@@ -26,6 +26,7 @@ from desktop.host.tools.globs import SearchGlob, expand_braces
 from desktop.host.tools.grep import TOOL_SPEC as GREP
 from desktop.host.tools.ignore import IgnoreRules
 from desktop.host.tools.types import ToolFailure
+from tests.tools.conftest import text_of, tool_in_child
 
 TOKENS = ["a", "b", ".", "*", "**", "?", "/", "[ab]", "[!a]", "[a-b]", "\\*", "x"]
 COMPONENTS = ["a", "b", "ab", "ba", "aab", ".a", "x", "*", "bab"]
@@ -132,7 +133,7 @@ def test_stop_ends_a_search_whose_files_are_all_ignored(host: HostExecutor, work
     cancel.set()
     for spec, args in ((FIND, {"pattern": "*.py"}), (GREP, {"pattern": "NEEDLE"})):
         outcome = host.run(spec, ToolCallRequest("c1", spec.name, args), cancel=cancel)
-        assert outcome.is_error and outcome.text_content == "Operation aborted", spec.name
+        assert outcome.is_error and text_of(outcome) == "Operation aborted", spec.name
 
 
 def test_a_search_past_its_budget_stops_with_a_clear_line(
@@ -142,7 +143,7 @@ def test_a_search_past_its_budget_stops_with_a_clear_line(
     monkeypatch.setattr(ignore, "MAX_ENTRIES", 10)
     outcome = host.run(FIND, ToolCallRequest("c1", "find", {"pattern": "*.py"}))
     assert outcome.is_error
-    assert outcome.text_content.startswith("Search stopped after 10 entries under ")
+    assert text_of(outcome).startswith("Search stopped after 10 entries under ")
 
 
 # -- search globs (find's pattern, grep's glob) ---------------------------------------------
@@ -229,13 +230,4 @@ def test_brace_alternatives_nest_and_are_capped() -> None:
 def test_a_hostile_find_pattern_does_not_hang(tmp_path: Path) -> None:
     """Before: the pattern became ``[^/]*a[^/]*a...b`` and backtracked for hours on the name."""
     (tmp_path / ("a" * 200)).write_text("x")
-    script = (
-        "import sys; from pathlib import Path; from desktop.host.tools.find import run;"
-        "from desktop.host.tools.types import ToolContext;"
-        "print(run({'pattern': sys.argv[2]}, ToolContext(Path(sys.argv[1]))).text_content)"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path), HOSTILE], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "No files found matching pattern"
+    assert tool_in_child("find", tmp_path, HOSTILE, timeout=300) == "No files found matching pattern"

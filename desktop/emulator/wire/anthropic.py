@@ -35,23 +35,22 @@ def encode(reply: Reply, ctx: StreamContext) -> list[bytes]:
         "stop_sequence": None,
         "usage": usage(ctx, 1),
     }
-    events = [sse({"type": "message_start", "message": message}, "message_start")]
+    events: list[bytes] = []
+
+    def event(kind: str, **fields: Any) -> None:
+        events.append(sse({"type": kind, **fields}, kind))
+
+    event("message_start", message=message)
     index = 0
 
     def block(start: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
         nonlocal index
-        events.append(
-            sse(
-                {"type": "content_block_start", "index": index, "content_block": start}, "content_block_start"
-            )
-        )
+        event("content_block_start", index=index, content_block=start)
         if index == 0:
-            events.append(sse({"type": "ping"}, "ping"))
+            event("ping")
         for delta in deltas:
-            events.append(
-                sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta")
-            )
-        events.append(sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
+            event("content_block_delta", index=index, delta=delta)
+        event("content_block_stop", index=index)
         index += 1
 
     if reply.thinking:
@@ -66,8 +65,8 @@ def encode(reply: Reply, ctx: StreamContext) -> list[bytes]:
         block(start, [{"type": "input_json_delta", "partial_json": p} for p in args])
     final_usage = usage(ctx, ctx.output_tokens)
     delta = {"stop_reason": _STOP[reply.stop], "stop_sequence": None}
-    events.append(sse({"type": "message_delta", "delta": delta, "usage": final_usage}, "message_delta"))
-    events.append(sse({"type": "message_stop"}, "message_stop"))
+    event("message_delta", delta=delta, usage=final_usage)
+    event("message_stop")
     return events
 
 

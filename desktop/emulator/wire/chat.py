@@ -35,11 +35,15 @@ def usage(ctx: StreamContext, flavor: str) -> dict[str, Any]:
 
 
 def encode(reply: Reply, ctx: StreamContext, *, flavor: str, include_usage: bool) -> list[bytes]:
-    chunk_id = f"chatcmpl-emu-{ctx.seq:06d}"
+    body = {
+        "id": f"chatcmpl-emu-{ctx.seq:06d}",
+        "object": "chat.completion.chunk",
+        "created": ctx.created,
+        "model": ctx.model,
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
         choice = {"index": 0, "delta": delta, "finish_reason": finish}
-        body = {"id": chunk_id, "object": "chat.completion.chunk", "created": ctx.created, "model": ctx.model}
         return sse({**body, "choices": [choice], **extra})
 
     events = [chunk({"role": "assistant", "content": ""})]
@@ -58,11 +62,8 @@ def encode(reply: Reply, ctx: StreamContext, *, flavor: str, include_usage: bool
         whole = "".join(args) if flavor == "mistral" else ""  # Mistral sends each call whole
         function = {"name": call.name, "arguments": whole}
         first = {"index": n, "id": call_id, "type": "function", "function": function}
-        if flavor == "mistral":
-            events.append(chunk({"tool_calls": [first]}))
-            continue
         events.append(chunk({"tool_calls": [first]}))
-        for piece in args:
+        for piece in [] if flavor == "mistral" else args:
             events.append(chunk({"tool_calls": [{"index": n, "function": {"arguments": piece}}]}))
     finish = _FINISH[reply.stop]
     if flavor == "mistral":
@@ -70,12 +71,6 @@ def encode(reply: Reply, ctx: StreamContext, *, flavor: str, include_usage: bool
     else:
         events.append(chunk({}, finish))
         if include_usage:
-            body = {
-                "id": chunk_id,
-                "object": "chat.completion.chunk",
-                "created": ctx.created,
-                "model": ctx.model,
-            }
             events.append(sse({**body, "choices": [], "usage": usage(ctx, flavor)}))
     events.append(sse("[DONE]"))
     return events

@@ -27,7 +27,7 @@ class StreamContext:
 
 
 def pieces(text: str, size: int = TEXT_PIECE) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)] or []
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def sse(data: Any, event: str | None = None, *, crlf: bool = False) -> bytes:

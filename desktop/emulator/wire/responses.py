@@ -43,48 +43,25 @@ def encode(reply: Reply, ctx: StreamContext) -> list[bytes]:
     if reply.thinking:
         item_id = f"rs_emu_{ctx.seq:06d}"
         index = len(output)
+        at = {"item_id": item_id, "output_index": index, "summary_index": 0}
         emit(
             "response.output_item.added",
             output_index=index,
             item={"id": item_id, "type": "reasoning", "summary": []},
         )
-        part: dict[str, Any] = {"type": "summary_text", "text": ""}
-        emit(
-            "response.reasoning_summary_part.added",
-            item_id=item_id,
-            output_index=index,
-            summary_index=0,
-            part=part,
-        )
+        emit("response.reasoning_summary_part.added", **at, part={"type": "summary_text", "text": ""})
         for piece in pieces(reply.thinking):
-            emit(
-                "response.reasoning_summary_text.delta",
-                item_id=item_id,
-                output_index=index,
-                summary_index=0,
-                delta=piece,
-            )
-        emit(
-            "response.reasoning_summary_text.done",
-            item_id=item_id,
-            output_index=index,
-            summary_index=0,
-            text=reply.thinking,
-        )
+            emit("response.reasoning_summary_text.delta", **at, delta=piece)
+        emit("response.reasoning_summary_text.done", **at, text=reply.thinking)
         done_part = {"type": "summary_text", "text": reply.thinking}
-        emit(
-            "response.reasoning_summary_part.done",
-            item_id=item_id,
-            output_index=index,
-            summary_index=0,
-            part=done_part,
-        )
+        emit("response.reasoning_summary_part.done", **at, part=done_part)
         item = {"id": item_id, "type": "reasoning", "summary": [done_part]}
         emit("response.output_item.done", output_index=index, item=item)
         output.append(item)
     if reply.text:
         item_id = f"msg_emu_{ctx.seq:06d}"
         index = len(output)
+        at = {"item_id": item_id, "output_index": index, "content_index": 0}
         added = {
             "id": item_id,
             "type": "message",
@@ -93,29 +70,12 @@ def encode(reply: Reply, ctx: StreamContext) -> list[bytes]:
             "role": "assistant",
         }
         emit("response.output_item.added", output_index=index, item=added)
-        text_part: dict[str, Any] = {"type": "output_text", "annotations": [], "text": ""}
-        emit(
-            "response.content_part.added",
-            item_id=item_id,
-            output_index=index,
-            content_index=0,
-            part=text_part,
-        )
+        emit("response.content_part.added", **at, part={"type": "output_text", "annotations": [], "text": ""})
         for piece in pieces(reply.text):
-            emit(
-                "response.output_text.delta",
-                item_id=item_id,
-                output_index=index,
-                content_index=0,
-                delta=piece,
-            )
-        emit(
-            "response.output_text.done", item_id=item_id, output_index=index, content_index=0, text=reply.text
-        )
+            emit("response.output_text.delta", **at, delta=piece)
+        emit("response.output_text.done", **at, text=reply.text)
         text_part = {"type": "output_text", "annotations": [], "text": reply.text}
-        emit(
-            "response.content_part.done", item_id=item_id, output_index=index, content_index=0, part=text_part
-        )
+        emit("response.content_part.done", **at, part=text_part)
         item = {**added, "status": "completed", "content": [text_part]}
         emit("response.output_item.done", output_index=index, item=item)
         output.append(item)

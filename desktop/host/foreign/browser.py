@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -57,28 +57,22 @@ class Workspace:
         return max((s.modified for s in self.sessions), default=0.0)
 
 
+def _root(home: Path | None, env: Mapping[str, str] | None, variable: str, default: str, sub: str) -> Path:
+    """``$variable/sub`` when the tool's folder is moved by ``variable``, else ``~/default/sub``."""
+    moved = (os.environ if env is None else env).get(variable)
+    return Path(moved).expanduser() / sub if moved else (home or Path.home()) / default / sub
+
+
 def pi_sessions_root(home: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    agent = env.get("PI_CODING_AGENT_DIR")
-    if agent:
-        return Path(agent).expanduser() / "sessions"
-    return (home or Path.home()) / ".pi" / "agent" / "sessions"
+    return _root(home, env, "PI_CODING_AGENT_DIR", ".pi/agent", "sessions")
 
 
 def claude_projects_root(home: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    config = env.get("CLAUDE_CONFIG_DIR")
-    if config:
-        return Path(config).expanduser() / "projects"
-    return (home or Path.home()) / ".claude" / "projects"
+    return _root(home, env, "CLAUDE_CONFIG_DIR", ".claude", "projects")
 
 
 def codex_sessions_root(home: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    config = env.get("CODEX_HOME")
-    if config:
-        return Path(config).expanduser() / "sessions"
-    return (home or Path.home()) / ".codex" / "sessions"
+    return _root(home, env, "CODEX_HOME", ".codex", "sessions")
 
 
 def _head_objects(path: Path) -> Iterator[dict[str, Any]]:
@@ -197,27 +191,10 @@ def _entry(path: Path, fmt: SourceFormat) -> SessionEntry:
     try:
         entry = _DESCRIBE[fmt](path, stat)
     except OSError as exc:
-        return SessionEntry(
-            path,
-            fmt,
-            None,
-            None,
-            path.name,
-            stat.st_mtime,
-            stat.st_size,
-            f"{path}: cannot be read ({exc.strerror})",
-        )
+        unread = f"{path}: cannot be read ({exc.strerror})"
+        return SessionEntry(path, fmt, None, None, path.name, stat.st_mtime, stat.st_size, unread)
     if detected.format != fmt:
-        return SessionEntry(
-            path,
-            fmt,
-            entry.session_id,
-            entry.cwd,
-            path.name,
-            stat.st_mtime,
-            stat.st_size,
-            detected.description,
-        )
+        return replace(entry, title=path.name, problem=detected.description)
     return entry
 
 

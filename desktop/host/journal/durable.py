@@ -2,7 +2,7 @@
 
 ``fsync`` on macOS only reaches the drive's cache; ``F_FULLFSYNC`` reaches the platter. On Linux
 ``fdatasync`` is enough for appends (it still flushes the new file size). A new file is durable only
-once its directory entry is, hence ``sync_dir`` after create and after a rename.
+once its directory entry is, hence ``private_files.sync_dir`` after create and after a rename.
 """
 
 from __future__ import annotations
@@ -23,17 +23,6 @@ def sync_file(fd: int) -> None:
         os.fdatasync(fd)
     else:  # pragma: no cover - Windows
         os.fsync(fd)
-
-
-def sync_dir(path: Path) -> None:
-    """fsync a directory so a created, renamed or linked entry survives a power cut (POSIX only)."""
-    if os.name == "nt":  # pragma: no cover - directories cannot be opened on Windows
-        return
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def write_all(fd: int, data: bytes) -> None:

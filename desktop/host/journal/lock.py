@@ -3,8 +3,8 @@
 The lock is taken on the session file itself: an OS lock on an open descriptor of the file, so
 it belongs to the file's identity (device + inode) and every other name of the same file (a
 symlink, a hard link, a path through another mount of the folder) meets the same lock and opens
-read-only with the usual message. ``SessionLock.identity`` records the real path and the
-(device, inode) pair the writer must keep finding at its path before every append.
+read-only with the usual message. ``SessionLock.identity`` records the (device, inode) pair the
+writer must keep finding at its path before every append.
 
 Beside the session, ``<real name>.lock`` is a *record* only: who holds the session (process,
 host, since when), so the read-only message can name the other window. It is written when the
@@ -48,24 +48,18 @@ _RECORD_LIMIT = 4096
 
 @dataclass(frozen=True, slots=True)
 class FileIdentity:
-    """Which file a writer owns: its real path and the (device, inode) pair behind every name."""
+    """Which file a writer owns: the (device, inode) pair behind every name."""
 
-    real_path: Path
     device: int
     inode: int
 
     @classmethod
-    def of(cls, fd: int, path: Path) -> FileIdentity:
+    def of(cls, fd: int) -> FileIdentity:
         info = os.fstat(fd)
-        return cls(Path(os.path.realpath(path)), info.st_dev, info.st_ino)
+        return cls(info.st_dev, info.st_ino)
 
     def same_file(self, info: os.stat_result) -> bool:
         return (info.st_dev, info.st_ino) == (self.device, self.inode)
-
-
-def _hostname() -> str:
-    """This host's name for the lock record."""
-    return socket.gethostname()
 
 
 def lock_path_for(session_path: Path) -> Path:
@@ -82,9 +76,7 @@ _HELD_HERE: set[tuple[int, int]] = set()
 class LockHeld(Exception):
     """Another writer holds the session; ``user_message`` says so in plain words."""
 
-    def __init__(self, path: Path, holder: dict[str, Any] | None, *, here: bool = False) -> None:
-        self.path = path
-        self.holder = holder
+    def __init__(self, holder: dict[str, Any] | None, *, here: bool = False) -> None:
         self.user_message = _describe_holder(holder, here=here)
         super().__init__(self.user_message)
 
@@ -104,7 +96,7 @@ def _describe_holder(holder: dict[str, Any] | None, *, here: bool = False) -> st
     who = "another Pi Desktop window"
     if here:
         who = "this same Pi Desktop window (it already has the session open)"
-    elif holder and not (holder.get("pid") == os.getpid() and holder.get("host") == _hostname()):
+    elif holder and not (holder.get("pid") == os.getpid() and holder.get("host") == socket.gethostname()):
         # (A record of this process that no lock here holds is stale: the holder has not written.)
         pid, host, since = holder.get("pid"), holder.get("host"), holder.get("since")
         details = [f"process {pid}"] if isinstance(pid, int) else []
@@ -151,11 +143,10 @@ class SessionLock:
         record the holder now (a new session), else at the first ``record_holder``."""
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(session_path))
-        identity = FileIdentity.of(fd, session_path)
+        identity = FileIdentity.of(fd)
         if not _try_lock(fd):
-            record_path = lock_path_for(session_path)
             here = (identity.device, identity.inode) in _HELD_HERE
-            raise LockHeld(record_path, _read_holder(record_path), here=here)
+            raise LockHeld(_read_holder(lock_path_for(session_path)), here=here)
         _HELD_HERE.add((identity.device, identity.inode))
         lock = cls(session_path, fd, identity)
         if record:
@@ -179,10 +170,6 @@ class SessionLock:
         except OSError:
             pass  # the record is information only; the lock on the file is what counts
         self._recorded = True
-
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
 
     def release(self) -> None:
         """Drop the record this lock wrote (still under the lock, so no other holder's record is
@@ -235,14 +222,14 @@ def _remove_own_record(record: Path) -> None:
     """Remove the holder record if it is this process's (a stale one would name a window that
     is gone); anything else at that name is left alone."""
     holder = _read_holder(record)
-    if holder and holder.get("pid") == os.getpid() and holder.get("host") == _hostname():
+    if holder and holder.get("pid") == os.getpid() and holder.get("host") == socket.gethostname():
         with contextlib.suppress(OSError):  # information only
             os.unlink(record)
 
 
 def _write_record(record: Path) -> None:
     """Publish who holds the session; never writes into a file this call did not create."""
-    info = {"pid": os.getpid(), "host": _hostname(), "since": time.time_ns() // 1_000_000}
+    info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time_ns() // 1_000_000}
     line = orjson.dumps(info) + b"\n"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY
     try:

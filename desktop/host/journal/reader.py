@@ -3,7 +3,7 @@
 Every line is checked here against the one row schema (``rows``, design T9, T10): the envelope
 (``type``, ``id``, ``v``) first, then the values nothing after the reader could carry
 (``values``), then the shape its type promises; the models themselves are built on demand
-(``SessionLog.model``). A well-formed message row is checked as msgspec decodes its line into
+(``rows.parse_row``). A well-formed message row is checked as msgspec decodes its line into
 its schema type (design X29); anything else takes the full reading. The file is read line by
 line, and each accepted row is kept as its line (``lines.JournalRows``): a row is decoded
 again when it is used, so a long session is held at about the size of its file, not four times
@@ -32,9 +32,7 @@ from desktop.host.journal.errors import JournalFormatError
 from desktop.host.journal.lines import TYPE_CODES, JournalRows
 from desktop.host.journal.rows import (
     MESSAGE_ROW_LINES,
-    RowBase,
     header_problem,
-    parse_row,
     row_problem,
 )
 from desktop.host.journal.values import plain_line, value_problem
@@ -119,10 +117,6 @@ class SessionLog:
         """Written by a newer app: readable, but this app must not continue it (T7)."""
         version = (self.header or {}).get("v")
         return isinstance(version, int) and version > SCHEMA_VERSION
-
-    def model(self, index: int) -> RowBase:
-        """Validate one row on demand (raises ``rows.SchemaError`` for a malformed row)."""
-        return parse_row(self.rows[index])
 
     def format_error(self) -> JournalFormatError:
         """The error to raise when this file cannot be opened as a session at all."""

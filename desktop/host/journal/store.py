@@ -54,10 +54,8 @@ class SessionStore:
         path = self.folder_for(cwd) / f"{stamp}_{session_id}{SESSION_SUFFIX}"
         return JournalWriter.create(path, cwd=cwd, app_version=app_version, session_id=session_id)
 
-    def open(self, path: str | os.PathLike[str], *, read_only: bool = False) -> JournalWriter:
-        return JournalWriter.open(path, read_only=read_only)
-
     def session_files(self, cwd: str | os.PathLike[str] | None = None) -> list[Path]:
+        """The session files of ``cwd`` (of every folder when None), newest first."""
         folders = [self.folder_for(cwd)] if cwd is not None else _subfolders(self.root)
         found = [
             entry
@@ -67,14 +65,6 @@ class SessionStore:
             if entry.name.endswith(SESSION_SUFFIX) and not entry.name.startswith(".")
         ]
         return sorted(found, key=lambda p: p.name, reverse=True)
-
-    def list(self, cwd: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
-        """Sessions newest first; unreadable files are listed with their problem, never skipped."""
-        return [describe(path) for path in self.session_files(cwd)]
-
-    def find(self, session_id: str) -> Path | None:
-        suffix = f"_{session_id}{SESSION_SUFFIX}"
-        return next((p for p in self.session_files() if p.name.endswith(suffix)), None)
 
 
 def _subfolders(root: Path) -> list[Path]:

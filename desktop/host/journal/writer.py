@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeAlias
 import orjson
 
 from desktop.host.journal.ack import Ack, issue_ack
-from desktop.host.journal.durable import sync_dir, sync_file, write_all, write_new_file
+from desktop.host.journal.durable import sync_file, write_all, write_new_file
 from desktop.host.journal.envelope import SCHEMA_VERSION, new_row_id
 from desktop.host.journal.errors import FailureKind, LocalPreparationFailure
 from desktop.host.journal.lines import JournalRows
@@ -36,7 +36,6 @@ from desktop.host.journal.reader import (
     READ_BUFFER,
     Diagnostic,
     SessionLog,
-    SetAside,
     TornTail,
     file_identity,
     parse_session,
@@ -44,7 +43,7 @@ from desktop.host.journal.reader import (
     read_session,
 )
 from desktop.host.journal.rows import ROW_MODELS, RowBase, SessionHeader, build
-from desktop.host.private_files import create_private, make_private_dirs
+from desktop.host.private_files import create_private, make_private_dirs, sync_dir
 from desktop.host.schema import SchemaError, shape_error
 
 if TYPE_CHECKING:
@@ -255,17 +254,6 @@ class JournalWriter:
     @property
     def diagnostics(self) -> Sequence[Diagnostic]:
         return self._log.diagnostics
-
-    @property
-    def set_aside(self) -> Sequence[SetAside]:
-        return self._log.set_aside
-
-    @property
-    def log(self) -> SessionLog:
-        return self._log
-
-    def holds(self, row_id: str) -> bool:
-        return row_id in self._log.ids
 
     def get(self, row_id: str) -> dict[str, Any] | None:
         index = self._log.ids.get(row_id)

@@ -124,14 +124,11 @@ def send_streaming(
     ``error`` or ``aborted`` otherwise.
     """
     parser = parser_for(model)
-    secrets = [api_key] if api_key else []
-    emit = on_event or (lambda event: None)
+    emit = on_event or _ignore
     label = provider_label(str(model.get("provider", "")))
     headers = with_auth(request.headers, str(model.get("api", "")), api_key)
-
-    def deliver(events: list[StreamEvent]) -> None:
-        for event in events:
-            emit(event)
+    if cancel is None:  # a watcher also bounds the reading past a stream's end event
+        cancel = threading.Event()
 
     if pool is not None:
         session = pool
@@ -141,81 +138,87 @@ def send_streaming(
         try:
             session = session_http(NetworkSettings(), keepalive=0)
         except NetworkSettingError as exc:
-            deliver(parser.fail(str(exc)))
+            for event in parser.fail(str(exc)):
+                emit(event)
             return parser.result()
 
-    if cancel is None:  # a watcher also bounds the reading past a stream's end event
-        cancel = threading.Event()
-    cancelled: Callable[[], bool] = cancel.is_set
-
+    call = _Call(session, request, parser, emit, cancel, timeouts, label, [api_key] if api_key else [])
     try:
         with session.watching(cancel):
-            return _send(
-                session,
-                request,
-                headers,
-                parser,
-                emit,
-                deliver,
-                cancelled,
-                timeouts,
-                label,
-                secrets,
-                authorize,
-                policy,
-                rng,
-                cancel,
-                on_wait,
-            )
+            return _send(call, headers, authorize, policy, rng, on_wait)
     finally:
         if session is not pool:
             session.close()
 
 
+def _ignore(event: StreamEvent) -> None:
+    pass
+
+
+@dataclass
+class _Call:
+    """What every attempt of one request shares."""
+
+    session: SessionHttp
+    request: ProjectedRequest
+    parser: StreamParser
+    emit: EventCallback
+    cancel: threading.Event
+    timeouts: Timeouts
+    label: str
+    #: Values never shown in an error (the API key, credentials an authorizer added).
+    secrets: list[str]
+
+    def deliver(self, events: list[StreamEvent]) -> None:
+        for event in events:
+            self.emit(event)
+
+    def cancelled(self) -> bool:
+        return self.cancel.is_set()
+
+    def fail(self, message: str) -> None:
+        self.deliver(self.parser.fail(redact_text(message, self.secrets)))
+
+    def abort(self) -> None:
+        self.deliver(self.parser.abort())
+
+
 def _send(
-    session: SessionHttp,
-    request: ProjectedRequest,
+    call: _Call,
     headers: dict[str, str],
-    parser: StreamParser,
-    emit: EventCallback,
-    deliver: Callable[[list[StreamEvent]], None],
-    cancelled: Callable[[], bool],
-    timeouts: Timeouts,
-    label: str,
-    secrets: list[str],
     authorize: RequestAuthorizer | None,
     policy: RetryPolicy,
     rng: random.Random | None,
-    cancel: threading.Event,
     on_wait: WaitCallback | None,
 ) -> AssistantMessage:
     """The attempts of one request, with retries before a response starts."""
+    parser, secrets = call.parser, call.secrets
     attempt = 0
     while True:
-        if cancelled():
-            deliver(parser.abort())
+        if call.cancelled():
+            call.abort()
             return parser.result()
         try:
-            sent = _authorized(request, headers, authorize, secrets)
-            _attempt(session, request, sent, parser, emit, deliver, cancelled, timeouts, label, secrets)
+            sent = _authorized(call.request, headers, authorize, secrets)
+            _attempt(call, sent)
             return parser.result()
         except AuthUnavailable as exc:
-            deliver(parser.fail(redact_text(f"{label}: {exc}", secrets)))
+            call.fail(f"{call.label}: {exc}")
             return parser.result()
         except NetworkSettingError as exc:
-            deliver(parser.fail(redact_text(str(exc), secrets)))
+            call.fail(str(exc))
             return parser.result()
         except _Retry as retry:
-            if cancelled():
-                deliver(parser.abort())
+            if call.cancelled():
+                call.abort()
                 return parser.result()
             if attempt >= policy.max_retries:
-                deliver(parser.fail(redact_text(f"{retry} (after {attempt + 1} attempts)", secrets)))
+                call.fail(f"{retry} (after {attempt + 1} attempts)")
                 return parser.result()
             try:
                 delay = retry_delay(policy, attempt, retry.headers, rng)
             except RetryDelayTooLong as too_long:
-                deliver(parser.fail(redact_text(f"{too_long}. {retry}", secrets)))
+                call.fail(f"{too_long}. {retry}")
                 return parser.result()
             attempt += 1
             if on_wait is not None:
@@ -228,8 +231,8 @@ def _send(
                         "reason": redact_text(str(retry), secrets),
                     }
                 )
-            if cancel.wait(delay):
-                deliver(parser.abort())
+            if call.cancel.wait(delay):
+                call.abort()
                 return parser.result()
 
 
@@ -255,42 +258,34 @@ def _authorized(
     return sent
 
 
-def _attempt(
-    session: SessionHttp,
-    request: ProjectedRequest,
-    headers: Mapping[str, str],
-    parser: StreamParser,
-    emit: EventCallback,
-    deliver: Callable[[list[StreamEvent]], None],
-    cancelled: Callable[[], bool],
-    timeouts: Timeouts,
-    label: str,
-    secrets: list[str],
-) -> None:
+def _attempt(call: _Call, headers: Mapping[str, str]) -> None:
     """One try. Raises _Retry when the failure is transient and came before the response
     started: once a 2xx response is under way the provider may be executing the request,
     so it is never sent again (design W4)."""
+    session, request, parser, cancelled = call.session, call.request, call.parser, call.cancelled
     started = False
     try:
-        response = session.open(request.method, request.url, headers, request.body, _httpx_timeout(timeouts))
+        response = session.open(
+            request.method, request.url, headers, request.body, _httpx_timeout(call.timeouts)
+        )
         with contextlib.closing(response):
             if response.status_code >= 400:
                 body = _read_error_body(response, cancelled)
                 if cancelled():
-                    deliver(parser.abort())
+                    call.abort()
                     return
                 lowered = {k.lower(): v for k, v in response.headers.items()}
                 message = http_error_message(
-                    str(parser.model.get("provider", "")), response.status_code, body, secrets, lowered
+                    str(parser.model.get("provider", "")), response.status_code, body, call.secrets, lowered
                 )
                 if is_retryable_status(response.status_code, response.headers) and not (
                     response.status_code == 429 and EXHAUSTED_ACCOUNT.search(message)
                 ):
                     raise _Retry(message, lowered)
-                deliver(parser.fail(message))
+                call.deliver(parser.fail(message))
                 return
             started = True
-            feed = parser.feed
+            feed, emit = parser.feed, call.emit
             chunks = response.iter_bytes()
             for chunk in chunks:
                 if cancelled():
@@ -301,44 +296,39 @@ def _attempt(
                     _read_past_end(session, chunks)
                     return
             if cancelled():
-                deliver(parser.abort())
+                call.abort()
                 return
-            deliver(parser.finish())
+            call.deliver(parser.finish())
     except httpx.TimeoutException as exc:
         if cancelled():
-            deliver(parser.abort())
+            call.abort()
             return
         phase = "connect" if isinstance(exc, httpx.ConnectTimeout) else "read"
-        limit = timeouts.connect if phase == "connect" else timeouts.read
+        limit = call.timeouts.connect if phase == "connect" else call.timeouts.read
         message = redact_text(
-            f"{label} at {host_of(request.url)} did not respond within {limit:g}s ({phase} timeout)", secrets
+            f"{call.label} at {host_of(request.url)} did not respond within {limit:g}s ({phase} timeout)",
+            call.secrets,
         )
         if not started:
             raise _Retry(message) from exc
-        deliver(parser.fail(message + " mid-stream"))
+        call.deliver(parser.fail(message + " mid-stream"))
     except httpx.TransportError as exc:
         if cancelled():
-            deliver(parser.abort())
+            call.abort()
             return
-        if not started:
-            where = f"{label} at {host_of(request.url)}"
-            if _untrusted_certificate(exc):  # the same on every attempt: not retried
-                deliver(parser.fail(redact_text(f"{where}: {exc} — {UNTRUSTED_HINT}", secrets)))
-                return
+        where = f"{call.label} at {host_of(request.url)}"
+        if started:
+            call.fail(f"Connection to {where} was lost mid-stream: {exc}")
+        elif _untrusted_certificate(exc):  # the same on every attempt: not retried
+            call.fail(f"{where}: {exc} — {UNTRUSTED_HINT}")
+        else:
             if isinstance(exc, httpx.ProxyError):
                 reason = f"The proxy did not open a connection to {where}"
             elif isinstance(exc, httpx.ConnectError):
                 reason = f"Could not connect to {where}"
             else:
                 reason = f"Connection failed with {where}"
-            raise _Retry(redact_text(f"{reason}: {exc}", secrets)) from exc
-        deliver(
-            parser.fail(
-                redact_text(
-                    f"Connection to {label} at {host_of(request.url)} was lost mid-stream: {exc}", secrets
-                )
-            )
-        )
+            raise _Retry(redact_text(f"{reason}: {exc}", call.secrets)) from exc
 
 
 #: What to do about a certificate the client does not trust.

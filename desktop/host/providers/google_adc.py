@@ -76,9 +76,9 @@ class HttpxAuthTransport:
 class AdcBearer:
     """Adds a fresh ADC access token to a request; ``credentials`` may be injected."""
 
-    def __init__(self, credentials: Any | None = None, *, transport: Any | None = None) -> None:
+    def __init__(self, credentials: Any | None = None) -> None:
         self._credentials = credentials
-        self._transport = transport or HttpxAuthTransport()
+        self._transport = HttpxAuthTransport()
         self._lock = threading.Lock()
 
     def _load(self) -> Any:

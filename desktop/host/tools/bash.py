@@ -137,7 +137,7 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
 
     command = str(args["command"])
     timeout_arg = args.get("timeout")
-    timeout = float(timeout_arg) if timeout_arg else ctx.default_bash_timeout
+    timeout = float(timeout_arg) if timeout_arg else None
     if not ctx.workspace.is_dir():
         raise ToolFailure(f"Working directory does not exist: {ctx.workspace}\nCannot execute bash commands.")
     extra: dict[str, Any] = (

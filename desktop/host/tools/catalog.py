@@ -17,7 +17,7 @@ from typing import Protocol
 import orjson
 
 from desktop.host.tools import bash, edit, find, grep, ls, read, skill, toolsearch, write
-from desktop.host.tools.types import JsonObject, ToolSpec
+from desktop.host.tools.types import JsonObject, Notifier, ToolSpec
 
 CORE_TOOLS: tuple[ToolSpec, ...] = (
     read.TOOL_SPEC,
@@ -93,15 +93,13 @@ class CatalogSnapshot:
         return hashlib.sha256(canonical_json(payload)).hexdigest()
 
 
-class ToolCatalog:
+class ToolCatalog(Notifier):
     """Thread-safe owner of the current tool set; listeners hear about every change."""
 
-    def __init__(
-        self, core: Iterable[ToolSpec] = CORE_TOOLS, providers: Iterable[DeferredToolProvider] = ()
-    ) -> None:
-        self._core = tuple(core)
+    def __init__(self, providers: Iterable[DeferredToolProvider] = ()) -> None:
+        self._core = CORE_TOOLS
         self._providers: list[DeferredToolProvider] = []
-        self._listeners: list[Callable[[], None]] = []
+        super().__init__()
         self._lock = threading.Lock()
         for provider in providers:
             self.add_provider(provider)
@@ -109,19 +107,8 @@ class ToolCatalog:
     def add_provider(self, provider: DeferredToolProvider) -> None:
         with self._lock:
             self._providers.append(provider)
-        provider.subscribe(self._changed)
-        self._changed()
-
-    def subscribe(self, callback: Callable[[], None]) -> None:
-        """``callback`` runs (on the provider's thread) after any change; keep it cheap."""
-        with self._lock:
-            self._listeners.append(callback)
-
-    def _changed(self) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for callback in listeners:
-            callback()
+        provider.subscribe(self._notify)
+        self._notify()
 
     def snapshot(self) -> CatalogSnapshot:
         with self._lock:

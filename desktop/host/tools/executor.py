@@ -79,11 +79,7 @@ class HostExecutor:
         hooks: HookRunner | None = None,
         skills: SkillIndex | None = None,
         temp_dir: Path | None = None,
-        default_bash_timeout: float | None = None,
-        remembered: set[str] | None = None,
-        credential_env: frozenset[str] | None = None,
         inherit_credentials: bool = False,
-        secrets: Callable[[], Mapping[str, str]] = known_secrets,
     ) -> None:
         self.workspace = Path(workspace).absolute()
         self.bridge = bridge
@@ -91,14 +87,13 @@ class HostExecutor:
         self.hooks = hooks
         self.skills = skills
         self.temp_dir = temp_dir
-        self.default_bash_timeout = default_bash_timeout
-        self.remembered: set[str] = remembered if remembered is not None else set()
+        self.remembered: set[str] = set()
         #: Environment variables that hold provider credentials (kept from commands unless inherited).
-        self.credential_env = credential_env if credential_env is not None else credential_env_names()
+        self.credential_env = credential_env_names()
         #: Settings ``tools.bash.inheritCredentials``.
         self.inherit_credentials = inherit_credentials
         #: Every credential value the app holds, by name (``accounts.known_secrets``).
-        self.secrets = secrets
+        self.secrets: Callable[[], Mapping[str, str]] = known_secrets
 
     def command_env(self) -> dict[str, str] | None:
         """The environment a command runs with: the process's, minus credential variables."""
@@ -181,7 +176,6 @@ class HostExecutor:
             temp_dir=self.temp_dir,
             deferred_tools=deferred_tools,
             skills=self.skills,
-            default_bash_timeout=self.default_bash_timeout,
             env=self.command_env(),
         )
         try:

@@ -13,14 +13,24 @@ ToolSearch) and run through the same gate as every other tool.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.host.tools.types import Effect, JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
+from desktop.host.tools.types import (
+    Effect,
+    JsonObject,
+    Notifier,
+    ToolContext,
+    ToolFailure,
+    ToolOutcome,
+    ToolSpec,
+)
 
 TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 Handler = Callable[[JsonObject], "str | ToolOutcome"]
@@ -30,12 +40,12 @@ class ExtensionError(Exception):
     """An extension could not be loaded or registered a bad tool."""
 
 
-class ExtensionRegistry:
+class ExtensionRegistry(Notifier):
     """Holds extension tools; a ``DeferredToolProvider`` for the catalog."""
 
     def __init__(self) -> None:
         self._tools: dict[str, ToolSpec] = {}
-        self._listeners: list[Callable[[], None]] = []
+        super().__init__()
         self._lock = threading.Lock()
 
     def register_tool(
@@ -84,25 +94,9 @@ class ExtensionRegistry:
         self._notify()
         return spec
 
-    def unregister_tool(self, name: str) -> None:
-        with self._lock:
-            removed = self._tools.pop(name, None)
-        if removed is not None:
-            self._notify()
-
     def deferred_tools(self) -> Sequence[ToolSpec]:
         with self._lock:
             return list(self._tools.values())
-
-    def subscribe(self, callback: Callable[[], None]) -> None:
-        with self._lock:
-            self._listeners.append(callback)
-
-    def _notify(self) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for callback in listeners:
-            callback()
 
     def load_file(self, path: Path) -> None:
         """Import ``path`` and call its ``register(api)``; errors name the file."""
@@ -117,30 +111,11 @@ class ExtensionRegistry:
         register = getattr(module, "register", None)
         if not callable(register):
             raise ExtensionError(f"extension {path} has no register(api) function")
-        register(_ExtensionApi(self, path.stem))
+        register(_ExtensionApi(functools.partial(self.register_tool, extension=path.stem)))
 
 
+@dataclass(frozen=True)
 class _ExtensionApi:
-    def __init__(self, registry: ExtensionRegistry, extension: str) -> None:
-        self._registry = registry
-        self._extension = extension
+    """What an extension's ``register(api)`` is given: its tools are named after its file."""
 
-    def register_tool(
-        self,
-        name: str,
-        description: str,
-        parameters: JsonObject,
-        handler: Handler,
-        *,
-        effect: Effect = "external",
-        read_only: bool = False,
-    ) -> ToolSpec:
-        return self._registry.register_tool(
-            name,
-            description,
-            parameters,
-            handler,
-            effect=effect,
-            read_only=read_only,
-            extension=self._extension,
-        )
+    register_tool: Callable[..., ToolSpec]

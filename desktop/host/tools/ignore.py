@@ -73,12 +73,6 @@ def _compile(line: str) -> _Rule | None:
     return _Rule(Wildmatch(text), ignores, dir_only)
 
 
-def _matches(rule: _Rule, rel: str, is_dir: bool) -> bool:
-    if rule.dir_only and not is_dir:
-        return False
-    return rule.matcher.matches(rel)
-
-
 class IgnoreRules:
     """The rules of one ignore file, relative to the directory (``base``) that holds it."""
 
@@ -94,7 +88,7 @@ class IgnoreRules:
             rel = rel[len(self.base) + 1 :]
         result: bool | None = None
         for rule in self.rules:
-            if _matches(rule, rel, is_dir):
+            if (is_dir or not rule.dir_only) and rule.matcher.matches(rel):
                 result = rule.ignores
         return result
 

@@ -9,8 +9,8 @@ notification re-lists the server: a changed schema is a catalog change like any 
 notification is counted the moment it arrives (before the answer of the call that caused it is
 delivered) and ``settle`` waits for the re-list, so the catalog read right after a tool call
 already holds the new schema (design S6: the very next request declares it).
-A server that dies (during a call, or idle: a light ping notices) is reported through
-``on_event``, its tools leave the catalog, and every other server keeps working.
+A server that dies (during a call, or idle: a light ping notices) is recorded in
+``McpHub.events``, its tools leave the catalog, and every other server keeps working.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -36,7 +36,7 @@ from mcp.shared.exceptions import MCPError
 from desktop.host.paths import log_dir
 from desktop.host.private_files import make_private_dirs, open_private_append
 from desktop.host.settings import McpServerConfig
-from desktop.host.tools.types import JsonObject, ToolContext, ToolFailure, ToolOutcome, ToolSpec
+from desktop.host.tools.types import JsonObject, Notifier, ToolContext, ToolFailure, ToolOutcome, ToolSpec
 
 MAX_NAME = 64
 WATCH_INTERVAL = 0.5
@@ -49,7 +49,7 @@ ServerStatus = Literal["starting", "running", "crashed", "failed", "stopped"]
 
 @dataclass(frozen=True)
 class McpEvent:
-    """Something the user should see (the runtime journals it as a note)."""
+    """Something that happened to a server (kept in ``McpHub.events``)."""
 
     server: str
     kind: EventKind
@@ -84,22 +84,20 @@ class _Server:
     finished: threading.Event = field(default_factory=threading.Event)
 
 
-class McpHub:
+class McpHub(Notifier):
     """MCP servers started and stopped with the session; a ``DeferredToolProvider``."""
 
     def __init__(
         self,
         servers: Mapping[str, McpServerConfig],
         *,
-        on_event: Callable[[McpEvent], None] | None = None,
         logs: Path | None = None,
     ) -> None:
         self._servers = {
             name: _Server(name, config) for name, config in sorted(servers.items()) if not config.disabled
         }
-        self._on_event = on_event
         self._logs = logs
-        self._listeners: list[Callable[[], None]] = []
+        super().__init__()
         self._lock = threading.RLock()
         self._settled = threading.Condition(self._lock)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -161,10 +159,6 @@ class McpHub:
         with self._lock:
             return [spec for server in self._servers.values() for spec in server.tools.values()]
 
-    def subscribe(self, callback: Callable[[], None]) -> None:
-        with self._lock:
-            self._listeners.append(callback)
-
     def status(self) -> dict[str, ServerStatus]:
         return {name: server.status for name, server in self._servers.items()}
 
@@ -186,14 +180,6 @@ class McpHub:
         event = McpEvent(server, kind, message)
         with self._lock:
             self.events.append(event)
-        if self._on_event is not None:
-            self._on_event(event)
-
-    def _changed(self) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for callback in listeners:
-            callback()
 
     def _set_tools(self, server: _Server, tools: Mapping[str, ToolSpec], remote: Mapping[str, str]) -> bool:
         with self._lock:
@@ -202,7 +188,7 @@ class McpHub:
             server.remote = dict(remote)
             after = {name: spec.declaration() for name, spec in server.tools.items()}
         if before != after:
-            self._changed()
+            self._notify()
             return True
         return False
 

@@ -30,7 +30,7 @@ from desktop.host.tools.types import SkillIndex, ToolSpec
 from desktop.host.trust import TrustStore
 
 if TYPE_CHECKING:
-    from desktop.host.tools.mcp_servers import McpEvent, McpHub
+    from desktop.host.tools.mcp_servers import McpHub
 
 
 #: Asked before project-level definitions first run: the ones not yet allowed for this
@@ -55,13 +55,10 @@ class SessionTools:
         settings: Settings | None = None,
         *,
         skills: SkillIndex | None = None,
-        on_event: Callable[[McpEvent], None] | None = None,
-        temp_dir: Path | None = None,
     ) -> None:
         self.settings = settings if settings is not None else load_settings()
         self.problems: list[str] = []
         self.extensions = ExtensionRegistry()
-        self._on_event = on_event
         self.trust = TrustStore.at()
         self.root = workspace_root(Path(workspace))
         project_file = project_settings(self.root)
@@ -82,7 +79,7 @@ class SessionTools:
             mode=PermissionMode.parse(self.settings.permissions.mode),
             hooks=None,
             skills=skills,
-            temp_dir=temp_dir or cache_dir() / "tool-output",
+            temp_dir=cache_dir() / "tool-output",
             inherit_credentials=self.settings.tools.bash.inheritCredentials,
         )
         self._workspace = Path(workspace)
@@ -149,7 +146,7 @@ class SessionTools:
             # Lazy: the status budget.
             from desktop.host.tools.mcp_servers import McpHub
 
-            self.hub = McpHub(servers, on_event=self._on_event)
+            self.hub = McpHub(servers)
             self.catalog.add_provider(self.hub)
             self.hub.start()
             for _config, definition in self.definitions.servers.values():

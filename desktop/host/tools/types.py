@@ -35,10 +35,6 @@ class ToolOutcome(NamedTuple):
     def error(cls, text: str, *, details: JsonObject | None = None) -> ToolOutcome:
         return cls.text(text, is_error=True, details=details)
 
-    @property
-    def text_content(self) -> str:
-        return "\n".join(str(block.get("text", "")) for block in self.content if block.get("type") == "text")
-
     def to_message(self, tool_call_id: str, tool_name: str, timestamp: int | None = None) -> JsonObject:
         """The pi-ai ``ToolResultMessage`` JSON shape (``details`` only when present)."""
         message: JsonObject = {
@@ -68,7 +64,6 @@ class ToolContext:
         temp_dir: Path | None = None,
         deferred_tools: Sequence[ToolSpec] = (),
         skills: SkillIndex | None = None,
-        default_bash_timeout: float | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
         self.workspace = workspace
@@ -76,13 +71,31 @@ class ToolContext:
         self.temp_dir = temp_dir
         self.deferred_tools = deferred_tools
         self.skills = skills
-        self.default_bash_timeout = default_bash_timeout
         #: The environment commands run with; None inherits the process's (design A9: the Host
         #: passes one without provider credential variables unless the user allows them).
         self.env = env
 
 
 ToolRunner = Callable[[JsonObject, ToolContext], ToolOutcome]
+
+
+class Notifier:
+    """The listening half of a ``DeferredToolProvider``: each callback given to ``subscribe``
+    runs after every change (``_notify``), on the thread that made it; keep callbacks cheap."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Callable[[], None]] = []
+        self._listeners_lock = threading.Lock()
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        with self._listeners_lock:
+            self._listeners.append(callback)
+
+    def _notify(self) -> None:
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for callback in listeners:
+            callback()
 
 
 @dataclass(frozen=True, slots=True)
