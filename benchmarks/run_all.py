@@ -8,7 +8,7 @@ Each benchmark runs in its own process, one after the other, with the command th
 beside its figures; the machine's load average (``os.getloadavg``) is taken before and after
 each, and every figure a benchmark reports through ``_bench.report`` carries the load at the
 moment it was measured. The benchmarks that print their own tables (``open_bench.py``,
-``first_request_bench.py``, ``whatif_bench.py``) are quoted as they printed. A benchmark that
+``first_request_bench.py``, ``whatif_bench.py``, ``memory_floor.py``) are quoted as they printed. A benchmark that
 fails or runs out of its time is written down as such, not left out. ``--quick`` runs every
 benchmark small (a smoke run: the README it writes is not the one to commit).
 """
@@ -88,6 +88,13 @@ BENCHES = (
         ("--rounds", "1", "--rows", "5000"),
         "`pi-desktop PATH` for 100,000 rows from a fresh process, and File → Open in a running "
         "window, against a collector-off parse process",
+    ),
+    Bench(
+        "memory_floor.py",
+        ("--rounds", "3"),
+        ("--rounds", "1", "--rows", "5000"),
+        "what a bare Qt window holding the same 100,000-row session at the least costs in memory: "
+        "a floor to read `open_bench.py`'s memory figure against",
     ),
     Bench(
         "projection_bench.py",
@@ -282,7 +289,14 @@ def command(outcome: Outcome) -> str:
     return f"PYTHONPATH=$PWD {qt}python {script} {' '.join(outcome.argv[2:])}".rstrip()
 
 
-QT = {"open_bench.py", "timeline_bench.py", "conversation_bench.py", "handover_bench.py", "foreign_bench.py"}
+QT = {
+    "open_bench.py",
+    "memory_floor.py",
+    "timeline_bench.py",
+    "conversation_bench.py",
+    "handover_bench.py",
+    "foreign_bench.py",
+}
 
 
 def figure(record: dict[str, Any]) -> str:
