@@ -292,12 +292,8 @@ def _stable(before: Sequence[Message], messages: Sequence[Message]) -> int:
     n = len(before)
     if n and len(messages) >= n and messages[n - 1] is before[n - 1] and messages[0] is before[0]:
         return n
-    count = 0
-    for a, b in zip(before, messages, strict=False):
-        if a is not b:
-            break
-        count += 1
-    return count
+    pairs = zip(before, messages, strict=False)
+    return next((i for i, (a, b) in enumerate(pairs) if a is not b), min(n, len(messages)))
 
 
 def _engine_requests(

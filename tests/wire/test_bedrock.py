@@ -39,7 +39,6 @@ from desktop.pi.streaming.eventstream import (
     Timestamp,
     encode_message,
     event_frame,
-    exception_frame,
 )
 from desktop.session.dispatch import HttpDispatcher
 from tests.session.support import config, open_
@@ -70,6 +69,12 @@ def aws_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 def frames(*events: tuple[str, dict[str, Any]]) -> bytes:
     return b"".join(event_frame(kind, orjson.dumps(payload)) for kind, payload in events)
+
+
+def exception_frame(kind: str, payload: bytes) -> bytes:
+    """A modeled mid-stream exception (``throttlingException``...), as Bedrock sends it."""
+    headers = {":exception-type": kind, ":content-type": "application/json", ":message-type": "exception"}
+    return encode_message(headers, payload)
 
 
 def run(data: bytes, *, chunk: int = 7, model: dict[str, Any] = MODEL) -> tuple[dict[str, Any], list[Any]]:
