@@ -123,7 +123,7 @@ class PromptView:
 
     @property
     def total_tokens(self) -> int:
-        """``Prompt.total_tokens``, from the view's own texts (what-if's hidden prefix and cache miss read it)."""
+        """``Prompt.total_tokens``, from the view's own texts (the usage of a rule that caches nothing)."""
         texts = list(self.texts_from(0))
         if self.rule.kind == "breakpoints":
             return sum(estimate_tokens(t) for t in texts)
