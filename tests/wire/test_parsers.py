@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from desktop.pi.cost import calculate_cost
 from desktop.pi.streaming import SseDecoder, SseEvent, parse_streaming_json, parser_for
+from tests.wire.test_pi_ai_conformance import case_model, parse_in_chunks
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
 STREAMS = [c for c in orjson.loads((FIXTURES / "streams.json").read_bytes()) if "-cut" not in c["name"]]
@@ -206,12 +207,9 @@ COMPLETE_STREAMS = [c for c in STREAMS if _PI_AI[c["name"]]["message"]["stopReas
 @pytest.mark.parametrize("case", COMPLETE_STREAMS, ids=[c["name"] for c in COMPLETE_STREAMS])
 def test_a_cut_stream_is_never_presented_as_complete(case: dict[str, Any]) -> None:
     """Cut anywhere: either an error stop, or (cut after the terminal event) the full answer."""
-    model = {"id": case["model"], "api": case["api"], "provider": case["provider"], "cost": case["cost"]}
+    model = case_model(case)
     data = case["sse"].encode()
-    full = parser_for(model, timestamp=0)
-    full.feed(data)
-    full.finish()
-    complete = full.result()
+    complete, _ = parse_in_chunks(model, data, len(data) + 1)
     assert complete["stopReason"] in ("stop", "toolUse", "length")
     step = max(1, len(data) // 97)
     for cut in range(0, len(data), step):
@@ -228,8 +226,7 @@ def test_a_cut_stream_is_never_presented_as_complete(case: dict[str, Any]) -> No
 
 def test_abort_after_partial_output_keeps_content_but_not_completion() -> None:
     case = next(c for c in STREAMS if c["api"] == "anthropic-messages" and c["name"].endswith("-tool"))
-    model = {"id": case["model"], "api": case["api"], "provider": case["provider"]}
-    parser = parser_for(model)
+    parser = parser_for(case_model(case))
     data = case["sse"].encode()
     parser.feed(data[: len(data) * 2 // 3])
     events = parser.abort()
