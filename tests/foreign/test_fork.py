@@ -23,6 +23,7 @@ from desktop.host.journal import JournalWriter, read_session
 from desktop.host.settings import Settings
 from desktop.session.assembly import SessionConfig
 from desktop.session.foreign import fork_to_desktop, import_rows, open_foreign
+from tests.foreign.support import append_lines
 from tests.session.support import config, open_, reply, tool_result
 
 EXTENSION = """
@@ -65,9 +66,7 @@ def pi_source_with_toolsearch(copy: Callable[[str], Path]) -> Path:
         },
         {"type": "message", "id": "ts000002", "parentId": "ts000001", "timestamp": stamp, "message": result},
     ]
-    with path.open("ab") as handle:
-        for entry in entries:
-            handle.write(orjson.dumps(entry) + b"\n")
+    append_lines(path, *entries)
     return path
 
 
@@ -118,9 +117,7 @@ def claude_source_with_toolsearch(copy: Callable[[str], Path]) -> Path:
             "toolUseResult": {"matches": ["weather_lookup"], "activated": ["weather_lookup"]},
         },
     ]
-    with path.open("ab") as handle:
-        for entry in entries:
-            handle.write(orjson.dumps(entry) + b"\n")
+    append_lines(path, *entries)
     return path
 
 
