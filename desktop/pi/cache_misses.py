@@ -21,6 +21,7 @@ and ``chat --jsonl``. Pure: no clock, no files.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -91,14 +92,11 @@ class Summary:
         return sum(miss.recached for _, miss in self.misses)
 
     def to_json(self) -> dict[str, Any]:
-        counts: dict[str, int] = {}
-        for _, miss in self.misses:
-            counts[miss.cause] = counts.get(miss.cause, 0) + 1
         return {
             "hitRatio": round(self.hit_ratio, 4),
             "misses": len(self.misses),
             "recachedTokens": self.recached,
-            "causes": counts,
+            "causes": dict(Counter(miss.cause for _, miss in self.misses)),
             "missList": [{"message": index, **miss.to_json()} for index, miss in self.misses],
         }
 

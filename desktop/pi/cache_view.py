@@ -60,8 +60,6 @@ class CachePrediction:
     cost: Mapping[str, float]
     #: The part of the request (in cache order) the cached prefix ends with, or ``None``.
     ends_after: str | None
-    #: Its section: ``"tools"``, ``"system"`` or ``"messages"`` (``None`` when nothing is cached).
-    ends_in: str | None
     #: Byte offset in the body where the cached prefix ends (0: nothing cached), for the marker.
     marker_byte: int
     #: A prefix rule read into the next part too (up to a cache unit): its label.
@@ -239,7 +237,6 @@ def predict(
         uncached=usage.fresh,
         cost=usage.cost(model),
         ends_after=last.label if last is not None else None,
-        ends_in=last.section if last is not None else None,
         marker_byte=_marker(decoded, prompt, whole),
         partial=partial,
         why=_why(prompt, usage, change, sharing, bool(earlier) or cache is not None),

@@ -494,22 +494,14 @@ def restore_activation(
     recovered = tuple(n for n in later.names if n in known and n not in state.active)
     kept = {n for n in state.active if n in known} | set(recovered)
     ignored = tuple(n for n in (*state.active, *later.names) if n not in known)
-    if recovered:
-        return RestoreResult(
-            frozenset(kept),
-            "section+toolsearch",
-            f"{SECTION_NAME} section plus {len(recovered)} tool(s) from a newer successful ToolSearch result",
-            epoch=state.epoch,
-            recovered=recovered,
-            ignored=ignored,
-            refused_evidence=later.refused,
-            epoch_floor=floor,
-        )
     return RestoreResult(
         frozenset(kept),
-        "section",
-        f"{SECTION_NAME} section (epoch {state.epoch})",
+        "section+toolsearch" if recovered else "section",
+        f"{SECTION_NAME} section plus {len(recovered)} tool(s) from a newer successful ToolSearch result"
+        if recovered
+        else f"{SECTION_NAME} section (epoch {state.epoch})",
         epoch=state.epoch,
+        recovered=recovered,
         ignored=ignored,
         refused_evidence=later.refused,
         epoch_floor=floor,

@@ -18,10 +18,7 @@ import orjson
 from desktop.pi.text import content_text
 from desktop.pi.transcript import current_system_message
 from desktop.pi.types import Context, Message, SystemMessage
-from desktop.session.compaction_settings import KEEP_RECENT_TOKENS as KEEP_RECENT_TOKENS
-from desktop.session.compaction_settings import RESERVE_TOKENS as RESERVE_TOKENS
 from desktop.session.compaction_settings import CompactionSettings as CompactionSettings
-from desktop.session.compaction_settings import should_compact as should_compact
 from desktop.session.context_log import system_messages_at
 from desktop.session.estimate import message_tokens
 from desktop.session.history import CHECKPOINT_VERSION, ContextView, summary_message

@@ -106,7 +106,7 @@ def _number(value: object) -> bool:
 
 def totals(rows: Iterable[Mapping[str, Any]]) -> tuple[int, Usage]:
     """(requests, their summed usage) over the rows."""
-    found = [u for row in rows if (u := usage_of(row)) is not None]
+    found = _usages(rows)
     summed = Usage(
         "",
         sum(u.input for u in found),
@@ -363,23 +363,23 @@ def _md_usage(rows: Sequence[Mapping[str, Any]]) -> str:
         "| # | model | input | cached | uncached | output | cost |",
         "|---|---|---:|---:|---:|---:|---:|",
     ]
-    number = 0
-    for row in rows:
-        usage = usage_of(row)
-        if usage is None:
-            continue
-        number += 1
+    for number, usage in enumerate(_usages(rows), 1):
         model = _printable(usage.model).replace("|", "\\|")
-        lines.append(
-            f"| {number} | {model} | {usage.input:,} | {usage.cached:,} | {usage.uncached:,} | "
-            f"{usage.output:,} | {format_cost(usage.cost)} |"
-        )
+        lines.append(f"| {number} | {model} | {' | '.join(_figures(usage))} |")
     count, summed = totals(rows)
-    lines.append(
-        f"| **total** | {count:,} requests | {summed.input:,} | {summed.cached:,} | {summed.uncached:,} | "
-        f"{summed.output:,} | {format_cost(summed.cost)} |"
-    )
+    lines.append(f"| **total** | {count:,} requests | {' | '.join(_figures(summed))} |")
     return "\n".join(lines)
+
+
+def _usages(rows: Iterable[Mapping[str, Any]]) -> list[Usage]:
+    return [usage for row in rows if (usage := usage_of(row)) is not None]
+
+
+def _figures(usage: Usage) -> list[str]:
+    """A usage table's number cells, as text."""
+    return [f"{n:,}" for n in (usage.input, usage.cached, usage.uncached, usage.output)] + [
+        format_cost(usage.cost)
+    ]
 
 
 # --- HTML ----------------------------------------------------------------------------------------
@@ -455,21 +455,13 @@ def _html_usage(rows: Sequence[Mapping[str, Any]]) -> str:
     head = "".join(
         f"<th>{name}</th>" for name in ("#", "model", "input", "cached", "uncached", "output", "cost")
     )
-    body: list[str] = []
-    number = 0
-    for row in rows:
-        usage = usage_of(row)
-        if usage is None:
-            continue
-        number += 1
-        body.append(
-            f"<tr><td>{number}</td><td>{_e(usage.model)}</td><td>{usage.input:,}</td><td>{usage.cached:,}</td>"
-            f"<td>{usage.uncached:,}</td><td>{usage.output:,}</td><td>{format_cost(usage.cost)}</td></tr>"
-        )
+    body = [
+        f"<tr><td>{number}</td><td>{_e(usage.model)}</td>{''.join(f'<td>{c}</td>' for c in _figures(usage))}</tr>"
+        for number, usage in enumerate(_usages(rows), 1)
+    ]
     count, summed = totals(rows)
     body.append(
-        f"<tr><th>total</th><th>{count:,} requests</th><th>{summed.input:,}</th><th>{summed.cached:,}</th>"
-        f"<th>{summed.uncached:,}</th><th>{summed.output:,}</th><th>{format_cost(summed.cost)}</th></tr>"
+        f"<tr><th>total</th><th>{count:,} requests</th>{''.join(f'<th>{c}</th>' for c in _figures(summed))}</tr>"
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 

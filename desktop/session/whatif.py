@@ -109,12 +109,6 @@ class RequestSequence:
     replayed: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
 
-def _output(message: Mapping[str, Any] | None) -> int:
-    usage = message.get("usage") if isinstance(message, Mapping) else None
-    value = usage.get("output") if isinstance(usage, Mapping) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -> RequestSequence:
     """Read the request sequence of any session file (Desktop, pi, Claude Code, Codex); read-only.
 
@@ -140,7 +134,7 @@ def request_sequence(path: str | os.PathLike[str], *, leaf: str | None = None) -
             counts[kind] += 1
             row = rows.get(rid)
             reply = row.message if row else None
-            calls.append((messages, _output(reply), row.ts if row else None, reply))
+            calls.append((messages, _billed(reply, "output"), row.ts if row else None, reply))
     if len(calls) > 1 and len(walked) > 1:  # the lanes interleave in time
         calls.sort(key=lambda call: call[2] if call[2] is not None else 0)
     return RequestSequence(
@@ -182,7 +176,7 @@ def _desktop_sequence(path: Path) -> RequestSequence:
         message = row_message(row)
         if row.get("type") == "assistant" and message is not None:
             requests.append(Prefix(current, len(current)))  # shared, not copied
-            outputs.append(_output(message))
+            outputs.append(_billed(message, "output"))
             ts = message.get("timestamp")
             stamps.append(ts if isinstance(ts, int) else None)
         if row.get("type") == "compaction":
@@ -292,12 +286,8 @@ def _stable(before: Sequence[Message], messages: Sequence[Message]) -> int:
     n = len(before)
     if n and len(messages) >= n and messages[n - 1] is before[n - 1] and messages[0] is before[0]:
         return n
-    count = 0
-    for a, b in zip(before, messages, strict=False):
-        if a is not b:
-            break
-        count += 1
-    return count
+    pairs = zip(before, messages, strict=False)
+    return next((i for i, (a, b) in enumerate(pairs) if a is not b), min(n, len(messages)))
 
 
 def _engine_requests(
@@ -666,6 +656,14 @@ def recorded_retention(sequence: RequestSequence) -> str | None:
     return "long" if total and hour * 2 > total else None
 
 
+def _replay_options(sequence: RequestSequence) -> RequestOptions:
+    return RequestOptions(
+        session_id=sequence.session_id,
+        api_key=CREDENTIAL_PLACEHOLDER,
+        cache_retention=recorded_retention(sequence),
+    )
+
+
 def recorded_cost(sequence: RequestSequence, model: Model) -> float | None:
     """What the recorded replies cost at ``model``'s prices (their billed usage), or None
     when the usage or the price is not known."""
@@ -695,10 +693,8 @@ def replay_times(sequence: RequestSequence) -> list[int | None] | None:
     stamps = sequence.timestamps
     if not stamps or any(t is None for t in stamps):
         return None
-    known = [t for t in stamps if t is not None]
-    if any(b < a for a, b in itertools.pairwise(known)):
-        return None
-    if known[-1] > time.time() * 1000:
+    known = cast(list[int], stamps)
+    if any(b < a for a, b in itertools.pairwise(known)) or known[-1] > time.time() * 1000:
         return None
     return list(stamps)
 
@@ -777,11 +773,7 @@ def strategy_usages(
     """One route x strategy pass: every request projected, read in cache order and folded
     through the provider's cache (expiring at ``times`` when given), each request derived
     from the previous one (design X8)."""
-    options = RequestOptions(
-        session_id=sequence.session_id,
-        api_key=CREDENTIAL_PLACEHOLDER,
-        cache_retention=recorded_retention(sequence),
-    )
+    options = _replay_options(sequence)
     cache = _warmed(sequence, model, delivery, options, times)
     views = views_for(model, sequence.requests, delivery, tools, options, tick)
     stamps: Iterable[int | None] = times if times is not None else itertools.repeat(None)
@@ -810,11 +802,7 @@ def replay_route(
     the recorded provider's (design P15)."""
     steps = steps or _Steps(passes_per_route(sequence, deliveries), len(sequence.requests), None, None)
     times = replay_times(sequence) if retention else None
-    options = RequestOptions(
-        session_id=sequence.session_id,
-        api_key=CREDENTIAL_PLACEHOLDER,
-        cache_retention=recorded_retention(sequence),
-    )
+    options = _replay_options(sequence)
     requests = sequence.requests
     last = requests[-1] if requests else []
     declared = declared_tools(last) if changes_tools_later(last) else None

@@ -123,7 +123,7 @@ class PromptView:
 
     @property
     def total_tokens(self) -> int:
-        """``Prompt.total_tokens`` (computed by the counters below, kept here for tests)."""
+        """``Prompt.total_tokens``, from the view's own texts (the usage of a rule that caches nothing)."""
         texts = list(self.texts_from(0))
         if self.rule.kind == "breakpoints":
             return sum(estimate_tokens(t) for t in texts)

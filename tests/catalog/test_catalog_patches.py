@@ -22,6 +22,7 @@ from desktop.pi.catalog.transport import (
     TOOL_ADDITIONS,
     TOOL_CHANGES,
     TOOL_SEARCH,
+    transport_flags,
 )
 
 FindModel = Callable[[dict[str, Any], str, str], dict[str, Any]]
@@ -40,9 +41,8 @@ def test_patch_is_in_the_default_set_and_names_its_exact_binding() -> None:
 
 
 def test_patch_sets_only_the_system_flag_on_the_official_flash(catalog: Catalog, published: Catalog) -> None:
-    patched = catalog.pi_model("deepseek", "deepseek-flash")
-    original = published.pi_model("deepseek", "deepseek-flash")
-    assert patched is not None and original is not None
+    patched = catalog.get("deepseek", "deepseek-flash").model  # type: ignore[union-attr]
+    original = published.get("deepseek", "deepseek-flash").model  # type: ignore[union-attr]
     assert patched["compat"][SYSTEM_MESSAGES] is True
     for flag in (TOOL_ADDITIONS, TOOL_CHANGES, ADDITIONAL_TOOLS, TOOL_SEARCH):
         assert flag not in patched["compat"]
@@ -59,7 +59,7 @@ def test_patch_touches_exactly_one_model(catalog: Catalog, published: Catalog) -
     changed = [
         f"{m['provider']}/{m['id']}"
         for m in published.pi.models
-        if catalog.pi_model(m["provider"], m["id"]) != published.pi_model(m["provider"], m["id"])
+        if catalog.get(m["provider"], m["id"]) != published.get(m["provider"], m["id"])
     ]
     assert changed == ["deepseek/deepseek-flash"]
     for provider, model_id in [
@@ -74,9 +74,8 @@ def test_patch_touches_exactly_one_model(catalog: Catalog, published: Catalog) -
 
 
 def test_removing_the_patch_restores_pi_flags_exactly(published: Catalog) -> None:
-    bundled = published.pi
-    for model in bundled.models:
-        assert published.pi_model(model["provider"], model["id"]) is model
+    for model in published.pi.models:
+        assert published.get(model["provider"], model["id"]).flags == transport_flags(model)  # type: ignore[union-attr]
     entry = published.get("deepseek", "deepseek-flash")
     assert entry is not None and not entry.flags[SYSTEM_MESSAGES] and entry.patches == ()
 
@@ -97,8 +96,8 @@ def test_patch_does_not_follow_the_model_to_another_endpoint(
     snapshot = parse_pi_catalog(orjson.dumps(pi_doc), "relay.json")
     assert [o.status for o in apply_patches(snapshot.models, DEFAULT_PATCHES)[1]] == ["binding not found"]
     catalog = CatalogClass(snapshot, None)
-    flash = catalog.pi_model("deepseek", "deepseek-flash")
-    assert flash is not None and SYSTEM_MESSAGES not in flash["compat"]
+    flash = catalog.get("deepseek", "deepseek-flash")
+    assert flash is not None and SYSTEM_MESSAGES not in flash.model["compat"] and flash.patches == ()
 
 
 def test_build_catalog_patches_option() -> None:

@@ -51,7 +51,6 @@ def test_the_catalog_answers_the_same_from_one_provider_as_from_all(
         for p, mid in keys:
             if p == provider:
                 assert lazy.get(p, mid) == whole.get(p, mid)
-                assert lazy.pi_model(p, mid) == whole.pi_model(p, mid)
                 assert lazy.aliases_of(p, mid) == whole.aliases_of(p, mid)
         assert lazy.get(provider, "no-such-model") == whole.get(provider, "no-such-model")
         assert lazy.pi._replace(models=()) == whole.pi._replace(models=())

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from desktop.session.foreign import ClaudeSession, PiSession, open_foreign
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -34,3 +36,9 @@ def claude_session(path: Path) -> ClaudeSession:
     opened = open_foreign(path)
     assert isinstance(opened, ClaudeSession)
     return opened
+
+
+def append_lines(path: Path, *entries: Any) -> None:
+    """Append each entry to the JSON Lines file ``path``, one line each."""
+    with path.open("ab") as handle:
+        handle.write(b"".join(orjson.dumps(entry) + b"\n" for entry in entries))

@@ -14,7 +14,7 @@ import orjson
 from desktop.pi.projection import RequestOptions, project
 from desktop.session.foreign import kinds, next_request, route_model
 from desktop.session.foreign.claude import user_parts, user_shape
-from tests.foreign.support import CLAUDE
+from tests.foreign.support import CLAUDE, append_lines
 from tests.foreign.support import claude_session as session
 
 BASIC = CLAUDE / "basic.jsonl"
@@ -246,9 +246,7 @@ def test_dangling_bookkeeping_entries_make_no_branches(copy_fixture: Callable[[s
             "timestamp": "2026-10-02T10:00:42.000Z",
         },
     ]
-    with path.open("ab") as handle:
-        for entry in extra:
-            handle.write(orjson.dumps(entry) + b"\n")
+    append_lines(path, *extra)
     opened = session(path)
     assert [(b.leaf, b.length) for b in opened.branches()] == before
     assert before[0] == (M + "21", 17)  # the current branch: its entries, root to leaf

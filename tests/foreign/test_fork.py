@@ -23,7 +23,8 @@ from desktop.host.journal import JournalWriter, read_session
 from desktop.host.settings import Settings
 from desktop.session.assembly import SessionConfig
 from desktop.session.foreign import fork_to_desktop, import_rows, open_foreign
-from tests.session.support import config, open_
+from tests.foreign.support import append_lines
+from tests.session.support import config, open_, reply, tool_result
 
 EXTENSION = """
 def register(api):
@@ -46,56 +47,26 @@ def pi_source_with_toolsearch(copy: Callable[[str], Path]) -> Path:
     path = copy("pi_sessions/v3_branches.jsonl")
     leaf = orjson.loads(path.read_bytes().splitlines()[-1])["id"]
     stamp = "2026-10-01T10:00:00.000Z"
-    usage = {
-        "input": 1,
-        "output": 1,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "totalTokens": 2,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    }
     call = {
         "type": "toolCall",
         "id": "call_ts",
         "name": "ToolSearch",
         "arguments": {"query": "select:weather_lookup"},
     }
+    result = tool_result(
+        "call_ts", "ToolSearch", "Activated: weather_lookup", 2, activated=["weather_lookup"]
+    )
     entries = [
         {
             "type": "message",
             "id": "ts000001",
             "parentId": leaf,
             "timestamp": stamp,
-            "message": {
-                "role": "assistant",
-                "content": [call],
-                "api": "anthropic-messages",
-                "provider": "anthropic",
-                "model": "claude-opus-5-5",
-                "usage": usage,
-                "stopReason": "toolUse",
-                "timestamp": 1,
-            },
+            "message": reply([call], 1, input=1, output=1),
         },
-        {
-            "type": "message",
-            "id": "ts000002",
-            "parentId": "ts000001",
-            "timestamp": stamp,
-            "message": {
-                "role": "toolResult",
-                "toolCallId": "call_ts",
-                "toolName": "ToolSearch",
-                "content": [{"type": "text", "text": "Activated: weather_lookup"}],
-                "details": {"activated": ["weather_lookup"]},
-                "isError": False,
-                "timestamp": 2,
-            },
-        },
+        {"type": "message", "id": "ts000002", "parentId": "ts000001", "timestamp": stamp, "message": result},
     ]
-    with path.open("ab") as handle:
-        for entry in entries:
-            handle.write(orjson.dumps(entry) + b"\n")
+    append_lines(path, *entries)
     return path
 
 
@@ -146,9 +117,7 @@ def claude_source_with_toolsearch(copy: Callable[[str], Path]) -> Path:
             "toolUseResult": {"matches": ["weather_lookup"], "activated": ["weather_lookup"]},
         },
     ]
-    with path.open("ab") as handle:
-        for entry in entries:
-            handle.write(orjson.dumps(entry) + b"\n")
+    append_lines(path, *entries)
     return path
 
 

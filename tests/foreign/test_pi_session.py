@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from desktop.session.foreign import BranchNotFound, kinds
-from tests.foreign.support import PI, PI_FILES
+from tests.foreign.support import PI, PI_FILES, append_lines
 from tests.foreign.support import pi_session as session
 
 
@@ -177,9 +177,7 @@ def test_entries_without_ids_unknown_types_and_duplicates_are_reported(
         {"type": "hologram", "id": "holo1", "parentId": last["id"], "timestamp": "2026-10-01T09:00:00.000Z"},
         {**last, "message": {**last["message"], "content": [{"type": "text", "text": "again"}]}},
     ]
-    with path.open("ab") as handle:
-        for entry in extra:
-            handle.write(orjson.dumps(entry) + b"\n")
+    append_lines(path, *extra)
     opened = session(path)
     codes = [d.code for d in opened.diagnostics]
     assert codes == ["bad-entry", "unknown-entry", "duplicate-id"]
@@ -236,8 +234,7 @@ def test_in_context_marks_follow_edits_of_any_entry(copy_fixture: Callable[[str]
     compaction = [e for e in opened.entries if e["type"] == "compaction"][-1]
     edit = {"type": "context_edit", "id": "edit0001", "parentId": opened.entries[-1]["id"]}
     edit |= {"timestamp": "2026-10-01T09:00:00.000Z", "targetId": compaction["id"], "replacement": None}
-    with path.open("ab") as handle:
-        handle.write(orjson.dumps(edit) + b"\n")
+    append_lines(path, edit)
     edited = session(path)
     assert compaction["id"] not in edited.context().sources
     assert {r.id for r in edited.timeline() if r.in_context} == set(edited.context().sources)

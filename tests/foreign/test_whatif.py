@@ -38,26 +38,13 @@ from desktop.session.whatif import (
 )
 from tests.cli.helpers import run_main
 from tests.foreign.support import CLAUDE, PI
+from tests.session.support import reply
 
-USAGE = {
-    "input": 0,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
+DEEPSEEK = {"api": "openai-completions", "provider": "deepseek", "model": "deepseek-flash"}
 
 
 def assistant(text: str, output: int, ts: int) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": [{"type": "text", "text": text}],
-        "api": "openai-completions",
-        "provider": "deepseek",
-        "model": "deepseek-flash",
-        "usage": {**USAGE, "output": output, "totalTokens": output},
-        "stopReason": "stop",
-        "timestamp": ts,
-    }
+    return reply([{"type": "text", "text": text}], ts, stop="stop", route=DEEPSEEK, output=output)
 
 
 def pi_session(path: Path, messages: list[dict[str, Any]]) -> Path:

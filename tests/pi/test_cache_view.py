@@ -37,7 +37,7 @@ def test_deepseek_reads_the_previous_prefix_in_64_token_units() -> None:
     second = chat("A" * 995, "B" * 222, "C" * 227)  # 1536 chars: 384 tokens
     prediction = predict(DEEPSEEK, second, [first])
     assert (prediction.total, prediction.cached, prediction.uncached) == (384, 256, 128)
-    assert prediction.ends_after == "message 1 (user)" and prediction.ends_in == "messages"
+    assert prediction.ends_after == "message 1 (user)"
     assert prediction.first_change == "message 2 (assistant) (messages) is new since the previous request"
     # The marker sits right after the first message in the body's own bytes.
     assert second[: prediction.marker_byte].endswith(b'AAA"}')

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from desktop.pi.delivery import FALLBACKS, deliver
 from desktop.pi.projection import ProviderRequest, RequestOptions, project
 from desktop.pi.projection.incremental import WIRE_PATHS, IncrementalProjection
+from tests.session.support import reply
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai"
 
@@ -227,24 +228,17 @@ def test_every_api_is_covered() -> None:
 def _exchange(index: int, model: dict[str, Any]) -> list[dict[str, Any]]:
     """One finished turn: a question and a plain answer."""
     stamp = 10_000 + index * 10
-    answer = {
-        "role": "assistant",
-        "content": [{"type": "text", "text": f"answer {index}"}],
-        "api": model["api"],
-        "provider": model["provider"],
-        "model": model["id"],
-        "usage": {
-            "input": 10,
-            "output": 3,
-            "cacheRead": 0,
-            "cacheWrite": 0,
-            "totalTokens": 13,
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-        },
-        "stopReason": "stop",
-        "timestamp": stamp + 1,
-    }
+    route = {"api": model["api"], "provider": model["provider"], "model": model["id"]}
+    answer = reply(
+        [{"type": "text", "text": f"answer {index}"}], stamp + 1, stop="stop", route=route, input=10, output=3
+    )
     return [{"role": "user", "content": f"question {index}", "timestamp": stamp}, answer]
+
+
+def _history(model: dict[str, Any]) -> list[dict[str, Any]]:
+    """A system prompt declaring two tools, then eight finished turns."""
+    system = {"role": "system", "content": "You are helpful.", "toolsAdded": TOOLS[:2], "timestamp": 1_000}
+    return [system, *(message for index in range(8) for message in _exchange(index, model))]
 
 
 FIRST_ROUTE_PER_API = list({model["api"]: (model, options) for model, options in reversed(ROUTES)}.values())
@@ -268,10 +262,7 @@ def test_a_turn_shares_the_committed_history(model: dict[str, Any], options: Req
     unchanged by making (and encoding) the next request, one more once its body is read.
     """
     api = model["api"]
-    system = {"role": "system", "content": "You are helpful.", "toolsAdded": TOOLS[:2], "timestamp": 1_000}
-    messages: list[dict[str, Any]] = [system]
-    for index in range(8):
-        messages += _exchange(index, model)
+    messages = _history(model)
     engine = IncrementalProjection(model, options)
     first = engine.request(messages, 0, [_exchange(8, model)[0]])
     shown = _items(first.body, api)
@@ -305,10 +296,7 @@ def test_a_new_tool_extends_the_committed_history(model: dict[str, Any], options
     """A tool change that only declares a new name, uncalled so far, keeps the committed items
     (design X10); one that declares a name again starts over. Both stay byte-equal."""
     api = model["api"]
-    system = {"role": "system", "content": "You are helpful.", "toolsAdded": TOOLS[:2], "timestamp": 1_000}
-    messages: list[dict[str, Any]] = [system]
-    for index in range(8):
-        messages += _exchange(index, model)
+    messages = _history(model)
     engine = IncrementalProjection(model, options)
     first = engine.request(messages, 0)
     shown = _items(first.body, api)

@@ -20,6 +20,7 @@ from desktop.pi.projection._js import (
     sanitize_surrogates,
     short_hash,
 )
+from tests.session.support import reply
 
 
 @pytest.mark.parametrize(
@@ -85,19 +86,10 @@ def test_integral_float_arguments_serialize_like_pi_ai() -> None:
         "contextWindow": 100000,
         "maxTokens": 1000,
     }
-    usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": {}}
+    call = {"type": "toolCall", "id": "c1", "name": "sleep", "arguments": {"seconds": 2.0}}
     messages: Any = [
         {"role": "user", "content": "go", "timestamp": 1},
-        {
-            "role": "assistant",
-            "content": [{"type": "toolCall", "id": "c1", "name": "sleep", "arguments": {"seconds": 2.0}}],
-            "api": "openai-completions",
-            "provider": "custom",
-            "model": "m",
-            "usage": usage,
-            "stopReason": "toolUse",
-            "timestamp": 2,
-        },
+        reply([call], 2, route={"api": "openai-completions", "provider": "custom", "model": "m"}),
         {
             "role": "toolResult",
             "toolCallId": "c1",

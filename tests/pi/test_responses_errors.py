@@ -11,6 +11,7 @@ import pytest
 
 from desktop.pi.projection import ProjectionError, RequestOptions, project
 from desktop.pi.transcript import normalize_context
+from tests.session.support import reply
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pi_ai"
 
@@ -47,16 +48,9 @@ def test_azure_without_endpoint_says_where_to_set_it() -> None:
 def test_unparseable_reasoning_signature_is_named() -> None:
     case = _case("openai_responses.json")
     model = case["model"]
-    broken = {
-        "role": "assistant",
-        "content": [{"type": "thinking", "thinking": "x", "thinkingSignature": "not json"}],
-        "api": model["api"],
-        "provider": model["provider"],
-        "model": model["id"],
-        "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": {}},
-        "stopReason": "stop",
-        "timestamp": 2,
-    }
+    thinking = {"type": "thinking", "thinking": "x", "thinkingSignature": "not json"}
+    route = {"api": model["api"], "provider": model["provider"], "model": model["id"]}
+    broken = reply([thinking], 2, stop="stop", route=route)
     context = {"messages": [{"role": "user", "content": "q", "timestamp": 1}, broken]}
     with pytest.raises(ProjectionError, match="thinkingSignature"):
         project(model, normalize_context(context), RequestOptions.from_pi({"apiKey": "sk-x"}))

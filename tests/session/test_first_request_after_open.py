@@ -28,6 +28,7 @@ from desktop.pi.projection import ProviderRequest, RequestOptions, project
 from desktop.pi.types import Model, Tool, ToolCall, ToolResultMessage
 from desktop.session.runtime import SessionRoute, SessionRuntime
 from desktop.session.state import effective_state
+from tests.session.support import reply, tool_result
 
 TURNS = 120
 ROUTES = {"anthropic-messages": ("anthropic", "claude-opus-5"), "openai-responses": ("openai", "gpt-5.5")}
@@ -68,8 +69,7 @@ def _model(api: str) -> Model:
 
 
 def _messages(model: Model) -> list[dict[str, Any]]:
-    owner = {"api": model["api"], "provider": model["provider"], "model": model["id"]}
-    usage = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15}
+    route = {"provider": model["provider"], "model": model["id"], "api": model["api"]}
     tool = {"name": "read", "description": "Read a file", "parameters": {"type": "object", "properties": {}}}
     out: list[dict[str, Any]] = [
         {"role": "system", "content": "You are careful.", "toolsAdded": [tool], "timestamp": 1}
@@ -79,30 +79,11 @@ def _messages(model: Model) -> list[dict[str, Any]]:
         call = {"type": "toolCall", "id": f"call_{turn}", "name": "read", "arguments": {"path": f"f{turn}"}}
         out += [
             {"role": "user", "content": f"question {turn}", "timestamp": ts},
-            {
-                "role": "assistant",
-                "content": [call],
-                **owner,
-                "usage": usage,
-                "stopReason": "toolUse",
-                "timestamp": ts,
-            },
-            {
-                "role": "toolResult",
-                "toolCallId": call["id"],
-                "toolName": "read",
-                "content": [{"type": "text", "text": f"contents {turn}"}],
-                "isError": False,
-                "timestamp": ts,
-            },
-            {
-                "role": "assistant",
-                "content": [{"type": "text", "text": f"answer {turn}"}],
-                **owner,
-                "usage": usage,
-                "stopReason": "stop",
-                "timestamp": ts,
-            },
+            reply([call], ts, route=route, input=10, output=5),
+            tool_result(call["id"], "read", f"contents {turn}", ts),
+            reply(
+                [{"type": "text", "text": f"answer {turn}"}], ts, stop="stop", route=route, input=10, output=5
+            ),
         ]
     return out
 

@@ -20,8 +20,8 @@ import pytest
 from desktop.emulator import Emulator
 from desktop.host.journal import JournalWriter
 from desktop.session.assembly import SessionConfig
+from tests.session.support import OPUS, open_, reply, tool_result
 from tests.session.support import config as emulated_config
-from tests.session.support import open_
 
 ROWS = 20_000
 
@@ -77,49 +77,10 @@ def _long_session(path: Path, rows: int) -> None:
             "arguments": {"path": f"src/m{turn % 97}.py"},
         }
         text = {"type": "text", "text": f"Answer {turn}: an off-by-one in the loop. " * 3}
-        usage = {"input": 120, "output": 80, "cacheRead": 4000, "cacheWrite": 200, "totalTokens": 4400}
-        usage["cost"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}  # type: ignore[assignment]
-        batch.append(
-            {
-                "type": "assistant",
-                "v": 1,
-                "id": f"a{n}",
-                "ts": ts,
-                "route": {
-                    "provider": "anthropic",
-                    "model": "claude-opus-5-5",
-                    "api": "anthropic-messages",
-                    "baseUrl": "x",
-                },
-                "message": {
-                    "role": "assistant",
-                    "content": [text, call],
-                    "api": "anthropic-messages",
-                    "provider": "anthropic",
-                    "model": "claude-opus-5-5",
-                    "usage": usage,
-                    "stopReason": "toolUse",
-                    "timestamp": ts,
-                },
-            }
-        )
-        result = {"type": "text", "text": "def f(x):\n    return x + 1\n" * 4}
-        batch.append(
-            {
-                "type": "toolResult",
-                "v": 1,
-                "id": f"t{n}",
-                "ts": ts,
-                "message": {
-                    "role": "toolResult",
-                    "toolCallId": f"c{n}",
-                    "toolName": "read",
-                    "content": [result],
-                    "isError": False,
-                    "timestamp": ts,
-                },
-            }
-        )
+        answer = reply([text, call], ts, input=120, output=80, cacheRead=4000, cacheWrite=200)
+        batch.append({"type": "assistant", "v": 1, "id": f"a{n}", "ts": ts, "route": OPUS, "message": answer})
+        result = tool_result(f"c{n}", "read", "def f(x):\n    return x + 1\n" * 4, ts)
+        batch.append({"type": "toolResult", "v": 1, "id": f"t{n}", "ts": ts, "message": result})
         for row in batch:
             row["id"] = f"{row['id']}-{len(lines)}"
             lines.append(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE))

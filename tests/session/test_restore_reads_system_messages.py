@@ -20,6 +20,7 @@ from desktop.host.tools.catalog import ToolCatalog
 from desktop.session.activation import SECTION_NAME, ActivationSigner, restore_activation
 from desktop.session.context_log import ContextLog, system_messages_at
 from desktop.session.declarations import DeclarationPolicy, Declarations
+from tests.session.support import OPUS, reply, tool_result
 
 
 class _Unread(Sequence[dict[str, Any]]):
@@ -81,33 +82,13 @@ def _journal(path: Path, *, escaped_search: bool) -> JournalRows:
     plain tool), and its result; with ``escaped_search`` the name is spelled with a JSON
     ``\\u`` escape, as a hand-edited file may."""
     JournalWriter.create(path, cwd=str(path.parent), app_version="test").close()
-    usage = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2}
-    usage["cost"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}  # type: ignore[assignment]
     tool = "ToolSearch" if escaped_search else "read"
-    route = {"provider": "anthropic", "model": "claude-opus-5-5", "api": "anthropic-messages", "baseUrl": "x"}
     call = {"type": "toolCall", "id": "c1", "name": tool, "arguments": {"query": "select:word_count"}}
-    assistant = {
-        "role": "assistant",
-        "content": [call],
-        "api": "anthropic-messages",
-        "provider": "anthropic",
-        "model": "claude-opus-5-5",
-        "usage": usage,
-        "stopReason": "toolUse",
-        "timestamp": 2,
-    }
-    result = {
-        "role": "toolResult",
-        "toolCallId": "c1",
-        "toolName": tool,
-        "content": [{"type": "text", "text": "activated"}],
-        "details": {"activated": ["word_count"]},
-        "isError": False,
-        "timestamp": 3,
-    }
+    assistant = reply([call], 2, input=1, output=1)
+    result = tool_result("c1", tool, "activated", 3, activated=["word_count"])
     rows = [
         {"type": "user", "v": 1, "id": "u1", "message": {"role": "user", "content": "find", "timestamp": 1}},
-        {"type": "assistant", "v": 1, "id": "a1", "route": route, "message": assistant},
+        {"type": "assistant", "v": 1, "id": "a1", "route": OPUS, "message": assistant},
         {"type": "toolResult", "v": 1, "id": "t1", "message": result},
     ]
     data = b"".join(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE) for row in rows)

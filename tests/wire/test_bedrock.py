@@ -39,11 +39,11 @@ from desktop.pi.streaming.eventstream import (
     Timestamp,
     encode_message,
     event_frame,
-    exception_frame,
 )
 from desktop.session.dispatch import HttpDispatcher
 from tests.session.support import config, open_
 from tests.wire.sigv4_check import AMZ_DATE, expected_signature, parse_authorization
+from tests.wire.test_pi_ai_conformance import parse_in_chunks
 
 MODEL_ID = "anthropic.claude-sonnet-4-5-20250929-v1:0"  # Pi-published, with prompt caching
 ROUTE = f"amazon-bedrock/{MODEL_ID}"
@@ -72,13 +72,14 @@ def frames(*events: tuple[str, dict[str, Any]]) -> bytes:
     return b"".join(event_frame(kind, orjson.dumps(payload)) for kind, payload in events)
 
 
+def exception_frame(kind: str, payload: bytes) -> bytes:
+    """A modeled mid-stream exception (``throttlingException``...), as Bedrock sends it."""
+    headers = {":exception-type": kind, ":content-type": "application/json", ":message-type": "exception"}
+    return encode_message(headers, payload)
+
+
 def run(data: bytes, *, chunk: int = 7, model: dict[str, Any] = MODEL) -> tuple[dict[str, Any], list[Any]]:
-    parser = parser_for(model)
-    events = parser.start()
-    for i in range(0, len(data), chunk):
-        events += parser.feed(data[i : i + chunk])
-    events += parser.finish()
-    return parser.result(), events
+    return parse_in_chunks(model, data, chunk)
 
 
 # -- framing -----------------------------------------------------------------------------

@@ -17,8 +17,7 @@ from typing import Any
 import orjson
 import pytest
 
-from desktop.pi.streaming import parser_for
-from tests.wire.test_pi_ai_conformance import _floats_close
+from tests.wire.test_pi_ai_conformance import _floats_close, case_model, parse_in_chunks
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "wire"
 CASES = orjson.loads((FIXTURES / "bedrock_streams.json").read_bytes())
@@ -46,14 +45,8 @@ def _normalize(message: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("chunk", [5, 1 << 20])
 def test_same_message_and_events_as_pi_ai(case: dict[str, Any], chunk: int) -> None:
     expected = RESULTS[case["name"]]
-    model = {"id": case["model"], "api": case["api"], "provider": case["provider"], "cost": case["cost"]}
-    parser = parser_for(model, timestamp=0)
-    data = base64.b64decode(case["body"])
-    events = parser.start()
-    for i in range(0, len(data), chunk):
-        events += parser.feed(data[i : i + chunk])
-    events += parser.finish()
-    ours, theirs = _normalize(parser.result()), _normalize(expected["message"])
+    message, events = parse_in_chunks(case_model(case), base64.b64decode(case["body"]), chunk)
+    ours, theirs = _normalize(message), _normalize(expected["message"])
     assert _floats_close(ours, theirs), f"\nours:   {ours}\npi-ai:  {theirs}"
     assert [e["type"] for e in events] == expected["events"]
 

@@ -93,30 +93,24 @@ def test_retry_after_beyond_the_cap_fails_immediately(emu: Emulator) -> None:
     assert "(429 rate_limit_error)" in message["errorMessage"]
 
 
+@pytest.mark.parametrize(
+    ("fault", "words"),
+    [
+        (Fault("cut", after_events=3), ("mid-stream",)),
+        (Fault("truncate", after_events=3), ("ended", "incomplete", "finish")),
+        (Fault("malformed", at_event=3), ("pars", "malformed", "json")),
+    ],
+    ids=["cut mid-way", "no terminal event", "malformed event JSON"],
+)
 @pytest.mark.parametrize("family", FAMILIES, ids=FAMILY_IDS)
-def test_stream_cut_mid_way_is_an_error_not_a_message(emu: Emulator, family: Family) -> None:
-    emu.inject(Fault("cut", after_events=3), times=1)
+def test_a_broken_stream_is_a_clear_error_not_a_message(
+    emu: Emulator, family: Family, fault: Fault, words: tuple[str, ...]
+) -> None:
+    emu.inject(fault, times=1)
     message, events = _send(emu, family, "tell me [[words:40]]")
-
     _assert_not_complete(message, events, "error")
-    assert "mid-stream" in message["errorMessage"]
+    assert any(word in message["errorMessage"].lower() for word in words)
     assert len(emu.requests) == 1, "bytes were consumed, so no retry"
-
-
-@pytest.mark.parametrize("family", FAMILIES, ids=FAMILY_IDS)
-def test_stream_missing_its_terminal_event_is_an_error(emu: Emulator, family: Family) -> None:
-    emu.inject(Fault("truncate", after_events=3), times=1)
-    message, events = _send(emu, family, "tell me [[words:40]]")
-    _assert_not_complete(message, events, "error")
-    assert any(word in message["errorMessage"] for word in ("ended", "Incomplete", "finish"))
-
-
-@pytest.mark.parametrize("family", FAMILIES, ids=FAMILY_IDS)
-def test_malformed_event_json_is_a_clear_error(emu: Emulator, family: Family) -> None:
-    emu.inject(Fault("malformed", at_event=3), times=1)
-    message, events = _send(emu, family, "tell me [[words:40]]")
-    _assert_not_complete(message, events, "error")
-    assert any(word in message["errorMessage"].lower() for word in ("pars", "malformed", "json"))
 
 
 def test_slow_first_byte_times_out_then_the_retry_succeeds(emu: Emulator) -> None:

@@ -146,10 +146,6 @@ def _send(dispatcher: HttpDispatcher) -> dict[str, Any]:
         dispatcher.close()
 
 
-def _text(message: dict[str, Any]) -> str:
-    return "".join(b["text"] for b in message["content"] if b["type"] == "text")
-
-
 def test_https_proxy_from_the_environment_and_the_ca_from_the_setting(
     provider: ScriptedServer, certificates: Certificates, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -157,7 +153,7 @@ def test_https_proxy_from_the_environment_and_the_ca_from_the_setting(
         monkeypatch.setenv("HTTPS_PROXY", proxy.url)
         message = _send(_dispatcher({"caBundle": str(certificates.ca_file)}))
     assert message["stopReason"] == "stop", message.get("errorMessage")
-    assert _text(message) == "Hello"
+    assert message["content"] == [{"type": "text", "text": "Hello"}]
     assert proxy.targets == [f"CONNECT {HOST}:443"]
     assert [seen.headers["host"] for seen in provider.seen] == [HOST]
 

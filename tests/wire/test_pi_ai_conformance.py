@@ -28,15 +28,23 @@ _JSON_ERROR = re.compile(
 )
 
 
-def _run(case: dict[str, Any], chunk: int) -> tuple[dict[str, Any], list[str]]:
-    model = {"id": case["model"], "api": case["api"], "provider": case["provider"], "cost": case["cost"]}
+def parse_in_chunks(model: dict[str, Any], data: bytes, chunk: int) -> tuple[dict[str, Any], list[Any]]:
+    """``data`` read by ``model``'s stream parser ``chunk`` bytes at a time: the message, the events."""
     parser = parser_for(model, timestamp=0)
-    data = case["sse"].encode()
     events = parser.start()
     for i in range(0, len(data), chunk):
         events += parser.feed(data[i : i + chunk])
     events += parser.finish()
-    return parser.result(), [e["type"] for e in events]
+    return parser.result(), events
+
+
+def case_model(case: dict[str, Any]) -> dict[str, Any]:
+    return {"id": case["model"], "api": case["api"], "provider": case["provider"], "cost": case["cost"]}
+
+
+def _run(case: dict[str, Any], chunk: int) -> tuple[dict[str, Any], list[str]]:
+    message, events = parse_in_chunks(case_model(case), case["sse"].encode(), chunk)
+    return message, [e["type"] for e in events]
 
 
 def _normalize(message: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,14 @@ import pytest
 
 from desktop.host.providers import RetryPolicy, Timeouts, WireRequest, send_streaming
 from tests.wire.loopback import Reply, serving
-from tests.wire.test_pi_ai_conformance import CASES, LATER_PI_AI, RESULTS, _floats_close, _normalize
+from tests.wire.test_pi_ai_conformance import (
+    CASES,
+    LATER_PI_AI,
+    RESULTS,
+    _floats_close,
+    _normalize,
+    case_model,
+)
 
 #: The end events of each API with one (Gemini has none: its body's end is the end).
 END_EVENTS = {
@@ -49,11 +56,10 @@ def test_most_recorded_streams_are_served_held_open() -> None:
 @pytest.mark.parametrize("case", HELD, ids=[c["name"] for c in HELD])
 def test_pi_ai_stream_held_open_ends_as_pi_ai_ended_it(case: dict[str, Any]) -> None:
     events: list[dict[str, Any]] = []
-    model = {"id": case["model"], "api": case["api"], "provider": case["provider"], "cost": case["cost"]}
     with serving(Reply(chunks=[case["sse"].encode()], after="hold")) as server:
         message = send_streaming(
             WireRequest(server.base_url + "/stream", b"{}"),
-            model=model,
+            model=case_model(case),
             api_key="sk-test",
             on_event=events.append,
             timeouts=Timeouts(connect=5, read=30),

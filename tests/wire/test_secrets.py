@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import orjson
@@ -13,6 +11,7 @@ import pytest
 from desktop.host.accounts import redact_headers
 from desktop.host.providers import RetryPolicy, WireRequest, auth_headers, send_streaming
 from desktop.host.redaction import REDACTED, redact_text
+from tests.wire.loopback import Reply, ScriptedServer, Seen
 
 KEY = "sk-ant-api03-SECRETSECRETSECRET-0123456789"
 
@@ -35,32 +34,16 @@ def test_redact_text_scrubs_known_keys_url_keys_and_key_shapes() -> None:
     assert "&alt=sse" in cleaned
 
 
-class _EchoHandler(BaseHTTPRequestHandler):
-    """A misbehaving provider that echoes the request headers back in its error body."""
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length") or 0))
-        body = orjson.dumps({"error": {"message": f"invalid credentials: {dict(self.headers)}"}})
-        self.send_response(401)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def echo_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _EchoHandler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    """A misbehaving provider that echoes the request headers back in its error body."""
+
+    def echo(seen: Seen) -> Reply:
+        body = orjson.dumps({"error": {"message": f"invalid credentials: {seen.headers}"}})
+        return Reply(401, [body], content_type="application/json")
+
+    with ScriptedServer(respond=echo) as server:
+        yield server.base_url
 
 
 @pytest.mark.parametrize("api", ["anthropic-messages", "openai-completions", "google-generative-ai"])

@@ -153,10 +153,6 @@ class Catalog:
             self._entries[key] = self._build_entry(provider, model_id)
         return self._entries[key]
 
-    def pi_model(self, provider: str, model_id: str) -> Mapping[str, Any] | None:
-        """Pi's (patched) published model dict, unmerged."""
-        return self._provider_models(provider).models.get((provider, model_id))
-
     def providers(self) -> list[str]:
         return list(dict.fromkeys(p for p, _ in self._every_model().models))
 

@@ -81,30 +81,18 @@ def js_value(value: Any) -> Any:
     kind = type(value)
     if kind is float:
         return _js_number(value)
-    if kind is dict:
-        changed: dict[str, Any] | None = None
-        for key, item in value.items():
+    if kind is dict or kind is list:
+        changed: Any = None
+        for key, item in value.items() if kind is dict else enumerate(value):
             item_kind = type(item)
             if item_kind is str or item_kind is int or item_kind is bool or item is None:
                 continue
             new = js_value(item)
             if new is not item:
                 if changed is None:
-                    changed = dict(value)
+                    changed = kind(value)
                 changed[key] = new
         return value if changed is None else changed
-    if kind is list:
-        items: list[Any] | None = None
-        for index, item in enumerate(value):
-            item_kind = type(item)
-            if item_kind is str or item_kind is int or item_kind is bool or item is None:
-                continue
-            new = js_value(item)
-            if new is not item:
-                if items is None:
-                    items = list(value)
-                items[index] = new
-        return value if items is None else items
     return value
 
 

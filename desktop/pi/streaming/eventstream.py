@@ -212,15 +212,3 @@ def event_frame(event_type: str, payload: bytes) -> bytes:
     return encode_message(
         {":event-type": event_type, ":content-type": "application/json", ":message-type": "event"}, payload
     )
-
-
-def exception_frame(exception_type: str, payload: bytes) -> bytes:
-    """A modeled mid-stream exception (``throttlingException``...), as Bedrock sends it."""
-    return encode_message(
-        {
-            ":exception-type": exception_type,
-            ":content-type": "application/json",
-            ":message-type": "exception",
-        },
-        payload,
-    )

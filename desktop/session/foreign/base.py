@@ -150,16 +150,22 @@ class ForeignSession(ABC):
 
     def leaf_positions(self) -> list[int]:
         """Entries nothing that counts continues from (through bookkeeping entries too)."""
+        counting = [self.counts(p) for p in range(len(self.entries))]
+        continued = self.continued(counting)
+        return [p for p, counts in enumerate(counting) if counts and not continued[p]]
+
+    def continued(self, counting: list[bool]) -> bytearray:
+        """Whether something that counts descends from each entry."""
         continued = bytearray(len(self.entries))
         parents = self.parents
-        for position in range(len(self.entries)):
-            if not self.counts(position):
+        for position, counts in enumerate(counting):
+            if not counts:
                 continue
             parent = parents[position]
             while parent >= 0 and not continued[parent]:
                 continued[parent] = 1
                 parent = parents[parent]
-        return [p for p in range(len(self.entries)) if not continued[p] and self.counts(p)]
+        return continued
 
     def is_sidechain(self, position: int) -> bool:
         return False

@@ -535,7 +535,7 @@ class ClaudeSession(ForeignSession):
                 # or a file whose entries all have ``parentUuid: null``) continues the chain.
                 parents[position] = last_main
             last_main = position
-        continued = self._continued(counting)
+        continued = self.continued(counting)
         if sum(1 for p, c in enumerate(counting) if c and not continued[p]) < 2:
             return  # one leaf: the chain holds every entry, nothing sits off it
         children: list[list[int]] = [[] for _ in entries]
@@ -596,19 +596,6 @@ class ClaudeSession(ForeignSession):
                 self.joined.update(stray)
                 self._turns[key] = members
         self._turn_of = {p: key for p, key in turn_of.items() if key in self._turns}
-
-    def _continued(self, counting: list[bool]) -> bytearray:
-        """Whether something that counts descends from each entry."""
-        continued = bytearray(len(self.entries))
-        parents = self.parents
-        for position in range(len(self.entries)):
-            if not counting[position]:
-                continue
-            parent = parents[position]
-            while parent >= 0 and not continued[parent]:
-                continued[parent] = 1
-                parent = parents[parent]
-        return continued
 
     def path_positions(self, leaf: str | None = None) -> list[int]:
         """The chain root first, with each turn's entries that sit off it and each joined note

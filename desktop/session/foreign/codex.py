@@ -439,9 +439,13 @@ class CodexSession(ForeignSession):
                 text = _text(item.get("content"))
                 if text:
                     blocks.append({"type": "text", "text": text})
-            elif kind == "function_call":
+            elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
                 arguments: object = item.get("arguments")
-                if isinstance(arguments, str):
+                if kind == "custom_tool_call":
+                    arguments = {"input": item.get("input", "")}
+                elif kind == "local_shell_call":
+                    arguments = item.get("action") if isinstance(item.get("action"), dict) else {}
+                elif isinstance(arguments, str):
                     try:
                         arguments = orjson.loads(arguments)
                     except orjson.JSONDecodeError:
@@ -450,27 +454,8 @@ class CodexSession(ForeignSession):
                     {
                         "type": "toolCall",
                         "id": str(item.get("call_id", "")),
-                        "name": str(item.get("name", "")),
+                        "name": "local_shell" if kind == "local_shell_call" else str(item.get("name", "")),
                         "arguments": arguments if isinstance(arguments, dict) else {"arguments": arguments},
-                    }
-                )
-            elif kind == "custom_tool_call":
-                blocks.append(
-                    {
-                        "type": "toolCall",
-                        "id": str(item.get("call_id", "")),
-                        "name": str(item.get("name", "")),
-                        "arguments": {"input": item.get("input", "")},
-                    }
-                )
-            elif kind == "local_shell_call":
-                action = item.get("action")
-                blocks.append(
-                    {
-                        "type": "toolCall",
-                        "id": str(item.get("call_id", "")),
-                        "name": "local_shell",
-                        "arguments": action if isinstance(action, dict) else {},
                     }
                 )
             else:  # web search ran at the provider: kept visible, not replayable elsewhere

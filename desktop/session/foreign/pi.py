@@ -32,7 +32,7 @@ from desktop.session.foreign.pi_context import (
 )
 from desktop.session.foreign.pi_context import contributing as pi_contributing
 from desktop.session.foreign.shapes import pi_entry_problem, set_aside
-from desktop.session.inspector.section_diff import SectionChange, section_status
+from desktop.session.inspector.section_diff import section_changes, tool_changes
 from desktop.session.prefix import Prefix
 
 _ROLE_KINDS = {
@@ -418,39 +418,11 @@ def _apply(message: Mapping[str, Any], sections: dict[str, str], tools: dict[str
             tools[str(tool.get("name"))] = tool
 
 
-def _tool_changes(
-    update: Mapping[str, Any], old: Mapping[str, Mapping[str, Any]]
-) -> tuple[list[str], list[str]]:
-    added: list[str] = []
-    redefined: list[str] = []
-    for tool in update.get("toolsAdded") or ():
-        if not isinstance(tool, Mapping):
-            continue
-        name = str(tool.get("name", "?"))
-        if name in old:
-            if old[name] != tool:
-                redefined.append(name)
-        else:
-            added.append(name)
-    return added, redefined
-
-
 def _system_diff(
     row_id: str, message: Mapping[str, Any], sections: dict[str, str], tools: dict[str, Mapping[str, Any]]
 ) -> SystemDiff:
-    changes = []
-    after = dict(sections)
-    for name, value in (message.get("sections") or {}).items():
-        changes.append(
-            SectionChange(
-                name, sections.get(name), value, section_status(sections.get(name), value, name in sections)
-            )
-        )
-        if value is None:
-            after.pop(name, None)
-        else:
-            after[name] = value
-    added, redefined = _tool_changes(message, tools)
+    changes, after = section_changes(sections, message)
+    added, redefined = tool_changes(message, tools)
     removed = [str(t.get("name", "?")) for t in message.get("toolsRemoved") or () if isinstance(t, Mapping)]
     parts = []
     if message.get("sections"):
@@ -486,19 +458,8 @@ def _compaction_diff(
             "the model sees no system state after it until a later system message",
             sections_before=len(sections),
         )
-    new_sections = dict(checkpoint.get("sections") or {})
-    changes = [
-        SectionChange(
-            name, sections.get(name), value, section_status(sections.get(name), value, name in sections)
-        )
-        for name, value in new_sections.items()
-    ]
-    changes += [
-        SectionChange(name, text, None, "dropped")
-        for name, text in sections.items()
-        if name not in new_sections
-    ]
-    added, redefined = _tool_changes(checkpoint, tools)
+    changes, _after = section_changes(sections, checkpoint, restart=True)
+    added, redefined = tool_changes(checkpoint, tools)
     kept = {str(t.get("name")) for t in checkpoint.get("toolsAdded") or () if isinstance(t, Mapping)}
     return SystemDiff(
         row_id,
@@ -510,5 +471,5 @@ def _compaction_diff(
         sorted(set(tools) - kept),
         content_text(checkpoint.get("content") or ""),
         sections_before=len(sections),
-        sections_after=len(new_sections),
+        sections_after=len(checkpoint.get("sections") or {}),
     )

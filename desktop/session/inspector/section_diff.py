@@ -82,6 +82,48 @@ def section_status(before: str | None, after: str | None, present_before: bool) 
     return "unchanged" if before == after else "changed"
 
 
+def section_changes(
+    old: Mapping[str, str], update: Mapping[str, Any], *, restart: bool = False
+) -> tuple[list[SectionChange], dict[str, str]]:
+    """How each section ``update`` names moves from ``old``, and the sections after it; a
+    ``restart`` (a compaction's checkpoint, also for foreign rows) drops every other section."""
+    changes: list[SectionChange] = []
+    after = dict(old)
+    named = update.get("sections") or {}
+    for name, value in named.items():
+        changes.append(
+            SectionChange(name, old.get(name), value, section_status(old.get(name), value, name in old))
+        )
+        if value is None:
+            after.pop(name, None)
+        else:
+            after[name] = value
+    if restart:
+        changes += [
+            SectionChange(name, text, None, "dropped") for name, text in old.items() if name not in named
+        ]
+        after = {name: text for name, text in after.items() if name in named}
+    return changes, after
+
+
+def tool_changes(
+    update: Mapping[str, Any], old: Mapping[str, Mapping[str, Any]]
+) -> tuple[list[str], list[str]]:
+    """The tools ``update`` declares that ``old`` lacked, and those it declares differently."""
+    added: list[str] = []
+    redefined: list[str] = []
+    for tool in update.get("toolsAdded") or ():
+        if not isinstance(tool, Mapping):
+            continue
+        name = str(tool.get("name", "?"))
+        if name in old:
+            if old[name] != tool:
+                redefined.append(name)
+        else:
+            added.append(name)
+    return added, redefined
+
+
 def section_diff(
     rows_in_model_order: Sequence[Mapping[str, Any]],
     index: int,
@@ -119,37 +161,12 @@ def section_diff(
     else:
         return SectionDiff(row_id, "", None, problem=f"a {kind} row changes no system sections")
 
-    changes: list[SectionChange] = []
-    new_sections = dict(old_sections)
-    for name, value in (update.get("sections") or {}).items():
-        present = name in old_sections
-        changes.append(
-            SectionChange(
-                name, old_sections.get(name), value, section_status(old_sections.get(name), value, present)
-            )
-        )
-        if value is None:
-            new_sections.pop(name, None)
-        else:
-            new_sections[name] = value
-    added_names: list[str] = []
-    redefined: list[str] = []
+    changes, new_sections = section_changes(old_sections, update, restart=kind == "compaction")
     removed = [t.get("name", "?") for t in update.get("toolsRemoved") or ()]
     if kind == "compaction":
-        kept = set((update.get("sections") or {}).keys())
-        for name in old_sections:
-            if name not in kept:
-                changes.append(SectionChange(name, old_sections[name], None, "dropped"))
-                new_sections.pop(name, None)
         new_tool_names = {t["name"] for t in update.get("toolsAdded") or ()}
         removed = sorted(set(old_tools) - new_tool_names)
-    for tool in update.get("toolsAdded") or ():
-        name = tool.get("name", "?")
-        if name in old_tools:
-            if old_tools[name] != tool:
-                redefined.append(name)
-        else:
-            added_names.append(name)
+    added_names, redefined = tool_changes(update, old_tools)
     return SectionDiff(
         row_id,
         label,
