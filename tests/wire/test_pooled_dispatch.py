@@ -20,6 +20,11 @@ from tests.wire.families import FAMILIES
 ANTHROPIC = next(f for f in FAMILIES if f.api == "anthropic-messages")
 
 
+#: Seconds each slowed event waits: a cancel that does not interrupt the blocked read waits as
+#: long, one that does returns in a fraction of it however busy the machine.
+STALL = 5.0
+
+
 def _request(emu: Emulator, text: str) -> tuple[ProviderRequest, dict[str, Any]]:
     wire = ANTHROPIC.request(emu, "system", [("user", text)])
     body: dict[str, Any] = __import__("orjson").loads(wire.body)
@@ -64,8 +69,9 @@ def test_cancel_while_waiting_on_a_reused_connection(emulator: Emulator, dispatc
 
 
 def _cancel_mid_stream(dispatcher: HttpDispatcher, emu: Emulator) -> tuple[dict[str, Any], float]:
-    """A long answer whose events slow down after the first delta; cancel 50 ms after that delta."""
-    emu.inject(Fault("slow_stream", delay=1.0, at_event=6), times=1)
+    """A long answer whose events wait ``STALL`` seconds each after the first delta; cancel 50 ms
+    after that delta."""
+    emu.inject(Fault("slow_stream", delay=STALL, at_event=6), times=1)
     cancel = threading.Event()
     cancelled_at: list[float] = []
 
@@ -85,7 +91,7 @@ def _cancel_mid_stream(dispatcher: HttpDispatcher, emu: Emulator) -> tuple[dict[
 def test_cancel_mid_stream_closes_the_pooled_response(emulator: Emulator, dispatcher: HttpDispatcher) -> None:
     message, latency = _cancel_mid_stream(dispatcher, emulator)
     assert message["stopReason"] == "aborted"
-    assert latency < 0.5, f"the blocked read was not interrupted ({latency:.3f}s)"
+    assert latency < STALL / 2, f"the blocked read was not interrupted ({latency:.3f}s)"
     assert _ask(dispatcher, emulator, "next turn") == "stop"
 
 
@@ -115,7 +121,7 @@ def test_an_idle_watcher_ends_and_the_next_request_starts_one(
     assert not first.is_alive() and dispatcher._pool._watcher is None
     message, latency = _cancel_mid_stream(dispatcher, emulator)
     assert dispatcher._pool._watcher not in (None, first)
-    assert message["stopReason"] == "aborted" and latency < 0.5
+    assert message["stopReason"] == "aborted" and latency < STALL / 2
 
 
 class _PlainStream:
