@@ -175,6 +175,7 @@ def test_session_tools_from_the_settings_file(workspace: Path, tmp_path: Path) -
                         "env": {"PYTHONPATH": str(REPO)},
                     },
                     "off": {"command": "nothing", "disabled": True},
+                    "broken": {"command": "definitely-not-a-command-xyz", "startupTimeout": 5},
                 },
                 "hooks": {"PreToolUse": [{"matcher": "bash", "hooks": [{"command": "exit 1"}]}]},
                 "extensions": [str(ext), str(tmp_path / "missing.py")],
@@ -183,10 +184,13 @@ def test_session_tools_from_the_settings_file(workspace: Path, tmp_path: Path) -
     )
     tools = SessionTools(workspace, HeadlessBridge(True), load_settings())
     with tools:
-        assert tools.hub.status() == {"demo": "running"}
+        assert tools.hub.status() == {"broken": "failed", "demo": "running"}
         names = tools.catalog.snapshot().deferred_names
         assert {"mcp__demo__echo", "mcp__demo__metric_000", "shout"} <= names
         assert tools.executor.mode is PermissionMode.READ_ONLY and tools.executor.hooks is not None
-        assert len(tools.problems) == 1 and "missing.py" in tools.problems[0]
-    assert tools.hub.status() == {"demo": "stopped"}
+        missing, broken = tools.problems
+        assert "missing.py" in missing
+        assert broken.startswith("MCP server broken failed to start: ")
+        assert "definitely-not-a-command" in broken
+    assert tools.hub.status() == {"broken": "failed", "demo": "stopped"}
     assert tools.catalog.snapshot().deferred_names == {"shout"}

@@ -149,6 +149,9 @@ class SessionTools:
             self.hub = McpHub(servers)
             self.catalog.add_provider(self.hub)
             self.hub.start()
+            # A server that could not start is said where the session's other problems are
+            # (the window's notes, a command's warnings), not only kept in the hub's events.
+            self.problems.extend(event.message for event in self.hub.events if event.kind == "failed")
             for _config, definition in self.definitions.servers.values():
                 if definition in allowed:
                     self.states[definition] = STARTED
