@@ -178,14 +178,3 @@ def collect_definitions(
     if project is not None and project_file is not None:
         _collect(project, project_file, "project", found)
     return found
-
-
-__all__ = [
-    "PROJECT_SETTINGS",
-    "Definition",
-    "Definitions",
-    "collect_definitions",
-    "load_project",
-    "project_settings",
-    "resolve_server",
-]
