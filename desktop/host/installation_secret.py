@@ -30,6 +30,7 @@ import contextlib
 import os
 import stat
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -51,17 +52,14 @@ class InstallationSecretError(RuntimeError):
     """The secret exists but cannot be used safely; the message names the place, never the value."""
 
 
+@dataclass(slots=True, repr=False)
 class InstallationSecret:
-    """This installation's secret and where it lives. Its repr shows no
-    value."""
+    """This installation's secret and where it lives, for messages ("the OS keyring (…)" or the
+    file path). Its repr shows no value."""
 
-    __slots__ = ("source", "value", "where")
-
-    def __init__(self, value: bytes, source: Literal["keyring", "file"], where: str) -> None:
-        self.value = value
-        self.source: Literal["keyring", "file"] = source
-        #: Where it lives, for messages ("the OS keyring (…)" or the file path); never the value.
-        self.where = where
+    value: bytes
+    source: Literal["keyring", "file"]
+    where: str
 
 
 def secret_path(data_dir: Path | None = None) -> Path:
@@ -179,10 +177,8 @@ def load_installation_secret(
     ``InstallationSecretError`` when one exists but is unsafe or unreadable. Blocking (the
     keyring may talk D-Bus): call it on the worker or in a headless command, never the GUI thread.
 
-    The file comes first and alone (design A8): reading and writing commands take the same
-    branch from the same file, so ``status`` seals and verifies exactly as the runtime would,
-    without loading the keyring. An unsafe file is not used here; the keyring path below
-    decides, and refuses it as before when it needs the file.
+    The file comes first and alone (design A8), so ``status`` seals and verifies as the runtime
+    would; an unsafe file is left to the keyring path, which refuses it when it needs the file.
     """
     path = secret_path(data_dir)
     try:
