@@ -30,7 +30,6 @@ import contextlib
 import os
 import stat
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -52,14 +51,17 @@ class InstallationSecretError(RuntimeError):
     """The secret exists but cannot be used safely; the message names the place, never the value."""
 
 
-@dataclass(slots=True, repr=False)
 class InstallationSecret:
-    """This installation's secret and where it lives, for messages ("the OS keyring (…)" or the
-    file path). Its repr shows no value."""
+    """This installation's secret and where it lives. Its repr shows no value. A plain class:
+    ``status`` imports this module, and a dataclass costs it a fraction of a millisecond (design D6)."""
 
-    value: bytes
-    source: Literal["keyring", "file"]
-    where: str
+    __slots__ = ("source", "value", "where")
+
+    def __init__(self, value: bytes, source: Literal["keyring", "file"], where: str) -> None:
+        self.value = value
+        self.source: Literal["keyring", "file"] = source
+        #: Where it lives, for messages ("the OS keyring (…)" or the file path); never the value.
+        self.where = where
 
 
 def secret_path(data_dir: Path | None = None) -> Path:
