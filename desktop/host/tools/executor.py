@@ -137,7 +137,9 @@ class HostExecutor:
         deferred_tools: tuple[ToolSpec, ...],
         cancel: threading.Event | None,
     ) -> ToolOutcome:
-        args = _prepare(spec, call.arguments)
+        args = dict(call.arguments)
+        if spec.prepare is not None:
+            args = spec.prepare(args)
         problem = _validate(spec, args)
         if problem:
             return refusal(f"Invalid arguments for {spec.name}: {problem}", stage="arguments")
@@ -188,12 +190,6 @@ class HostExecutor:
             )
         except Exception as exc:  # a tool bug must not take the turn down
             return ToolOutcome.error(f"{spec.name} failed unexpectedly: {type(exc).__name__}: {exc}")
-
-
-def _prepare(spec: ToolSpec, args: JsonObject) -> JsonObject:
-    if spec.prepare is not None:
-        return spec.prepare(dict(args))
-    return dict(args)
 
 
 def _validate(spec: ToolSpec, args: JsonObject) -> str | None:

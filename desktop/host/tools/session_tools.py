@@ -77,7 +77,6 @@ class SessionTools:
             workspace,
             bridge,
             mode=PermissionMode.parse(self.settings.permissions.mode),
-            hooks=None,
             skills=skills,
             temp_dir=cache_dir() / "tool-output",
             inherit_credentials=self.settings.tools.bash.inheritCredentials,
