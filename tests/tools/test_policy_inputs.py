@@ -15,21 +15,18 @@ from desktop.host.permissions import (
     PermissionRequest,
     decide,
 )
-from desktop.host.settings import HookCommand, HookMatcher, SettingsError, load_settings, settings_path
+from desktop.host.settings import SettingsError, load_settings, settings_path
 from desktop.host.tools.catalog import ToolCatalog
 from desktop.host.tools.executor import HostExecutor
 from desktop.host.tools.extensions import ExtensionError, ExtensionRegistry
-from desktop.host.tools.hooks import HookRunner
 from desktop.host.tools.toolsearch import rank
 from desktop.host.tools.types import ToolSpec
-from tests.tools.conftest import run_tool
+from tests.tools.conftest import hook_runner, run_tool
 
 
 def test_hook_receives_the_call_as_json_and_may_allow(workspace: Path) -> None:
     log = workspace.parent / "hook-input.json"
-    runner = HookRunner(
-        [HookMatcher(matcher="write|edit", hooks=[HookCommand(command=f"cat > {log}")])], workspace
-    )
+    runner = hook_runner(workspace, f"cat > {log}", matcher="write|edit")
     verdict = runner.check("write", "call-9", {"path": "x.txt", "content": "hi"})
     assert not verdict.blocked
     seen = json.loads(log.read_text())
@@ -47,15 +44,13 @@ def test_hook_receives_the_call_as_json_and_may_allow(workspace: Path) -> None:
 
 
 def test_hook_timeout_blocks(workspace: Path) -> None:
-    runner = HookRunner([HookMatcher(hooks=[HookCommand(command="sleep 5", timeout=0.2)])], workspace)
+    runner = hook_runner(workspace, "sleep 5", timeout=0.2)
     verdict = runner.check("bash", "c", {"command": "ls"})
     assert verdict.blocked and "timed out" in verdict.message
 
 
 def test_hook_json_allow_lets_it_through(workspace: Path) -> None:
-    runner = HookRunner(
-        [HookMatcher(hooks=[HookCommand(command='echo \'{"decision": "allow"}\'')])], workspace
-    )
+    runner = hook_runner(workspace, 'echo \'{"decision": "allow"}\'')
     assert not runner.check("bash", "c", {}).blocked
 
 
