@@ -76,7 +76,6 @@ class HostExecutor:
         workspace: Path,
         bridge: PermissionBridge,
         mode: PermissionMode = PermissionMode.ASK,
-        hooks: HookRunner | None = None,
         skills: SkillIndex | None = None,
         temp_dir: Path | None = None,
         inherit_credentials: bool = False,
@@ -84,7 +83,7 @@ class HostExecutor:
         self.workspace = Path(workspace).absolute()
         self.bridge = bridge
         self.mode = mode
-        self.hooks = hooks
+        self.hooks: HookRunner | None = None  # armed by ``SessionTools.start``
         self.skills = skills
         self.temp_dir = temp_dir
         self.remembered: set[str] = set()
