@@ -7,11 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import keyring
 import keyring.backends.fail
 import pytest
 
-from tests.keyrings import MemoryKeyring
+from tests.keyrings import MemoryKeyring, using
 
 if TYPE_CHECKING:
     from desktop.emulator import Emulator
@@ -44,21 +43,13 @@ def emulator() -> Iterator[Emulator]:
 @pytest.fixture
 def memory_keyring() -> Iterator[MemoryKeyring]:
     """A keyring that keeps its entries in this process."""
-    previous = keyring.get_keyring()
     backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
+    with using(backend):
         yield backend
-    finally:
-        keyring.set_keyring(previous)
 
 
 @pytest.fixture
 def no_keyring() -> Iterator[None]:
     """The placeholder backend that refuses everything."""
-    previous = keyring.get_keyring()
-    keyring.set_keyring(keyring.backends.fail.Keyring())
-    try:
+    with using(keyring.backends.fail.Keyring()):
         yield
-    finally:
-        keyring.set_keyring(previous)

@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
+import keyring
 import keyring.backend
 import keyring.errors
+
+
+@contextlib.contextmanager
+def using(backend: keyring.backend.KeyringBackend) -> Iterator[None]:
+    """``backend`` as this process's keyring inside the block, the previous one after it."""
+    previous = keyring.get_keyring()
+    keyring.set_keyring(backend)
+    try:
+        yield
+    finally:
+        keyring.set_keyring(previous)
 
 
 class MemoryKeyring(keyring.backend.KeyringBackend):

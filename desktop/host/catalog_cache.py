@@ -333,25 +333,3 @@ def refresh_in_background(
     thread = threading.Thread(target=work, name="catalog-refresh", daemon=True)
     thread.start()
     return thread
-
-
-__all__ = [
-    "DEFAULT_MODELS_DEV_URL",
-    "MODELS_DEV_URL_ENV",
-    "PI_CATALOG_URL_ENV",
-    "CacheState",
-    "CatalogRefreshError",
-    "RefreshOutcome",
-    "RefreshResult",
-    "cache_path",
-    "cache_state",
-    "cached_source",
-    "catalog_sources",
-    "catalog_url",
-    "current_catalog",
-    "install",
-    "load_catalog",
-    "refresh_catalog",
-    "refresh_catalogs",
-    "refresh_in_background",
-]

@@ -200,12 +200,9 @@ def install_desktop_entry(data_home: Path, gui_executable: Path) -> InstallResul
     desktop_file, icons = installed_paths(data_home)
     sources = [icon_png(size) for size in ICON_SIZES] + [icon_svg()]
     for source, target in zip(sources, icons, strict=True):
-        target.parent.mkdir(parents=True, exist_ok=True)
         _write_atomically(target, source.read_bytes())
     mime_file = mime_package_path(data_home)
-    mime_file.parent.mkdir(parents=True, exist_ok=True)
     _write_atomically(mime_file, render_mime_package().encode("utf-8"))
-    desktop_file.parent.mkdir(parents=True, exist_ok=True)
     _write_atomically(desktop_file, render_desktop_entry(gui_executable).encode("utf-8"))
     _touch_icon_theme(data_home)
     return InstallResult(
@@ -266,6 +263,7 @@ def refresh_databases(data_home: Path) -> tuple[str, ...]:
 
 def _write_atomically(path: Path, data: bytes) -> None:
     """Launchers watch these folders; a half-written entry would be shown broken."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "wb") as handle:
         handle.write(data)

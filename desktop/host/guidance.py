@@ -137,13 +137,9 @@ def _read_bounded(path: Path, root: Path) -> tuple[str, int] | str:
 def scan_guidance(workspace: Path, home: Path | None = None) -> GuidanceScan:
     """Instruction files from the workspace root down to the workspace (nearest last)."""
     folder = Path(os.path.realpath(workspace))
-    root = workspace_root(folder, home)
-    chain = [folder]
-    if folder != root:
-        for parent in folder.parents:
-            chain.append(parent)
-            if parent == root:
-                break
+    root = workspace_root(folder, home)  # ``folder`` or one of its parents
+    chain = [folder, *folder.parents]
+    chain = chain[: chain.index(root) + 1]
     read: list[GuidanceFile] = []
     skipped: list[GuidanceSkip] = []
     total = 0

@@ -13,9 +13,6 @@ pasted in unchanged::
       "network": {"proxy": "http://proxy.corp:8080", "caBundle": "~/corp-root.pem", "readTimeout": 120}
     }
 
-Unknown keys are kept (other parts of the app add their own); a bad value is reported with
-the file and the field so the user can fix it.
-
 The file carries a schema ``"version"`` (a file without one is version 0). Each change of
 shape is a named migration from one version to the next. Reading migrates in memory only
 (reading never writes); ``upgrade_settings_file``, run once when the window starts, applies
@@ -78,8 +75,7 @@ def _checked(value: Any, kind: type[_S]) -> _S:
 
 
 class _Section(Struct, kw_only=True, dict=True):
-    """A part of the settings file: strict types (a bool is not a number), unknown keys kept
-    (``extra``; other parts of the app add their own), a bad value named by its field."""
+    """A part of the settings file: strict types (a bool is not a number), unknown keys kept."""
 
     @classmethod
     def model_validate(cls, obj: Any) -> Self:

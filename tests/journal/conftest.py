@@ -29,10 +29,13 @@ def start_child(
 
 
 def tell(child: subprocess.Popen[str], command: str) -> str:
+    """Send one command line to the child; its one-line answer."""
     assert child.stdin is not None and child.stdout is not None
     child.stdin.write(command + "\n")
     child.stdin.flush()
-    return child.stdout.readline().strip()
+    line = child.stdout.readline()
+    assert line, "the child process exited unexpectedly"
+    return line.strip()
 
 
 @pytest.fixture

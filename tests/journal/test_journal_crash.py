@@ -22,7 +22,7 @@ import orjson
 import pytest
 
 from desktop.host.journal import JournalWriter, NoteRow, read_session
-from tests.journal.conftest import start_child
+from tests.journal.conftest import start_child, tell
 
 sys.path.insert(0, str(Path(__file__).parent))
 from journal_child import check_of, row_text
@@ -53,9 +53,7 @@ def test_sigkill_at_random_moments_keeps_every_acknowledged_row_exactly_once(tmp
         assert read_line(zygote.stdout) == "ready"
         for round_no in range(KILLS):
             spec = orjson.dumps({"retry": retry, "seed": rng.randrange(1 << 30)}).decode()
-            zygote.stdin.write(f"fork {spec}\n")
-            zygote.stdin.flush()
-            tag, pid_text = read_line(zygote.stdout).split()
+            tag, pid_text = tell(zygote, f"fork {spec}").split()
             assert tag == "forked"
             pid = int(pid_text)
             early: list[str] = []
@@ -287,12 +285,6 @@ def test_sigkill_of_the_real_prompt_command_never_loses_or_repeats_a_written_row
         zygote = start_child("prompts", logs, env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert zygote.stdin is not None and zygote.stdout is not None
 
-        def tell(line: str) -> str:
-            assert zygote.stdin is not None and zygote.stdout is not None
-            zygote.stdin.write(line + "\n")
-            zygote.stdin.flush()
-            return read_line(zygote.stdout)
-
         try:
             assert read_line(zygote.stdout) == "ready"
             scratch = tmp_path / "scratch"
@@ -305,11 +297,9 @@ def test_sigkill_of_the_real_prompt_command_never_loses_or_repeats_a_written_row
                 "--emulator",
                 emulator.url,
             ]
-            warmed = tell(
-                "warm " + orjson.dumps([*warm, "--model", COMPACTING_MODEL, "--yes", PROMPTS[1]]).decode()
-            )
-            assert warmed.split()[:2] == ["warmed", "0"], warmed
-            assert tell("warm " + orjson.dumps([*warm, "--yes", PROMPTS[0]]).decode()).startswith("warmed 0 ")
+            for extra in (["--model", COMPACTING_MODEL, "--yes", PROMPTS[1]], ["--yes", PROMPTS[0]]):
+                warmed = tell(zygote, "warm " + orjson.dumps([*warm, *extra]).decode())
+                assert warmed.split()[:2] == ["warmed", "0"], warmed
             while kills < PROMPT_KILLS:
                 rounds += 1
                 assert rounds <= PROMPT_KILLS * 3, f"only {kills} kills in {rounds - 1} rounds"
@@ -318,7 +308,7 @@ def test_sigkill_of_the_real_prompt_command_never_loses_or_repeats_a_written_row
                 argv += ["--model", model, "--yes", rng.choice(PROMPTS)]
                 requests_before = len(emulator.requests)
                 rows_before = len(observed.order)
-                tag, pid_text = tell("fork " + orjson.dumps(argv).decode()).split()
+                tag, pid_text = tell(zygote, "fork " + orjson.dumps(argv).decode()).split()
                 assert tag == "forked"
                 pid = int(pid_text)
                 wanted_rows = rng.randint(0, 5)
@@ -347,7 +337,7 @@ def test_sigkill_of_the_real_prompt_command_never_loses_or_repeats_a_written_row
                     requests = [r.body for r in emulator.requests[requests_before:]]
                     phase = kill_phase(observed, rows_before, requests)
                     os.kill(pid, signal.SIGKILL)
-                tag, dead_pid, status_text = tell(f"wait {pid}").split()
+                tag, dead_pid, status_text = tell(zygote, f"wait {pid}").split()
                 assert tag == "dead" and int(dead_pid) == pid
                 status = int(status_text)
                 log_file = logs / f"{pid}.out"

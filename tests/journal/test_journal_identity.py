@@ -41,6 +41,14 @@ def session(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def record(session: Path) -> Path:
+    """Where the session's holder record goes; nothing is there (its writer has closed)."""
+    path = session.with_name("s.jsonl.lock")
+    path.unlink(missing_ok=True)
+    return path
+
+
 def aliases(session: Path) -> dict[str, Path]:
     symlink = session.with_name("alias-symlink.jsonl")
     symlink.symlink_to(session.name)
@@ -124,43 +132,37 @@ def test_creating_a_session_beside_a_symlinked_lock_record_writes_nothing(tmp_pa
     ],
 )
 def test_a_lock_record_that_is_not_a_regular_file_is_refused_and_left_alone(
-    tmp_path: Path, kind: str, why: tuple[str, ...]
+    tmp_path: Path, session: Path, record: Path, kind: str, why: tuple[str, ...]
 ) -> None:
-    path = tmp_path / "s.jsonl"
-    JournalWriter.create(path, cwd="/p", app_version="t").close()
     precious = tmp_path / "precious.txt"
     precious.write_bytes(b"do not overwrite me\n")
-    record = tmp_path / "s.jsonl.lock"
-    record.unlink(missing_ok=True)
     if kind == "folder":
         record.mkdir()
     elif kind == "fifo":
         os.mkfifo(record)
     else:
         record.symlink_to(tmp_path / "nowhere" if kind == "dangling symlink" else precious)
-    before = path.read_bytes()
-    with JournalWriter.open(path) as writer:
+    before = session.read_bytes()
+    with JournalWriter.open(session) as writer:
         assert writer.read_only
         reason = writer.read_only_reason or ""
         assert str(record) in reason and all(part in reason for part in why), reason
         with pytest.raises(LocalPreparationFailure) as caught:
             writer.append([note("must not land")])
         assert caught.value.kind == "lock"
-    assert path.read_bytes() == before
+    assert session.read_bytes() == before
     assert not (tmp_path / "nowhere").exists()
     assert precious.read_bytes() == b"do not overwrite me\n"
     assert record.is_symlink() == kind.startswith(("dangling", "symlink"))
 
 
-def test_an_existing_record_hard_linked_to_another_file_is_never_rewritten(tmp_path: Path) -> None:
-    path = tmp_path / "s.jsonl"
-    JournalWriter.create(path, cwd="/p", app_version="t").close()
+def test_an_existing_record_hard_linked_to_another_file_is_never_rewritten(
+    tmp_path: Path, session: Path, record: Path
+) -> None:
     other = tmp_path / "other.txt"
     other.write_bytes(b"unrelated content\n")
-    record = tmp_path / "s.jsonl.lock"
-    record.unlink(missing_ok=True)
     os.link(other, record)
-    with JournalWriter.open(path) as writer:
+    with JournalWriter.open(session) as writer:
         assert not writer.read_only
         writer.append([note("fine")])
         assert b'"pid"' in record.read_bytes()  # a fresh record took the name
@@ -244,25 +246,20 @@ def test_rollback_never_cuts_bytes_another_process_appended(
         assert session.read_bytes() == after
 
 
-def test_opening_for_writing_creates_no_file_until_the_first_row(tmp_path: Path) -> None:
+def test_opening_for_writing_creates_no_file_until_the_first_row(
+    tmp_path: Path, session: Path, record: Path
+) -> None:
     """Looking writes nothing (design G12): the holder record beside the session appears with
     the first appended row, not when a window or a command merely opens the session."""
-    path = tmp_path / "s.jsonl"
-    JournalWriter.create(path, cwd="/p", app_version="t").close()
-    record = tmp_path / "s.jsonl.lock"
-    record.unlink(missing_ok=True)
     before = sorted(p.name for p in tmp_path.iterdir())
-    with JournalWriter.open(path) as writer:
+    with JournalWriter.open(session) as writer:
         assert not writer.read_only
         assert sorted(p.name for p in tmp_path.iterdir()) == before
         writer.append([note("now")])
         assert b'"pid"' in record.read_bytes()
 
 
-def test_a_second_writer_before_the_first_row_is_still_refused(tmp_path: Path) -> None:
-    path = tmp_path / "s.jsonl"
-    JournalWriter.create(path, cwd="/p", app_version="t").close()
-    (tmp_path / "s.jsonl.lock").unlink(missing_ok=True)
-    with JournalWriter.open(path) as first, JournalWriter.open(path) as second:
+def test_a_second_writer_before_the_first_row_is_still_refused(session: Path, record: Path) -> None:
+    with JournalWriter.open(session) as first, JournalWriter.open(session) as second:
         assert not first.read_only and second.read_only
         assert "this same Pi Desktop window" in (second.read_only_reason or "")

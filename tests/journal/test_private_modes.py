@@ -54,14 +54,11 @@ def qsettings_folder(tmp_path: Path) -> Iterator[Path]:
 def test_a_new_session_and_its_new_folders_are_private(umask: int, tmp_path: Path) -> None:
     data = tmp_path / "data"
     path = data / "sessions" / "2026" / "s.jsonl"
-    writer = JournalWriter.create(path, cwd=tmp_path, app_version="0.1.0")
-    try:
+    with JournalWriter.create(path, cwd=tmp_path, app_version="0.1.0"):
         assert _mode(path) == 0o600
         assert _mode(lock_path_for(path)) == 0o600
         for folder in (data, data / "sessions", data / "sessions" / "2026"):
             assert _mode(folder) == 0o700, folder
-    finally:
-        writer.close()
 
 
 def test_an_existing_shared_folder_keeps_its_mode(umask: int, tmp_path: Path) -> None:

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from desktop.host.permissions import HeadlessBridge, PermissionMode
-from desktop.host.settings import McpServerConfig
+from desktop.host.settings import HookCommand, HookMatcher, McpServerConfig
 from desktop.host.tools.catalog import CORE_TOOLS, ToolCatalog
 from desktop.host.tools.executor import HostExecutor, ToolCallRequest
 from desktop.host.tools.extensions import ExtensionRegistry
+from desktop.host.tools.hooks import HookRunner
 from desktop.host.tools.mcp_servers import McpHub
 from desktop.host.tools.types import ToolOutcome
 from desktop.session.declarations import RouteBinding
@@ -60,6 +61,12 @@ def text_of(result: dict[str, Any] | ToolOutcome) -> str:
     """The text blocks of a tool result message or of a tool's outcome."""
     content = result.content if isinstance(result, ToolOutcome) else result["content"]
     return "\n".join(block["text"] for block in content if block["type"] == "text")
+
+
+def hook_runner(workspace: Path, command: str, matcher: str = "", timeout: float = 30.0) -> HookRunner:
+    """One pre-tool hook running ``command``, from a settings file in the workspace."""
+    hook = HookCommand(command=command, timeout=timeout)
+    return HookRunner([(HookMatcher(matcher=matcher, hooks=[hook]), hook, workspace)], workspace)
 
 
 def tool_in_child(tool: str, root: Path, pattern: str, timeout: float) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import keyring
+import keyring.backends.fail
 import pytest
 
 from desktop.emulator import Emulator
@@ -32,7 +32,7 @@ from desktop.pi.routes import emulator_route
 from desktop.session.activation import SECTION_NAME
 from desktop.session.assembly import OpenSession, SessionConfig, open_session
 from tests.cli.helpers import REPO, Run, run_process
-from tests.keyrings import MemoryKeyring
+from tests.keyrings import MemoryKeyring, using
 
 EXTENSION = """
 def register(api):
@@ -122,12 +122,8 @@ def test_a_keyring_that_appears_later_leaves_the_secret_in_its_file(
     """A secret stays where it was made, so a reading command finds it without the keyring and
     agrees with a writing one (design A8)."""
     data = tmp_path / "data"
-    previous = keyring.get_keyring()
-    keyring.set_keyring(keyring.backends.fail.Keyring())
-    try:
+    with using(keyring.backends.fail.Keyring()):
         before = load_installation_secret(data)
-    finally:
-        keyring.set_keyring(previous)
     installation_secret._cache.clear()
     after = load_installation_secret(data)
     read = load_installation_secret(data, create=False)
@@ -150,17 +146,13 @@ def test_a_section_sealed_in_the_keyring_still_verifies_once_a_file_secret_exist
     in_keyring, problem = activation_signer("sid", read_only=False)
     assert problem is None and memory_keyring.entries
     sealed_by_keyring = in_keyring.seal(state)
-    previous = keyring.get_keyring()
-    keyring.set_keyring(keyring.backends.fail.Keyring())
     installation_secret._cache.clear()
-    try:
+    with using(keyring.backends.fail.Keyring()):
         in_file, _ = activation_signer("sid", read_only=False)  # the outage makes a file secret
         assert (tmp_path / "data" / FILE_NAME).exists()
         sealed_by_file = in_file.seal(state)
         alone, _ = activation_signer("sid", read_only=True)
         assert alone.verify(sealed_by_file) and not alone.verify(sealed_by_keyring)
-    finally:
-        keyring.set_keyring(previous)
     installation_secret._cache.clear()
     foreign = ActivationSigner.ephemeral("sid").seal(state)
     for read_only in (True, False):

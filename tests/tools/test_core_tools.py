@@ -110,20 +110,17 @@ def test_bash_output_exit_code_and_cwd(host: HostExecutor, workspace: Path) -> N
 
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups")
 def test_bash_timeout_kills_the_whole_process_group(host: HostExecutor, workspace: Path) -> None:
-    started = time.monotonic()
-    out = run_tool(host, "bash", command="(sleep 30; touch late.txt) & echo started; sleep 30", timeout=0.5)
+    out = run_tool(host, "bash", command="(sleep 1; touch late.txt) & echo started; sleep 30", timeout=0.5)
     assert out.is_error and "Command timed out after 0.5 seconds" in text_of(out)
     assert "started" in text_of(out)
-    assert time.monotonic() - started < 10
-    time.sleep(0.3)
+    time.sleep(1.5)  # the background child would have written late.txt by now had it survived
     assert not (workspace / "late.txt").exists()
 
 
 def test_bash_background_child_holding_the_pipe_does_not_hang(host: HostExecutor) -> None:
-    started = time.monotonic()
-    out = run_tool(host, "bash", command="sleep 30 & echo done")
+    # Waiting on the pipe would hit the 10 s timeout and report an error instead of "done".
+    out = run_tool(host, "bash", command="sleep 30 & echo done", timeout=10)
     assert not out.is_error and text_of(out).strip() == "done"
-    assert time.monotonic() - started < 10
 
 
 def test_bash_large_output_keeps_tail_and_spills_full_output(host: HostExecutor) -> None:

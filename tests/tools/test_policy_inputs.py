@@ -4,7 +4,6 @@ extension loading."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -16,21 +15,18 @@ from desktop.host.permissions import (
     PermissionRequest,
     decide,
 )
-from desktop.host.settings import HookCommand, HookMatcher, SettingsError, load_settings, settings_path
+from desktop.host.settings import SettingsError, load_settings, settings_path
 from desktop.host.tools.catalog import ToolCatalog
 from desktop.host.tools.executor import HostExecutor
 from desktop.host.tools.extensions import ExtensionError, ExtensionRegistry
-from desktop.host.tools.hooks import HookRunner
 from desktop.host.tools.toolsearch import rank
 from desktop.host.tools.types import ToolSpec
-from tests.tools.conftest import run_tool
+from tests.tools.conftest import hook_runner, run_tool
 
 
 def test_hook_receives_the_call_as_json_and_may_allow(workspace: Path) -> None:
     log = workspace.parent / "hook-input.json"
-    runner = HookRunner(
-        [HookMatcher(matcher="write|edit", hooks=[HookCommand(command=f"cat > {log}")])], workspace
-    )
+    runner = hook_runner(workspace, f"cat > {log}", matcher="write|edit")
     verdict = runner.check("write", "call-9", {"path": "x.txt", "content": "hi"})
     assert not verdict.blocked
     seen = json.loads(log.read_text())
@@ -48,15 +44,13 @@ def test_hook_receives_the_call_as_json_and_may_allow(workspace: Path) -> None:
 
 
 def test_hook_timeout_blocks(workspace: Path) -> None:
-    runner = HookRunner([HookMatcher(hooks=[HookCommand(command="sleep 5", timeout=0.2)])], workspace)
+    runner = hook_runner(workspace, "sleep 5", timeout=0.2)
     verdict = runner.check("bash", "c", {"command": "ls"})
     assert verdict.blocked and "timed out" in verdict.message
 
 
 def test_hook_json_allow_lets_it_through(workspace: Path) -> None:
-    runner = HookRunner(
-        [HookMatcher(hooks=[HookCommand(command='echo \'{"decision": "allow"}\'')])], workspace
-    )
+    runner = hook_runner(workspace, 'echo \'{"decision": "allow"}\'')
     assert not runner.check("bash", "c", {}).blocked
 
 
@@ -144,12 +138,6 @@ def test_settings_file_round_trip_and_errors(tmp_path: Path) -> None:
     assert settings.hooks.PreToolUse[0].hooks[0].command == "true"
     assert settings.extra == {"theme": "dark"}
 
-    path.write_text(json.dumps({"mcpServers": {"bad name!": {"command": "x"}}}))
-    with pytest.raises(SettingsError, match="bad name!"):
-        load_settings()
-    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "(", "hooks": []}]}}))
-    with pytest.raises(SettingsError, match=r"hooks\.PreToolUse\[0\]: matcher"):
-        load_settings()
     path.write_text("{not json")
     with pytest.raises(SettingsError, match="not readable as JSON"):
         load_settings()
@@ -211,22 +199,3 @@ def test_headless_bridge_from_flags() -> None:
     assert quiet.answer is False and "--yes" in quiet.reason
     with pytest.raises(ValueError, match="contradict"):
         headless_bridge(yes=True, no=True)
-
-
-def test_settings_name_the_field_of_a_wrong_type_and_keep_unknown_keys_at_every_level(tmp_path: Path) -> None:
-    """A bad value names its field (design T11)."""
-    path = settings_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for raw, field in [
-        ({"tools": {"bash": {"inheritCredentials": "yes"}}}, "tools.bash.inheritCredentials"),
-        ({"mcpServers": {"a": {"command": "x", "startupTimeout": "soon"}}}, "mcpServers.a.startupTimeout"),
-        ({"mcpServers": {"a": {"args": []}}}, "mcpServers.a.command is missing"),
-        ({"permissions": {"mode": "yolo"}}, "permissions.mode"),
-        ({"extensions": ["ok", 3]}, "extensions[1]"),
-    ]:
-        path.write_text(json.dumps(raw))
-        with pytest.raises(SettingsError, match=re.escape(field)):
-            load_settings()
-    path.write_text(json.dumps({"mcpServers": {"a": {"command": "x", "startupTimeout": 5, "note": 1}}}))
-    server = load_settings().mcpServers["a"]
-    assert server.startupTimeout == 5.0 and server.extra == {"note": 1}

@@ -12,14 +12,12 @@ from typing import Any
 import pytest
 
 from desktop.host.permissions import HeadlessBridge, PermissionMode
-from desktop.host.settings import HookCommand, HookMatcher
 from desktop.host.tools.catalog import ToolCatalog
 from desktop.host.tools.executor import HostExecutor
 from desktop.host.tools.extensions import ExtensionRegistry
-from desktop.host.tools.hooks import HookRunner
 from desktop.session.activation import SECTION_NAME, ActivationSigner, ActivationState, render_section
 from desktop.session.gate import ToolGate
-from tests.tools.conftest import FLASH, call, text_of
+from tests.tools.conftest import FLASH, call, hook_runner, text_of
 
 
 @dataclass
@@ -149,7 +147,7 @@ def _bash(catalog: ToolCatalog, host: HostExecutor, ws: Path, reason: str) -> Ca
 
 
 def _hook(host: HostExecutor, ws: Path, matcher: str, command: str) -> None:
-    host.hooks = HookRunner([HookMatcher(matcher=matcher, hooks=[HookCommand(command=command)])], ws)
+    host.hooks = hook_runner(ws, command, matcher=matcher)
 
 
 def hook_blocks_exit_code(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:

@@ -40,6 +40,13 @@ def test_validate_keeps_unknown_keys_and_fills_defaults() -> None:
         ({"network": {"readTimeout": True}}, "network.readTimeout must be a number, not a boolean"),
         ({"hooks": {"PreToolUse": [{"matcher": "("}]}}, "hooks.PreToolUse[0]: matcher '(' is not"),
         ({"mcpServers": {"a b": {"command": "c"}}}, "mcpServers: MCP server name 'a b' must be"),
+        ({"tools": {"bash": {"inheritCredentials": "yes"}}}, "tools.bash.inheritCredentials must be true"),
+        (
+            {"mcpServers": {"a": {"command": "x", "startupTimeout": "soon"}}},
+            "mcpServers.a.startupTimeout must",
+        ),
+        ({"permissions": {"mode": "yolo"}}, "permissions.mode cannot be 'yolo'"),
+        ({"extensions": ["ok", 3]}, "extensions[1] must be text"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_the_file_and_the_field(

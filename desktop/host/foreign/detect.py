@@ -148,18 +148,13 @@ def _classify_object(path: Path, obj: dict[str, Any]) -> Detected | None:
         return None
     if isinstance(obj.get("sessionId"), str) and (kind in _CLAUDE_TYPES or "uuid" in obj):
         return Detected("claude-code", f"{path}: a Claude Code transcript")
-    if (
-        isinstance(kind, str)
-        and kind in _CODEX_TYPES
-        and isinstance(obj.get("payload"), dict)
-        and "timestamp" in obj
-    ):
+    if kind in _CODEX_TYPES and isinstance(obj.get("payload"), dict) and "timestamp" in obj:
         return Detected("codex", f"{path}: a Codex CLI session")
     if raw_kind is None and isinstance(obj.get("id"), str) and "timestamp" in obj and "instructions" in obj:
         return Detected("codex", f"{path}: a Codex CLI session (an older rollout)")
-    if kind == "summary" and isinstance(obj.get("leafUuid"), str):
-        return Detected("claude-code", f"{path}: a Claude Code transcript")
-    if kind in _CLAUDE_META and ("messageId" in obj or "snapshot" in obj or "sessionId" in obj):
+    if (kind == "summary" and isinstance(obj.get("leafUuid"), str)) or (
+        kind in _CLAUDE_META and ("messageId" in obj or "snapshot" in obj or "sessionId" in obj)
+    ):
         return Detected("claude-code", f"{path}: a Claude Code transcript")
     return None
 

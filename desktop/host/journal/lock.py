@@ -231,27 +231,26 @@ def _write_record(record: Path) -> None:
     """Publish who holds the session; never writes into a file this call did not create."""
     info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time_ns() // 1_000_000}
     line = orjson.dumps(info) + b"\n"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY
     try:
-        fd = os.open(record, flags, 0o600)
+        _write_new(record, line)
     except FileExistsError:
         check_record_path(record)
         temp = record.with_name(f".{record.name}.{os.getpid()}.new")
         temp.unlink(missing_ok=True)
-        fd = os.open(temp, flags, 0o600)
-        try:
-            os.write(fd, line)
-        finally:
-            os.close(fd)
+        _write_new(temp, line)
         try:
             os.replace(temp, record)  # replaces the name only; a symlink put there meanwhile is not followed
         except OSError:
             temp.unlink(missing_ok=True)
             check_record_path(record)
             raise
-        return
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """Create ``path`` (never an existing file, never through a link) holding ``data``."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY, 0o600)
     try:
-        os.write(fd, line)
+        os.write(fd, data)
     finally:
         os.close(fd)
 

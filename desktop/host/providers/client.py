@@ -176,11 +176,14 @@ class _Call:
     def cancelled(self) -> bool:
         return self.cancel.is_set()
 
-    def fail(self, message: str) -> None:
+    def fail(self, message: str) -> AssistantMessage:
+        """Deliver the failure with secrets redacted; the message as it ends."""
         self.deliver(self.parser.fail(redact_text(message, self.secrets)))
+        return self.parser.result()
 
-    def abort(self) -> None:
+    def abort(self) -> AssistantMessage:
         self.deliver(self.parser.abort())
+        return self.parser.result()
 
 
 def _send(
@@ -192,34 +195,28 @@ def _send(
     on_wait: WaitCallback | None,
 ) -> AssistantMessage:
     """The attempts of one request, with retries before a response starts."""
-    parser, secrets = call.parser, call.secrets
+    secrets = call.secrets
     attempt = 0
     while True:
         if call.cancelled():
-            call.abort()
-            return parser.result()
+            return call.abort()
         try:
             sent = _authorized(call.request, headers, authorize, secrets)
             _attempt(call, sent)
-            return parser.result()
+            return call.parser.result()
         except AuthUnavailable as exc:
-            call.fail(f"{call.label}: {exc}")
-            return parser.result()
+            return call.fail(f"{call.label}: {exc}")
         except NetworkSettingError as exc:
-            call.fail(str(exc))
-            return parser.result()
+            return call.fail(str(exc))
         except _Retry as retry:
             if call.cancelled():
-                call.abort()
-                return parser.result()
+                return call.abort()
             if attempt >= policy.max_retries:
-                call.fail(f"{retry} (after {attempt + 1} attempts)")
-                return parser.result()
+                return call.fail(f"{retry} (after {attempt + 1} attempts)")
             try:
                 delay = retry_delay(policy, attempt, retry.headers, rng)
             except RetryDelayTooLong as too_long:
-                call.fail(f"{too_long}. {retry}")
-                return parser.result()
+                return call.fail(f"{too_long}. {retry}")
             attempt += 1
             if on_wait is not None:
                 on_wait(
@@ -232,8 +229,7 @@ def _send(
                     }
                 )
             if call.cancel.wait(delay):
-                call.abort()
-                return parser.result()
+                return call.abort()
 
 
 #: Headers whose values an authorizer adds as credentials (scrubbed from error text).
@@ -357,21 +353,18 @@ def _read_past_end(session: SessionHttp, chunks: Iterator[bytes]) -> None:
     nothing read here, nor any failure, changes it (design W1)."""
     session.expire_after(END_GRACE)
     try:
-        for _ in chunks:
-            pass
-    except httpx.HTTPError:
-        pass
+        with contextlib.suppress(httpx.HTTPError):
+            for _ in chunks:
+                pass
     finally:
         session.expire_after(None)
 
 
 def _read_error_body(response: httpx.Response, cancelled: Callable[[], bool]) -> bytes:
     body = bytearray()
-    try:
+    with contextlib.suppress(httpx.HTTPError):
         for chunk in response.iter_bytes():
             body += chunk
             if len(body) >= MAX_ERROR_BODY or cancelled():
                 break
-    except httpx.HTTPError:
-        pass
     return bytes(body[:MAX_ERROR_BODY])

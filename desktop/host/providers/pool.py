@@ -106,22 +106,25 @@ class SessionHttp:
         )
         transport = httpx.HTTPTransport(verify=ssl_context)
         session = cls(httpx.Client(transport=transport, follow_redirects=False))
-        # httpx offers no way to give its pool a network backend: the pool it built (no
-        # connection yet) is replaced by the same pool with the backend that reports sockets.
-        transport._pool = httpcore.ConnectionPool(
-            ssl_context=ssl_context,
-            max_connections=None,
-            max_keepalive_connections=keepalive,
-            keepalive_expiry=60.0,
-            socket_options=NO_DELAY,
-            network_backend=_ReportingBackend(session),
-        )
         session.extensions = {}
         session._transport = transport
         session._proxy_for = proxy_for
         session._ssl_context = ssl_context
         session._keepalive = keepalive
+        # httpx offers no way to give its pool a network backend: the pool it built (no
+        # connection yet) is replaced by the same pool with the backend that reports sockets.
+        transport._pool = httpcore.ConnectionPool(**session._pool_options())
         return session
+
+    def _pool_options(self) -> dict[str, Any]:
+        return {
+            "ssl_context": self._ssl_context,
+            "max_connections": None,
+            "max_keepalive_connections": self._keepalive,
+            "keepalive_expiry": 60.0,
+            "socket_options": NO_DELAY,
+            "network_backend": _ReportingBackend(self),
+        }
 
     def _transport_for(self, url: str, direct: httpx.BaseTransport) -> httpx.BaseTransport:
         """The transport of ``url``'s origin: direct, or the pool of the proxy it goes through."""
@@ -149,13 +152,8 @@ class SessionHttp:
             ),
             proxy_auth=proxy.raw_auth,
             proxy_headers=proxy.headers.raw,
-            ssl_context=self._ssl_context,
             proxy_ssl_context=self._ssl_context if proxy.url.scheme == "https" else None,
-            max_connections=None,
-            max_keepalive_connections=self._keepalive,
-            keepalive_expiry=60.0,
-            socket_options=NO_DELAY,
-            network_backend=_ReportingBackend(self),
+            **self._pool_options(),
         )
         self._proxies[proxy_url] = transport
         return transport
@@ -201,12 +199,15 @@ class SessionHttp:
             with self._lock:
                 self._sockets = [s for s in self._sockets if s.fileno() != -1]
                 self._sockets.append(sock)
-            cancel = self._cancel
-            deadline = self._deadline
-            if cancel is not None and (
-                cancel.is_set() or (deadline is not None and time.monotonic() >= deadline)
-            ):
+            if self._due(self._cancel):
                 self._shutdown()
+
+    def _due(self, cancel: threading.Event | None) -> bool:
+        """A request is in flight and cancelled, or past its ``expire_after`` deadline."""
+        deadline = self._deadline
+        return cancel is not None and (
+            cancel.is_set() or (deadline is not None and time.monotonic() >= deadline)
+        )
 
     @contextlib.contextmanager
     def watching(self, cancel: threading.Event | None) -> Iterator[None]:
@@ -240,10 +241,7 @@ class SessionHttp:
             cancel = self._cancel
             if self._closed:
                 break
-            deadline = self._deadline
-            if cancel is not None and (
-                cancel.is_set() or (deadline is not None and time.monotonic() >= deadline)
-            ):
+            if self._due(cancel):
                 self._shutdown()
                 while self._cancel is cancel and not self._closed:
                     time.sleep(CANCEL_POLL_SECONDS)  # once per request: the reader is closing the response

@@ -141,20 +141,15 @@ def retry_delay(
     policy: RetryPolicy, retry_index: int, headers: Mapping[str, str], rng: random.Random | None = None
 ) -> float:
     """Seconds to wait before retry number ``retry_index`` (0-based); may raise RetryDelayTooLong."""
-    requested = _server_delay(headers)
-    if requested is not None:
-        if policy.max_retry_after > 0 and requested > policy.max_retry_after:
-            raise RetryDelayTooLong(
-                f"Server requested {requested:.0f}s retry delay (max: {policy.max_retry_after:.0f}s)"
-            )
-        return max(0.0, requested)
-    reset = _reset_delay(headers)
-    if reset is not None:
-        if policy.max_retry_after > 0 and reset > policy.max_retry_after:
-            raise RetryDelayTooLong(
-                f"The rate limit resets in {reset:.0f}s (max wait: {policy.max_retry_after:.0f}s)"
-            )
-        return max(0.0, reset)
+    for asked, too_long in (
+        (_server_delay, "Server requested {:.0f}s retry delay (max: {:.0f}s)"),
+        (_reset_delay, "The rate limit resets in {:.0f}s (max wait: {:.0f}s)"),
+    ):
+        seconds = asked(headers)
+        if seconds is not None:
+            if 0 < policy.max_retry_after < seconds:
+                raise RetryDelayTooLong(too_long.format(seconds, policy.max_retry_after))
+            return max(0.0, seconds)
     backoff = min(policy.base_delay * 2**retry_index, policy.max_backoff)
     draw: float = (rng or random.Random()).random()
     return float(backoff * (1 - draw * policy.jitter))

@@ -26,6 +26,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+import msgspec
 import orjson
 
 from desktop.host.settings import (
@@ -96,15 +97,7 @@ def _program(command: str, base: Path) -> str:
 def resolve_server(config: McpServerConfig, base: Path) -> McpServerConfig:
     """``config`` with its program and folder made absolute against ``base`` (design A11)."""
     cwd = base if config.cwd is None else base / os.path.expanduser(config.cwd)
-    return McpServerConfig(
-        command=_program(config.command, base),
-        args=list(config.args),
-        env=dict(config.env),
-        cwd=str(cwd),
-        disabled=config.disabled,
-        startupTimeout=config.startupTimeout,
-        callTimeout=config.callTimeout,
-    )
+    return msgspec.structs.replace(config, command=_program(config.command, base), cwd=str(cwd))
 
 
 def _collect(settings: Settings, path: Path, source: Source, into: Definitions) -> None:
@@ -178,14 +171,3 @@ def collect_definitions(
     if project is not None and project_file is not None:
         _collect(project, project_file, "project", found)
     return found
-
-
-__all__ = [
-    "PROJECT_SETTINGS",
-    "Definition",
-    "Definitions",
-    "collect_definitions",
-    "load_project",
-    "project_settings",
-    "resolve_server",
-]

@@ -76,7 +76,6 @@ class HostExecutor:
         workspace: Path,
         bridge: PermissionBridge,
         mode: PermissionMode = PermissionMode.ASK,
-        hooks: HookRunner | None = None,
         skills: SkillIndex | None = None,
         temp_dir: Path | None = None,
         inherit_credentials: bool = False,
@@ -84,7 +83,7 @@ class HostExecutor:
         self.workspace = Path(workspace).absolute()
         self.bridge = bridge
         self.mode = mode
-        self.hooks = hooks
+        self.hooks: HookRunner | None = None  # armed by ``SessionTools.start``
         self.skills = skills
         self.temp_dir = temp_dir
         self.remembered: set[str] = set()
@@ -137,7 +136,9 @@ class HostExecutor:
         deferred_tools: tuple[ToolSpec, ...],
         cancel: threading.Event | None,
     ) -> ToolOutcome:
-        args = _prepare(spec, call.arguments)
+        args = dict(call.arguments)
+        if spec.prepare is not None:
+            args = spec.prepare(args)
         problem = _validate(spec, args)
         if problem:
             return refusal(f"Invalid arguments for {spec.name}: {problem}", stage="arguments")
@@ -188,12 +189,6 @@ class HostExecutor:
             )
         except Exception as exc:  # a tool bug must not take the turn down
             return ToolOutcome.error(f"{spec.name} failed unexpectedly: {type(exc).__name__}: {exc}")
-
-
-def _prepare(spec: ToolSpec, args: JsonObject) -> JsonObject:
-    if spec.prepare is not None:
-        return spec.prepare(dict(args))
-    return dict(args)
 
 
 def _validate(spec: ToolSpec, args: JsonObject) -> str | None:

@@ -40,9 +40,7 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     limit = max(1, int(args.get("limit") or DEFAULT_LIMIT))
     matcher = SearchGlob(str(args["pattern"]))
     found: list[str] = []
-    for rel, _, is_dir in walk(base, include_dirs=True, cancel=ctx.cancel):
-        if ctx.cancel.is_set():
-            raise ToolFailure("Operation aborted")
+    for rel, _, is_dir in walk(base, include_dirs=True, cancel=ctx.cancel):  # the walk checks Stop
         if matcher.matches(rel):
             found.append(rel + ("/" if is_dir else ""))
             if len(found) >= limit:

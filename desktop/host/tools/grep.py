@@ -64,9 +64,7 @@ def _files(base: Path, glob: str | None, ctx: ToolContext) -> list[tuple[str, Pa
 
     matcher = SearchGlob(glob) if glob else None
     found: list[tuple[str, Path]] = []
-    for rel, path, _ in walk(base, cancel=ctx.cancel):
-        if ctx.cancel.is_set():
-            raise ToolFailure("Operation aborted")
+    for rel, path, _ in walk(base, cancel=ctx.cancel):  # the walk checks Stop at every entry
         if matcher is None or matcher.matches(rel):
             found.append((rel, path))
     return found

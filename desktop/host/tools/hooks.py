@@ -38,17 +38,11 @@ class HookVerdict(NamedTuple):
 
 
 class HookRunner:
-    def __init__(self, matchers: list[HookMatcher], workspace: Path, run_in: Path | None = None) -> None:
-        folder = run_in if run_in is not None else workspace
-        self._hooks = [(m, h, folder) for m in matchers for h in m.hooks]
-        self._workspace = workspace
+    """The session's hooks, each with the folder it runs in (its settings file's)."""
 
-    @classmethod
-    def from_hooks(cls, hooks: list[tuple[HookMatcher, HookCommand, Path]], workspace: Path) -> HookRunner:
-        """Hooks each with the folder it runs in (its settings file's)."""
-        runner = cls([], workspace)
-        runner._hooks = list(hooks)
-        return runner
+    def __init__(self, hooks: list[tuple[HookMatcher, HookCommand, Path]], workspace: Path) -> None:
+        self._hooks = list(hooks)
+        self._workspace = workspace
 
     def check(self, tool_name: str, tool_call_id: str, arguments: JsonObject) -> HookVerdict:
         payload = orjson.dumps(

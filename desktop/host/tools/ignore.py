@@ -44,10 +44,8 @@ class _Rule:
 
 def _escaped(text: str, index: int) -> bool:
     """Whether ``text[index]`` is preceded by an odd number of backslashes."""
-    count = 0
-    while index - count - 1 >= 0 and text[index - count - 1] == "\\":
-        count += 1
-    return count % 2 == 1
+    before = text[:index]
+    return (len(before) - len(before.rstrip("\\"))) % 2 == 1
 
 
 def _compile(line: str) -> _Rule | None:
@@ -154,12 +152,8 @@ def walk(
 
 def is_ignored(rules: list[IgnoreRules], rel: str, is_dir: bool) -> bool:
     """The verdict of the last rule set (deepest, then latest file) that has one."""
-    ignored: bool | None = None
-    for rule_set in rules:
-        verdict = rule_set.verdict(rel, is_dir)
-        if verdict is not None:
-            ignored = verdict
-    return bool(ignored)
+    verdicts = (rule_set.verdict(rel, is_dir) for rule_set in reversed(rules))
+    return next((verdict for verdict in verdicts if verdict is not None), False)
 
 
 def _link_inside(path: Path, root: Path) -> bool:

@@ -176,10 +176,10 @@ class McpHub(Notifier):
 
     # -- the per-server task (runs on the hub loop) ------------------------------------------
 
-    def _emit(self, server: str, kind: EventKind, message: str) -> None:
-        event = McpEvent(server, kind, message)
+    def _emit(self, server: _Server, kind: EventKind, what: str) -> None:
+        """Record ``MCP server <name> <what>``."""
         with self._lock:
-            self.events.append(event)
+            self.events.append(McpEvent(server.name, kind, f"MCP server {server.name} {what}"))
 
     def _set_tools(self, server: _Server, tools: Mapping[str, ToolSpec], remote: Mapping[str, str]) -> bool:
         with self._lock:
@@ -235,11 +235,7 @@ class McpHub(Notifier):
                     server.session = session
                     server.status = "running"
                     server.ready.set()
-                    self._emit(
-                        server.name,
-                        "started",
-                        f"MCP server {server.name} started with {len(server.tools)} tools",
-                    )
+                    self._emit(server, "started", f"started with {len(server.tools)} tools")
                     while not server.stop.is_set():
                         with anyio.move_on_after(WATCH_INTERVAL):
                             await server.stop.wait()
@@ -257,28 +253,21 @@ class McpHub(Notifier):
             else:
                 server.status = "failed"
                 self._set_tools(server, {}, {})
-                self._emit(
-                    server.name,
-                    "failed",
-                    f"MCP server {server.name} failed to start: {type(exc).__name__}: {exc}.{self._stderr_tail(server)}",
-                )
+                why = f"{type(exc).__name__}: {exc}.{self._stderr_tail(server)}"
+                self._emit(server, "failed", f"failed to start: {why}")
         finally:
             server.session = None
             errlog.close()
             if crashed or server.status == "running":
                 server.status = "crashed" if crashed else "stopped"
             server.ready.set()
+        if server.status in ("crashed", "stopped"):
+            self._set_tools(server, {}, {})
         if server.status == "crashed":
-            self._set_tools(server, {}, {})
-            self._emit(
-                server.name,
-                "crashed",
-                f"MCP server {server.name} exited unexpectedly; its tools were removed from the catalog."
-                f"{self._stderr_tail(server)}",
-            )
+            why = f"its tools were removed from the catalog.{self._stderr_tail(server)}"
+            self._emit(server, "crashed", f"exited unexpectedly; {why}")
         elif server.status == "stopped":
-            self._set_tools(server, {}, {})
-            self._emit(server.name, "stopped", f"MCP server {server.name} stopped")
+            self._emit(server, "stopped", "stopped")
         server.finished.set()
 
     async def _list(self, server: _Server, session: ClientSession) -> bool:
@@ -304,7 +293,7 @@ class McpHub(Notifier):
     async def _relist(self, server: _Server, session: ClientSession) -> None:
         try:
             if await self._list(server, session):
-                self._emit(server.name, "tools_changed", f"MCP server {server.name} changed its tools")
+                self._emit(server, "tools_changed", "changed its tools")
         except (MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError):
             return
         finally:

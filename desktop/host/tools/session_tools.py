@@ -77,7 +77,6 @@ class SessionTools:
             workspace,
             bridge,
             mode=PermissionMode.parse(self.settings.permissions.mode),
-            hooks=None,
             skills=skills,
             temp_dir=cache_dir() / "tool-output",
             inherit_credentials=self.settings.tools.bash.inheritCredentials,
@@ -137,7 +136,7 @@ class SessionTools:
         allowed = {d for d, state in self.states.items() if state == NOT_STARTED}
         hooks = [(m, h, d.settings.parent) for m, h, d in self.definitions.hooks if d in allowed]
         if hooks:
-            self.executor.hooks = HookRunner.from_hooks(hooks, self._workspace)
+            self.executor.hooks = HookRunner(hooks, self._workspace)
             for _m, _h, definition in self.definitions.hooks:
                 if definition in allowed:
                     self.states[definition] = STARTED

@@ -2,7 +2,6 @@
 
 A tool's *effect* (read / write / execute / external) is what the permission modes reason
 about, so it is part of the spec rather than guessed from the name at approval time.
-
 """
 
 from __future__ import annotations
