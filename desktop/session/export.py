@@ -31,6 +31,7 @@ SOURCES = {
     "desktop": "Pi Desktop session",
     "pi": "pi-coding-agent session",
     "claude-code": "Claude Code transcript",
+    "codex": "Codex CLI session",
 }
 #: Row kinds that are the conversation (everything else is shown only with ``system``).
 _SHOWN_FOREIGN = frozenset(

@@ -135,6 +135,7 @@ def test_desktop_session_as_markdown_and_html(tmp_path: Path) -> None:
     [
         ("pi_sessions/v3_branches.jsonl", "pi-coding-agent session"),
         ("claude_code/basic.jsonl", "Claude Code transcript"),
+        ("codex/rollout-2026-10-06T10-00-00-0199b1c2-7d4e-7a10-9c3f-2e5d8a6b4f01.jsonl", "Codex CLI session"),
     ],
 )
 def test_foreign_sessions_export_their_current_branch(tmp_path: Path, fixture: str, words: str) -> None:
