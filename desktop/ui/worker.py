@@ -979,17 +979,9 @@ class SessionWorker(QObject):
         """The user chose another route for this session (after the window said what it costs):
         refused before anything changes when it is unavailable or has no key, else bound and
         journaled (design G12)."""
-        choice = self._choice(key)
-        if choice is None or not choice.available:
-            self.message.emit(
-                "warning", f"Route {key} is not available{': ' + choice.why if choice else ''}."
-            )
-            self._publish_state()
-            return
-        if not choice.route.offline and not self._api_key(choice.route):
-            self.message.emit(
-                "warning", f"Route {key} has no API key (Settings → Accounts); the route was not changed."
-            )
+        refused = self._route_refusal(key)
+        if refused is not None:
+            self.message.emit("warning", f"{refused} The route was not changed.")
             self._publish_state()
             return
         needed, self.route_needed = self.route_needed, None
@@ -1064,11 +1056,11 @@ class SessionWorker(QObject):
             return {"allowed": True, "text": ""}
         revoked = len(session.gate.state.active)
         if what == "route":
+            refused = self._route_refusal(value)
+            if refused is not None:
+                return {"allowed": False, "text": refused}
             choice = self._choice(value)
-            if choice is None or not choice.available:
-                return {"allowed": False, "text": f"Route {value} is not available."}
-            if not choice.route.offline and not self._api_key(choice.route):
-                return {"allowed": False, "text": f"Route {value} has no API key (Settings → Accounts)."}
+            assert choice is not None
             target = preview_binding(choice.route, self.fallback, session.writer.session_id)
             label = choice.route.key + (" on the offline emulator" if choice.route.offline else "")
             cost = switch_cost(
@@ -1096,6 +1088,15 @@ class SessionWorker(QObject):
             text += f": the activation of {revoked} tool{plural} is revoked." if revoked else "."
             return {"allowed": True, "text": text}
         return {"allowed": True, **as_json(cost)}
+
+    def _route_refusal(self, key: str) -> str | None:
+        """Why the session may not move to route ``key``: unavailable, or without a key."""
+        choice = self._choice(key)
+        if choice is None or not choice.available:
+            return f"Route {key} is not available{': ' + choice.why if choice else ''}."
+        if not choice.route.offline and not self._api_key(choice.route):
+            return f"Route {key} has no API key (Settings → Accounts)."
+        return None
 
     def _api_key(self, route: Route) -> str | None:
         """The route's key: keyring entry ``<provider>/<account>``, else the provider's variable."""
