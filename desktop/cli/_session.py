@@ -46,6 +46,7 @@ from desktop.session.session_settings import (
 
 if TYPE_CHECKING:
     from desktop.emulator import Emulator
+    from desktop.host.journal.reader import Diagnostic
     from desktop.host.tools.definitions import Definition
     from desktop.host.tools.session_tools import Consent
     from desktop.pi.routes import Route
@@ -58,9 +59,8 @@ PREVIEW_EMULATOR_ORIGIN = "http://127.0.0.1:0"
 MAX_REPORTED = 20
 
 
-def report_journal(command: str, journal: JournalWriter) -> None:
+def report_problems(command: str, diagnostics: Sequence[Diagnostic], path: Path) -> None:
     """Say on stderr which lines the reader set aside or found wrong, with file and line (T9)."""
-    diagnostics = list(journal.diagnostics)
     for diagnostic in diagnostics[:MAX_REPORTED]:
         say(
             command,
@@ -69,11 +69,11 @@ def report_journal(command: str, journal: JournalWriter) -> None:
         )
     if len(diagnostics) > MAX_REPORTED:
         rest = diagnostics[MAX_REPORTED:]
-        say(
-            command,
-            f"warning: {len(rest)} more problem line(s), up to line {rest[-1].line}",
-            location(journal.path),
-        )
+        say(command, f"warning: {len(rest)} more problem line(s), up to line {rest[-1].line}", location(path))
+
+
+def report_journal(command: str, journal: JournalWriter) -> None:
+    report_problems(command, journal.diagnostics, journal.path)
     if journal.torn_sidecar is not None:
         say(command, f"note: the incomplete last line was moved to {journal.torn_sidecar}")
 
