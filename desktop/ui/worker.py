@@ -720,10 +720,7 @@ class SessionWorker(QObject):
         thinking = context.thinking_level
 
         def offered(key: str | None) -> RouteChoice | None:
-            found = next((c for c in self.choices if c.key == key and c.available), None)
-            if found is not None and not found.route.offline and not self._api_key(found.route):
-                return None
-            return found
+            return self._choice(key) if key and self._route_refusal(key) is None else None
 
         choice = offered(source)
         asks = None
