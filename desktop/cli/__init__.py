@@ -114,8 +114,28 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         formatter_class=RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    add_common_options(parser)
-    add_launcher_options(parser)
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="where sessions, settings, caches and logs live (default: the platform's user data dir; "
+        "also PI_DESKTOP_DATA_DIR, which this sets for everything the command starts)",
+    )
+    # Top-level flags that act instead of opening the window (handled in ``desktop.app``).
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--install-desktop-entry",
+        action="store_true",
+        help="Linux: add Pi Desktop to the application menu (a desktop entry and icons under "
+        "$XDG_DATA_HOME) and exit",
+    )
+    group.add_argument(
+        "--uninstall-desktop-entry",
+        action="store_true",
+        help="Linux: remove what --install-desktop-entry added and exit",
+    )
+    # Self-test of a build: a session, an offline turn with a tool call, the Payload tab, exit 0.
+    parser.add_argument("--smoke-test", action="store_true", help=argparse.SUPPRESS)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", prog="pi-desktop")
     for name in COMMANDS if only is None else (only,):
         module = importlib.import_module(f"desktop.cli.{name}")
@@ -132,34 +152,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             choice.epilog = EXIT_CODES_HELP
             choice.formatter_class = RawDescriptionHelpFormatter  # fills the description too
     return parser
-
-
-def add_common_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data-dir",
-        default=None,
-        metavar="DIR",
-        help="where sessions, settings, caches and logs live (default: the platform's user data dir; "
-        "also PI_DESKTOP_DATA_DIR, which this sets for everything the command starts)",
-    )
-
-
-def add_launcher_options(parser: argparse.ArgumentParser) -> None:
-    """Top-level flags that act instead of opening the window (handled in ``desktop.app``)."""
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument(
-        "--install-desktop-entry",
-        action="store_true",
-        help="Linux: add Pi Desktop to the application menu (a desktop entry and icons under "
-        "$XDG_DATA_HOME) and exit",
-    )
-    group.add_argument(
-        "--uninstall-desktop-entry",
-        action="store_true",
-        help="Linux: remove what --install-desktop-entry added and exit",
-    )
-    # Self-test of a build: a session, an offline turn with a tool call, the Payload tab, exit 0.
-    parser.add_argument("--smoke-test", action="store_true", help=argparse.SUPPRESS)
 
 
 def command_word(words: Sequence[str]) -> str | None:

@@ -72,12 +72,6 @@ def report_problems(command: str, diagnostics: Sequence[Diagnostic], path: Path)
         say(command, f"warning: {len(rest)} more problem line(s), up to line {rest[-1].line}", location(path))
 
 
-def report_journal(command: str, journal: JournalWriter) -> None:
-    report_problems(command, journal.diagnostics, journal.path)
-    if journal.torn_sidecar is not None:
-        say(command, f"note: the incomplete last line was moved to {journal.torn_sidecar}")
-
-
 def choose_route(
     args: argparse.Namespace,
     spec: str | None,
@@ -207,7 +201,9 @@ def opened(
             raise CliError(str(error)) from error
         if journal is None:
             journal = JournalWriter.open(path) if exists else _create(path, workspace, command)
-        report_journal(command, journal)
+        report_problems(command, journal.diagnostics, journal.path)
+        if journal.torn_sidecar is not None:
+            say(command, f"note: the incomplete last line was moved to {journal.torn_sidecar}")
         settings, refused, wanted = _session_settings(args, recorded, route, journal.session_id)
         if refused is not None:
             say(command, f"warning: {refused}")
