@@ -635,14 +635,11 @@ class SessionWorker(QObject):
         return self.bridge.ask("Run this repository's commands?", text, self.closing)
 
     def _welcome(self) -> None:
-        workspace = prepare_workspace(self._welcome_folder())
+        workspace = prepare_workspace(paths.data_dir(self.data_dir) / "welcome-workspace")
         self._new(str(workspace))
         seed_welcome(self, workspace)
         # Its note is journaled before the turns: a stop before them must not leave it out of date.
         self._emit_previews(changed=False)
-
-    def _welcome_folder(self) -> Path:
-        return paths.data_dir(self.data_dir) / "welcome-workspace"
 
     def _failed(self, what: str, exc: Exception) -> None:
         """An open that failed, said in full; the panes say what is open now."""
