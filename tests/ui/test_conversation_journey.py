@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from desktop.emulator.faults import Fault
 from desktop.ui.main_window import TAB_MESSAGE
 from desktop.ui.session_browser import PATH_ROLE
-from desktop.ui.timeline_model import ROW_ROLE
 from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -93,9 +92,7 @@ def test_picking_a_timeline_row_scrolls_the_conversation_to_it(harness: Harness)
     h.wait_turn(1)
     window.send("Second question. [[words:800]]")
     h.wait_turn(2)
-    shown = window.shown
-    first = next(i for i in range(shown.rowCount()) if shown.index(i, 0).data(ROW_ROLE).get("type") == "user")
-    window.view.setCurrentIndex(shown.index(first, 0))
+    h.select(lambda row: row.get("type") == "user")
     view = window.message_view
     assert not view.following
     top = view.browser.cursorForPosition(view.browser.viewport().rect().topLeft())
