@@ -105,7 +105,9 @@ class Harness:
         self.client.start.emit({"firstRun": False, **options})
         self.wait_open()
 
-    def wait_open(self, path: Path | None = None) -> None:
+    def wait_open(self, path: Path | None = None) -> ShownSession:
+        """Wait until the window shows ``path`` (or any session) and its status follows it."""
+
         def opened() -> bool:
             session, status = self.window.session, self.window.status
             if session is None or status.path != session.path:
@@ -113,6 +115,8 @@ class Harness:
             return path is None or Path(session.path) == path
 
         self.qtbot.waitUntil(opened, timeout=TURN_TIMEOUT)
+        assert self.window.session is not None
+        return self.window.session
 
     @property
     def finished(self) -> list[TurnFinished]:
@@ -126,9 +130,6 @@ class Harness:
     def shown(self) -> ShownSession | None:
         """The session the window shows (set on the GUI thread when it arrives)."""
         return self.window.session
-
-    def shown_path(self) -> str | None:
-        return None if self.window.session is None else self.window.session.path
 
     def leaf(self) -> str | None:
         foreign = None if self.window.session is None else self.window.session.foreign
