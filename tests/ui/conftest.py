@@ -197,6 +197,15 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's folder as HOME, where the browser looks for pi's and Claude Code's sessions."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for name in ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+@pytest.fixture
 def harness(qtbot: Any, workspace: Path, qsettings_isolated: Path) -> Iterator[Harness]:
     """A started window on a new session in ``workspace`` (a test file may define its own
     ``harness`` for another start)."""

@@ -182,20 +182,15 @@ def test_a_transcript_with_few_readable_lines_opens_under_one_banner(harness: Ha
     assert "line 2" in warnings[0] and "line 3" in warnings[0] and "no conversation entry" in warnings[0]
 
 
-def test_session_browser_lists_home_sessions_and_opens_one(
-    harness: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HOME", str(harness.tmp))
-    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    pi = copy(PI / "v3_compaction.jsonl", harness.tmp / ".pi/agent/sessions/--w--/s.jsonl")
-    copy(CLAUDE / "compact.jsonl", harness.tmp / ".claude/projects/-w/c.jsonl")
+def test_session_browser_lists_home_sessions_and_opens_one(harness: Harness, home: Path) -> None:
+    pi = copy(PI / "v3_compaction.jsonl", home / ".pi/agent/sessions/--w--/s.jsonl")
+    copy(CLAUDE / "compact.jsonl", home / ".claude/projects/-w/c.jsonl")
     harness.start()
     w = harness.window
     w.browse_action.trigger()
     browser = w.inspect.browser
     assert browser is not None
-    foreign = [str(harness.tmp / ".pi"), str(harness.tmp / ".claude")]
+    foreign = [str(home / ".pi"), str(home / ".claude")]
     harness.qtbot.waitUntil(
         lambda: len([p for p in browser.session_paths() if p.startswith(tuple(foreign))]) == 2,
         timeout=TIMEOUT,
