@@ -212,14 +212,7 @@ def test_the_headless_commands_run_from_the_bundle(bundle: Bundle, tmp_path: Pat
     venv_env = {**env, "PYTHONPATH": str(REPO)}
     for command in (["status", str(PI_SESSION)], ["payload", str(PI_SESSION)]):
         frozen = run(bundle.cli, *command, env=env, cwd=tmp_path)
-        source = subprocess.run(
-            [sys.executable, "-m", "desktop", *command],
-            cwd=tmp_path,
-            env=venv_env,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-        )
+        source = run(Path(sys.executable), "-m", "desktop", *command, env=venv_env, cwd=tmp_path)
         assert (frozen.returncode, frozen.stdout, frozen.stderr) == (
             source.returncode,
             source.stdout,
@@ -260,14 +253,8 @@ def test_smoke_exit_env_from_source(tmp_path: Path) -> None:
         PI_DESKTOP_DATA_DIR=str(tmp_path),
         PI_DESKTOP_SMOKE_SCREENSHOT=str(picture),
     )
-    result = subprocess.run(
-        [sys.executable, "-c", "from desktop.app import gui_main; raise SystemExit(gui_main())"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
+    gui_main = "from desktop.app import gui_main; raise SystemExit(gui_main())"
+    result = run(Path(sys.executable), "-c", gui_main, env=env, cwd=tmp_path)
     lines = smoke_lines(result)
     assert lines["window-shown"] == WINDOW_TITLE and lines["turn-finished"].endswith("tool read")
     assert lines["screenshot"] == str(picture)
