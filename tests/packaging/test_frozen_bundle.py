@@ -48,10 +48,6 @@ class Bundle:
     build_seconds: float
 
 
-def tree_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
-
-
 @pytest.fixture(scope="session")
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
     """One onedir build per test session, from this checkout's recipe; or, with
@@ -138,7 +134,8 @@ def test_the_bundle_carries_every_module_and_data_file(bundle: Bundle) -> None:
     if sys.platform == "darwin":
         plist = (bundle.folder.parent / "Pi Desktop.app" / "Contents" / "Info.plist").read_text("utf-8")
         assert APP_ID in plist
-    size_mb = tree_size(bundle.folder) / 1e6
+    files = (p for p in bundle.folder.rglob("*") if p.is_file() and not p.is_symlink())
+    size_mb = sum(p.stat().st_size for p in files) / 1e6
     print(f"\nbundle built in {bundle.build_seconds:.0f}s, {size_mb:.0f} MB at {bundle.folder}")
     assert size_mb < MAX_BUNDLE_MB, f"bundle grew to {size_mb:.0f} MB; exclude what the app does not use"
 
