@@ -5,9 +5,7 @@ ask the slash commands, export the conversation. Real worker, real emulator, rea
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -22,14 +20,10 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    h.window.resize(1280, 800)
-    h.start()
-    yield h
-    h.close()
+def harness(unstarted: Harness) -> Harness:
+    unstarted.window.resize(1280, 800)
+    unstarted.start()
+    return unstarted
 
 
 def test_type_send_and_read_the_streamed_reply_without_a_click(harness: Harness) -> None:
