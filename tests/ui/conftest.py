@@ -206,21 +206,19 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def harness(qtbot: Any, workspace: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    """A started window on a new session in ``workspace`` (a test file may define its own
-    ``harness`` for another start)."""
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
-
-
-@pytest.fixture
 def unstarted(qtbot: Any, workspace: Path, qsettings_isolated: Path) -> Iterator[Harness]:
     """A window on a worker the test starts itself (``start``, ``launch`` or a first run)."""
     h = Harness(qtbot, workspace)
     yield h
     h.close()
+
+
+@pytest.fixture
+def harness(unstarted: Harness) -> Harness:
+    """A started window on a new session in ``workspace`` (a test file may define its own
+    ``harness`` for another start)."""
+    unstarted.start()
+    return unstarted
 
 
 @pytest.fixture
