@@ -5,7 +5,8 @@ be reproduced from a terminal (``payload``, ``prompt``, ``chat``, ``compact``, `
 
 Building the parser must stay cheap (``pi-desktop --help`` is timed against a bare Python
 start): command modules import only ``argparse`` and ``desktop.cli._args`` at module level
-and import the engine inside their handlers. ``tests/cli/test_startup.py`` holds them to it.
+and import the engine inside their handlers, as the helpers they share do (``status`` is timed
+too). Such an import is lazy for that reason alone; ``tests/cli/test_startup.py`` holds them to it.
 """
 
 from __future__ import annotations
@@ -82,7 +83,6 @@ class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpForm
     command's start (the --help budget)."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        # Lazy: the status budget.
         import textwrap
 
         paragraphs = (part if "\n" in part else textwrap.fill(part, 90) for part in text.split("\n\n"))
@@ -114,8 +114,28 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         formatter_class=RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    add_common_options(parser)
-    add_launcher_options(parser)
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="where sessions, settings, caches and logs live (default: the platform's user data dir; "
+        "also PI_DESKTOP_DATA_DIR, which this sets for everything the command starts)",
+    )
+    # Top-level flags that act instead of opening the window (handled in ``desktop.app``).
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--install-desktop-entry",
+        action="store_true",
+        help="Linux: add Pi Desktop to the application menu (a desktop entry and icons under "
+        "$XDG_DATA_HOME) and exit",
+    )
+    group.add_argument(
+        "--uninstall-desktop-entry",
+        action="store_true",
+        help="Linux: remove what --install-desktop-entry added and exit",
+    )
+    # Self-test of a build: a session, an offline turn with a tool call, the Payload tab, exit 0.
+    parser.add_argument("--smoke-test", action="store_true", help=argparse.SUPPRESS)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", prog="pi-desktop")
     for name in COMMANDS if only is None else (only,):
         module = importlib.import_module(f"desktop.cli.{name}")
@@ -132,34 +152,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             choice.epilog = EXIT_CODES_HELP
             choice.formatter_class = RawDescriptionHelpFormatter  # fills the description too
     return parser
-
-
-def add_common_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data-dir",
-        default=None,
-        metavar="DIR",
-        help="where sessions, settings, caches and logs live (default: the platform's user data dir; "
-        "also PI_DESKTOP_DATA_DIR, which this sets for everything the command starts)",
-    )
-
-
-def add_launcher_options(parser: argparse.ArgumentParser) -> None:
-    """Top-level flags that act instead of opening the window (handled in ``desktop.app``)."""
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument(
-        "--install-desktop-entry",
-        action="store_true",
-        help="Linux: add Pi Desktop to the application menu (a desktop entry and icons under "
-        "$XDG_DATA_HOME) and exit",
-    )
-    group.add_argument(
-        "--uninstall-desktop-entry",
-        action="store_true",
-        help="Linux: remove what --install-desktop-entry added and exit",
-    )
-    # Self-test of a build: a session, an offline turn with a tool call, the Payload tab, exit 0.
-    parser.add_argument("--smoke-test", action="store_true", help=argparse.SUPPRESS)
 
 
 def command_word(words: Sequence[str]) -> str | None:

@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from desktop.cli._args import CliError
-from desktop.cli._boundary import location, say
 from desktop.cli._files import detected_foreign
-from desktop.cli._session import choose_route
+from desktop.cli._session import choose_route, report_problems
 from desktop.pi.cache_rules import estimate_tokens
 from desktop.pi.catalog import RouteError
 from desktop.pi.projection import ProjectionError, project
@@ -35,13 +34,9 @@ if TYPE_CHECKING:
     from desktop.pi.types import Message
     from desktop.session.foreign import ForeignSession
 
-#: How many problem lines are listed one by one before the rest are counted.
-MAX_REPORTED = 20
-
 
 def open_read_only(command: str, path: Path, detected: Detected) -> ForeignSession:
     """Open the session (never writing it) and report the lines it set aside, file and line."""
-    # Lazy: the status budget.
     from desktop.session.foreign import ForeignOpenError, open_foreign
 
     try:
@@ -50,16 +45,11 @@ def open_read_only(command: str, path: Path, detected: Detected) -> ForeignSessi
         raise CliError(str(error)) from error
     except OSError as error:
         raise CliError(f"{detected}: cannot be read ({error.strerror or error})") from error
-    problems = session.diagnostics
-    for problem in problems[:MAX_REPORTED]:
-        say(command, f"{problem.severity}: {problem.message}", location(problem.path, problem.line))
-    if len(problems) > MAX_REPORTED:
-        say(command, f"warning: {len(problems) - MAX_REPORTED} more problem line(s)", location(path))
+    report_problems(command, session.diagnostics, path)
     return session
 
 
 def _leaf(session: ForeignSession, detected: Detected, branch: str | None) -> str | None:
-    # Lazy: the status budget.
     from desktop.session.foreign import BranchNotFound
 
     try:
@@ -87,7 +77,6 @@ def foreign_request(
     """The session's next request on the route (``--model``, else the model it last used),
     with ``--message`` appended as the user turn the agent would add; and whether the route
     is the offline emulator."""
-    # Lazy: the status budget.
     from desktop.session.foreign import request_options
 
     if session is None:

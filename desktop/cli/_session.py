@@ -46,6 +46,7 @@ from desktop.session.session_settings import (
 
 if TYPE_CHECKING:
     from desktop.emulator import Emulator
+    from desktop.host.journal.reader import Diagnostic
     from desktop.host.tools.definitions import Definition
     from desktop.host.tools.session_tools import Consent
     from desktop.pi.routes import Route
@@ -58,9 +59,8 @@ PREVIEW_EMULATOR_ORIGIN = "http://127.0.0.1:0"
 MAX_REPORTED = 20
 
 
-def report_journal(command: str, journal: JournalWriter) -> None:
+def report_problems(command: str, diagnostics: Sequence[Diagnostic], path: Path) -> None:
     """Say on stderr which lines the reader set aside or found wrong, with file and line (T9)."""
-    diagnostics = list(journal.diagnostics)
     for diagnostic in diagnostics[:MAX_REPORTED]:
         say(
             command,
@@ -69,13 +69,7 @@ def report_journal(command: str, journal: JournalWriter) -> None:
         )
     if len(diagnostics) > MAX_REPORTED:
         rest = diagnostics[MAX_REPORTED:]
-        say(
-            command,
-            f"warning: {len(rest)} more problem line(s), up to line {rest[-1].line}",
-            location(journal.path),
-        )
-    if journal.torn_sidecar is not None:
-        say(command, f"note: the incomplete last line was moved to {journal.torn_sidecar}")
+        say(command, f"warning: {len(rest)} more problem line(s), up to line {rest[-1].line}", location(path))
 
 
 def choose_route(
@@ -90,7 +84,6 @@ def choose_route(
     writing command needs one and no ``--emulator`` origin was given."""
 
     if spec is None:  # the first-run choice matters only to a session that names no route yet
-        # Lazy: the status budget.
         from desktop.host.first_run import initial_route
 
     emulator: Emulator | None = None
@@ -101,7 +94,6 @@ def choose_route(
         if read_only:
             origin = PREVIEW_EMULATOR_ORIGIN
         else:
-            # Lazy: the status budget.
             from desktop.emulator import Emulator
 
             emulator = Emulator().start()
@@ -111,7 +103,6 @@ def choose_route(
             Account.make(account_name, base_url=endpoint) if endpoint or account_name != "default" else None
         )
         if spec is None:
-            # Lazy: the status budget.
             from desktop.session.default_route import default_route
 
             route: Route = default_route(initial_route(), origin)
@@ -210,7 +201,9 @@ def opened(
             raise CliError(str(error)) from error
         if journal is None:
             journal = JournalWriter.open(path) if exists else _create(path, workspace, command)
-        report_journal(command, journal)
+        report_problems(command, journal.diagnostics, journal.path)
+        if journal.torn_sidecar is not None:
+            say(command, f"note: the incomplete last line was moved to {journal.torn_sidecar}")
         settings, refused, wanted = _session_settings(args, recorded, route, journal.session_id)
         if refused is not None:
             say(command, f"warning: {refused}")

@@ -102,6 +102,18 @@ def _current_text(path: str, workspace: str) -> str | None:
         return None
 
 
+def edit_pairs(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The (old, new) replacements of an ``edit`` call, in the current and the legacy shape."""
+    pairs = [
+        (str(e.get("oldText", "")), str(e.get("newText", "")))
+        for e in arguments.get("edits") or ()
+        if isinstance(e, Mapping)
+    ]
+    if "oldText" in arguments:
+        pairs.append((str(arguments.get("oldText", "")), str(arguments.get("newText", ""))))
+    return pairs
+
+
 def change_diff(tool: str, arguments: Mapping[str, Any], workspace: str) -> str:
     """The unified diff a ``write`` or ``edit`` call would make, for the permission prompt (G7).
 
@@ -116,23 +128,18 @@ def change_diff(tool: str, arguments: Mapping[str, Any], workspace: str) -> str:
     if tool == "write":
         new = str(arguments.get("content", ""))
         old = current or ""
-        return _diff(path, old, new, created=current is None)
-    pairs = [
-        (str(e.get("oldText", "")), str(e.get("newText", "")))
-        for e in arguments.get("edits") or ()
-        if isinstance(e, Mapping)
-    ]
-    if "oldText" in arguments:
-        pairs.append((str(arguments.get("oldText", "")), str(arguments.get("newText", ""))))
+        return unified_diff(path, old, new, created=current is None)
+    pairs = edit_pairs(arguments)
     if current is not None and pairs and all(old in current for old, _new in pairs):
         updated = current
         for old, new in pairs:
             updated = updated.replace(old, new, 1)
-        return _diff(path, current, updated)
-    return "\n".join(_diff(path, old, new) for old, new in pairs)
+        return unified_diff(path, current, updated)
+    return "\n".join(unified_diff(path, old, new) for old, new in pairs)
 
 
-def _diff(path: str, old: str, new: str, *, created: bool = False) -> str:
+def unified_diff(path: str, old: str, new: str, *, created: bool = False) -> str:
+    """One replacement as a unified diff, as the permission prompt and the Message tab show it."""
     lines = difflib.unified_diff(
         old.splitlines(),
         new.splitlines(),

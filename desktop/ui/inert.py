@@ -20,6 +20,7 @@ untrusted, so:
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSize, Qt, QUrl
@@ -113,6 +114,21 @@ def plain_message_box(
     box.setTextFormat(Qt.TextFormat.PlainText)
     box.setText(text)
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    return box
+
+
+def question_box(
+    parent: QWidget, name: str, title: str, text: str, informative: str, yes: str, on_yes: Callable[[], None]
+) -> QMessageBox:
+    """A plain-text question, opened, whose Yes button says ``yes``; Cancel is the default."""
+    box = plain_message_box(QMessageBox.Icon.Question, title, text, parent)
+    box.setObjectName(name)
+    box.setInformativeText(informative)
+    box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+    box.button(QMessageBox.StandardButton.Yes).setText(yes)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.finished.connect(lambda result: on_yes() if result == QMessageBox.StandardButton.Yes else None)
+    box.open()
     return box
 
 

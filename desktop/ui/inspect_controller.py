@@ -13,7 +13,7 @@ import html
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Slot
+from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QMessageBox, QVBoxLayout
 
 from desktop.session import commands
@@ -21,7 +21,7 @@ from desktop.session.inspector.routes import PUBLISHED_ROUTES
 from desktop.ui import inspect_ops
 from desktop.ui.catalog_status import flags_text
 from desktop.ui.foreign_bar import ForeignBar
-from desktop.ui.inert import plain_tip
+from desktop.ui.inert import plain_tip, question_box
 from desktop.ui.messages import ForeignBranch, OpenProblem, RouteStatus, SessionOpened
 from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.whatif_view import ReplayRun, WhatIfView
@@ -116,24 +116,20 @@ class InspectController(QObject):
         if plan.get("error"):
             self.report("error", "Cannot continue in Pi Desktop", str(plan["error"]))
             return
-        box = QMessageBox(self.window)
-        box.setObjectName("continueConfirm")
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle("Continue in Pi Desktop?")
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setText(str(plan.get("text", "")))
-        box.setInformativeText("A new Pi Desktop session is made; the source file is not changed.")
-        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
-        box.button(QMessageBox.StandardButton.Yes).setText("Continue")
 
-        def finished(result: int) -> None:
-            if result == QMessageBox.StandardButton.Yes:
-                self.window.statusBar().showMessage("Continuing in a new Pi Desktop session…", 5000)
-                self.client.continue_foreign.emit(leaf)
+        def go() -> None:
+            self.window.statusBar().showMessage("Continuing in a new Pi Desktop session…", 5000)
+            self.client.continue_foreign.emit(leaf)
 
-        box.finished.connect(finished)
-        self.continue_confirm = box
-        box.open()
+        self.continue_confirm = question_box(
+            self.window,
+            "continueConfirm",
+            "Continue in Pi Desktop?",
+            str(plan.get("text", "")),
+            "A new Pi Desktop session is made; the source file is not changed.",
+            "Continue",
+            go,
+        )
 
     @Slot(object)
     def _open_problem(self, problem: OpenProblem) -> None:

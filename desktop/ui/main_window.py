@@ -54,7 +54,7 @@ from desktop.ui.context_meter import ContextMeter
 from desktop.ui.export_action import ask_and_export
 from desktop.ui.glossary import tooltip
 from desktop.ui.help_page import HelpPage
-from desktop.ui.inert import plain_label, plain_tip
+from desktop.ui.inert import plain_label, plain_message_box, plain_tip, question_box
 from desktop.ui.inspect_controller import InspectController
 from desktop.ui.message_view import MessageView
 from desktop.ui.messages import (
@@ -834,21 +834,16 @@ class MainWindow(QMainWindow):
         if not preview.possible:
             self.say_local(f"Nothing to compact yet: {preview.reason}.")
             return
-        box = QMessageBox(self)
-        box.setObjectName("compactConfirm")
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle("Compact this session?")
-        box.setText(f"<b>Compact {preview.rows} rows into a summary?</b>")
-        box.setInformativeText(compaction_text(preview))
-        box.setStyleSheet("QLabel#qt_msgbox_informativelabel { min-width: 460px; }")
-        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
-        box.button(QMessageBox.StandardButton.Yes).setText("Compact")
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.finished.connect(
-            lambda result: self.compact_with(focus) if result == QMessageBox.StandardButton.Yes else None
+        self.compact_confirm = question_box(
+            self,
+            "compactConfirm",
+            "Compact this session?",
+            f"Compact {preview.rows} rows into a summary?",
+            compaction_text(preview),
+            "Compact",
+            lambda: self.compact_with(focus),
         )
-        self.compact_confirm = box
-        box.open()
+        self.compact_confirm.setStyleSheet("QLabel#qt_msgbox_informativelabel { min-width: 460px; }")
 
     def refresh_compaction_preview(self) -> None:
         """Ask the worker what compacting now would do; the button's tooltip shows it (and the
@@ -988,12 +983,10 @@ class MainWindow(QMainWindow):
     def on_question_requested(self, request_id: int, info: Mapping[str, Any]) -> None:
         """A yes/no question from the worker, in plain text (it names folders and commands that
         came from files); No is the default (designs A10 and A11)."""
-        box = QMessageBox(self)
+        box = plain_message_box(
+            QMessageBox.Icon.Question, str(info.get("title", "")), str(info.get("text", "")), self
+        )
         box.setObjectName("questionBox")
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(str(info.get("title", "")))
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setText(str(info.get("text", "")))
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
         box.setDefaultButton(QMessageBox.StandardButton.No)
 

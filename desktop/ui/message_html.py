@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import difflib
 import html
 import re
 from collections.abc import Mapping
@@ -36,6 +35,7 @@ from PySide6.QtGui import QColor, QImage, QTextCharFormat, QTextCursor, QTextDoc
 from desktop.pi.money import format_cost
 from desktop.ui import rowinfo
 from desktop.ui.banner import printable
+from desktop.ui.bridge import edit_pairs, unified_diff
 from desktop.ui.html import Colors, diff_line
 from desktop.ui.inert import MAX_IMAGE_BYTES, InertDocument, decode_image
 from desktop.ui.theme import kind_style
@@ -171,42 +171,14 @@ def _words(text: str) -> str:
 
 
 def _diff_html(path: str, old: str, new: str, c: Colors) -> str:
-    lines = list(
-        difflib.unified_diff(
-            printable(old).splitlines(),
-            printable(new).splitlines(),
-            f"a/{path}",
-            f"b/{path}",
-            lineterm="",
-            n=3,
-        )
-    )
-    rows = [diff_line(line, c) for line in lines]
-    if not rows:
-        rows = [f'<div style="color: {c.muted}">(no change)</div>']
+    diff = unified_diff(path, printable(old), printable(new))
+    no_change = f'<div style="color: {c.muted}">(no change)</div>'
+    rows = [diff_line(line, c) for line in diff.split("\n")] if diff else [no_change]
     return (
         f'<table width="100%" cellspacing="0" cellpadding="6" style="background: {c.code_bg};'
         f' border: 1px solid {c.border}; margin: 4px 0"><tr><td style="font-family: monospace;'
         f' white-space: pre-wrap">{"".join(rows)}</td></tr></table>'
     )
-
-
-def unified_diff(path: str, old: str, new: str) -> str:
-    """The plain unified diff of one replacement (the permission prompt shows the same)."""
-    return "\n".join(
-        difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", lineterm="", n=3)
-    )
-
-
-def edit_pairs(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The (old, new) replacements of an ``edit`` call, in the current and the legacy shape."""
-    pairs: list[tuple[str, str]] = []
-    for item in arguments.get("edits") or ():
-        if isinstance(item, Mapping):
-            pairs.append((str(item.get("oldText", "")), str(item.get("newText", ""))))
-    if "oldText" in arguments or "newText" in arguments:
-        pairs.append((str(arguments.get("oldText", "")), str(arguments.get("newText", ""))))
-    return pairs
 
 
 def tool_call_html(block: Mapping[str, Any], c: Colors) -> str:

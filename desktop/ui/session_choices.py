@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.session.compaction_settings import KEEP_RECENT_TOKENS, RESERVE_TOKENS
+from desktop.ui.inert import question_box
 
 if TYPE_CHECKING:
     from desktop.ui.main_window import MainWindow
@@ -83,26 +84,21 @@ class SessionChoices(QObject):
         if not answer.get("allowed", True):
             self.window.on_message("warning", text + " Nothing was changed.")
             return
-        box = QMessageBox(self.window)
-        box.setObjectName("changeConfirm")
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(f"Change the {what}?")
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setText(text or f"Change the {what} to {value}?")
-        box.setInformativeText("The change is recorded in the session's journal.")
-        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
-        box.button(QMessageBox.StandardButton.Yes).setText("Change")
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
 
-        def finished(result: int) -> None:
-            if result == QMessageBox.StandardButton.Yes:
-                apply(value)
-                self._remember(what, value)
-            self.restore()
+        def change() -> None:
+            apply(value)
+            self._remember(what, value)
 
-        box.finished.connect(finished)
-        self.confirm = box
-        box.open()
+        self.confirm = question_box(
+            self.window,
+            "changeConfirm",
+            f"Change the {what}?",
+            text or f"Change the {what} to {value}?",
+            "The change is recorded in the session's journal.",
+            "Change",
+            change,
+        )
+        self.confirm.finished.connect(lambda _result: self.restore())
 
     def _remember(self, what: str, value: str) -> None:
         """The user's choice seeds the next new session."""

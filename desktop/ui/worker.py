@@ -635,14 +635,11 @@ class SessionWorker(QObject):
         return self.bridge.ask("Run this repository's commands?", text, self.closing)
 
     def _welcome(self) -> None:
-        workspace = prepare_workspace(self._welcome_folder())
+        workspace = prepare_workspace(paths.data_dir(self.data_dir) / "welcome-workspace")
         self._new(str(workspace))
         seed_welcome(self, workspace)
         # Its note is journaled before the turns: a stop before them must not leave it out of date.
         self._emit_previews(changed=False)
-
-    def _welcome_folder(self) -> Path:
-        return paths.data_dir(self.data_dir) / "welcome-workspace"
 
     def _failed(self, what: str, exc: Exception) -> None:
         """An open that failed, said in full; the panes say what is open now."""
@@ -720,10 +717,7 @@ class SessionWorker(QObject):
         thinking = context.thinking_level
 
         def offered(key: str | None) -> RouteChoice | None:
-            found = next((c for c in self.choices if c.key == key and c.available), None)
-            if found is not None and not found.route.offline and not self._api_key(found.route):
-                return None
-            return found
+            return self._choice(key) if key and self._route_refusal(key) is None else None
 
         choice = offered(source)
         asks = None
@@ -979,17 +973,9 @@ class SessionWorker(QObject):
         """The user chose another route for this session (after the window said what it costs):
         refused before anything changes when it is unavailable or has no key, else bound and
         journaled (design G12)."""
-        choice = self._choice(key)
-        if choice is None or not choice.available:
-            self.message.emit(
-                "warning", f"Route {key} is not available{': ' + choice.why if choice else ''}."
-            )
-            self._publish_state()
-            return
-        if not choice.route.offline and not self._api_key(choice.route):
-            self.message.emit(
-                "warning", f"Route {key} has no API key (Settings → Accounts); the route was not changed."
-            )
+        refused = self._route_refusal(key)
+        if refused is not None:
+            self.message.emit("warning", f"{refused} The route was not changed.")
             self._publish_state()
             return
         needed, self.route_needed = self.route_needed, None
@@ -1064,11 +1050,11 @@ class SessionWorker(QObject):
             return {"allowed": True, "text": ""}
         revoked = len(session.gate.state.active)
         if what == "route":
+            refused = self._route_refusal(value)
+            if refused is not None:
+                return {"allowed": False, "text": refused}
             choice = self._choice(value)
-            if choice is None or not choice.available:
-                return {"allowed": False, "text": f"Route {value} is not available."}
-            if not choice.route.offline and not self._api_key(choice.route):
-                return {"allowed": False, "text": f"Route {value} has no API key (Settings → Accounts)."}
+            assert choice is not None
             target = preview_binding(choice.route, self.fallback, session.writer.session_id)
             label = choice.route.key + (" on the offline emulator" if choice.route.offline else "")
             cost = switch_cost(
@@ -1096,6 +1082,15 @@ class SessionWorker(QObject):
             text += f": the activation of {revoked} tool{plural} is revoked." if revoked else "."
             return {"allowed": True, "text": text}
         return {"allowed": True, **as_json(cost)}
+
+    def _route_refusal(self, key: str) -> str | None:
+        """Why the session may not move to route ``key``: unavailable, or without a key."""
+        choice = self._choice(key)
+        if choice is None or not choice.available:
+            return f"Route {key} is not available{': ' + choice.why if choice else ''}."
+        if not choice.route.offline and not self._api_key(choice.route):
+            return f"Route {key} has no API key (Settings → Accounts)."
+        return None
 
     def _api_key(self, route: Route) -> str | None:
         """The route's key: keyring entry ``<provider>/<account>``, else the provider's variable."""

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from desktop.ui.inspect_ops import file_format
-from tests.cli.helpers import cli_env
+from tests.cli.helpers import run_process
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev are POSIX")
 
@@ -50,18 +50,12 @@ def _finishes(call: Callable[[], Any]) -> Any:
 
 
 def test_whatif_refuses_a_fifo_a_device_and_a_directory(fifo: Path, tmp_path: Path) -> None:
-    import subprocess
-
     for path, kind in ((fifo, "a FIFO"), (Path("/dev/null"), "a character device"), (tmp_path, "folder")):
-        done = subprocess.run(
-            [sys.executable, "-m", "desktop", "whatif", str(path), "--routes", "anthropic/claude-opus-5-5"],
-            capture_output=True,
-            text=True,
-            env=cli_env(),
-            timeout=HANG,
+        done = run_process(
+            "whatif", str(path), "--routes", "anthropic/claude-opus-5-5", cwd=tmp_path, timeout=HANG
         )
-        assert done.returncode == 2, done.stderr
-        lines = done.stderr.splitlines()
+        assert done.code == 2, done.stderr
+        lines = done.err_lines
         assert len(lines) == 1 and str(path) in lines[0] and kind in lines[0], done.stderr
 
 

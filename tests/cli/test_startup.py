@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from desktop.cli import COMMANDS
-from tests.cli.helpers import cli_env, make_session
+from tests.cli.helpers import cli_env, make_session, run_process
 
 #: ``shutil`` loads ``bz2`` and ``lzma``: argparse imports it for the terminal width unless the
 #: formatter is given one (``desktop.cli.HelpFormatter``).
@@ -62,14 +62,8 @@ def test_help_loads_nothing_heavy(argv: list[str]) -> None:
     assert [name for name in HEAVY if name in loaded] == []
 
 
-def test_help_documents_the_exit_codes_and_opening_a_path() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "desktop", "--help"],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        timeout=120,
-    ).stdout
+def test_help_documents_the_exit_codes_and_opening_a_path(tmp_path: Path) -> None:
+    out = run_process("--help", cwd=tmp_path).stdout
     for code in ("0 ", "1 ", "2 ", "3 ", "4 ", "130", "141"):
         assert f"\n  {code}" in out, code
     assert "[PATH ...]" in out and "./status" in out

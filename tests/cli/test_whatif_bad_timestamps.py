@@ -10,9 +10,7 @@ replays it, says time is unknown and that caches are assumed unexpired, and `sta
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,35 +19,25 @@ from tests.cli.helpers import run_main
 SOURCE = Path(__file__).resolve().parents[1] / "fixtures" / "claude_code_real" / "subagent.jsonl"
 
 
-def _drop(entry: dict[str, Any]) -> None:
-    del entry["timestamp"]
-
-
-def _early(entry: dict[str, Any]) -> None:
-    entry["timestamp"] = "2001-01-01T00:00:00.000Z"
-
-
-def _garbled(entry: dict[str, Any]) -> None:
-    entry["timestamp"] = "around noon"
-
-
-def _future(entry: dict[str, Any]) -> None:
-    entry["timestamp"] = "2099-01-01T00:00:00.000Z"
-
-
 @pytest.mark.parametrize(
-    ("spoil", "last"),
-    [(_drop, False), (_early, False), (_garbled, False), (_future, True)],
+    ("timestamp", "last"),
+    [
+        (None, False),
+        ("2001-01-01T00:00:00.000Z", False),
+        ("around noon", False),
+        ("2099-01-01T00:00:00.000Z", True),
+    ],
     ids=["missing", "out-of-order", "not-a-date", "in-the-future"],
 )
-def test_whatif_says_time_unknown_and_assumes_warm(
-    spoil: Callable[[dict[str, Any]], None], last: bool, tmp_path: Path
-) -> None:
+def test_whatif_says_time_unknown_and_assumes_warm(timestamp: str | None, last: bool, tmp_path: Path) -> None:
     lines = SOURCE.read_text(encoding="utf-8").splitlines()
     replies = [i for i, line in enumerate(lines) if '"type":"assistant"' in line and '"usage"' in line]
     target = replies[-1] if last else replies[len(replies) // 2]
     entry = json.loads(lines[target])
-    spoil(entry)
+    if timestamp is None:
+        del entry["timestamp"]
+    else:
+        entry["timestamp"] = timestamp
     lines[target] = json.dumps(entry)
     path = tmp_path / "spoiled.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

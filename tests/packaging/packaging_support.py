@@ -129,7 +129,10 @@ def parse_exec(value: str) -> list[str]:
         raise ValueError(f"unterminated quote in Exec value {value!r}")
     if in_arg:
         args.append("".join(current))
-    return [_expand_field_codes(arg) for arg in args if not _is_field_code(arg)]
+    # Field codes (%f, %U, ...) are left out; %% is a literal %.
+    return [
+        a.replace("%%", "%") for a in args if not (len(a) == 2 and a[0] == "%" and a[1] in "fFuUdDnNickvm")
+    ]
 
 
 def _unescape_string_value(value: str) -> str:
@@ -144,14 +147,6 @@ def _unescape_string_value(value: str) -> str:
             out.append(value[i])
             i += 1
     return "".join(out)
-
-
-def _is_field_code(arg: str) -> bool:
-    return len(arg) == 2 and arg[0] == "%" and arg[1] in "fFuUdDnNickvm"
-
-
-def _expand_field_codes(arg: str) -> str:
-    return arg.replace("%%", "%")
 
 
 def read_desktop_entry(path: Path) -> dict[str, str]:

@@ -48,10 +48,6 @@ class Bundle:
     build_seconds: float
 
 
-def tree_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
-
-
 @pytest.fixture(scope="session")
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
     """One onedir build per test session, from this checkout's recipe; or, with
@@ -138,7 +134,8 @@ def test_the_bundle_carries_every_module_and_data_file(bundle: Bundle) -> None:
     if sys.platform == "darwin":
         plist = (bundle.folder.parent / "Pi Desktop.app" / "Contents" / "Info.plist").read_text("utf-8")
         assert APP_ID in plist
-    size_mb = tree_size(bundle.folder) / 1e6
+    files = (p for p in bundle.folder.rglob("*") if p.is_file() and not p.is_symlink())
+    size_mb = sum(p.stat().st_size for p in files) / 1e6
     print(f"\nbundle built in {bundle.build_seconds:.0f}s, {size_mb:.0f} MB at {bundle.folder}")
     assert size_mb < MAX_BUNDLE_MB, f"bundle grew to {size_mb:.0f} MB; exclude what the app does not use"
 
@@ -212,14 +209,7 @@ def test_the_headless_commands_run_from_the_bundle(bundle: Bundle, tmp_path: Pat
     venv_env = {**env, "PYTHONPATH": str(REPO)}
     for command in (["status", str(PI_SESSION)], ["payload", str(PI_SESSION)]):
         frozen = run(bundle.cli, *command, env=env, cwd=tmp_path)
-        source = subprocess.run(
-            [sys.executable, "-m", "desktop", *command],
-            cwd=tmp_path,
-            env=venv_env,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-        )
+        source = run(Path(sys.executable), "-m", "desktop", *command, env=venv_env, cwd=tmp_path)
         assert (frozen.returncode, frozen.stdout, frozen.stderr) == (
             source.returncode,
             source.stdout,
@@ -260,14 +250,8 @@ def test_smoke_exit_env_from_source(tmp_path: Path) -> None:
         PI_DESKTOP_DATA_DIR=str(tmp_path),
         PI_DESKTOP_SMOKE_SCREENSHOT=str(picture),
     )
-    result = subprocess.run(
-        [sys.executable, "-c", "from desktop.app import gui_main; raise SystemExit(gui_main())"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
+    gui_main = "from desktop.app import gui_main; raise SystemExit(gui_main())"
+    result = run(Path(sys.executable), "-c", gui_main, env=env, cwd=tmp_path)
     lines = smoke_lines(result)
     assert lines["window-shown"] == WINDOW_TITLE and lines["turn-finished"].endswith("tool read")
     assert lines["screenshot"] == str(picture)

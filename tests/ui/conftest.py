@@ -105,7 +105,9 @@ class Harness:
         self.client.start.emit({"firstRun": False, **options})
         self.wait_open()
 
-    def wait_open(self, path: Path | None = None) -> None:
+    def wait_open(self, path: Path | None = None) -> ShownSession:
+        """Wait until the window shows ``path`` (or any session) and its status follows it."""
+
         def opened() -> bool:
             session, status = self.window.session, self.window.status
             if session is None or status.path != session.path:
@@ -113,6 +115,8 @@ class Harness:
             return path is None or Path(session.path) == path
 
         self.qtbot.waitUntil(opened, timeout=TURN_TIMEOUT)
+        assert self.window.session is not None
+        return self.window.session
 
     @property
     def finished(self) -> list[TurnFinished]:
@@ -126,9 +130,6 @@ class Harness:
     def shown(self) -> ShownSession | None:
         """The session the window shows (set on the GUI thread when it arrives)."""
         return self.window.session
-
-    def shown_path(self) -> str | None:
-        return None if self.window.session is None else self.window.session.path
 
     def leaf(self) -> str | None:
         foreign = None if self.window.session is None else self.window.session.foreign
@@ -196,13 +197,12 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def harness(qtbot: Any, workspace: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    """A started window on a new session in ``workspace`` (a test file may define its own
-    ``harness`` for another start)."""
-    h = Harness(qtbot, workspace)
-    h.start()
-    yield h
-    h.close()
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's folder as HOME, where the browser looks for pi's and Claude Code's sessions."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for name in ("PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
 
 
 @pytest.fixture
@@ -211,6 +211,14 @@ def unstarted(qtbot: Any, workspace: Path, qsettings_isolated: Path) -> Iterator
     h = Harness(qtbot, workspace)
     yield h
     h.close()
+
+
+@pytest.fixture
+def harness(unstarted: Harness) -> Harness:
+    """A started window on a new session in ``workspace`` (a test file may define its own
+    ``harness`` for another start)."""
+    unstarted.start()
+    return unstarted
 
 
 @pytest.fixture

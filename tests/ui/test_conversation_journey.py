@@ -5,9 +5,7 @@ ask the slash commands, export the conversation. Real worker, real emulator, rea
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -16,21 +14,16 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from desktop.emulator.faults import Fault
 from desktop.ui.main_window import TAB_MESSAGE
 from desktop.ui.session_browser import PATH_ROLE
-from desktop.ui.timeline_model import ROW_ROLE
 from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.fixture
-def harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[Harness]:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    h.window.resize(1280, 800)
-    h.start()
-    yield h
-    h.close()
+def harness(unstarted: Harness) -> Harness:
+    unstarted.window.resize(1280, 800)
+    unstarted.start()
+    return unstarted
 
 
 def test_type_send_and_read_the_streamed_reply_without_a_click(harness: Harness) -> None:
@@ -93,9 +86,7 @@ def test_picking_a_timeline_row_scrolls_the_conversation_to_it(harness: Harness)
     h.wait_turn(1)
     window.send("Second question. [[words:800]]")
     h.wait_turn(2)
-    shown = window.shown
-    first = next(i for i in range(shown.rowCount()) if shown.index(i, 0).data(ROW_ROLE).get("type") == "user")
-    window.view.setCurrentIndex(shown.index(first, 0))
+    h.select(lambda row: row.get("type") == "user")
     view = window.message_view
     assert not view.following
     top = view.browser.cursorForPosition(view.browser.viewport().rect().topLeft())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from desktop.ui import rowinfo
@@ -43,19 +44,13 @@ def test_input_means_every_input_token_everywhere(qtbot: Any) -> None:
     qtbot.addWidget(view)
     view.model.set_rows([ROW])
     model = view.model
-    headers = [model.headerData(c, _horizontal()) for c in range(model.columnCount())]
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     cells = dict(zip(headers, (model.index(0, c).data() for c in range(model.columnCount())), strict=True))
     assert (cells["Input"], cells["Cached"], cells["Uncached"]) == ("1,100", "1,000", "100")
     assert cells["Cost"] == "$0.29"
     assert "input 1,100 (1,000 cached, 100 uncached" in totals_text(model.total)
     assert usage_hint(USAGE).startswith("in 1.1k ")  # the timeline
     assert "1,100 input tokens (1,000 cached, 100 uncached)" in render_row(ROW, dark=False).html
-
-
-def _horizontal() -> Any:
-    from PySide6.QtCore import Qt
-
-    return Qt.Orientation.Horizontal
 
 
 def test_a_replay_under_the_minimum_reads_as_at_the_minimum() -> None:

@@ -225,16 +225,8 @@ def test_status_messages_never_run_under_the_session_label(harness: Harness) -> 
     assert bar.shown_message().endswith("…") and "END" in bar.toolTip()  # type: ignore[attr-defined]
 
 
-def test_every_dialog_shows_whole_columns_at_the_three_sizes(
-    harness: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HOME", str(harness.tmp))
-    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    copy(
-        FIXTURES / "claude_code" / "basic.jsonl",
-        harness.tmp / ".claude/projects/-home-dev-projects-demo/c.jsonl",
-    )
+def test_every_dialog_shows_whole_columns_at_the_three_sizes(harness: Harness, home: Path) -> None:
+    copy(FIXTURES / "claude_code" / "basic.jsonl", home / ".claude/projects/-home-dev-projects-demo/c.jsonl")
     h = harness
     h.start()
     window = h.window

@@ -31,7 +31,7 @@ from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.timeline_model import TimelineModel
 from desktop.ui.whatif_view import WhatIfView
-from tests.ui.conftest import IGNORED_QT_MESSAGES
+from tests.ui.conftest import IGNORED_QT_MESSAGES, Harness
 from tests.ui.fifo_probe import FifoProbe
 from tests.ui.synthetic import assistant_row, user_row
 
@@ -344,33 +344,26 @@ def test_the_launchers_refusal_shows_the_text_as_written(qtbot, probe: FifoProbe
 
 
 def test_a_hostile_session_file_opens_and_reads_nothing_it_names(
-    qtbot, tmp_path: Path, qsettings_isolated: Path, probe: FifoProbe
+    harness: Harness, workspace: Path, probe: FifoProbe
 ) -> None:
     """End to end: a real file, named and written to name the probe, opened by the real worker,
     every row read in the Message tab and every tab shown."""
     from tests.cli.helpers import make_session
-    from tests.ui.conftest import TURN_TIMEOUT, Harness
 
-    workspace = tmp_path / "work"
-    workspace.mkdir()
+    h = harness
     text = f"look ![x]({probe.path}) and <style>@import url({probe.path});</style>"
     path = make_session(workspace, hostile_name(probe), text)
-    h = Harness(qtbot, workspace)
-    h.start()
-    try:
-        h.window.open_path(path)
-        qtbot.waitUntil(lambda: getattr(h.window.session, "path", None) == str(path), timeout=TURN_TIMEOUT)
-        read = []
-        for row in range(h.window.shown.rowCount()):
-            h.window.view.setCurrentIndex(h.window.shown.index(row, 0))
-            laid_out(h.window)
-            read.append(h.window.message_view.browser.toPlainText())
-        assert not probe.opened
-        assert any(f"[image “x” not shown: {probe.path}]" in shown for shown in read), read
-        for tab in range(h.window.tabs.count()):
-            h.window.tabs.setCurrentIndex(tab)
-            laid_out(h.window)
-        assert not probe.opened
-        assert h.window.session_label.text().endswith(hostile_name(probe))
-    finally:
-        h.close()
+    h.window.open_path(path)
+    h.wait_open(path)
+    read = []
+    for row in range(h.window.shown.rowCount()):
+        h.window.view.setCurrentIndex(h.window.shown.index(row, 0))
+        laid_out(h.window)
+        read.append(h.window.message_view.browser.toPlainText())
+    assert not probe.opened
+    assert any(f"[image “x” not shown: {probe.path}]" in shown for shown in read), read
+    for tab in range(h.window.tabs.count()):
+        h.window.tabs.setCurrentIndex(tab)
+        laid_out(h.window)
+    assert not probe.opened
+    assert h.window.session_label.text().endswith(hostile_name(probe))

@@ -28,17 +28,12 @@ print(json.dumps({
 """
 
 
-def _launch_imports() -> dict[str, object]:
+def test_the_window_modules_load_without_the_keyring_or_any_module_source() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
     out = subprocess.run(
         [sys.executable, "-c", _LAUNCH], capture_output=True, text=True, env=env, check=True, timeout=120
     )
-    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
-    return result
-
-
-def test_the_window_modules_load_without_the_keyring_or_any_module_source() -> None:
-    found = _launch_imports()
+    found = json.loads(out.stdout.strip().splitlines()[-1])
     assert found["skipped"] is True
     # The keyring (and the HTTP and e-mail modules it loads) waits for the worker, after the paint.
     assert found["keyring"] is False

@@ -37,16 +37,12 @@ def _session(tmp_path: Path, name: str, folder: str) -> Path:
     return path
 
 
-def _opened(h: Harness, path: Path) -> None:
-    h.qtbot.waitUntil(lambda: getattr(h.window.session, "path", None) == str(path), timeout=TURN_TIMEOUT)
-
-
 def test_the_title_names_the_session_and_its_workspace(harness: Harness, tmp_path: Path) -> None:
     h = harness
     assert h.window.windowTitle().endswith(" · home-ws — Pi Desktop")
     other = _session(tmp_path, "other.jsonl", "other-ws")
     h.window.open_path(other)
-    _opened(h, other)
+    h.wait_open(other)
     assert h.window.windowTitle() == "other.jsonl · other-ws — Pi Desktop"
     assert h.window.recent_sessions()[0] == str(other)
 
@@ -76,7 +72,7 @@ def test_a_file_handed_over_during_a_turn_opens_when_the_turn_ends(harness: Harn
     assert h.window.session.path == first
     result = h.wait_turn(1)
     assert result.error is None
-    _opened(h, other)
+    h.wait_open(other)
     assert h.window.queued_open is None
     assert h.window.windowTitle() == "queued.jsonl · queued-ws — Pi Desktop"
 
@@ -105,7 +101,7 @@ def test_pi_and_claude_code_sessions_open_read_only(harness: Harness) -> None:
     h = harness
     for fixture in (PI_SESSION, CLAUDE_SESSION):
         h.window.open_path(fixture)
-        _opened(h, fixture)
+        h.wait_open(fixture)
         assert h.window.inspect.foreign is not None
         assert h.window.windowTitle().startswith(f"{fixture.name} · ")
 
@@ -115,7 +111,7 @@ def test_extra_files_go_to_open_recent(harness: Harness, tmp_path: Path) -> None
     one = _session(tmp_path, "one.jsonl", "one-ws")
     two = _session(tmp_path, "two.jsonl", "two-ws")
     h.window.open_paths([str(one), str(two)])
-    _opened(h, one)
+    h.wait_open(one)
     recent = h.window.recent_sessions()
     assert recent[0] == str(one) and str(two) in recent
 
@@ -136,7 +132,7 @@ def test_a_finder_open_event_opens_the_session(harness: Harness, tmp_path: Path)
     try:
         other = _session(tmp_path, "from-finder.jsonl", "finder-ws")
         QApplication.sendEvent(app, QFileOpenEvent(str(other)))
-        _opened(h, other)
+        h.wait_open(other)
         assert h.window.windowTitle() == "from-finder.jsonl · finder-ws — Pi Desktop"
     finally:
         app.removeEventFilter(events)

@@ -167,27 +167,20 @@ def test_controls_reachable_and_named(window: MainWindow) -> None:
         assert widget.accessibleName(), widget.objectName()
 
 
-def test_a_session_with_a_bad_line_opens_with_a_banner_naming_it(
-    qtbot, tmp_path: Path, qsettings_isolated: Path
-) -> None:
+def test_a_session_with_a_bad_line_opens_with_a_banner_naming_it(harness, workspace: Path) -> None:
     """The real worker reads a real file: the set-aside line is named where the user looks."""
     from tests.cli.helpers import make_session
-    from tests.ui.conftest import TURN_TIMEOUT, Harness
+    from tests.ui.conftest import TURN_TIMEOUT
 
-    path = make_session(tmp_path, "s.jsonl", "hello")
+    path = make_session(workspace, "s.jsonl", "hello")
     with path.open("ab") as handle:
         handle.write(b'{"type": "user", "broken \xff\n')
-    h = Harness(qtbot, tmp_path)
-    h.start()
-    try:
-        h.window.open_path(path)
-        qtbot.waitUntil(lambda: getattr(h.window.session, "path", None) == str(path), timeout=TURN_TIMEOUT)
-        qtbot.waitUntil(lambda: bool(h.window.banners.banners), timeout=TURN_TIMEOUT)
-        text = "\n".join(b.text for b in h.window.banners.banners)
-        assert "s.jsonl" in text and "line" in text, text
-        assert "\ufffd" not in text and "xff" in text  # the invalid byte escaped, never garbled
-    finally:
-        h.close()
+    harness.window.open_path(path)
+    harness.wait_open(path)
+    harness.qtbot.waitUntil(lambda: bool(harness.window.banners.banners), timeout=TURN_TIMEOUT)
+    text = "\n".join(b.text for b in harness.window.banners.banners)
+    assert "s.jsonl" in text and "line" in text, text
+    assert "\ufffd" not in text and "xff" in text  # the invalid byte escaped, never garbled
 
 
 def test_accounts_table_keeps_every_column_in_view(qtbot) -> None:

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -27,7 +25,9 @@ pathlib.Path(sys.argv[0]).with_name("SERVER-RAN").write_text("ran", encoding="ut
 """
 
 
-def _repository(tmp_path: Path) -> Path:
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """The folder the window opens in: a repository with its own server and a linked AGENTS.md."""
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / ".pi").mkdir()
@@ -53,16 +53,8 @@ def _start(h: Harness, answer: bool) -> tuple[Qt.TextFormat, str]:
     return shown
 
 
-@pytest.fixture
-def repo_harness(qtbot: Any, tmp_path: Path, qsettings_isolated: Path) -> Iterator[tuple[Harness, Path]]:
-    repo = _repository(tmp_path)
-    h = Harness(qtbot, repo)
-    yield h, repo
-    h.close()
-
-
-def test_no_runs_nothing_and_the_window_says_what_it_left_out(repo_harness: tuple[Harness, Path]) -> None:
-    h, repo = repo_harness
+def test_no_runs_nothing_and_the_window_says_what_it_left_out(unstarted: Harness, workspace: Path) -> None:
+    h, repo = unstarted, workspace
 
     text_format, text = _start(h, answer=False)
 
@@ -76,8 +68,8 @@ def test_no_runs_nothing_and_the_window_says_what_it_left_out(repo_harness: tupl
     assert "projectCommands" not in stored  # nothing granted to the repository
 
 
-def test_yes_runs_the_server_and_is_remembered(repo_harness: tuple[Harness, Path]) -> None:
-    h, repo = repo_harness
+def test_yes_runs_the_server_and_is_remembered(unstarted: Harness, workspace: Path) -> None:
+    h, repo = unstarted, workspace
 
     _start(h, answer=True)
 

@@ -143,7 +143,7 @@ def test_unknown_file_and_malformed_lines_are_reported_in_full(harness: Harness)
     harness.qtbot.waitUntil(lambda: len(w.inspect.problems) >= 2, timeout=TIMEOUT)
     _title, message = w.inspect.problems[-1]
     assert "line 4" in message and "the rest opened" in message
-    harness.qtbot.waitUntil(lambda: harness.shown_path() == str(bad), timeout=TIMEOUT)
+    harness.wait_open(bad)
     assert harness.shown.foreign.format == "pi"  # and the rest opened
 
 
@@ -161,7 +161,7 @@ def test_codex_rollout_and_parallel_claude_code_calls_in_the_window(harness: Har
     harness.qtbot.waitUntil(lambda: w.usage_view.model.rowCount() == 5, timeout=TIMEOUT)
     parallel = copy(CLAUDE / "parallel.jsonl", harness.tmp / "parallel.jsonl")
     w.client.open_session.emit(str(parallel))
-    harness.qtbot.waitUntil(lambda: harness.shown_path() == str(parallel), timeout=TIMEOUT)
+    harness.qtbot.waitUntil(lambda: harness.shown.path == str(parallel), timeout=TIMEOUT)
     assert w.inspect.bar.branches.count() == 1
     tools = [r for r in harness.rows() if r["foreign"] == "tool"]
     assert len(tools) == 5 and all(r["inContext"] for r in tools)
@@ -175,27 +175,22 @@ def test_a_transcript_with_few_readable_lines_opens_under_one_banner(harness: Ha
     lines = (CLAUDE / "basic.jsonl").read_bytes().splitlines()
     few.write_bytes(b"\n".join([lines[0], b'{"type":"user", broken', b"not json", lines[-1]]) + b"\n")
     w.client.open_session.emit(str(few))
-    harness.qtbot.waitUntil(lambda: harness.shown_path() == str(few), timeout=TIMEOUT)
+    harness.wait_open(few)
     harness.qtbot.waitUntil(lambda: bool(w.inspect.problems), timeout=TIMEOUT)
     warnings = [b.text for b in w.banners.banners if b.level == "warning"]
     assert len(warnings) == 1  # once, not once by the window and again by the inspector
     assert "line 2" in warnings[0] and "line 3" in warnings[0] and "no conversation entry" in warnings[0]
 
 
-def test_session_browser_lists_home_sessions_and_opens_one(
-    harness: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HOME", str(harness.tmp))
-    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    pi = copy(PI / "v3_compaction.jsonl", harness.tmp / ".pi/agent/sessions/--w--/s.jsonl")
-    copy(CLAUDE / "compact.jsonl", harness.tmp / ".claude/projects/-w/c.jsonl")
+def test_session_browser_lists_home_sessions_and_opens_one(harness: Harness, home: Path) -> None:
+    pi = copy(PI / "v3_compaction.jsonl", home / ".pi/agent/sessions/--w--/s.jsonl")
+    copy(CLAUDE / "compact.jsonl", home / ".claude/projects/-w/c.jsonl")
     harness.start()
     w = harness.window
     w.browse_action.trigger()
     browser = w.inspect.browser
     assert browser is not None
-    foreign = [str(harness.tmp / ".pi"), str(harness.tmp / ".claude")]
+    foreign = [str(home / ".pi"), str(home / ".claude")]
     harness.qtbot.waitUntil(
         lambda: len([p for p in browser.session_paths() if p.startswith(tuple(foreign))]) == 2,
         timeout=TIMEOUT,
@@ -204,7 +199,7 @@ def test_session_browser_lists_home_sessions_and_opens_one(
     item = next(top for top in tops if top is not None and top.text(1) == "pi").child(0)
     browser.tree.setCurrentItem(item)
     harness.qtbot.mouseClick(browser.open_button, Qt.MouseButton.LeftButton)
-    harness.qtbot.waitUntil(lambda: harness.shown_path() == str(pi), timeout=TIMEOUT)
+    harness.wait_open(pi)
 
 
 def test_whatif_tab_is_computed_on_the_worker_and_follows_the_session(

@@ -63,11 +63,7 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     assert kinds.count("assistant") == 2 and "toolResult" in kinds
     tool_row = next(r for r in h.rows() if r["type"] == "toolResult")
     assert not tool_row["message"]["isError"]
-    final = (
-        h.rows()[-1]
-        if h.rows()[-1]["type"] == "assistant"
-        else next(r for r in reversed(h.rows()) if r["type"] == "assistant")
-    )
+    final = next(r for r in reversed(h.rows()) if r["type"] == "assistant")
     answer = window.timeline.index(window.timeline.rows.index(final)).data(Qt.ItemDataRole.DisplayRole)
     assert "hello-from-bash" in answer
     assert window.timeline.rowCount() == len(h.rows())  # the streaming row is gone
@@ -83,13 +79,7 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     assert all(r["id"] in visible for r in systems)
 
     # The section diff of the baseline row: every section is new.
-    baseline = systems[0]
-    proxy_row = next(
-        i
-        for i in range(window.shown.rowCount())
-        if window.shown.index(i, 0).data(ROW_ROLE)["id"] == baseline["id"]
-    )
-    window.view.setCurrentIndex(window.shown.index(proxy_row, 0))
+    h.select(lambda row: row["id"] == systems[0]["id"])
     assert window.tabs.currentIndex() == TAB_DIFF
     diff = window.diff_view.current
     assert diff is not None
@@ -432,7 +422,7 @@ def test_a_closed_comparison_is_no_longer_computed(harness: Harness) -> None:
 
 
 def test_writing_the_first_message_warms_the_session_on_the_worker(
-    qtbot: Any, workspace: Path, qsettings_isolated: Path, monkeypatch: pytest.MonkeyPatch
+    unstarted: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first send after an open pays for the new message only: the worker projects the
     history while the user writes (design X31), once per draft, on its own thread."""
@@ -444,16 +434,13 @@ def test_writing_the_first_message_warms_the_session_on_the_worker(
         real(self, draft)
 
     monkeypatch.setattr(SessionRuntime, "warm", counted)
-    h = Harness(qtbot, workspace)
-    try:
-        h.launch(route=h.route, mode="ask", fallback="folded")  # the message tab: no preview is made
-        assert warmed == []  # looking at a session costs nothing
-        h.qtbot.keyClicks(h.window.composer.editor, "Say")
-        h.qtbot.waitUntil(lambda: bool(warmed), timeout=TURN_TIMEOUT)
-        h.qtbot.keyClicks(h.window.composer.editor, " something short.")
-        h.qtbot.wait(600)  # past the draft's debounce: the same draft goes on, no second warm-up
-        assert warmed == [(h.worker.thread_id, "Say")]  # on the worker, for what is written
-        h.qtbot.keyClick(h.window.composer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-        assert h.wait_turn(1).error is None
-    finally:
-        h.close()
+    h = unstarted
+    h.launch(route=h.route, mode="ask", fallback="folded")  # the message tab: no preview is made
+    assert warmed == []  # looking at a session costs nothing
+    h.qtbot.keyClicks(h.window.composer.editor, "Say")
+    h.qtbot.waitUntil(lambda: bool(warmed), timeout=TURN_TIMEOUT)
+    h.qtbot.keyClicks(h.window.composer.editor, " something short.")
+    h.qtbot.wait(600)  # past the draft's debounce: the same draft goes on, no second warm-up
+    assert warmed == [(h.worker.thread_id, "Say")]  # on the worker, for what is written
+    h.qtbot.keyClick(h.window.composer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert h.wait_turn(1).error is None

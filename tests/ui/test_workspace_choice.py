@@ -17,7 +17,6 @@ from PySide6.QtWidgets import QMessageBox
 
 from desktop.host.journal.writer import JournalWriter
 from desktop.host.trust import TrustStore
-from desktop.ui.messages import ShownSession
 from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 
@@ -30,12 +29,6 @@ def workspace(tmp_path: Path) -> Path:
 def _session(path: Path, cwd: str) -> Path:
     JournalWriter.create(path, cwd=cwd, app_version="0.1.0").close()
     return path
-
-
-def _opened(h: Harness, path: Path) -> ShownSession:
-    h.qtbot.waitUntil(lambda: h.shown_path() == str(path), timeout=TURN_TIMEOUT)
-    assert h.window.session is not None
-    return h.window.session
 
 
 def _answer(h: Harness, yes: bool) -> tuple[Qt.TextFormat, str]:
@@ -54,7 +47,7 @@ def test_a_header_naming_the_root_never_becomes_the_workspace(harness: Harness, 
     path = _session(tmp_path / "received.jsonl", "/")
 
     h.window.open_path(path)
-    info = _opened(h, path)
+    info = h.wait_open(path)
 
     assert info.cwd == str((tmp_path / "opened-from").resolve())
     assert h.window.question_boxes == []  # "/" is refused outright, not offered
@@ -78,7 +71,7 @@ def test_a_new_recorded_folder_is_asked_about_and_a_no_keeps_the_opened_folder(
 
     h.window.open_path(path)
     text_format, text = _answer(h, yes=False)
-    info = _opened(h, path)
+    info = h.wait_open(path)
 
     assert text_format == Qt.TextFormat.PlainText and str(elsewhere) in text
     assert info.cwd == str((tmp_path / "opened-from").resolve())
@@ -95,10 +88,10 @@ def test_a_confirmed_folder_is_remembered_and_not_asked_again(harness: Harness, 
 
     h.window.open_path(first)
     _answer(h, yes=True)
-    assert _opened(h, first).cwd == str(elsewhere.resolve())
+    assert h.wait_open(first).cwd == str(elsewhere.resolve())
     h.window.open_path(second)
 
-    assert _opened(h, second).cwd == str(elsewhere.resolve())
+    assert h.wait_open(second).cwd == str(elsewhere.resolve())
     assert h.window.question_boxes == []
     assert elsewhere.resolve() in TrustStore.at().confirmed_workspaces()
 
