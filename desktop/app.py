@@ -2,8 +2,7 @@
 
 With no subcommand the window opens (on the session files given as PATH, if any); with one,
 the same engine runs headless behind one error boundary (design D6). The GUI is imported
-lazily so headless commands never load Qt, and the parser imports no engine module (every
-import inside a function here is lazy for that reason: the --help budget).
+lazily so headless commands never load Qt, and the parser imports no engine module.
 
 ``--data-dir`` becomes ``PI_DESKTOP_DATA_DIR`` here, once, before anything reads a path, so
 settings, MCP servers, extensions, hooks, logs and caches all follow it in every command.
@@ -137,20 +136,24 @@ def open_window(args: argparse.Namespace, *, console: bool = True) -> int:
     """
     # Before any Qt library loads: a missing system library or no display is one line and exit
     # code 2, not Qt's abort (design G13).
+    # Lazy: the --help budget.
     from desktop.ui.platform_libraries import EXIT_NO_PLATFORM, platform_problem
 
     problem = platform_problem()
     if problem is not None:
         print(problem, file=sys.stderr)
         return EXIT_NO_PLATFORM
+    # Lazy: the --help budget.
     from desktop.ui.pyside_features import skip_source_scan
 
     skip_source_scan()  # before the first Qt module: PySide's hook reads no module's source (X28)
+    # Lazy: the --help budget.
     from desktop.ui.quit_signals import catch_quit_signals
 
     # First: from here on SIGTERM/SIGINT quit the window cleanly, even during start-up (design
     # G10; tests/ui/test_clean_exit.py signals the app from the moment it logs that it starts).
     catch_quit_signals()
+    # Lazy: the --help budget.
     from desktop.cli._files import check_session_file
     from desktop.host.foreign.detect import detect_format
 
@@ -170,20 +173,24 @@ def open_window(args: argparse.Namespace, *, console: bool = True) -> int:
         except CliError as error:
             if console:
                 return report("", error)
+            # Lazy: the --help budget.
             from desktop.ui.launch import refuse_in_window
 
             return refuse_in_window(error.message if error.path is None else f"{error.path}: {error.message}")
     args.open_paths = paths
     # A window already running for this data folder takes the files: ask it before loading the
     # window's modules, so the second launch exits within a fraction of a second (design G8).
+    # Lazy: the --help budget.
     from desktop.ui.smoke import smoke_requested
 
     if not smoke_requested(getattr(args, "smoke_test", False)):
+        # Lazy: the --help budget.
         from desktop.host.paths import data_dir
         from desktop.ui.single_instance import hand_over_early
 
         if hand_over_early(data_dir(getattr(args, "data_dir", None)), paths):
             return 0
+    # Lazy: the --help budget.
     from desktop.ui.launch import run_gui
 
     return run_gui(args)
@@ -194,6 +201,7 @@ def run_launcher_flags(args: argparse.Namespace) -> int | None:
     install = getattr(args, "install_desktop_entry", False)
     if not install and not getattr(args, "uninstall_desktop_entry", False):
         return None
+    # Lazy: the --help budget.
     from desktop.host import desktop_entry
 
     if sys.platform in ("win32", "darwin"):

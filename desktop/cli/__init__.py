@@ -5,8 +5,7 @@ be reproduced from a terminal (``payload``, ``prompt``, ``chat``, ``compact``, `
 
 Building the parser must stay cheap (``pi-desktop --help`` is timed against a bare Python
 start): command modules import only ``argparse`` and ``desktop.cli._args`` at module level
-and import the engine inside their handlers, as the helpers they share do (``status`` is timed
-too). Such an import is lazy for that reason alone; ``tests/cli/test_startup.py`` holds them to it.
+and import the engine inside their handlers. ``tests/cli/test_startup.py`` holds them to it.
 """
 
 from __future__ import annotations
@@ -83,6 +82,7 @@ class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpForm
     command's start (the --help budget)."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
+        # Lazy: the status budget.
         import textwrap
 
         paragraphs = (part if "\n" in part else textwrap.fill(part, 90) for part in text.split("\n\n"))

@@ -102,6 +102,7 @@ def describe(error: BaseException) -> tuple[int, str, str] | None:
 
 def _innermost_own_frame(error: BaseException) -> str:
     """Where in Pi Desktop's own code the error surfaced (``desktop/x.py:12``), for bug reports."""
+    # Lazy: the --help budget.
     import traceback
 
     found = ""
@@ -121,8 +122,10 @@ def log_traceback(command: str, error: BaseException) -> str:
     its logging as it was.
     """
     try:
+        # Lazy: the --help budget.
         import logging
 
+        # Lazy: the --help budget.
         from desktop.host.logging_setup import configure_logging
 
         root = logging.getLogger()
@@ -180,6 +183,7 @@ def run_handler(command: str, handler: Callable[[argparse.Namespace], Any], args
     saved = sys.stdout, sys.stderr
     wrappers = []
     if not getattr(args, "raw", False):
+        # Lazy: the --help budget.
         from desktop.cli._terminal import SanitizedStream
 
         if sys.stdout is not None:

@@ -56,6 +56,7 @@ def unsendable_api(label: str, api: object) -> str | None:
 
     ``pi-desktop payload`` can still preview such a route: only sending needs the reader.
     """
+    # Lazy: the status budget.
     from desktop.pi.streaming import PARSERS
 
     if str(api) in PARSERS:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 def open_read_only(command: str, path: Path, detected: Detected) -> ForeignSession:
     """Open the session (never writing it) and report the lines it set aside, file and line."""
+    # Lazy: the status budget.
     from desktop.session.foreign import ForeignOpenError, open_foreign
 
     try:
@@ -50,6 +51,7 @@ def open_read_only(command: str, path: Path, detected: Detected) -> ForeignSessi
 
 
 def _leaf(session: ForeignSession, detected: Detected, branch: str | None) -> str | None:
+    # Lazy: the status budget.
     from desktop.session.foreign import BranchNotFound
 
     try:
@@ -77,6 +79,7 @@ def foreign_request(
     """The session's next request on the route (``--model``, else the model it last used),
     with ``--message`` appended as the user turn the agent would add; and whether the route
     is the offline emulator."""
+    # Lazy: the status budget.
     from desktop.session.foreign import request_options
 
     if session is None:

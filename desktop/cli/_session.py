@@ -84,6 +84,7 @@ def choose_route(
     writing command needs one and no ``--emulator`` origin was given."""
 
     if spec is None:  # the first-run choice matters only to a session that names no route yet
+        # Lazy: the status budget.
         from desktop.host.first_run import initial_route
 
     emulator: Emulator | None = None
@@ -94,6 +95,7 @@ def choose_route(
         if read_only:
             origin = PREVIEW_EMULATOR_ORIGIN
         else:
+            # Lazy: the status budget.
             from desktop.emulator import Emulator
 
             emulator = Emulator().start()
@@ -103,6 +105,7 @@ def choose_route(
             Account.make(account_name, base_url=endpoint) if endpoint or account_name != "default" else None
         )
         if spec is None:
+            # Lazy: the status budget.
             from desktop.session.default_route import default_route
 
             route: Route = default_route(initial_route(), origin)

@@ -57,6 +57,7 @@ def _missing(parser: argparse.ArgumentParser) -> int:
 
 
 def run_cache(args: argparse.Namespace) -> int:
+    # Lazy: the --help budget.
     from desktop.bench.runner import run
 
     out = Path(args.out) if args.out else default_out()

@@ -50,6 +50,7 @@ class _Emitter:
     """Writes one JSON object per line on standard output (orjson, flushed per event)."""
 
     def __init__(self) -> None:
+        # Lazy: the --help budget.
         import orjson
 
         self._dumps = orjson.dumps
@@ -97,6 +98,7 @@ def _answer(messages: list[Mapping[str, Any]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Lazy: the --help budget.
     from desktop.cli._session import opened, require_writable
     from desktop.host.journal import LocalPreparationFailure
 
@@ -106,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     emit = _Emitter() if args.jsonl else None
     failed = 0
     turns = 0
+    # Lazy: the --help budget.
     from desktop.host.journal.lines import keeping_decoded
 
     # The first turn reads every message right after the open: the rows the reader decoded
@@ -167,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
 def _cache_summary(runtime: Any) -> dict[str, Any]:
     """The session's cache hit ratio, misses (with causes) and re-cached tokens so far, from
     the replies' reported usage (design P10)."""
+    # Lazy: the --help budget.
     from desktop.pi.cache_misses import transcript_summary
 
     summary = transcript_summary(runtime.view().messages).to_json()

@@ -23,6 +23,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Lazy: the --help budget.
     from desktop.cli._session import opened, require_writable
     from desktop.session.compaction import NothingToCompact
     from desktop.session.runtime import SummaryFailed

@@ -28,6 +28,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Lazy: the --help budget.
     from desktop.emulator import BASE_PATHS, Emulator
 
     emulator = Emulator(args.host, args.port, require_auth=args.require_auth)

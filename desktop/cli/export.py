@@ -36,6 +36,7 @@ def register(subparsers: Any) -> None:
 
 def load(path: Path, leaf: str | None = None) -> Any:
     """The session at ``path`` as a ``Transcript`` (a ``CliError`` naming the file otherwise)."""
+    # Lazy: the --help budget.
     from desktop.cli._files import read_session_log, require_regular_file
     from desktop.host.foreign import detect_format
     from desktop.session import export
@@ -47,6 +48,7 @@ def load(path: Path, leaf: str | None = None) -> Any:
         return export.desktop_transcript(str(path), log.header, list(log.rows))
     if detected.format == "unknown":
         raise CliError(detected.description, path=path)
+    # Lazy: the --help budget.
     from desktop.session.foreign import BranchNotFound, ForeignOpenError, open_foreign
 
     try:
@@ -59,6 +61,7 @@ def load(path: Path, leaf: str | None = None) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Lazy: the --help budget.
     from desktop.cli._session import write_out
     from desktop.session import export
 

@@ -50,6 +50,7 @@ def register(subparsers: Any) -> None:
 
 
 def _model_from_spec(spec: Any, endpoint: str | None) -> dict[str, Any]:
+    # Lazy: the --help budget.
     from desktop.pi.catalog import RouteError
     from desktop.pi.routes import Account, resolve_model, route_from_string
     from desktop.pi.types import KNOWN_APIS
@@ -101,6 +102,7 @@ def request_from_context_document(
     The key itself never enters the request: the placeholder does, with the key's kind (design
     P5); with no key anywhere the route's usual kind is assumed and a line is added to ``notes``.
     """
+    # Lazy: the --help budget.
     from desktop.host.providers.cloud_auth import projection_env
     from desktop.host.providers.credential_kind import key_credential
     from desktop.pi.projection import CREDENTIAL_PLACEHOLDER as PREVIEW_KEY
@@ -143,6 +145,7 @@ def render_head(
 def request_from_session(args: argparse.Namespace) -> tuple[ProviderRequest, bool, str | None]:
     """The session's next request through the runtime, whether the route is offline, and the
     note saying which credential kind the preview assumed when no credential was found (P5)."""
+    # Lazy: the --help budget.
     from desktop.cli._session import opened
     from desktop.host.journal.lines import keeping_decoded
 
@@ -155,8 +158,10 @@ def request_from_session(args: argparse.Namespace) -> tuple[ProviderRequest, boo
 
 
 def run(args: argparse.Namespace) -> int:
+    # Lazy: the --help budget.
     import orjson
 
+    # Lazy: the --help budget.
     from desktop.cli._foreign import detected_foreign, foreign_request
 
     headers: dict[str, str] | None = None
@@ -181,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
         request, offline, foreign = foreign_request(args, Path(args.session), detected)
         notes += foreign.context(getattr(args, "branch", None)).notes  # e.g. no recorded system prompt
         if args.headers:
+            # Lazy: the --help budget.
             from desktop.session.inspector.preview import sent_headers
 
             headers = sent_headers(request, offline=offline)
@@ -188,6 +194,7 @@ def run(args: argparse.Namespace) -> int:
         request, offline, note = request_from_session(args)
         notes += [note] if note is not None else []
         if args.headers:
+            # Lazy: the --help budget.
             from desktop.session.inspector.preview import sent_headers
 
             headers = sent_headers(request, offline=offline)

@@ -45,6 +45,7 @@ def usage_totals(messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         for key in ("input", "output", "cacheRead", "cacheWrite"):
             totals[key] += int(usage.get(key, 0) or 0)
         totals["cost"] += float((usage.get("cost") or {}).get("total", 0.0) or 0.0)
+    # Lazy: the --help budget.
     from desktop.pi.money import tidy
 
     totals["cost"] = tidy(totals["cost"])  # a sum of products: shown without float noise (G7)
@@ -52,6 +53,7 @@ def usage_totals(messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def usage_line(requests: int, stopped: str, totals: Mapping[str, Any]) -> str:
+    # Lazy: the --help budget.
     from desktop.pi.money import format_cost
 
     return (
@@ -62,6 +64,7 @@ def usage_line(requests: int, stopped: str, totals: Mapping[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Lazy: the --help budget.
     from desktop.cli._session import opened, require_writable
     from desktop.host.journal import LocalPreparationFailure
 

@@ -45,6 +45,7 @@ def activation(gate: Any) -> dict[str, Any]:
 
 def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Each transport flag of the route, where it came from, and how old that source is (M1, P3)."""
+    # Lazy: the --help budget.
     from desktop.host.catalog_cache import catalog_sources
     from desktop.pi.capability import flag_origins
     from desktop.pi.catalog import active_catalog
@@ -68,6 +69,7 @@ def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
 def cache_figures(session: Any) -> dict[str, Any]:
     """The route's provider cache now (design P9): warm, expired, cold or unknown, the time
     left and the next send's cost now and after expiry, from the journal's timestamps."""
+    # Lazy: the --help budget.
     from desktop.pi.cache_misses import transcript_summary
     from desktop.pi.cache_retention import cache_status
     from desktop.pi.cache_rules import rule_for
@@ -125,6 +127,7 @@ def collect(session: Any) -> dict[str, Any]:
 
 def network(session: Any) -> dict[str, Any]:
     """The proxy, extra CAs, timeouts and retries the route's requests use (design W3)."""
+    # Lazy: the --help budget.
     from desktop.host.providers.network import NetworkSettings
 
     settings = NetworkSettings.from_settings(session.tools.settings.network)
@@ -133,6 +136,7 @@ def network(session: Any) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Lazy: the --help budget.
     from desktop.cli._foreign import detected_foreign, foreign_status, render_status
     from desktop.cli._session import opened
     from desktop.host.guidance import MAX_GUIDANCE_BYTES

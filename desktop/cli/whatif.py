@@ -43,6 +43,7 @@ def register(subparsers: Any) -> None:
 
 
 def render(result: Any) -> str:
+    # Lazy: the --help budget.
     from desktop.pi.money import format_cost
 
     lines = [f"session   {result.source} ({result.format}), {result.requests} request(s)"]
@@ -133,6 +134,7 @@ class ProgressLine:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Lazy: the --help budget.
     from desktop.pi.catalog import RouteError
     from desktop.pi.projection import ProjectionError
     from desktop.session.foreign import BranchNotFound
@@ -163,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"pi-desktop whatif: {error}", file=sys.stderr)
         return 2
     if args.json:
+        # Lazy: the --help budget.
         from desktop.pi.money import tidy
 
         print(json.dumps(tidy(result.to_json()), indent=2))
