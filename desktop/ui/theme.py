@@ -29,34 +29,34 @@ def system_is_dark() -> bool:
 
 
 _ROLE = QPalette.ColorRole
-#: Each role's (dark, light) colour.
+#: Each role's (light, dark) colour, as the kinds' accents below.
 _PALETTES = {
-    _ROLE.Window: ("#2b2d31", "#f3f4f6"),
-    _ROLE.WindowText: ("#dfe1e5", "#1f2328"),
-    _ROLE.Base: ("#1e1f22", "#ffffff"),
-    _ROLE.AlternateBase: ("#25272a", "#f7f8fa"),
-    _ROLE.ToolTipBase: ("#2b2d31", "#ffffe8"),
-    _ROLE.ToolTipText: ("#dfe1e5", "#1f2328"),
-    _ROLE.Text: ("#dfe1e5", "#1f2328"),
-    _ROLE.Button: ("#36383d", "#eceef1"),
-    _ROLE.ButtonText: ("#dfe1e5", "#1f2328"),
-    _ROLE.BrightText: ("#ff6b6b", "#c01c28"),
-    _ROLE.Link: ("#6ca8ff", "#1a5fb4"),
-    _ROLE.Highlight: ("#2f5fa8", "#c8dcf8"),
-    _ROLE.HighlightedText: ("#ffffff", "#1f2328"),
-    _ROLE.PlaceholderText: ("#8a8d93", "#8a8f98"),
+    _ROLE.Window: ("#f3f4f6", "#2b2d31"),
+    _ROLE.WindowText: ("#1f2328", "#dfe1e5"),
+    _ROLE.Base: ("#ffffff", "#1e1f22"),
+    _ROLE.AlternateBase: ("#f7f8fa", "#25272a"),
+    _ROLE.ToolTipBase: ("#ffffe8", "#2b2d31"),
+    _ROLE.ToolTipText: ("#1f2328", "#dfe1e5"),
+    _ROLE.Text: ("#1f2328", "#dfe1e5"),
+    _ROLE.Button: ("#eceef1", "#36383d"),
+    _ROLE.ButtonText: ("#1f2328", "#dfe1e5"),
+    _ROLE.BrightText: ("#c01c28", "#ff6b6b"),
+    _ROLE.Link: ("#1a5fb4", "#6ca8ff"),
+    _ROLE.Highlight: ("#c8dcf8", "#2f5fa8"),
+    _ROLE.HighlightedText: ("#1f2328", "#ffffff"),
+    _ROLE.PlaceholderText: ("#8a8f98", "#8a8d93"),
 }
-_DISABLED = ("#808080", "#a0a4ab")
+_DISABLED = ("#a0a4ab", "#808080")
 
 
 def palette(dark: bool) -> QPalette:
     p = QPalette()
     for role, colors in _PALETTES.items():
-        p.setColor(role, QColor(colors[0 if dark else 1]))
+        p.setColor(role, QColor(colors[dark]))
     # ``setColor`` without a group sets the disabled group too: without these a disabled button
     # (Stop while idle, Copy while the Payload tab updates) would look like an enabled one.
     for role in (_ROLE.Text, _ROLE.ButtonText, _ROLE.WindowText):
-        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(_DISABLED[0 if dark else 1]))
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(_DISABLED[dark]))
     return p
 
 
