@@ -12,11 +12,15 @@ a fresh process, as a user meets it, all interleaved round by round:
 - ``turn``: the same open, then ``run_turn(TEXT)``: the user row journalled, the request built
   and encoded, CPU from the call to the bytes the dispatcher would send (the first turn is
   counted; nothing warms it);
+- ``payload unchecked``: the same ``payload`` process with the reader's row checks (the value
+  check and the row schema, design T9) replaced by ones that pass every row: not a path any user
+  takes, but what those checks cost, which pi-ai's first call (handed a context it does not check)
+  does not pay;
 - the anchor, ``scripts/oracle/first_call.mjs``: pi-ai 1.0.3 in a fresh Node process, CPU from
   process start to the body reaching its (capturing) fetch, module load and reading the context
   file included (``node process``), and of the ``streamSimple`` call alone (``node call``).
 
-Ratios: ``payload`` over ``node process``; ``request`` and ``turn`` over ``node call``. Target:
+Ratios: ``payload`` and ``payload unchecked`` over ``node process``; ``request`` and ``turn`` over ``node call``. Target:
 <= 1.0 at 10,000 and 50,000 messages on anthropic-messages, openai-responses and
 openai-completions. Needs Node and pi-ai's ``node_modules`` in ``--oracle`` (default
 ``scripts/oracle``; see its README).
@@ -45,6 +49,14 @@ from _bench import child_cpu_ms, interleave, load_average, min_median, ratio, ta
 from projection_bench import BENCH_KEY, ROOT, ROUTES, SESSION_ID, _catalog_model, _options, transcript
 
 DRAFT = "Now run the tests."
+#: ``payload`` with the reader's row checks passing every row (what the checks cost).
+UNCHECKED = (
+    "import desktop.host.journal.reader as reader\n"
+    "reader.value_problem = lambda raw, value: None\n"
+    "reader.row_problem = lambda row: None\n"
+    "from desktop.app import main\n"
+    "raise SystemExit(main())"
+)
 DEFAULT_APIS = "anthropic-messages,openai-responses,openai-completions"
 
 
@@ -138,10 +150,11 @@ def _measure(
         seen["node"] = result["length"]
         return float(result["cpuMs"])
 
-    def payload() -> float:
-        argv = [python, "-m", "desktop", "payload", str(session), "--model", f"{provider}/{model_id}"]
+    def payload(checked: bool = True) -> float:
+        command = ["-m", "desktop"] if checked else ["-c", UNCHECKED]
+        argv = [python, *command, "payload", str(session), "--model", f"{provider}/{model_id}"]
         cpu, _wall, out = child_cpu_ms([*argv, "--message", DRAFT], env=env)
-        seen["payload"] = len(out) - 1  # the newline after the body
+        seen["payload" if checked else "unchecked"] = len(out) - 1  # the newline after the body
         return cpu
 
     def child(mode: str) -> float:
@@ -159,6 +172,7 @@ def _measure(
         {
             "node process": node_process,
             "payload": payload,
+            "payload unchecked": lambda: payload(checked=False),
             "request": lambda: child("request"),
             "turn": lambda: child("turn"),
         },
@@ -199,6 +213,7 @@ def main() -> None:
                 times, seen = _measure(api, session, case, oracle, node, env, args.rounds)
                 for name, anchor in (
                     ("payload", "node process"),
+                    ("payload unchecked", "node process"),
                     ("request", "node call"),
                     ("turn", "node call"),
                 ):
