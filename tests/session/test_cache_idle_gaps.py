@@ -22,8 +22,9 @@ from desktop.bench.runner import run_conversation
 from desktop.bench.scenario import long_conversation
 from desktop.bench.strategies import RouteClass
 from desktop.emulator import Emulator
-from desktop.pi.cache_rules import CacheSimulator, prompt_for_model
+from desktop.pi.cache_rules import prompt_for_model
 from desktop.pi.cache_view import check, predict
+from desktop.pi.prompt_cache import PromptCache
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +64,7 @@ def test_idle_gaps_predicted_against_the_emulator(
         emu.clock = clock
         recording = run_conversation(emu, route, steps, tmp_path)
     assert len(recording.dispatches) == len(times) >= 31
-    cache = CacheSimulator()
+    cache = PromptCache()
     mismatches = []
     reads: dict[int, bool] = {}
     for number, (dispatch, now) in enumerate(zip(recording.dispatches, times, strict=True), 1):
@@ -75,6 +76,6 @@ def test_idle_gaps_predicted_against_the_emulator(
             mismatches.append(f"request {number}: {verdict.mismatch}")
         if number in reads_after:
             reads[number] = int(dispatch.usage.get("cacheRead") or 0) > 0
-        cache.account(prompt, now)
+        cache.send(prompt, now)
     assert not mismatches, "\n".join(mismatches[:10])
     assert reads == reads_after
