@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from desktop.pi.cache_rules import CacheRule, CacheUsage, Prompt, Segment, json_spans, prompt_for_model
+from desktop.pi.cache_rules import CacheRule, CacheUsage, Prompt, json_spans, prompt_for_model, shared_prefix
 from desktop.pi.prompt_cache import PromptCache
 
 Body = bytes | Mapping[str, Any]
@@ -99,22 +99,14 @@ def _decode(body: Body) -> Mapping[str, Any]:
     return body
 
 
-def _common(a: Sequence[Segment], b: Sequence[Segment]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x.text != y.text:
-            break
-        n += 1
-    return n
-
-
 def _first_change(prompt: Prompt, previous: Sequence[Prompt]) -> tuple[int, Prompt | None]:
     """The index of the first segment no previous request shares, and the request sharing most."""
     best, best_prompt = -1, None
+    texts = [s.text for s in prompt.segments]
     for earlier in reversed(previous):
         if earlier.namespace != prompt.namespace:
             continue
-        shared = _common(prompt.segments, earlier.segments)
+        shared = shared_prefix([s.text for s in earlier.segments], texts)
         if shared > best:
             best, best_prompt = shared, earlier
     return max(best, 0), best_prompt

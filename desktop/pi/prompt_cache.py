@@ -191,10 +191,7 @@ class _Chain:
         twin.digests, twin.counts = list(self.digests), list(self.counts)
         return twin
 
-    def extend(self, view: PromptView, kept: int, chars: bool) -> None:
-        self.extend_parts(view.parts_from(kept), kept, chars)
-
-    def extend_parts(self, parts: Iterable[tuple[bytes, int]], kept: int, chars: bool) -> None:
+    def extend(self, parts: Iterable[tuple[bytes, int]], kept: int, chars: bool) -> None:
         del self.digests[kept:]
         del self.counts[kept:]
         digest = self.digests[-1] if self.digests else b""
@@ -267,10 +264,7 @@ class PromptCache:
 
     def _has(self, key: tuple[str, str, bytes], now: int | None) -> bool:
         entry = self._entries.get(key)
-        if entry is None:
-            return False
-        used, ttl = entry
-        return now is None or used is None or now - used < ttl * 1000
+        return entry is not None and _valid(entry, now)
 
     def _breakpoints(self, view: PromptView, key: tuple[str, str], same: bool, now: int | None) -> CacheUsage:
         """A breakpoint rule's request. A prefix is named by two hashes: the chain over the
@@ -286,19 +280,13 @@ class PromptCache:
             self._heads[key] = state
             head_kept = message_kept = 0
         else:
-            previous_head = state[0]
             # Compared in C first: the head (every tool) is the same on most requests.
-            head_kept = len(head_texts) if previous_head == head_texts else 0
-            if not head_kept:
-                for a, b in zip(previous_head, head_texts, strict=False):
-                    if a != b:
-                        break
-                    head_kept += 1
+            head_kept = shared_prefix(state[0], head_texts)
             message_kept = view.kept_messages
         heads, messages = state[1], state[2]
-        heads.extend_parts(((segment_digest(t), len(t)) for t in head_texts[head_kept:]), head_kept, False)
+        heads.extend(((segment_digest(t), len(t)) for t in head_texts[head_kept:]), head_kept, False)
         message_kept = min(message_kept, len(messages.digests))
-        messages.extend_parts(view.parts_from(split + message_kept), message_kept, False)
+        messages.extend(view.parts_from(split + message_kept), message_kept, False)
         self._heads[key] = (head_texts, heads, messages)
         head_name = heads.digests[-1] if heads.digests else b""
         head_tokens = heads.counts[-1] if heads.counts else 0
@@ -333,8 +321,10 @@ class PromptCache:
                 ttl = retention_for(rule, long=ttl_name == "1h").ttl_s
                 entry_key = (rule, namespace, name(p))
                 old = self._entries.get(entry_key)
-                valid = old is not None and self._has(entry_key, now)
-                self._entries[entry_key] = (now, max(ttl, old[1]) if old is not None and valid else ttl)
+                self._entries[entry_key] = (
+                    now,
+                    max(ttl, old[1]) if old is not None and _valid(old, now) else ttl,
+                )
         return CacheUsage(
             total=tokens, read=read, written=written, written_1h=written_1h, read_segments=read_at + 1
         )
@@ -450,7 +440,7 @@ class FreshCounter:
         kept = min(view.kept, len(chain.digests)) if self._namespace == view.namespace else 0
         self._namespace = view.namespace
         prefix_rule = view.rule.kind != "breakpoints"
-        chain.extend(view, kept, chars=prefix_rule)
+        chain.extend(view.parts_from(kept), kept, chars=prefix_rule)
         digests, counts = chain.digests, chain.counts
         shared = 0
         for index in range(len(digests) - 1, -1, -1):  # every prefix of a seen chain was seen
