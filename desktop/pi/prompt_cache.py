@@ -281,7 +281,8 @@ class PromptCache:
             head_kept = message_kept = 0
         else:
             # Compared in C first: the head (every tool) is the same on most requests.
-            head_kept = shared_prefix(state[0], head_texts)
+            before = state[0]
+            head_kept = len(head_texts) if before == head_texts else shared_prefix(before, head_texts)
             message_kept = view.kept_messages
         heads, messages = state[1], state[2]
         heads.extend(((segment_digest(t), len(t)) for t in head_texts[head_kept:]), head_kept, False)
