@@ -15,9 +15,8 @@ whole:
   (``prompt_cache.finish``).
 
 The views are folded through ``prompt_cache.PromptCache``, the cache the live cache view
-uses, so a pass's figures are the figures the Payload tab would predict for the same
-requests; ``tests/foreign/test_whatif_linear.py`` checks that the views of every session
-fixture fold to the figures of its requests read whole.
+predicts with: one arithmetic for both. ``tests/foreign/test_whatif_linear.py`` checks that
+the views of every session fixture fold to the figures of its requests read whole.
 """
 
 from __future__ import annotations
