@@ -103,7 +103,7 @@ def _anthropic(long: bool) -> Prompt:
     return Prompt(RULES["anthropic"], "claude-sonnet-4-5", "m", blocks, None, long)
 
 
-def test_the_simulator_expires_and_each_read_refreshes() -> None:
+def test_the_cache_expires_and_each_read_refreshes() -> None:
     cache = PromptCache()
     total = _anthropic(False).total_tokens  # 1,000 + 2,000 tokens, both breakpoints
     assert cache.send(_anthropic(False), 0).written == total

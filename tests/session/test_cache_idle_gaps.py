@@ -6,7 +6,7 @@ the product's predictions are checked against the documented behaviour, not agai
 The benchmark's conversation runs through the real runtime on Anthropic (short and long
 retention) and OpenAI while the emulator's clock puts idle gaps of 4, 6 and 61 minutes before
 three of its requests (30 seconds between the others). Before each request the cache view's
-simulator, fed the earlier bodies at their times, predicts what the provider reads at this
+prompt cache, fed the earlier bodies at their times, predicts what the provider reads at this
 one's time; the prediction must be what pi-ai's parser read from the emulator: exact for
 Anthropic, within one cache unit for OpenAI. The gaps must show: after 6 minutes the short
 retentions read nothing, the 1-hour one still reads, after 61 minutes none does.

@@ -72,7 +72,7 @@ def test_idle_gaps_expire_the_emulator_cache_as_the_rules_say(
         bodies = [r.json() for r in emu.requests]
     assert [read > 0 for read in reported[1:]] == reads
     # The pure rules predict the same, from the same times: the clock's state before each
-    # send, and the simulator fed the bodies with their times.
+    # send, and the prompt cache fed the bodies with their times.
     retention = retention_for(prompt_for_model(model, bodies[0]).rule.name, long=asks_long(bodies[0]))
     times = [10 * MIN]
     for gap in GAPS:
