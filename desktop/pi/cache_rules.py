@@ -1,10 +1,10 @@
 """Each provider's prompt-cache rules, as one pure module (design P6).
 
-The loopback emulator accounts every request with these rules, the window's Payload tab
-predicts the next request's cached tokens with them, and the "what if" replay folds a whole
-session's requests through them onto other routes. One implementation, so a figure the
-preview shows is the figure the emulator will report (and the check after the request can
-be exact). Plain data in, plain data out: no Qt, no files, no network, no clock.
+The window's Payload tab predicts the next request's cached tokens with them, and the "what
+if" replay folds a whole session's requests through them onto other routes, both through the
+one cache of ``desktop.pi.prompt_cache``. The loopback emulator has its own reading of the
+providers' pages (design P11), so a prediction checked against its report is checked against
+the documented behaviour. Plain data in, plain data out: no Qt, no files, no network, no clock.
 
 How a request is read
     A request body is cut into :class:`Segment` s in the provider's *cache order* — the order
@@ -58,21 +58,17 @@ The rules (:data:`RULES`)
     (read or write) starts its window again. Without a time, entries never expire (the
     deterministic emulator and the preview's warm assumption).
 
-The API, for its three callers
+The API, for its callers
     ``read_prompt(wire, family, body, model)`` / ``prompt_for_model(model, body)`` ->
-    :class:`Prompt` (rule, namespace, segments). :class:`CacheSimulator` holds the per-key
-    cache state: ``account(prompt)`` reads then stores (a request sent), ``predict(prompt)``
-    only reads (a request not yet sent); both return :class:`CacheUsage` (total, read,
-    written, where the read prefix ends).
+    :class:`Prompt` (rule, namespace, segments). The cache that folds prompts by these rules
+    is ``desktop.pi.prompt_cache.PromptCache``; it answers each request with a
+    :class:`CacheUsage` (total, read, written, where the read prefix ends).
     :meth:`CacheUsage.pi_usage` and :meth:`CacheUsage.cost` give pi-ai's usage and cost.
     :func:`json_spans` turns segments' JSON paths into byte offsets of the body.
 """
 
 from __future__ import annotations
 
-import bisect
-import hashlib
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -80,7 +76,7 @@ from typing import Any, Literal
 
 import orjson
 
-from desktop.pi.cache_retention import asks_long, retention_for
+from desktop.pi.cache_retention import asks_long
 from desktop.pi.cost import calculate_cost
 
 CHARS_PER_TOKEN = 4
@@ -607,162 +603,6 @@ def shared_prefix(before: list[str], texts: list[str]) -> int:
             break
         n += 1
     return n
-
-
-def _chain(previous: bytes, text: str) -> bytes:
-    return hashlib.blake2b(previous + text.encode(), digest_size=16).digest()
-
-
-class CacheSimulator:
-    """A provider-side prompt cache: per rule and namespace, the prefixes stored so far.
-
-    ``account`` is a request sent (read, then store what the provider stores); ``predict`` is
-    a request not sent yet (read only). Thread-safe: the emulator serves requests in threads.
-    """
-
-    def __init__(self) -> None:
-        #: Each stored prefix -> (when last used, Unix ms or None, its retention in seconds).
-        self._entries: dict[tuple[str, str, bytes], tuple[int | None, int]] = {}
-        self._lock = threading.Lock()
-        #: Per rule and namespace, the last prompt read: its segment texts and what was
-        #: computed over them (prefix hashes, token sums, step digests), so a request that
-        #: repeats the previous one's parts (the same string objects) hashes only what it
-        #: adds: a replay of a growing session costs what each request adds, not its length.
-        self._last: dict[tuple[str, str], tuple[list[str], list[int], list[bytes]]] = {}
-
-    def copy(self) -> CacheSimulator:
-        twin = CacheSimulator()
-        with self._lock:
-            twin._entries = dict(self._entries)
-            twin._last = dict(self._last)
-        return twin
-
-    def account(self, prompt: Prompt, now_ms: int | None = None) -> CacheUsage:
-        """A request sent at ``now_ms`` (None: no expiry): read, then store and refresh."""
-        return self._run(prompt, store=True, now=now_ms)
-
-    def predict(self, prompt: Prompt, now_ms: int | None = None) -> CacheUsage:
-        """A request not sent yet, as if sent at ``now_ms``: read only."""
-        return self._run(prompt, store=False, now=now_ms)
-
-    def _run(self, prompt: Prompt, *, store: bool, now: int | None) -> CacheUsage:
-        rule = prompt.rule
-        if rule.kind == "breakpoints":
-            return self._breakpoints(prompt, store, now)
-        if rule.kind == "prefix":
-            return self._prefix(prompt, store, now)
-        return CacheUsage(total=prompt.total_tokens, read=0)
-
-    def _has(self, rule: str, namespace: str, digest: bytes, now: int | None = None) -> bool:
-        entry = self._entries.get((rule, namespace, digest))
-        if entry is None:
-            return False
-        used, ttl = entry
-        return now is None or used is None or now - used < ttl * 1000
-
-    def _put(self, rule: str, namespace: str, digest: bytes, now: int | None, ttl: int) -> None:
-        key = (rule, namespace, digest)
-        old = self._entries.get(key)
-        self._entries[key] = (now, max(ttl, old[1]) if old is not None and self._has(*key, now) else ttl)
-
-    def _breakpoints(self, prompt: Prompt, store: bool, now: int | None) -> CacheUsage:
-        blocks = prompt.segments
-        minimum = prompt.rule.minimum(prompt.model)
-        rule, namespace = prompt.rule.name, prompt.namespace
-        texts = [block.text for block in blocks]
-        last = self._last.get((rule, namespace))
-        shared = shared_prefix(last[0], texts) if last is not None else 0
-        cumulative = last[1][:shared] if last is not None else []
-        hashes = last[2][:shared] if last is not None else []
-        digest = hashes[-1] if hashes else b""
-        tokens = cumulative[-1] if cumulative else 0
-        for text in texts[shared:]:
-            digest = _chain(digest, text)
-            tokens += estimate_tokens(text)
-            hashes.append(digest)
-            cumulative.append(tokens)
-        self._last[(rule, namespace)] = (texts, cumulative, hashes)
-        breakpoints = [i for i, block in enumerate(blocks) if block.breakpoint]
-        with self._lock:
-            read_at = -1
-            for p in breakpoints:
-                for q in range(p, max(-1, p - ANTHROPIC_LOOKBACK_BLOCKS), -1):
-                    if self._has(rule, namespace, hashes[q], now):
-                        read_at = max(read_at, q)
-                        break
-            read = cumulative[read_at] if read_at >= 0 else 0
-            written = written_1h = 0
-            if breakpoints:
-                final = breakpoints[-1]
-                if final > read_at and cumulative[final] >= minimum:
-                    written = cumulative[final] - read
-                    written_1h = written if blocks[final].breakpoint == "1h" else 0
-            if store:
-                if read_at >= 0:  # a read refreshes the prefix it read
-                    used = self._entries[(rule, namespace, hashes[read_at])]
-                    self._entries[(rule, namespace, hashes[read_at])] = (now, used[1])
-                for p in breakpoints:
-                    if cumulative[p] >= minimum:
-                        ttl = retention_for(rule, long=blocks[p].breakpoint == "1h").ttl_s
-                        self._put(rule, namespace, hashes[p], now, ttl)
-        return CacheUsage(
-            total=tokens, read=read, written=written, written_1h=written_1h, read_segments=read_at + 1
-        )
-
-    def _prefix(self, prompt: Prompt, store: bool, now: int | None) -> CacheUsage:
-        rule, namespace = prompt.rule.name, prompt.namespace
-        minimum = prompt.rule.minimum(prompt.model)
-        step_chars = prompt.rule.step_tokens * CHARS_PER_TOKEN
-        ends, digests = self._steps(
-            rule, namespace, [segment.text for segment in prompt.segments], step_chars
-        )
-        # Step c ends at (c + 1) * step_chars characters; steps below the minimum are not stored.
-        first = max(0, -(-minimum * CHARS_PER_TOKEN // step_chars) - 1)
-        with self._lock:
-            read = 0
-            # The longest stored step: stores are prefix-closed (a request stores every step
-            # of its prompt), so the first valid one from the end is the longest.
-            for c in range(len(digests) - 1, first - 1, -1):
-                if self._has(rule, namespace, digests[c], now):
-                    read = (c + 1) * step_chars // CHARS_PER_TOKEN
-                    break
-            if store:
-                # Every step of the prompt is used now, with this request's retention (the
-                # last use decides; one dict write per step, no lookup).
-                entry = (now, retention_for(rule, long=prompt.long).ttl_s)
-                entries = self._entries
-                for c in range(first, len(digests)):
-                    entries[(rule, namespace, digests[c])] = entry
-        read_chars = read * CHARS_PER_TOKEN
-        whole = bisect.bisect_right(ends, read_chars)
-        chars = ends[-1] if ends else 0  # len(prompt.text): the total without another pass
-        total = max(1, (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
-        return CacheUsage(total=total, read=read, read_segments=whole, read_chars=read_chars)
-
-    def _steps(
-        self, rule: str, namespace: str, texts: list[str], step_chars: int
-    ) -> tuple[list[int], list[bytes]]:
-        """Each segment's end in the prompt text (``Prompt.text``) and the chained digest of
-        every whole step, reusing the previous prompt's where its parts are repeated."""
-        last = self._last.get((rule, namespace))
-        shared = shared_prefix(last[0], texts) if last is not None else 0
-        ends = last[1][:shared] if last is not None else []
-        offset = ends[-1] if ends else 0
-        for text in texts[shared:]:
-            offset += len(text) + 1
-            ends.append(offset)
-        kept = (ends[shared - 1] if shared else 0) // step_chars
-        digests = last[2][:kept] if last is not None else []
-        start = kept * step_chars
-        j = bisect.bisect_right(ends, start)
-        segment_start = ends[j - 1] if j else 0
-        rest = "".join(text + "\n" for text in texts[j:])[start - segment_start :]
-        digest = digests[-1] if digests else b""
-        for end in range(step_chars, len(rest) + 1, step_chars):
-            digest = _chain(digest, rest[end - step_chars : end])
-            digests.append(digest)
-        self._last[(rule, namespace)] = (texts, ends, digests)
-        return ends, digests
 
 
 # ---------------------------------------------------------------------------------------------

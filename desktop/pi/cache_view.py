@@ -3,8 +3,9 @@
 A byte prefix of the JSON body is not what providers cache: Anthropic caches tools, then
 system, then messages, up to a ``cache_control`` breakpoint; OpenAI and Mistral cache a token
 prefix in 128-token steps, DeepSeek in 64-token units, Google implicitly. So the preview asks
-the one rules module (:mod:`desktop.pi.cache_rules`, which the emulator accounts with) what the
-provider will do with the next request, given the requests the session already sent.
+the one prompt cache (:mod:`desktop.pi.prompt_cache`, over the rules of
+:mod:`desktop.pi.cache_rules`; the what-if replay folds with the same) what the provider will do
+with the next request, given the requests the session already sent.
 
 The API (pure, no Qt, no files; the Payload tab and the tests call it):
 
@@ -33,15 +34,8 @@ from typing import Any
 
 import orjson
 
-from desktop.pi.cache_rules import (
-    CacheRule,
-    CacheSimulator,
-    CacheUsage,
-    Prompt,
-    Segment,
-    json_spans,
-    prompt_for_model,
-)
+from desktop.pi.cache_rules import CacheRule, CacheUsage, Prompt, json_spans, prompt_for_model, shared_prefix
+from desktop.pi.prompt_cache import PromptCache
 
 Body = bytes | Mapping[str, Any]
 
@@ -105,22 +99,14 @@ def _decode(body: Body) -> Mapping[str, Any]:
     return body
 
 
-def _common(a: Sequence[Segment], b: Sequence[Segment]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x.text != y.text:
-            break
-        n += 1
-    return n
-
-
 def _first_change(prompt: Prompt, previous: Sequence[Prompt]) -> tuple[int, Prompt | None]:
     """The index of the first segment no previous request shares, and the request sharing most."""
     best, best_prompt = -1, None
+    texts = [s.text for s in prompt.segments]
     for earlier in reversed(previous):
         if earlier.namespace != prompt.namespace:
             continue
-        shared = _common(prompt.segments, earlier.segments)
+        shared = shared_prefix([s.text for s in earlier.segments], texts)
         if shared > best:
             best, best_prompt = shared, earlier
     return max(best, 0), best_prompt
@@ -203,23 +189,23 @@ def predict(
     body: Body,
     previous: Sequence[Body] = (),
     *,
-    cache: CacheSimulator | None = None,
+    cache: PromptCache | None = None,
     now_ms: int | None = None,
 ) -> CachePrediction:
     """Predict the provider's cache usage for ``body`` after the session sent ``previous``.
 
     ``model`` is the route's pi-ai model (``api``, ``provider``, ``id``, ``cost``). ``previous``
     are the bodies this session sent before, oldest first, on the same route (a provider cache
-    starts cold). ``cache`` is an already-fed simulator instead (it is only read, never fed);
-    ``now_ms`` is when the request is sent, for a simulator fed with times (design P9).
+    starts cold). ``cache`` is an already-fed cache instead (it is only read, never fed);
+    ``now_ms`` is when the request is sent, for a cache fed with times (design P9).
     """
     decoded = _decode(body)
     prompt = prompt_for_model(model, decoded)
     earlier = prompts(model, previous)
-    state = cache.copy() if cache is not None else CacheSimulator()
+    state = cache if cache is not None else PromptCache()
     if cache is None:
         for item in earlier:
-            state.account(item)
+            state.send(item)
     usage = state.predict(prompt, now_ms)
     change, sharing = _first_change(prompt, earlier)
     whole = usage.read_segments

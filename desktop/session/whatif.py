@@ -2,8 +2,8 @@
 
 A session's request sequence (one request per model call, each with the context the model was
 given) is projected again for every route and strategy, read as that provider's cache reads it
-and folded through a cold cache with the one prompt-cache rules module
-(``desktop.pi.cache_rules``: the emulator and the preview use the same). Prices are the
+and folded through a cold cache: the one prompt cache (``desktop.pi.prompt_cache``, over the
+rules of ``desktop.pi.cache_rules``) the live cache view predicts with. Prices are the
 catalog's (``desktop.pi.cost``). Everything here is pure but ``request_sequence``, which reads
 the session file (never writing it).
 
@@ -62,6 +62,7 @@ from desktop.pi.projection import (
     project,
 )
 from desktop.pi.projection.incremental import IncrementalProjection
+from desktop.pi.prompt_cache import FreshCounter, PromptCache, PromptView, view_of
 from desktop.pi.routes import resolve_model, route_from_string
 from desktop.pi.transcript import declared_tools
 from desktop.pi.types import Message, Model, SystemMessage, Tool
@@ -69,7 +70,7 @@ from desktop.session.billed_density import MIN_STEPS, billed_density, scaled, to
 from desktop.session.foreign import open_foreign
 from desktop.session.history import context_view, row_message
 from desktop.session.prefix import Prefix
-from desktop.session.whatif_replay import FreshCounter, LinearCache, PromptReader, PromptView, view_of
+from desktop.session.whatif_replay import PromptReader
 
 Delivery = Literal["chronological", "folded", "attributed"]
 DELIVERIES: tuple[Delivery, ...] = ("chronological", "folded", "attributed")
@@ -561,10 +562,10 @@ def _warmed(
     delivery: Delivery,
     options: RequestOptions,
     times: Sequence[int | None] | None,
-) -> LinearCache:
+) -> PromptCache:
     """A cold cache, or one already holding the stand-in system prompt when the file's first
     request read it from the provider's cache (a session resumed warm)."""
-    cache = LinearCache()
+    cache = PromptCache()
     target = model if delivery == "chronological" else cast(Model, without_transport_flags(model))
     warm = _warm_view(sequence, target, options)
     if warm is not None:

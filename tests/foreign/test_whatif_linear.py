@@ -1,15 +1,16 @@
-"""The linear what-if pass gives the full fold's figures (design X8).
+"""The linear what-if pass gives the figures of every request read whole (design X8).
 
-``LinearCache`` folds a request by what it adds to the previous one and holds a prefix
-cache's shared steps as one record; ``CacheSimulator`` (the emulator's and the preview's cache)
-reads every request whole. On random request sequences (prompts that grow, are cut back,
-change their head, repeat, with breakpoints and idle gaps past the short retention) every
-request's usage must be the same, for a breakpoint rule and two prefix rules.
+``PromptCache`` folds a request by what it adds to the previous one and holds a prefix cache's
+shared steps as one record. What a request is known to share is a shortcut, never a figure: on
+random request sequences (prompts that grow, are cut back, change their head, repeat, with
+breakpoints and idle gaps past the short retention) every request's usage is the same whether
+it is held as the what-if reader holds it (a head, a shared committed run, a tail), sent as a
+whole prompt (the cache view's call), or folded sharing nothing with the request before it,
+for a breakpoint rule and two prefix rules.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,8 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop.bench.whatif_session import write
-from desktop.pi.cache_rules import RULES, CacheSimulator, Prompt, Segment
+from desktop.pi.cache_rules import RULES, Prompt, Segment
 from desktop.pi.projection import CREDENTIAL_PLACEHOLDER, ProjectionError, RequestOptions
+from desktop.pi.prompt_cache import PromptCache, PromptView, finish, segment_digest, view_of
 from desktop.pi.transcript import declared_tools
 from desktop.pi.types import Message
 from desktop.session.foreign import route_model
@@ -34,7 +36,6 @@ from desktop.session.whatif import (
     request_sequence,
     views_for,
 )
-from desktop.session.whatif_replay import LinearCache, PromptView, _digest, finish
 
 BODY = st.text(alphabet="ab", min_size=1, max_size=4).map(lambda s: s * 300)
 HEADS = st.tuples(st.sampled_from(["tool:", "system:"]), BODY).map("".join)
@@ -80,7 +81,7 @@ def _views(rule: str, requests: list[tuple[list[str], list[int], int | None]]) -
             committed, sums = [], []
         run = max(len(committed), len(body) - 2)
         if run > len(committed):
-            sums.extend(_digest(text) for text in body[len(committed) : run])
+            sums.extend(segment_digest(text) for text in body[len(committed) : run])
             committed.extend(body[len(committed) : run])
         count = min(len(committed), len(body))
         view = PromptView(
@@ -93,7 +94,7 @@ def _views(rule: str, requests: list[tuple[list[str], list[int], int | None]]) -
             count,
             body[count:],
             sums,
-            [(p, "5m") for p in marks],
+            [(p, "5m") for p in marks] if rule == "anthropic" else [],
             0,
         )
         view = finish(previous, view)
@@ -104,21 +105,20 @@ def _views(rule: str, requests: list[tuple[list[str], list[int], int | None]]) -
 
 @settings(max_examples=150, deadline=None)
 @given(requests=sequences(), rule=st.sampled_from(["anthropic", "openai", "deepseek"]))
-def test_the_linear_cache_equals_the_full_fold(
+def test_what_a_request_shares_changes_no_figure(
     requests: list[tuple[list[str], list[int], int | None]], rule: str
 ) -> None:
-    full = CacheSimulator()
-    linear = LinearCache()
+    held, whole, alone = PromptCache(), PromptCache(), PromptCache()
     for (texts, marks, now), view in zip(requests, _views(rule, requests), strict=True):
         segments = tuple(
             Segment(text, "messages", "", (), "5m" if i in marks and rule == "anthropic" else None)
             for i, text in enumerate(texts)
         )
         prompt = Prompt(RULES[rule], "claude-sonnet-4-5", "ns", segments)
-        if rule != "anthropic":
-            view = dataclasses.replace(view, breakpoints=[])
         assert list(view.texts_from(0)) == texts
-        assert linear.account(view, now) == full.account(prompt, now)
+        usage = held.account(view, now)
+        assert whole.send(prompt, now) == usage
+        assert alone.account(finish(None, view_of(prompt)), now) == usage
 
 
 SESSIONS = sorted(
@@ -137,8 +137,8 @@ ROUTES = [
 @pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name)
 def test_every_fixture_folds_the_same_through_the_reader(path: Path) -> None:
     """Every session fixture, four routes (breakpoint and prefix rules), every strategy: each
-    request read whole and folded by ``CacheSimulator`` at the
-    recorded times gives the usage the views folded by ``LinearCache`` give."""
+    request read whole and sent to a ``PromptCache`` at the recorded times gives the usage
+    the reader's views folded through one give."""
     sequence = request_sequence(path)
     if not sequence.requests:
         pytest.skip("no model request")
@@ -162,11 +162,11 @@ def _same_usages(sequence: RequestSequence) -> None:
             for fixed in (None, tools) if tools is not None else (None,):
                 try:
                     prompts = prompts_for(model, sequence.requests, delivery, fixed, options)
-                    sim = CacheSimulator()
-                    full = [sim.account(prompt, now) for prompt, now in zip(prompts, stamps, strict=True)]
+                    sim = PromptCache()
+                    full = [sim.send(prompt, now) for prompt, now in zip(prompts, stamps, strict=True)]
                 except ProjectionError:
                     continue  # the route cannot take this file's requests (said in one line)
-                cache = LinearCache()
+                cache = PromptCache()
                 views = views_for(model, sequence.requests, delivery, fixed, options)
                 linear = [cache.account(view, now) for view, now in zip(views, stamps, strict=True)]
                 assert linear == full, (route, delivery, fixed is not None)
@@ -219,13 +219,13 @@ def test_a_prefix_cache_pass_holds_what_is_unexpired_not_every_path_it_left(tmp_
         views = views_for(model, sequence.requests, "attributed", None, options)
         tracemalloc.start()
         try:
-            cache = LinearCache()
+            cache = PromptCache()
             usages = [cache.account(view, now) for view, now in zip(views, times, strict=True)]
             del views
             gc.collect()
             assert len(usages) == len(sequence.requests)
-            # What the replay's own module holds (the cache), not the projections' memos.
-            here = tracemalloc.Filter(True, "*whatif_replay.py")
+            # What the cache's own module holds, not the projections' memos.
+            here = tracemalloc.Filter(True, "*prompt_cache.py")
             return sum(
                 s.size for s in tracemalloc.take_snapshot().filter_traces([here]).statistics("filename")
             )

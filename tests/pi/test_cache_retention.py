@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from desktop.pi.cache_retention import RETENTIONS, asks_long, clock, countdown, retention_for
-from desktop.pi.cache_rules import RULES, CacheSimulator, Prompt, Segment
+from desktop.pi.cache_rules import RULES, Prompt, Segment
+from desktop.pi.prompt_cache import PromptCache
 
 MIN = 60_000
 
@@ -102,15 +103,15 @@ def _anthropic(long: bool) -> Prompt:
     return Prompt(RULES["anthropic"], "claude-sonnet-4-5", "m", blocks, None, long)
 
 
-def test_the_simulator_expires_and_each_read_refreshes() -> None:
-    cache = CacheSimulator()
+def test_the_cache_expires_and_each_read_refreshes() -> None:
+    cache = PromptCache()
     total = _anthropic(False).total_tokens  # 1,000 + 2,000 tokens, both breakpoints
-    assert cache.account(_anthropic(False), 0).written == total
-    assert cache.account(_anthropic(False), 4 * MIN).read == total  # 4 minutes: warm
-    assert cache.account(_anthropic(False), 8 * MIN).read == total  # refreshed at 4: still warm
-    assert cache.account(_anthropic(False), 14 * MIN + 1).read == 0  # 6 minutes idle: expired
-    hour = CacheSimulator()
-    hour.account(_anthropic(True), 0)
+    assert cache.send(_anthropic(False), 0).written == total
+    assert cache.send(_anthropic(False), 4 * MIN).read == total  # 4 minutes: warm
+    assert cache.send(_anthropic(False), 8 * MIN).read == total  # refreshed at 4: still warm
+    assert cache.send(_anthropic(False), 14 * MIN + 1).read == 0  # 6 minutes idle: expired
+    hour = PromptCache()
+    hour.send(_anthropic(True), 0)
     assert hour.predict(_anthropic(True), 59 * MIN).read == total
     assert hour.predict(_anthropic(True), 61 * MIN).read == 0
     assert hour.predict(_anthropic(True)).read == total  # no time: no expiry

@@ -15,7 +15,6 @@ from desktop.pi.cache_rules import (
     ANTHROPIC_LOOKBACK_BLOCKS,
     CHARS_PER_TOKEN,
     WIRE_OF_API,
-    CacheSimulator,
     estimate_tokens,
     json_spans,
     prompt_for_model,
@@ -23,6 +22,7 @@ from desktop.pi.cache_rules import (
     rule_for,
 )
 from desktop.pi.cost import calculate_cost
+from desktop.pi.prompt_cache import PromptCache
 from tests.pi.pi_ai_cases import load_cases
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -57,23 +57,34 @@ def test_rules_follow_the_route() -> None:
 
 
 def test_anthropic_writes_at_a_breakpoint_then_reads_it_exactly() -> None:
-    sim = CacheSimulator()
+    sim = PromptCache()
     system = text_of_tokens(1500)
-    first = sim.account(read_prompt("anthropic", "anthropic", anthropic_body(system, ["hi"])))
+    first = sim.send(read_prompt("anthropic", "anthropic", anthropic_body(system, ["hi"])))
     assert first.read == 0 and first.written == first.total and first.fresh == 0
-    second = sim.account(read_prompt("anthropic", "anthropic", anthropic_body(system, ["hi", "again"])))
+    second = sim.send(read_prompt("anthropic", "anthropic", anthropic_body(system, ["hi", "again"])))
     assert second.read == first.total, "reads exactly the prefix written at the old breakpoint"
     assert second.read_segments == 2  # system block and the first message
     assert second.written == second.total - second.read
 
 
+def test_a_changed_system_prompt_reads_nothing_after_it_and_the_old_prefix_stays_cached() -> None:
+    sim = PromptCache()
+    one, two = text_of_tokens(1500, "a"), text_of_tokens(1500, "b")
+    first = sim.send(read_prompt("anthropic", "anthropic", anthropic_body(one, ["hi"])))
+    changed = sim.send(read_prompt("anthropic", "anthropic", anthropic_body(two, ["hi", "again"])))
+    assert changed.read == 0, "the same messages after another system prompt are another prefix"
+    assert changed.written == changed.total
+    back = sim.send(read_prompt("anthropic", "anthropic", anthropic_body(one, ["hi", "again"])))
+    assert back.read == first.total and back.read_segments == 2
+
+
 def test_anthropic_minimum_length_depends_on_the_model() -> None:
-    sim = CacheSimulator()
+    sim = PromptCache()
     body = anthropic_body(text_of_tokens(1500), ["hi"], model="claude-haiku-4-5")
-    assert sim.account(read_prompt("anthropic", "anthropic", body)).written == 0  # under 4096
-    assert sim.account(read_prompt("anthropic", "anthropic", body)).read == 0
+    assert sim.send(read_prompt("anthropic", "anthropic", body)).written == 0  # under 4096
+    assert sim.send(read_prompt("anthropic", "anthropic", body)).read == 0
     body = anthropic_body(text_of_tokens(900), ["hi"])
-    assert sim.account(read_prompt("anthropic", "anthropic", body)).written == 0  # under 1024
+    assert sim.send(read_prompt("anthropic", "anthropic", body)).written == 0  # under 1024
 
 
 def test_anthropic_looks_back_twenty_blocks_from_a_breakpoint() -> None:
@@ -81,8 +92,8 @@ def test_anthropic_looks_back_twenty_blocks_from_a_breakpoint() -> None:
         turns = [f"turn {n} " + "y" * 40 for n in range(blocks)]
         return anthropic_body(text_of_tokens(1200), turns, system_breakpoint=False)
 
-    sim = CacheSimulator()
-    written = sim.account(read_prompt("anthropic", "anthropic", body(1)))  # stored at block 1
+    sim = PromptCache()
+    written = sim.send(read_prompt("anthropic", "anthropic", body(1)))  # stored at block 1
     assert written.written == written.total
     near = sim.predict(read_prompt("anthropic", "anthropic", body(ANTHROPIC_LOOKBACK_BLOCKS)))
     far = sim.predict(read_prompt("anthropic", "anthropic", body(ANTHROPIC_LOOKBACK_BLOCKS + 1)))
@@ -94,17 +105,17 @@ def test_anthropic_looks_back_twenty_blocks_from_a_breakpoint() -> None:
 def test_one_hour_writes_are_reported_apart() -> None:
     body = anthropic_body(text_of_tokens(1500), ["hi"])
     body["messages"][-1]["content"][-1]["cache_control"] = {"type": "ephemeral", "ttl": "1h"}
-    usage = CacheSimulator().account(read_prompt("anthropic", "anthropic", body))
+    usage = PromptCache().send(read_prompt("anthropic", "anthropic", body))
     assert usage.written_1h == usage.written > 0
 
 
 def test_predict_reads_without_storing() -> None:
-    sim = CacheSimulator()
+    sim = PromptCache()
     prompt = read_prompt("anthropic", "anthropic", anthropic_body(text_of_tokens(1500), ["hi"]))
     assert sim.predict(prompt).written > 0
     assert sim.predict(prompt).read == 0
     twin = sim.copy()
-    sim.account(prompt)
+    sim.send(prompt)
     assert sim.predict(prompt).read == prompt.total_tokens and twin.predict(prompt).read == 0
 
 
@@ -116,11 +127,11 @@ def chat_body(messages: list[str], key: str | None = None, model: str = "gpt-4.1
 
 
 def test_openai_reads_whole_128_token_steps_from_1024_tokens() -> None:
-    sim = CacheSimulator()
+    sim = PromptCache()
     first = read_prompt("chat", "openai", chat_body([text_of_tokens(1300)], key="a"))
-    assert sim.account(first).read == 0
+    assert sim.send(first).read == 0
     second = read_prompt("chat", "openai", chat_body([text_of_tokens(1300), "more"], key="a"))
-    usage = sim.account(second)
+    usage = sim.send(second)
     assert usage.read % 128 == 0 and usage.read >= 1024
     assert first.total_tokens - 128 < usage.read <= first.total_tokens
     assert usage.written == 0
@@ -128,13 +139,22 @@ def test_openai_reads_whole_128_token_steps_from_1024_tokens() -> None:
     other_key = read_prompt("chat", "openai", chat_body([text_of_tokens(1300), "more"], key="b"))
     assert sim.predict(other_key).read == 0, "prompt_cache_key partitions the cache"
     short = read_prompt("chat", "openai", chat_body([text_of_tokens(900)], key="c"))
-    sim.account(short)
+    sim.send(short)
     assert sim.predict(short).read == 0, "under 1,024 tokens nothing is cached"
 
 
+def test_a_request_on_another_key_between_two_leaves_the_first_keys_prefix_cached() -> None:
+    sim = PromptCache()
+    first = read_prompt("chat", "openai", chat_body([text_of_tokens(1300)], key="a"))
+    assert sim.send(first).read == 0
+    assert sim.send(read_prompt("chat", "openai", chat_body([text_of_tokens(1300)], key="b"))).read == 0
+    again = sim.send(read_prompt("chat", "openai", chat_body([text_of_tokens(1300), "more"], key="a")))
+    assert first.total_tokens - 128 < again.read <= first.total_tokens
+
+
 def test_deepseek_caches_in_64_token_units_from_the_first() -> None:
-    sim = CacheSimulator()
-    sim.account(read_prompt("chat", "deepseek", chat_body([text_of_tokens(200)], model="deepseek-chat")))
+    sim = PromptCache()
+    sim.send(read_prompt("chat", "deepseek", chat_body([text_of_tokens(200)], model="deepseek-chat")))
     usage = sim.predict(
         read_prompt("chat", "deepseek", chat_body([text_of_tokens(200), "next"], model="deepseek-chat"))
     )
@@ -144,8 +164,8 @@ def test_deepseek_caches_in_64_token_units_from_the_first() -> None:
 def test_gemini_pro_needs_4096_tokens() -> None:
     body = {"contents": [{"role": "user", "parts": [{"text": text_of_tokens(2000)}]}]}
     for model, cached in (("gemini-2.5-flash", True), ("gemini-2.5-pro", False)):
-        sim = CacheSimulator()
-        sim.account(read_prompt("google", "google", body, model))
+        sim = PromptCache()
+        sim.send(read_prompt("google", "google", body, model))
         assert (sim.predict(read_prompt("google", "google", body, model)).read > 0) is cached, model
 
 
@@ -157,19 +177,17 @@ def test_bedrock_cache_point_marks_the_block_before_it() -> None:
     prompt = read_prompt("bedrock", "amazon-bedrock", body, "anthropic.claude-sonnet-4-5")
     assert [s.breakpoint for s in prompt.segments] == ["5m", "5m"]
     assert [s.label for s in prompt.segments] == ["system block 1", "message 1 (user), block 1"]
-    sim = CacheSimulator()
-    first, second = sim.account(prompt), sim.account(prompt)
+    sim = PromptCache()
+    first, second = sim.send(prompt), sim.send(prompt)
     assert first.written == prompt.total_tokens and second.read == prompt.total_tokens
 
 
 def test_usage_and_cost_are_pi_ai_s() -> None:
     model = {"cost": {"input": 3.0, "output": 15.0, "cacheRead": 0.3, "cacheWrite": 3.75}}
-    sim = CacheSimulator()
+    sim = PromptCache()
     body = anthropic_body(text_of_tokens(1500), ["hi"])
-    sim.account(read_prompt("anthropic", "anthropic", body))
-    usage = sim.account(
-        read_prompt("anthropic", "anthropic", anthropic_body(text_of_tokens(1500), ["hi", "x"]))
-    )
+    sim.send(read_prompt("anthropic", "anthropic", body))
+    usage = sim.send(read_prompt("anthropic", "anthropic", anthropic_body(text_of_tokens(1500), ["hi", "x"])))
     pi = usage.pi_usage(output=10)
     assert (pi["input"], pi["cacheRead"], pi["cacheWrite"]) == (usage.fresh, usage.read, usage.written)
     assert pi["totalTokens"] == usage.total + 10

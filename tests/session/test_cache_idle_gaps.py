@@ -6,7 +6,7 @@ the product's predictions are checked against the documented behaviour, not agai
 The benchmark's conversation runs through the real runtime on Anthropic (short and long
 retention) and OpenAI while the emulator's clock puts idle gaps of 4, 6 and 61 minutes before
 three of its requests (30 seconds between the others). Before each request the cache view's
-simulator, fed the earlier bodies at their times, predicts what the provider reads at this
+prompt cache, fed the earlier bodies at their times, predicts what the provider reads at this
 one's time; the prediction must be what pi-ai's parser read from the emulator: exact for
 Anthropic, within one cache unit for OpenAI. The gaps must show: after 6 minutes the short
 retentions read nothing, the 1-hour one still reads, after 61 minutes none does.
@@ -22,8 +22,9 @@ from desktop.bench.runner import run_conversation
 from desktop.bench.scenario import long_conversation
 from desktop.bench.strategies import RouteClass
 from desktop.emulator import Emulator
-from desktop.pi.cache_rules import CacheSimulator, prompt_for_model
+from desktop.pi.cache_rules import prompt_for_model
 from desktop.pi.cache_view import check, predict
+from desktop.pi.prompt_cache import PromptCache
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +64,7 @@ def test_idle_gaps_predicted_against_the_emulator(
         emu.clock = clock
         recording = run_conversation(emu, route, steps, tmp_path)
     assert len(recording.dispatches) == len(times) >= 31
-    cache = CacheSimulator()
+    cache = PromptCache()
     mismatches = []
     reads: dict[int, bool] = {}
     for number, (dispatch, now) in enumerate(zip(recording.dispatches, times, strict=True), 1):
@@ -75,6 +76,6 @@ def test_idle_gaps_predicted_against_the_emulator(
             mismatches.append(f"request {number}: {verdict.mismatch}")
         if number in reads_after:
             reads[number] = int(dispatch.usage.get("cacheRead") or 0) > 0
-        cache.account(prompt, now)
+        cache.send(prompt, now)
     assert not mismatches, "\n".join(mismatches[:10])
     assert reads == reads_after

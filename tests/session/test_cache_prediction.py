@@ -18,8 +18,9 @@ from desktop.bench.runner import run_conversation
 from desktop.bench.scenario import long_conversation
 from desktop.bench.strategies import ROUTE_CLASSES, RouteClass
 from desktop.emulator import Emulator
-from desktop.pi.cache_rules import CacheSimulator, prompt_for_model
+from desktop.pi.cache_rules import prompt_for_model
 from desktop.pi.cache_view import check, predict
+from desktop.pi.prompt_cache import PromptCache
 
 pytestmark = pytest.mark.slow
 
@@ -55,7 +56,7 @@ def test_every_prediction_of_the_long_conversation_is_within_tolerance(
         for index, route in enumerate((*ROUTE_CLASSES, *MORE_ROUTES)):
             recording = run_conversation(emu, route, steps, tmp_path / str(index))
             sent: list[bytes] = []
-            cache = CacheSimulator()  # the bodies sent so far, fed once (the same as passing them all)
+            cache = PromptCache()  # the bodies sent so far, fed once (the same as passing them all)
             for number, dispatch in enumerate(recording.dispatches, 1):
                 body = dispatch.request.body_bytes
                 prediction = predict(recording.model, body, sent[-1:], cache=cache)
@@ -71,7 +72,7 @@ def test_every_prediction_of_the_long_conversation_is_within_tolerance(
                     assert 0 < prediction.marker_byte <= len(body)
                     assert prediction.ends_after is not None
                 sent.append(body)
-                cache.account(prompt_for_model(recording.model, dispatch.request.body))
+                cache.send(prompt_for_model(recording.model, dispatch.request.body))
     print(f"{matched}/{checked} predictions match")
     assert not mismatches, "\n".join(mismatches[:10])
     assert checked >= 13 * 70 and reads > checked // 2, (checked, reads)

@@ -19,7 +19,8 @@ import pytest
 from desktop.emulator import Emulator
 from desktop.host.providers import WireRequest, send_streaming
 from desktop.pi.cache_retention import asks_long, clock, retention_for
-from desktop.pi.cache_rules import CacheSimulator, prompt_for_model
+from desktop.pi.cache_rules import prompt_for_model
+from desktop.pi.prompt_cache import PromptCache
 from tests.wire.families import FAMILIES, Family
 
 SYSTEM = "You are a careful coding assistant working in a repository. " * 60
@@ -71,14 +72,12 @@ def test_idle_gaps_expire_the_emulator_cache_as_the_rules_say(
         bodies = [r.json() for r in emu.requests]
     assert [read > 0 for read in reported[1:]] == reads
     # The pure rules predict the same, from the same times: the clock's state before each
-    # send, and the simulator fed the bodies with their times.
+    # send, and the prompt cache fed the bodies with their times.
     retention = retention_for(prompt_for_model(model, bodies[0]).rule.name, long=asks_long(bodies[0]))
     times = [10 * MIN]
     for gap in GAPS:
         times.append(times[-1] + gap * MIN)
     assert [clock(times[:i], retention, times[i]).warm for i in range(1, 4)] == reads
-    cache = CacheSimulator()
-    predicted = [
-        cache.account(prompt_for_model(model, b), t).read for b, t in zip(bodies, times, strict=True)
-    ]
+    cache = PromptCache()
+    predicted = [cache.send(prompt_for_model(model, b), t).read for b, t in zip(bodies, times, strict=True)]
     assert predicted == reported

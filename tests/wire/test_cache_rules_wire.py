@@ -1,8 +1,8 @@
-"""The emulator's reported cache usage is what ``desktop.pi.cache_rules`` computes (design P6).
+"""The emulator's reported cache usage is what the product's prompt cache computes (design P6).
 
 Every family, over real sockets: a conversation whose prefix grows and then changes is sent to
 the emulator, and the usage pi-ai's parsers read back equals, request by request, a cold
-``CacheSimulator`` fed the same bodies through the preview's entry point (``prompt_for_model``,
+``PromptCache`` fed the same bodies through the preview's entry point (``prompt_for_model``,
 the route's model dict), so the preview and the emulator cannot drift apart.
 """
 
@@ -14,7 +14,8 @@ import pytest
 
 from desktop.emulator import Emulator
 from desktop.host.providers import send_streaming
-from desktop.pi.cache_rules import CacheSimulator, prompt_for_model
+from desktop.pi.cache_rules import prompt_for_model
+from desktop.pi.prompt_cache import PromptCache
 from tests.wire.families import FAMILIES, FAMILY_IDS, Family
 
 SYSTEM = "You are a careful coding assistant working in a repository. " * 60
@@ -34,10 +35,10 @@ def test_reported_usage_is_the_rules_module_s(emu: Emulator, family: Family) -> 
         reported.append((usage["input"], usage["cacheRead"], usage["cacheWrite"]))
         turns.append(("assistant", message))
 
-    cache = CacheSimulator()
+    cache = PromptCache()
     predicted = []
     for request in emu.requests:
-        accounted = cache.account(prompt_for_model(model, request.json()))
+        accounted = cache.send(prompt_for_model(model, request.json()))
         predicted.append((accounted.fresh, accounted.read, accounted.written))
     assert predicted == reported
     assert any(read for _, read, _ in reported[1:4]), "the conversation exercises cache reads"
