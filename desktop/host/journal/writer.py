@@ -255,10 +255,6 @@ class JournalWriter:
     def diagnostics(self) -> Sequence[Diagnostic]:
         return self._log.diagnostics
 
-    def get(self, row_id: str) -> dict[str, Any] | None:
-        index = self._log.ids.get(row_id)
-        return None if index is None else self._log.rows[index]
-
     # --- writing ------------------------------------------------------------------------------
 
     def append(self, rows: Iterable[RowLike]) -> Ack:
