@@ -32,7 +32,8 @@ from desktop.host.journal.errors import JournalFormatError
 from desktop.host.journal.lines import TYPE_CODES, JournalRows
 from desktop.host.journal.rows import (
     MESSAGE_ROW_LINES,
-    header_problem,
+    SessionHeader,
+    problem_of,
     row_problem,
 )
 from desktop.host.journal.values import plain_line, value_problem
@@ -364,7 +365,7 @@ def _parse_header(log: SessionLog, raw: bytes, problem: _Report) -> None:
         )
         log.header = obj
         return
-    shape = header_problem(obj)
+    shape = problem_of(SessionHeader, obj)
     if shape is not None:
         problem(1, "header-invalid", f"the session header is invalid: {shape.message}")
         return

@@ -383,11 +383,6 @@ def row_problem(row: Mapping[str, Any]) -> ShapeError | None:
     return None if model is None else problem_of(model, row)
 
 
-def header_problem(header: Mapping[str, Any]) -> ShapeError | None:
-    """Why a v1 session header cannot be used, or None."""
-    return problem_of(SessionHeader, header)
-
-
 def problem_of(model: type[Lenient], value: Mapping[str, Any]) -> ShapeError | None:
     """The first problem of ``value`` as a ``model``, as a ``ShapeError``, or None."""
     try:
