@@ -75,10 +75,6 @@ class KeyInfo(NamedTuple):
     detail: str  # account name or environment variable name
     fingerprint: str = ""
 
-    @property
-    def found(self) -> bool:
-        return self.source != "none"
-
 
 def key_fingerprint(key: str) -> str:
     """Eight hex digits that tell two keys apart without revealing either."""

@@ -218,14 +218,12 @@ class LaterMetadata(Lenient, kw_only=True):
     """``modelSystem`` or checkpoint metadata of a version this app does not know: kept as-is,
     never read, so it grants and shows nothing."""
 
-    understood: ClassVar[bool] = False
     v: int
 
 
 class ModelSystem(Lenient, kw_only=True):
     """Versioned neutral system message behind a hidden row (v1, the version this app reads)."""
 
-    understood: ClassVar[bool] = True
     v: int = MODEL_SYSTEM_VERSION
     message: SystemMessage
 
@@ -233,7 +231,6 @@ class ModelSystem(Lenient, kw_only=True):
 class Checkpoint(Lenient, kw_only=True):
     """The full effective system state saved at explicit compaction (v1)."""
 
-    understood: ClassVar[bool] = True
     v: int = MODEL_SYSTEM_VERSION
     message: SystemMessage
     activation: Object | None = None
