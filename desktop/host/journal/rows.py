@@ -25,7 +25,6 @@ from msgspec import UNSET, Meta, Struct, UnsetType, field
 
 from desktop.host.journal.envelope import APP_NAME as APP_NAME
 from desktop.host.journal.envelope import MODEL_SYSTEM_VERSION as MODEL_SYSTEM_VERSION
-from desktop.host.journal.envelope import ROW_TYPES as ROW_TYPES
 from desktop.host.journal.envelope import SCHEMA_VERSION as SCHEMA_VERSION
 from desktop.host.journal.envelope import new_row_id as new_row_id
 from desktop.host.journal.envelope import now_ms as now_ms
