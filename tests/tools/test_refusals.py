@@ -24,14 +24,12 @@ from tests.tools.conftest import FLASH, call, hook_runner, text_of
 class Case:
     gate: ToolGate
     call: dict[str, Any]
-    probe: Path
     reason: str
 
 
 def _marker(gate: ToolGate, ws: Path, reason: str, tool: str = "touch_marker") -> Case:
     """``tool`` asked to write the workspace's probe file, refused for ``reason``."""
-    probe = ws / "probe.txt"
-    return Case(gate, call(tool, {"path": str(probe)}), probe, reason)
+    return Case(gate, call(tool, {"path": str(ws / "probe.txt")}), reason)
 
 
 def _activate(gate: ToolGate, name: str) -> None:
@@ -135,15 +133,14 @@ def after_mode_change_between_runs(ws: Path, catalog: ToolCatalog, host: HostExe
     return _marker(gate, ws, "permission mode")
 
 
-def _write(catalog: ToolCatalog, host: HostExecutor, path: str, probe: Path, reason: str) -> Case:
-    """``write`` asked to create ``path`` (the file ``probe``), refused for ``reason``."""
-    return Case(ToolGate(catalog, host, FLASH), call("write", {"path": path, "content": "x"}), probe, reason)
+def _write(catalog: ToolCatalog, host: HostExecutor, path: str, reason: str) -> Case:
+    """``write`` asked to create ``path``, refused for ``reason``."""
+    return Case(ToolGate(catalog, host, FLASH), call("write", {"path": path, "content": "x"}), reason)
 
 
-def _bash(catalog: ToolCatalog, host: HostExecutor, ws: Path, reason: str) -> Case:
+def _bash(catalog: ToolCatalog, host: HostExecutor, reason: str) -> Case:
     """``bash`` asked to create the workspace's probe file, refused for ``reason``."""
-    touch = call("bash", {"command": "touch probe.txt"})
-    return Case(ToolGate(catalog, host, FLASH), touch, ws / "probe.txt", reason)
+    return Case(ToolGate(catalog, host, FLASH), call("bash", {"command": "touch probe.txt"}), reason)
 
 
 def _hook(host: HostExecutor, ws: Path, matcher: str, command: str) -> None:
@@ -152,53 +149,51 @@ def _hook(host: HostExecutor, ws: Path, matcher: str, command: str) -> None:
 
 def hook_blocks_exit_code(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     _hook(host, ws, "write", "echo 'no writes on Fridays' >&2; exit 2")
-    return _write(catalog, host, "probe.txt", ws / "probe.txt", "no writes on Fridays")
+    return _write(catalog, host, "probe.txt", "no writes on Fridays")
 
 
 def hook_blocks_json(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     _hook(host, ws, "bash", 'echo \'{"decision": "block", "reason": "rm is banned"}\'')
-    return _bash(catalog, host, ws, "rm is banned")
+    return _bash(catalog, host, "rm is banned")
 
 
 def read_only_denies_write(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     host.mode = PermissionMode.READ_ONLY
-    return _write(catalog, host, "probe.txt", ws / "probe.txt", "read-only mode")
+    return _write(catalog, host, "probe.txt", "read-only mode")
 
 
 def read_only_denies_bash(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     host.mode = PermissionMode.READ_ONLY
-    return _bash(catalog, host, ws, "read-only mode")
+    return _bash(catalog, host, "read-only mode")
 
 
 def user_declines(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     host.mode = PermissionMode.ASK
     host.bridge = HeadlessBridge(False)
-    return _bash(catalog, host, ws, "did not approve bash")
+    return _bash(catalog, host, "did not approve bash")
 
 
 def escape_dotdot(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
-    return _write(catalog, host, "../outside.txt", ws.parent / "outside.txt", "through '..'")
+    return _write(catalog, host, "../outside.txt", "through '..'")
 
 
 def escape_absolute(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
-    probe = ws.parent / "outside.txt"
-    return _write(catalog, host, str(probe), probe, "outside the workspace")
+    return _write(catalog, host, str(ws.parent / "outside.txt"), "outside the workspace")
 
 
 def escape_symlink(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     outside = ws.parent / "elsewhere"
     outside.mkdir()
     os.symlink(outside, ws / "link")
-    return _write(catalog, host, "link/evil.txt", outside / "evil.txt", "symlink")
+    return _write(catalog, host, "link/evil.txt", "symlink")
 
 
 def escape_symlink_edit(ws: Path, catalog: ToolCatalog, host: HostExecutor) -> Case:
     outside = ws.parent / "secret.txt"
     outside.write_text("token=1\n")
     os.symlink(outside, ws / "innocent.txt")
-    probe = ws.parent / "never.txt"
     edit = call("edit", {"path": "innocent.txt", "edits": [{"oldText": "token=1", "newText": "token=2"}]})
-    return Case(ToolGate(catalog, host, FLASH), edit, probe, "symlink")
+    return Case(ToolGate(catalog, host, FLASH), edit, "symlink")
 
 
 CASES: dict[str, Callable[[Path, ToolCatalog, HostExecutor], Case]] = {
@@ -228,6 +223,7 @@ def test_refused_before_any_side_effect(
     case_name: str, workspace: Path, catalog: ToolCatalog, host: HostExecutor, extensions: ExtensionRegistry
 ) -> None:
     case = CASES[case_name](workspace, catalog, host)
+    before = _files(workspace.parent)
     result = case.gate.execute(case.call)
     message = result.message
     assert message["role"] == "toolResult"
@@ -235,15 +231,12 @@ def test_refused_before_any_side_effect(
     assert message["toolCallId"] == case.call["id"]
     assert case.reason in text_of(message), text_of(message)
     assert result.refused or message["details"]["refused"]
-    assert not case.probe.exists(), "the refused call left a side effect"
+    assert _files(workspace.parent) == before, "the refused call left a side effect"
 
 
-def test_symlinked_secret_is_unchanged(
-    workspace: Path, catalog: ToolCatalog, host: HostExecutor, extensions: ExtensionRegistry
-) -> None:
-    case = escape_symlink_edit(workspace, catalog, host)
-    case.gate.execute(case.call)
-    assert (workspace.parent / "secret.txt").read_text() == "token=1\n"
+def _files(root: Path) -> dict[str, bytes | None]:
+    """Every path below ``root`` with a file's bytes: what a side effect would change."""
+    return {str(p): p.read_bytes() if p.is_file() else None for p in root.rglob("*")}
 
 
 def test_allowed_counterparts_do_run(workspace: Path, catalog: ToolCatalog, host: HostExecutor) -> None:
