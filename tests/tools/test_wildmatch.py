@@ -69,26 +69,6 @@ def test_the_matcher_agrees_with_pathspec_on_ordinary_patterns(pattern: str, pat
     assert IgnoreRules("", [pattern]).verdict(path, is_dir=False) is expected, (pattern, path)
 
 
-@pytest.mark.parametrize(
-    ("pattern", "path", "ignored"),
-    [
-        ("[[:digit:]]x", "1x", True),  # POSIX classes, as git has them (pathspec has not)
-        ("[[:digit:]]x", "ax", None),
-        ("[\\]]x", "]x", True),  # an escaped bracket inside a bracket expression
-        ("[z-a]x", "bx", None),  # a reversed range: only its first character, as in git
-        ("[z-a]x", "zx", True),  # (pathspec raised)
-        ("a\\", "a", None),  # git rejects a trailing backslash (pathspec raised)
-        ("!", "a", None),  # a lone negation is no rule (pathspec raised)
-        ("x/***/y", "x/a/b/y", True),  # a run of stars as a segment is ``**`` in git
-        ("a[b", "a[b", None),  # an unclosed bracket: git matches nothing
-    ],
-)
-def test_lines_git_accepts_or_rejects_never_break_a_search(
-    pattern: str, path: str, ignored: bool | None
-) -> None:
-    assert IgnoreRules("", [pattern]).verdict(path, is_dir=False) is ignored
-
-
 HOSTILE = "*a*a*a*a*a*a*a*a*a*a*a*b"
 
 
