@@ -100,7 +100,6 @@ class JournalWriter:
         cwd: str | os.PathLike[str],
         app_version: str,
         session_id: str | None = None,
-        header_fields: Mapping[str, Any] | None = None,
     ) -> JournalWriter:
         """Create a new session file holding only its header, durably, and open it for writing.
 
@@ -110,7 +109,7 @@ class JournalWriter:
         """
         path = Path(path)
         fields = {"id": session_id or new_row_id(), "cwd": str(cwd), "appVersion": app_version}
-        header = build(SessionHeader, {**fields, **(header_fields or {})})
+        header = build(SessionHeader, fields)
         line = orjson.dumps(header.to_json(), option=orjson.OPT_APPEND_NEWLINE)
         # Lazy: the status budget.
         from desktop.host.journal.lock import LockHeld, LockPathError, check_record_path, lock_path_for
