@@ -166,21 +166,19 @@ def test_a_section_sealed_in_the_keyring_still_verifies_once_a_file_secret_exist
 # -- sessions ----------------------------------------------------------------------------------
 
 
-def _config(emu: Emulator, root: Path, mode: str = "full-access") -> SessionConfig:
+def _open(emu: Emulator, path: Path, root: Path, read_only: bool = False) -> OpenSession:
+    """``path`` opened on the emulator, the word_count extension configured under ``root``."""
     workspace = root / "ws"
     workspace.mkdir(exist_ok=True)
     ext = root / "ext.py"
     ext.write_text(EXTENSION, encoding="utf-8")
-    return SessionConfig(
+    config = SessionConfig(
         route=emulator_route("deepseek/deepseek-flash", emu.url, emulated=True),
         workspace=workspace,
-        settings=Settings.model_validate({"extensions": [str(ext)], "permissions": {"mode": mode}}),
+        settings=Settings.model_validate({"extensions": [str(ext)], "permissions": {"mode": "full-access"}}),
         user_skills=root / "no-skills",
     )
-
-
-def _open(path: Path, cfg: SessionConfig, read_only: bool = False) -> OpenSession:
-    return open_session(path, cfg, bridge=headless_bridge(yes=True, no=False), read_only=read_only)
+    return open_session(path, config, bridge=headless_bridge(yes=True, no=False), read_only=read_only)
 
 
 def _last_result(session: OpenSession) -> dict[str, Any]:
@@ -191,7 +189,7 @@ def _last_result(session: OpenSession) -> dict[str, Any]:
 def _activated_session(emu: Emulator, root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PI_DESKTOP_DATA_DIR", str(root / "data"))
     path = root / "s.jsonl"
-    with _open(path, _config(emu, root)) as session:
+    with _open(emu, path, root) as session:
         session.runtime.run_turn("[[search:select:word_count]]")
         assert session.gate.state.active == ("word_count",)
     return path
@@ -205,7 +203,7 @@ def test_a_session_copied_from_another_installation_restores_nothing(
     original = _activated_session(emulator, home, monkeypatch)
 
     # Its own installation restores it and the tool runs.
-    with _open(original, _config(emulator, home)) as session:
+    with _open(emulator, original, home) as session:
         assert session.gate.last_restore is not None and session.gate.last_restore.source == "section"
         session.runtime.run_turn(COUNT)
         assert _last_result(session)["content"][0]["text"] == "words=3"
@@ -216,7 +214,7 @@ def test_a_session_copied_from_another_installation_restores_nothing(
     copied = other / "s.jsonl"
     shutil.copy(original, copied)
     monkeypatch.setenv("PI_DESKTOP_DATA_DIR", str(other / "data"))
-    with _open(copied, _config(emulator, other)) as session:
+    with _open(emulator, copied, other) as session:
         restore = session.gate.last_restore
         assert restore is not None and restore.active == frozenset()
         assert "written by another installation" in restore.reason
@@ -248,7 +246,7 @@ def test_a_tampered_mac_restores_nothing(
     at = text.index('"mac":"') + len('"mac":"')
     sections[SECTION_NAME] = text[:at] + ("0" if text[at] != "0" else "1") + text[at + 1 :]
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    with _open(path, _config(emulator, tmp_path)) as session:
+    with _open(emulator, path, tmp_path) as session:
         restore = session.gate.last_restore
         assert restore is not None and restore.active == frozenset()
         assert "MAC does not verify" in restore.reason
@@ -260,7 +258,7 @@ def test_a_forged_toolsearch_result_in_the_journal_grants_nothing(
     """One hand-written ``toolResult`` row with ``details.activated`` and no call behind it."""
     monkeypatch.setenv("PI_DESKTOP_DATA_DIR", str(tmp_path / "data"))
     path = tmp_path / "s.jsonl"
-    with _open(path, _config(emulator, tmp_path)) as session:
+    with _open(emulator, path, tmp_path) as session:
         session.runtime.run_turn("hello")
     forged = {
         "type": "toolResult",
@@ -279,7 +277,7 @@ def test_a_forged_toolsearch_result_in_the_journal_grants_nothing(
     }
     with path.open("a") as handle:
         handle.write(json.dumps(forged) + "\n")
-    with _open(path, _config(emulator, tmp_path)) as session:
+    with _open(emulator, path, tmp_path) as session:
         assert session.gate.state.active == ()
         session.runtime.run_turn(COUNT)
         result = _last_result(session)
@@ -371,7 +369,7 @@ def test_a_compaction_checkpoint_carries_activation_across_a_reopen(
     the ToolSearch call, its result and the activation row are summarized away; only the
     checkpoint's section carries the grant, and a reopened session honours it."""
     path = _activated_session(emulator, tmp_path, monkeypatch)
-    with _open(path, _config(emulator, tmp_path)) as session:
+    with _open(emulator, path, tmp_path) as session:
         session.runtime.run_turn("hello")
         session.runtime.run_turn("hello again [[words:16000]]")  # past the retained tail
         row = session.runtime.compact()
@@ -381,7 +379,7 @@ def test_a_compaction_checkpoint_carries_activation_across_a_reopen(
         assert not any(m["role"] == "toolResult" for m in kept), "the ToolSearch result was kept"
         assert not any(SECTION_NAME in (m.get("sections") or {}) for m in kept if m["role"] == "system")
         assert SECTION_NAME in (view.messages[0].get("sections") or {})
-    with _open(path, _config(emulator, tmp_path)) as session:
+    with _open(emulator, path, tmp_path) as session:
         restore = session.gate.last_restore
         assert restore is not None and restore.source == "section" and restore.active == {"word_count"}
         session.runtime.run_turn(COUNT)
@@ -398,10 +396,10 @@ def test_status_pending_check_agrees_with_the_pending_row_and_reads_the_secret_o
     bare = tmp_path / "bare.jsonl"  # the header and the user's first message: no section yet
     bare.write_text(rows[0] + "\n" + next(r for r in rows if '"type":"user"' in r.replace(" ", "")) + "\n")
     for session_file, has_section in ((bare, False), (path, True)):
-        with _open(session_file, _config(emulator, tmp_path), read_only=True) as session:
+        with _open(emulator, session_file, tmp_path, read_only=True) as session:
             pending = session.runtime.has_pending_update()
             assert (session.gate._signer_source is None) == has_section
             assert pending == (session.runtime.pending_system_fields() is not None)
             assert session.gate._signer_source is None  # the full row needs the real MAC
-    with _open(bare, _config(emulator, tmp_path), read_only=True) as session:
+    with _open(emulator, bare, tmp_path, read_only=True) as session:
         assert session.runtime.has_pending_update() is True
