@@ -20,9 +20,7 @@ import pytest
 from desktop.host.journal import JournalWriter, LocalPreparationFailure, NoteRow, UserRow, read_session
 from desktop.host.journal import writer as writer_module
 from tests.cli.helpers import EMULATOR_MODEL, run_main
-from tests.journal.conftest import tell
-
-Spawn = Callable[[Path], tuple[subprocess.Popen[str], str]]
+from tests.journal.conftest import Spawn, tell
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX links and flock")
 
@@ -31,14 +29,6 @@ HELD = "open for writing in another Pi Desktop window"
 
 def note(text: str) -> NoteRow:
     return NoteRow(level="info", text=text)
-
-
-@pytest.fixture
-def session(tmp_path: Path) -> Path:
-    path = tmp_path / "s.jsonl"
-    with JournalWriter.create(path, cwd="/p", app_version="t") as writer:
-        writer.append([note("first")])
-    return path
 
 
 @pytest.fixture
