@@ -90,14 +90,10 @@ def workspace_root(workspace: Path, home: Path | None = None) -> Path:
     return folder
 
 
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
-
-
 def _read_bounded(path: Path, root: Path) -> tuple[str, int] | str:
     """The file's text (cut at ``MAX_GUIDANCE_BYTES``) and size, or why it is not read."""
     real = Path(os.path.realpath(path))
-    if not _inside(real, root):
+    if not real.is_relative_to(root):
         return f"not read: it links to {real}, outside the workspace root {root}"
     try:
         before = os.stat(real)
