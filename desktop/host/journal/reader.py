@@ -22,7 +22,7 @@ import io
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, BinaryIO, Final, Literal, NamedTuple, Protocol
+from typing import Any, Final, Literal, NamedTuple, Protocol
 
 import msgspec
 import orjson
@@ -184,12 +184,6 @@ def _json_problem(exc: orjson.JSONDecodeError, raw: bytes) -> str:
 def parse_session(path: Path, data: bytes) -> SessionLog:
     """Split ``data`` into header, rows, diagnostics and a possible torn tail."""
     return parse_lines(path, io.BytesIO(data))
-
-
-def read_lines(path: Path, handle: BinaryIO) -> SessionLog:
-    """``parse_lines`` of an open file from its start (the descriptor the writer locked)."""
-    handle.seek(0)
-    return parse_lines(path, handle)
 
 
 def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None = None) -> SessionLog:

@@ -38,8 +38,8 @@ from desktop.host.journal.reader import (
     SessionLog,
     TornTail,
     file_identity,
+    parse_lines,
     parse_session,
-    read_lines,
     read_session,
 )
 from desktop.host.journal.rows import ROW_MODELS, RowBase, SessionHeader, build
@@ -188,8 +188,9 @@ class JournalWriter:
             ):
                 log = read
             elif fd is not None:
-                with open(fd, "rb", buffering=READ_BUFFER, closefd=False) as handle:  # line by line
-                    log = read_lines(path, handle)
+                # Line by line from the start: the descriptor was just opened, at offset 0.
+                with open(fd, "rb", buffering=READ_BUFFER, closefd=False) as handle:
+                    log = parse_lines(path, handle)
             else:
                 log = read_session(path)
             if log.header is None:
