@@ -53,9 +53,10 @@ class ToolFailure(Exception):
     """Raised by a tool body for an expected failure; its message becomes the error result."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ToolContext:
-    """What a running tool may use. Paths in ``arguments`` are already confined by the Host."""
+    """What a running tool may use. Paths in ``arguments`` are already confined by the Host.
+    No generated repr: ``env`` is the environment commands run with."""
 
     workspace: Path
     cancel: threading.Event = field(default_factory=threading.Event)
