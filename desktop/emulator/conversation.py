@@ -32,17 +32,6 @@ class Conversation:
     #: The prompt in the provider's cache order (``desktop.emulator.provider_cache``).
     segments: list[Block] = field(default_factory=list)
     cache_key: str | None = None
-    max_tokens: int | None = None
-
-    @property
-    def blocks(self) -> list[Block]:
-        """Breakpoint families: the prompt blocks in cache order (with their breakpoints)."""
-        return self.segments
-
-    @property
-    def parts(self) -> list[str]:
-        """The canonical texts of the prompt parts in cache order."""
-        return [segment.text for segment in self.segments]
 
 
 def _text_of(content: Any) -> str:
@@ -63,11 +52,7 @@ def _text_of(content: Any) -> str:
 
 
 def read_anthropic(body: Mapping[str, Any]) -> Conversation:
-    conv = Conversation(
-        model=str(body.get("model", "")),
-        max_tokens=body.get("max_tokens"),
-        segments=blocks_of("anthropic", body),
-    )
+    conv = Conversation(model=str(body.get("model", "")), segments=blocks_of("anthropic", body))
     for tool in body.get("tools") or ():
         conv.tools[tool.get("name", "")] = tool.get("input_schema") or {}
     system = body.get("system")
@@ -118,7 +103,6 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
     conv = Conversation(
         model=str(body.get("model", "")),
         cache_key=body.get("prompt_cache_key"),
-        max_tokens=body.get("max_completion_tokens") or body.get("max_tokens"),
         segments=blocks_of("chat", body),
     )
     for tool in body.get("tools") or ():
@@ -149,7 +133,6 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
     conv = Conversation(
         model=str(body.get("model", "")),
         cache_key=body.get("prompt_cache_key"),
-        max_tokens=body.get("max_output_tokens"),
         segments=blocks_of("responses", body),
     )
     for tool in body.get("tools") or ():
@@ -181,11 +164,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
 
 
 def read_google(body: Mapping[str, Any], model: str) -> Conversation:
-    conv = Conversation(
-        model=model,
-        max_tokens=(body.get("generationConfig") or {}).get("maxOutputTokens"),
-        segments=blocks_of("google", body),
-    )
+    conv = Conversation(model=model, segments=blocks_of("google", body))
     system = body.get("systemInstruction")
     if system:
         conv.system = _text_of((system or {}).get("parts"))
@@ -209,10 +188,7 @@ def read_google(body: Mapping[str, Any], model: str) -> Conversation:
 
 def read_bedrock(body: Mapping[str, Any], model: str) -> Conversation:
     """Converse: cache order tools -> system -> messages, with explicit ``cachePoint`` blocks."""
-    inference = body.get("inferenceConfig") or {}
-    conv = Conversation(
-        model=model, max_tokens=inference.get("maxTokens"), segments=blocks_of("bedrock", body)
-    )
+    conv = Conversation(model=model, segments=blocks_of("bedrock", body))
     tools = (body.get("toolConfig") or {}).get("tools") or []
     for tool in tools:
         spec = tool.get("toolSpec")

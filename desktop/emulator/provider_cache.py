@@ -222,9 +222,8 @@ _READERS = {
 
 
 def blocks_of(wire: str, body: Mapping[str, Any]) -> list[Block]:
-    """The body's prompt in the provider's cache order (nothing for an unknown format)."""
-    reader = _READERS.get(wire)
-    return reader(body) if reader is not None else []
+    """The body's prompt in the provider's cache order."""
+    return _READERS[wire](body)
 
 
 def asks_long_retention(body: Mapping[str, Any]) -> bool:

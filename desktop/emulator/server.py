@@ -88,6 +88,7 @@ BASE_PATHS = {
 }
 _GOOGLE_PATH = re.compile(r"/models/([^/:]+):streamGenerateContent$")
 _BEDROCK_PATH = re.compile(r"/model/([^/]+)/converse-stream$")
+_WIRE_ENDINGS = (("/messages", "anthropic"), ("/chat/completions", "chat"), ("/responses", "responses"))
 #: Fixed epoch for ``created`` fields so identical runs produce identical bytes.
 _EPOCH_MS = 1_700_000_000_000
 #: The largest request body read (a long session's request is a few megabytes).
@@ -258,17 +259,12 @@ class Emulator:
 
 def _wire_for(path: str) -> tuple[str, str | None]:
     """(wire format, model from the path) for a request path; wire ``""`` when unknown."""
-    if path.endswith("/messages"):
-        return "anthropic", None
-    if path.endswith("/chat/completions"):
-        return "chat", None
-    if path.endswith("/responses"):
-        return "responses", None
-    match = _GOOGLE_PATH.search(path)
-    if match:
+    for ending, wire in _WIRE_ENDINGS:
+        if path.endswith(ending):
+            return wire, None
+    if match := _GOOGLE_PATH.search(path):
         return "google", match.group(1)
-    match = _BEDROCK_PATH.search(path)
-    if match:
+    if match := _BEDROCK_PATH.search(path):
         return "bedrock", unquote(match.group(1))
     return "", None
 

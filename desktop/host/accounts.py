@@ -23,7 +23,7 @@ from typing import NamedTuple
 from desktop.host.credentials import API_KEY_ENV as ENV_API_KEYS
 from desktop.host.credentials import KEYRING_SERVICE as SERVICE
 from desktop.host.credentials import env_api_key, keyring_username
-from desktop.host.redaction import redact_headers, redact_text
+from desktop.host.redaction import redact_text
 
 if sys.platform != "darwin":
     # keyring loads every backend it ships to pick one, and its macOS backend's API module looks
@@ -46,7 +46,6 @@ __all__ = [
     "keyring_available",
     "keyring_username",
     "known_secrets",
-    "redact_headers",
     "redact_text",
     "resolve_api_key",
     "set_api_key",
@@ -74,10 +73,6 @@ class KeyInfo(NamedTuple):
     source: str  # "keyring", "env" or "none"
     detail: str  # account name or environment variable name
     fingerprint: str = ""
-
-    @property
-    def found(self) -> bool:
-        return self.source != "none"
 
 
 def key_fingerprint(key: str) -> str:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 from desktop.host import paths
 from desktop.host.private_files import make_private_dirs, replace_file
@@ -38,9 +38,6 @@ from desktop.pi.catalog import (
 )
 from desktop.pi.catalog.models_dev import parse_models_dev
 from desktop.pi.catalog.pi_snapshot import parse_pi_catalog
-
-if TYPE_CHECKING:
-    import httpx
 
 CatalogKind = Literal["models.dev", "pi"]
 
@@ -95,7 +92,6 @@ def refresh_catalog(
     *,
     cache_dir: Path | None = None,
     timeout: float = 30.0,
-    client: httpx.Client | None = None,
 ) -> RefreshResult:
     """Download a catalog, validate it, and replace the cached copy. Raises CatalogRefreshError."""
     url = url or catalog_url(kind)
@@ -107,11 +103,8 @@ def refresh_catalog(
     import httpx
 
     try:
-        if client is None:
-            with httpx.Client(timeout=timeout, follow_redirects=True) as own:
-                response = own.get(url)
-        else:
-            response = client.get(url, timeout=timeout, follow_redirects=True)
+        with httpx.Client(timeout=timeout, follow_redirects=True) as client:
+            response = client.get(url)
     except httpx.HTTPError as exc:
         raise CatalogRefreshError(f"could not download the {kind} catalog from {url}: {exc}") from exc
     if response.status_code != 200:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import orjson
 
+from desktop.host.foreign.browser import text_of
 from desktop.host.regular_files import open_regular
 
 #: Text kept per session for the browser's search (characters).
@@ -42,15 +42,6 @@ def _read(path: Path) -> bytes | None:
             return handle.read()
     except OSError:
         return None
-
-
-def _words(message: Any) -> str:
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return content
-    return " ".join(
-        str(b.get("text", "")) for b in content or () if isinstance(b, dict) and b.get("type") == "text"
-    )
 
 
 def read_session(path: Path, data: bytes) -> DesktopSession | None:
@@ -82,7 +73,7 @@ def read_session(path: Path, data: bytes) -> DesktopSession | None:
         kind = row.get("type")
         message = row.get("message")
         if kind in ("user", "assistant") and isinstance(message, dict):
-            words = _words(message)
+            words = text_of(message.get("content"))
             if kind == "user" and not title and words.strip():
                 title = words.strip().splitlines()[0][:120]
             if size < SEARCH_TEXT_LIMIT:

@@ -15,12 +15,9 @@ import logging
 import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Final, Literal
+from typing import Final, Literal
 
 from desktop.host.credentials import API_KEY_ENV, KEYRING_SERVICE, env_api_key, keyring_username
-
-if TYPE_CHECKING:
-    import logging
 
 #: Forces the emulator even when keys exist (demos, screenshots, the packaging smoke tests).
 OFFLINE_ENV: Final = "PI_DESKTOP_OFFLINE"
@@ -84,7 +81,9 @@ def stored_provider_keys(
         try:
             secret = get_password(KEYRING_SERVICE, keyring_username(provider))
         except Exception as exc:  # any backend failure: locked, no D-Bus, no backend at all
-            _log().info("keyring unavailable (%s: %s); using environment keys only", type(exc).__name__, exc)
+            logging.getLogger(__name__).info(
+                "keyring unavailable (%s: %s); using environment keys only", type(exc).__name__, exc
+            )
             if problems is not None:
                 problems.append(
                     f"No usable system keyring ({type(exc).__name__}): API keys cannot be saved in "
@@ -108,10 +107,3 @@ def initial_route(environ: Mapping[str, str] | None = None) -> InitialRoute:
     problems: list[str] = []
     decision = decide_initial_route(env, stored_provider_keys(keyring.get_password, problems))
     return replace(decision, keyring_note=problems[0]) if problems else decision
-
-
-def _log() -> logging.Logger:
-    """This module's logger; ``logging`` loads only when there is something to log (a command
-    that merely reads settings never needs it, the status budget)."""
-
-    return logging.getLogger(__name__)

@@ -90,14 +90,10 @@ def workspace_root(workspace: Path, home: Path | None = None) -> Path:
     return folder
 
 
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
-
-
 def _read_bounded(path: Path, root: Path) -> tuple[str, int] | str:
     """The file's text (cut at ``MAX_GUIDANCE_BYTES``) and size, or why it is not read."""
     real = Path(os.path.realpath(path))
-    if not _inside(real, root):
+    if not real.is_relative_to(root):
         return f"not read: it links to {real}, outside the workspace root {root}"
     try:
         before = os.stat(real)
@@ -114,19 +110,12 @@ def _read_bounded(path: Path, root: Path) -> tuple[str, int] | str:
         now = os.fstat(fd)
         if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
             return "not read: the file changed while it was opened"
-        chunks: list[bytes] = []
-        left = MAX_GUIDANCE_BYTES
-        while left > 0:
-            chunk = os.read(fd, left)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
+        with open(fd, "rb", closefd=False) as handle:  # reads until the limit or the end
+            data = handle.read(MAX_GUIDANCE_BYTES)
     except OSError as exc:
         return f"not read: {exc.strerror or exc}"
     finally:
         os.close(fd)
-    data = b"".join(chunks)
     size = max(now.st_size, len(data))
     text = data.decode("utf-8", errors="replace")
     if size > MAX_GUIDANCE_BYTES:

@@ -1,9 +1,8 @@
-"""Keeping secrets out of anything shown or written: headers, URLs, messages, logs.
+"""Keeping secrets out of anything shown or written: URLs, messages, logs.
 
-The one place that knows what a secret looks like. Credential headers are replaced wholesale
-(never partially shown); in free text, known key values, URL ``key=`` parameters (Gemini
-accepts the key there), values of credential fields (``Authorization: Bearer …``,
-``"x-api-key": "…"``) and key-shaped strings are scrubbed. Redaction is idempotent, so a log
+The one place that knows what a secret looks like. In free text, known key values, URL
+``key=`` parameters (Gemini accepts the key there), values of credential fields
+(``Authorization: Bearer …``, ``"x-api-key": "…"``) and key-shaped strings are scrubbed. Redaction is idempotent, so a log
 formatter may re-scan text a filter already cleaned.
 """
 
@@ -15,19 +14,6 @@ from functools import cache
 
 REDACTED = "[redacted]"
 
-#: Header names whose values are credentials (compared case-insensitively).
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "x-api-key",
-        "api-key",
-        "x-goog-api-key",
-        "cf-aig-authorization",
-        "cookie",
-        "set-cookie",
-    }
-)
 _SECRET_NAMES = r"(?:proxy-authorization|authorization|x-goog-api-key|x-api-key|api[-_]?key|apikey)"
 
 
@@ -50,18 +36,6 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
         r"sk-ant-[A-Za-z0-9_\-]{6,}|sk-(?:proj-|svcacct-|or-v1-)?[A-Za-z0-9_\-]{16,}|AIza[0-9A-Za-z_\-]{20,}"
     )
     return url_key, secret_field, key_shapes
-
-
-def redact_headers(headers: Mapping[str, str], secrets: Iterable[str] = ()) -> dict[str, str]:
-    """A copy safe to display or log: credential headers replaced, known secrets scrubbed."""
-    known = [s for s in secrets if s]
-    safe: dict[str, str] = {}
-    for name, value in headers.items():
-        if name.lower() in SECRET_HEADERS or "token" in name.lower() or "secret" in name.lower():
-            safe[name] = REDACTED
-        else:
-            safe[name] = redact_text(value, known)
-    return safe
 
 
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:

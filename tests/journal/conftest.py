@@ -11,8 +11,11 @@ from typing import Any
 
 import pytest
 
+from desktop.host.journal import JournalWriter, NoteRow
+
 REPO = Path(__file__).resolve().parents[2]
 CHILD = Path(__file__).with_name("journal_child.py")
+Spawn = Callable[[Path], tuple[subprocess.Popen[str], str]]
 
 
 def start_child(
@@ -39,7 +42,16 @@ def tell(child: subprocess.Popen[str], command: str) -> str:
 
 
 @pytest.fixture
-def spawn_holder() -> Iterator[Callable[[Path], tuple[subprocess.Popen[str], str]]]:
+def session(tmp_path: Path) -> Path:
+    """A session file holding one note, ``first``, whose writer has closed."""
+    path = tmp_path / "s.jsonl"
+    with JournalWriter.create(path, cwd="/p", app_version="t") as writer:
+        writer.append([NoteRow(level="info", text="first")])
+    return path
+
+
+@pytest.fixture
+def spawn_holder() -> Iterator[Spawn]:
     """Starts a process holding a session open for writing; gives it and its state
     (``writable`` or ``read-only``); kills what is still running at the end."""
     started: list[subprocess.Popen[str]] = []

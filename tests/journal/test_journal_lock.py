@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from desktop.host.journal import JournalWriter, LocalPreparationFailure, NoteRow, read_session
-from tests.journal.conftest import tell
+from tests.journal.conftest import Spawn, tell
 
 
 @pytest.fixture
-def session(tmp_path: Path) -> Path:
-    path = tmp_path / "s.jsonl"
-    JournalWriter.create(path, cwd="/p", app_version="t").close()
-    return path
-
-
-@pytest.fixture
-def holder(
-    session: Path, spawn_holder: Callable[[Path], tuple[subprocess.Popen[str], str]]
-) -> subprocess.Popen[str]:
+def holder(session: Path, spawn_holder: Spawn) -> subprocess.Popen[str]:
     child, state = spawn_holder(session)
     assert state == "writable"
     return child
@@ -55,7 +45,7 @@ def test_second_process_is_read_only_with_a_plain_reason(
     with JournalWriter.open(session) as third:
         assert not third.read_only and third.read_only_reason is None
         third.append([NoteRow(level="info", text="now writable")])
-    assert len(read_session(session).rows) == 3
+    assert len(read_session(session).rows) == 4
 
 
 def test_a_killed_holder_releases_the_lock(session: Path, holder: subprocess.Popen[str]) -> None:

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.host.tools.globs import SearchGlob
-from desktop.host.tools.ignore import IgnoreRules, walk
+from desktop.host.tools.ignore import walk
 
 #: (lines of the case's .gitignore, paths created under the case directory; "d/" = empty dir,
 #: "sub/.gitignore=LINES" = a nested ignore file with ``;``-separated lines).
@@ -78,6 +77,7 @@ CASES: list[tuple[list[str], list[str]]] = [
     (["!"], ["x"]),
     (["*a*a*a*b"], ["aaab", "aab", "xaxaxaxb", "ab"]),
     (["x/***/y", "//z"], ["x/a/b/y", "x/y", "z", "a/z"]),
+    (["a[b"], ["a[b", "ab"]),
 ]
 
 
@@ -153,27 +153,6 @@ def test_walker_agrees_with_git_check_ignore(tmp_path: Path) -> None:
         if (p in ignored_by_git) == (p in walked)
     )
     assert disagreements == [], "\n".join(map(str, disagreements))
-
-
-@pytest.mark.parametrize(
-    ("pattern", "path", "ignored"),
-    [
-        ("{a,b}.txt", "a.txt", None),  # git has no brace alternatives
-        ("{a,b}.txt", "{a,b}.txt", True),
-        ("\\*.txt", "a.txt", None),  # an escaped star is a literal star
-        ("\\*.txt", "*.txt", True),
-        ("trail\\ ", "trail ", True),  # an escaped trailing space is kept
-        ("trail\\ ", "trail", None),
-    ],
-)
-def test_the_cases_the_hand_written_matcher_got_wrong(pattern: str, path: str, ignored: bool | None) -> None:
-    assert IgnoreRules("", [pattern]).verdict(path, is_dir=False) is ignored
-
-
-def test_search_globs_keep_brace_alternatives_as_ripgrep_does() -> None:
-    """The grep tool's ``glob`` argument is a ripgrep glob, not an ignore pattern."""
-    glob = SearchGlob("*.{py,md}")
-    assert glob.matches("a.py") and glob.matches("sub/b.md") and not glob.matches("c.txt")
 
 
 #: Pieces of generated patterns and path components for the randomized comparison with git.

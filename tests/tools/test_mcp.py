@@ -134,21 +134,6 @@ def test_namespacing_is_provider_safe() -> None:
     assert len(long) == 64 and long != namespaced("server", "x" * 101)
 
 
-def test_a_server_that_cannot_start_is_reported(tmp_path: Path) -> None:
-    from desktop.host.settings import McpServerConfig
-
-    hub = McpHub(
-        {"broken": McpServerConfig(command="definitely-not-a-command-xyz", startupTimeout=5)}, logs=tmp_path
-    )
-    hub.start()
-    try:
-        assert hub.status()["broken"] == "failed"
-        assert hub.events[-1].kind == "failed" and "broken" in hub.events[-1].message
-        assert hub.deferred_tools() == []
-    finally:
-        hub.stop()
-
-
 def test_session_tools_from_the_settings_file(workspace: Path, tmp_path: Path) -> None:
     import json
     import sys

@@ -1,5 +1,4 @@
-"""Hooks, permission modes, the headless bridge, the settings file, ToolSearch ranking and
-extension loading."""
+"""Hooks, permission modes, the headless bridge, ToolSearch ranking and extension loading."""
 
 from __future__ import annotations
 
@@ -15,7 +14,6 @@ from desktop.host.permissions import (
     PermissionRequest,
     decide,
 )
-from desktop.host.settings import SettingsError, load_settings, settings_path
 from desktop.host.tools.catalog import ToolCatalog
 from desktop.host.tools.executor import HostExecutor
 from desktop.host.tools.extensions import ExtensionError, ExtensionRegistry
@@ -114,33 +112,6 @@ def test_mode_change_starts_an_epoch(catalog: ToolCatalog, host: HostExecutor) -
     refused = gate.execute(call("word_count", {"text": "a"}))
     assert refused.refused == "revoked" and "permission mode change" in refused.message["content"][0]["text"]
     assert not gate.set_mode(PermissionMode.ASK)
-
-
-def test_settings_file_round_trip_and_errors(tmp_path: Path) -> None:
-    path = settings_path()
-    assert load_settings().mcpServers == {}  # missing file = defaults
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        json.dumps(
-            {
-                "permissions": {"mode": "accept-edits"},
-                "mcpServers": {"files": {"command": "python", "args": ["s.py"], "env": {"K": "V"}}},
-                "hooks": {
-                    "PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": "true"}]}]
-                },
-                "theme": "dark",
-            }
-        )
-    )
-    settings = load_settings()
-    assert settings.permissions.mode == "accept-edits"
-    assert settings.mcpServers["files"].args == ["s.py"] and settings.mcpServers["files"].env == {"K": "V"}
-    assert settings.hooks.PreToolUse[0].hooks[0].command == "true"
-    assert settings.extra == {"theme": "dark"}
-
-    path.write_text("{not json")
-    with pytest.raises(SettingsError, match="not readable as JSON"):
-        load_settings()
 
 
 def _spec(name: str, description: str) -> ToolSpec:

@@ -20,6 +20,7 @@ from desktop.host.settings import Settings
 from desktop.pi.routes import emulator_route
 from desktop.session.assembly import SessionConfig, open_session
 from tests.keyrings import MemoryKeyring
+from tests.tools.conftest import text_of
 
 ENV_CANARY = "envcanary" + secrets.token_hex(12)
 OPENAI_CANARY = "oaicanary" + secrets.token_hex(12)
@@ -70,10 +71,6 @@ def run_commands(tmp_path: Path, data: Path, *, inherit: bool) -> tuple[list[dic
     return results, bodies
 
 
-def text(result: dict[str, Any]) -> str:
-    return "\n".join(block.get("text", "") for block in result["content"])
-
-
 def assert_nowhere(data: Path, bodies: list[bytes]) -> None:
     files = [p for p in data.rglob("*") if p.is_file()]
     assert any(p.suffix == ".jsonl" for p in files) and any(p.name.startswith("pi-bash-") for p in files)
@@ -89,13 +86,13 @@ def test_bash_runs_without_credential_variables_and_output_is_redacted(
 ) -> None:
     results, bodies = run_commands(tmp_path, _private_data_dir, inherit=False)
     env, printed, cat, long = results
-    assert "ANTHROPIC_API_KEY" not in text(env) and "OPENAI_API_KEY" not in text(env)
-    assert "PATH=" in text(env)  # the rest of the environment is there
-    assert text(printed).strip() == "done"
-    assert f"a=<redacted:ANTHROPIC_API_KEY>\nb=<redacted:keyring:{keyring_username('anthropic')}>" in text(
+    assert "ANTHROPIC_API_KEY" not in text_of(env) and "OPENAI_API_KEY" not in text_of(env)
+    assert "PATH=" in text_of(env)  # the rest of the environment is there
+    assert text_of(printed).strip() == "done"
+    assert f"a=<redacted:ANTHROPIC_API_KEY>\nb=<redacted:keyring:{keyring_username('anthropic')}>" in text_of(
         cat
     )
-    assert "c=<redacted:OPENAI_API_KEY>" in text(cat)
+    assert "c=<redacted:OPENAI_API_KEY>" in text_of(cat)
     spill = Path(long["details"]["fullOutputPath"])
     assert spill.read_text().count("<redacted:ANTHROPIC_API_KEY>") == 4000
     assert_nowhere(_private_data_dir, bodies)
@@ -106,8 +103,8 @@ def test_inherited_credentials_are_still_redacted(
 ) -> None:
     results, bodies = run_commands(tmp_path, _private_data_dir, inherit=True)
     env, printed = results[0], results[1]
-    assert "ANTHROPIC_API_KEY=<redacted:ANTHROPIC_API_KEY>" in text(env)
-    assert text(printed).split() == ["<redacted:ANTHROPIC_API_KEY>", "<redacted:OPENAI_API_KEY>", "done"]
+    assert "ANTHROPIC_API_KEY=<redacted:ANTHROPIC_API_KEY>" in text_of(env)
+    assert text_of(printed).split() == ["<redacted:ANTHROPIC_API_KEY>", "<redacted:OPENAI_API_KEY>", "done"]
     assert_nowhere(_private_data_dir, bodies)
 
 

@@ -13,6 +13,7 @@ from desktop.host.settings import (
     MIGRATIONS,
     SETTINGS_VERSION,
     Migration,
+    Settings,
     SettingsError,
     load_settings,
     migrate,
@@ -46,7 +47,11 @@ def test_reading_an_old_file_migrates_in_memory_and_never_writes(tmp_path: Path)
     settings = load_settings(path)
     assert settings.version == SETTINGS_VERSION
     assert settings.permissions.mode == "accept-edits" and settings.tools.declarations == "on-demand"
-    assert settings.mcpServers["files"].env == {"K": "V"}
+    assert settings.mcpServers["files"].env == {"K": "V"} and settings.mcpServers["files"].args == [
+        "server.py"
+    ]
+    assert settings.hooks.PreToolUse[0].hooks[0].command == "./check.sh"
+    assert settings.extra == {"someOtherTool": {"kept": True}}
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
 
@@ -83,9 +88,13 @@ def test_a_newer_file_is_read_as_it_is_and_never_written(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
 
 
-def test_a_missing_file_is_not_created(tmp_path: Path) -> None:
-    assert upgrade_settings_file(tmp_path / "settings.json") == ()
+def test_a_missing_file_reads_as_defaults_and_is_not_created(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    assert upgrade_settings_file(path) == () and load_settings(path) == Settings()
     assert list(tmp_path.iterdir()) == []
+    path.write_text("{not json")
+    with pytest.raises(SettingsError, match=r"settings\.json: not readable as JSON"):
+        load_settings(path)
 
 
 @pytest.mark.parametrize("value", ["2", -1, 1.5, True, None])

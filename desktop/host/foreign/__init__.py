@@ -7,20 +7,15 @@ sidecar. Turning their entries into timelines and contexts is ``desktop.session.
 from __future__ import annotations
 
 from desktop.host.foreign.browser import (
-    SessionEntry,
-    Workspace,
     browse,
     list_claude_sessions,
     list_pi_sessions,
 )
-from desktop.host.foreign.detect import SUPPORTED, Detected, detect_format
+from desktop.host.foreign.detect import SUPPORTED, detect_format
 from desktop.host.foreign.lines import read_json_lines
 
 __all__ = [
     "SUPPORTED",
-    "Detected",
-    "SessionEntry",
-    "Workspace",
     "browse",
     "detect_format",
     "list_claude_sessions",

@@ -97,7 +97,8 @@ def _one_line(text: str) -> str:
     return flat if len(flat) <= TITLE_LIMIT else flat[: TITLE_LIMIT - 1] + "…"
 
 
-def _text_of(content: object) -> str:
+def text_of(content: object) -> str:
+    """The text blocks of a message's content (or the content, when it is a string)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -119,7 +120,7 @@ def _describe_pi(path: Path, stat: os.stat_result) -> SessionEntry:
         elif kind == "message" and first is None:
             message = obj.get("message")
             if isinstance(message, dict) and message.get("role") == "user":
-                first = _text_of(message.get("content")).strip() or None
+                first = text_of(message.get("content")).strip() or None
     title = _one_line(name or first or "(no messages)")
     return SessionEntry(path, "pi", session_id, cwd, title, stat.st_mtime, stat.st_size)
 
@@ -144,7 +145,7 @@ def _describe_claude(path: Path, stat: os.stat_result) -> SessionEntry:
             summary = title if isinstance(title, str) else summary
         elif kind == "user" and first is None and not obj.get("isMeta") and not obj.get("isSidechain"):
             message = obj.get("message")
-            text = _text_of(message.get("content")) if isinstance(message, dict) else ""
+            text = text_of(message.get("content")) if isinstance(message, dict) else ""
             if text.strip() and not _is_reminder_only(text):
                 first = text.strip()
     title = _one_line(summary or first or "(no messages)")

@@ -62,16 +62,14 @@ def _unknown(path: Path, looks_like: str) -> Detected:
     return Detected("unknown", f"{path}: {looks_like}; it is not a session this app can open ({SUPPORTED})")
 
 
-def read_head(
-    path: Path, max_lines: int = HEAD_LINES, max_bytes: int = HEAD_BYTES
-) -> tuple[list[bytes], bool]:
-    """The first ``max_lines`` non-blank lines (read-only); True if the byte limit cut a line."""
+def read_head(path: Path) -> tuple[list[bytes], bool]:
+    """The first ``HEAD_LINES`` non-blank lines (read-only); True if the byte limit cut a line."""
     lines: list[bytes] = []
     pending = b""
     read = 0
     with open_regular(path) as handle:  # a FIFO or a device is refused, never read (design X24)
-        while len(lines) < max_lines and read < max_bytes:
-            chunk = handle.read(min(1 << 16, max_bytes - read))
+        while len(lines) < HEAD_LINES and read < HEAD_BYTES:
+            chunk = handle.read(min(1 << 16, HEAD_BYTES - read))
             if not chunk:
                 if pending.strip():
                     lines.append(pending)
@@ -80,7 +78,7 @@ def read_head(
             pending += chunk
             *complete, pending = pending.split(b"\n")
             lines.extend(line for line in complete if line.strip())
-    return lines[:max_lines], len(lines) < max_lines and bool(pending)
+    return lines[:HEAD_LINES], len(lines) < HEAD_LINES and bool(pending)
 
 
 def _preview(raw: bytes, limit: int = 60) -> str:

@@ -35,12 +35,6 @@ class JsonLines:
     size: int = 0
 
 
-def read_bytes(path: Path) -> bytes:
-    """The whole file, opened read-only (no lock, no O_CREAT, nothing written)."""
-    with open_regular(path) as handle:  # read-only, never creates; no FIFO or device (design X24)
-        return handle.read()
-
-
 def _preview(raw: bytes) -> str:
     text = raw[:_PREVIEW].decode("utf-8", errors="replace")
     more = f"… ({len(raw):,} bytes)" if len(raw) > _PREVIEW else ""
@@ -148,6 +142,8 @@ def _glued(raw: bytes) -> list[dict[str, Any]] | None:
 
 
 def read_json_lines(path: str | os.PathLike[str]) -> JsonLines:
-    """Read and split ``path``; raises only ``OSError`` (missing file, no permission)."""
+    """Read and split ``path`` (opened read-only: no lock, no O_CREAT, nothing written); raises
+    only ``OSError`` (missing file, no permission)."""
     where = Path(path)
-    return parse_json_lines(where, read_bytes(where))
+    with open_regular(where) as handle:  # never creates; no FIFO or device (design X24)
+        return parse_json_lines(where, handle.read())

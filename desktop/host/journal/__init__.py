@@ -16,8 +16,6 @@ from desktop.host.journal.order import model_order
 from desktop.host.journal.reader import (
     Diagnostic,
     SessionLog,
-    SetAside,
-    TornTail,
     format_diagnostic,
     read_session,
 )
@@ -28,7 +26,6 @@ from desktop.host.journal.rows import (
     NoteRow,
     OpaqueRow,
     RowBase,
-    SessionHeader,
     SystemRow,
     ToolResultRow,
     UserRow,
@@ -37,11 +34,11 @@ from desktop.host.journal.rows import (
 from desktop.host.journal.writer import JournalWriter
 
 if TYPE_CHECKING:
-    from desktop.host.journal.store import SessionInfo, SessionStore
+    from desktop.host.journal.store import SessionStore
 
 #: Names served by ``store`` (the sessions folder): only the window and forks list or make
 #: sessions there, so opening one named file does not load it (design D6).
-_STORE_NAMES = frozenset({"SessionInfo", "SessionStore"})
+_STORE_NAMES = frozenset({"SessionStore"})
 
 
 def __getattr__(name: str) -> Any:
@@ -66,14 +63,10 @@ __all__ = [
     "NoteRow",
     "OpaqueRow",
     "RowBase",
-    "SessionHeader",
-    "SessionInfo",
     "SessionLog",
     "SessionStore",
-    "SetAside",
     "SystemRow",
     "ToolResultRow",
-    "TornTail",
     "UserRow",
     "format_diagnostic",
     "model_order",

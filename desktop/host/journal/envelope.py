@@ -1,4 +1,4 @@
-"""The row envelope: versions, the app name, row types and time-ordered row ids.
+"""The row envelope: versions, the app name and time-ordered row ids.
 
 The parts of a row every module agrees on without the row schema (``rows``) itself: the schema
 imports them, and so do modules that only stamp or compare rows.
@@ -17,8 +17,6 @@ MODEL_SYSTEM_VERSION = 1
 """Version of the ``modelSystem`` and compaction ``checkpoint`` metadata."""
 
 APP_NAME = "pi-desktop"
-
-ROW_TYPES = ("user", "assistant", "toolResult", "system", "compaction", "note")
 
 
 def now_ms() -> int:

@@ -22,7 +22,7 @@ import io
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, BinaryIO, Final, Literal, NamedTuple, Protocol
+from typing import Any, Final, Literal, NamedTuple, Protocol
 
 import msgspec
 import orjson
@@ -32,7 +32,8 @@ from desktop.host.journal.errors import JournalFormatError
 from desktop.host.journal.lines import TYPE_CODES, JournalRows
 from desktop.host.journal.rows import (
     MESSAGE_ROW_LINES,
-    header_problem,
+    SessionHeader,
+    problem_of,
     row_problem,
 )
 from desktop.host.journal.values import plain_line, value_problem
@@ -183,12 +184,6 @@ def _json_problem(exc: orjson.JSONDecodeError, raw: bytes) -> str:
 def parse_session(path: Path, data: bytes) -> SessionLog:
     """Split ``data`` into header, rows, diagnostics and a possible torn tail."""
     return parse_lines(path, io.BytesIO(data))
-
-
-def read_lines(path: Path, handle: BinaryIO) -> SessionLog:
-    """``parse_lines`` of an open file from its start (the descriptor the writer locked)."""
-    handle.seek(0)
-    return parse_lines(path, handle)
 
 
 def parse_lines(path: Path, lines: Iterable[bytes], observe: RowObserver | None = None) -> SessionLog:
@@ -364,7 +359,7 @@ def _parse_header(log: SessionLog, raw: bytes, problem: _Report) -> None:
         )
         log.header = obj
         return
-    shape = header_problem(obj)
+    shape = problem_of(SessionHeader, obj)
     if shape is not None:
         problem(1, "header-invalid", f"the session header is invalid: {shape.message}")
         return

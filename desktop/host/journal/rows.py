@@ -25,7 +25,6 @@ from msgspec import UNSET, Meta, Struct, UnsetType, field
 
 from desktop.host.journal.envelope import APP_NAME as APP_NAME
 from desktop.host.journal.envelope import MODEL_SYSTEM_VERSION as MODEL_SYSTEM_VERSION
-from desktop.host.journal.envelope import ROW_TYPES as ROW_TYPES
 from desktop.host.journal.envelope import SCHEMA_VERSION as SCHEMA_VERSION
 from desktop.host.journal.envelope import new_row_id as new_row_id
 from desktop.host.journal.envelope import now_ms as now_ms
@@ -218,14 +217,12 @@ class LaterMetadata(Lenient, kw_only=True):
     """``modelSystem`` or checkpoint metadata of a version this app does not know: kept as-is,
     never read, so it grants and shows nothing."""
 
-    understood: ClassVar[bool] = False
     v: int
 
 
 class ModelSystem(Lenient, kw_only=True):
     """Versioned neutral system message behind a hidden row (v1, the version this app reads)."""
 
-    understood: ClassVar[bool] = True
     v: int = MODEL_SYSTEM_VERSION
     message: SystemMessage
 
@@ -233,7 +230,6 @@ class ModelSystem(Lenient, kw_only=True):
 class Checkpoint(Lenient, kw_only=True):
     """The full effective system state saved at explicit compaction (v1)."""
 
-    understood: ClassVar[bool] = True
     v: int = MODEL_SYSTEM_VERSION
     message: SystemMessage
     activation: Object | None = None
@@ -381,11 +377,6 @@ def row_problem(row: Mapping[str, Any]) -> ShapeError | None:
     Rows of an unknown type pass: nothing reads them as a message (T7)."""
     model = ROW_MODELS.get(row.get("type"))  # type: ignore[arg-type]  # the reader made it text
     return None if model is None else problem_of(model, row)
-
-
-def header_problem(header: Mapping[str, Any]) -> ShapeError | None:
-    """Why a v1 session header cannot be used, or None."""
-    return problem_of(SessionHeader, header)
 
 
 def problem_of(model: type[Lenient], value: Mapping[str, Any]) -> ShapeError | None:

@@ -38,8 +38,8 @@ from desktop.host.journal.reader import (
     SessionLog,
     TornTail,
     file_identity,
+    parse_lines,
     parse_session,
-    read_lines,
     read_session,
 )
 from desktop.host.journal.rows import ROW_MODELS, RowBase, SessionHeader, build
@@ -100,7 +100,6 @@ class JournalWriter:
         cwd: str | os.PathLike[str],
         app_version: str,
         session_id: str | None = None,
-        header_fields: Mapping[str, Any] | None = None,
     ) -> JournalWriter:
         """Create a new session file holding only its header, durably, and open it for writing.
 
@@ -110,7 +109,7 @@ class JournalWriter:
         """
         path = Path(path)
         fields = {"id": session_id or new_row_id(), "cwd": str(cwd), "appVersion": app_version}
-        header = build(SessionHeader, {**fields, **(header_fields or {})})
+        header = build(SessionHeader, fields)
         line = orjson.dumps(header.to_json(), option=orjson.OPT_APPEND_NEWLINE)
         # Lazy: the status budget.
         from desktop.host.journal.lock import LockHeld, LockPathError, check_record_path, lock_path_for
@@ -189,8 +188,9 @@ class JournalWriter:
             ):
                 log = read
             elif fd is not None:
-                with open(fd, "rb", buffering=READ_BUFFER, closefd=False) as handle:  # line by line
-                    log = read_lines(path, handle)
+                # Line by line from the start: the descriptor was just opened, at offset 0.
+                with open(fd, "rb", buffering=READ_BUFFER, closefd=False) as handle:
+                    log = parse_lines(path, handle)
             else:
                 log = read_session(path)
             if log.header is None:
@@ -254,10 +254,6 @@ class JournalWriter:
     @property
     def diagnostics(self) -> Sequence[Diagnostic]:
         return self._log.diagnostics
-
-    def get(self, row_id: str) -> dict[str, Any] | None:
-        index = self._log.ids.get(row_id)
-        return None if index is None else self._log.rows[index]
 
     # --- writing ------------------------------------------------------------------------------
 

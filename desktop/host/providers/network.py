@@ -51,9 +51,7 @@ class NetworkSettings(NamedTuple):
 
     @classmethod
     def from_settings(cls, block: Any) -> NetworkSettings:
-        """From ``Settings.network`` (``NetworkConfig``) or None (the defaults)."""
-        if block is None:
-            return cls()
+        """From ``Settings.network`` (``NetworkConfig``)."""
         return cls(
             proxy=block.proxy or None,
             no_proxy=block.noProxy,

@@ -294,13 +294,6 @@ class _ReportingBackend(httpcore.NetworkBackend):
         self._session.connected(stream)
         return _ReportingStream(stream, self._session)
 
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
-    ) -> httpcore.NetworkStream:
-        stream = self._backend.connect_unix_socket(path, timeout, socket_options)
-        self._session.connected(stream)
-        return _ReportingStream(stream, self._session)
-
     def sleep(self, seconds: float) -> None:
         self._backend.sleep(seconds)
 

@@ -14,6 +14,7 @@ latest reset among the limits whose ``remaining`` is 0, under the same cap.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 from collections.abc import Mapping
@@ -71,10 +72,8 @@ def is_retryable_status(status: int, headers: Mapping[str, str]) -> bool:
 def _server_delay(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
     raw_ms = headers.get("retry-after-ms")
     if raw_ms:
-        try:
+        with contextlib.suppress(ValueError):
             return float(raw_ms) / 1000
-        except ValueError:
-            pass
     raw = headers.get("retry-after")
     if raw:
         try:
@@ -106,10 +105,8 @@ def _reset_seconds(value: str, now: datetime) -> float | None:
     """Seconds until a reset given as an RFC 3339 time, a duration (``1m30s``, ``20ms``) or
     plain seconds; None when unreadable."""
     value = value.strip()
-    try:
+    with contextlib.suppress(ValueError):
         return float(value)
-    except ValueError:
-        pass
     match = _DURATION.fullmatch(value)
     if match and any(match.groups()):
         hours, minutes, seconds, millis = (float(part or 0) for part in match.groups())

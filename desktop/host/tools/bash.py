@@ -113,10 +113,9 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
     import signal
     import subprocess
 
-    if proc.poll() is not None and sys.platform == "win32":
-        return
     if sys.platform == "win32":
-        subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)], capture_output=True, check=False)
+        if proc.poll() is None:
+            subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)], capture_output=True, check=False)
         return
     try:
         os.killpg(proc.pid, signal.SIGTERM)

@@ -63,11 +63,8 @@ def _files(base: Path, glob: str | None, ctx: ToolContext) -> list[tuple[str, Pa
     from desktop.host.tools.ignore import walk
 
     matcher = SearchGlob(glob) if glob else None
-    found: list[tuple[str, Path]] = []
-    for rel, path, _ in walk(base, cancel=ctx.cancel):  # the walk checks Stop at every entry
-        if matcher is None or matcher.matches(rel):
-            found.append((rel, path))
-    return found
+    walked = walk(base, cancel=ctx.cancel)  # the walk checks Stop at every entry
+    return [(rel, path) for rel, path, _ in walked if matcher is None or matcher.matches(rel)]
 
 
 def _compiled(args: JsonObject) -> Any:

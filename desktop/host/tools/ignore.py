@@ -157,6 +157,4 @@ def is_ignored(rules: list[IgnoreRules], rel: str, is_dir: bool) -> bool:
 
 
 def _link_inside(path: Path, root: Path) -> bool:
-    real = Path(os.path.realpath(path))
-    real_root = Path(os.path.realpath(root))
-    return real == real_root or real_root in real.parents
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root))

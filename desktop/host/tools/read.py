@@ -73,14 +73,8 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
     start = max(0, int(offset) - 1) if offset else 0
     if start >= len(lines):
         raise ToolFailure(f"Offset {offset} is beyond end of file ({len(lines)} lines total)")
-    if limit is not None:
-        end = min(start + max(0, int(limit)), len(lines))
-        selected = "\n".join(lines[start:end])
-        user_limited: int | None = end - start
-    else:
-        selected = "\n".join(lines[start:])
-        user_limited = None
-    cut = truncate_head(selected)
+    end = len(lines) if limit is None else min(start + max(0, int(limit)), len(lines))
+    cut = truncate_head("\n".join(lines[start:end]))
     first = start + 1
     if cut.first_line_exceeds_limit:
         size = format_size(len(lines[start].encode("utf-8")))
@@ -94,10 +88,9 @@ def run(args: JsonObject, ctx: ToolContext) -> ToolOutcome:
         limit_note = "" if cut.truncated_by == "lines" else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
         out = f"{cut.content}\n\n[Showing lines {first}-{last} of {len(lines)}{limit_note}. Use offset={last + 1} to continue.]"
         return ToolOutcome.text(out, details={"truncation": cut.details()})
-    if user_limited is not None and start + user_limited < len(lines):
-        remaining = len(lines) - (start + user_limited)
+    if end < len(lines):
         return ToolOutcome.text(
-            f"{cut.content}\n\n[{remaining} more lines in file. Use offset={start + user_limited + 1} to continue.]"
+            f"{cut.content}\n\n[{len(lines) - end} more lines in file. Use offset={end + 1} to continue.]"
         )
     return ToolOutcome.text(cut.content)
 

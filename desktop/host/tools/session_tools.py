@@ -177,11 +177,5 @@ class NoMcpServers:
     def subscribe(self, callback: Callable[[], None]) -> None:
         """Nothing here ever changes, so nobody is ever called back."""
 
-    def status(self) -> dict[str, str]:
-        return {}
-
-    def start(self) -> None:
-        """No server to start."""
-
     def stop(self) -> None:
         """No server to stop."""

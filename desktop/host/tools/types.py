@@ -53,26 +53,19 @@ class ToolFailure(Exception):
     """Raised by a tool body for an expected failure; its message becomes the error result."""
 
 
+@dataclass(eq=False, repr=False)
 class ToolContext:
-    """What a running tool may use. Paths in ``arguments`` are already confined by the Host."""
+    """What a running tool may use. Paths in ``arguments`` are already confined by the Host.
+    No generated repr: ``env`` is the environment commands run with."""
 
-    def __init__(
-        self,
-        workspace: Path,
-        cancel: threading.Event | None = None,
-        temp_dir: Path | None = None,
-        deferred_tools: Sequence[ToolSpec] = (),
-        skills: SkillIndex | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> None:
-        self.workspace = workspace
-        self.cancel = cancel if cancel is not None else threading.Event()
-        self.temp_dir = temp_dir
-        self.deferred_tools = deferred_tools
-        self.skills = skills
-        #: The environment commands run with; None inherits the process's (design A9: the Host
-        #: passes one without provider credential variables unless the user allows them).
-        self.env = env
+    workspace: Path
+    cancel: threading.Event = field(default_factory=threading.Event)
+    temp_dir: Path | None = None
+    deferred_tools: Sequence[ToolSpec] = ()
+    skills: SkillIndex | None = None
+    #: The environment commands run with; None inherits the process's (design A9: the Host
+    #: passes one without provider credential variables unless the user allows them).
+    env: Mapping[str, str] | None = None
 
 
 ToolRunner = Callable[[JsonObject, ToolContext], ToolOutcome]

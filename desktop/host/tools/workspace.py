@@ -22,10 +22,6 @@ class WorkspaceEscape(Exception):
     """The requested path is outside the workspace; the message says how and what to do."""
 
 
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
-
-
 def _normalize(raw: str) -> str:
     text = raw.translate(_UNICODE_SPACES)
     return text[1:] if text.startswith("@") else text
@@ -45,13 +41,13 @@ def confine(raw: str, workspace: Path) -> Path:
     candidate = Path(text)
     if candidate.is_absolute():
         lexical = Path(os.path.normpath(candidate))
-        if not (_inside(lexical, root) or _inside(lexical, real_root)):
+        if not (lexical.is_relative_to(root) or lexical.is_relative_to(real_root)):
             raise WorkspaceEscape(
                 f"absolute path {raw!r} is outside the workspace {root}; use a path inside the workspace"
             )
     else:
         lexical = Path(os.path.normpath(root / candidate))
-        if not _inside(lexical, root):
+        if not lexical.is_relative_to(root):
             raise WorkspaceEscape(
                 f"path {raw!r} escapes the workspace {root} through '..'; use a path inside the workspace"
             )
@@ -60,7 +56,7 @@ def confine(raw: str, workspace: Path) -> Path:
     while not os.path.lexists(existing) and existing != existing.parent:
         existing = existing.parent
     resolved = Path(os.path.realpath(existing)) / lexical.relative_to(existing)
-    if not _inside(resolved, real_root):
+    if not resolved.is_relative_to(real_root):
         raise WorkspaceEscape(
             f"path {raw!r} resolves through a symlink to {resolved}, outside the workspace {root}"
         )
