@@ -34,16 +34,6 @@ class Conversation:
     cache_key: str | None = None
     max_tokens: int | None = None
 
-    @property
-    def blocks(self) -> list[Block]:
-        """Breakpoint families: the prompt blocks in cache order (with their breakpoints)."""
-        return self.segments
-
-    @property
-    def parts(self) -> list[str]:
-        """The canonical texts of the prompt parts in cache order."""
-        return [segment.text for segment in self.segments]
-
 
 def _text_of(content: Any) -> str:
     """Plain text of a content value in any family's shape (string, parts, blocks)."""
