@@ -36,6 +36,7 @@ from desktop.pi.projection._cache import resolve_cache_retention
 from desktop.pi.projection._headers import merge_headers
 from desktop.pi.projection._js import js_blank, sanitize_surrogates
 from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
+from desktop.pi.projection.anthropic import normalize_tool_call_id  # the same id rule
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import collapse_system_messages, current_tools, leading_system_message
 from desktop.pi.transform import transform_messages
@@ -56,8 +57,6 @@ _IMAGE_FORMATS = {
 _ARN_REGION = re.compile(r"^arn:aws(?:-[a-z0-9-]+)?:bedrock:([a-z0-9-]+):")
 _STANDARD_ENDPOINT = re.compile(r"^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$")
 _SEPARATORS = re.compile(r"[\s_.:]+")
-_VALID_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
-_INVALID_ID_CHAR = re.compile(r"[^a-zA-Z0-9_-]")
 _ASCII_WHITESPACE = re.compile(r"[\t\n\f\r ]+")
 _RESERVED_HEADERS = frozenset({"authorization", "host"})
 
@@ -169,12 +168,6 @@ def _reasoning_fields(
 
 
 # --- content ----------------------------------------------------------------------------
-
-
-def normalize_tool_call_id(call_id: str, _model: Model | None = None, _source: Any = None) -> str:
-    if _VALID_ID.fullmatch(call_id):
-        return call_id
-    return _INVALID_ID_CHAR.sub(lambda m: "__" if ord(m.group()) > 0xFFFF else "_", call_id)[:64]
 
 
 def _atob(data: str) -> bytes:

@@ -58,6 +58,7 @@ from desktop.session.foreign.model import (
     TimelineRow,
     UsageRecord,
     iso_ms,
+    unrecorded_system,
 )
 from desktop.session.foreign.shapes import claude_entry_problem, set_aside
 from desktop.session.prefix import Prefix
@@ -886,18 +887,7 @@ class ClaudeSession(ForeignSession):
                 if message is not None:
                     messages.append(cast(Message, message))
                     sources.append(str(self.entries[spec.position].get("uuid")))
-        model = next(
-            (("anthropic", str(m.get("model"))) for m in reversed(messages) if m["role"] == "assistant"), None
-        )
-        return ForeignContext(
-            messages=messages,
-            sources=sources,
-            agent_messages=cast(list[dict[str, Any]], messages),
-            model=model,
-            thinking_level=None,
-            system_known=False,
-            notes=[SYSTEM_UNKNOWN],
-        )
+        return unrecorded_system(messages, sources, [SYSTEM_UNKNOWN])
 
     def lanes(self, leaf: str | None = None) -> list[str]:
         """The sub-agent chains (``isSidechain``) run from this branch: each chain's last leaf,
