@@ -34,9 +34,8 @@ from desktop.pi.projection._budget import (
 )
 from desktop.pi.projection._cache import resolve_cache_retention
 from desktop.pi.projection._headers import merge_headers
-from desktop.pi.projection._js import js_blank, sanitize_surrogates
+from desktop.pi.projection._js import js_blank, normalize_tool_call_id, sanitize_surrogates
 from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
-from desktop.pi.projection.anthropic import normalize_tool_call_id  # the same id rule
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import collapse_system_messages, current_tools, leading_system_message
 from desktop.pi.transform import transform_messages
