@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 
 from desktop.pi.cost import calculate_cost
+from desktop.pi.projection._js import short_hash
 from desktop.pi.streaming.base import StreamFailure, StreamParser
 from desktop.pi.streaming.partial_json import StreamingJson
-from desktop.pi.streaming.short_hash import short_hash
 from desktop.pi.streaming.sse import SseEvent
 
 TOOL_CALL_ID_LENGTH = 9
