@@ -7,7 +7,6 @@ through the real session runtime against the loopback emulator.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
@@ -151,7 +150,8 @@ def test_a_frame_cut_short_is_a_truncation_error(
         decoder.close()
 
 
-# -- the normalizer (pi-ai 1.0.3 bedrock-converse-stream.ts) ---------------------------------
+# -- the normalizer (pi-ai 1.0.3 bedrock-converse-stream.ts; its recorded streams, reused block
+# indices, redacted reasoning and the error starts among them, are in test_bedrock_pi_ai) ------
 
 
 def test_text_thinking_and_tool_call_with_cache_usage() -> None:
@@ -240,54 +240,6 @@ def test_tool_arguments_are_reparsed_after_each_piece() -> None:
     assert parser.result()["content"][0]["arguments"] == {"path": "no"}
 
 
-def test_usage_without_total_or_details_and_a_reused_block_index() -> None:
-    data = frames(
-        ("messageStart", {"role": "assistant"}),
-        ("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "one"}}),
-        ("contentBlockStop", {"contentBlockIndex": 0}),
-        ("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "two"}}),  # a new block, as in pi-ai
-        ("messageStop", {"stopReason": "max_tokens"}),
-        ("metadata", {"usage": {"inputTokens": 7, "outputTokens": 3}}),
-    )
-    message, events = run(data)
-    assert [b["text"] for b in message["content"]] == ["one", "two"]
-    assert message["stopReason"] == "length"
-    assert message["usage"]["totalTokens"] == 10 and "cacheWrite1h" not in message["usage"]
-    assert [e["type"] for e in events].count("text_end") == 1  # the unstopped block gets no end event
-
-
-def test_redacted_reasoning_is_joined_as_bytes_into_the_signature() -> None:
-    first, second = b"\x00\x01\x02\x03\x04", b"\xfe\xff"
-    data = frames(
-        ("messageStart", {"role": "assistant"}),
-        (
-            "contentBlockDelta",
-            {
-                "contentBlockIndex": 0,
-                "delta": {"reasoningContent": {"redactedContent": base64.b64encode(first).decode()}},
-            },
-        ),
-        (
-            "contentBlockDelta",
-            {"contentBlockIndex": 0, "delta": {"reasoningContent": {"signature": "ignored"}}},
-        ),
-        (
-            "contentBlockDelta",
-            {
-                "contentBlockIndex": 0,
-                "delta": {"reasoningContent": {"redactedContent": base64.b64encode(second).decode()}},
-            },
-        ),
-        ("messageStop", {"stopReason": "end_turn"}),
-    )
-    message, events = run(data)
-    block = message["content"][0]
-    assert block["thinking"] == "[Reasoning redacted]" and block["redacted"] is True
-    # Not the concatenation of the two base64 strings: the bytes joined, then encoded once.
-    assert block["thinkingSignature"] == base64.b64encode(first + second).decode()
-    assert [e["delta"] for e in events if e["type"] == "thinking_delta"] == ["[Reasoning redacted]"]
-
-
 @pytest.mark.parametrize(
     ("reason", "stop", "error"),
     [
@@ -336,18 +288,6 @@ def test_modeled_and_unmodeled_exceptions() -> None:
     )
     message, _ = run(head + error)
     assert message["errorMessage"] == "internal failure"
-
-
-def test_user_message_start_and_missing_stop_are_errors() -> None:
-    message, _ = run(frames(("messageStart", {"role": "user"})))
-    assert message["errorMessage"] == "Unexpected assistant message start but got user message start instead"
-    message, _ = run(
-        frames(("messageStart", {"role": "assistant"}), ("contentBlockDelta", {"delta": {"text": "x"}}))
-    )
-    assert (message["stopReason"], message["errorMessage"]) == (
-        "error",
-        "Bedrock stream ended without a stop reason",
-    )
 
 
 def test_corrupt_and_truncated_bodies_end_as_clear_errors() -> None:
