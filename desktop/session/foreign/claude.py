@@ -48,10 +48,11 @@ import orjson
 
 from desktop.host.foreign.lines import JsonLines
 from desktop.host.journal.reader import Diagnostic
+from desktop.pi.projection import paused_gc
 from desktop.pi.text import content_preview
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
-from desktop.session.foreign.base import Entry, ForeignSession, paused_gc
+from desktop.session.foreign.base import Entry, ForeignSession
 from desktop.session.foreign.model import (
     ForeignContext,
     Timeline,

@@ -16,10 +16,11 @@ from typing import Any, cast
 
 from desktop.host.foreign.lines import JsonLines
 from desktop.host.journal.reader import Diagnostic, Severity
+from desktop.pi.projection import paused_gc
 from desktop.pi.text import content_preview, content_text
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
-from desktop.session.foreign.base import Entry, ForeignSession, paused_gc
+from desktop.session.foreign.base import Entry, ForeignSession
 from desktop.session.foreign.model import ForeignContext, SystemDiff, Timeline, TimelineRow, UsageRecord
 from desktop.session.foreign.pi_context import (
     CURRENT_VERSION,
