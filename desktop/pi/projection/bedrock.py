@@ -209,7 +209,9 @@ def _document(value: Any) -> Any:
     return value
 
 
-def _tool_result_content(content: Sequence[Mapping[str, Any]]) -> list[JsonObject]:
+def _blocks(content: Sequence[Mapping[str, Any]]) -> list[JsonObject]:
+    """Text and image blocks (user and tool-result content) without the blank texts, or the
+    placeholder when nothing is left."""
     out: list[JsonObject] = []
     for block in content:
         if block.get("type") == "image":
@@ -225,7 +227,7 @@ def _tool_result(message: Mapping[str, Any]) -> JsonObject:
     return {
         "toolResult": {
             "toolUseId": message["toolCallId"],
-            "content": _tool_result_content(message["content"]),
+            "content": _blocks(message["content"]),
             "status": "error" if message.get("isError") else "success",
         }
     }
@@ -234,16 +236,7 @@ def _tool_result(message: Mapping[str, Any]) -> JsonObject:
 def _user_content(content: str | Sequence[Mapping[str, Any]]) -> list[JsonObject]:
     if isinstance(content, str):
         return [_text(content) or {"text": EMPTY_TEXT_PLACEHOLDER}]
-    out: list[JsonObject] = []
-    for block in content:
-        kind = block.get("type")
-        if kind == "text":
-            text = _text(block["text"])
-            if text is not None:
-                out.append(text)
-        elif kind == "image":
-            out.append(_image(block))
-    return out or [{"text": EMPTY_TEXT_PLACEHOLDER}]
+    return _blocks(content)
 
 
 def _assistant_content(content: Sequence[Mapping[str, Any]], signatures: bool) -> list[JsonObject]:
