@@ -184,25 +184,15 @@ class CodexSession(ForeignSession):
             elif kind is None and "id" in obj and "timestamp" in obj and meta is None:
                 meta = obj  # an older rollout's first line
             if "payload" in obj and not isinstance(obj.get("payload"), dict):
+                what = f"field 'payload' is {type(obj['payload']).__name__}, not an object; skipped"
                 diagnostics.append(
-                    Diagnostic(
-                        read.path,
-                        line,
-                        "error",
-                        "bad-entry",
-                        f"{kind!r} line: field 'payload' is {type(obj['payload']).__name__}, not an object; skipped",
-                    )
+                    Diagnostic(read.path, line, "error", "bad-entry", f"{kind!r} line: {what}")
                 )
                 continue
             elif kind == "response_item" and not isinstance((obj.get("payload") or {}).get("type"), str):
+                what = "field 'payload.type' is not a string; shown as an unknown entry"
                 diagnostics.append(
-                    Diagnostic(
-                        read.path,
-                        line,
-                        "warning",
-                        "bad-field",
-                        "'response_item' line: field 'payload.type' is not a string; shown as an unknown entry",
-                    )
+                    Diagnostic(read.path, line, "warning", "bad-field", f"{kind!r} line: {what}")
                 )
             entries.append(obj)
             lines.append(line)
