@@ -46,6 +46,7 @@ from tests.wire.test_pi_ai_conformance import parse_in_chunks
 
 MODEL_ID = "anthropic.claude-sonnet-4-5-20250929-v1:0"  # Pi-published, with prompt caching
 ROUTE = f"amazon-bedrock/{MODEL_ID}"
+URL = "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse-stream"
 ACCESS_KEY = "AKIDPIDESKTOPTEST"
 SECRET_KEY = "pi-desktop-test-secret/K7MDENG+bPxRfiCY"
 MODEL: dict[str, Any] = {
@@ -341,15 +342,11 @@ def test_session_token_is_sent_and_missing_credentials_are_explained(
     aws_env: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with pytest.raises(AuthUnavailable, match="No AWS credentials were found for Amazon Bedrock"):
-        SigV4Signer().sign(
-            "POST", "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse-stream", {}, b""
-        )
+        SigV4Signer().sign("POST", URL, {}, b"")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", ACCESS_KEY)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
     monkeypatch.setenv("AWS_SESSION_TOKEN", "session-token-value")
-    signed = SigV4Signer().sign(
-        "POST", "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse-stream", {}, b""
-    )
+    signed = SigV4Signer().sign("POST", URL, {}, b"")
     assert signed["X-Amz-Security-Token"] == "session-token-value"
     assert "x-amz-security-token" in parse_authorization(signed["Authorization"])["signed"]
 
@@ -370,21 +367,18 @@ def test_missing_botocore_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setitem(sys.modules, "botocore.auth", None)  # the import system's "not installed"
     signer = SigV4Signer(static_credentials(ACCESS_KEY, SECRET_KEY))
     with pytest.raises(MissingExtra, match=re.escape("pip install 'pi-desktop[bedrock]'")):
-        signer.sign(
-            "POST", "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse-stream", {}, b""
-        )
+        signer.sign("POST", URL, {}, b"")
 
 
 def test_which_requests_get_signed(aws_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    url = "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse-stream"
     api = "bedrock-converse-stream"
-    assert CloudAuth().authorizer(api, url, {"authorization": "Bearer key"}) is None  # an API key
-    assert CloudAuth.offline().authorizer(api, url, {}) is None  # no ambient credentials offline
-    assert CloudAuth().authorizer("anthropic-messages", url, {}) is None
+    assert CloudAuth().authorizer(api, URL, {"authorization": "Bearer key"}) is None  # an API key
+    assert CloudAuth.offline().authorizer(api, URL, {}) is None  # no ambient credentials offline
+    assert CloudAuth().authorizer("anthropic-messages", URL, {}) is None
     monkeypatch.setenv("AWS_BEDROCK_SKIP_AUTH", "1")
-    skip = CloudAuth.offline().authorizer(api, url, {})
+    skip = CloudAuth.offline().authorizer(api, URL, {})
     assert skip is not None  # pi-ai signs with dummy keys for proxies that authenticate elsewhere
-    assert "Credential=dummy-access-key/" in skip("POST", url, {}, b"")["Authorization"]
+    assert "Credential=dummy-access-key/" in skip("POST", URL, {}, b"")["Authorization"]
     assert projection_env({"AWS_REGION": "x", "AWS_SECRET_ACCESS_KEY": "s", "GOOGLE_CLOUD_PROJECT": "p"}) == {
         "AWS_REGION": "x",
         "GOOGLE_CLOUD_PROJECT": "p",
