@@ -73,7 +73,13 @@ def _tool_path(api: str, flags: dict[str, bool]) -> tuple[ToolPath, str]:
             "new tools load in place in a system message that carries tools; removals and redeclarations send "
             "the full current list at request level"
         )
-    return "full list at request level", "any tool change sends the full current tool list at request level"
+    return _FULL_LIST
+
+
+_FULL_LIST: tuple[ToolPath, str] = (
+    "full list at request level",
+    "any tool change sends the full current tool list at request level",
+)
 
 
 def capability_status(
@@ -88,15 +94,12 @@ def capability_status(
         delivery: Delivery = "native system sections"
         why = (
             f"{resolved.published.describe()} accepts system messages mid-conversation, so updated sections "
+            "stay at their place in the conversation"
         )
-        why += "stay at their place in the conversation"
         if api == "pi-messages":
             why += " (pi-messages passes them to its backend unchanged; the backend decides the rest)"
     else:
-        tool_path, tool_text = (
-            "full list at request level",
-            ("any tool change sends the full current tool list at request level"),
-        )
+        tool_path, tool_text = _FULL_LIST
         if flags[SYSTEM_MESSAGES]:
             cause = f"{api} has no mid-conversation system path in pi-ai, so system messages are folded"
         elif resolved.transport_verified:

@@ -180,15 +180,7 @@ def emulator_route(
     base = published if isinstance(published, Route) else route_from_string(published)
     if not origin.startswith(("http://127.", "http://localhost", "http://[::1]")):
         raise RouteError(f"the emulator must listen on loopback (http://127.0.0.1:PORT), got {origin!r}")
-    return Route(
-        provider=base.provider,
-        model=base.model,
-        api=base.api,
-        base_url=base.base_url,
-        account=account or base.account,
-        emulator=origin.rstrip("/"),
-        emulated=emulated,
-    )
+    return base._replace(account=account or base.account, emulator=origin.rstrip("/"), emulated=emulated)
 
 
 def emulator_base_url(origin: str, provider: str, published_base_url: str) -> str:

@@ -329,15 +329,6 @@ class RestoreResult(NamedTuple):
     epoch_floor: int = -1
 
 
-def _section_text(message: Mapping[str, Any]) -> tuple[bool, object]:
-    if message.get("role") != "system":
-        return False, None
-    sections = message.get("sections")
-    if isinstance(sections, Mapping) and SECTION_NAME in sections:
-        return True, sections[SECTION_NAME]
-    return False, None
-
-
 class _Evidence(NamedTuple):
     names: tuple[str, ...]
     refused: tuple[str, ...]
@@ -420,11 +411,11 @@ def restore_activation(
 ) -> RestoreResult:
     """Recover execution activation from neutral messages (model order)."""
     known = frozenset(deferred_names)
-    sections: list[tuple[int, object]] = []
-    for index, message in system_messages_at(messages):
-        found, value = _section_text(message)
-        if found:
-            sections.append((index, value))
+    sections: list[tuple[int, object]] = [
+        (index, message["sections"][SECTION_NAME])
+        for index, message in system_messages_at(messages)
+        if isinstance(message.get("sections"), Mapping) and SECTION_NAME in message["sections"]
+    ]
 
     def verified_epoch(text: object) -> int:
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -60,39 +61,26 @@ class LiveSkillIndex(SkillIndex):
         return [s.id for s in self._prompt.skills().skills]
 
 
+@dataclass(eq=False)
 class SessionConfig:
     """How to open one session."""
 
-    def __init__(
-        self,
-        route: Route,
-        workspace: Path,
-        fallback: FallbackDelivery = "folded",
-        mode: PermissionMode | None = None,
-        settings: Settings | None = None,
-        compaction: CompactionSettings | None = None,
-        user_skills: Path | None = None,
-        cloud_auth: CloudAuth | None = None,
-        consent: Consent | None = None,
-        declarations: DeclarationPreference | None = None,
-        reasoning: str | None = None,
-    ) -> None:
-        self.route = route
-        self.workspace = workspace
-        self.fallback: FallbackDelivery = fallback
-        self.mode = mode
-        self.settings = settings
-        self.compaction = compaction if compaction is not None else CompactionSettings()
-        self.user_skills = user_skills
-        #: Where Bedrock/Vertex credentials come from; None = the default chains (none when offline).
-        self.cloud_auth = cloud_auth
-        #: Asked before a repository's own servers, hooks or extensions first run (design A11);
-        #: None: they do not run.
-        self.consent = consent
-        #: The session's declarations policy; None = the settings file's (design G12).
-        self.declarations: DeclarationPreference | None = declarations
-        #: The session's thinking level (``RequestOptions.reasoning``); None: the route's default.
-        self.reasoning = reasoning
+    route: Route
+    workspace: Path
+    fallback: FallbackDelivery = "folded"
+    mode: PermissionMode | None = None
+    settings: Settings | None = None
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    user_skills: Path | None = None
+    #: Where Bedrock/Vertex credentials come from; None = the default chains (none when offline).
+    cloud_auth: CloudAuth | None = None
+    #: Asked before a repository's own servers, hooks or extensions first run (design A11);
+    #: None: they do not run.
+    consent: Consent | None = None
+    #: The session's declarations policy; None = the settings file's (design G12).
+    declarations: DeclarationPreference | None = None
+    #: The session's thinking level (``RequestOptions.reasoning``); None: the route's default.
+    reasoning: str | None = None
 
 
 class OpenSession:

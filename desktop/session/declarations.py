@@ -202,9 +202,6 @@ class Declarations:
         tools.update(self._published)
         return [tools[name] for name in sorted(tools)]
 
-    def published(self) -> frozenset[str]:
-        return frozenset(self._published)
-
     def publish(self, names: Collection[str]) -> ToolChanges:
         """Schemas to send as ``toolsAdded`` for newly activated deferred tools (none when fixed)."""
         if self.fixed:
@@ -244,10 +241,6 @@ class Declarations:
             for ref in message.get("toolsRemoved") or ():
                 if isinstance(ref, Mapping):
                     self._published.pop(str(ref.get("name")), None)
-
-    def estimated_tokens(self) -> int:
-        """What context estimation charges for tools (the full catalog while fixed)."""
-        return estimate_tokens(self.request_tools())
 
     def rebase(self, policy: DeclarationPolicy, snapshot: CatalogSnapshot) -> ToolChanges:
         """Move to a new catalog/policy (a new epoch); published schemas that left or changed are removed."""

@@ -24,15 +24,10 @@ from typing import Any
 import orjson
 
 from desktop.pi.money import format_cost
-from desktop.session.foreign.display import Prices, row_dict
+from desktop.session.foreign.display import FORMAT_NAMES, Prices, row_dict
 
 #: Format names as the document's header says them.
-SOURCES = {
-    "desktop": "Pi Desktop session",
-    "pi": "pi-coding-agent session",
-    "claude-code": "Claude Code transcript",
-    "codex": "Codex CLI session",
-}
+SOURCES = {"desktop": "Pi Desktop session", **FORMAT_NAMES}
 #: Row kinds that are the conversation (everything else is shown only with ``system``).
 _SHOWN_FOREIGN = frozenset(
     {

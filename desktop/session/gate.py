@@ -84,16 +84,11 @@ class _EpochKey(NamedTuple):
         ).hexdigest()
 
     def changes_from(self, old: _EpochKey) -> list[str]:
-        why = []
-        if old.catalog != self.catalog:
-            why.append("catalog or schema change")
-        if old.mode != self.mode:
-            why.append("permission mode change")
-        if old.account != self.account:
-            why.append("account change")
-        if old.route != self.route:
-            why.append("route change")
-        return why
+        return [why for why, was, now in zip(_EPOCH_CHANGES, old, self, strict=True) if was != now]
+
+
+#: What a change of each ``_EpochKey`` field is called, in field order.
+_EPOCH_CHANGES = ("catalog or schema change", "permission mode change", "account change", "route change")
 
 
 class ToolGate:

@@ -11,10 +11,10 @@ a pure function of the journal, so the inspector's preview is the dispatch's byt
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
+from desktop.host.journal.envelope import now_ms
 from desktop.host.journal.lines import rows_of_type
 from desktop.pi.delivery import FallbackDelivery
 from desktop.pi.projection import ProviderRequest, RequestOptions, project
@@ -35,10 +35,6 @@ if TYPE_CHECKING:  # the incremental projector loads with the first request (``s
 
 Event = Mapping[str, Any]
 EventSink = Callable[[Event], None]
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 class RowWriter(Protocol):

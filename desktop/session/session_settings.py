@@ -110,10 +110,6 @@ class Recorded(NamedTuple):
     written: Mapping[str, Any] | None = None
     seal: str | None = None
 
-    @property
-    def empty(self) -> bool:
-        return self.route is None and self.written is None
-
     def settings(self) -> SessionSettings | None:
         """The complete settings the newest note recorded, with a newer assistant row's route."""
         if self.written is None or self.route is None:

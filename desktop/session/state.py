@@ -19,10 +19,6 @@ class EffectiveState(NamedTuple):
     sections: dict[str, str]
     tools: list[Tool]
 
-    @property
-    def empty(self) -> bool:
-        return not self.content and not self.sections and not self.tools
-
 
 def effective_state(messages: Sequence[Mapping[str, Any]]) -> EffectiveState:
     replayed = current_system_message(messages)

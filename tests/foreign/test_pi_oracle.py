@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from desktop.session.foreign import PiSession, next_request, open_foreign, request_options
-from tests.foreign.support import PI, as_json, pi_expected
+from desktop.session.foreign import PiSession, next_request, request_options
+from tests.foreign.support import PI, as_json, pi_expected, pi_session
 
 EXPECTED = pi_expected()
 ORACLE_KEY = "sk-oracle-test-key"
@@ -23,9 +23,7 @@ REQUESTS = [(name, index) for name, data in EXPECTED.items() for index in range(
 
 
 def session(name: str) -> PiSession:
-    opened = open_foreign(PI / name)
-    assert isinstance(opened, PiSession)
-    return opened
+    return pi_session(PI / name)
 
 
 @pytest.mark.parametrize(("name", "leaf"), LEAVES, ids=[f"{n}:{leaf}" for n, leaf in LEAVES])

@@ -21,9 +21,8 @@ from tests.session.support import config, open_
 
 
 def cache_parts(path: str, body: dict[str, object]) -> list[str]:
-    if path.endswith("/messages"):
-        return [block.text for block in read_anthropic(body).blocks]
-    return read_chat(body).parts
+    read = read_anthropic if path.endswith("/messages") else read_chat
+    return [block.text for block in read(body).segments]
 
 
 def run_session(tmp_path: Path, model: str) -> list[list[str]]:

@@ -40,38 +40,28 @@ def _open(emu: Emulator, root: Path, name: str, *, extra: bool, reserve: int | N
     return open_(root / name, cfg)
 
 
-def test_tools_are_charged_once_before_the_first_usage(tmp_path: Path) -> None:
-    with Emulator() as emu:
-        with _open(emu, tmp_path, "plain.jsonl", extra=False) as plain:
-            base = plain.runtime.context_tokens()
-            declared = {t["name"] for t in plain.runtime.tools.declarations()}
-        with _open(emu, tmp_path, "more.jsonl", extra=True) as more:
-            assert more.gate.policy.mode == "fixed"  # the whole catalog is declared up front
-            extra = [t for t in more.runtime.tools.declarations() if t["name"] not in declared]
-            assert len(extra) == 12
-            # The baseline row declares them (toolsAdded) and the request lists them: once each.
-            assert more.runtime.context_tokens() - base == tools_tokens(extra)
-
-
-def test_automatic_compaction_is_not_triggered_by_counting_tools_twice(tmp_path: Path) -> None:
-    probe_root = tmp_path / "probe"
-    probe_root.mkdir()
-    with Emulator() as emu:
-        with _open(emu, probe_root, "plain.jsonl", extra=False) as plain:
-            base = plain.runtime.context_tokens()
-            declared = {t["name"] for t in plain.runtime.tools.declarations()}
-            window = int(plain.runtime.route.model["contextWindow"])
-        with _open(emu, probe_root, "more.jsonl", extra=True) as more:
-            extra = tools_tokens([t for t in more.runtime.tools.declarations() if t["name"] not in declared])
-        # Between "the extra tools once" and "twice", with room for the user's message.
-        threshold = base + extra + 200 + extra // 2
-        assert extra // 2 > 400
-        with _open(emu, tmp_path, "s.jsonl", extra=True, reserve=window - threshold) as session:
-            assert session.gate.policy.mode == "fixed"
-            events: list[str] = []
-            result = session.runtime.run_turn("hi", on_event=lambda e: events.append(str(e.get("type"))))
-            assert result.stopped == "stop"
-            assert "compaction_request" not in events
-            notes = [r.get("text", "") for r in session.writer.rows if r["type"] == "note"]
-            assert not any("Automatic compaction" in text for text in notes), notes
-            assert not any(r["type"] == "compaction" for r in session.writer.rows)
+def test_tools_are_charged_once_and_so_trigger_no_automatic_compaction(
+    tmp_path: Path, emulator: Emulator
+) -> None:
+    with _open(emulator, tmp_path, "plain.jsonl", extra=False) as plain:
+        base = plain.runtime.context_tokens()
+        declared = {t["name"] for t in plain.runtime.tools.declarations()}
+        window = int(plain.runtime.route.model["contextWindow"])
+    with _open(emulator, tmp_path, "more.jsonl", extra=True) as more:
+        assert more.gate.policy.mode == "fixed"  # the whole catalog is declared up front
+        added = [t for t in more.runtime.tools.declarations() if t["name"] not in declared]
+        assert len(added) == 12
+        extra = tools_tokens(added)
+        # The baseline row declares them (toolsAdded) and the request lists them: once each.
+        assert more.runtime.context_tokens() - base == extra
+    # Between "the extra tools once" and "twice", with room for the user's message.
+    threshold = base + extra + 200 + extra // 2
+    assert extra // 2 > 400
+    with _open(emulator, tmp_path, "s.jsonl", extra=True, reserve=window - threshold) as session:
+        events: list[str] = []
+        result = session.runtime.run_turn("hi", on_event=lambda e: events.append(str(e.get("type"))))
+        assert result.stopped == "stop"
+        assert "compaction_request" not in events
+        notes = [r.get("text", "") for r in session.writer.rows if r["type"] == "note"]
+        assert not any("Automatic compaction" in text for text in notes), notes
+        assert not any(r["type"] == "compaction" for r in session.writer.rows)

@@ -32,6 +32,8 @@ from tests.session.support import reply, tool_result
 
 TURNS = 120
 ROUTES = {"anthropic-messages": ("anthropic", "claude-opus-5"), "openai-responses": ("openai", "gpt-5.5")}
+#: A session opened on its journal: its runtime, its row count and the messages it holds.
+Opened = tuple[SessionRuntime, int, list[dict[str, Any]]]
 
 
 class _Tools:
@@ -104,7 +106,7 @@ def _row(message: dict[str, Any], model: Model) -> dict[str, Any]:
     return {**base, "type": role, "message": message}
 
 
-def _open(tmp_path: Path, api: str, keep: bool) -> Iterator[tuple[SessionRuntime, int, list[dict[str, Any]]]]:
+def _open(tmp_path: Path, api: str, keep: bool) -> Iterator[Opened]:
     model = _model(api)
     messages = _messages(model)
     path = tmp_path / "session.jsonl"
@@ -134,14 +136,12 @@ def _open(tmp_path: Path, api: str, keep: bool) -> Iterator[tuple[SessionRuntime
 
 
 @pytest.fixture
-def opened(
-    tmp_path: Path, request: pytest.FixtureRequest
-) -> Iterator[tuple[SessionRuntime, int, list[dict[str, Any]]]]:
+def opened(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Opened]:
     yield from _open(tmp_path, request.param, keep=False)
 
 
 @pytest.fixture
-def opened_keeping(tmp_path: Path) -> Iterator[tuple[SessionRuntime, int, list[dict[str, Any]]]]:
+def opened_keeping(tmp_path: Path) -> Iterator[Opened]:
     yield from _open(tmp_path, "openai-responses", keep=True)
 
 
@@ -175,9 +175,7 @@ def _full_request(runtime: SessionRuntime, messages: list[dict[str, Any]]) -> by
 
 
 @pytest.mark.parametrize("opened", list(ROUTES), indirect=True)
-def test_the_first_request_decodes_each_row_once(
-    opened: tuple[SessionRuntime, int, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_first_request_decodes_each_row_once(opened: Opened, monkeypatch: pytest.MonkeyPatch) -> None:
     runtime, rows, messages = opened
     request, decoded = _first_request_decoding(runtime, monkeypatch)
     # Before, each boundary check decoded a message and the one before it, and the commit
@@ -205,9 +203,7 @@ def _count_projected(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @pytest.mark.parametrize("opened", list(ROUTES), indirect=True)
-def test_the_first_request_projects_the_history_once(
-    opened: tuple[SessionRuntime, int, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_first_request_projects_the_history_once(opened: Opened, monkeypatch: pytest.MonkeyPatch) -> None:
     runtime, _rows, messages = opened
     projected = _count_projected(monkeypatch)
     runtime.next_request(draft="and now?")
@@ -217,7 +213,7 @@ def test_the_first_request_projects_the_history_once(
 
 
 def test_rows_kept_from_the_open_are_not_decoded_again(
-    opened_keeping: tuple[SessionRuntime, int, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+    opened_keeping: Opened, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``payload`` and ``chat`` keep the rows the reader decoded for their first request, which
     then decodes no line; the kept rows are let go once read."""
@@ -230,7 +226,7 @@ def test_rows_kept_from_the_open_are_not_decoded_again(
 
 @pytest.mark.parametrize("opened", list(ROUTES), indirect=True)
 def test_a_warmed_session_sends_its_first_message_without_projecting_the_history(
-    opened: tuple[SessionRuntime, int, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+    opened: Opened, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The window warms the session while the user writes (design X31): the first request
     after it projects the new message, not the history, and is the same bytes."""

@@ -35,19 +35,6 @@ def test_sse_fields_comments_and_line_endings() -> None:
     assert _decode([raw]) == [SseEvent("a", "one\ntwo"), SseEvent("b", '{"x": 1}'), SseEvent(None, "last")]
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    cuts=st.lists(st.integers(min_value=0, max_value=4000), max_size=30),
-    index=st.integers(0, len(STREAMS) - 1),
-)
-def test_sse_decoding_does_not_depend_on_chunk_boundaries(cuts: list[int], index: int) -> None:
-    data = STREAMS[index]["sse"].encode()
-    data = data.replace(b"\n", b"\r\n") if index % 2 else data  # CRLF split across chunks too
-    points = sorted({min(c, len(data)) for c in cuts} | {0, len(data)})
-    chunks = [data[a:b] for a, b in itertools.pairwise(points)]
-    assert _decode(chunks) == _decode([data])
-
-
 def test_multibyte_characters_split_across_chunks() -> None:
     data = 'data: {"t": "café 😀"}\n\n'.encode()
     chunks = [data[i : i + 1] for i in range(len(data))]

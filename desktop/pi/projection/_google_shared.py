@@ -21,7 +21,7 @@ from desktop.pi.projection import ProjectionError, RequestOptions
 from desktop.pi.projection._budget import base_max_tokens
 from desktop.pi.projection._google_thinking import GoogleFamily, thinking_config
 from desktop.pi.projection._headers import merge_headers
-from desktop.pi.projection._js import js_blank, js_value, sanitize_surrogates
+from desktop.pi.projection._js import js_blank, js_value, normalize_tool_call_id, sanitize_surrogates
 from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import collapse_system_messages, leading_system_message
@@ -29,8 +29,6 @@ from desktop.pi.transform import transform_messages
 from desktop.pi.types import AssistantMessage, Message, Model
 
 _GEMINI_MAJOR = re.compile(r"^gemini(?:-live)?-(\d+)")
-_VALID_CALL_ID = re.compile(r"[a-zA-Z0-9_-]{0,64}")
-_INVALID_CALL_ID_CHAR = re.compile(r"[^a-zA-Z0-9_-]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _API_VERSION_SEGMENT = re.compile(r"v\d+(?:beta\d*)?")
 _API_VERSION_IN_TEXT = re.compile(r"(?:^|/)v\d+(?:beta\d*)?(?:/|$)")
@@ -64,11 +62,7 @@ def supports_strict_tools(model_id: str) -> bool:
 
 
 def _normalize_call_id(call_id: str, model: Model, message: AssistantMessage) -> str:
-    if not requires_tool_call_id(model["id"]) or _VALID_CALL_ID.fullmatch(call_id):
-        return call_id
-    # JavaScript replaces per UTF-16 unit: an astral character becomes two underscores.
-    replaced = _INVALID_CALL_ID_CHAR.sub(lambda m: "__" if ord(m.group()) > 0xFFFF else "_", call_id)
-    return replaced[:64]
+    return normalize_tool_call_id(call_id) if requires_tool_call_id(model["id"]) else call_id
 
 
 def _signature(same_model: bool, signature: Any) -> str | None:

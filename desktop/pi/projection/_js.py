@@ -24,6 +24,8 @@ _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 #: this size in a session is damage, and the request is still built, in exponent notation).
 _INT_LIMIT = 2.0**63
 _MASK = 0xFFFFFFFF
+_VALID_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_INVALID_ID_CHAR = re.compile(r"[^a-zA-Z0-9_-]")
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 #: ``String.prototype.trim`` whitespace: ECMAScript WhiteSpace and LineTerminator (differs from
@@ -32,6 +34,18 @@ JS_WHITESPACE = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
+
+
+def js_id_chars(text: str) -> str:
+    """``text.replace(/[^a-zA-Z0-9_-]/g, "_")``: per UTF-16 unit, so an astral character becomes
+    two underscores."""
+    return _INVALID_ID_CHAR.sub(lambda m: "__" if ord(m.group()) > 0xFFFF else "_", text)
+
+
+def normalize_tool_call_id(call_id: str, _model: Any = None, _source: Any = None) -> str:
+    """The tool call id rule of Anthropic, Bedrock and Gemini 3: safe characters, at most 64
+    UTF-16 units."""
+    return call_id if _VALID_ID.fullmatch(call_id) else js_id_chars(call_id)[:64]
 
 
 def sanitize_surrogates(text: str) -> str:

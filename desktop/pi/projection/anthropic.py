@@ -22,7 +22,6 @@ Dict key order mirrors pi-ai's object literals: the body bytes must equal JSON.s
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +36,7 @@ from desktop.pi.projection._budget import (
 from desktop.pi.projection._cache import resolve_cache_retention
 from desktop.pi.projection._facts import TranscriptFacts
 from desktop.pi.projection._headers import copilot_headers, last_header_value, merge_headers
-from desktop.pi.projection._js import js_blank, sanitize_surrogates
+from desktop.pi.projection._js import js_blank, normalize_tool_call_id, sanitize_surrogates
 from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.projection._tool_memo import ToolMemo
 from desktop.pi.text import render_system_update, system_message_text
@@ -105,8 +104,6 @@ _STRICT_UNSUPPORTED = frozenset(
 _STRICT_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
 )
-_VALID_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
-_INVALID_ID_CHAR = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 def _strict_unsupported(key: str, value: Any) -> bool:
@@ -153,14 +150,6 @@ def _cache_control(retention: str, compat: _Compat) -> JsonObject | None:
     if retention == "long" and compat.long_cache_retention:
         return {"type": "ephemeral", "ttl": "1h"}
     return {"type": "ephemeral"}
-
-
-def normalize_tool_call_id(call_id: str, _model: Model | None = None, _source: Any = None) -> str:
-    """Anthropic ids match ``^[a-zA-Z0-9_-]+$`` and are at most 64 UTF-16 units long."""
-    if _VALID_ID.fullmatch(call_id):
-        return call_id
-    cleaned = _INVALID_ID_CHAR.sub(lambda m: "__" if ord(m.group()) > 0xFFFF else "_", call_id)
-    return cleaned[:64]
 
 
 def _claude_code_name(name: str) -> str:

@@ -34,7 +34,7 @@ from desktop.pi.projection._budget import (
 )
 from desktop.pi.projection._cache import resolve_cache_retention
 from desktop.pi.projection._headers import merge_headers
-from desktop.pi.projection._js import js_blank, sanitize_surrogates
+from desktop.pi.projection._js import js_blank, normalize_tool_call_id, sanitize_surrogates
 from desktop.pi.projection._strict import json_schema_tool_parameters, resolve_json_schema_strict
 from desktop.pi.text import system_message_text
 from desktop.pi.transcript import collapse_system_messages, current_tools, leading_system_message
@@ -56,8 +56,6 @@ _IMAGE_FORMATS = {
 _ARN_REGION = re.compile(r"^arn:aws(?:-[a-z0-9-]+)?:bedrock:([a-z0-9-]+):")
 _STANDARD_ENDPOINT = re.compile(r"^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$")
 _SEPARATORS = re.compile(r"[\s_.:]+")
-_VALID_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
-_INVALID_ID_CHAR = re.compile(r"[^a-zA-Z0-9_-]")
 _ASCII_WHITESPACE = re.compile(r"[\t\n\f\r ]+")
 _RESERVED_HEADERS = frozenset({"authorization", "host"})
 
@@ -171,12 +169,6 @@ def _reasoning_fields(
 # --- content ----------------------------------------------------------------------------
 
 
-def normalize_tool_call_id(call_id: str, _model: Model | None = None, _source: Any = None) -> str:
-    if _VALID_ID.fullmatch(call_id):
-        return call_id
-    return _INVALID_ID_CHAR.sub(lambda m: "__" if ord(m.group()) > 0xFFFF else "_", call_id)[:64]
-
-
 def _atob(data: str) -> bytes:
     """Decode like the browser ``atob`` pi-ai uses: ASCII whitespace ignored, padding optional."""
     cleaned = _ASCII_WHITESPACE.sub("", data)
@@ -217,7 +209,9 @@ def _document(value: Any) -> Any:
     return value
 
 
-def _tool_result_content(content: Sequence[Mapping[str, Any]]) -> list[JsonObject]:
+def _blocks(content: Sequence[Mapping[str, Any]]) -> list[JsonObject]:
+    """Text and image blocks (user and tool-result content) without the blank texts, or the
+    placeholder when nothing is left."""
     out: list[JsonObject] = []
     for block in content:
         if block.get("type") == "image":
@@ -233,7 +227,7 @@ def _tool_result(message: Mapping[str, Any]) -> JsonObject:
     return {
         "toolResult": {
             "toolUseId": message["toolCallId"],
-            "content": _tool_result_content(message["content"]),
+            "content": _blocks(message["content"]),
             "status": "error" if message.get("isError") else "success",
         }
     }
@@ -242,16 +236,7 @@ def _tool_result(message: Mapping[str, Any]) -> JsonObject:
 def _user_content(content: str | Sequence[Mapping[str, Any]]) -> list[JsonObject]:
     if isinstance(content, str):
         return [_text(content) or {"text": EMPTY_TEXT_PLACEHOLDER}]
-    out: list[JsonObject] = []
-    for block in content:
-        kind = block.get("type")
-        if kind == "text":
-            text = _text(block["text"])
-            if text is not None:
-                out.append(text)
-        elif kind == "image":
-            out.append(_image(block))
-    return out or [{"text": EMPTY_TEXT_PLACEHOLDER}]
+    return _blocks(content)
 
 
 def _assistant_content(content: Sequence[Mapping[str, Any]], signatures: bool) -> list[JsonObject]:

@@ -40,7 +40,6 @@ random sessions for all ten APIs.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -54,6 +53,7 @@ from desktop.pi.projection import (
     ProviderRequest,
     RequestOptions,
     _provider_options,
+    paused_gc,
     projector_for,
 )
 from desktop.pi.projection._budget import estimate_message_tokens, usage_tokens
@@ -400,28 +400,19 @@ class IncrementalProjection:
         delivered, delivered_stable, limit = self._deliver(messages, stable, extra)
         if not self._supported:
             return self._full(delivered)
-        paused = gc.isenabled()
-        gc.disable()  # see ``project``: a projection allocates many small acyclic containers
-        try:
-            return self._incremental(delivered, delivered_stable, limit)
-        except _NotThisTime:
-            return self._full(delivered)
-        except _Unsupported:
-            self._reset()
-            return self._full(delivered)
-        finally:
-            if paused:
-                gc.enable()
+        with paused_gc():
+            try:
+                return self._incremental(delivered, delivered_stable, limit)
+            except _NotThisTime:
+                return self._full(delivered)
+            except _Unsupported:
+                self._reset()
+                return self._full(delivered)
 
     def _full(self, delivered: Sequence[Message]) -> ProviderRequest:
         self.rebuilds += 1
-        paused = gc.isenabled()
-        gc.disable()
-        try:
+        with paused_gc():
             return self._project(self.model, list(delivered), self.options)
-        finally:
-            if paused:
-                gc.enable()
 
     def _deliver(
         self, messages: Sequence[Message], stable: int, extra: Sequence[Message]

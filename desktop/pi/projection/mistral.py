@@ -40,6 +40,17 @@ def _alnum(text: str) -> str:
     return "".join(c for c in text if c.isascii() and c.isalnum())
 
 
+def derive_tool_call_id(call_id: str, attempt: int = 0) -> str:
+    """pi-ai's nine-alphanumeric Mistral id for ``call_id`` (the stream parser's too), the
+    ``attempt``-th when an earlier one is taken."""
+    normalized = _alnum(call_id)
+    if attempt == 0 and len(normalized) == TOOL_CALL_ID_LENGTH:
+        return normalized
+    seed_base = normalized or call_id
+    seed = seed_base if attempt == 0 else f"{seed_base}:{attempt}"
+    return _alnum(short_hash(seed))[:TOOL_CALL_ID_LENGTH]
+
+
 class _ToolCallIds:
     """Mistral ids: nine alphanumerics, stable per source id, unique within the request."""
 
@@ -53,22 +64,13 @@ class _ToolCallIds:
             return existing
         attempt = 0
         while True:
-            candidate = self._derive(call_id, attempt)
+            candidate = derive_tool_call_id(call_id, attempt)
             owner = self._owners.get(candidate)
             if not owner or owner == call_id:
                 self._ids[call_id] = candidate
                 self._owners[candidate] = call_id
                 return candidate
             attempt += 1
-
-    @staticmethod
-    def _derive(call_id: str, attempt: int) -> str:
-        normalized = _alnum(call_id)
-        if attempt == 0 and len(normalized) == TOOL_CALL_ID_LENGTH:
-            return normalized
-        seed_base = normalized or call_id
-        seed = seed_base if attempt == 0 else f"{seed_base}:{attempt}"
-        return _alnum(short_hash(seed))[:TOOL_CALL_ID_LENGTH]
 
 
 def _tools(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -113,11 +113,6 @@ class EventStreamDecoder:
         self._buffer = bytearray()
         self._offset = 0  # stream offset of _buffer[0], for error messages
 
-    @property
-    def pending(self) -> int:
-        """Bytes held that do not yet form a whole frame."""
-        return len(self._buffer)
-
     def feed(self, chunk: bytes) -> Iterator[EventMessage]:
         self._buffer += chunk
         while len(self._buffer) >= PRELUDE_LENGTH:

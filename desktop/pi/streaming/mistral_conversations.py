@@ -18,21 +18,12 @@ from typing import Any
 import orjson
 
 from desktop.pi.cost import calculate_cost
+from desktop.pi.projection.mistral import derive_tool_call_id
 from desktop.pi.streaming.base import StreamFailure, StreamParser
 from desktop.pi.streaming.partial_json import StreamingJson
-from desktop.pi.streaming.short_hash import short_hash
 from desktop.pi.streaming.sse import SseEvent
 
-TOOL_CALL_ID_LENGTH = 9
-_NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-
-
-def derive_tool_call_id(seed_id: str) -> str:
-    normalized = _NON_ALNUM.sub("", seed_id)
-    if len(normalized) == TOOL_CALL_ID_LENGTH:
-        return normalized
-    return _NON_ALNUM.sub("", short_hash(normalized or seed_id))[:TOOL_CALL_ID_LENGTH]
 
 
 def cached_prompt_tokens(usage: Mapping[str, Any], prompt_tokens: int) -> int:

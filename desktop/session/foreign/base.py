@@ -8,10 +8,8 @@ The format modules (``pi``, ``claude``) say what a row is and what the model was
 
 from __future__ import annotations
 
-import gc
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,24 +27,6 @@ from desktop.session.foreign.model import (
 )
 
 Entry = dict[str, Any]
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic collector while building many small acyclic objects.
-
-    Reading a 100 MB transcript allocates millions of dicts and lists that reference counting
-    frees on its own; the cyclic collector would otherwise traverse the whole growing heap again
-    and again, finding nothing (the same reasoning as ``desktop.pi.projection.project``).
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 class BranchNotFound(KeyError):

@@ -47,17 +47,19 @@ from typing import Any, cast
 import orjson
 
 from desktop.host.foreign.lines import JsonLines
-from desktop.host.journal.reader import Diagnostic, Severity
+from desktop.host.journal.reader import Diagnostic
+from desktop.pi.projection import paused_gc
 from desktop.pi.text import content_preview
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
-from desktop.session.foreign.base import Entry, ForeignSession, paused_gc
+from desktop.session.foreign.base import Entry, ForeignSession
 from desktop.session.foreign.model import (
     ForeignContext,
     Timeline,
     TimelineRow,
     UsageRecord,
     iso_ms,
+    unrecorded_system,
 )
 from desktop.session.foreign.shapes import claude_entry_problem, set_aside
 from desktop.session.prefix import Prefix
@@ -354,57 +356,14 @@ def _insert_agent(
 
 
 def _checked(obj: dict[str, Any], path: Path, line: int, diagnostics: list[Diagnostic]) -> dict[str, Any]:
-    """The entry with the fields the chain and the rows rest on in their written types.
-
-    A ``type`` that is not a string makes an entry of unknown kind; a user or assistant entry
-    whose ``message`` is not an object keeps its place in the chain with an empty message.
-    Each is reported with its line and field; the file itself is only read.
-    """
-    # Every entry passes here on open: the well-formed ones leave after a few type checks.
-    kind, message = obj.get("type"), obj.get("message")
-    if type(kind) is str:
-        if message is None and kind not in ("user", "assistant"):
-            return obj
-        content = message.get("content") if type(message) is dict else 0
-        if type(content) is str or content is None:
-            return obj
-        if type(content) is list:
-            for block in content:
-                if type(block) is not dict or type(block.get("type")) is not str:
-                    break
-            else:
-                return obj
-    return _reported(obj, path, line, diagnostics)
-
-
-def _reported(obj: dict[str, Any], path: Path, line: int, diagnostics: list[Diagnostic]) -> dict[str, Any]:
-    """``_checked``'s slow path: say what is wrong with the entry, field by field."""
-
-    def note(severity: Severity, code: str, message: str) -> None:
-        diagnostics.append(Diagnostic(path, line, severity, code, message))
-
-    kind = obj.get("type")
-    if not isinstance(kind, str):
-        note(
-            "error",
-            "bad-field",
-            f"entry {obj['uuid']}: field 'type' is {type(kind).__name__}, not a string; shown as unknown",
-        )
-        return {**obj, "type": None}
-    if kind in ("user", "assistant") and not isinstance(obj.get("message"), dict):
-        note("error", "bad-entry", f"{kind} entry {obj['uuid']} has no 'message' object")
-        return {**obj, "message": {}}
-    message = obj.get("message")
-    if isinstance(message, dict):
-        content = message.get("content")
-        where = f"entry {obj['uuid']}: field 'message.content"
-        if isinstance(content, list):
-            for index, block in enumerate(content):
-                if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-                    note("warning", "bad-field", f"{where}[{index}]' is not a content block; left out")
-        elif content is not None and not isinstance(content, str):
-            note("warning", "bad-field", f"{where}' is {type(content).__name__}; read as empty")
-    return obj
+    """The entry, or, when a field it is read by has the wrong type, the entry set aside where it
+    is read (design T9) with its line and field reported: its children keep their place."""
+    shape = claude_entry_problem(obj)
+    if shape is None:
+        return obj
+    message = f"entry {obj['uuid']} cannot be used: {shape.message}; set aside"
+    diagnostics.append(Diagnostic(path, line, "error", "bad-entry", message, shape.field))
+    return set_aside(obj, _LINK_KEYS)
 
 
 def _results_only(entry: Mapping[str, Any]) -> bool:
@@ -463,21 +422,7 @@ class ClaudeSession(ForeignSession):
             if cwd is None and isinstance(obj.get("cwd"), str):
                 cwd = obj["cwd"]
             if isinstance(obj.get("uuid"), str) and obj["uuid"]:
-                obj = _checked(obj, read.path, line, diagnostics)  # the kind and message, typed
-                shape = claude_entry_problem(obj)
-                if shape is not None:  # set aside where it is read (design T9); its children keep their place
-                    diagnostics.append(
-                        Diagnostic(
-                            read.path,
-                            line,
-                            "error",
-                            "bad-entry",
-                            f"entry {obj['uuid']} cannot be used: {shape.message}; set aside",
-                            shape.field,
-                        )
-                    )
-                    obj = set_aside(obj, _LINK_KEYS)
-                entries.append(obj)
+                entries.append(_checked(obj, read.path, line, diagnostics))
                 lines.append(line)
             else:
                 metadata.append(obj)
@@ -886,18 +831,7 @@ class ClaudeSession(ForeignSession):
                 if message is not None:
                     messages.append(cast(Message, message))
                     sources.append(str(self.entries[spec.position].get("uuid")))
-        model = next(
-            (("anthropic", str(m.get("model"))) for m in reversed(messages) if m["role"] == "assistant"), None
-        )
-        return ForeignContext(
-            messages=messages,
-            sources=sources,
-            agent_messages=cast(list[dict[str, Any]], messages),
-            model=model,
-            thinking_level=None,
-            system_known=False,
-            notes=[SYSTEM_UNKNOWN],
-        )
+        return unrecorded_system(messages, sources, [SYSTEM_UNKNOWN])
 
     def lanes(self, leaf: str | None = None) -> list[str]:
         """The sub-agent chains (``isSidechain``) run from this branch: each chain's last leaf,

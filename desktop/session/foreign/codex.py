@@ -39,7 +39,14 @@ from desktop.host.journal.reader import Diagnostic
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
 from desktop.session.foreign.base import Entry, ForeignSession
-from desktop.session.foreign.model import ForeignContext, Timeline, TimelineRow, UsageRecord, iso_ms
+from desktop.session.foreign.model import (
+    ForeignContext,
+    Timeline,
+    TimelineRow,
+    UsageRecord,
+    iso_ms,
+    unrecorded_system,
+)
 from desktop.session.prefix import Prefix
 
 SYSTEM_UNKNOWN = (
@@ -94,6 +101,13 @@ def _user_content(parts: object) -> list[dict[str, Any]]:
             else:
                 blocks.append({"type": "text", "text": "[image not embedded in the rollout]"})
     return blocks
+
+
+def _input_message(item: Mapping[str, Any], ts: int) -> Message:
+    """A user, developer or system message item as the message the model was given."""
+    if item.get("role") in ("developer", "system"):
+        return cast(Message, {"role": "system", "content": _text(item.get("content")), "timestamp": ts})
+    return cast(Message, {"role": "user", "content": _user_content(item.get("content")), "timestamp": ts})
 
 
 def _output_text(raw: object) -> str:
@@ -170,25 +184,15 @@ class CodexSession(ForeignSession):
             elif kind is None and "id" in obj and "timestamp" in obj and meta is None:
                 meta = obj  # an older rollout's first line
             if "payload" in obj and not isinstance(obj.get("payload"), dict):
+                what = f"field 'payload' is {type(obj['payload']).__name__}, not an object; skipped"
                 diagnostics.append(
-                    Diagnostic(
-                        read.path,
-                        line,
-                        "error",
-                        "bad-entry",
-                        f"{kind!r} line: field 'payload' is {type(obj['payload']).__name__}, not an object; skipped",
-                    )
+                    Diagnostic(read.path, line, "error", "bad-entry", f"{kind!r} line: {what}")
                 )
                 continue
             elif kind == "response_item" and not isinstance((obj.get("payload") or {}).get("type"), str):
+                what = "field 'payload.type' is not a string; shown as an unknown entry"
                 diagnostics.append(
-                    Diagnostic(
-                        read.path,
-                        line,
-                        "warning",
-                        "bad-field",
-                        "'response_item' line: field 'payload.type' is not a string; shown as an unknown entry",
-                    )
+                    Diagnostic(read.path, line, "warning", "bad-field", f"{kind!r} line: {what}")
                 )
             entries.append(obj)
             lines.append(line)
@@ -363,17 +367,7 @@ class CodexSession(ForeignSession):
                 )
             ]
         elif row.kind in (k.USER, k.META):
-            item = self._item_at(row.positions[0])
-            if item.get("role") in ("developer", "system"):
-                out = [
-                    cast(
-                        Message,
-                        {"role": "system", "content": _text(item.get("content")), "timestamp": self._ts(row)},
-                    )
-                ]
-            else:
-                content = _user_content(item.get("content"))
-                out = [cast(Message, {"role": "user", "content": content, "timestamp": self._ts(row)})]
+            out = [_input_message(self._item_at(row.positions[0]), self._ts(row))]
         elif row.kind == k.COMPACTION_SUMMARY:
             payload = self.entries[row.positions[0]].get("payload") or {}
             history = payload.get("replacement_history") if isinstance(payload, dict) else None
@@ -395,17 +389,8 @@ class CodexSession(ForeignSession):
                 continue
             if item.get("role") == "assistant":
                 out.append(cast(Message, self._assistant([item], ("openai", "unknown"), ts, None)))
-            elif item.get("role") in ("developer", "system"):
-                out.append(
-                    cast(Message, {"role": "system", "content": _text(item.get("content")), "timestamp": ts})
-                )
             else:
-                out.append(
-                    cast(
-                        Message,
-                        {"role": "user", "content": _user_content(item.get("content")), "timestamp": ts},
-                    )
-                )
+                out.append(_input_message(item, ts))
         return out
 
     def _ts(self, row: _Row) -> int:
@@ -526,26 +511,10 @@ class CodexSession(ForeignSession):
                 for message in self._message(row):
                     messages.append(message)
                     sources.append(row.id)
-        model = next(
-            (
-                (str(m.get("provider")), str(m.get("model")))
-                for m in reversed(messages)
-                if m["role"] == "assistant"
-            ),
-            None,
-        )
         notes = [SYSTEM_UNKNOWN]
         if any(self._approximate(row) for row in self._rows_upto(leaf) if row.kind == k.COMPACTION_SUMMARY):
             notes.append(COMPACTION_APPROXIMATE)
-        return ForeignContext(
-            messages=messages,
-            sources=sources,
-            agent_messages=cast(list[dict[str, Any]], messages),
-            model=model,
-            thinking_level=None,
-            system_known=False,
-            notes=notes,
-        )
+        return unrecorded_system(messages, sources, notes)
 
     def _approximate(self, row: _Row) -> bool:
         payload = self.entries[row.positions[0]].get("payload")

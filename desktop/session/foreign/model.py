@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final, Literal, overload
+from typing import Any, Final, Literal, cast, overload
 
 from desktop.pi.text import content_preview, one_line
 from desktop.pi.types import Message
@@ -165,6 +165,20 @@ class ForeignContext:
     #: False when the file does not record the system prompt and tools (Claude Code).
     system_known: bool = True
     notes: list[str] = field(default_factory=list)
+
+
+def unrecorded_system(messages: list[Message], sources: list[str], notes: list[str]) -> ForeignContext:
+    """The context of a file that records no system prompt or tools (Claude Code, Codex), with
+    the model of its last reply."""
+    model = next(
+        (
+            (str(m.get("provider")), str(m.get("model")))
+            for m in reversed(messages)
+            if m["role"] == "assistant"
+        ),
+        None,
+    )
+    return ForeignContext(messages, sources, cast(list[dict[str, Any]], messages), model, None, False, notes)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,8 @@ import orjson
 
 from desktop.host.foreign.detect import Detected, detect_format
 from desktop.host.foreign.lines import JsonLines, read_json_lines
-from desktop.session.foreign.base import ForeignSession, paused_gc
+from desktop.pi.projection import paused_gc
+from desktop.session.foreign.base import ForeignSession
 from desktop.session.foreign.claude import ClaudeSession
 from desktop.session.foreign.codex import CodexSession
 from desktop.session.foreign.pi import PiSession

@@ -16,10 +16,11 @@ from typing import Any, cast
 
 from desktop.host.foreign.lines import JsonLines
 from desktop.host.journal.reader import Diagnostic, Severity
+from desktop.pi.projection import paused_gc
 from desktop.pi.text import content_preview, content_text
 from desktop.pi.types import Message
 from desktop.session.foreign import model as k
-from desktop.session.foreign.base import Entry, ForeignSession, paused_gc
+from desktop.session.foreign.base import Entry, ForeignSession
 from desktop.session.foreign.model import ForeignContext, SystemDiff, Timeline, TimelineRow, UsageRecord
 from desktop.session.foreign.pi_context import (
     CURRENT_VERSION,
@@ -200,25 +201,21 @@ class PiSession(ForeignSession):
 
     @property
     def title(self) -> str:
-        if self.name:
-            return self.name
-        for entry in self.entries:
-            message = entry.get("message") if entry.get("type") == "message" else None
-            if isinstance(message, Mapping) and message.get("role") == "user":
-                text = content_preview(message.get("content")).strip()
-                if text:
-                    return " ".join(text.split())[:120]
-        return "(no messages)"
+        return self.name or self._user_text(range(len(self.entries))) or "(no messages)"
 
     def branch_title(self, leaf_first: Iterable[int]) -> str:
-        for position in leaf_first:
+        return self._user_text(leaf_first) or "(no user message)"
+
+    def _user_text(self, positions: Iterable[int]) -> str:
+        """The first user message's text among ``positions``, on one line, or ''."""
+        for position in positions:
             entry = self.entries[position]
             message = entry.get("message") if entry.get("type") == "message" else None
             if isinstance(message, Mapping) and message.get("role") == "user":
                 text = " ".join(content_preview(message.get("content")).split())
                 if text:
                     return text[:120]
-        return "(no user message)"
+        return ""
 
     def _path(self, leaf: str | None) -> list[Entry]:
         return [self.entries[p] for p in self.path_positions(leaf)]

@@ -109,11 +109,8 @@ def previous_messages(runtime: SessionRuntime) -> list[Any] | None:
     return None
 
 
-def request_for_binding(
-    runtime: SessionRuntime, binding: SessionRoute, messages: Sequence[Any]
-) -> ProviderRequest:
+def request_for_binding(binding: SessionRoute, messages: Sequence[Any]) -> ProviderRequest:
     """Project ``messages`` for ``binding`` exactly as a turn would (delivery, then projection)."""
-
     return project(binding.model, deliver(messages, binding.model, binding.fallback), binding.options)
 
 
@@ -346,7 +343,7 @@ def route_preview(
         if not history:
             before = previous_messages(runtime)
             if before is not None:
-                reprojected = request_for_binding(runtime, binding, before).body_bytes
+                reprojected = request_for_binding(binding, before).body_bytes
                 previous_label = "the request behind the last reply, re-projected"
         label = (
             choice.label + (" — current route" if current else "") + (" — with your draft" if draft else "")

@@ -64,7 +64,7 @@ def _history(runtime: SessionRuntime, binding: SessionRoute, sent: Sequence[byte
     if sent:
         return list(sent)
     before = previous_messages(runtime)
-    return [request_for_binding(runtime, binding, before).body_bytes] if before is not None else []
+    return [request_for_binding(binding, before).body_bytes] if before is not None else []
 
 
 def switch_cost(
