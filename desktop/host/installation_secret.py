@@ -30,6 +30,7 @@ import contextlib
 import os
 import stat
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -51,17 +52,14 @@ class InstallationSecretError(RuntimeError):
     """The secret exists but cannot be used safely; the message names the place, never the value."""
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class InstallationSecret:
-    """This installation's secret and where it lives. Its repr shows no value. A plain class:
-    ``status`` imports this module, and a dataclass costs it a fraction of a millisecond (design D6)."""
+    """This installation's secret and where it lives. Its repr shows no value."""
 
-    __slots__ = ("source", "value", "where")
-
-    def __init__(self, value: bytes, source: Literal["keyring", "file"], where: str) -> None:
-        self.value = value
-        self.source: Literal["keyring", "file"] = source
-        #: Where it lives, for messages ("the OS keyring (…)" or the file path); never the value.
-        self.where = where
+    value: bytes = field(repr=False)
+    source: Literal["keyring", "file"]
+    where: str
+    """Where it lives, for messages ("the OS keyring (…)" or the file path); never the value."""
 
 
 def secret_path(data_dir: Path | None = None) -> Path:
