@@ -36,6 +36,7 @@ from PySide6.QtCore import QDeadlineTimer, QObject, QSettings, Qt, QThread, Sign
 
 from desktop import __version__
 from desktop.cli._args import PERMISSION_MODES
+from desktop.cli.status import route_flags
 from desktop.host import catalog_cache, paths
 from desktop.host.accounts import keyring_username, resolve_api_key
 from desktop.host.first_run import initial_route
@@ -74,7 +75,6 @@ from desktop.session.session_settings import SessionSettings, effective_settings
 from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
 from desktop.ui.cache_miss_panel import SHOWN_MISSES
-from desktop.ui.catalog_status import route_flags
 from desktop.ui.messages import (
     DecodedRows,
     IndexedRows,
@@ -144,7 +144,7 @@ def _compaction(value: object) -> CompactionSettings:
 class SessionWorker(QObject):
     # --- worker -> GUI (one object per signal, never copied by Qt) -----------------------------
     started = Signal(object)
-    """``Started``: the route the first launch decided on, why, and a keyring that could not be read."""
+    """``Started``: the route the first launch decided on, and a keyring that could not be read."""
     session_indexed = Signal(object)
     """``SessionIndexed``: the timeline can paint before the session is open (design X26)."""
     session_opened = Signal(object)
@@ -321,17 +321,13 @@ class SessionWorker(QObject):
             decision = initial_route()
             provider, reason, keyring_note = decision.provider, decision.reason, decision.keyring_note
         log.info("initial route: %s (%s)", provider, reason)
-        self.started.emit(Started(provider, reason, keyring_note))
+        self.started.emit(Started(provider, keyring_note))
         return provider
 
     def _keyed_providers(self) -> list[str]:
         """Providers of the offered routes that have a key (keyring or environment)."""
-        found = []
-        for provider in sorted({p.split("/", 1)[0] for p in PUBLISHED_ROUTES}):
-            key, _info = resolve_api_key(provider, keyring_username(provider))
-            if key:
-                found.append(provider)
-        return found
+        providers = sorted({p.split("/", 1)[0] for p in PUBLISHED_ROUTES})
+        return [p for p in providers if resolve_api_key(p, keyring_username(p))[0]]
 
     def _first_run(self, flag: object) -> bool:
         """The guided session opens on a first launch on the offline route only."""
@@ -363,11 +359,15 @@ class SessionWorker(QObject):
             thread.quit()
 
     def _close_session(self) -> None:
+        """Close the shown session (or let go of a foreign one) and forget what was sent on it."""
         session, self.session = self.session, None
         self.writer = None
         self.runtime = None
         if session is not None or self.foreign is not None:
             self.previews_outdated.emit()  # the next open's previews, or "no session", follow
+        self.foreign = self.foreign_leaf = None
+        self._sent_bodies.clear()
+        self._check = None
         if session is not None:
             try:
                 session.close()
@@ -484,9 +484,6 @@ class SessionWorker(QObject):
         if workspace is None:
             workspace = self._session_workspace(describe(path).cwd)
         self._close_session()
-        self.foreign = self.foreign_leaf = None
-        self._sent_bodies.clear()
-        self._check = None
         self.bridge.workspace = str(workspace)
         with bulk_load():
             # First the file's one reading and the timeline's index of it, so the window paints
@@ -685,8 +682,6 @@ class SessionWorker(QObject):
         self._close_session()
         self.foreign = session
         self.foreign_leaf = info.session.foreign.leaf if info.session.foreign is not None else None
-        self._sent_bodies.clear()
-        self._check = None
         self.session_opened.emit(info)
         self._publish_state()
 
@@ -897,7 +892,7 @@ class SessionWorker(QObject):
         summary = TurnFinished("error")
         try:
             result = self.runtime.run_turn(text, on_event=self.on_event, cancel=self.cancel)
-            summary = TurnFinished(result.stopped, result.error, result.requests)
+            summary = TurnFinished(result.stopped, result.error)
         except Exception as exc:
             log.exception("turn failed")
             # The user's row among the rows a failed write left (a full disk, design T3): the
@@ -951,16 +946,16 @@ class SessionWorker(QObject):
         from desktop.session.runtime import SummaryFailed  # Lazy: the launch budget (X27).
 
         self.turn_started.emit("compact")
-        summary = TurnFinished("compacted", requests=1)
+        summary = TurnFinished("compacted")
         try:
             self.runtime.compact(on_event=self.on_event, cancel=self.cancel, reason="manual", focus=focus)
         except SummaryFailed as exc:  # one message: the window shows the turn's error
-            summary = TurnFinished("error", str(exc), 1)
+            summary = TurnFinished("error", str(exc))
         except ValueError as exc:  # nothing to compact yet: a note, not an error
             summary = TurnFinished("nothing to do", note=str(exc))
         except Exception as exc:
             log.exception("compaction failed")
-            summary = TurnFinished("error", f"{type(exc).__name__}: {exc}", 1)
+            summary = TurnFinished("error", f"{type(exc).__name__}: {exc}")
             self.message.emit("error", f"Compaction failed: {exc}")
         finally:
             self.turn_finished.emit(summary)
