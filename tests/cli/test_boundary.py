@@ -140,14 +140,11 @@ def test_a_route_no_stream_reader_speaks_is_refused_before_anything_is_created(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_key_in_the_environment_passes_the_check(tmp_path: Path) -> None:
+def test_a_key_in_the_environment_passes_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
     route = route_from_string("deepseek/deepseek-flash")
     assert missing_credential(route) is not None
-    os.environ["DEEPSEEK_API_KEY"] = "sk-test"
-    try:
-        assert missing_credential(route) is None
-    finally:
-        del os.environ["DEEPSEEK_API_KEY"]
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
+    assert missing_credential(route) is None
 
 
 @pytest.mark.parametrize(
