@@ -44,11 +44,10 @@ class MessageView(QWidget):
         self.conversation.setAccessibleName("Conversation mode")
         self.conversation.setChecked(True)
         self.conversation.toggled.connect(self.conversation_toggled)
-        self.jump_button = named(QPushButton("Jump to latest ↓"), "jumpToLatest")
+        self.jump_button = named(QPushButton("Jump to latest ↓"), "jumpToLatest", accessible="Jump to latest")
         self.jump_button.setToolTip(
             "Scroll the conversation and the timeline to the newest row and follow it"
         )
-        self.jump_button.setAccessibleName("Jump to latest")
         self.jump_button.clicked.connect(self._jump)
         self.jump_button.hide()
         self.raw_button = named(
@@ -58,9 +57,8 @@ class MessageView(QWidget):
             "Show raw JSON",
         )
         self.raw_button.clicked.connect(self.raw_requested)
-        self.browser = InertBrowser()  # reads nothing a message names (design G11)
-        self.browser.setObjectName("messageBrowser")
-        self.browser.setAccessibleName("Rendered message")
+        # Reads nothing a message names (design G11).
+        self.browser = named(InertBrowser(), "messageBrowser", accessible="Rendered message")
         self.browser.anchorClicked.connect(self._link)
         self.browser.setPlaceholderText("Select a row in the timeline to read it here.")
         bar = QHBoxLayout()

@@ -1185,13 +1185,36 @@ class SessionWorker(QObject):
         self._preview_keys.pop(slot, None)
 
     def _emit_preview(self, slot: str, key: str) -> None:
-        if self.foreign is not None:
-            self.preview_ready.emit(slot, self.foreign_preview(key))
-            return
-        if self.runtime is None:  # never leave a pane waiting for a request there is none of
-            self.preview_ready.emit(slot, {"route": key or self.route_key, "error": "no session is open"})
-            return
-        self.preview_ready.emit(slot, self.preview(key))
+        """The next request on route ``key`` (empty: the current route): the pi or Claude Code
+        session's at the shown branch, or this session's, with the composer's text the first
+        request of the turn that sending it would start. A pane never waits for one there is
+        none of: it gets the error instead."""
+        key = key or self.route_key
+        choice = self._choice(key)
+        preview: dict[str, Any]
+        if self.foreign is None and (self.runtime is None or self.writer is None):
+            preview = {"route": key, "error": "no session is open"}
+        elif choice is None:
+            preview = {"route": key, "error": f"unknown route {key!r}"}
+        elif self.foreign is not None:
+            preview = inspect_ops.foreign_preview(self.foreign, self.foreign_leaf, choice)
+        else:
+            # Lazy: the launch budget (X27).
+            from desktop.session.inspector import preview as inspector_preview
+
+            assert self.runtime is not None and self.writer is not None
+            preview = inspector_preview.route_preview(
+                self.runtime,
+                choice,
+                current=key == self.route_key,
+                fallback=self.fallback,
+                session_id=self.writer.session_id,
+                sent=self._sent_bodies.get(key),
+                draft=self._draft,
+                # The last request's check belongs to the route it was sent on.
+                check=self._check if self._check and self._check.get("routeKey") == key else None,
+            )
+        self.preview_ready.emit(slot, preview)
 
     @Slot(object)
     def set_draft(self, draft: str | None) -> None:
@@ -1216,35 +1239,6 @@ class SessionWorker(QObject):
                 self.runtime.warm(self._draft or "")
         except Exception:  # the turn meets and reports the same problem; a draft never fails
             log.debug("warming the next request failed", exc_info=True)
-
-    def foreign_preview(self, key: str = "") -> dict[str, Any]:
-        """The next request of the pi or Claude Code session at the shown branch, on any route."""
-        key = key or self.route_key
-        choice = self._choice(key)
-        if choice is None or self.foreign is None:
-            return {"route": key, "error": f"unknown route {key!r}"}
-        return inspect_ops.foreign_preview(self.foreign, self.foreign_leaf, choice)
-
-    def preview(self, key: str = "") -> dict[str, Any]:
-        """The next request for the current route (``key`` empty) or another route; with the
-        composer's text, the first request of the turn that sending it would start."""
-        key = key or self.route_key
-        choice = self._choice(key)
-        if choice is None or self.runtime is None or self.writer is None:
-            return {"route": key, "error": f"unknown route {key!r}" if choice is None else "no session"}
-        from desktop.session.inspector import preview as inspector_preview  # Lazy: the launch budget (X27).
-
-        return inspector_preview.route_preview(
-            self.runtime,
-            choice,
-            current=key == self.route_key,
-            fallback=self.fallback,
-            session_id=self.writer.session_id,
-            sent=self._sent_bodies.get(key),
-            draft=self._draft,
-            # The last request's check belongs to the route it was sent on.
-            check=self._check if self._check and self._check.get("routeKey") == key else None,
-        )
 
     @Slot()
     def refresh_activation(self) -> None:

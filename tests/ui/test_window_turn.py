@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from desktop.emulator import Fault
 from desktop.host.journal import writer as journal_writer
+from desktop.session.inspector import preview as inspector_preview
 from desktop.session.runtime import SessionRuntime
 from desktop.ui import rowinfo
 from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_PAYLOAD, TAB_USAGE
@@ -306,13 +307,13 @@ def test_payload_is_marked_out_of_date_until_the_new_preview_arrives(
     assert not pane.stale and pane.notice.isHidden() and view.copy_button.isEnabled()
     # The worker computes the next preview only when the test lets it, so the wait is visible.
     gate = threading.Event()
-    compute = h.worker.preview
+    compute = inspector_preview.route_preview
 
-    def held(key: str = "") -> dict[str, Any]:
+    def held(*args: Any, **kwargs: Any) -> dict[str, Any]:
         gate.wait(TURN_TIMEOUT / 1000)
-        return compute(key)
+        return compute(*args, **kwargs)
 
-    monkeypatch.setattr(h.worker, "preview", held)
+    monkeypatch.setattr(inspector_preview, "route_preview", held)
     shown = len(h.previews)
     try:
         window.composer.submit()
