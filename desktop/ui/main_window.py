@@ -348,7 +348,7 @@ class MainWindow(QMainWindow):
         self.compact_button = named(
             QPushButton("Compact"), "compactButton", tooltip("compaction"), "Compact the session"
         )
-        self.compact_button.clicked.connect(self.compact)
+        self.compact_button.clicked.connect(lambda: self.compact_asking(""))
         for text, combo, term in (
             (" &Route ", self.route_combo, "route"),
             ("  &Mode ", self.mode_combo, "permission mode"),
@@ -396,7 +396,7 @@ class MainWindow(QMainWindow):
         self.send_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.stop_action = session_menu.addAction("S&top", self.stop)
         self.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
-        self.compact_action = session_menu.addAction("&Compact", self.compact)
+        self.compact_action = session_menu.addAction("&Compact", lambda: self.compact_asking(""))
         self.compact_action.setShortcut(QKeySequence("Ctrl+Shift+K"))
 
         view_menu = menu.addMenu("&View")
@@ -796,12 +796,9 @@ class MainWindow(QMainWindow):
             self.client.stop.emit()
             self.statusBar().showMessage("Stopping…", 3000)
 
-    def compact(self) -> None:
-        """The Compact button and Ctrl+Shift+K: say what will happen, then ask (design C1)."""
-        self.compact_asking("")
-
     def compact_asking(self, focus: str) -> None:
-        """Show what compacting would do and ask; ``/compact FOCUS`` asks the same (design X7)."""
+        """Show what compacting would do and ask (design C1): the Compact button, Ctrl+Shift+K and
+        ``/compact FOCUS`` ask the same (design X7)."""
         if self.busy:
             return
         preview = self.compaction_preview

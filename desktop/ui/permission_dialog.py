@@ -90,9 +90,8 @@ class PermissionDialog(QDialog):
         self.detail.setMaximumHeight(min(shown_lines + 1, 24) * spacing + 16)
         mode = str(info.get("mode", ""))
         self.consequence = plain_label(
-            MODE_CONSEQUENCES.get(mode, f"Permission mode: {mode}"), name="permissionMode"
+            MODE_CONSEQUENCES.get(mode, f"Permission mode: {mode}"), name="permissionMode", wrap=True
         )
-        self.consequence.setWordWrap(True)
         self.consequence.setToolTip(tooltip("permission mode"))
         self.remember = QCheckBox(f"Allow {tool.replace('&', '&&')} for the rest of this session")
         buttons = QDialogButtonBox()
