@@ -57,7 +57,7 @@ def test_pi_rows_keep_their_own_kinds_and_system_rows_carry_diffs() -> None:
 
 
 def test_claude_reminders_hide_with_system_rows_and_usage_is_priced() -> None:
-    _opened, rows = shown_rows(CLAUDE / "basic.jsonl")
+    opened, rows = shown_rows(CLAUDE / "basic.jsonl")
     reminders = [r for r in rows if r["foreign"] == "reminder"]
     assert reminders and all(rowinfo.filter_kind(rowinfo.row_kind(r)) == rowinfo.SYSTEM for r in reminders)
     assert rowinfo.KIND_NAMES[rowinfo.row_kind(reminders[0])] == "reminder"
@@ -65,7 +65,6 @@ def test_claude_reminders_hide_with_system_rows_and_usage_is_priced() -> None:
     usage = assistant["message"]["usage"]
     # Claude Code records tokens, not dollars: priced from the catalog and said so.
     assert usage["cost"]["total"] > 0 and assistant["message"]["costFrom"].startswith("catalog prices")
-    opened, _rows = shown_rows(CLAUDE / "basic.jsonl")
     assert isinstance(opened.rows, ForeignBranchRows)
     reader = opened.rows.reader
     position = next(i for i in range(len(reader)) if reader.row(i)["type"] == "assistant")
