@@ -59,9 +59,10 @@ def conversation_names(results: Sequence[Any]) -> list[str]:
     return list(dict.fromkeys(r.conversation for r in results))
 
 
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str) -> list[str]:
+def _table(header: str, rows: Iterable[Sequence[str]], align: str) -> list[str]:
+    """A Markdown table; ``header`` is its cells' titles as the row writes them ("a | b")."""
     lines = [
-        "| " + " | ".join(header) + " |",
+        f"| {header} |",
         "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|",
     ]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -159,16 +160,8 @@ def markdown(results: Sequence[Any], specs: Sequence[Any], *, quick: bool) -> st
                 ]
             )
         out += _table(
-            [
-                "route class",
-                "uncached, chronological",
-                "uncached, folded",
-                "chronological ÷ folded",
-                "chronological ÷ min",
-                "folded ÷ min",
-                "cost, chronological",
-                "cost, folded",
-            ],
+            "route class | uncached, chronological | uncached, folded | chronological ÷ folded"
+            " | chronological ÷ min | folded ÷ min | cost, chronological | cost, folded",
             rows,
             "lrrrrrrr",
         )
@@ -210,7 +203,7 @@ def markdown(results: Sequence[Any], specs: Sequence[Any], *, quick: bool) -> st
                     ]
                 )
         out += _table(
-            ["conversation", "declarations", "cold", "later", "input", "hit", "cost", "fixed vs on-demand"],
+            "conversation | declarations | cold | later | input | hit | cost | fixed vs on-demand",
             rows,
             "llrrrrrr",
         )
@@ -265,18 +258,7 @@ def markdown(results: Sequence[Any], specs: Sequence[Any], *, quick: bool) -> st
                     ]
                 )
         out += _table(
-            [
-                "route class",
-                "strategy",
-                "requests",
-                "cold",
-                "later",
-                "input",
-                "hit",
-                "cost",
-                "minimum",
-                "÷ min",
-            ],
+            "route class | strategy | requests | cold | later | input | hit | cost | minimum | ÷ min",
             rows,
             "llrrrrrrrr",
         )

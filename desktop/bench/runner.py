@@ -172,18 +172,10 @@ def evaluate(emu: Emulator, conversation: str, recording: Recording) -> list[Res
     ]
     floor = new_tokens(shapes)
     minimum = sum(floor)
-    results = [
-        Result(
-            conversation,
-            recording.route,
-            "chronological",
-            recording.declaration_mode,
-            summarize(chrono_rows, minimum),
-            chrono_rows,
-            floor,
-        )
-    ]
-    bodies: dict[Strategy, list[bytes]] = {}
+    #: Each strategy's request bodies and figures; the runtime's own are the chronological ones.
+    sent_by: dict[Strategy, tuple[list[bytes], list[RequestFigures]]] = {
+        "chronological": ([d.request.body_bytes for d in recording.dispatches], chrono_rows)
+    }
     for strategy in ("folded", "snapshot"):
         requests = [
             d.request
@@ -193,23 +185,21 @@ def evaluate(emu: Emulator, conversation: str, recording: Recording) -> list[Res
         ]
         emu.reset_cache()
         sent = measure(requests, model)
-        bodies[strategy] = [s.body for s in sent]
-        rows = [s.figures for s in sent]
-        results.append(
-            Result(
-                conversation,
-                recording.route,
-                strategy,
-                recording.declaration_mode,
-                summarize(rows, minimum),
-                rows,
-                floor,
-            )
+        sent_by[strategy] = ([s.body for s in sent], [s.figures for s in sent])
+    folded = sent_by["folded"][0]
+    return [
+        Result(
+            conversation,
+            recording.route,
+            strategy,
+            recording.declaration_mode,
+            summarize(rows, minimum),
+            rows,
+            floor,
+            sum(a == b for a, b in zip(bodies, folded, strict=True)),
         )
-    chrono_bodies = [d.request.body_bytes for d in recording.dispatches]
-    for result, own in zip(results, (chrono_bodies, bodies["folded"], bodies["snapshot"]), strict=True):
-        result.same_as_folded = sum(a == b for a, b in zip(own, bodies["folded"], strict=True))
-    return results
+        for strategy, (bodies, rows) in sent_by.items()
+    ]
 
 
 def run_all(quick: bool = False, log: Callable[[str], None] = print) -> list[Result]:

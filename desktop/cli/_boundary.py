@@ -125,7 +125,6 @@ def log_traceback(command: str, error: BaseException) -> str:
         # Lazy: the --help budget.
         import logging
 
-        # Lazy: the --help budget.
         from desktop.host.logging_setup import configure_logging
 
         root = logging.getLogger()

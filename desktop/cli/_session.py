@@ -57,6 +57,8 @@ READ_ONLY_REASON = "Opened read-only: this command only reads the session."
 PREVIEW_EMULATOR_ORIGIN = "http://127.0.0.1:0"
 #: How many set-aside lines are listed one by one before the rest are counted.
 MAX_REPORTED = 20
+#: The flags that change a session's settings, as ``args`` names them.
+_FLAGS = ("model", "endpoint", "mode", "fallback", "reserve_tokens", "keep_recent_tokens", "auto_compact")
 
 
 def report_problems(command: str, diagnostics: Sequence[Diagnostic], path: Path) -> None:
@@ -302,19 +304,7 @@ def _session_settings(
         mode_sealed=sealed,
     )
     settings = settings._replace(account=route.account.name)
-    given = [
-        f"--{name.replace('_', '-')}"
-        for name in (
-            "model",
-            "endpoint",
-            "mode",
-            "fallback",
-            "reserve_tokens",
-            "keep_recent_tokens",
-            "auto_compact",
-        )
-        if getattr(args, name, None) is not None
-    ]
+    given = [f"--{name.replace('_', '-')}" for name in _FLAGS if getattr(args, name, None) is not None]
     return settings, refused, ("asked for with " + ", ".join(given)) if given else ""
 
 

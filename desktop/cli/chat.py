@@ -101,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
     # Lazy: the --help budget.
     from desktop.cli._session import opened, require_writable
     from desktop.host.journal import LocalPreparationFailure
+    from desktop.host.journal.lines import keeping_decoded
 
     reconfigure = getattr(sys.stdin, "reconfigure", None)
     if reconfigure is not None:
@@ -108,9 +109,6 @@ def run(args: argparse.Namespace) -> int:
     emit = _Emitter() if args.jsonl else None
     failed = 0
     turns = 0
-    # Lazy: the --help budget.
-    from desktop.host.journal.lines import keeping_decoded
-
     # The first turn reads every message right after the open: the rows the reader decoded
     # are kept for it rather than decoded twice, then let go (design P7).
     with keeping_decoded(), opened(args) as (session, _emulator):

@@ -54,9 +54,7 @@ def load(path: Path, leaf: str | None = None) -> Any:
     try:
         session = open_foreign(path)
         return export.foreign_transcript(session, leaf)
-    except ForeignOpenError as error:
-        raise CliError(str(error), path=path) from None
-    except BranchNotFound as error:
+    except (ForeignOpenError, BranchNotFound) as error:
         raise CliError(str(error), path=path) from None
 
 

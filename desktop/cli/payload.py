@@ -161,7 +161,6 @@ def run(args: argparse.Namespace) -> int:
     # Lazy: the --help budget.
     import orjson
 
-    # Lazy: the --help budget.
     from desktop.cli._foreign import detected_foreign, foreign_request
 
     headers: dict[str, str] | None = None
@@ -185,21 +184,16 @@ def run(args: argparse.Namespace) -> int:
         # Another agent's session: its context as that agent rebuilds it (design X1).
         request, offline, foreign = foreign_request(args, Path(args.session), detected)
         notes += foreign.context(getattr(args, "branch", None)).notes  # e.g. no recorded system prompt
-        if args.headers:
-            # Lazy: the --help budget.
-            from desktop.session.inspector.preview import sent_headers
-
-            headers = sent_headers(request, offline=offline)
     elif args.session:
         request, offline, note = request_from_session(args)
         notes += [note] if note is not None else []
-        if args.headers:
-            # Lazy: the --help budget.
-            from desktop.session.inspector.preview import sent_headers
-
-            headers = sent_headers(request, offline=offline)
     else:
         raise CliError("give a session file or --context FILE")
+    if args.headers and not args.context:  # a session's request: the headers it is sent with
+        # Lazy: the --help budget.
+        from desktop.session.inspector.preview import sent_headers
+
+        headers = sent_headers(request, offline=offline)
     for line in notes:
         sys.stderr.write(f"pi-desktop payload: note: {line}\n")
     # Written in pieces: the body of a long session is tens of megabytes, not copied again.

@@ -43,8 +43,9 @@ def activation(gate: Any) -> dict[str, Any]:
     }
 
 
-def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Each transport flag of the route, where it came from, and how old that source is (M1, P3)."""
+def route_flags(resolved: Any) -> dict[str, Any]:
+    """Each transport flag of ``resolved`` (a ``ResolvedModel``), where it came from and how old
+    that source is, and the catalogs in use (M1, P3); the window's route status shows the same."""
     # Lazy: the --help budget.
     from desktop.host.catalog_cache import catalog_sources
     from desktop.pi.capability import flag_origins
@@ -52,18 +53,17 @@ def flags(session: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
 
     catalog = active_catalog()
     sources = catalog_sources(catalog)
-    pi = sources["pi"]
     listed = [
         {
             "flag": origin.flag,
             "value": origin.value,
             "published": origin.published,
             "from": origin.origin,
-            "catalogAge": pi["age"],
+            "catalogAge": sources["pi"]["age"],
         }
-        for origin in flag_origins(session.resolved, catalog.sources)
+        for origin in flag_origins(resolved, catalog.sources)
     ]
-    return listed, sources
+    return {"flags": listed, "catalogs": sources}
 
 
 def cache_figures(session: Any) -> dict[str, Any]:
@@ -92,7 +92,7 @@ def collect(session: Any) -> dict[str, Any]:
     state = runtime.current_state()  # the system messages only, shared with the pending check
     capability = session.capability()
     gate = session.gate
-    flag_list, sources = flags(session)
+    flagged = route_flags(session.resolved)
     return {
         "session": str(session.writer.path),
         "readOnly": session.read_only,
@@ -104,9 +104,9 @@ def collect(session: Any) -> dict[str, Any]:
             "delivery": capability.delivery,
             "toolPath": capability.tool_path,
             "explanation": capability.explanation,
-            "flags": flag_list,
+            "flags": flagged["flags"],
         },
-        "catalogs": sources,
+        "catalogs": flagged["catalogs"],
         "sections": {name: len(text) for name, text in state.sections.items()},
         "guidance": session.prompt.guidance.to_json(),
         "commands": session.tools.listing(),
@@ -144,10 +144,7 @@ def run(args: argparse.Namespace) -> int:
     detected = detected_foreign(Path(args.session))
     if detected is not None:  # another agent's session: read through the foreign engine
         found = foreign_status(args, Path(args.session), detected)
-        if args.json:
-            print(json.dumps(found, indent=2))
-        else:
-            print(render_status(found))
+        print(json.dumps(found, indent=2) if args.json else render_status(found))
         return 0
     args.yes, args.no = False, True
     with opened(args, read_only=True, builds_requests=False) as (session, _emulator):

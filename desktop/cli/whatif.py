@@ -53,13 +53,11 @@ def render(result: Any) -> str:
             f"replayed  {kinds.get('currentBranch', 0)} on the current branch, "
             f"{kinds.get('otherBranches', 0)} on other branches, {kinds.get('subAgents', 0)} of sub-agents"
         )
-    lines.append("")
     header = (
         f"{'route':28} {'strategy':36} {'input':>10} {'uncached':>10} {'writes':>9} "
         f"{'hit':>6} {'cost':>11} {'vs minimum':>11}"
     )
-    lines.append(header)
-    lines.append("-" * len(header))
+    lines += ["", header, "-" * len(header)]
     for route in result.routes:
         for index, figures in enumerate(route.strategies):
             name = route.route if index == 0 else ""
@@ -89,13 +87,10 @@ def render(result: Any) -> str:
     recorded = result.recorded
     if recorded.get("route"):
         cost = format_cost(recorded["cost"]) if recorded.get("cost") is not None else "price unknown"
-        lines.append("")
-        lines.append(f"recorded  {recorded['route']}: {cost} for the replies as billed")
+        lines += ["", f"recorded  {recorded['route']}: {cost} for the replies as billed"]
     if not result.hidden.get("recorded", True):
         lines.append(f"system    not in the file: {result.hidden.get('note', 'the replay leaves it out')}")
-    lines.append("")
-    lines.append("assumptions")
-    lines.extend(f"  - {text}" for text in result.assumptions)
+    lines += ["", "assumptions", *(f"  - {text}" for text in result.assumptions)]
     return "\n".join(lines)
 
 
@@ -164,11 +159,8 @@ def run(args: argparse.Namespace) -> int:
     except CliError as error:
         print(f"pi-desktop whatif: {error}", file=sys.stderr)
         return 2
-    if args.json:
-        # Lazy: the --help budget.
-        from desktop.pi.money import tidy
+    # Lazy: the --help budget.
+    from desktop.pi.money import tidy
 
-        print(json.dumps(tidy(result.to_json()), indent=2))
-    else:
-        print(render(result))
+    print(json.dumps(tidy(result.to_json()), indent=2) if args.json else render(result))
     return 0

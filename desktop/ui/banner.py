@@ -14,7 +14,7 @@ import unicodedata
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QToolButton, QVBoxLayout, QWidget
 
-from desktop.ui.inert import plain_label
+from desktop.ui.inert import named, plain_label
 from desktop.ui.theme import is_dark
 
 MAX_BANNERS = 4
@@ -75,12 +75,9 @@ class Banner(QFrame):
         )
         self.label.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.label.setAccessibleName(f"{self.level}: {self.label.text()[:200]}")
-        self.close_button = QToolButton()
-        self.close_button.setObjectName("bannerClose")
+        self.close_button = named(QToolButton(), "bannerClose", "Dismiss this message", "Dismiss message")
         self.close_button.setText("✕")
         self.close_button.setAutoRaise(True)
-        self.close_button.setToolTip("Dismiss this message")
-        self.close_button.setAccessibleName("Dismiss message")
         self.close_button.clicked.connect(self.dismiss)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)

@@ -126,9 +126,7 @@ def change_diff(tool: str, arguments: Mapping[str, Any], workspace: str) -> str:
         return ""
     current = _current_text(path, workspace)
     if tool == "write":
-        new = str(arguments.get("content", ""))
-        old = current or ""
-        return unified_diff(path, old, new, created=current is None)
+        return unified_diff(path, current or "", str(arguments.get("content", "")), created=current is None)
     pairs = edit_pairs(arguments)
     if current is not None and pairs and all(old in current for old, _new in pairs):
         updated = current

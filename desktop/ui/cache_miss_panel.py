@@ -14,6 +14,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from desktop.ui.inert import named
+
 _HEADERS = ("Message", "Cause", "Where", "Re-cached")
 #: The table lists the latest misses only: a long session can have thousands, and filling and
 #: sizing a table of all of them on the GUI thread stalls the window (design G9); the summary
@@ -64,15 +66,13 @@ class CacheMissPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("cacheMisses")
         self.shown = False
-        self.summary = QLabel("Cache: no reply on this session yet")
-        self.summary.setObjectName("cacheMissSummary")
+        self.summary = named(QLabel("Cache: no reply on this session yet"), "cacheMissSummary")
         self.summary.setWordWrap(True)
         self.summary.setToolTip(
             "A miss is a reply whose cache read fell short of what the request before it left in "
             "the cache; its cause is one of the causes Claude Code reports, with where it happened."
         )
-        self.table = QTableWidget(0, len(_HEADERS))
-        self.table.setObjectName("cacheMissTable")
+        self.table = named(QTableWidget(0, len(_HEADERS)), "cacheMissTable")
         self.table.setHorizontalHeaderLabels(list(_HEADERS))
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(False)

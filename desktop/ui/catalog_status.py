@@ -1,39 +1,15 @@
 """Where the route's capability flags came from and how old that is (design M1, P3).
 
-``route_flags`` runs on the worker (it stats the catalog cache files) and returns plain data,
-the same figures ``pi-desktop status`` prints: each transport flag, its value, the catalog
-(bundled snapshot or refreshed copy, a patch, a fallback) it came from, and the age of that
-catalog. ``flags_text`` turns them into the lines the route status shows on the GUI thread.
+The worker takes the figures ``pi-desktop status`` prints (``desktop.cli.status.route_flags``:
+it stats the catalog cache files): each transport flag, its value, the catalog (bundled
+snapshot or refreshed copy, a patch, a fallback) it came from, and the age of that catalog.
+``flags_text`` turns them into the lines the route status shows on the GUI thread.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-
-from desktop.host.catalog_cache import catalog_sources
-from desktop.pi.capability import flag_origins
-from desktop.pi.catalog import active_catalog
-
-
-def route_flags(resolved: Any) -> dict[str, Any]:
-    """The flags of ``resolved`` (a ``ResolvedModel``) with their origins, and the catalogs in use."""
-
-    catalog = active_catalog()
-    sources = catalog_sources(catalog)
-    return {
-        "flags": [
-            {
-                "flag": origin.flag,
-                "value": origin.value,
-                "published": origin.published,
-                "from": origin.origin,
-                "catalogAge": sources["pi"]["age"],
-            }
-            for origin in flag_origins(resolved, catalog.sources)
-        ],
-        "catalogs": sources,
-    }
 
 
 def flags_text(capability: Mapping[str, Any]) -> str:

@@ -6,6 +6,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from desktop.ui.inert import named
+
 
 class _Editor(QPlainTextEdit):
     submit = Signal()
@@ -29,18 +31,13 @@ class Composer(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("composer")
-        self.editor = _Editor()
-        self.editor.setObjectName("composerEditor")
+        self.editor = named(_Editor(), "composerEditor")
         self.editor.setPlaceholderText("Ask Pi… (Ctrl+Enter to send, Esc to stop)")
         self.editor.setTabChangesFocus(True)
         self.editor.setMaximumHeight(110)
-        self.send_button = QPushButton("Send")
-        self.send_button.setObjectName("sendButton")
-        self.send_button.setToolTip("Send (Ctrl+Enter)")
+        self.send_button = named(QPushButton("Send"), "sendButton", "Send (Ctrl+Enter)")
         self.send_button.setDefault(True)
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setObjectName("stopButton")
-        self.stop_button.setToolTip("Stop the running turn (Esc)")
+        self.stop_button = named(QPushButton("Stop"), "stopButton", "Stop the running turn (Esc)")
         self.stop_button.setEnabled(False)
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)

@@ -26,20 +26,14 @@ MIN_BAR = 4
 #: Space for the dollar axis on the left and the legend at the top.
 AXIS_WIDTH = 64
 LEGEND_HEIGHT = 20
-#: (light, dark) colours of the three parts and of a request without a price.
-COLORS = {
-    "cached": ("#16a34a", "#4ade80"),
-    "uncached": ("#d97706", "#fbbf24"),
-    "output": ("#3b82f6", "#60a5fa"),
-    "unknown": ("#9ca3af", "#6b7280"),
+#: The legend's label and the (light, dark) colours of the three parts and of a request without a price.
+PARTS = {
+    "cached": ("cache reads", "#16a34a", "#4ade80"),
+    "uncached": ("uncached input", "#d97706", "#fbbf24"),
+    "output": ("output", "#3b82f6", "#60a5fa"),
+    "unknown": ("price unknown", "#9ca3af", "#6b7280"),
 }
-LABELS = {
-    "cached": "cache reads",
-    "uncached": "uncached input",
-    "output": "output",
-    "unknown": "price unknown",
-}
-UNKNOWN = "price unknown"
+UNKNOWN = PARTS["unknown"][0]
 
 
 @dataclass(frozen=True)
@@ -137,7 +131,7 @@ class CostChart(QWidget):
 
     def colors(self) -> dict[str, QColor]:
         dark = is_dark(self.palette())
-        return {name: QColor(pair[1] if dark else pair[0]) for name, pair in COLORS.items()}
+        return {name: QColor(dark_color if dark else light) for name, (_, light, dark_color) in PARTS.items()}
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
@@ -158,8 +152,8 @@ class CostChart(QWidget):
         for name in ("cached", "uncached", "output", *(("unknown",) if unknown else ())):
             painter.fillRect(QRectF(x, 5, 10, 10), colors[name])
             painter.setPen(text)
-            painter.drawText(QPointF(x + 14, metrics.ascent() + 2), LABELS[name])
-            x += 14 + metrics.horizontalAdvance(LABELS[name]) + 14
+            painter.drawText(QPointF(x + 14, metrics.ascent() + 2), PARTS[name][0])
+            x += 14 + metrics.horizontalAdvance(PARTS[name][0]) + 14
         area = self.plot_area()
         top, step = axis_top(max((bar.total for bar in bars if bar.known), default=0.0))
         # The dollar axis: a faint line per tick, its figure on the left.

@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from desktop.ui.inert import plain_tip
+from desktop.ui.inert import named, plain_tip
 from desktop.ui.messages import ForeignBranch
 
 
@@ -49,19 +49,15 @@ class ForeignBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("foreignBar")
-        self.label = QLabel()
-        self.label.setObjectName("foreignLabel")
+        self.label = named(QLabel(), "foreignLabel")
         self.label.setTextFormat(Qt.TextFormat.RichText)
-        self.branches = QComboBox()
-        self.branches.setObjectName("branchSwitcher")
-        self.branches.setToolTip(BRANCHES_TIP)
+        self.branches = named(QComboBox(), "branchSwitcher", BRANCHES_TIP)
         # The box may be narrower than a branch's label: its tooltip names the whole branch (G16).
         self.branches.currentIndexChanged.connect(self._name_current_branch)
         self.branches.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.branches.setMinimumContentsLength(12)
         self.branches.activated.connect(self._branch_activated)
-        self.continue_button = QPushButton("Continue in Pi Desktop")
-        self.continue_button.setObjectName("continueButton")
+        self.continue_button = named(QPushButton("Continue in Pi Desktop"), "continueButton")
         self.continue_button.setToolTip(
             "Fork this branch into a new Pi Desktop session: the source file stays untouched "
             "and no tool activation is carried over"

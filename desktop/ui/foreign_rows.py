@@ -33,10 +33,7 @@ _DESKTOP_CODES = {
 
 def kind_code(kind: str) -> int:
     """The timeline's kind byte of a foreign row kind (the same as ``row_kind`` of its row dict)."""
-    code = _DESKTOP_CODES.get(kind)
-    if code is not None:
-        return code
-    return rowinfo.FOREIGN_KINDS.get(kind, rowinfo.FOREIGN_KINDS["other"])[0]
+    return _DESKTOP_CODES.get(kind, rowinfo.FOREIGN_KINDS.get(kind, rowinfo.FOREIGN_KINDS["other"])[0])
 
 
 class ForeignRows(RecentRows):

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
 from desktop.ui import rowinfo
 from desktop.ui.glossary import GLOSSARY
-from desktop.ui.inert import InertBrowser
+from desktop.ui.inert import InertBrowser, named
 from desktop.ui.theme import is_dark, kind_style
 
 PICTURES = ("timeline-row", "anchored", "cache-break")
@@ -175,9 +175,7 @@ class HelpPage(QDialog):
         self.setObjectName("helpPage")
         self.setWindowTitle("What am I looking at? — Pi Desktop")
         self.resize(760, 720)
-        self.browser = InertBrowser()
-        self.browser.setObjectName("helpBrowser")
-        self.browser.setAccessibleName("Help: what am I looking at")
+        self.browser = named(InertBrowser(), "helpBrowser", accessible="Help: what am I looking at")
         dark = is_dark(self.palette())
         document = self.browser.document()
         for name in PICTURES:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSize, Qt, QUrl
 from PySide6.QtGui import QImage, QImageReader, QTextDocument
@@ -35,6 +35,7 @@ MAX_IMAGE_SIDE = 10_000
 MAX_IMAGE_PIXELS = 25_000_000
 
 _RASTER = {b"png": "PNG", b"jpeg": "JPEG", b"gif": "GIF", b"webp": "WebP"}
+_Widget = TypeVar("_Widget", bound=QWidget)
 
 
 def _empty_image() -> QImage:
@@ -91,12 +92,22 @@ class InertBrowser(QTextBrowser):
             self.scrollToAnchor(url.fragment())
 
 
+def named(widget: _Widget, name: str, tip: str = "", accessible: str = "") -> _Widget:
+    """``widget`` with its object name (what styles and tests find it by), tooltip and the name
+    a screen reader says; an empty tooltip or accessible name is left unset."""
+    widget.setObjectName(name)
+    if tip:
+        widget.setToolTip(tip)
+    if accessible:
+        widget.setAccessibleName(accessible)
+    return widget
+
+
 def plain_label(
     text: str = "", parent: QWidget | None = None, *, name: str = "", wrap: bool = False
 ) -> QLabel:
     """A label that shows ``text`` as written, whatever tags it contains."""
-    label = QLabel(parent)
-    label.setObjectName(name)
+    label = named(QLabel(parent), name)
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(wrap)
     label.setText(text)
@@ -121,8 +132,7 @@ def question_box(
     parent: QWidget, name: str, title: str, text: str, informative: str, yes: str, on_yes: Callable[[], None]
 ) -> QMessageBox:
     """A plain-text question, opened, whose Yes button says ``yes``; Cancel is the default."""
-    box = plain_message_box(QMessageBox.Icon.Question, title, text, parent)
-    box.setObjectName(name)
+    box = named(plain_message_box(QMessageBox.Icon.Question, title, text, parent), name)
     box.setInformativeText(informative)
     box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
     box.button(QMessageBox.StandardButton.Yes).setText(yes)

@@ -11,8 +11,6 @@ import re
 
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
-from desktop.ui.theme import is_dark
-
 MAX_CHARS = 400_000
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\btrue\b|\bfalse\b|\bnull\b')
 
@@ -28,9 +26,6 @@ def _format(color: str, bold: bool = False) -> QTextCharFormat:
 class JsonHighlighter(QSyntaxHighlighter):
     def __init__(self, document: QTextDocument, dark: bool = False) -> None:
         super().__init__(document)
-        self.set_dark(dark)
-
-    def set_dark(self, dark: bool) -> None:
         if dark:
             self._key, self._string = _format("#8ab4f8", True), _format("#a5d6a7")
             self._number, self._literal = _format("#f6b26b"), _format("#ce93d8")
@@ -49,10 +44,3 @@ class JsonHighlighter(QSyntaxHighlighter):
                 self.setFormat(match.start(), len(token), self._number)
             else:
                 self.setFormat(match.start(), len(token), self._literal)
-
-
-def attach(document: QTextDocument, palette_dark: bool) -> JsonHighlighter:
-    return JsonHighlighter(document, palette_dark)
-
-
-__all__ = ["MAX_CHARS", "JsonHighlighter", "attach", "is_dark"]

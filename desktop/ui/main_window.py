@@ -54,7 +54,7 @@ from desktop.ui.context_meter import ContextMeter
 from desktop.ui.export_action import ask_and_export
 from desktop.ui.glossary import tooltip
 from desktop.ui.help_page import HelpPage
-from desktop.ui.inert import plain_label, plain_message_box, plain_tip, question_box
+from desktop.ui.inert import named, plain_label, plain_message_box, plain_tip, question_box
 from desktop.ui.inspect_controller import InspectController
 from desktop.ui.message_view import MessageView
 from desktop.ui.messages import (
@@ -207,20 +207,17 @@ class MainWindow(QMainWindow):
     # --- construction ---------------------------------------------------------------------
 
     def _build_views(self) -> None:
-        self.search = QLineEdit()
-        self.search.setObjectName("timelineSearch")
+        self.search = named(QLineEdit(), "timelineSearch", accessible="Search the transcript")
         self.search.setPlaceholderText("Search the transcript (Ctrl+F)")
         self.search.setClearButtonEnabled(True)
-        self.search.setAccessibleName("Search the transcript")
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(200)
         self._search_timer.timeout.connect(lambda: self._apply_search())
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
-        self.kinds_button = QPushButton("Kinds")
-        self.kinds_button.setObjectName("kindsButton")
-        self.kinds_button.setToolTip("Show or hide rows by kind")
-        self.kinds_button.setAccessibleName("Row kinds")
+        self.kinds_button = named(
+            QPushButton("Kinds"), "kindsButton", "Show or hide rows by kind", "Row kinds"
+        )
         self.kinds_menu = QMenu(self)
         self.kind_actions: dict[int, QAction] = {}
         for kind in rowinfo.FILTER_KINDS:
@@ -235,15 +232,11 @@ class MainWindow(QMainWindow):
             self.kind_actions[kind] = action
         self.kinds_button.setMenu(self.kinds_menu)
 
-        self.hidden_notice = QLabel()
-        self.hidden_notice.setObjectName("hiddenNotice")
+        self.hidden_notice = named(QLabel(), "hiddenNotice")
         self.hidden_notice.setTextFormat(Qt.TextFormat.RichText)
         self.hidden_notice.linkActivated.connect(self._notice_link)
 
-        self.view = TimelineView()
-        self.view.setObjectName("timelineView")
-        self.view.setAccessibleName("Timeline")
-        self.view.setToolTip(tooltip("timeline"))
+        self.view = named(TimelineView(), "timelineView", tooltip("timeline"), "Timeline")
         self.view.setModel(self.shown)
         self.view.setItemDelegate(TimelineDelegate(self.view))
         self.view.setUniformItemSizes(True)
@@ -278,9 +271,7 @@ class MainWindow(QMainWindow):
         left_layout.addWidget(self.view, 1)
         left_layout.addWidget(self.composer)
 
-        self.tabs = QTabWidget()
-        self.tabs.setObjectName("detailTabs")
-        self.tabs.setAccessibleName("Detail tabs")
+        self.tabs = named(QTabWidget(), "detailTabs", accessible="Detail tabs")
         self.message_view = MessageView()
         self.message_view.raw_requested.connect(lambda: self.tabs.setCurrentIndex(TAB_ROW))
         self.message_view.conversation_toggled.connect(lambda _on: self._sync_conversation())
@@ -301,7 +292,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.payload_view, "Payload")
         self.tabs.addTab(self.usage_view, "Usage")
         self.payload_view.preview_requested.connect(self.client.request_preview)
-        self.payload_view.shown_changed.connect(self.client.previews_shown)
+        self.payload_view.shown_changed.connect(self.client.set_previews_shown)
         self.payload_view.preview_dropped.connect(self.client.drop_preview)
         self.payload_view.save_requested.connect(self.client.save_bytes)
         # The Usage tab's cache misses are summed from the whole transcript: on the worker, and
@@ -309,8 +300,7 @@ class MainWindow(QMainWindow):
         self._misses_stale = True
         self.tabs.currentChanged.connect(lambda _index: self._refresh_cache_misses())
 
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.setObjectName("mainSplitter")
+        self.splitter = named(QSplitter(Qt.Orientation.Horizontal), "mainSplitter")
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(0, 3)
@@ -336,37 +326,29 @@ class MainWindow(QMainWindow):
         self._update_notice()
 
     def _build_toolbar(self) -> None:
-        bar = QToolBar("Session")
-        bar.setObjectName("sessionToolbar")
+        bar = named(QToolBar("Session"), "sessionToolbar")
         bar.setMovable(False)
-        self.route_combo = QComboBox()
-        self.route_combo.setObjectName("routeCombo")
-        self.route_combo.setToolTip(tooltip("route"))
-        self.route_combo.setAccessibleName("Route")
+        self.route_combo = named(QComboBox(), "routeCombo", tooltip("route"), "Route")
         self.route_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.route_combo.activated.connect(lambda _i: self.session_choices.route_chosen())
-        self.mode_combo = QComboBox()
-        self.mode_combo.setObjectName("modeCombo")
-        self.mode_combo.setToolTip(tooltip("permission mode"))
-        self.mode_combo.setAccessibleName("Permission mode")
+        self.mode_combo = named(QComboBox(), "modeCombo", tooltip("permission mode"), "Permission mode")
         self.mode_combo.addItems(list(PERMISSION_MODES))
         self.mode_combo.activated.connect(lambda _i: self.session_choices.mode_chosen())
-        self.fallback_combo = QComboBox()
-        self.fallback_combo.setObjectName("fallbackCombo")
-        self.fallback_combo.setToolTip(tooltip("fallback", "folded", "attributed"))
-        self.fallback_combo.setAccessibleName("Fallback for system updates")
+        self.fallback_combo = named(
+            QComboBox(),
+            "fallbackCombo",
+            tooltip("fallback", "folded", "attributed"),
+            "Fallback for system updates",
+        )
         self.fallback_combo.addItem("folded", "folded")
         self.fallback_combo.addItem("attributed updates", "attributed")
         self.fallback_combo.activated.connect(lambda _i: self.session_choices.fallback_chosen())
-        self.capability_label = QLabel()
-        self.capability_label.setObjectName("capabilityLabel")
+        self.capability_label = named(QLabel(), "capabilityLabel", tooltip("capability"))
         self.capability_label.setTextFormat(Qt.TextFormat.RichText)
-        self.capability_label.setToolTip(tooltip("capability"))
-        self.compact_button = QPushButton("Compact")
-        self.compact_button.setObjectName("compactButton")
-        self.compact_button.setToolTip(tooltip("compaction"))
-        self.compact_button.setAccessibleName("Compact the session")
-        self.compact_button.clicked.connect(self.compact)
+        self.compact_button = named(
+            QPushButton("Compact"), "compactButton", tooltip("compaction"), "Compact the session"
+        )
+        self.compact_button.clicked.connect(lambda: self.compact_asking(""))
         for text, combo, term in (
             (" &Route ", self.route_combo, "route"),
             ("  &Mode ", self.mode_combo, "permission mode"),
@@ -414,7 +396,7 @@ class MainWindow(QMainWindow):
         self.send_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.stop_action = session_menu.addAction("S&top", self.stop)
         self.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
-        self.compact_action = session_menu.addAction("&Compact", self.compact)
+        self.compact_action = session_menu.addAction("&Compact", lambda: self.compact_asking(""))
         self.compact_action.setShortcut(QKeySequence("Ctrl+Shift+K"))
 
         view_menu = menu.addMenu("&View")
@@ -443,15 +425,10 @@ class MainWindow(QMainWindow):
         if log_folder is not None:
             help_menu.addAction(show_logs_action(self, log_folder))
         help_menu.addAction("&About Pi Desktop", self._about)
-        for action in (
-            self.send_action,
-            self.stop_action,
-            self.compact_action,
-            self.hidden_action,
-            self.find_action,
-            self.help_action,
-        ):
-            self.addAction(action)
+        self.addActions(
+            [self.send_action, self.stop_action, self.compact_action, self.hidden_action, self.find_action]
+        )
+        self.addAction(self.help_action)
 
     def _connect_worker(self) -> None:
         w = self.worker
@@ -819,12 +796,9 @@ class MainWindow(QMainWindow):
             self.client.stop.emit()
             self.statusBar().showMessage("Stopping…", 3000)
 
-    def compact(self) -> None:
-        """The Compact button and Ctrl+Shift+K: say what will happen, then ask (design C1)."""
-        self.compact_asking("")
-
     def compact_asking(self, focus: str) -> None:
-        """Show what compacting would do and ask; ``/compact FOCUS`` asks the same (design X7)."""
+        """Show what compacting would do and ask (design C1): the Compact button, Ctrl+Shift+K and
+        ``/compact FOCUS`` ask the same (design X7)."""
         if self.busy:
             return
         preview = self.compaction_preview
@@ -928,13 +902,10 @@ class MainWindow(QMainWindow):
         self._refresh_cache_misses()
         self.route_combo.blockSignals(True)
         self.route_combo.clear()
-        for choice in status.routes:
+        for index, choice in enumerate(status.routes):
             self.route_combo.addItem(route_text(choice.label), choice.key)
-            self.route_combo.setItemData(
-                self.route_combo.count() - 1, plain_tip(choice.label), Qt.ItemDataRole.ToolTipRole
-            )
+            self.route_combo.setItemData(index, plain_tip(choice.label), Qt.ItemDataRole.ToolTipRole)
             if not choice.available:
-                index = self.route_combo.count() - 1
                 item = self.route_combo.model().item(index)  # type: ignore[attr-defined]
                 item.setEnabled(False)
                 item.setToolTip(plain_tip(choice.why))

@@ -281,7 +281,9 @@ _ROLE_TITLES = {
 }
 
 
-def _header(title: str, detail: str, color: str, c: Colors) -> str:
+def _header(title: str, color: str, c: Colors, *details: str) -> str:
+    """The row's title in its colour, then the details that are not empty (its time first)."""
+    detail = " · ".join(d for d in details if d)
     extra = f' <span style="color: {c.muted}; font-weight: normal">· {esc(detail)}</span>' if detail else ""
     return f'<p style="margin: 8px 0 2px 0"><b style="color: {color}">{esc(title)}</b>{extra}</p>'
 
@@ -390,11 +392,8 @@ def render_row(
     color = kind_style(code, dark).accent.name() if code is not None else c.muted
     message = row.get("message") if isinstance(row.get("message"), Mapping) else None
     if kind in ("user", "assistant", "streaming") and message is not None:
-        detail = when
-        if kind == "assistant":
-            model = message.get("model")
-            detail = " · ".join(x for x in (when, str(model or "")) if x)
-        parts.append(_header(title, detail, color, c))
+        model = str(message.get("model") or "") if kind == "assistant" else ""
+        parts.append(_header(title, color, c, when, model))
         stop = message.get("stopReason")
         if kind == "assistant" and stop in ("error", "aborted"):
             why = message.get("errorMessage") or stop
@@ -409,34 +408,35 @@ def render_row(
     elif kind == "toolResult" and message is not None:
         failed = bool(message.get("isError"))
         name = str(message.get("toolName", "?"))
-        detail = " · ".join(x for x in (when, "failed" if failed else "") if x)
-        parts.append(_header(f"{title}: {name}", detail, c.bad if failed else color, c))
+        parts.append(
+            _header(f"{title}: {name}", c.bad if failed else color, c, when, "failed" if failed else "")
+        )
         parts.append(tool_result_html(key, message, expanded, rendered, c))
     elif kind == "system":
         anchored = f"anchored before {row.get('before')}" if row.get("before") else ""
-        parts.append(_header(title, " · ".join(x for x in (when, anchored) if x), c.muted, c))
+        parts.append(_header(title, c.muted, c, when, anchored))
         parts.append(_system_html(row, key, expanded, c))
     elif kind == "compaction":
         tokens = row.get("tokensBefore")
         detail = f"~{tokens:,} tokens before" if isinstance(tokens, int) else ""
-        parts.append(_header(title, " · ".join(x for x in (when, detail) if x), c.warn, c))
+        parts.append(_header(title, c.warn, c, when, detail))
         parts.append(markdown(str(row.get("summary", "")), c))
     elif kind == "local":  # a slash command's answer: shown here only, never sent nor journaled
         level = str(row.get("level", "info"))
         color = c.bad if level == "error" else c.warn if level == "warning" else c.muted
-        parts.append(_header(title, " · ".join(x for x in (when, "only you see this") if x), color, c))
+        parts.append(_header(title, color, c, when, "only you see this"))
         lines = str(row.get("text", "")).split("\n")
         parts.append("".join(f'<p style="margin: 1px 0">{esc(line) or "&nbsp;"}</p>' for line in lines))
     elif kind == "note":
         level = str(row.get("level", "info"))
-        parts.append(_header(f"{title} ({level})", when, c.bad if level == "error" else c.muted, c))
+        parts.append(_header(f"{title} ({level})", c.bad if level == "error" else c.muted, c, when))
         text = str(row.get("text", ""))
         parts.append(f"<p>{esc(text)}</p>")
         meaning = note_meaning(text)
         if meaning:
             parts.append(f'<p style="color: {c.muted}"><i>What this means:</i> {esc(meaning)}</p>')
     else:
-        parts.append(_header(title, when, c.muted, c))
+        parts.append(_header(title, c.muted, c, when))
         parts.append(f'<p style="color: {c.muted}">{esc(rowinfo.row_summary(row))}</p>')
     rendered.html = f'<a name="{html.escape(key)}"></a>' + "".join(parts)
     return rendered

@@ -20,7 +20,7 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from desktop.ui.inert import InertBrowser
+from desktop.ui.inert import InertBrowser, named
 from desktop.ui.message_html import Rendered, render_row, row_key
 from desktop.ui.theme import is_dark
 
@@ -36,8 +36,7 @@ class MessageView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("messageView")
-        self.conversation = QCheckBox("Conversation")
-        self.conversation.setObjectName("conversationToggle")
+        self.conversation = named(QCheckBox("Conversation"), "conversationToggle")
         self.conversation.setToolTip(
             "Show the whole transcript around the timeline's visible rows, scrolling with the timeline "
             "and following new replies; off: only the selected row"
@@ -45,22 +44,21 @@ class MessageView(QWidget):
         self.conversation.setAccessibleName("Conversation mode")
         self.conversation.setChecked(True)
         self.conversation.toggled.connect(self.conversation_toggled)
-        self.jump_button = QPushButton("Jump to latest ↓")
-        self.jump_button.setObjectName("jumpToLatest")
+        self.jump_button = named(QPushButton("Jump to latest ↓"), "jumpToLatest", accessible="Jump to latest")
         self.jump_button.setToolTip(
             "Scroll the conversation and the timeline to the newest row and follow it"
         )
-        self.jump_button.setAccessibleName("Jump to latest")
         self.jump_button.clicked.connect(self._jump)
         self.jump_button.hide()
-        self.raw_button = QPushButton("Raw JSON")
-        self.raw_button.setObjectName("rawJsonButton")
-        self.raw_button.setToolTip("The selected row exactly as stored in the session file (Row tab)")
-        self.raw_button.setAccessibleName("Show raw JSON")
+        self.raw_button = named(
+            QPushButton("Raw JSON"),
+            "rawJsonButton",
+            "The selected row exactly as stored in the session file (Row tab)",
+            "Show raw JSON",
+        )
         self.raw_button.clicked.connect(self.raw_requested)
-        self.browser = InertBrowser()  # reads nothing a message names (design G11)
-        self.browser.setObjectName("messageBrowser")
-        self.browser.setAccessibleName("Rendered message")
+        # Reads nothing a message names (design G11).
+        self.browser = named(InertBrowser(), "messageBrowser", accessible="Rendered message")
         self.browser.anchorClicked.connect(self._link)
         self.browser.setPlaceholderText("Select a row in the timeline to read it here.")
         bar = QHBoxLayout()

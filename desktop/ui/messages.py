@@ -132,7 +132,6 @@ class TurnFinished:
 
     stopped: str
     error: str | None = None
-    requests: int = 0
     note: str | None = None
     #: The message sent that was not written (refused, or its row could not be stored): the
     #: window puts it back in an empty composer, so a full disk or a refusal loses no text.
@@ -141,10 +140,9 @@ class TurnFinished:
 
 @dataclass(frozen=True, slots=True)
 class Started:
-    """The first launch's route and why (design D3), and a keyring that could not be read."""
+    """The first launch's route (design D3; why is in the log), and a keyring that could not be read."""
 
     initial_route: str
-    reason: str
     keyring_note: str = ""
 
 

@@ -3,9 +3,8 @@
 A feature (the accounts dialog, the payload tab's Save, the window's settings) does not get a
 slot on the worker of its own. It builds an ``Op``: a function that runs on the worker thread
 with the worker (its open session, runtime and writer), and a callback that receives the
-result back on the GUI thread. ``WorkerOps.query`` only reads or writes outside the session;
-``WorkerOps.change`` also republishes what the inspector shows (status, previews, activation)
-afterwards, like Anki's ``CollectionOp``. The result crosses the threads as one immutable
+result back on the GUI thread. An op that ``changes_session`` has the worker republish what the
+inspector shows (status, previews, activation) afterwards, like Anki's ``CollectionOp``. The result crosses the threads as one immutable
 object through ``Signal(object)``: nothing is copied on the way.
 """
 
@@ -63,7 +62,6 @@ class WorkerOps(QObject):
         super().__init__(parent)
         self._submit.connect(worker.run_op, Qt.ConnectionType.QueuedConnection)
         worker.op_finished.connect(self._finished, Qt.ConnectionType.QueuedConnection)
-        self.errors: list[str] = []
 
     def query(
         self,
@@ -80,12 +78,10 @@ class WorkerOps(QObject):
 
     @Slot(object)
     def _finished(self, outcome: OpOutcome) -> None:
-        if outcome.error is not None:
-            self.errors.append(outcome.error)
-            if outcome.op.failed is not None:
-                outcome.op.failed(outcome.error)
-            else:
-                self.failure.emit(outcome.error)
-            return
-        if outcome.op.done is not None:
-            outcome.op.done(outcome.result)
+        if outcome.error is None:
+            if outcome.op.done is not None:
+                outcome.op.done(outcome.result)
+        elif outcome.op.failed is not None:
+            outcome.op.failed(outcome.error)
+        else:
+            self.failure.emit(outcome.error)

@@ -58,7 +58,7 @@ from desktop.pi.money import format_cost
 from desktop.ui.banner import notice_style
 from desktop.ui.curl_text import curl_command
 from desktop.ui.glossary import tooltip
-from desktop.ui.inert import plain_label
+from desktop.ui.inert import named, plain_label
 from desktop.ui.json_highlighter import MAX_CHARS, JsonHighlighter
 from desktop.ui.theme import is_dark
 
@@ -219,14 +219,11 @@ class PayloadPane(QWidget):
         self.stale = False
         self.notice = plain_label(name=f"{name}Notice", wrap=True)
         self.notice.hide()
-        self.title = QLabel()
-        self.title.setObjectName(f"{name}Title")
+        self.title = named(QLabel(), f"{name}Title")
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.RichText)  # built from escaped pieces (design G11)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.cache = QLabel()
-        self.cache.setObjectName(f"{name}Cache")
-        self.cache.setToolTip(tooltip("cache break", "cached tokens"))
+        self.cache = named(QLabel(), f"{name}Cache", tooltip("cache break", "cached tokens"))
         self.cache.setWordWrap(True)
         self.cache.setTextFormat(Qt.TextFormat.RichText)
         #: "cache warm · 3:12 left": ticks on the GUI thread from the stored timestamps (P9).
@@ -239,13 +236,11 @@ class PayloadPane(QWidget):
         #: Which mark the body shows: the end of the provider's cached prefix (the default) or,
         #: as the secondary view, where the body first differs from the last request.
         self.mark_changes = False
-        self.headers = QPlainTextEdit()
-        self.headers.setObjectName(f"{name}Headers")
+        self.headers = named(QPlainTextEdit(), f"{name}Headers")
         self.headers.setReadOnly(True)
         lines = self.headers.fontMetrics().lineSpacing()
         self.headers.setFixedHeight(lines * 4 + 12)
-        self.body = QPlainTextEdit()
-        self.body.setObjectName(f"{name}Body")
+        self.body = named(QPlainTextEdit(), f"{name}Body")
         self.body.setReadOnly(True)
         self.body.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
@@ -418,12 +413,10 @@ class PayloadView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("payloadView")
-        self.route_combo = QComboBox()
-        self.route_combo.setObjectName("payloadRoute")
-        self.route_combo.setToolTip("Which route's next request to show")
-        self.compare_combo = QComboBox()
-        self.compare_combo.setObjectName("payloadCompare")
-        self.compare_combo.setToolTip("Show another route's next request side by side")
+        self.route_combo = named(QComboBox(), "payloadRoute", "Which route's next request to show")
+        self.compare_combo = named(
+            QComboBox(), "payloadCompare", "Show another route's next request side by side"
+        )
         for combo in (self.route_combo, self.compare_combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(14)
@@ -434,19 +427,19 @@ class PayloadView(QWidget):
         self.copy_button.setToolTip("Copy the exact body bytes")
         self.save_button = QPushButton("Save…")
         self.save_button.setToolTip("Save the exact body bytes to a file")
-        self.curl_button = QPushButton("Copy as cURL")
-        self.curl_button.setObjectName("copyCurl")
-        self.curl_button.setToolTip(
+        self.curl_button = named(
+            QPushButton("Copy as cURL"),
+            "copyCurl",
             "Copy this request as a curl command: the URL, the headers with credentials shown as "
-            "<redacted> (put your own key in), and the exact body"
+            "<redacted> (put your own key in), and the exact body",
         )
         self.jump_button = QPushButton("Go to cache end")
         self.jump_button.setToolTip("Scroll to where the provider's cached prefix is predicted to end")
-        self.changes_box = QCheckBox("Changes")
-        self.changes_box.setObjectName("payloadChangesMark")
-        self.changes_box.setToolTip(
+        self.changes_box = named(
+            QCheckBox("Changes"),
+            "payloadChangesMark",
             "Secondary view: mark where the body first differs from the last request on this route "
-            "(a byte diff, not what the provider caches)"
+            "(a byte diff, not what the provider caches)",
         )
         self.main = PayloadPane("payloadMain")
         self.compare = PayloadPane("payloadCompare")
@@ -470,8 +463,7 @@ class PayloadView(QWidget):
         options.addWidget(self.copy_button)
         options.addWidget(self.curl_button)
         options.addWidget(self.save_button)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.setObjectName("payloadSplitter")
+        self.splitter = named(QSplitter(Qt.Orientation.Horizontal), "payloadSplitter")
         self.splitter.addWidget(self.main)
         self.splitter.addWidget(self.compare)
         layout = QVBoxLayout(self)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from desktop.ui.banner import printable
 from desktop.ui.glossary import tooltip
 from desktop.ui.html import Colors, diff_line, esc
-from desktop.ui.inert import InertBrowser, plain_label
+from desktop.ui.inert import InertBrowser, named, plain_label
 from desktop.ui.theme import is_dark
 
 #: What each permission mode means for the next calls, in one line (design G7).
@@ -73,9 +73,7 @@ class PermissionDialog(QDialog):
         summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         arguments = info.get("arguments") or {}
         diff = str(info.get("diff", "") or "")
-        self.detail = InertBrowser()
-        self.detail.setObjectName("permissionDetail")
-        self.detail.setAccessibleName("What the tool will do")
+        self.detail = named(InertBrowser(), "permissionDetail", accessible="What the tool will do")
         self.detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         if diff:
             self.detail.setHtml(diff_html(diff, is_dark(self.palette())))
@@ -91,9 +89,9 @@ class PermissionDialog(QDialog):
         self.detail.setMinimumHeight(min(shown_lines + 1, 4) * spacing + 16)
         self.detail.setMaximumHeight(min(shown_lines + 1, 24) * spacing + 16)
         mode = str(info.get("mode", ""))
-        self.consequence = plain_label(MODE_CONSEQUENCES.get(mode, f"Permission mode: {mode}"))
-        self.consequence.setObjectName("permissionMode")
-        self.consequence.setWordWrap(True)
+        self.consequence = plain_label(
+            MODE_CONSEQUENCES.get(mode, f"Permission mode: {mode}"), name="permissionMode", wrap=True
+        )
         self.consequence.setToolTip(tooltip("permission mode"))
         self.remember = QCheckBox(f"Allow {tool.replace('&', '&&')} for the rest of this session")
         buttons = QDialogButtonBox()

@@ -209,9 +209,6 @@ class RowReader(RecentRows):
         super().__init__()
         self.index = index
 
-    def raw(self, entry: int) -> bytes:
-        return self.index.raw(entry)
-
     def _build(self, entry: int) -> dict[str, Any]:
-        row: dict[str, Any] = orjson.loads(self.raw(entry))  # a line the reader accepted: an object
+        row: dict[str, Any] = orjson.loads(self.index.raw(entry))  # a line the reader accepted: an object
         return row

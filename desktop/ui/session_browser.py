@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.pi.money import format_cost
-from desktop.ui.inert import plain_label, plain_tip
+from desktop.ui.inert import named, plain_label, plain_tip
 
 FORMAT_NAMES = {"desktop": "Pi Desktop", "pi": "pi", "claude-code": "Claude Code", "codex": "Codex CLI"}
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -100,13 +100,11 @@ class SessionBrowser(QDialog):
         self.setObjectName("sessionBrowser")
         self.setWindowTitle("Browse sessions")
         self.resize(820, 520)
-        self.filter = QLineEdit()
-        self.filter.setObjectName("sessionBrowserFilter")
+        self.filter = named(QLineEdit(), "sessionBrowserFilter")
         self.filter.setPlaceholderText("Search workspaces, titles and what Pi Desktop sessions say")
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self._apply_filter)
-        self.tree = QTreeWidget()
-        self.tree.setObjectName("sessionBrowserTree")
+        self.tree = named(QTreeWidget(), "sessionBrowserTree")
         self.tree.setHeaderLabels(COLUMNS)
         self.texts: dict[str, str] = {}
         """Each Desktop session's conversation text (lower case), for the search."""

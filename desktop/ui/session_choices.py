@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.session.compaction_settings import KEEP_RECENT_TOKENS, RESERVE_TOKENS
-from desktop.ui.inert import question_box
+from desktop.ui.inert import named, question_box
 
 if TYPE_CHECKING:
     from desktop.ui.main_window import MainWindow
@@ -146,12 +146,16 @@ class NewSessionDefaults(QDialog):
         self.setWindowTitle("New Session Defaults")
         self.auto = QCheckBox("Compact automatically near the end of the context window")
         self.auto.setChecked(str(values.get("enabled", True)).lower() not in ("false", "0"))
-        self.reserve = _tokens_box(values.get("reserveTokens"), RESERVE_TOKENS)
-        self.reserve.setObjectName("reserveTokens")
-        self.reserve.setToolTip("Automatic compaction starts when the context comes this close to the window")
-        self.keep = _tokens_box(values.get("keepRecentTokens"), KEEP_RECENT_TOKENS)
-        self.keep.setObjectName("keepRecentTokens")
-        self.keep.setToolTip("How many tokens of the newest rows a compaction keeps as they are")
+        self.reserve = named(
+            _tokens_box(values.get("reserveTokens"), RESERVE_TOKENS),
+            "reserveTokens",
+            "Automatic compaction starts when the context comes this close to the window",
+        )
+        self.keep = named(
+            _tokens_box(values.get("keepRecentTokens"), KEEP_RECENT_TOKENS),
+            "keepRecentTokens",
+            "How many tokens of the newest rows a compaction keeps as they are",
+        )
         form = QFormLayout()
         form.addRow(self.auto)
         form.addRow("Reserve before the window's end (tokens):", self.reserve)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit,
 
 from desktop.host.private_files import make_private_dirs
 from desktop.ui.banner import printable
+from desktop.ui.inert import named
 
 #: The viewer shows at most this much of the end of the newest log.
 TAIL_BYTES = 256 * 1024
@@ -79,9 +80,7 @@ class LogViewer(QDialog):
         where.setTextFormat(Qt.TextFormat.RichText)
         where.setWordWrap(True)
         where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.text = QPlainTextEdit(text)
-        self.text.setObjectName("logText")
-        self.text.setAccessibleName("Log file contents")
+        self.text = named(QPlainTextEdit(text), "logText", accessible="Log file contents")
         self.text.setReadOnly(True)
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, QStringListModel, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QTextCursor
 from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit
 
 from desktop.cli._args import PERMISSION_MODES
@@ -92,21 +92,13 @@ class SlashCommands(QObject):
         if isinstance(parsed, Message):
             self.window.send(parsed.text)
         elif isinstance(parsed, Problem):
-            self._warn(parsed.text)
+            self.window.say_local(parsed.text, "warning")
             editor = self.window.composer.editor
             if not editor.toPlainText():
                 editor.setPlainText(text.strip())
                 editor.moveCursor(editor.textCursor().MoveOperation.End)
         else:
             self._run(parsed)
-
-    def _say(self, text: str) -> None:
-        """A short confirmation of what a command changed (the status bar)."""
-        self.window.statusBar().showMessage(text, 30000)
-
-    def _warn(self, text: str) -> None:
-        """A mistyped command: one warning note in the conversation with the whole text."""
-        self.window.say_local(text, "warning")
 
     def _run(self, command: Command) -> None:
         window = self.window
@@ -141,14 +133,14 @@ class SlashCommands(QObject):
             view.request("main")
         window.tabs.setCurrentWidget(view)  # shown, the tab gets a fresh preview
         if draft:
-            editor = window.composer.editor
-            editor.setPlainText(draft)
-            editor.moveCursor(editor.textCursor().MoveOperation.End)
-            self._say(
-                "Payload tab: the first request of sending the draft in the composer (Ctrl+Enter sends it)."
+            window.composer.editor.setPlainText(draft)
+            window.composer.editor.moveCursor(QTextCursor.MoveOperation.End)
+            window.statusBar().showMessage(
+                "Payload tab: the first request of sending the draft in the composer (Ctrl+Enter sends it).",
+                30000,
             )
             return
-        self._say("Payload tab: the exact next request on the current route.")
+        window.statusBar().showMessage("Payload tab: the exact next request on the current route.", 30000)
 
     def _model(self, wanted: str) -> None:
         window = self.window
@@ -156,18 +148,18 @@ class SlashCommands(QObject):
         key = commands.match_route(wanted, keys)
         if key is None:
             offered = ", ".join(k.removeprefix("emulator/") for k in keys) or "none yet"
-            self._warn(f"No route {wanted}. Offered: {offered}.")
+            self.window.say_local(f"No route {wanted}. Offered: {offered}.", "warning")
             return
         window.client.set_route.emit(key)
-        self._say(f"Route: {key}")
+        self.window.statusBar().showMessage(f"Route: {key}", 30000)
 
     def _mode(self, name: str) -> None:
         mode = name.strip().lower()
         if mode not in PERMISSION_MODES:
-            self._warn(f"Unknown mode {name}. Modes: {', '.join(PERMISSION_MODES)}.")
+            self.window.say_local(f"Unknown mode {name}. Modes: {', '.join(PERMISSION_MODES)}.", "warning")
             return
         self.window.client.set_mode.emit(mode)
-        self._say(f"Permission mode: {mode}")
+        self.window.statusBar().showMessage(f"Permission mode: {mode}", 30000)
 
 
 class SlashCompleter(QObject):

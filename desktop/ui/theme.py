@@ -60,12 +60,10 @@ def palette(dark: bool) -> QPalette:
     return p
 
 
-def apply_theme(app: QApplication) -> bool:
-    """Apply the palette for the current system scheme; returns True when it is dark."""
-    dark = system_is_dark()
+def apply_theme(app: QApplication) -> None:
+    """Apply the palette for the current system scheme."""
     app.setStyle("Fusion")
-    app.setPalette(palette(dark))
-    return dark
+    app.setPalette(palette(system_is_dark()))
 
 
 def follow_system(app: QApplication) -> None:

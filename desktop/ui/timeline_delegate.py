@@ -104,9 +104,7 @@ class TimelineDelegate(QStyledItemDelegate):
         index: QModelIndex | QPersistentModelIndex,
     ) -> bool:
         """Hovering a row shows its whole first line and, for an answer, its usage in words."""
-        if event.type() != QEvent.Type.ToolTip or not index.isValid():
-            return super().helpEvent(event, view, option, index)
-        text = row_tooltip(index)
+        text = row_tooltip(index) if event.type() == QEvent.Type.ToolTip and index.isValid() else ""
         if not text:
             return super().helpEvent(event, view, option, index)
         QToolTip.showText(event.globalPos(), text, view)
@@ -132,7 +130,7 @@ class TimelineDelegate(QStyledItemDelegate):
             painter.fillRect(rect, palette.color(QPalette.ColorRole.Highlight))
         elif index.row() % 2:
             painter.fillRect(rect, palette.color(QPalette.ColorRole.AlternateBase))
-        if kind in (rowinfo.ERROR,):
+        if kind == rowinfo.ERROR:
             tint = QColor(style.accent)
             tint.setAlpha(28)
             painter.fillRect(rect, tint)
@@ -196,14 +194,8 @@ class TimelineDelegate(QStyledItemDelegate):
             )
         if state & QStyle.StateFlag.State_HasFocus:
             # A visible focus ring for keyboard users (design G7): the current row, outlined.
-            pen = QPen(
-                palette.color(
-                    QPalette.ColorRole.Highlight if not selected else QPalette.ColorRole.HighlightedText
-                )
-            )
-            pen.setWidth(1)
-            pen.setStyle(Qt.PenStyle.DotLine)
-            painter.setPen(pen)
+            ring = QPalette.ColorRole.Highlight if not selected else QPalette.ColorRole.HighlightedText
+            painter.setPen(QPen(palette.color(ring), 1, Qt.PenStyle.DotLine))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(rect.adjusted(0, 0, -1, -1))
         painter.restore()

@@ -287,19 +287,16 @@ class TimelineFilter(QAbstractListModel):
         self._show_hidden = False
         self._kinds: set[int] = set(rowinfo.FILTER_KINDS)
         self._needle = ""
-        self._accept = bytes(self._acceptance())
+        self._accept = self._acceptance()
         self._visible: list[int] = []  # source rows shown, ascending
 
-    def _acceptance(self) -> list[int]:
+    def _acceptance(self) -> bytes:
         """One flag per kind code (256 entries, a translate table): does this kind pass?"""
-        flags = [0] * 256
+        flags = bytearray(256)
         for kind in range(max(rowinfo.KIND_NAMES) + 1):
             bucket = rowinfo.filter_kind(kind)
-            visible = bucket in self._kinds
-            if bucket == rowinfo.SYSTEM and not self._show_hidden:
-                visible = False
-            flags[kind] = 1 if visible else 0
-        return flags
+            flags[kind] = bucket in self._kinds and (bucket != rowinfo.SYSTEM or self._show_hidden)
+        return bytes(flags)
 
     # --- mapping ------------------------------------------------------------------------------
 
@@ -324,7 +321,7 @@ class TimelineFilter(QAbstractListModel):
         self._visible = self._accepted(0, self._source.rowCount() - 1)
 
     def _refilter(self) -> None:
-        self._accept = bytes(self._acceptance())
+        self._accept = self._acceptance()
         self.layoutAboutToBeChanged.emit()
         persistent = self.persistentIndexList()
         sources = [self.mapToSource(index) for index in persistent]
@@ -344,9 +341,6 @@ class TimelineFilter(QAbstractListModel):
         source.dataChanged.connect(self._source_data_changed)
         self._remap()
         self.endResetModel()
-
-    def sourceModel(self) -> TimelineModel:
-        return self._source
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._visible)

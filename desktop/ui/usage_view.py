@@ -16,6 +16,7 @@ from desktop.pi.money import format_cost
 from desktop.ui.cache_miss_panel import CacheMissPanel
 from desktop.ui.cost_chart import CostChart
 from desktop.ui.glossary import tooltip
+from desktop.ui.inert import named
 from desktop.ui.usage_stats import UsageLine, UsageTotals, format_ratio, totals, usage_lines
 
 #: The glossary entry behind each figure's column header (its tooltip; design G7).
@@ -137,8 +138,7 @@ class UsageView(QWidget):
         super().__init__(parent)
         self.setObjectName("usageView")
         self.model = UsageModel(self)
-        self.summary = QLabel()
-        self.summary.setObjectName("usageTotals")
+        self.summary = named(QLabel(), "usageTotals")
         self.summary.setWordWrap(True)
         self.summary.setToolTip(
             "Hit ratio = cache read ÷ (input + cache read + cache write): the share of the prompt served from the cache."

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from desktop.pi.money import format_cost
 from desktop.ui.cost_chart import axis_top
-from desktop.ui.inert import plain_label, plain_tip
+from desktop.ui.inert import named, plain_label, plain_tip
 from desktop.ui.theme import is_dark
 
 #: One colour per strategy, in the order the replay lists them (fixed declarations dashed).
@@ -272,27 +272,24 @@ class WhatIfView(QWidget):
         super().__init__(parent)
         self.setObjectName("whatIfView")
         self.result: dict[str, Any] = {}
-        self.route_button = QToolButton()
-        self.route_button.setObjectName("whatIfRoutes")
+        self.route_button = named(QToolButton(), "whatIfRoutes")
         self.route_button.setText("Routes")
         self.route_button.setToolTip("Which routes to replay the session onto")
         self.route_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.route_menu = QMenu(self)
         self.route_button.setMenu(self.route_menu)
         self.route_actions: dict[str, QAction] = {}
-        self.refresh_button = QPushButton("Recompute")
-        self.refresh_button.setObjectName("whatIfRefresh")
+        self.refresh_button = named(QPushButton("Recompute"), "whatIfRefresh")
         self.refresh_button.clicked.connect(self.emit_routes)
         self.run: ReplayRun | None = None
-        self.progress = QProgressBar()
-        self.progress.setObjectName("whatIfProgress")
+        self.progress = named(QProgressBar(), "whatIfProgress")
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
         self.progress.setMaximumWidth(160)
         self.progress.hide()
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setObjectName("whatIfCancel")
-        self.cancel_button.setToolTip("Stop the replay (it stops before its next request)")
+        self.cancel_button = named(
+            QPushButton("Cancel"), "whatIfCancel", "Stop the replay (it stops before its next request)"
+        )
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.hide()
         self.poll = QTimer(self)
@@ -301,8 +298,7 @@ class WhatIfView(QWidget):
         self.status = plain_label(  # an error names the file (design G11)
             "Open a session to see what it would have cost on other routes.", name="whatIfStatus", wrap=True
         )
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setObjectName("whatIfTable")
+        self.table = named(QTableWidget(0, len(COLUMNS)), "whatIfTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -333,8 +329,7 @@ class WhatIfView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(splitter, 1)
         # The assumptions scroll in a short box: the table of figures keeps the height.
-        notes = QScrollArea()
-        notes.setObjectName("whatIfAssumptionsBox")
+        notes = named(QScrollArea(), "whatIfAssumptionsBox")
         notes.setWidgetResizable(True)
         notes.setFrameShape(QScrollArea.Shape.NoFrame)
         notes.setWidget(self.assumptions)

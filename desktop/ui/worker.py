@@ -36,6 +36,7 @@ from PySide6.QtCore import QDeadlineTimer, QObject, QSettings, Qt, QThread, Sign
 
 from desktop import __version__
 from desktop.cli._args import PERMISSION_MODES
+from desktop.cli.status import route_flags
 from desktop.host import catalog_cache, paths
 from desktop.host.accounts import keyring_username, resolve_api_key
 from desktop.host.first_run import initial_route
@@ -74,7 +75,6 @@ from desktop.session.session_settings import SessionSettings, effective_settings
 from desktop.ui import inspect_ops
 from desktop.ui.bridge import QtPermissionBridge
 from desktop.ui.cache_miss_panel import SHOWN_MISSES
-from desktop.ui.catalog_status import route_flags
 from desktop.ui.messages import (
     DecodedRows,
     IndexedRows,
@@ -144,7 +144,7 @@ def _compaction(value: object) -> CompactionSettings:
 class SessionWorker(QObject):
     # --- worker -> GUI (one object per signal, never copied by Qt) -----------------------------
     started = Signal(object)
-    """``Started``: the route the first launch decided on, why, and a keyring that could not be read."""
+    """``Started``: the route the first launch decided on, and a keyring that could not be read."""
     session_indexed = Signal(object)
     """``SessionIndexed``: the timeline can paint before the session is open (design X26)."""
     session_opened = Signal(object)
@@ -321,17 +321,13 @@ class SessionWorker(QObject):
             decision = initial_route()
             provider, reason, keyring_note = decision.provider, decision.reason, decision.keyring_note
         log.info("initial route: %s (%s)", provider, reason)
-        self.started.emit(Started(provider, reason, keyring_note))
+        self.started.emit(Started(provider, keyring_note))
         return provider
 
     def _keyed_providers(self) -> list[str]:
         """Providers of the offered routes that have a key (keyring or environment)."""
-        found = []
-        for provider in sorted({p.split("/", 1)[0] for p in PUBLISHED_ROUTES}):
-            key, _info = resolve_api_key(provider, keyring_username(provider))
-            if key:
-                found.append(provider)
-        return found
+        providers = sorted({p.split("/", 1)[0] for p in PUBLISHED_ROUTES})
+        return [p for p in providers if resolve_api_key(p, keyring_username(p))[0]]
 
     def _first_run(self, flag: object) -> bool:
         """The guided session opens on a first launch on the offline route only."""
@@ -363,11 +359,15 @@ class SessionWorker(QObject):
             thread.quit()
 
     def _close_session(self) -> None:
+        """Close the shown session (or let go of a foreign one) and forget what was sent on it."""
         session, self.session = self.session, None
         self.writer = None
         self.runtime = None
         if session is not None or self.foreign is not None:
             self.previews_outdated.emit()  # the next open's previews, or "no session", follow
+        self.foreign = self.foreign_leaf = None
+        self._sent_bodies.clear()
+        self._check = None
         if session is not None:
             try:
                 session.close()
@@ -484,9 +484,6 @@ class SessionWorker(QObject):
         if workspace is None:
             workspace = self._session_workspace(describe(path).cwd)
         self._close_session()
-        self.foreign = self.foreign_leaf = None
-        self._sent_bodies.clear()
-        self._check = None
         self.bridge.workspace = str(workspace)
         with bulk_load():
             # First the file's one reading and the timeline's index of it, so the window paints
@@ -685,8 +682,6 @@ class SessionWorker(QObject):
         self._close_session()
         self.foreign = session
         self.foreign_leaf = info.session.foreign.leaf if info.session.foreign is not None else None
-        self._sent_bodies.clear()
-        self._check = None
         self.session_opened.emit(info)
         self._publish_state()
 
@@ -897,7 +892,7 @@ class SessionWorker(QObject):
         summary = TurnFinished("error")
         try:
             result = self.runtime.run_turn(text, on_event=self.on_event, cancel=self.cancel)
-            summary = TurnFinished(result.stopped, result.error, result.requests)
+            summary = TurnFinished(result.stopped, result.error)
         except Exception as exc:
             log.exception("turn failed")
             # The user's row among the rows a failed write left (a full disk, design T3): the
@@ -951,16 +946,16 @@ class SessionWorker(QObject):
         from desktop.session.runtime import SummaryFailed  # Lazy: the launch budget (X27).
 
         self.turn_started.emit("compact")
-        summary = TurnFinished("compacted", requests=1)
+        summary = TurnFinished("compacted")
         try:
             self.runtime.compact(on_event=self.on_event, cancel=self.cancel, reason="manual", focus=focus)
         except SummaryFailed as exc:  # one message: the window shows the turn's error
-            summary = TurnFinished("error", str(exc), 1)
+            summary = TurnFinished("error", str(exc))
         except ValueError as exc:  # nothing to compact yet: a note, not an error
             summary = TurnFinished("nothing to do", note=str(exc))
         except Exception as exc:
             log.exception("compaction failed")
-            summary = TurnFinished("error", f"{type(exc).__name__}: {exc}", 1)
+            summary = TurnFinished("error", f"{type(exc).__name__}: {exc}")
             self.message.emit("error", f"Compaction failed: {exc}")
         finally:
             self.turn_finished.emit(summary)
@@ -1190,13 +1185,36 @@ class SessionWorker(QObject):
         self._preview_keys.pop(slot, None)
 
     def _emit_preview(self, slot: str, key: str) -> None:
-        if self.foreign is not None:
-            self.preview_ready.emit(slot, self.foreign_preview(key))
-            return
-        if self.runtime is None:  # never leave a pane waiting for a request there is none of
-            self.preview_ready.emit(slot, {"route": key or self.route_key, "error": "no session is open"})
-            return
-        self.preview_ready.emit(slot, self.preview(key))
+        """The next request on route ``key`` (empty: the current route): the pi or Claude Code
+        session's at the shown branch, or this session's, with the composer's text the first
+        request of the turn that sending it would start. A pane never waits for one there is
+        none of: it gets the error instead."""
+        key = key or self.route_key
+        choice = self._choice(key)
+        preview: dict[str, Any]
+        if self.foreign is None and (self.runtime is None or self.writer is None):
+            preview = {"route": key, "error": "no session is open"}
+        elif choice is None:
+            preview = {"route": key, "error": f"unknown route {key!r}"}
+        elif self.foreign is not None:
+            preview = inspect_ops.foreign_preview(self.foreign, self.foreign_leaf, choice)
+        else:
+            # Lazy: the launch budget (X27).
+            from desktop.session.inspector import preview as inspector_preview
+
+            assert self.runtime is not None and self.writer is not None
+            preview = inspector_preview.route_preview(
+                self.runtime,
+                choice,
+                current=key == self.route_key,
+                fallback=self.fallback,
+                session_id=self.writer.session_id,
+                sent=self._sent_bodies.get(key),
+                draft=self._draft,
+                # The last request's check belongs to the route it was sent on.
+                check=self._check if self._check and self._check.get("routeKey") == key else None,
+            )
+        self.preview_ready.emit(slot, preview)
 
     @Slot(object)
     def set_draft(self, draft: str | None) -> None:
@@ -1221,35 +1239,6 @@ class SessionWorker(QObject):
                 self.runtime.warm(self._draft or "")
         except Exception:  # the turn meets and reports the same problem; a draft never fails
             log.debug("warming the next request failed", exc_info=True)
-
-    def foreign_preview(self, key: str = "") -> dict[str, Any]:
-        """The next request of the pi or Claude Code session at the shown branch, on any route."""
-        key = key or self.route_key
-        choice = self._choice(key)
-        if choice is None or self.foreign is None:
-            return {"route": key, "error": f"unknown route {key!r}"}
-        return inspect_ops.foreign_preview(self.foreign, self.foreign_leaf, choice)
-
-    def preview(self, key: str = "") -> dict[str, Any]:
-        """The next request for the current route (``key`` empty) or another route; with the
-        composer's text, the first request of the turn that sending it would start."""
-        key = key or self.route_key
-        choice = self._choice(key)
-        if choice is None or self.runtime is None or self.writer is None:
-            return {"route": key, "error": f"unknown route {key!r}" if choice is None else "no session"}
-        from desktop.session.inspector import preview as inspector_preview  # Lazy: the launch budget (X27).
-
-        return inspector_preview.route_preview(
-            self.runtime,
-            choice,
-            current=key == self.route_key,
-            fallback=self.fallback,
-            session_id=self.writer.session_id,
-            sent=self._sent_bodies.get(key),
-            draft=self._draft,
-            # The last request's check belongs to the route it was sent on.
-            check=self._check if self._check and self._check.get("routeKey") == key else None,
-        )
 
     @Slot()
     def refresh_activation(self) -> None:
@@ -1297,7 +1286,8 @@ def _write_settings(values: Mapping[str, Any]) -> None:
 
 
 class WorkerClient(QObject):
-    """The GUI side of the boundary: every request to the worker is one of these signals."""
+    """The GUI side of the boundary: every request to the worker is one of these signals. A
+    signal named as one of the worker's slots is queued into the worker thread to that slot."""
 
     start = Signal(object)
     send = Signal(str)
@@ -1310,7 +1300,7 @@ class WorkerClient(QObject):
     set_seeds = Signal(object)
     request_preview = Signal(str, str)
     drop_preview = Signal(str)
-    previews_shown = Signal(bool)
+    set_previews_shown = Signal(bool)
     set_draft = Signal(object)
     select_branch = Signal(str)
     continue_foreign = Signal(str)
@@ -1327,31 +1317,12 @@ class WorkerClient(QObject):
         self.worker = worker
         self.ops = WorkerOps(worker, self)
         direct = Qt.ConnectionType.DirectConnection
-        queued = Qt.ConnectionType.QueuedConnection
         # The cancel event is cleared the moment a turn is asked for, before it is queued.
         self.send.connect(worker.prepare_turn, direct)
         self.compact.connect(worker.prepare_turn, direct)
-        pairs: Sequence[tuple[Any, Any]] = (
-            (self.start, worker.start),
-            (self.send, worker.send),
-            (self.compact, worker.compact),
-            (self.new_session, worker.new_session),
-            (self.open_session, worker.open_session),
-            (self.set_route, worker.set_route),
-            (self.set_mode, worker.set_mode),
-            (self.set_fallback, worker.set_fallback),
-            (self.set_seeds, worker.set_seeds),
-            (self.request_preview, worker.request_preview),
-            (self.drop_preview, worker.drop_preview),
-            (self.previews_shown, worker.set_previews_shown),
-            (self.set_draft, worker.set_draft),
-            (self.select_branch, worker.select_branch),
-            (self.continue_foreign, worker.continue_foreign),
-            (self.refresh_activation, worker.refresh_activation),
-            (self.shutdown, worker.shutdown),
-        )
-        for signal, slot in pairs:
-            signal.connect(slot, queued)
+        for name, signal in vars(WorkerClient).items():
+            if isinstance(signal, Signal) and name != "stop" and hasattr(worker, name):
+                getattr(self, name).connect(getattr(worker, name), Qt.ConnectionType.QueuedConnection)
         self.stop.connect(worker.stop, direct)
         self.permission_answered.connect(worker.bridge.answer, direct)
         self.save_bytes.connect(self._save_bytes)

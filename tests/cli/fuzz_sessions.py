@@ -136,10 +136,7 @@ def _edit_row(rng: random.Random, data: bytes, edit: Callable[[Any, Any], None])
         if not paths:
             continue
         path = rng.choice(paths)
-        parent = row
-        for key in path[:-1]:
-            parent = parent[key]
-        edit(parent, path[-1])
+        edit(_get(row, path[:-1]), path[-1])
         lines[index] = _dump(row)
         return b"".join(lines)
     return data
@@ -325,10 +322,7 @@ _HOLE_BYTES = orjson.dumps(_HOLE)
 
 
 def _put(row: Any, path: tuple[Any, ...], value: Any) -> None:
-    parent = row
-    for key in path[:-1]:
-        parent = parent[key]
-    parent[path[-1]] = value
+    _get(row, path[:-1])[path[-1]] = value
 
 
 def _get(row: Any, path: tuple[Any, ...]) -> Any:

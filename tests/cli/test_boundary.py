@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import keyring
 import pytest
 
 from desktop.cli._args import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_LOCAL, EXIT_USAGE
+from desktop.cli._credentials import missing_credential
+from desktop.pi.routes import route_from_string
 from tests.cli.helpers import (
     EMULATOR_MODEL,
+    KEY_VARIABLES,
     assert_one_line_error,
     lines_of,
     make_session,
@@ -136,17 +140,11 @@ def test_a_route_no_stream_reader_speaks_is_refused_before_anything_is_created(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_key_in_the_environment_passes_the_check(tmp_path: Path) -> None:
-    from desktop.cli._credentials import missing_credential
-    from desktop.pi.routes import route_from_string
-
+def test_a_key_in_the_environment_passes_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
     route = route_from_string("deepseek/deepseek-flash")
     assert missing_credential(route) is not None
-    os.environ["DEEPSEEK_API_KEY"] = "sk-test"
-    try:
-        assert missing_credential(route) is None
-    finally:
-        del os.environ["DEEPSEEK_API_KEY"]
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
+    assert missing_credential(route) is None
 
 
 @pytest.mark.parametrize(
@@ -224,10 +222,6 @@ def test_status_and_payload_leave_a_real_session_byte_for_byte_alone(tmp_path: P
 def test_a_missing_key_on_an_existing_session_locks_and_changes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import keyring
-
-    from tests.cli.helpers import KEY_VARIABLES
-
     path = make_session(tmp_path)
     with path.open("ab") as handle:
         handle.write(b'{"type": "note", "v": 1, "id": "torn')  # a torn tail a writable open would move

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from desktop.host.journal import JournalWriter
 from tests.cli.helpers import run_main
 from tests.ui.synthetic import system_row, tool_row, user_row
 
@@ -59,8 +60,6 @@ def check_html(page: str) -> Balanced:
 
 
 def _desktop_session(folder: Path) -> Path:
-    from desktop.host.journal import JournalWriter
-
     path = folder / "s.jsonl"
     ts = 1_700_000_000_000
     usage = {"input": 40, "output": 30, "cacheRead": 1000, "cacheWrite": 60, "cost": {"total": 0.29}}

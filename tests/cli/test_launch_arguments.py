@@ -3,16 +3,14 @@ command through the environment, set once at start-up."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import sys
-import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from desktop.app import gui_main, parse
+from desktop.app import parse
 from desktop.cli import split_open_paths
 from tests.cli.helpers import assert_one_line_error, make_session, run_main, run_process
 
@@ -48,23 +46,8 @@ def test_parse_puts_the_paths_on_the_namespace() -> None:
     assert command.command == "status" and command.open_paths == [] and command.session == "s.jsonl"
 
 
-@pytest.fixture
-def fake_window(monkeypatch: pytest.MonkeyPatch) -> list[argparse.Namespace]:
-    """Stands in for ``desktop.ui.launch`` so no Qt starts; records what the window would get."""
-    calls: list[argparse.Namespace] = []
-    module = types.ModuleType("desktop.ui.launch")
-
-    def run_gui(args: argparse.Namespace) -> int:
-        calls.append(args)
-        return 0
-
-    module.run_gui = run_gui  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "desktop.ui.launch", module)
-    return calls
-
-
 def test_a_session_path_reaches_the_window(
-    tmp_path: Path, fake_window: list[argparse.Namespace], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, fake_launch: dict[str, list[Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = make_session(tmp_path)
     status = tmp_path / "status"
@@ -72,7 +55,7 @@ def test_a_session_path_reaches_the_window(
     monkeypatch.chdir(tmp_path)
     run = run_main(str(path), "./status")
     assert run.code == 0, run.stderr
-    assert [args.open_paths for args in fake_window] == [[str(path), "./status"]]
+    assert [args.open_paths for args in fake_launch["windows"]] == [[str(path), "./status"]]
 
 
 @pytest.mark.parametrize(
@@ -80,27 +63,18 @@ def test_a_session_path_reaches_the_window(
     [(None, "no such session file"), (b"", "the file is empty"), (b"PK\x03\x04zip", "line 1 is not JSON")],
 )
 def test_a_missing_or_unknown_file_is_one_line_before_qt_starts(
-    tmp_path: Path, fake_window: list[argparse.Namespace], content: bytes | None, needle: str
+    tmp_path: Path, fake_launch: dict[str, list[Any]], content: bytes | None, needle: str
 ) -> None:
     path = tmp_path / "s.jsonl"
     if content is not None:
         path.write_bytes(content)
     run = run_main(str(path))
     assert_one_line_error(run, "", 2, needle, str(path))
-    assert fake_window == []
-
-
-def test_gui_main_takes_paths_too(
-    tmp_path: Path, fake_window: list[argparse.Namespace], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = make_session(tmp_path)
-    monkeypatch.setattr(sys, "argv", ["pi-desktop-gui", str(path)])
-    assert gui_main() == 0
-    assert fake_window[0].open_paths == [str(path)]
+    assert fake_launch["windows"] == []
 
 
 def test_data_dir_becomes_the_environment_once(
-    tmp_path: Path, fake_window: list[argparse.Namespace], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, fake_launch: dict[str, list[Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert run_main("--data-dir", "rel/data").code == 0

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from desktop.emulator import Emulator
+from tests.cli.helpers import run_process
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -115,8 +116,6 @@ def test_payload_says_when_it_assumes_the_credential_kind(tmp_path: Path) -> Non
     """No credential anywhere: the body is built for the route's kind (an API key) and the
     command says it assumed it; with an OAuth token in the environment the body is built for
     that kind, silently (design P5)."""
-    from tests.cli.helpers import run_process
-
     with Emulator() as emu:
         model = ["--model", "emulator/anthropic/claude-opus-5-5", "--emulator", emu.url]
         assert cli("prompt", "s.jsonl", *model, "hi", cwd=tmp_path).returncode == 0

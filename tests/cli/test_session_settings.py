@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from desktop import __version__
+from desktop.host.catalog_cache import cache_path
 from desktop.host.journal import JournalWriter, new_row_id
 from tests.cli.helpers import run_main
 
@@ -127,8 +128,6 @@ def test_looking_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_a_corrupt_cached_catalog_is_reported_by_every_command(tmp_path: Path) -> None:
-    from desktop.host.catalog_cache import cache_path
-
     path = tmp_path / "s.jsonl"
     assert run_main("prompt", str(path), "--model", ROUTE, "--yes", "hello").code == 0
     cached = cache_path("pi")

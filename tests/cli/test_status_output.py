@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from desktop.host.journal import JournalWriter
+from desktop.session.activation import ActivationSigner, ActivationState, activation_message
 from tests.cli.helpers import run_main
 
 ROUTES = {
@@ -102,9 +104,6 @@ def _rows(turns: int, route: str, start: int) -> list[dict[str, Any]]:
 
 
 def _session(folder: Path, *, foreign_section: bool) -> Path:
-    from desktop.host.journal import JournalWriter
-    from desktop.session.activation import ActivationSigner, ActivationState, activation_message
-
     path = folder / "s.jsonl"
     with JournalWriter.create(path, cwd="/w", app_version="test") as writer:
         writer.append(_rows(6, "anthropic", 0))

@@ -8,11 +8,13 @@ the bytes.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
-from desktop.cli._terminal import strip_controls
+from desktop.cli._terminal import SanitizedStream, strip_controls
+from desktop.host.journal import JournalWriter
 from tests.cli.helpers import EMULATOR_MODEL, run_main
 from tests.ui.synthetic import system_row
 
@@ -28,8 +30,6 @@ def _inert(text: str) -> bool:
 
 
 def _section_session(folder: Path) -> Path:
-    from desktop.host.journal import JournalWriter
-
     path = folder / "s.jsonl"
     name = f"{RETITLE}{CLEAR}guidance\u202eevil"
     with JournalWriter.create(path, cwd="/w", app_version="test") as writer:
@@ -88,10 +88,6 @@ def test_the_sanitiser(text: str, shown: str) -> None:
 
 
 def test_a_sequence_split_across_writes_is_removed_whole() -> None:
-    import io
-
-    from desktop.cli._terminal import SanitizedStream
-
     out = io.StringIO()
     stream = SanitizedStream(out)
     for piece in ("Echo: pl", "ain\x1b]5", "2;c;Y3Vy", "bA==\x1b", "\\text \x1b[", "2Jdone \x1b"):

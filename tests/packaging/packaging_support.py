@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -82,6 +83,25 @@ def xdotool(display: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["xdotool", *args], env={**os.environ, "DISPLAY": display}, capture_output=True, text=True, timeout=20
     )
+
+
+def window_titles(display: str) -> dict[str, str]:
+    """Visible windows whose title ends with the app name, by X window id."""
+    found = xdotool(display, "search", "--onlyvisible", "--name", "Pi Desktop$").stdout.split()
+    return {w: xdotool(display, "getwindowname", w).stdout.strip() for w in found}
+
+
+def wait_for_window(display: str, app: subprocess.Popen[str], title: str | None = None) -> str:
+    """The X window titled ``title`` (any of the app's without one) once it shows, within a minute."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if app.poll() is not None:
+            pytest.fail(f"the app exited with {app.returncode} first: {app.communicate()[1][-2000:]}")
+        for window, name in window_titles(display).items():
+            if title is None or name == title:
+                return window
+        time.sleep(0.2)
+    pytest.fail(f"no window titled {title or 'Pi Desktop'!r} within 60s; saw {window_titles(display)}")
 
 
 def quit_by_keyboard(display: str, window: str, app: subprocess.Popen[str]) -> str:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import keyring.errors
 import pytest
 
+from desktop.host.accounts import keyring_username
+from desktop.host.credentials import API_KEY_ENV
 from desktop.host.first_run import (
     EMULATOR,
     KEYRING_SERVICE,
@@ -72,8 +75,6 @@ def test_an_anthropic_oauth_token_selects_anthropic_as_dispatch_would_use_it() -
 
 
 def test_a_key_saved_by_the_accounts_dialog_is_seen_at_first_run() -> None:
-    from desktop.host.accounts import keyring_username
-
     store = {(KEYRING_SERVICE, keyring_username("deepseek")): "sk-z"}
     assert stored_provider_keys(lambda service, user: store.get((service, user))) == {"deepseek"}
 
@@ -94,14 +95,10 @@ def test_initial_route_with_no_keyring_backend(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_every_first_run_provider_reads_the_shared_credentials_table() -> None:
-    from desktop.host.credentials import API_KEY_ENV
-
     assert PROVIDER_KEY_ENV and all(PROVIDER_KEY_ENV[p] == API_KEY_ENV[p] for p in PROVIDER_KEY_ENV)
 
 
 def test_an_unusable_keyring_is_said_in_one_line() -> None:
-    import keyring.errors
-
     def no_backend(_service: str, _user: str) -> str | None:
         raise keyring.errors.NoKeyringError("No recommended backend was available.")
 

@@ -7,17 +7,15 @@ then finds the window by its title and by the WM_CLASS the entry's StartupWMClas
 
 from __future__ import annotations
 
-import subprocess
-import time
 from pathlib import Path
 
-import pytest
 from packaging_support import (
     launched,
     parse_exec,
     quit_by_keyboard,
     read_desktop_entry,
     require_tool,
+    wait_for_window,
     write_console_script,
     xdotool,
 )
@@ -40,18 +38,6 @@ def gui_executable(tmp_path: Path) -> Path:
         bin_dir = tmp_path / "bin"
         bin_dir.mkdir()
         return write_console_script(bin_dir / GUI_COMMAND, "desktop.app:gui_main")
-
-
-def wait_for_window(display: str, app: subprocess.Popen[str], timeout: float = 60) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if app.poll() is not None:
-            pytest.fail(f"the app exited with {app.returncode} before showing a window")
-        found = xdotool(display, "search", "--onlyvisible", "--name", f"{WINDOW_TITLE}$")
-        if found.returncode == 0 and found.stdout.split():
-            return found.stdout.split()[0]
-        time.sleep(0.2)
-    pytest.fail(f"no visible window titled {WINDOW_TITLE!r} within {timeout:.0f}s")
 
 
 def test_desktop_entry_exec_opens_the_main_window(x_display: str, tmp_path: Path) -> None:

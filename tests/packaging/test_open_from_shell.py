@@ -22,6 +22,8 @@ from packaging_support import (
     launched,
     quit_by_keyboard,
     require_tool,
+    wait_for_window,
+    window_titles,
     write_console_script,
     xdotool,
 )
@@ -43,24 +45,6 @@ def _session(path: Path, workspace: Path) -> Path:
     return path
 
 
-def _titles(display: str) -> dict[str, str]:
-    """Visible windows whose title ends with the app name, by X window id."""
-    found = xdotool(display, "search", "--onlyvisible", "--name", "Pi Desktop$").stdout.split()
-    return {w: xdotool(display, "getwindowname", w).stdout.strip() for w in found}
-
-
-def _wait_title(display: str, title: str, app: subprocess.Popen[str]) -> str:
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        if app.poll() is not None:
-            pytest.fail(f"the first launch exited with {app.returncode}: {app.communicate()[1][-2000:]}")
-        for window, name in _titles(display).items():
-            if name == title:
-                return window
-        time.sleep(0.2)
-    pytest.fail(f"no window titled {title!r} within {TIMEOUT:.0f}s; saw {_titles(display)}")
-
-
 def test_a_second_launch_hands_its_file_to_the_running_window(x_display: str, tmp_path: Path) -> None:
     require_tool("xdotool", "xdotool")
     first = _session(tmp_path / "first-session.jsonl", tmp_path / "alpha-ws")
@@ -73,7 +57,7 @@ def test_a_second_launch_hands_its_file_to_the_running_window(x_display: str, tm
 
     started = time.monotonic()
     with launched([str(cli), str(first)], tmp_path, **env) as app:
-        window = _wait_title(x_display, "first-session.jsonl · alpha-ws — Pi Desktop", app)
+        window = wait_for_window(x_display, app, "first-session.jsonl · alpha-ws — Pi Desktop")
         first_start = time.monotonic() - started
 
         # Another session, from another folder, with a relative path: the running window opens it.
@@ -88,8 +72,8 @@ def test_a_second_launch_hands_its_file_to_the_running_window(x_display: str, tm
         )
         second_run = time.monotonic() - started
         assert handed.returncode == 0, handed.stderr
-        assert _wait_title(x_display, "second-session.jsonl · beta-ws — Pi Desktop", app) == window
-        assert len(_titles(x_display)) == 1, "the second launch must not show a window of its own"
+        assert wait_for_window(x_display, app, "second-session.jsonl · beta-ws — Pi Desktop") == window
+        assert len(window_titles(x_display)) == 1, "the second launch must not show a window of its own"
         # It loads no window modules: well under the time the first launch took to show its window.
         assert second_run < first_start, (second_run, first_start)
 
@@ -98,7 +82,7 @@ def test_a_second_launch_hands_its_file_to_the_running_window(x_display: str, tm
             [sys.executable, str(cli), str(second)], env=env, capture_output=True, text=True, timeout=TIMEOUT
         )
         assert again.returncode == 0, again.stderr
-        assert list(_titles(x_display).values()) == ["second-session.jsonl · beta-ws — Pi Desktop"]
+        assert list(window_titles(x_display).values()) == ["second-session.jsonl · beta-ws — Pi Desktop"]
 
         err = quit_by_keyboard(x_display, window, app)
     assert app.returncode == 0, err
@@ -135,15 +119,15 @@ def test_a_stale_socket_from_a_crashed_instance_is_claimed(
         [str(cli), str(session)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        _wait_title(x_display, "after-crash.jsonl · ws — Pi Desktop", app)
+        wait_for_window(x_display, app, "after-crash.jsonl · ws — Pi Desktop")
         # The new instance owns the name: a later launch reaches it instead of starting a window.
         other = _session(tmp_path / "later.jsonl", tmp_path / "later-ws")
         handed = subprocess.run(
             [sys.executable, str(cli), str(other)], env=env, capture_output=True, text=True, timeout=TIMEOUT
         )
         assert handed.returncode == 0, handed.stderr
-        _wait_title(x_display, "later.jsonl · later-ws — Pi Desktop", app)
-        assert len(_titles(x_display)) == 1
+        wait_for_window(x_display, app, "later.jsonl · later-ws — Pi Desktop")
+        assert len(window_titles(x_display)) == 1
     finally:
         app.terminate()
         app.communicate(timeout=30)
@@ -187,20 +171,21 @@ def test_a_file_manager_opens_sessions_with_the_installed_entry(x_display: str, 
     window = ""
     while not window and time.monotonic() < deadline:
         window = next(
-            (w for w, t in _titles(x_display).items() if t == "picked.jsonl · files-ws — Pi Desktop"), ""
+            (w for w, t in window_titles(x_display).items() if t == "picked.jsonl · files-ws — Pi Desktop"),
+            "",
         )
         time.sleep(0.2)
-    assert window, f"no window for the opened session; saw {_titles(x_display)}"
+    assert window, f"no window for the opened session; saw {window_titles(x_display)}"
     pid = int(xdotool(x_display, "getwindowpid", window).stdout.strip())
     try:
         gio_open(second)
         deadline = time.monotonic() + TIMEOUT
         while (
             time.monotonic() < deadline
-            and _titles(x_display).get(window) != "picked-next.jsonl · next-ws — Pi Desktop"
+            and window_titles(x_display).get(window) != "picked-next.jsonl · next-ws — Pi Desktop"
         ):
             time.sleep(0.2)
-        assert _titles(x_display) == {window: "picked-next.jsonl · next-ws — Pi Desktop"}
+        assert window_titles(x_display) == {window: "picked-next.jsonl · next-ws — Pi Desktop"}
     finally:
         xdotool(x_display, "windowfocus", "--sync", window)
         xdotool(x_display, "key", "--clearmodifiers", "ctrl+q")

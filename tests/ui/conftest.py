@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QSettings, Qt
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
 
 from desktop.emulator import Emulator
 from desktop.ui.main_window import TAB_MESSAGE, TAB_PAYLOAD, MainWindow
@@ -44,6 +45,18 @@ def qsettings_isolated(tmp_path: Path) -> Iterator[Path]:
     QCoreApplication.setOrganizationName("pi-desktop-tests")
     QCoreApplication.setApplicationName("pi-desktop-tests")
     yield tmp_path / "qsettings"
+
+
+def tick_probe(qtbot: Any) -> tuple[QTimer, list[float]]:
+    """A 5 ms timer on the GUI thread and the times it fired (50 ms of them already): a gap
+    between two ticks is how long the event loop was held."""
+    ticks: list[float] = []
+    probe = QTimer()
+    probe.setInterval(5)
+    probe.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    probe.start()
+    qtbot.wait(50)
+    return probe, ticks
 
 
 class Harness:

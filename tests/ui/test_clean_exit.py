@@ -159,8 +159,7 @@ def test_a_stop_right_after_send_stops_that_turn(harness: Harness) -> None:
     result = h.wait_turn(1)
     assert result.stopped == "aborted"
     # The next turn starts with the stop cleared.
-    h.window.send("And now a short one.")
-    assert h.wait_turn(2).stopped == "stop"
+    assert h.send("And now a short one.").stopped == "stop"
 
 
 def test_a_stop_during_start_up_stops_the_welcome_turns(unstarted: Harness) -> None:
@@ -173,5 +172,4 @@ def test_a_stop_during_start_up_stops_the_welcome_turns(unstarted: Harness) -> N
     assert [r.stopped for r in h.finished] in ([], ["aborted"])
     # At most the first guided turn began before the stop landed, and it was stopped.
     assert [r["type"] for r in h.rows()].count("user") == len(h.finished)
-    h.window.send("Hello after the stop.")
-    assert h.wait_turn(len(h.finished) + 1).stopped == "stop"
+    assert h.send("Hello after the stop.").stopped == "stop"

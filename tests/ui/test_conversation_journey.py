@@ -59,8 +59,7 @@ def test_scrolled_up_reader_stays_put_and_jumps_back_to_the_latest(harness: Harn
     h = harness
     window = h.window
     view = window.message_view
-    window.send("A long first answer. [[words:1500]]")
-    h.wait_turn(1)
+    h.send("A long first answer. [[words:1500]]")
     h.qtbot.waitUntil(
         lambda: view.following and view.browser.verticalScrollBar().maximum() > 0, timeout=TURN_TIMEOUT
     )
@@ -82,10 +81,8 @@ def test_scrolled_up_reader_stays_put_and_jumps_back_to_the_latest(harness: Harn
 def test_picking_a_timeline_row_scrolls_the_conversation_to_it(harness: Harness) -> None:
     h = harness
     window = h.window
-    window.send("First question. [[words:800]]")
-    h.wait_turn(1)
-    window.send("Second question. [[words:800]]")
-    h.wait_turn(2)
+    h.send("First question. [[words:800]]")
+    h.send("Second question. [[words:800]]")
     h.select(lambda row: row.get("type") == "user")
     view = window.message_view
     assert not view.following
@@ -100,8 +97,7 @@ def test_export_from_the_file_menu_writes_on_the_worker(
 ) -> None:
     h = harness
     window = h.window
-    window.send("Export me <b>bold</b>.")
-    h.wait_turn(1)
+    h.send("Export me <b>bold</b>.")
     target = tmp_path / "out" / "conversation.html"
     target.parent.mkdir()
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(target), "HTML page (*.html)"))
@@ -150,8 +146,7 @@ def test_context_meter_fills_as_the_conversation_grows(harness: Harness) -> None
     h.qtbot.waitUntil(lambda: meter.figures is not None, timeout=TURN_TIMEOUT)
     before, window = meter.figures
     assert window == h.worker.resolved.model["contextWindow"]
-    h.window.send("A long question. " + "context " * 3000 + " [[words:500]]")
-    h.wait_turn(1)
+    h.send("A long question. " + "context " * 3000 + " [[words:500]]")
     h.qtbot.waitUntil(
         lambda: meter.figures is not None and meter.figures[0] > before + 3000, timeout=TURN_TIMEOUT
     )
@@ -162,8 +157,7 @@ def test_context_meter_fills_as_the_conversation_grows(harness: Harness) -> None
 def test_session_browser_lists_desktop_sessions_and_searches_their_text(harness: Harness) -> None:
     h = harness
     window = h.window
-    window.send("Where does the zebra parser live?")
-    h.wait_turn(1)
+    h.send("Where does the zebra parser live?")
     mine = window.session.path
     window.browse_action.trigger()
     browser = window.inspect.browser
@@ -214,10 +208,8 @@ def test_compact_from_the_conversation_says_the_figures_the_meter_shows(harness:
     starts from the figure the context meter showed (design G14)."""
     h = harness
     window = h.window
-    window.send("A first question. [[words:200]]")
-    h.wait_turn(1)
-    window.send("Now at length. " + "context " * 6000 + " [[words:6000]]")
-    h.wait_turn(2)
+    h.send("A first question. [[words:200]]")
+    h.send("Now at length. " + "context " * 6000 + " [[words:6000]]")
     h.qtbot.waitUntil(
         lambda: window.compaction_preview is not None and window.compaction_preview.possible,
         timeout=TURN_TIMEOUT,

@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtGui import QColor, QImage
 
-from desktop.ui.cost_chart import COLORS, CostChart, bar_of
+from desktop.ui.cost_chart import PARTS, CostChart, bar_of
 from desktop.ui.usage_stats import usage_line
 from desktop.ui.usage_view import UsageView
 
@@ -66,7 +66,7 @@ def test_the_usage_tab_draws_the_cold_request_tall_and_the_unpriced_one_as_unkno
     centres = [int(area.left() + slot * (i + 0.5)) for i in range(3)]
     top, bottom = int(area.top()) + 1, int(area.bottom()) - 1
     dark = False
-    colour = {name: QColor(pair[1] if dark else pair[0]).name() for name, pair in COLORS.items()}
+    colour = {name: QColor(part[2] if dark else part[1]).name() for name, part in PARTS.items()}
     warm, cold, unknown = (_pixels(image, x, top, bottom) for x in centres)
     assert colour["cached"] in warm and colour["output"] in warm
     assert colour["uncached"] in cold and colour["cached"] not in cold

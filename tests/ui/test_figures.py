@@ -24,19 +24,10 @@ from desktop.ui.timeline_delegate import usage_hint
 from desktop.ui.usage_view import UsageView, totals_text
 from desktop.ui.whatif_view import table_rows
 from tests.ui.conftest import TURN_TIMEOUT, Harness
+from tests.ui.synthetic import assistant_row
 
 USAGE = {"input": 40, "output": 30, "cacheRead": 1000, "cacheWrite": 60, "cost": {"total": 0.29}}
-ROW = {
-    "type": "assistant",
-    "id": "a1",
-    "ts": 1_700_000_000_000,
-    "message": {
-        "role": "assistant",
-        "content": [{"type": "text", "text": "ok"}],
-        "model": "m",
-        "usage": USAGE,
-    },
-}
+ROW = assistant_row("a1", "ok", u=USAGE)
 
 
 def test_input_means_every_input_token_everywhere(qtbot: Any) -> None:
@@ -107,8 +98,7 @@ def test_compaction_meter_and_payload_count_the_context_alike(harness: Harness) 
     h, window = harness, harness.window
     h.qtbot.waitUntil(lambda: window.compaction_preview is not None, timeout=TURN_TIMEOUT)
     opened = window.compaction_preview
-    window.send("A long question. " + "context " * 6000 + " [[words:700]]")
-    h.wait_turn(1)
+    h.send("A long question. " + "context " * 6000 + " [[words:700]]")
     window.tabs.setCurrentIndex(TAB_PAYLOAD)
     h.qtbot.waitUntil(
         lambda: b"A long question" in h.previews[-1]["body"] and window.compaction_preview is not opened,

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QPoint, Qt, QUrl
+from PySide6.QtCore import QPoint, Qt, QTimer, QUrl
 from PySide6.QtGui import QTextCursor, QTextDocument
-from PySide6.QtWidgets import QApplication, QListView, QTextBrowser, QToolTip, QWidget
+from PySide6.QtWidgets import QApplication, QListView, QMessageBox, QTextBrowser, QToolTip, QWidget
 
+from desktop.ui import launch
 from desktop.ui.activation_view import ActivationView
 from desktop.ui.foreign_bar import ForeignBar
 from desktop.ui.inert import MAX_IMAGE_BYTES, InertBrowser
@@ -31,6 +32,7 @@ from desktop.ui.section_diff_view import SectionDiffView
 from desktop.ui.session_browser import SessionBrowser
 from desktop.ui.timeline_model import TimelineModel
 from desktop.ui.whatif_view import WhatIfView
+from tests.cli.helpers import make_session
 from tests.ui.conftest import IGNORED_QT_MESSAGES, Harness
 from tests.ui.fifo_probe import FifoProbe
 from tests.ui.synthetic import assistant_row, user_row
@@ -319,14 +321,9 @@ def test_a_row_id_in_the_timeline_tooltip_is_shown_as_written(qtbot, probe: Fifo
 
 
 def test_the_launchers_refusal_shows_the_text_as_written(qtbot, probe: FifoProbe, monkeypatch) -> None:
-    """The no-console launcher's message box quotes a file's name and contents (design G8)."""
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QMessageBox
-
-    from desktop.ui import launch
-
+    """The no-console launcher's one message box quotes a file's name and contents (design G8)."""
     text = f"{hostile_name(probe)}: line 1: unknown key <img src={probe.path}>"
-    seen: list[tuple[str, Qt.TextFormat, bool]] = []
+    seen: list[tuple[str, str, Qt.TextFormat, bool]] = []
 
     def answer() -> None:
         box = QApplication.activeModalWidget()
@@ -335,12 +332,12 @@ def test_the_launchers_refusal_shows_the_text_as_written(qtbot, probe: FifoProbe
             return
         box.grab()
         QApplication.processEvents()
-        seen.append((box.text(), box.textFormat(), probe.opened))
+        seen.append((box.windowTitle(), box.text(), box.textFormat(), probe.opened))
         box.done(0)
 
     QTimer.singleShot(0, answer)
     assert launch.refuse_in_window(text) == 2
-    assert seen == [(text, Qt.TextFormat.PlainText, False)]
+    assert seen == [("Pi Desktop", text, Qt.TextFormat.PlainText, False)]
 
 
 def test_a_hostile_session_file_opens_and_reads_nothing_it_names(
@@ -348,8 +345,6 @@ def test_a_hostile_session_file_opens_and_reads_nothing_it_names(
 ) -> None:
     """End to end: a real file, named and written to name the probe, opened by the real worker,
     every row read in the Message tab and every tab shown."""
-    from tests.cli.helpers import make_session
-
     h = harness
     text = f"look ![x]({probe.path}) and <style>@import url({probe.path});</style>"
     path = make_session(workspace, hostile_name(probe), text)

@@ -13,12 +13,15 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
-from desktop.session.foreign import browse, open_foreign
+from desktop.session.foreign import browse, open_foreign, route_model
+from desktop.session.foreign.display import Prices
 from desktop.session.whatif import request_sequence, what_if
 from desktop.ui import rowinfo
 from desktop.ui.foreign_bar import ForeignBar
+from desktop.ui.foreign_rows import ForeignRows
 from desktop.ui.inspect_ops import open_foreign_info
 from desktop.ui.messages import ForeignBranchRows, SessionOpened
+from desktop.ui.payload_view import PayloadView
 from desktop.ui.session_browser import SessionBrowser, browse_rows
 from desktop.ui.whatif_view import WhatIfView, table_rows
 from tests.foreign.support import CLAUDE, PI
@@ -54,7 +57,7 @@ def test_pi_rows_keep_their_own_kinds_and_system_rows_carry_diffs() -> None:
 
 
 def test_claude_reminders_hide_with_system_rows_and_usage_is_priced() -> None:
-    _opened, rows = shown_rows(CLAUDE / "basic.jsonl")
+    opened, rows = shown_rows(CLAUDE / "basic.jsonl")
     reminders = [r for r in rows if r["foreign"] == "reminder"]
     assert reminders and all(rowinfo.filter_kind(rowinfo.row_kind(r)) == rowinfo.SYSTEM for r in reminders)
     assert rowinfo.KIND_NAMES[rowinfo.row_kind(reminders[0])] == "reminder"
@@ -62,7 +65,6 @@ def test_claude_reminders_hide_with_system_rows_and_usage_is_priced() -> None:
     usage = assistant["message"]["usage"]
     # Claude Code records tokens, not dollars: priced from the catalog and said so.
     assert usage["cost"]["total"] > 0 and assistant["message"]["costFrom"].startswith("catalog prices")
-    opened, _rows = shown_rows(CLAUDE / "basic.jsonl")
     assert isinstance(opened.rows, ForeignBranchRows)
     reader = opened.rows.reader
     position = next(i for i in range(len(reader)) if reader.row(i)["type"] == "assistant")
@@ -174,8 +176,6 @@ def test_whatif_view_table_chart_and_assumptions(qtbot: Any) -> None:
 
 
 def test_payload_pane_marks_the_cached_prefix_and_keeps_the_byte_diff_secondary(qtbot: Any) -> None:
-    from desktop.ui.payload_view import PayloadView
-
     body = b'{"system":"s","messages":[{"role":"user","content":"hello"},{"role":"user","content":"new"}]}'
     previous = b'{"system":"s","messages":[{"role":"user","content":"hello"}]}'
     end = body.index(b'{"role":"user","content":"new"}')
@@ -240,9 +240,6 @@ def test_one_pass_diffs_cover_each_system_row() -> None:
 def test_foreign_rows_kind_bytes_match_the_rows_and_nothing_is_built_up_front() -> None:
     """The window paints a foreign branch from kind bytes computed without building a row; each
     byte must be what ``row_kind`` says of the row once it is built (X1)."""
-    from desktop.session.foreign.display import Prices
-    from desktop.ui.foreign_rows import ForeignRows
-
     checked = 0
     for path in [*sorted(PI.glob("*.jsonl")), *sorted(CLAUDE.glob("*.jsonl"))]:
         session = open_foreign(path)
@@ -259,8 +256,6 @@ def test_the_cache_countdown_ticks_from_the_stored_last_use(qtbot: Any) -> None:
     """Design P9: the Payload tab shows "cache warm · 3:12 left" and re-derives it every
     second on the GUI thread from the preview's last use; at zero it says expired."""
     now = [1_000_000]
-    from desktop.ui.payload_view import PayloadView
-
     last = now[0] - (5 * 60 - 192) * 1000  # 3:12 left of five minutes
     cache = {
         "total": 4000,
@@ -285,8 +280,6 @@ def test_the_cache_countdown_ticks_from_the_stored_last_use(qtbot: Any) -> None:
 def test_whatif_view_a_route_without_a_price_says_price_unknown(qtbot: Any) -> None:
     """Design X9: "price unknown" in the table and the chart, never $0.00, and never the
     cheapest row."""
-    from desktop.session.foreign import route_model
-
     free = {**route_model("deepseek/deepseek-flash"), "cost": {"input": 0, "output": 0}}
     sequence = request_sequence(PI / "v3_compaction.jsonl")
     result = what_if(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QUrl
 from PySide6.QtGui import QColor, QImage, QTextDocument
 
 from desktop.ui.message_html import COLLAPSE_LINES, render_row
@@ -99,8 +99,6 @@ def test_long_tool_output_is_collapsed_and_monospace(view: MessageView) -> None:
 def test_images_are_shown(view: MessageView) -> None:
     image = QImage(800, 20, QImage.Format.Format_RGB32)
     image.fill(QColor("red"))
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
-
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)

@@ -11,18 +11,23 @@ same file measured in the same test, and bounds are generous: the machine may be
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt
 
+from desktop.host.journal import JournalWriter, model_order, reader
+from desktop.pi.cache_misses import MissCounter
 from desktop.ui.main_window import MainWindow
 from desktop.ui.messages import IndexedRows, SessionOpened
 from desktop.ui.row_index import RowIndex, read_indexed
+from desktop.ui.rowinfo import row_kind
 from desktop.ui.timeline_model import ROW_ROLE
+from tests.ui.conftest import tick_probe
 from tests.ui.synthetic import bench_session
 
 SIZES = [pytest.param(20_000, id="20k"), pytest.param(100_000, id="100k", marks=pytest.mark.slow)]
@@ -68,12 +73,7 @@ def test_a_long_session_opens_without_stalling_the_window(
 
     paints = Paints(win, rows)
     win.view.viewport().installEventFilter(paints)
-    ticks: list[float] = []
-    probe = QTimer()
-    probe.setInterval(5)
-    probe.timeout.connect(lambda: ticks.append(time.perf_counter()))
-    probe.start()
-    qtbot.wait(50)
+    probe, ticks = tick_probe(qtbot)
     pick = time.perf_counter()
     client.open_session.emit(str(long_session))
     qtbot.waitUntil(lambda: paints.first is not None, timeout=120_000)
@@ -150,9 +150,6 @@ def test_a_long_session_opens_without_stalling_the_window(
 def test_the_index_lists_the_journal_rows_in_model_order(tmp_path: Path) -> None:
     """Same rows, same order as the journal reader and ``model_order``; torn tails and bad lines
     are left out exactly as the reader leaves them out."""
-    from desktop.host.journal import JournalWriter, model_order
-    from desktop.ui.rowinfo import row_kind
-
     path = tmp_path / "s.jsonl"
     writer = JournalWriter.create(path, cwd="/w", app_version="test")
     writer.append(
@@ -230,8 +227,6 @@ def test_opening_parses_the_file_once(
 ) -> None:
     """The engine's reading of the file is the timeline's (design X26): one parse on open, and
     the index the window shows lists the opened journal's own rows."""
-    from desktop.host.journal import reader
-
     path = bench_session(tmp_path / "s.jsonl", 300)
     rows_in_file = len(path.read_bytes().splitlines()) - 1
     decoded = [0]
@@ -269,10 +264,6 @@ def test_the_usage_misses_are_counted_on_the_worker(
     """Every request's cache-miss count is made while the worker indexes the file (design X30):
     the window's usage model takes a copy of it and counts nothing at open (counting 32,000
     requests on the GUI thread held the first paint of 100,000 rows for a tenth of a second)."""
-    import threading
-
-    from desktop.pi.cache_misses import MissCounter
-
     gui = threading.get_ident()
     counted_on_gui: list[tuple[Any, ...]] = []
     count = MissCounter.add

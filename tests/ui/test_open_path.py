@@ -10,9 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtGui import QFileOpenEvent
+from PySide6.QtWidgets import QApplication, QFileDialog
 
 from desktop.host.journal.writer import JournalWriter
 from desktop.host.trust import TrustStore
+from desktop.ui.single_instance import FileOpenEvents
 from tests.ui.conftest import ROUTE, TURN_TIMEOUT, Harness
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -80,8 +83,6 @@ def test_a_file_handed_over_during_a_turn_opens_when_the_turn_ends(harness: Harn
 def test_an_unknown_file_gets_the_open_dialogs_message(
     harness: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from PySide6.QtWidgets import QFileDialog
-
     h = harness
     first = h.window.session.path
     unknown = tmp_path / "events.jsonl"
@@ -118,11 +119,6 @@ def test_extra_files_go_to_open_recent(harness: Harness, tmp_path: Path) -> None
 
 def test_a_finder_open_event_opens_the_session(harness: Harness, tmp_path: Path) -> None:
     """macOS delivers Finder's Open to the running app as a QFileOpenEvent (design G8)."""
-    from PySide6.QtGui import QFileOpenEvent
-    from PySide6.QtWidgets import QApplication
-
-    from desktop.ui.single_instance import FileOpenEvents
-
     h = harness
     app = QApplication.instance()
     assert app is not None

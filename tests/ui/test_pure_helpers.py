@@ -6,7 +6,9 @@ import json
 
 import orjson
 
-from desktop.session.inspector.payload_text import char_offset, common_prefix, pretty_json
+from desktop.pi.transcript import current_system_message
+from desktop.session.history import context_view
+from desktop.session.inspector.payload_text import char_offset, common_prefix, common_suffix, pretty_json
 from desktop.session.inspector.section_diff import section_diff, state_before
 from desktop.ui import rowinfo
 from desktop.ui.usage_stats import totals, usage_lines
@@ -132,8 +134,6 @@ def test_usage_totals_and_hit_ratio() -> None:
 
 
 def test_common_suffix_never_overlaps_the_prefix() -> None:
-    from desktop.session.inspector.payload_text import common_suffix
-
     previous = b'{"messages":[1],"tools":[]}'
     current = b'{"messages":[1,2],"tools":[]}'
     prefix = common_prefix(previous, current)
@@ -143,9 +143,6 @@ def test_common_suffix_never_overlaps_the_prefix() -> None:
 
 
 def test_state_before_matches_a_full_replay_at_every_row() -> None:
-    from desktop.pi.transcript import current_system_message
-    from desktop.session.history import context_view
-
     checkpoint = {"role": "system", "content": "", "sections": {"runtime": "v2", "kept": "k"}, "timestamp": 1}
     rows = [
         system_row("s0", {"runtime": "v1", "extra": "x"}),

@@ -11,12 +11,16 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QToolBar
 
+from desktop.ui.accounts_dialog import AccountsDialog
 from desktop.ui.activation_view import LABEL_TERMS, render_activation
 from desktop.ui.glossary import GLOSSARY
 from desktop.ui.main_window import MINIMUM_SIZE, TAB_MESSAGE, TAB_ROW, MainWindow
 from desktop.ui.messages import DecodedRows, SessionOpened, ShownSession, TurnFinished
+from desktop.ui.payload_view import SIDE_BY_SIDE_WIDTH
 from desktop.ui.timeline_delegate import row_layout, row_tooltip, usage_hint
 from desktop.ui.timeline_model import ROW_ROLE, USAGE_ROLE
+from tests.cli.helpers import make_session
+from tests.ui.conftest import TURN_TIMEOUT
 from tests.ui.synthetic import assistant_row, session_rows, usage, user_row
 
 
@@ -101,7 +105,7 @@ def test_errors_and_set_aside_lines_show_as_banners(window: MainWindow) -> None:
     assert (
         warning.level == "warning" and "2 lines set aside" in warning.text and "line 9: torn" in warning.text
     )
-    window.on_turn_finished(TurnFinished("error", "HTTP 529 overloaded", 1))
+    window.on_turn_finished(TurnFinished("error", "HTTP 529 overloaded"))
     assert "HTTP 529 overloaded" in window.banners.banners[0].text
 
 
@@ -169,9 +173,6 @@ def test_controls_reachable_and_named(window: MainWindow) -> None:
 
 def test_a_session_with_a_bad_line_opens_with_a_banner_naming_it(harness, workspace: Path) -> None:
     """The real worker reads a real file: the set-aside line is named where the user looks."""
-    from tests.cli.helpers import make_session
-    from tests.ui.conftest import TURN_TIMEOUT
-
     path = make_session(workspace, "s.jsonl", "hello")
     with path.open("ab") as handle:
         handle.write(b'{"type": "user", "broken \xff\n')
@@ -184,8 +185,6 @@ def test_a_session_with_a_bad_line_opens_with_a_banner_naming_it(harness, worksp
 
 
 def test_accounts_table_keeps_every_column_in_view(qtbot) -> None:
-    from desktop.ui.accounts_dialog import AccountsDialog
-
     dialog = AccountsDialog(["anthropic", "openai"])
     qtbot.addWidget(dialog)
     dialog.show()
@@ -202,8 +201,6 @@ def test_accounts_table_keeps_every_column_in_view(qtbot) -> None:
 
 
 def test_route_comparison_stacks_when_narrow(window: MainWindow, qtbot) -> None:
-    from desktop.ui.payload_view import SIDE_BY_SIDE_WIDTH
-
     payload = window.payload_view
     window.tabs.setCurrentWidget(payload)
     qtbot.waitUntil(lambda: payload.width() > 0)

@@ -32,10 +32,8 @@ def window_path(tmp_path: Path, qapp: Any) -> Iterator[WindowPath]:
     workspace.mkdir()
     with Emulator() as emulator:
         window = WindowPath(tmp_path / "data", workspace, emulator.url)
-        try:
-            yield window
-        finally:
-            window.close()
+        yield window  # the rest is the fixture's teardown, run whatever the test did
+        window.close()
 
 
 def _edit_assistant(path: Path, edit: Any) -> int:

@@ -16,9 +16,11 @@ from PySide6.QtWidgets import QMessageBox
 
 from desktop import __version__
 from desktop.emulator import Emulator
+from desktop.host.catalog_cache import cache_path
 from desktop.host.journal import JournalWriter, new_row_id
 from desktop.ui.main_window import TAB_ACTIVATION
 from tests.ui.conftest import TURN_TIMEOUT, Harness
+from tests.ui.synthetic import usage
 
 EXTENSION = """
 def register(api):
@@ -26,14 +28,6 @@ def register(api):
     api.register_tool("weather_lookup", "Look up the weather forecast for a city", props,
                       lambda a: "sunny in " + a["city"])
 """
-USAGE = {
-    "input": 10,
-    "output": 2,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "totalTokens": 12,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
 ROUTE = {"provider": "anthropic", "model": "claude-opus-5-5", "api": "anthropic-messages", "baseUrl": ""}
 
 
@@ -80,7 +74,7 @@ def _legacy_rows() -> list[dict[str, Any]]:
         "api": "anthropic-messages",
         "provider": "anthropic",
         "model": "claude-opus-5-5",
-        "usage": USAGE,
+        "usage": usage(10, 0, 0, 2, 0.0),
         "stopReason": "toolUse",
         "timestamp": 2,
     }
@@ -197,8 +191,6 @@ def test_a_session_whose_route_left_the_catalog_asks_for_one(
 
 
 def test_a_corrupt_cached_catalog_is_reported_when_a_session_opens(window: Harness) -> None:
-    from desktop.host.catalog_cache import cache_path
-
     cached = cache_path("pi")
     cached.parent.mkdir(parents=True, exist_ok=True)
     cached.write_text("{ not json", encoding="utf-8")  # before the worker starts and loads the catalogs

@@ -22,6 +22,7 @@ import orjson
 from desktop.emulator import Emulator
 from desktop.pi.cache_view import predict
 from desktop.session.foreign.request import route_model
+from desktop.ui.single_instance import InstanceServer
 from tests.cli.helpers import REPO, run_main
 from tests.ui.conftest import TURN_TIMEOUT, Harness
 
@@ -94,8 +95,6 @@ def test_a_reopened_session_continues_on_its_own_route_mode_and_fallback(
     snapshot = path.read_bytes()
 
     # Handed over by a second launch to a window showing another session.
-    from desktop.ui.single_instance import InstanceServer
-
     second.client.new_session.emit(str(workspace))
     qtbot.waitUntil(lambda: Path(second.window.session.path) != path, timeout=TURN_TIMEOUT)
     second.wait_open()

@@ -7,12 +7,15 @@ ask the model, the text of what was sent).
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox
 
 from desktop.session.commands import Command, Problem
+from desktop.ui.curl_text import curl_command
 from desktop.ui.main_window import TAB_MESSAGE, TAB_PAYLOAD, TAB_ROW, compaction_text
 from tests.ui.conftest import ROUTE, TURN_TIMEOUT, Harness
 
@@ -243,10 +246,6 @@ def test_typing_a_slash_offers_the_commands(harness: Harness) -> None:
 
 
 def test_copy_as_curl_sends_the_previewed_body_with_credentials_redacted(harness: Harness) -> None:
-    import shlex
-
-    from PySide6.QtGui import QGuiApplication
-
     h = harness
     h.window.tabs.setCurrentIndex(TAB_PAYLOAD)
     view = h.window.payload_view
@@ -265,8 +264,6 @@ def test_copy_as_curl_sends_the_previewed_body_with_credentials_redacted(harness
 
 
 def test_curl_command_never_shows_a_credential() -> None:
-    from desktop.ui.curl_text import curl_command
-
     command = curl_command(
         {
             "method": "post",
@@ -280,7 +277,5 @@ def test_curl_command_never_shows_a_credential() -> None:
         }
     )
     assert "SECRET" not in command and command.count("<redacted>") == 3
-    import shlex
-
     words = shlex.split(command.replace("\\\n", " "))
     assert words[words.index("--data-binary") + 1] == '{"text": "it\'s $HOME `x`"}'

@@ -93,24 +93,14 @@ def test_window_notice_toggle_and_section_diff(window: MainWindow, qtbot) -> Non
 
 
 def test_shortcuts_are_bound(window: MainWindow) -> None:
-    shortcuts = {
-        a.text().replace("&", ""): a.shortcut().toString()
-        for a in (
-            window.new_action,
-            window.open_action,
-            window.compact_action,
-            window.hidden_action,
-            window.find_action,
-            window.send_action,
-            window.stop_action,
-            window.quit_action,
-        )
-    }
-    assert shortcuts["New Session"] == "Ctrl+N"
-    assert shortcuts["Open Session…"] == "Ctrl+O"
-    assert shortcuts["Compact"] == "Ctrl+Shift+K"
-    assert shortcuts["Show Hidden System Rows"] == "Ctrl+H"
-    assert shortcuts["Find"] == "Ctrl+F"
-    assert shortcuts["Send"] == "Ctrl+Return"
-    assert shortcuts["Stop"] == "Esc"
-    assert shortcuts["Quit"] == "Ctrl+Q"
+    """As the menus list them (and the help page shows them)."""
+    assert {
+        "New Session": "Ctrl+N",
+        "Open Session": "Ctrl+O",
+        "Compact": "Ctrl+Shift+K",
+        "Show Hidden System Rows": "Ctrl+H",
+        "Find": "Ctrl+F",
+        "Send": "Ctrl+Return",
+        "Stop": "Esc",
+        "Quit": "Ctrl+Q",
+    }.items() <= dict(window.shortcuts()).items()

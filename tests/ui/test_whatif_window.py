@@ -14,10 +14,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 
 from desktop.bench.whatif_session import write
 from desktop.ui.main_window import MainWindow
+from tests.ui.conftest import tick_probe
 
 STALL = 0.5
 """Seconds the event loop may stall while the worker replays: generous for a loaded machine
@@ -34,12 +35,7 @@ def test_a_long_whatif_shows_progress_keeps_the_window_live_and_cancels(
     qtbot.waitUntil(lambda: getattr(win.session, "path", None) == str(path), timeout=300_000)
     view = win.inspect.whatif
 
-    ticks: list[float] = []
-    probe = QTimer()
-    probe.setInterval(5)
-    probe.timeout.connect(lambda: ticks.append(time.perf_counter()))
-    probe.start()
-    qtbot.wait(50)
+    probe, ticks = tick_probe(qtbot)
     start = time.perf_counter()
     win.tabs.setCurrentIndex(win.inspect.whatif_index)
     assert view.cancel_button.isVisible() and view.progress.isVisible()

@@ -21,6 +21,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
+from desktop.host import catalog_cache
+from desktop.pi.catalog.transport import SYSTEM_MESSAGES
 from desktop.session.foreign import next_request, open_foreign
 from desktop.session.foreign.request import route_model
 from desktop.ui import inspect_ops, rowinfo
@@ -278,9 +280,6 @@ def test_refresh_catalogs_changes_the_route_status(
     pi_doc: dict[str, Any],  # noqa: F811
     find_model: Callable[[dict[str, Any], str, str], dict[str, Any]],  # noqa: F811
 ) -> None:
-    from desktop.host import catalog_cache
-    from desktop.pi.catalog.transport import SYSTEM_MESSAGES
-
     opus = find_model(pi_doc, "anthropic", "claude-opus-5-5")
     opus["compat"][SYSTEM_MESSAGES] = False  # the flag that changed upstream
     pi_doc["generatedAt"] = "2999-01-01T00:00:00Z"

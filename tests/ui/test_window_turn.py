@@ -16,12 +16,18 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox
 
+from desktop.emulator import Fault
+from desktop.host.journal import writer as journal_writer
+from desktop.session.inspector import preview as inspector_preview
 from desktop.session.runtime import SessionRuntime
 from desktop.ui import rowinfo
 from desktop.ui.main_window import TAB_ACTIVATION, TAB_DIFF, TAB_PAYLOAD, TAB_USAGE
+from desktop.ui.payload_view import PayloadView
 from desktop.ui.timeline_model import ROW_ROLE
+from desktop.ui.worker import QtPermissionBridge, SessionWorker
 from tests.ui.conftest import TURN_TIMEOUT, Harness
 
 
@@ -115,8 +121,7 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
     h.qtbot.waitUntil(lambda: window.compaction_preview is not None, timeout=TURN_TIMEOUT)
     assert window.compaction_preview is not None and not window.compaction_preview.possible
     assert "nothing to compact yet" in window.compact_button.toolTip()
-    window.send("Now at length. " + "context " * 6000 + " [[words:6000]]")
-    assert h.wait_turn(2).error is None
+    assert h.send("Now at length. " + "context " * 6000 + " [[words:6000]]").error is None
     h.qtbot.waitUntil(
         lambda: window.compaction_preview is not None and window.compaction_preview.possible,
         timeout=TURN_TIMEOUT,
@@ -142,55 +147,44 @@ def test_full_turn_through_the_window(harness: Harness) -> None:
 
 
 def test_journal_writes_and_permission_decisions_happen_on_the_worker_thread(
-    qtbot: Any, tmp_path: Path, qsettings_isolated: Path, monkeypatch: pytest.MonkeyPatch
+    unstarted: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from desktop.host.journal import writer as journal_writer
-    from desktop.ui.worker import QtPermissionBridge
-
     writes: list[int] = []
     decisions: list[int] = []
-    real_write_all = journal_writer.write_all
-    real_write_new = journal_writer.write_new_file
     real_request = QtPermissionBridge.request_permission
 
-    def write_all(*args: Any, **kwargs: Any) -> Any:
-        writes.append(threading.get_ident())
-        return real_write_all(*args, **kwargs)
+    def counted(write: Any) -> Any:
+        def on_this_thread(*args: Any, **kwargs: Any) -> Any:
+            writes.append(threading.get_ident())
+            return write(*args, **kwargs)
 
-    def write_new_file(*args: Any, **kwargs: Any) -> Any:
-        writes.append(threading.get_ident())
-        return real_write_new(*args, **kwargs)
+        return on_this_thread
 
     def request_permission(self: QtPermissionBridge, request: Any) -> Any:
         answer = real_request(self, request)
         decisions.append(threading.get_ident())  # the decision is returned to the Host here
         return answer
 
-    monkeypatch.setattr(journal_writer, "write_all", write_all)
-    monkeypatch.setattr(journal_writer, "write_new_file", write_new_file)
+    monkeypatch.setattr(journal_writer, "write_all", counted(journal_writer.write_all))
+    monkeypatch.setattr(journal_writer, "write_new_file", counted(journal_writer.write_new_file))
     monkeypatch.setattr(QtPermissionBridge, "request_permission", request_permission)
 
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    h = Harness(qtbot, workspace)
-    try:
-        h.start()
-        h.window.send(
-            'two commands [[tool:bash {"command": "echo one"}]] [[tool:write {"path": "out.txt", "content": "x"}]]'
-        )
-        approve_next_permission(h)
-        h.qtbot.waitUntil(
-            lambda: len(h.window.permission_dialogs) == 0 or len(decisions) >= 1, timeout=TURN_TIMEOUT
-        )
-        approve_next_permission(h)
-        h.wait_turn(1)
-    finally:
-        h.close()
+    h = unstarted
+    h.start()
+    h.window.send(
+        'two commands [[tool:bash {"command": "echo one"}]] [[tool:write {"path": "out.txt", "content": "x"}]]'
+    )
+    approve_next_permission(h)
+    h.qtbot.waitUntil(
+        lambda: len(h.window.permission_dialogs) == 0 or len(decisions) >= 1, timeout=TURN_TIMEOUT
+    )
+    approve_next_permission(h)
+    h.wait_turn(1)
     worker_thread = h.worker.thread_id
     assert worker_thread is not None and worker_thread != threading.get_ident()
     assert len(writes) >= 5 and set(writes) == {worker_thread}
     assert len(decisions) == 2 and set(decisions) == {worker_thread}
-    assert (workspace / "out.txt").read_text() == "x"
+    assert (h.tmp / "out.txt").read_text() == "x"
 
 
 def test_gui_never_stalls_during_a_streamed_turn_with_a_tool(harness: Harness) -> None:
@@ -208,8 +202,6 @@ def test_gui_never_stalls_during_a_streamed_turn_with_a_tool(harness: Harness) -
     auto = QTimer()
     auto.setInterval(5)
     auto.timeout.connect(lambda: [d.allow_button.click() for d in list(h.window.permission_dialogs)])
-    from desktop.emulator import Fault
-
     # Pace the emulator's stream like a real provider (a few ms between SSE events).
     h.worker.emulator.inject(Fault("slow_stream", at_event=1, delay=0.002), times=4)
     clock.start()
@@ -222,10 +214,8 @@ def test_gui_never_stalls_during_a_streamed_turn_with_a_tool(harness: Harness) -
     clock.restart()
     auto.start()
     started = time.monotonic()
-    h.window.send('Explain, at length. [[words:3000]] [[tool:bash {"command": "sleep 0.3; echo done"}]]')
-    h.wait_turn(1)
-    h.window.send("And once more, at length. [[words:3000]]")
-    h.wait_turn(2)
+    h.send('Explain, at length. [[words:3000]] [[tool:bash {"command": "sleep 0.3; echo done"}]]')
+    h.send("And once more, at length. [[words:3000]]")
     probe.stop()
     auto.stop()
     elapsed = time.monotonic() - started
@@ -246,8 +236,6 @@ def test_gui_never_stalls_during_a_streamed_turn_with_a_tool(harness: Harness) -
 
 
 def test_escape_stops_a_streaming_turn(harness: Harness) -> None:
-    from desktop.emulator import Fault
-
     h, window = harness, harness.window
     h.worker.emulator.inject(Fault("slow_stream", at_event=1, delay=0.05), times=1)
     window.send("A long story please. [[words:2000]]")
@@ -310,8 +298,6 @@ def test_payload_is_marked_out_of_date_until_the_new_preview_arrives(
     """From the first row of a turn until the worker's new preview arrives, the pane says it is
     out of date and Copy, Save and the jump act on nothing; then it shows the request the
     emulator receives next, byte for byte (design G4, P5)."""
-    from PySide6.QtGui import QGuiApplication
-
     h, window = harness, harness.window
     view, pane = window.payload_view, window.payload_view.main
     window.tabs.setCurrentIndex(TAB_PAYLOAD)
@@ -321,13 +307,13 @@ def test_payload_is_marked_out_of_date_until_the_new_preview_arrives(
     assert not pane.stale and pane.notice.isHidden() and view.copy_button.isEnabled()
     # The worker computes the next preview only when the test lets it, so the wait is visible.
     gate = threading.Event()
-    compute = h.worker.preview
+    compute = inspector_preview.route_preview
 
-    def held(key: str = "") -> dict[str, Any]:
+    def held(*args: Any, **kwargs: Any) -> dict[str, Any]:
         gate.wait(TURN_TIMEOUT / 1000)
-        return compute(key)
+        return compute(*args, **kwargs)
 
-    monkeypatch.setattr(h.worker, "preview", held)
+    monkeypatch.setattr(inspector_preview, "route_preview", held)
     shown = len(h.previews)
     try:
         window.composer.submit()
@@ -370,8 +356,7 @@ def test_hidden_tab_is_marked_out_of_date_and_brought_up_to_date_when_shown(harn
     h, window = harness, harness.window
     pane = window.payload_view.main
     assert not pane.stale
-    window.send("Say something short.")
-    assert h.wait_turn(1).error is None
+    assert h.send("Say something short.").error is None
     h.qtbot.waitUntil(lambda: pane.stale, timeout=TURN_TIMEOUT)
     shown = len(h.previews)
     window.tabs.setCurrentIndex(TAB_PAYLOAD)
@@ -383,9 +368,6 @@ def test_hidden_tab_is_marked_out_of_date_and_brought_up_to_date_when_shown(harn
 def test_without_a_session_the_out_of_date_pane_says_so(qtbot: Any) -> None:
     """A pane marked out of date never waits for a preview that cannot come: with no session
     open the worker answers with an error, which the pane shows in place of the request."""
-    from desktop.ui.payload_view import PayloadView
-    from desktop.ui.worker import SessionWorker
-
     worker = SessionWorker(offline=True)  # never started: no session, no route
     view = PayloadView()
     qtbot.addWidget(view)

@@ -52,8 +52,7 @@ def test_a_header_naming_the_root_never_becomes_the_workspace(harness: Harness, 
     assert info.cwd == str((tmp_path / "opened-from").resolve())
     assert h.window.question_boxes == []  # "/" is refused outright, not offered
     # The model asks to read a file outside the opened-from folder: refused, and nobody is asked.
-    h.window.send(f'Read it. [[tool:read {{"path": "{secret}"}}]]')
-    result = h.wait_turn(1)
+    result = h.send(f'Read it. [[tool:read {{"path": "{secret}"}}]]')
     assert result.error is None and h.window.permission_dialogs == []
     tool_results = [r for r in h.rows() if r.get("type") == "toolResult" or r.get("role") == "toolResult"]
     shown = orjson.dumps(h.rows()).decode()
