@@ -43,29 +43,6 @@ def activation(gate: Any) -> dict[str, Any]:
     }
 
 
-def route_flags(resolved: Any) -> dict[str, Any]:
-    """Each transport flag of ``resolved`` (a ``ResolvedModel``), where it came from and how old
-    that source is, and the catalogs in use (M1, P3); the window's route status shows the same."""
-    # Lazy: the --help budget.
-    from desktop.host.catalog_cache import catalog_sources
-    from desktop.pi.capability import flag_origins
-    from desktop.pi.catalog import active_catalog
-
-    catalog = active_catalog()
-    sources = catalog_sources(catalog)
-    listed = [
-        {
-            "flag": origin.flag,
-            "value": origin.value,
-            "published": origin.published,
-            "from": origin.origin,
-            "catalogAge": sources["pi"]["age"],
-        }
-        for origin in flag_origins(resolved, catalog.sources)
-    ]
-    return {"flags": listed, "catalogs": sources}
-
-
 def cache_figures(session: Any) -> dict[str, Any]:
     """The route's provider cache now (design P9): warm, expired, cold or unknown, the time
     left and the next send's cost now and after expiry, from the journal's timestamps."""
@@ -88,6 +65,9 @@ def cache_figures(session: Any) -> dict[str, Any]:
 
 
 def collect(session: Any) -> dict[str, Any]:
+    # Lazy: the --help budget.
+    from desktop.host.catalog_cache import route_flags
+
     runtime = session.runtime
     state = runtime.current_state()  # the system messages only, shared with the pending check
     capability = session.capability()

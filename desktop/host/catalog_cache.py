@@ -22,22 +22,27 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from desktop.host import paths
 from desktop.host.private_files import make_private_dirs, replace_file
+from desktop.pi.capability import flag_origins
 from desktop.pi.catalog import (
     DEFAULT_PATCHES,
     Catalog,
     CatalogFileError,
     CatalogPatch,
     CatalogSource,
+    active_catalog,
     build_catalog,
     default_catalog,
     use_catalog,
 )
 from desktop.pi.catalog.models_dev import parse_models_dev
 from desktop.pi.catalog.pi_snapshot import parse_pi_catalog
+
+if TYPE_CHECKING:
+    from desktop.pi.routes import ResolvedModel
 
 CatalogKind = Literal["models.dev", "pi"]
 
@@ -251,6 +256,25 @@ def catalog_sources(
             "url": state.url,
         }
     return out
+
+
+def route_flags(resolved: ResolvedModel) -> dict[str, Any]:
+    """Each transport flag of ``resolved``, where it came from and how old that source is, and
+    the catalogs in use (M1, P3): what ``pi-desktop status`` prints and the window's route
+    status shows."""
+    catalog = active_catalog()
+    sources = catalog_sources(catalog)
+    listed = [
+        {
+            "flag": origin.flag,
+            "value": origin.value,
+            "published": origin.published,
+            "from": origin.origin,
+            "catalogAge": sources["pi"]["age"],
+        }
+        for origin in flag_origins(resolved, catalog.sources)
+    ]
+    return {"flags": listed, "catalogs": sources}
 
 
 def _parse_when(text: str | None) -> datetime | None:

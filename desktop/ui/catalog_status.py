@@ -1,6 +1,6 @@
 """Where the route's capability flags came from and how old that is (design M1, P3).
 
-The worker takes the figures ``pi-desktop status`` prints (``desktop.cli.status.route_flags``:
+The worker takes the figures ``pi-desktop status`` prints (``desktop.host.catalog_cache.route_flags``:
 it stats the catalog cache files): each transport flag, its value, the catalog (bundled
 snapshot or refreshed copy, a patch, a fallback) it came from, and the age of that catalog.
 ``flags_text`` turns them into the lines the route status shows on the GUI thread.

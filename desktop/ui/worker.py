@@ -36,7 +36,6 @@ from PySide6.QtCore import QDeadlineTimer, QObject, QSettings, Qt, QThread, Sign
 
 from desktop import __version__
 from desktop.cli._args import PERMISSION_MODES
-from desktop.cli.status import route_flags
 from desktop.host import catalog_cache, paths
 from desktop.host.accounts import keyring_username, resolve_api_key
 from desktop.host.first_run import initial_route
@@ -1149,7 +1148,10 @@ class SessionWorker(QObject):
                     self.route_key,
                     self.mode,
                     self.fallback,
-                    {**capability_info(self.resolved, self.fallback), **route_flags(self.resolved)},
+                    {
+                        **capability_info(self.resolved, self.fallback),
+                        **catalog_cache.route_flags(self.resolved),
+                    },
                     str(self.session_path() or ""),
                     self.route_needed,
                 )
