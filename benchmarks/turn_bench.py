@@ -10,10 +10,13 @@ turn's time is this thread's CPU for the whole ``run_turn`` call. The dispatcher
 (a finished assistant message, no network), so the next turn starts from a session one turn
 longer. The figures per size:
 
-* ``first turn``, on two paths. ``chat``'s: the first turn after the open commits the whole
-  history (see ``first_request_bench.py`` for it against pi-ai from a fresh process). The
-  window's: the worker commits it while the user writes the first message (design X31), so the
-  first turn pays for what it adds; that warm-up's own CPU is reported beside it;
+* ``first turn``, on two paths, each committing the history before the first turn (design
+  X31), so the first turn pays for what it adds; each warm-up's own CPU is reported beside it.
+  ``chat``'s: it commits the history before it reads its first line, with no draft yet. The
+  window's: the worker commits it while the user writes the first message, the draft included,
+  its objects kept out of the collector's walks (``bulk_load``). A first turn with nothing
+  committed before it (``prompt``, a piped ``payload``) is ``first_request_bench.py``'s, against
+  pi-ai from a fresh process;
 * ``steady turn``: every later turn;
 * ``per turn, first counted``: the mean cost of a turn over the round's ``--turns`` turns, the
   first included (what a user pays per turn over a short resumed conversation), on each path.
@@ -280,8 +283,8 @@ class Session:
         self.tools = _Tools(state.tools)
         self.sections = state.sections
         self.answer = _Answer(self.model)
-        #: The window path's warm-up, CPU ms per round (``resumed(warmed=True)``).
-        self.warm_ms: list[float] = []
+        #: Each path's warm-up, CPU ms per round (``resumed(path)``).
+        self.warm_ms: dict[str, list[float]] = {"chat": [], "window": []}
 
     def _write_compacted(
         self,
@@ -342,12 +345,13 @@ class Session:
         self._last_context = context
         return compactions, start
 
-    def resumed(self, turns: int, warmed: bool = False) -> list[tuple[float, float, float]]:
+    def resumed(self, turns: int, path: str = "chat") -> list[tuple[float, float, float]]:
         """Open the session as ``chat`` opens it and run ``turns`` turns: each one's thread CPU ms
         for the whole ``run_turn``, for its preparation alone (to the request reaching the
-        dispatcher) and for encoding its body, the first turn first. ``warmed``: the window's
-        path, where the history is projected while the user writes the first message (design
-        X31); that warm-up's CPU ms is kept in ``warm_ms``."""
+        dispatcher) and for encoding its body, the first turn first. The history is projected
+        first (design X31) as ``path`` does it: ``chat`` before it reads its first line, the
+        ``window`` while the user writes the first message; that warm-up's CPU ms is kept in
+        ``warm_ms[path]``."""
         with JournalWriter.open(self.path) as writer:
             runtime = SessionRuntime(
                 writer,
@@ -358,11 +362,13 @@ class Session:
                 new_id=new_row_id,
             )
             out = []
-            if warmed:
-                start = time.thread_time()
+            start = time.thread_time()
+            if path == "window":
                 with bulk_load():  # as the worker warms it
                     runtime.warm(TEXT)
-                self.warm_ms.append((time.thread_time() - start) * 1000)
+            else:
+                runtime.warm("")  # as ``chat`` warms it: no draft yet
+            self.warm_ms[path].append((time.thread_time() - start) * 1000)
             for _ in range(turns):
                 start = time.thread_time()
                 result = runtime.run_turn(TEXT)
@@ -426,7 +432,7 @@ def main() -> None:
             paths = {
                 **{key: functools.partial(session.resumed, args.turns) for key, session in sessions.items()},
                 **{
-                    f"{key}w": functools.partial(session.resumed, args.turns, warmed=True)
+                    f"{key}w": functools.partial(session.resumed, args.turns, "window")
                     for key, session in sessions.items()
                 },
             }
@@ -467,13 +473,21 @@ def main() -> None:
                 realistic = session.compacted or session.context <= window
                 per = f"per turn over {args.turns}, first counted"
                 window_path = "the window's path (warmed while the message is written)"
+                chat_path = "chat's path (warmed before the first line is read)"
                 # (figure, its values, the anchor's, budget, whether the budget is a headline)
                 figures: list[tuple[str, list[float], list[float], float | None, bool]] = [
-                    ("chat's path (no composer), first turn", first[key], first[base], None, False),
-                    (f"chat's path (no composer), {per}", per_turn[key], per_turn[base], budget, False),
+                    (f"{chat_path}, first turn", first[key], first[base], None, False),
+                    (f"chat's path, {per}", per_turn[key], per_turn[base], budget, True),
+                    ("chat's warm-up", session.warm_ms["chat"], sessions[base].warm_ms["chat"], None, False),
                     (f"{window_path}, first turn", first[f"{key}w"], first[f"{base}w"], None, False),
                     (f"the window's path, {per}", per_turn[f"{key}w"], per_turn[f"{base}w"], budget, True),
-                    ("the window's warm-up", session.warm_ms, sessions[base].warm_ms, None, False),
+                    (
+                        "the window's warm-up",
+                        session.warm_ms["window"],
+                        sessions[base].warm_ms["window"],
+                        None,
+                        False,
+                    ),
                 ]
                 if steady[key]:
                     figures += [

@@ -56,6 +56,8 @@ def test_chat_runs_one_turn_per_line_and_reports_each_as_json(emulator: Emulator
     assert ends[0]["answer"] == "Echo: first question"
     assert ends[1]["requests"] == 2 and "the notes" in ends[1]["answer"]
     assert got[4] == {"event": "tool", "turn": 2, "name": "read", "isError": False}
+    # The history was projected before the first line was read (design X31), and said so.
+    assert isinstance(got[0]["warmCpuMs"], float) and got[0]["warmCpuMs"] >= 0.0
     for end in ends:
         assert end["stop"] == "stop" and end["error"] is None
         for key in ("wallMs", "cpuMs", "threadCpuMs", "prepareCpuMs"):
