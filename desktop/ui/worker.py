@@ -1288,8 +1288,7 @@ def _write_settings(values: Mapping[str, Any]) -> None:
 
 
 class WorkerClient(QObject):
-    """The GUI side of the boundary: every request to the worker is one of these signals. A
-    signal named as one of the worker's slots is queued into the worker thread to that slot."""
+    """The GUI side of the boundary: every request to the worker is one of these signals."""
 
     start = Signal(object)
     send = Signal(str)
@@ -1322,9 +1321,28 @@ class WorkerClient(QObject):
         # The cancel event is cleared the moment a turn is asked for, before it is queued.
         self.send.connect(worker.prepare_turn, direct)
         self.compact.connect(worker.prepare_turn, direct)
-        for name, signal in vars(WorkerClient).items():
-            if isinstance(signal, Signal) and name != "stop" and hasattr(worker, name):
-                getattr(self, name).connect(getattr(worker, name), Qt.ConnectionType.QueuedConnection)
+        queued = Qt.ConnectionType.QueuedConnection
+        pairs: Sequence[tuple[Any, Any]] = (
+            (self.start, worker.start),
+            (self.send, worker.send),
+            (self.compact, worker.compact),
+            (self.new_session, worker.new_session),
+            (self.open_session, worker.open_session),
+            (self.set_route, worker.set_route),
+            (self.set_mode, worker.set_mode),
+            (self.set_fallback, worker.set_fallback),
+            (self.set_seeds, worker.set_seeds),
+            (self.request_preview, worker.request_preview),
+            (self.drop_preview, worker.drop_preview),
+            (self.set_previews_shown, worker.set_previews_shown),
+            (self.set_draft, worker.set_draft),
+            (self.select_branch, worker.select_branch),
+            (self.continue_foreign, worker.continue_foreign),
+            (self.refresh_activation, worker.refresh_activation),
+            (self.shutdown, worker.shutdown),
+        )
+        for signal, slot in pairs:
+            signal.connect(slot, queued)
         self.stop.connect(worker.stop, direct)
         self.permission_answered.connect(worker.bridge.answer, direct)
         self.save_bytes.connect(self._save_bytes)
